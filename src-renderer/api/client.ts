@@ -1,0 +1,95 @@
+/**
+ * The console's only way to the relay: a small fetch wrapper that turns every
+ * failure into one of two errors the UI can explain.
+ */
+
+/** The relay answered, but not with success. `code` is the wire error name (`PoolNotFound`, ...). */
+export class ApiError extends Error {
+  override name = "ApiError";
+  constructor(
+    readonly status: number,
+    readonly code: string | undefined,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The relay could not be reached at all (down, wrong address, connection reset). */
+export class UnreachableError extends Error {
+  override name = "UnreachableError";
+  constructor(readonly base: string, cause: unknown) {
+    super(`No answer from ${base}${cause instanceof Error && cause.message ? ` (${cause.message})` : ""}`);
+  }
+}
+
+export interface RequestOptions {
+  signal?: AbortSignal;
+  /** Statuses besides 2xx whose body is still the answer (e.g. 503 from /health/detail). */
+  acceptStatuses?: readonly number[];
+}
+
+export interface ApiClient {
+  /** Origin of the relay, shown to the operator. */
+  readonly base: string;
+  getText(path: string, opts?: RequestOptions): Promise<string>;
+  getJson(path: string, opts?: RequestOptions): Promise<unknown>;
+  postJson(path: string, body?: unknown, opts?: RequestOptions): Promise<unknown>;
+}
+
+type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
+
+export function createApiClient(base: string, fetchImpl: FetchLike = (i, init) => fetch(i, init)): ApiClient {
+  async function send(method: "GET" | "POST", path: string, body: unknown, opts: RequestOptions = {}): Promise<Response> {
+    const init: RequestInit = { method, headers: { accept: "application/json, text/plain" }, cache: "no-store" };
+    if (opts.signal) init.signal = opts.signal;
+    if (body !== undefined) {
+      init.headers = { ...init.headers, "content-type": "application/json" };
+      init.body = JSON.stringify(body);
+    }
+    let res: Response;
+    try {
+      res = await fetchImpl(base + path, init);
+    } catch (err) {
+      if (err instanceof DOMException && err.name === "AbortError") throw err;
+      throw new UnreachableError(base, err);
+    }
+    if (!res.ok && !(opts.acceptStatuses ?? []).includes(res.status)) throw await toApiError(res);
+    return res;
+  }
+
+  async function json(res: Response): Promise<unknown> {
+    const text = await res.text();
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      throw new ApiError(res.status, "UnexpectedResponse", "The relay answered with something other than JSON");
+    }
+  }
+
+  return {
+    base,
+    getText: async (path, opts) => (await send("GET", path, undefined, opts)).text(),
+    getJson: async (path, opts) => json(await send("GET", path, undefined, opts)),
+    postJson: async (path, body, opts) => json(await send("POST", path, body, opts)),
+  };
+}
+
+/** Reads `{ error, message }` (the relay's error convention) or a plain-text body. */
+async function toApiError(res: Response): Promise<ApiError> {
+  const text = await res.text().catch(() => "");
+  let code: string | undefined;
+  let message = text.trim();
+  try {
+    const body = JSON.parse(text) as unknown;
+    if (body && typeof body === "object") {
+      const b = body as Record<string, unknown>;
+      if (typeof b.error === "string") code = b.error;
+      if (typeof b.message === "string") message = b.message;
+      else if (code) message = code;
+    }
+  } catch {
+    // plain text: keep it as the message
+  }
+  return new ApiError(res.status, code, message || `HTTP ${res.status} ${res.statusText}`.trim());
+}
