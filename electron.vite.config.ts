@@ -1,0 +1,35 @@
+import { fileURLToPath } from "node:url";
+import react from "@vitejs/plugin-react";
+import { defineConfig } from "electron-vite";
+
+const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
+
+/**
+ * Desktop build: main (ESM, hosts the relay server in-process), preload (CJS: a
+ * sandboxed preload cannot be an ES module) and the renderer (the operator console,
+ * the same source that vite.console.config.ts builds for the browser).
+ * Dependencies stay external in main; node_modules ships next to out/.
+ */
+export default defineConfig({
+  main: {
+    build: {
+      outDir: here("./out/main"),
+      lib: { entry: here("./src-main/index.ts") },
+    },
+  },
+  preload: {
+    build: {
+      outDir: here("./out/preload"),
+      lib: { entry: here("./src-preload/index.ts"), formats: ["cjs"] },
+      rolldownOptions: { output: { entryFileNames: "[name].cjs" } },
+    },
+  },
+  renderer: {
+    root: here("./src-renderer"),
+    plugins: [react()],
+    build: {
+      outDir: here("./out/renderer"),
+      rolldownOptions: { input: here("./src-renderer/index.html") },
+    },
+  },
+});

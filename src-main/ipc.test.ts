@@ -1,0 +1,76 @@
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { BRIDGE_CHANNELS, type AppInfo } from "../src-preload/api";
+
+type Handler = (event: { senderFrame: { url: string } | null }, ...args: unknown[]) => unknown;
+const handlers = vi.hoisted(() => new Map<string, Handler>());
+
+vi.mock("electron", () => ({
+  ipcMain: {
+    handle: (channel: string, h: Handler) => {
+      if (handlers.has(channel)) throw new Error(`second handler for ${channel}`);
+      handlers.set(channel, h);
+    },
+    removeHandler: (channel: string) => handlers.delete(channel),
+  },
+}));
+
+const { createBridgeHandlers, registerBridgeHandlers } = await import("./ipc");
+
+const APP = "http://127.0.0.1:8080/console/";
+const info: AppInfo = {
+  name: "private-withdrawal-relay",
+  version: "0.1.0",
+  electron: "41.7.1",
+  chrome: "146.0.0.0",
+  node: "24.14.0",
+  platform: "linux",
+  dataDir: "/home/op/.config/relay",
+};
+const fromConsole = { senderFrame: { url: `${APP}#/pools` } };
+
+describe("bridge handlers", () => {
+  beforeEach(() => handlers.clear());
+
+  it("registers exactly one handler per contract method", () => {
+    registerBridgeHandlers(createBridgeHandlers({ apiBase: () => "http://127.0.0.1:8080", appInfo: () => info }), () => true);
+    expect([...handlers.keys()].sort()).toEqual(Object.values(BRIDGE_CHANNELS).sort());
+  });
+
+  it("answers the console", async () => {
+    registerBridgeHandlers(
+      createBridgeHandlers({ apiBase: () => "http://127.0.0.1:8080", appInfo: () => info }),
+      (url) => url.startsWith(APP),
+    );
+    expect(await handlers.get(BRIDGE_CHANNELS.getApiBase)!(fromConsole)).toBe("http://127.0.0.1:8080");
+    expect(await handlers.get(BRIDGE_CHANNELS.getAppInfo)!(fromConsole)).toEqual(info);
+  });
+
+  it("ignores renderer arguments", () => {
+    const appInfo = vi.fn(() => info);
+    registerBridgeHandlers(createBridgeHandlers({ apiBase: () => "x", appInfo }), () => true);
+    handlers.get(BRIDGE_CHANNELS.getAppInfo)!(fromConsole, "injected", { evil: true });
+    expect(appInfo).toHaveBeenCalledWith();
+  });
+
+  it("refuses frames outside the console", () => {
+    registerBridgeHandlers(
+      createBridgeHandlers({ apiBase: () => "http://127.0.0.1:8080", appInfo: () => info }),
+      (url) => url.startsWith(APP),
+    );
+    expect(() => handlers.get(BRIDGE_CHANNELS.getApiBase)!({ senderFrame: { url: "https://evil.example/" } })).toThrow(
+      /refused/,
+    );
+    expect(() => handlers.get(BRIDGE_CHANNELS.getAppInfo)!({ senderFrame: null })).toThrow(/unknown frame/);
+  });
+
+  it("says so while the relay is not running", () => {
+    registerBridgeHandlers(createBridgeHandlers({ apiBase: () => undefined, appInfo: () => info }), () => true);
+    expect(() => handlers.get(BRIDGE_CHANNELS.getApiBase)!(fromConsole)).toThrow(/not running/);
+  });
+
+  it("unregisters everything it registered", () => {
+    const off = registerBridgeHandlers(createBridgeHandlers({ apiBase: () => "x", appInfo: () => info }), () => true);
+    off();
+    expect(handlers.size).toBe(0);
+  });
+});
