@@ -10,7 +10,7 @@ interface WasmPoseidonInternals {
   F: {
     tm: {
       u8: Uint8Array;
-      memory: WebAssembly.Memory;
+      memory: { buffer: ArrayBufferLike };
       alloc(length: number): number;
       instance: {
         exports: {

@@ -1,0 +1,45 @@
+/** Layer rules (STYLE.md idea 5): the domain core stays pure. */
+module.exports = {
+  forbidden: [
+    {
+      name: "core-is-pure",
+      comment: "src-server/core imports only core and src-shared: no express, electron, sql.js, fetch adapters or node I/O.",
+      severity: "error",
+      from: { path: "^src-server/core/" },
+      to: { pathNot: ["^src-server/core/", "^src-shared/"] },
+    },
+    {
+      name: "shared-is-shared",
+      comment: "src-shared is used by server, renderer and client; it imports none of them.",
+      severity: "error",
+      from: { path: "^src-shared/" },
+      to: { path: ["^src-server/", "^src-main/", "^src-renderer/", "^src-client/", "^src-preload/", "^(node:)?(fs|path|child_process|net|http)$"] },
+    },
+    {
+      name: "renderer-talks-http-or-preload",
+      comment: "The renderer never imports server, main or node code; it reaches the relay over HTTP and Electron through the preload bridge.",
+      severity: "error",
+      from: { path: "^src-renderer/" },
+      to: { path: ["^src-server/", "^src-main/", "^src-client/", "^(node:)"] },
+    },
+    {
+      name: "http-is-thin",
+      comment: "Routes call services and core; they do not reach into storage adapters.",
+      severity: "error",
+      from: { path: "^src-server/http/" },
+      to: { path: "^src-server/adapters/storage-sqljs/" },
+    },
+    {
+      name: "no-circular",
+      severity: "error",
+      from: {},
+      to: { circular: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.node.json" },
+    exclude: { path: "\\.test\\.ts$" },
+  },
+};

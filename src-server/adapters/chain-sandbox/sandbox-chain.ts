@@ -1,0 +1,225 @@
+import type { FieldHasher } from "../../../src-shared/crypto/hasher";
+import { verifyEd25519 } from "../../../src-shared/crypto/ed25519";
+import { encodeBase58 } from "../../../src-shared/encoding/base58";
+import { isCanonicalField, isZeroBytes } from "../../../src-shared/encoding/field";
+import { toHex } from "../../../src-shared/encoding/bytes";
+import { sandboxDepositMessage } from "../../../src-shared/messages";
+import type { Network } from "../../../src-shared/networks";
+import { err, ok, type Result } from "../../../src-shared/result";
+import { vaultAddress } from "../../../src-shared/solana/pda";
+import { FrontierTree } from "../../core/merkle/frontier";
+import type { ChainBackend, DepositEventPage, HealthCheck, TreeAccount } from "../../ports/chain";
+import type { Signer } from "../keys/keypair-file";
+import type { DurableDb, SqlStatement } from "../storage-sqljs/durable-db";
+
+export interface SandboxDepositRequest {
+  mint: string;
+  mintBytes: Uint8Array;
+  amount: bigint;
+  commitment: Uint8Array;
+  wallet: string;
+  walletBytes: Uint8Array;
+  signature: Uint8Array;
+}
+
+export interface SandboxDepositResult {
+  signature: string;
+  status: "indexed" | "failed";
+  leafIndex: number | null;
+}
+
+export type SandboxError = "InvalidSignature" | "InsufficientFunds" | "TreeFull";
+
+/**
+ * The embedded chain: a ledger in the relay's own database that plays the pool
+ * program's rules (vault, frontier tree with root history, commitments,
+ * nullifier accounts) and signs its transactions with the relayer key.
+ */
+export class SandboxChain implements ChainBackend {
+  readonly kind = "sandbox" as const;
+  private readonly pools = new Map<string, FrontierTree>();
+  private slot: number;
+
+  constructor(
+    readonly network: Network,
+    private readonly db: DurableDb,
+    private readonly hasher: FieldHasher,
+    private readonly signer: Signer,
+    private readonly programId: Uint8Array,
+    private readonly now: () => number = () => Math.floor(Date.now() / 1000),
+  ) {
+    this.slot = 0;
+    this.reloadPools();
+  }
+
+  async listPools(): Promise<string[]> {
+    return [...this.pools.keys()];
+  }
+
+  /** initialize_pool: idempotent. */
+  async initializePool(mint: string): Promise<void> {
+    if (this.pools.has(mint)) return;
+    const stmts: SqlStatement[] = [];
+    this.openPool(mint, stmts);
+    await this.commit(stmts, mint);
+  }
+
+  async airdrop(wallet: string, mint: string, amount: bigint): Promise<string> {
+    const stmts: SqlStatement[] = [];
+    const signature = this.transaction(`airdrop|${wallet}|${mint}|${amount}`, stmts);
+    this.credit(wallet, mint, amount, stmts);
+    await this.commit(stmts, mint);
+    return signature;
+  }
+
+  balance(wallet: string, mint: string): bigint {
+    const row = this.db.get<{ amount: string }>("SELECT amount FROM sandbox_balances WHERE network = ? AND owner = ? AND mint = ?", [this.network, wallet, mint]);
+    return row ? BigInt(row.amount) : 0n;
+  }
+
+  /**
+   * The deposit instruction. Funds reach the vault either way; a commitment the
+   * program cannot insert (zero, not a field element, already present) leaves
+   * the deposit `failed`, which its depositor can later revert.
+   */
+  async deposit(req: SandboxDepositRequest): Promise<Result<SandboxDepositResult, SandboxError>> {
+    const message = sandboxDepositMessage(this.network, req.mint, req.amount, req.commitment);
+    if (!verifyEd25519(message, req.signature, req.walletBytes)) return err("InvalidSignature");
+    if (this.balance(req.wallet, req.mint) < req.amount) return err("InsufficientFunds");
+
+    const stmts: SqlStatement[] = [];
+    const tree = this.pools.get(req.mint) ?? this.openPool(req.mint, stmts);
+    const signature = this.transaction(`deposit|${req.wallet}|${req.mint}|${req.amount}|${toHex(req.commitment)}`, stmts);
+    this.debit(req.wallet, req.mint, req.amount, stmts);
+    this.credit(vaultAddress(this.programId, req.mintBytes), req.mint, req.amount, stmts);
+
+    const insertable =
+      !isZeroBytes(req.commitment) &&
+      isCanonicalField(req.commitment) &&
+      !this.db.get("SELECT 1 AS x FROM sandbox_commitments WHERE network = ? AND mint = ? AND commitment = ?", [this.network, req.mint, req.commitment]);
+    let leafIndex: number | null = null;
+    if (insertable) {
+      const inserted = tree.insert(req.commitment);
+      if (!inserted.ok) return err("TreeFull");
+      leafIndex = inserted.value;
+      const state = tree.state();
+      stmts.push(
+        { sql: "INSERT INTO sandbox_commitments (network, mint, commitment) VALUES (?, ?, ?)", params: [this.network, req.mint, req.commitment] },
+        {
+          sql: "UPDATE sandbox_pools SET next_index = ?, filled_subtrees = ?, roots = ? WHERE network = ? AND mint = ?",
+          params: [state.nextIndex, state.filledSubtrees, concat(state.roots), this.network, req.mint],
+        },
+        {
+          sql: "INSERT INTO sandbox_events (network, mint, signature, leaf_index, commitment, depositor, amount, slot) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+          params: [this.network, req.mint, signature, leafIndex, req.commitment, req.wallet, req.amount.toString(), this.slot],
+        },
+      );
+    }
+    const status = leafIndex === null ? "failed" : "indexed";
+    stmts.push({
+      sql: "INSERT INTO sandbox_deposits (network, signature, mint, amount, commitment, depositor, status, leaf_index, slot, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      params: [this.network, signature, req.mint, req.amount.toString(), req.commitment, req.wallet, status, leafIndex, this.slot, this.now()],
+    });
+    await this.commit(stmts, req.mint);
+    return ok({ signature, status, leafIndex });
+  }
+
+  async fetchDepositEvents(mint: string, cursor: string | null, limit: number): Promise<DepositEventPage> {
+    const after = cursor === null ? 0 : Number(cursor);
+    const rows = this.db.all<{ id: number; signature: string; leaf_index: number; commitment: Uint8Array; depositor: string; amount: string; slot: number }>(
+      "SELECT id, signature, leaf_index, commitment, depositor, amount, slot FROM sandbox_events WHERE network = ? AND mint = ? AND id > ? ORDER BY id LIMIT ?",
+      [this.network, mint, after, limit],
+    );
+    return {
+      events: rows.map((r) => ({ signature: r.signature, leafIndex: r.leaf_index, commitment: r.commitment, depositor: r.depositor, amount: BigInt(r.amount), slot: r.slot })),
+      cursor: rows.length ? String(rows[rows.length - 1]!.id) : cursor,
+    };
+  }
+
+  async treeAccount(mint: string): Promise<TreeAccount | null> {
+    const tree = this.pools.get(mint);
+    return tree ? { root: tree.root(), nextIndex: tree.nextIndex } : null;
+  }
+
+  async isNullifierSpent(mint: string, nullifierHash: Uint8Array): Promise<boolean> {
+    return !!this.db.get("SELECT 1 AS x FROM sandbox_nullifiers WHERE network = ? AND mint = ? AND nullifier_hash = ?", [this.network, mint, nullifierHash]);
+  }
+
+  async health(): Promise<HealthCheck[]> {
+    return [{ name: `chain:${this.network}`, ok: true, detail: `sandbox ledger at slot ${this.slot}, ${this.pools.size} pools` }];
+  }
+
+  /** A failed write must not leave the in-memory program state ahead of the ledger. */
+  private async commit(stmts: SqlStatement[], mint: string): Promise<void> {
+    try {
+      await this.db.write(stmts);
+    } catch (e) {
+      this.pools.delete(mint);
+      this.reloadPools();
+      throw e;
+    }
+  }
+
+  private reloadPools(): void {
+    const rows = this.db.all<{ mint: string; next_index: number; filled_subtrees: Uint8Array; roots: Uint8Array }>(
+      "SELECT mint, next_index, filled_subtrees, roots FROM sandbox_pools WHERE network = ?",
+      [this.network],
+    );
+    for (const r of rows) {
+      const roots: Uint8Array[] = [];
+      for (let i = 0; i < r.roots.length; i += 32) roots.push(r.roots.slice(i, i + 32));
+      this.pools.set(r.mint, new FrontierTree(this.hasher, { nextIndex: r.next_index, filledSubtrees: r.filled_subtrees, roots }));
+    }
+    this.slot = this.db.get<{ slot: number }>("SELECT slot FROM sandbox_meta WHERE network = ?", [this.network])?.slot ?? 0;
+  }
+
+  private openPool(mint: string, stmts: SqlStatement[]): FrontierTree {
+    const tree = new FrontierTree(this.hasher);
+    const state = tree.state();
+    this.pools.set(mint, tree);
+    stmts.push({
+      sql: "INSERT INTO sandbox_pools (network, mint, next_index, filled_subtrees, roots, created_slot) VALUES (?, ?, 0, ?, ?, ?)",
+      params: [this.network, mint, state.filledSubtrees, concat(state.roots), this.slot],
+    });
+    return tree;
+  }
+
+  /** Advances the slot and signs the instruction: the signature is the transaction id. */
+  private transaction(instruction: string, stmts: SqlStatement[]): string {
+    this.slot += 1;
+    stmts.push({ sql: "INSERT INTO sandbox_meta (network, slot) VALUES (?, ?) ON CONFLICT (network) DO UPDATE SET slot = excluded.slot", params: [this.network, this.slot] });
+    return encodeBase58(this.signer.sign(`sandbox-tx|${this.network}|${this.slot}|${instruction}`));
+  }
+
+  private credit(owner: string, mint: string, amount: bigint, stmts: SqlStatement[]): void {
+    this.setBalance(owner, mint, this.balanceWithPending(owner, mint, stmts) + amount, stmts);
+  }
+
+  private debit(owner: string, mint: string, amount: bigint, stmts: SqlStatement[]): void {
+    this.setBalance(owner, mint, this.balanceWithPending(owner, mint, stmts) - amount, stmts);
+  }
+
+  /** Balances are read before the batch applies; track writes queued in this batch. */
+  private readonly pending = new WeakMap<SqlStatement[], Map<string, bigint>>();
+
+  private balanceWithPending(owner: string, mint: string, stmts: SqlStatement[]): bigint {
+    return this.pending.get(stmts)?.get(`${owner}|${mint}`) ?? this.balance(owner, mint);
+  }
+
+  private setBalance(owner: string, mint: string, amount: bigint, stmts: SqlStatement[]): void {
+    let m = this.pending.get(stmts);
+    if (!m) this.pending.set(stmts, (m = new Map()));
+    m.set(`${owner}|${mint}`, amount);
+    stmts.push({
+      sql: "INSERT INTO sandbox_balances (network, owner, mint, amount) VALUES (?, ?, ?, ?) ON CONFLICT (network, owner, mint) DO UPDATE SET amount = excluded.amount",
+      params: [this.network, owner, mint, amount.toString()],
+    });
+  }
+}
+
+function concat(parts: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.length * 32);
+  parts.forEach((p, i) => out.set(p, i * 32));
+  return out;
+}
+

@@ -1,0 +1,60 @@
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import nacl from "tweetnacl";
+import { encodeBase58 } from "../../../src-shared/encoding/base58";
+import { signEd25519 } from "../../../src-shared/crypto/ed25519";
+
+/**
+ * An ed25519 key that signs but never shows its secret: no getter, and
+ * toJSON/inspect print only the public key, so it cannot leak into logs.
+ */
+export class Signer {
+  readonly publicKey: Uint8Array;
+  readonly address: string;
+  readonly #secret: Uint8Array;
+
+  constructor(secretKey: Uint8Array) {
+    if (secretKey.length !== 64) throw new Error("an ed25519 secret key is 64 bytes");
+    this.#secret = secretKey.slice();
+    this.publicKey = secretKey.slice(32);
+    this.address = encodeBase58(this.publicKey);
+  }
+
+  sign(message: string | Uint8Array): Uint8Array {
+    return signEd25519(message, this.#secret);
+  }
+
+  toJSON(): string {
+    return `Signer(${this.address})`;
+  }
+
+  [Symbol.for("nodejs.util.inspect.custom")](): string {
+    return this.toJSON();
+  }
+}
+
+/**
+ * Loads a Solana CLI keypair file (JSON array of 64 bytes), creating one with
+ * owner-only permissions on first start.
+ */
+export function loadOrCreateKeypair(file: string): Signer {
+  if (existsSync(file)) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(readFileSync(file, "utf8"));
+    } catch {
+      throw new Error(`key file ${file} is not a JSON keypair`);
+    }
+    if (!Array.isArray(parsed) || parsed.length !== 64 || !parsed.every((b) => Number.isInteger(b) && b >= 0 && b <= 255)) {
+      throw new Error(`key file ${file} is not a 64-byte Solana keypair`);
+    }
+    return new Signer(Uint8Array.from(parsed as number[]));
+  }
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const kp = nacl.sign.keyPair();
+  const tmp = `${file}.tmp`;
+  writeFileSync(tmp, JSON.stringify(Array.from(kp.secretKey)), { mode: 0o600 });
+  renameSync(tmp, file);
+  chmodSync(file, 0o600);
+  return new Signer(kp.secretKey);
+}

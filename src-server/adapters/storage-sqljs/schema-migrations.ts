@@ -1,0 +1,136 @@
+import type { Migration } from "./durable-db";
+
+/**
+ * The relay's schema, numbered. Applied in order at start; never edit a
+ * released migration, add the next number.
+ */
+export const MIGRATIONS: Migration[] = [
+  {
+    version: 1,
+    name: "trees",
+    statements: [
+      `CREATE TABLE pools (
+         id INTEGER PRIMARY KEY,
+         network TEXT NOT NULL,
+         mint TEXT NOT NULL,
+         next_index INTEGER NOT NULL DEFAULT 0,
+         root BLOB,
+         cursor TEXT,
+         created_at INTEGER NOT NULL,
+         UNIQUE (network, mint))`,
+      // Nodes in chunks of 64 (2 KiB): one row per chunk keeps start-up loads
+      // to a few thousand rows for a million leaves; blob_put edits a chunk in place.
+      `CREATE TABLE tree_chunks (
+         pool_id INTEGER NOT NULL,
+         level INTEGER NOT NULL,
+         chunk INTEGER NOT NULL,
+         data BLOB NOT NULL,
+         PRIMARY KEY (pool_id, level, chunk))`,
+      `CREATE TABLE tree_roots (
+         pool_id INTEGER NOT NULL,
+         seq INTEGER NOT NULL,
+         root BLOB NOT NULL,
+         next_index INTEGER NOT NULL,
+         created_at INTEGER NOT NULL,
+         PRIMARY KEY (pool_id, seq))`,
+      `CREATE TABLE indexed_leaves (
+         pool_id INTEGER NOT NULL,
+         leaf_index INTEGER NOT NULL,
+         signature TEXT NOT NULL,
+         slot INTEGER NOT NULL,
+         indexed_at INTEGER NOT NULL,
+         PRIMARY KEY (pool_id, leaf_index))`,
+      `CREATE INDEX indexed_leaves_signature ON indexed_leaves (signature)`,
+    ],
+  },
+  {
+    version: 2,
+    name: "auth",
+    statements: [
+      `CREATE TABLE auth_tokens (
+         id TEXT PRIMARY KEY,
+         wallet TEXT NOT NULL,
+         created_at INTEGER NOT NULL,
+         expires_at INTEGER NOT NULL)`,
+      `CREATE INDEX auth_tokens_expiry ON auth_tokens (expires_at)`,
+      `CREATE TABLE login_messages (
+         wallet TEXT NOT NULL,
+         message INTEGER NOT NULL,
+         forget_after INTEGER NOT NULL,
+         PRIMARY KEY (wallet, message))`,
+    ],
+  },
+  {
+    version: 3,
+    name: "sandbox ledger",
+    statements: [
+      `CREATE TABLE sandbox_meta (network TEXT PRIMARY KEY, slot INTEGER NOT NULL)`,
+      `CREATE TABLE sandbox_balances (
+         network TEXT NOT NULL,
+         owner TEXT NOT NULL,
+         mint TEXT NOT NULL,
+         amount TEXT NOT NULL,
+         PRIMARY KEY (network, owner, mint))`,
+      `CREATE TABLE sandbox_pools (
+         network TEXT NOT NULL,
+         mint TEXT NOT NULL,
+         next_index INTEGER NOT NULL,
+         filled_subtrees BLOB NOT NULL,
+         roots BLOB NOT NULL,
+         created_slot INTEGER NOT NULL,
+         PRIMARY KEY (network, mint))`,
+      `CREATE TABLE sandbox_deposits (
+         network TEXT NOT NULL,
+         signature TEXT NOT NULL,
+         mint TEXT NOT NULL,
+         amount TEXT NOT NULL,
+         commitment BLOB NOT NULL,
+         depositor TEXT NOT NULL,
+         status TEXT NOT NULL,
+         leaf_index INTEGER,
+         slot INTEGER NOT NULL,
+         created_at INTEGER NOT NULL,
+         PRIMARY KEY (network, signature))`,
+      `CREATE TABLE sandbox_commitments (
+         network TEXT NOT NULL,
+         mint TEXT NOT NULL,
+         commitment BLOB NOT NULL,
+         PRIMARY KEY (network, mint, commitment))`,
+      `CREATE TABLE sandbox_nullifiers (
+         network TEXT NOT NULL,
+         mint TEXT NOT NULL,
+         nullifier_hash BLOB NOT NULL,
+         kind TEXT NOT NULL,
+         signature TEXT NOT NULL,
+         slot INTEGER NOT NULL,
+         PRIMARY KEY (network, mint, nullifier_hash))`,
+      `CREATE TABLE sandbox_events (
+         id INTEGER PRIMARY KEY,
+         network TEXT NOT NULL,
+         mint TEXT NOT NULL,
+         signature TEXT NOT NULL,
+         leaf_index INTEGER NOT NULL,
+         commitment BLOB NOT NULL,
+         depositor TEXT NOT NULL,
+         amount TEXT NOT NULL,
+         slot INTEGER NOT NULL)`,
+      `CREATE INDEX sandbox_events_pool ON sandbox_events (network, mint, id)`,
+    ],
+  },
+];
+
+/**
+ * blob_put(blob, offset, bytes): `blob` with `bytes` written at `offset`,
+ * zero-extended as needed. Deterministic, so journal replay reproduces it.
+ */
+export function blobPut(...args: (number | string | Uint8Array | null)[]): Uint8Array {
+  const [blob, offset, bytes] = args;
+  if (typeof offset !== "number" || !(bytes instanceof Uint8Array)) throw new Error("blob_put(blob, offset, bytes)");
+  const base = blob instanceof Uint8Array ? blob : new Uint8Array(0);
+  const out = new Uint8Array(Math.max(base.length, offset + bytes.length));
+  out.set(base);
+  out.set(bytes, offset);
+  return out;
+}
+
+export const SQL_FUNCTIONS = { blob_put: blobPut };

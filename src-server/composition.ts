@@ -1,0 +1,125 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { createPoseidonHasher } from "../src-shared/crypto/poseidon-wasm";
+import { parsePublicKey } from "../src-shared/encoding/base58";
+import { NETWORKS, type Network } from "../src-shared/networks";
+import { nullifierAddress, treeAddress } from "../src-shared/solana/pda";
+import { SandboxChain } from "./adapters/chain-sandbox/sandbox-chain";
+import { loadOrCreateKeypair } from "./adapters/keys/keypair-file";
+import { SqlAuthStore } from "./adapters/storage-sqljs/auth-store";
+import { DurableDb } from "./adapters/storage-sqljs/durable-db";
+import { MIGRATIONS, SQL_FUNCTIONS } from "./adapters/storage-sqljs/schema-migrations";
+import { SqlTreeStore } from "./adapters/storage-sqljs/tree-store";
+import type { RelayConfig } from "./config/schema";
+import { createApp, type RelayApp } from "./http/app";
+import type { ChainBackend } from "./ports/chain";
+import { AuthService } from "./services/auth";
+import { HealthService } from "./services/health";
+import { IndexerService } from "./services/indexer";
+
+export interface Relay extends RelayApp {
+  meta: { version: string };
+  db: DurableDb;
+  indexer: IndexerService;
+  close(): Promise<void>;
+}
+
+const pubkeyBytes = (s: string): Uint8Array => {
+  const r = parsePublicKey(s);
+  if (!r.ok) throw new Error(`not a public key: ${s}`);
+  return r.value;
+};
+
+export function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
+  return pkg.version;
+}
+
+/** The one place adapters are built and wired to services and HTTP. */
+export async function composeRelay(config: RelayConfig, opts: { consoleDir?: string; log: (line: string) => void }): Promise<Relay> {
+  const { log } = opts;
+  const hasher = await createPoseidonHasher();
+  const db = await DurableDb.open({
+    dir: config.dataDir,
+    migrations: MIGRATIONS,
+    functions: SQL_FUNCTIONS,
+    snapshotIntervalMs: config.storage.snapshotIntervalSec * 1000,
+    snapshotJournalBytes: config.storage.snapshotJournalMiB * 1024 * 1024,
+    log: (m) => log(`store: ${m}`),
+  });
+  const relayer = loadOrCreateKeypair(path.join(config.dataDir, "keys", "relayer.json"));
+  log(`relayer: ${relayer.address}`);
+
+  const programIds = new Map<Network, Uint8Array>(NETWORKS.map((n) => [n, pubkeyBytes(config.networks[n].programId)]));
+  const chains = new Map<Network, ChainBackend>();
+  const sandboxes = new Map<Network, SandboxChain>();
+  for (const n of NETWORKS) {
+    const net = config.networks[n];
+    if (!net.enabled) continue;
+    const chain = new SandboxChain(n, db, hasher, relayer, programIds.get(n)!);
+    for (const mint of net.pools) await chain.initializePool(mint);
+    chains.set(n, chain);
+    sandboxes.set(n, chain);
+  }
+
+  const treeAddresses = new Map<string, string>();
+  const indexer = new IndexerService(
+    new SqlTreeStore(db),
+    chains,
+    hasher,
+    (n, mint) => {
+      const key = `${n}/${mint}`;
+      let a = treeAddresses.get(key);
+      if (!a) treeAddresses.set(key, (a = treeAddress(programIds.get(n)!, pubkeyBytes(mint))));
+      return a;
+    },
+    log,
+  );
+  await indexer.start();
+
+  const auth = new AuthService(new SqlAuthStore(db), {
+    tokenTtlSec: config.auth.tokenTtlSec,
+    maxAgeSec: config.auth.loginMaxAgeSec,
+    maxFutureSec: config.auth.loginMaxFutureSec,
+  });
+
+  const health = new HealthService();
+  health.add("store", () => {
+    db.get("SELECT 1 AS x");
+    return [{ name: "store", ok: true, detail: `journal ${db.stats.journalBytes} bytes` }];
+  });
+  for (const chain of chains.values()) health.add(`chain:${chain.network}`, () => chain.health());
+  health.add("indexer", () => indexer.health());
+  health.add("fees", () => [
+    { name: "fee-balance", ok: true, detail: [...sandboxes.keys()].length === chains.size ? "sandbox networks pay no network fees" : "n/a" },
+  ]);
+
+  const relayApp = createApp({
+    config,
+    auth,
+    indexer,
+    chains,
+    sandboxes,
+    health,
+    meta: {
+      version: packageVersion(),
+      startedAt: Date.now(),
+      networks: [...chains.values()].map((c) => ({ name: c.network, backend: c.kind, sandbox: c.kind === "sandbox", programId: config.networks[c.network].programId })),
+    },
+    nullifierAddress: (n, mint, hash) => nullifierAddress(programIds.get(n)!, mint, hash),
+    ...(opts.consoleDir ? { consoleDir: opts.consoleDir } : {}),
+    log,
+  });
+  health.add("rate-limits", () => {
+    const refused = relayApp.limits.stats().reduce((s, x) => s + x.refusals, 0);
+    return [{ name: "rate-limits", ok: true, detail: `${refused} requests refused since start` }];
+  });
+
+  return {
+    ...relayApp,
+    meta: { version: packageVersion() },
+    db,
+    indexer,
+    close: () => db.close(),
+  };
+}

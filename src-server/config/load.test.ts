@@ -1,0 +1,60 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { ConfigError, describeConfig, loadConfig } from "./load";
+
+const fileWith = (content: string): string => {
+  const f = path.join(mkdtempSync(path.join(tmpdir(), "cfg-")), "c.json");
+  writeFileSync(f, content);
+  return f;
+};
+
+describe("loadConfig", () => {
+  it("defaults to the sandbox on both networks, port 8080 on 127.0.0.1, and the spec's rate limits", () => {
+    const c = loadConfig({});
+    expect(c.host).toBe("127.0.0.1");
+    expect(c.port).toBe(8080);
+    expect(c.networks.mainnet.backend).toBe("sandbox");
+    expect(c.networks.devnet.backend).toBe("sandbox");
+    expect(c.rateLimits.perEndpoint).toMatchObject({ get_merkle: 60, get_proof: 60, get_node: 120, get_nullifier: 60, relay: 10, relay_swap: 10, revert: 5 });
+  });
+
+  it("lets the environment win over the file", () => {
+    const f = fileWith(JSON.stringify({ port: 9000, host: "0.0.0.0" }));
+    const c = loadConfig({ RELAY_CONFIG: f, RELAY_PORT: "0" });
+    expect(c.port).toBe(0);
+    expect(c.host).toBe("0.0.0.0");
+  });
+
+  it.each([
+    [{ RELAY_PORT: "http" }, "RELAY_PORT"],
+    [{ RELAY_PORT: "70000" }, "RELAY_PORT"],
+    [{ RELAY_OPERATOR_TOKEN: "short" }, "RELAY_OPERATOR_TOKEN"],
+    [{ RELAY_RATE_LIMITS: "maybe" }, "RELAY_RATE_LIMITS"],
+    [{ RELAY_PROGRAM_ID: "not-a-key" }, "RELAY_PROGRAM_ID"],
+  ])("names the bad variable %o", (env, key) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(key);
+  });
+
+  it.each([
+    ["{ not json", "RELAY_CONFIG"],
+    ["[1,2]", "RELAY_CONFIG"],
+    [JSON.stringify({ prot: 1 }), "prot"],
+    [JSON.stringify({ networks: { testnet: {} } }), "networks.testnet"],
+    [JSON.stringify({ networks: { mainnet: { backend: "ethereum" } } }), "networks.mainnet.backend"],
+    [JSON.stringify({ networks: { devnet: { pools: ["bad"] } } }), "networks.devnet.pools[0]"],
+    [JSON.stringify({ auth: { tokenTtlSec: 0 } }), "auth.tokenTtlSec"],
+    [JSON.stringify({ rateLimits: { perEndpoint: { get_merkle: 1.5 } } }), "rateLimits.perEndpoint.get_merkle"],
+    [JSON.stringify({ http: { bodyLimitBytes: "big" } }), "http.bodyLimitBytes"],
+  ])("names the bad key of file %s", (content, key) => {
+    const f = fileWith(content);
+    expect(() => loadConfig({ RELAY_CONFIG: f })).toThrow(key);
+  });
+
+  it("never prints the operator token", () => {
+    const c = loadConfig({ RELAY_OPERATOR_TOKEN: "super-secret-operator-token-123" });
+    expect(describeConfig(c)).not.toContain("super-secret");
+  });
+});

@@ -1,0 +1,192 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { parsePublicKey } from "../../src-shared/encoding/base58";
+import { NETWORKS } from "../../src-shared/networks";
+import { defaultConfig, RATE_LIMITED_ENDPOINTS, type NetworkConfig, type RelayConfig } from "./schema";
+
+/** A bad setting stops start-up; the message names the key. */
+export class ConfigError extends Error {
+  constructor(
+    readonly key: string,
+    problem: string,
+  ) {
+    super(`config ${key}: ${problem}`);
+    this.name = "ConfigError";
+  }
+}
+
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+type Obj = { [k: string]: Json };
+
+const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+
+function int(key: string, v: unknown, min: number, max: number): number {
+  const n = typeof v === "string" && v.trim() !== "" ? Number(v) : v;
+  if (typeof n !== "number" || !Number.isInteger(n) || n < min || n > max) {
+    throw new ConfigError(key, `must be an integer from ${min} to ${max}, got ${JSON.stringify(v)}`);
+  }
+  return n;
+}
+
+function bool(key: string, v: unknown): boolean {
+  if (typeof v === "boolean") return v;
+  if (v === "on" || v === "true" || v === "1") return true;
+  if (v === "off" || v === "false" || v === "0") return false;
+  throw new ConfigError(key, `must be true/false (or on/off), got ${JSON.stringify(v)}`);
+}
+
+function str(key: string, v: unknown): string {
+  if (typeof v !== "string" || v.length === 0) throw new ConfigError(key, "must be a non-empty string");
+  return v;
+}
+
+function pubkey(key: string, v: unknown): string {
+  const s = str(key, v);
+  if (!parsePublicKey(s).ok) throw new ConfigError(key, "must be a base58 public key of 32 bytes");
+  return s;
+}
+
+function url(key: string, v: unknown): string | null {
+  if (v === null || v === undefined) return null;
+  const s = str(key, v);
+  try {
+    new URL(s);
+  } catch {
+    throw new ConfigError(key, `must be a URL, got ${JSON.stringify(s)}`);
+  }
+  return s;
+}
+
+function rejectUnknown(key: string, obj: Obj, known: readonly string[]): void {
+  for (const k of Object.keys(obj)) {
+    if (!known.includes(k)) throw new ConfigError(key ? `${key}.${k}` : k, "is not a known setting");
+  }
+}
+
+function section(key: string, v: unknown): Obj {
+  if (v === undefined) return {};
+  if (!isObj(v)) throw new ConfigError(key, "must be an object");
+  return v;
+}
+
+function applyNetwork(key: string, base: NetworkConfig, raw: Obj): NetworkConfig {
+  rejectUnknown(key, raw, ["enabled", "backend", "programId", "pools", "rpcUrl", "wsUrl"]);
+  const out = { ...base };
+  if (raw.enabled !== undefined) out.enabled = bool(`${key}.enabled`, raw.enabled);
+  if (raw.backend !== undefined) {
+    if (raw.backend !== "sandbox" && raw.backend !== "solana") {
+      throw new ConfigError(`${key}.backend`, `must be "sandbox" or "solana", got ${JSON.stringify(raw.backend)}`);
+    }
+    out.backend = raw.backend;
+  }
+  if (raw.programId !== undefined) out.programId = pubkey(`${key}.programId`, raw.programId);
+  if (raw.pools !== undefined) {
+    if (!Array.isArray(raw.pools)) throw new ConfigError(`${key}.pools`, "must be an array of mint addresses");
+    out.pools = raw.pools.map((m, i) => pubkey(`${key}.pools[${i}]`, m));
+  }
+  if (raw.rpcUrl !== undefined) out.rpcUrl = url(`${key}.rpcUrl`, raw.rpcUrl);
+  if (raw.wsUrl !== undefined) out.wsUrl = url(`${key}.wsUrl`, raw.wsUrl);
+  if (out.backend === "solana") {
+    // The RPC backend arrives with the Solana issue; refusing now beats relaying nowhere.
+    throw new ConfigError(`${key}.backend`, `"solana" is not available in this build; use "sandbox"`);
+  }
+  return out;
+}
+
+/**
+ * The one place configuration is read: defaults, then the RELAY_CONFIG file,
+ * then RELAY_* variables. Validated once; the result is frozen.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv, opts: { defaultDataDir?: string } = {}): RelayConfig {
+  const cfg = defaultConfig(path.resolve(opts.defaultDataDir ?? "data"));
+
+  let file: Obj = {};
+  if (env.RELAY_CONFIG) {
+    let text: string;
+    try {
+      text = readFileSync(env.RELAY_CONFIG, "utf8");
+    } catch (e) {
+      throw new ConfigError("RELAY_CONFIG", `cannot read ${env.RELAY_CONFIG}: ${(e as Error).message}`);
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (e) {
+      throw new ConfigError("RELAY_CONFIG", `${env.RELAY_CONFIG} is not valid JSON: ${(e as Error).message}`);
+    }
+    if (!isObj(parsed)) throw new ConfigError("RELAY_CONFIG", "the file must hold a JSON object");
+    file = parsed;
+  }
+
+  rejectUnknown("", file, ["host", "port", "dataDir", "operatorToken", "networks", "auth", "rateLimits", "http", "storage"]);
+  if (file.host !== undefined) cfg.host = str("host", file.host);
+  if (file.port !== undefined) cfg.port = int("port", file.port, 0, 65535);
+  if (file.dataDir !== undefined) cfg.dataDir = path.resolve(str("dataDir", file.dataDir));
+  if (file.operatorToken !== undefined) cfg.operatorToken = str("operatorToken", file.operatorToken);
+
+  const networks = section("networks", file.networks);
+  rejectUnknown("networks", networks, NETWORKS);
+  for (const n of NETWORKS) cfg.networks[n] = applyNetwork(`networks.${n}`, cfg.networks[n], section(`networks.${n}`, networks[n]));
+
+  const auth = section("auth", file.auth);
+  rejectUnknown("auth", auth, ["tokenTtlSec", "loginMaxAgeSec", "loginMaxFutureSec", "requireRelayAuth"]);
+  if (auth.tokenTtlSec !== undefined) cfg.auth.tokenTtlSec = int("auth.tokenTtlSec", auth.tokenTtlSec, 1, 365 * 86400);
+  if (auth.loginMaxAgeSec !== undefined) cfg.auth.loginMaxAgeSec = int("auth.loginMaxAgeSec", auth.loginMaxAgeSec, 1, 86400);
+  if (auth.loginMaxFutureSec !== undefined) cfg.auth.loginMaxFutureSec = int("auth.loginMaxFutureSec", auth.loginMaxFutureSec, 0, 3600);
+  if (auth.requireRelayAuth !== undefined) cfg.auth.requireRelayAuth = bool("auth.requireRelayAuth", auth.requireRelayAuth);
+
+  const rl = section("rateLimits", file.rateLimits);
+  rejectUnknown("rateLimits", rl, ["enabled", "windowSec", "perEndpoint"]);
+  if (rl.enabled !== undefined) cfg.rateLimits.enabled = bool("rateLimits.enabled", rl.enabled);
+  if (rl.windowSec !== undefined) cfg.rateLimits.windowSec = int("rateLimits.windowSec", rl.windowSec, 1, 3600);
+  const per = section("rateLimits.perEndpoint", rl.perEndpoint);
+  rejectUnknown("rateLimits.perEndpoint", per, RATE_LIMITED_ENDPOINTS);
+  for (const e of RATE_LIMITED_ENDPOINTS) {
+    if (per[e] !== undefined) cfg.rateLimits.perEndpoint[e] = int(`rateLimits.perEndpoint.${e}`, per[e], 1, 1_000_000);
+  }
+
+  const http = section("http", file.http);
+  rejectUnknown("http", http, ["bodyLimitBytes", "trustProxy"]);
+  if (http.bodyLimitBytes !== undefined) cfg.http.bodyLimitBytes = int("http.bodyLimitBytes", http.bodyLimitBytes, 1024, 10 * 1024 * 1024);
+  if (http.trustProxy !== undefined) cfg.http.trustProxy = bool("http.trustProxy", http.trustProxy);
+
+  const storage = section("storage", file.storage);
+  rejectUnknown("storage", storage, ["snapshotIntervalSec", "snapshotJournalMiB"]);
+  if (storage.snapshotIntervalSec !== undefined) cfg.storage.snapshotIntervalSec = int("storage.snapshotIntervalSec", storage.snapshotIntervalSec, 0, 86400);
+  if (storage.snapshotJournalMiB !== undefined) cfg.storage.snapshotJournalMiB = int("storage.snapshotJournalMiB", storage.snapshotJournalMiB, 1, 4096);
+
+  // Environment wins over the file.
+  if (env.RELAY_HOST !== undefined) cfg.host = str("RELAY_HOST", env.RELAY_HOST);
+  if (env.RELAY_PORT !== undefined) cfg.port = int("RELAY_PORT", env.RELAY_PORT, 0, 65535);
+  if (env.RELAY_DATA_DIR !== undefined) cfg.dataDir = path.resolve(str("RELAY_DATA_DIR", env.RELAY_DATA_DIR));
+  if (env.RELAY_OPERATOR_TOKEN !== undefined) {
+    const t = str("RELAY_OPERATOR_TOKEN", env.RELAY_OPERATOR_TOKEN);
+    if (t.length < 16) throw new ConfigError("RELAY_OPERATOR_TOKEN", "must be at least 16 characters");
+    cfg.operatorToken = t;
+  }
+  if (env.RELAY_RATE_LIMITS !== undefined) cfg.rateLimits.enabled = bool("RELAY_RATE_LIMITS", env.RELAY_RATE_LIMITS);
+  if (env.RELAY_REQUIRE_RELAY_AUTH !== undefined) cfg.auth.requireRelayAuth = bool("RELAY_REQUIRE_RELAY_AUTH", env.RELAY_REQUIRE_RELAY_AUTH);
+  if (env.RELAY_PROGRAM_ID !== undefined) {
+    const id = pubkey("RELAY_PROGRAM_ID", env.RELAY_PROGRAM_ID);
+    for (const n of NETWORKS) cfg.networks[n].programId = id;
+  }
+  return Object.freeze(cfg);
+}
+
+/** The configuration as an operator may see it: secrets reduced to whether they are set. */
+export function describeConfig(cfg: RelayConfig): string {
+  const nets = NETWORKS.map((n) => {
+    const c = cfg.networks[n];
+    return `${n}=${c.enabled ? c.backend : "disabled"} program=${c.programId} pools=${c.pools.length}`;
+  }).join("; ");
+  const limits = cfg.rateLimits.enabled
+    ? Object.entries(cfg.rateLimits.perEndpoint).map(([k, v]) => `${k}:${v}`).join(",") + `/${cfg.rateLimits.windowSec}s`
+    : "off";
+  return [
+    `config: host=${cfg.host} port=${cfg.port} dataDir=${cfg.dataDir}`,
+    `config: networks: ${nets}`,
+    `config: auth: tokenTtl=${cfg.auth.tokenTtlSec}s loginWindow=-${cfg.auth.loginMaxAgeSec}s/+${cfg.auth.loginMaxFutureSec}s relayAuth=${cfg.auth.requireRelayAuth ? "on" : "off"}`,
+    `config: rateLimits: ${limits}`,
+    `config: operatorToken: ${cfg.operatorToken ? "set by config" : "from data dir"}`,
+  ].join("\n");
+}

@@ -1,0 +1,119 @@
+import type { Network } from "../../src-shared/networks";
+
+export type BackendKind = "sandbox" | "solana";
+
+export interface NetworkConfig {
+  enabled: boolean;
+  backend: BackendKind;
+  /** Base58 program id the tree and nullifier PDAs are derived under. */
+  programId: string;
+  /** Pools (mints) opened at start; the sandbox also opens a pool on its first deposit. */
+  pools: string[];
+  rpcUrl: string | null;
+  wsUrl: string | null;
+}
+
+export interface RateLimitConfig {
+  enabled: boolean;
+  windowSec: number;
+  /** Requests per window, per endpoint, per client (token wallet, else IP). */
+  perEndpoint: Record<RateLimitedEndpoint, number>;
+}
+
+export const RATE_LIMITED_ENDPOINTS = [
+  "login",
+  "is_logged",
+  "get_merkle",
+  "get_proof",
+  "get_node",
+  "get_nullifier",
+  "relay",
+  "relay_swap",
+  "revert",
+  "get_ofac_signature",
+  "jupiter",
+  "sandbox",
+] as const;
+export type RateLimitedEndpoint = (typeof RATE_LIMITED_ENDPOINTS)[number];
+
+export interface RelayConfig {
+  host: string;
+  port: number;
+  dataDir: string;
+  /** Set by RELAY_OPERATOR_TOKEN; otherwise generated on first start. Secret. */
+  operatorToken: string | null;
+  networks: Record<Network, NetworkConfig>;
+  auth: {
+    tokenTtlSec: number;
+    loginMaxAgeSec: number;
+    loginMaxFutureSec: number;
+    requireRelayAuth: boolean;
+  };
+  rateLimits: RateLimitConfig;
+  http: {
+    bodyLimitBytes: number;
+    /** Express `trust proxy`: only behind a reverse proxy, or X-Forwarded-For can be forged. */
+    trustProxy: boolean;
+  };
+  storage: {
+    snapshotIntervalSec: number;
+    snapshotJournalMiB: number;
+  };
+}
+
+export const DEFAULT_PROGRAM_ID = "FJ5caa9BvE33vmuBc3zFN2JJFAvGHL8UjeQ2b8iBEqZJ";
+const DEFAULT_POOLS = ["So11111111111111111111111111111111111111112", "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"];
+
+const sandboxNetwork = (): NetworkConfig => ({
+  enabled: true,
+  backend: "sandbox",
+  programId: DEFAULT_PROGRAM_ID,
+  pools: [...DEFAULT_POOLS],
+  rpcUrl: null,
+  wsUrl: null,
+});
+
+/** Every key's default. The spec's limit table is the rate-limit default. */
+export function defaultConfig(dataDir: string): RelayConfig {
+  return {
+    host: "127.0.0.1",
+    port: 8080,
+    dataDir,
+    operatorToken: null,
+    networks: { mainnet: sandboxNetwork(), devnet: sandboxNetwork() },
+    auth: { tokenTtlSec: 24 * 3600, loginMaxAgeSec: 300, loginMaxFutureSec: 60, requireRelayAuth: true },
+    rateLimits: {
+      enabled: true,
+      windowSec: 60,
+      perEndpoint: {
+        get_merkle: 60,
+        get_proof: 60,
+        get_node: 120,
+        get_nullifier: 60,
+        relay: 10,
+        relay_swap: 10,
+        revert: 5,
+        // Not in the spec's table (DESIGN: limits of the other endpoints are ours to set).
+        login: 30,
+        is_logged: 120,
+        get_ofac_signature: 30,
+        jupiter: 60,
+        sandbox: 120,
+      },
+    },
+    http: { bodyLimitBytes: 32 * 1024, trustProxy: false },
+    storage: { snapshotIntervalSec: 30, snapshotJournalMiB: 64 },
+  };
+}
+
+/** Documentation per key, printed by `describeConfig` and mirrored in README. */
+export const ENV_KEYS = {
+  RELAY_HOST: "host",
+  RELAY_PORT: "port",
+  RELAY_DATA_DIR: "dataDir",
+  RELAY_CONFIG: "(path of a JSON config file; env wins over the file)",
+  RELAY_OPERATOR_TOKEN: "operatorToken",
+  RELAY_RATE_LIMITS: "rateLimits.enabled (on|off)",
+  RELAY_REQUIRE_RELAY_AUTH: "auth.requireRelayAuth (on|off)",
+  RELAY_PROGRAM_ID: "networks.*.programId",
+} as const;

@@ -1,0 +1,92 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import express, { type ErrorRequestHandler, type Express, type Request } from "express";
+import { ErrorName } from "../../src-shared/errors";
+import type { Network } from "../../src-shared/networks";
+import type { SandboxChain } from "../adapters/chain-sandbox/sandbox-chain";
+import type { RelayConfig } from "../config/schema";
+import type { ChainBackend } from "../ports/chain";
+import type { AuthService } from "../services/auth";
+import type { HealthService } from "../services/health";
+import type { IndexerService } from "../services/indexer";
+import { RateLimits } from "./middleware/rate-limit";
+import { authRoutes } from "./routes/auth";
+import { indexerRoutes } from "./routes/indexer";
+import { metaRoutes, type MetaInfo } from "./routes/meta";
+import { sandboxRoutes } from "./routes/sandbox";
+import { sendError } from "./respond";
+
+export interface AppDeps {
+  config: RelayConfig;
+  auth: AuthService;
+  indexer: IndexerService;
+  chains: ReadonlyMap<Network, ChainBackend>;
+  sandboxes: ReadonlyMap<Network, SandboxChain>;
+  health: HealthService;
+  meta: MetaInfo;
+  nullifierAddress: (network: Network, mint: Uint8Array, hash: Uint8Array) => string;
+  consoleDir?: string;
+  log: (line: string) => void;
+}
+
+export interface RelayApp {
+  app: Express;
+  limits: RateLimits;
+}
+
+/** The HTTP surface without listen(): tests and the Electron host mount the same app. */
+export function createApp(deps: AppDeps): RelayApp {
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("trust proxy", deps.config.http.trustProxy);
+  app.set("etag", false);
+
+  // DESIGN §4: the authenticated wallet when a valid token is sent, else the client address.
+  const clientKey = (req: Request): string => {
+    const wallet = deps.auth.walletOf(req.get("x-api-auth"));
+    return wallet ? `w:${wallet}` : `ip:${req.ip ?? "unknown"}`;
+  };
+  const limits = new RateLimits(deps.config.rateLimits, clientKey);
+
+  // Any content type is parsed as JSON: clients that omit the header still get a precise answer.
+  app.use(express.json({ limit: deps.config.http.bodyLimitBytes, type: () => true, strict: true }));
+
+  app.use(metaRoutes(deps.health, deps.meta));
+  app.use(authRoutes(deps.auth, limits));
+  app.use(indexerRoutes({ indexer: deps.indexer, chains: deps.chains, nullifierAddress: deps.nullifierAddress, limits }));
+  if (deps.sandboxes.size > 0) app.use(sandboxRoutes(deps.sandboxes, deps.indexer, limits));
+
+  if (deps.consoleDir && existsSync(path.join(deps.consoleDir, "index.html"))) {
+    const dir = deps.consoleDir;
+    app.use("/console", express.static(dir, { index: "index.html", fallthrough: true }));
+    app.get(/^\/console(\/.*)?$/, (_req, res) => res.sendFile(path.join(dir, "index.html")));
+    app.get("/", (_req, res) => res.redirect("/console/"));
+  }
+
+  app.use((_req, res) => sendError(res, 404, ErrorName.NotFound, "no such endpoint"));
+
+  const onError: ErrorRequestHandler = (error: unknown, req, res, _next) => {
+    const e = error as { type?: string; status?: number; message?: string };
+    const relay = req.path === "/relay" || req.path === "/relay_swap";
+    let status = 500;
+    let name: string = req.path === "/login" ? ErrorName.ServerError : "InternalError";
+    let message = "internal error";
+    if (e.type === "entity.too.large") {
+      status = 413;
+      name = ErrorName.PayloadTooLarge;
+      message = `body exceeds ${deps.config.http.bodyLimitBytes} bytes`;
+    } else if (e.type === "entity.parse.failed" || e.type === "encoding.unsupported" || e.type === "charset.unsupported" || e.type === "entity.verify.failed" || (typeof e.status === "number" && e.status >= 400 && e.status < 500)) {
+      status = e.status && e.status < 500 ? e.status : 400;
+      name = ErrorName.InvalidRequest;
+      message = e.type === "entity.parse.failed" ? "body is not valid JSON" : (e.message ?? "bad request");
+    } else {
+      deps.log(`error: ${req.method} ${req.path}: ${e.message ?? String(error)}`);
+      if (relay) name = ErrorName.RelayFailed;
+    }
+    if (res.headersSent) return;
+    res.status(status).json(relay ? { status, error: name, message } : { error: name, message });
+  };
+  app.use(onError);
+
+  return { app, limits };
+}

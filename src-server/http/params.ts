@@ -1,0 +1,36 @@
+import { parsePublicKey } from "../../src-shared/encoding/base58";
+import { ErrorName, type ErrorNameValue } from "../../src-shared/errors";
+import { isNetwork, type Network } from "../../src-shared/networks";
+import { err, ok, type Result } from "../../src-shared/result";
+
+export interface ParamError {
+  status: number;
+  error: ErrorNameValue;
+  message: string;
+}
+
+const bad = (error: ErrorNameValue, message: string): { ok: false; error: ParamError } => err({ status: 400, error, message });
+
+export function parseNetworkParam(value: unknown, enabled: (n: Network) => boolean): Result<Network, ParamError> {
+  if (!isNetwork(value)) return bad(ErrorName.InvalidNetwork, "network must be mainnet or devnet");
+  if (!enabled(value)) return bad(ErrorName.InvalidNetwork, `network ${value} is not enabled on this relay`);
+  return ok(value);
+}
+
+export function parseDepthParam(value: unknown): Result<32, ParamError> {
+  return value === "32" || value === 32 ? ok(32) : bad(ErrorName.InvalidDepth, "depth must be 32");
+}
+
+export function parseMintParam(value: unknown): Result<{ mint: string; bytes: Uint8Array }, ParamError> {
+  const parsed = parsePublicKey(value);
+  if (!parsed.ok) return bad(ErrorName.InvalidMint, `mint: ${parsed.error}`);
+  return ok({ mint: value as string, bytes: parsed.value });
+}
+
+/** A non-negative integer index below `limit`, from a path segment. */
+export function parseIndexParam(value: unknown, limit: number): Result<number, ParamError> {
+  if (typeof value !== "string" || !/^[0-9]{1,16}$/.test(value)) return bad(ErrorName.InvalidRequest, "index must be a non-negative integer");
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n >= limit) return bad(ErrorName.IndexOutOfRange, `index must be below ${limit}`);
+  return ok(n);
+}

@@ -1,0 +1,90 @@
+import { Router, type Request, type Response } from "express";
+import { parsePublicKey, parseSignature } from "../../../src-shared/encoding/base58";
+import { parseByteArray } from "../../../src-shared/encoding/bytes";
+import { ErrorName } from "../../../src-shared/errors";
+import { isNetwork, type Network } from "../../../src-shared/networks";
+import type { SandboxChain } from "../../adapters/chain-sandbox/sandbox-chain";
+import type { IndexerService } from "../../services/indexer";
+import { parseAmount } from "../amount";
+import type { RateLimits } from "../middleware/rate-limit";
+import { invalidRequest, sendError } from "../respond";
+
+type Body = Record<string, unknown>;
+
+/** DESIGN §6: mounted only for networks whose backend is the sandbox. */
+export function sandboxRoutes(sandboxes: ReadonlyMap<Network, SandboxChain>, indexer: IndexerService, limits: RateLimits): Router {
+  const r = Router();
+  const limit = limits.middleware("sandbox");
+
+  const objectBody = (req: Request, res: Response): Body | null => {
+    const b: unknown = req.body;
+    if (typeof b !== "object" || b === null || Array.isArray(b)) return invalidRequest(res, "body must be a JSON object"), null;
+    return b as Body;
+  };
+  const chainFor = (res: Response, network: unknown): SandboxChain | null => {
+    if (!isNetwork(network)) return sendError(res, 400, ErrorName.InvalidNetwork, "network must be mainnet or devnet"), null;
+    const chain = sandboxes.get(network);
+    if (!chain) return sendError(res, 400, ErrorName.InvalidNetwork, `network ${network} is not a sandbox`), null;
+    return chain;
+  };
+
+  r.post("/sandbox/airdrop", limit, async (req, res) => {
+    const b = objectBody(req, res);
+    if (!b) return;
+    const chain = chainFor(res, b.network);
+    if (!chain) return;
+    if (!parsePublicKey(b.wallet).ok) return invalidRequest(res, "wallet must be a base58 public key");
+    if (!parsePublicKey(b.mint).ok) return sendError(res, 400, ErrorName.InvalidMint, "mint must be a base58 public key");
+    const amount = parseAmount(b.amount);
+    if (!amount.ok) return invalidRequest(res, `amount ${amount.error}`);
+    const signature = await chain.airdrop(b.wallet as string, b.mint as string, amount.value);
+    res.status(200).json({ signature });
+  });
+
+  r.post("/sandbox/deposit", limit, async (req, res) => {
+    const b = objectBody(req, res);
+    if (!b) return;
+    const chain = chainFor(res, b.network);
+    if (!chain) return;
+    const mint = parsePublicKey(b.mint);
+    if (!mint.ok) return sendError(res, 400, ErrorName.InvalidMint, `mint: ${mint.error}`);
+    const amount = parseAmount(b.amount);
+    if (!amount.ok) return invalidRequest(res, `amount ${amount.error}`);
+    // Any 32 bytes are accepted here: a commitment the program cannot insert makes the deposit `failed`.
+    const commitment = parseByteArray(b.commitment, 32);
+    if (!commitment.ok) return invalidRequest(res, `commitment: ${commitment.error} (32 bytes)`);
+    const wallet = parsePublicKey(b.wallet);
+    if (!wallet.ok) return invalidRequest(res, `wallet: ${wallet.error}`);
+    const signature = parseSignature(b.signature);
+    if (!signature.ok) return sendError(res, 400, ErrorName.InvalidSignature, `signature: ${signature.error}`);
+
+    const result = await chain.deposit({
+      mint: b.mint as string,
+      mintBytes: mint.value,
+      amount: amount.value,
+      commitment: commitment.value,
+      wallet: b.wallet as string,
+      walletBytes: wallet.value,
+      signature: signature.value,
+    });
+    if (!result.ok) {
+      if (result.error === "InvalidSignature") return sendError(res, 400, ErrorName.InvalidSignature, "signature does not match wallet and deposit message");
+      if (result.error === "InsufficientFunds") return sendError(res, 400, ErrorName.InsufficientFunds, "wallet balance is below amount");
+      return sendError(res, 400, ErrorName.InvalidRequest, "the pool's tree is full");
+    }
+    // Answer once the relay's own indexer has the leaf, so get_proof works right away.
+    await indexer.sync(chain.network, b.mint as string);
+    res.status(200).json(result.value);
+  });
+
+  r.get("/sandbox/balance/:network/:wallet/:mint", limit, (req, res) => {
+    const chain = chainFor(res, req.params.network);
+    if (!chain) return;
+    const { wallet, mint } = req.params as Record<string, string>;
+    if (!parsePublicKey(wallet).ok) return invalidRequest(res, "wallet must be a base58 public key");
+    if (!parsePublicKey(mint).ok) return sendError(res, 400, ErrorName.InvalidMint, "mint must be a base58 public key");
+    res.status(200).json({ amount: chain.balance(wallet!, mint!).toString() });
+  });
+
+  return r;
+}

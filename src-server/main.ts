@@ -1,0 +1,45 @@
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { ConfigError, loadConfig } from "./config/load";
+import { startServer } from "./index";
+
+/** Headless entry (DESIGN §7): what `npm start` runs. */
+async function main(): Promise<void> {
+  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+  let config;
+  try {
+    config = loadConfig(process.env, { defaultDataDir: path.join(root, "data") });
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      console.error(e.message);
+      process.exit(2);
+    }
+    throw e;
+  }
+  const running = await startServer(config, { consoleDir: path.join(root, "out", "console") });
+  console.log(`relay ${running.relay.meta.version} listening on ${running.url} (console: ${running.url}/console/)`);
+
+  let exiting = false;
+  const shutdown = (signal: string): void => {
+    if (exiting) return;
+    exiting = true;
+    console.log(`${signal}: stopping`);
+    running.stop().then(
+      () => {
+        console.log("stopped; store flushed");
+        process.exit(0);
+      },
+      (e: unknown) => {
+        console.error(`stop failed: ${(e as Error).message}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+  process.on("SIGINT", () => shutdown("SIGINT"));
+}
+
+main().catch((e: unknown) => {
+  console.error(`start failed: ${(e as Error).stack ?? String(e)}`);
+  process.exit(1);
+});

@@ -1,0 +1,29 @@
+import type { Network } from "../../src-shared/networks";
+import type { AppendResult, MerkleTree } from "../core/merkle/tree";
+
+export interface StoredPool {
+  id: number;
+  network: Network;
+  mint: string;
+  nextIndex: number;
+  /** The chain cursor of the last deposit event applied (backend-specific text). */
+  cursor: string | null;
+}
+
+export interface IndexedLeaf {
+  leafIndex: number;
+  signature: string;
+  slot: number;
+}
+
+/** Where the indexer's trees live between restarts. */
+export interface TreeStore {
+  listPools(): StoredPool[];
+  createPool(network: Network, mint: string): Promise<StoredPool>;
+  /** Fills an empty tree with the pool's persisted nodes and recent roots. */
+  loadTree(pool: StoredPool, tree: MerkleTree): void;
+  /** Persists one append (nodes, root, cursor, leaf metadata) atomically. */
+  saveAppend(pool: StoredPool, append: AppendResult, cursor: string | null, leaves: IndexedLeaf[]): Promise<void>;
+  /** Leaf metadata for one deposit signature, if indexed. */
+  findLeafBySignature(network: Network, signature: string): { mint: string; leafIndex: number } | null;
+}

@@ -1,0 +1,139 @@
+import type { FieldHasher } from "../../src-shared/crypto/hasher";
+import { toHex } from "../../src-shared/encoding/bytes";
+import type { Network } from "../../src-shared/networks";
+import { MerkleTree } from "../core/merkle/tree";
+import type { ChainBackend, HealthCheck } from "../ports/chain";
+import type { IndexedLeaf, StoredPool, TreeStore } from "../ports/tree-store";
+
+export interface IndexedPool {
+  readonly network: Network;
+  readonly mint: string;
+  readonly tree: MerkleTree;
+  /** The tree account's PDA, cached: it is in every indexer answer. */
+  readonly address: string;
+  readonly stored: StoredPool;
+  /** Set when the chain's tree account disagrees with ours; proofs are then refused. */
+  drift: string | null;
+}
+
+const PAGE = 1000;
+const poolKey = (network: Network, mint: string): string => `${network}/${mint}`;
+
+/**
+ * Follows each pool's deposit events into its Merkle tree. Every backend goes
+ * through the same path: events in order, appended in batches, persisted
+ * atomically with the cursor, then checked against the chain's own root.
+ */
+export class IndexerService {
+  private readonly pools = new Map<string, IndexedPool>();
+  private readonly locks = new Map<string, Promise<unknown>>();
+  private lastSyncError: string | null = null;
+
+  constructor(
+    private readonly store: TreeStore,
+    private readonly chains: ReadonlyMap<Network, ChainBackend>,
+    private readonly hasher: FieldHasher,
+    private readonly addressOf: (network: Network, mint: string) => string,
+    private readonly log: (line: string) => void = () => {},
+  ) {}
+
+  /** Loads persisted trees, adopts every pool the chains know, and catches up. */
+  async start(): Promise<void> {
+    for (const stored of this.store.listPools()) this.adopt(stored);
+    for (const [network, chain] of this.chains) {
+      for (const mint of await chain.listPools()) await this.ensurePool(network, mint);
+    }
+    for (const p of this.pools.values()) await this.sync(p.network, p.mint);
+  }
+
+  get(network: Network, mint: string): IndexedPool | null {
+    return this.pools.get(poolKey(network, mint)) ?? null;
+  }
+
+  list(): IndexedPool[] {
+    return [...this.pools.values()];
+  }
+
+  async ensurePool(network: Network, mint: string): Promise<IndexedPool> {
+    const existing = this.get(network, mint);
+    if (existing) return existing;
+    return this.adopt(await this.store.createPool(network, mint));
+  }
+
+  /** Applies all pending deposit events of one pool; serialized per pool. */
+  sync(network: Network, mint: string): Promise<void> {
+    const key = poolKey(network, mint);
+    const prev = this.locks.get(key) ?? Promise.resolve();
+    const next = prev.then(() => this.syncNow(network, mint));
+    this.locks.set(key, next.catch(() => {}));
+    return next;
+  }
+
+  health(): HealthCheck[] {
+    const drifted = this.list().filter((p) => p.drift);
+    const checks: HealthCheck[] = [
+      {
+        name: "indexer",
+        ok: drifted.length === 0 && this.lastSyncError === null,
+        detail: drifted.length
+          ? `root drift in ${drifted.map((p) => poolKey(p.network, p.mint)).join(", ")}`
+          : this.lastSyncError ?? `${this.pools.size} pools in sync`,
+      },
+    ];
+    return checks;
+  }
+
+  private adopt(stored: StoredPool): IndexedPool {
+    const tree = new MerkleTree(this.hasher);
+    this.store.loadTree(stored, tree);
+    const pool: IndexedPool = { network: stored.network, mint: stored.mint, tree, address: this.addressOf(stored.network, stored.mint), stored, drift: null };
+    this.pools.set(poolKey(stored.network, stored.mint), pool);
+    return pool;
+  }
+
+  private async syncNow(network: Network, mint: string): Promise<void> {
+    const chain = this.chains.get(network);
+    if (!chain) return;
+    let pool = await this.ensurePool(network, mint);
+    try {
+      for (;;) {
+        const page = await chain.fetchDepositEvents(mint, pool.stored.cursor, PAGE);
+        if (page.events.length === 0) break;
+        const leaves = new Uint8Array(page.events.length * 32);
+        const meta: IndexedLeaf[] = [];
+        page.events.forEach((e, i) => {
+          if (e.leafIndex !== pool.tree.nextIndex + i) {
+            throw new Error(`event ${e.signature} has leaf ${e.leafIndex}, expected ${pool.tree.nextIndex + i}`);
+          }
+          leaves.set(e.commitment, i * 32);
+          meta.push({ leafIndex: e.leafIndex, signature: e.signature, slot: e.slot });
+        });
+        const appended = pool.tree.append(leaves);
+        if (!appended.ok) throw new Error(`append failed: ${appended.error}`);
+        try {
+          await this.store.saveAppend(pool.stored, appended.value, page.cursor, meta);
+        } catch (e) {
+          // The store rolled back; rebuild the tree from it so memory matches disk.
+          this.pools.delete(poolKey(network, mint));
+          pool = this.adopt(pool.stored);
+          throw e;
+        }
+      }
+      await this.checkRoot(chain, pool);
+      this.lastSyncError = null;
+    } catch (e) {
+      this.lastSyncError = `${poolKey(network, mint)}: ${(e as Error).message}`;
+      this.log(`indexer: ${this.lastSyncError}`);
+      throw e;
+    }
+  }
+
+  private async checkRoot(chain: ChainBackend, pool: IndexedPool): Promise<void> {
+    const account = await chain.treeAccount(pool.mint);
+    if (!account || account.nextIndex !== pool.tree.nextIndex) return;
+    const ours = toHex(pool.tree.root());
+    const theirs = toHex(account.root);
+    pool.drift = ours === theirs ? null : `indexer root ${ours} != chain root ${theirs} at ${account.nextIndex} leaves`;
+    if (pool.drift) this.log(`indexer: ${poolKey(pool.network, pool.mint)} ${pool.drift}`);
+  }
+}

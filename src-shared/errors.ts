@@ -1,0 +1,45 @@
+/**
+ * Error names on the wire: the spec's, plus DESIGN.md §4's answers to what the
+ * spec leaves open. The HTTP layer is the only place that maps them to statuses.
+ */
+export const ErrorName = {
+  // login (spec)
+  InvalidLoginSignature: "Invalid signature",
+  MessageTooOld: "Message too old",
+  ServerError: "Server error",
+  // relay (spec)
+  NullifierAlreadySpent: "NullifierAlreadySpent",
+  InvalidProof: "InvalidProof",
+  InvalidRoot: "InvalidRoot",
+  OFACCheckFailed: "OFACCheckFailed",
+  RelayFailed: "RelayFailed",
+  SwapFailed: "SwapFailed",
+  SlippageExceeded: "SlippageExceeded",
+  InsufficientLiquidity: "InsufficientLiquidity",
+  // revert (spec)
+  DepositNotFound: "DepositNotFound",
+  AlreadyIndexed: "AlreadyIndexed",
+  NullifierSpent: "NullifierSpent",
+  InvalidSignature: "InvalidSignature",
+  NotDepositor: "NotDepositor",
+  // compliance (spec)
+  Unauthorized: "Unauthorized",
+  OfacRefused: "OFAC check failed",
+  ComplianceError: "Compliance check error",
+  // DESIGN.md §4 gaps
+  RateLimited: "RateLimited",
+  PoolNotFound: "PoolNotFound",
+  InvalidMint: "InvalidMint",
+  InvalidDepth: "InvalidDepth",
+  InvalidNetwork: "InvalidNetwork",
+  IndexOutOfRange: "IndexOutOfRange",
+  InvalidRequest: "InvalidRequest",
+  // ours
+  PayloadTooLarge: "PayloadTooLarge",
+  NotFound: "NotFound",
+  InsufficientFunds: "InsufficientFunds",
+  NetworkUnavailable: "NetworkUnavailable",
+  IndexerDrift: "IndexerDrift",
+} as const;
+
+export type ErrorNameValue = (typeof ErrorName)[keyof typeof ErrorName];

@@ -1,0 +1,68 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+
+export interface RelayProcess {
+  url: string;
+  dataDir: string;
+  child: ChildProcess;
+  output(): string;
+  /** SIGTERM and wait for exit; resolves with the exit code. */
+  stop(): Promise<number | null>;
+  /** SIGKILL: the crash a power cut or OOM killer delivers. */
+  kill9(): Promise<void>;
+  cleanup(): void;
+}
+
+/**
+ * Starts the relay exactly as operators and black-box tests do (DESIGN §7):
+ * the headless entry with RELAY_* variables, port 0, and the `listening on` line.
+ */
+export async function startRelay(env: Record<string, string> = {}, dataDir?: string): Promise<RelayProcess> {
+  const dir = dataDir ?? mkdtempSync(path.join(tmpdir(), "relay-test-"));
+  const child = spawn(process.execPath, ["--import", "tsx", "src-server/main.ts"], {
+    cwd: ROOT,
+    env: { ...process.env, RELAY_HOST: "127.0.0.1", RELAY_PORT: "0", RELAY_DATA_DIR: dir, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+  child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`relay did not start within 60 s:\n${out}`)), 60_000);
+    const check = (): void => {
+      const m = /listening on (http:\/\/[^\s]+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    };
+    child.stdout!.on("data", check);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`relay exited with ${code} before listening:\n${out}`));
+    });
+  });
+
+  return {
+    url,
+    dataDir: dir,
+    child,
+    output: () => out,
+    stop: async () => {
+      child.kill("SIGTERM");
+      return exited;
+    },
+    kill9: async () => {
+      child.kill("SIGKILL");
+      await exited;
+    },
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
