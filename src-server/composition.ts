@@ -45,7 +45,7 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
     functions: SQL_FUNCTIONS,
     snapshotIntervalMs: config.storage.snapshotIntervalSec * 1000,
     snapshotJournalBytes: config.storage.snapshotJournalMiB * 1024 * 1024,
-    log: (m) => log(`store: ${m}`),
+    log,
   });
   const relayer = loadOrCreateKeypair(path.join(config.dataDir, "keys", "relayer.json"));
   log(`relayer: ${relayer.address}`);

@@ -187,6 +187,6 @@ export function describeConfig(cfg: RelayConfig): string {
     `config: networks: ${nets}`,
     `config: auth: tokenTtl=${cfg.auth.tokenTtlSec}s loginWindow=-${cfg.auth.loginMaxAgeSec}s/+${cfg.auth.loginMaxFutureSec}s relayAuth=${cfg.auth.requireRelayAuth ? "on" : "off"}`,
     `config: rateLimits: ${limits}`,
-    `config: operatorToken: ${cfg.operatorToken ? "set by config" : "from data dir"}`,
+    `config: operatorToken: ${cfg.operatorToken ? "set (hidden)" : "not set"}`,
   ].join("\n");
 }
