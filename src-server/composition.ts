@@ -18,6 +18,7 @@ import { HealthService } from "./services/health";
 import { IndexerService } from "./services/indexer";
 
 export interface Relay extends RelayApp {
+  health: HealthService;
   meta: { version: string };
   db: DurableDb;
   indexer: IndexerService;
@@ -118,6 +119,7 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
   return {
     ...relayApp,
     meta: { version: packageVersion() },
+    health,
     db,
     indexer,
     close: () => db.close(),
