@@ -1,0 +1,75 @@
+/** The wallet developer's SDK for the Private Withdrawal Relay (docs/sdk.md). */
+export {
+  ClientError,
+  RelayClient,
+  TREE_DEPTH,
+  amountToWire,
+  failureFrom,
+  parseRetryAfter,
+  type Amount,
+  type ApiFailure,
+  type ApiResult,
+  type ApiSuccess,
+  type LoginRequest,
+  type RelayClientOptions,
+  type RetryOn429,
+  type RevertRequest,
+  type SandboxAirdropRequest,
+  type SandboxDepositRequest,
+  type SandboxSwapPoolRequest,
+  type SwapQuoteRequest,
+  type SwapWithdrawalRequest,
+  type WithdrawalRequest,
+} from "./http";
+export type {
+  HealthAnswer,
+  HealthCheck,
+  HealthDetail,
+  MerkleNode,
+  MerkleProof,
+  MerkleState,
+  NullifierStatus,
+  OfacSignature,
+  RelaySuccess,
+  SandboxDepositAnswer,
+  SwapQuote,
+} from "./wire";
+export { Keypair, readKeypairFile, writeKeypairFile, type WalletSigner, type WriteKeypairOptions } from "./keypair";
+export { login, type LoginOptions } from "./login";
+export {
+  MAX_AMOUNT,
+  NOTE_KIND,
+  NOTE_VERSION,
+  NoteSecrets,
+  createNote,
+  describeNote,
+  loadNote,
+  noteCommitment,
+  nullifierHashOf,
+  parseNote,
+  publicKeyField,
+  randomFieldElement,
+  saveNote,
+  serializeNote,
+  withDeposit,
+  type CommitmentInputs,
+  type CreateNoteOptions,
+  type DepositNote,
+  type NoteDeposit,
+  type NoteSummary,
+  type RandomSource,
+} from "./note";
+export { depositAndSaveNote, sandboxDeposit, type DepositError } from "./deposit";
+export {
+  getMerkle,
+  getNoteNullifier,
+  getNoteProof,
+  leafIndexBits,
+  rootFromPath,
+  type NoteProofError,
+  type NoteProofOptions,
+  type VerifiedNoteProof,
+} from "./tree";
+export { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
+export type { FieldHasher } from "../../src-shared/crypto/hasher";
+export type { Network } from "../../src-shared/networks";

@@ -1,0 +1,198 @@
+import { isCanonicalField } from "../../src-shared/encoding/field";
+import { err, ok, type Result } from "../../src-shared/result";
+
+/**
+ * Answer types of the relay (SPEC.md, DESIGN.md §4 and §6) and decoders that
+ * check them at run time: a relay is a remote party, so a malformed answer
+ * becomes a typed `BadResponse` instead of a crash deep in the caller.
+ * Byte arrays arrive as number[] on the wire and are handed out as Uint8Array.
+ */
+
+export interface MerkleState {
+  address: string;
+  json: { root: Uint8Array; nextIndex: number; depth: number };
+}
+
+export interface MerkleProof {
+  address: string;
+  json: { path: Uint8Array[]; indices: number[] };
+}
+
+export interface MerkleNode {
+  address: string;
+  json: { value: Uint8Array };
+}
+
+/** Spec: `{address:null, json:null}` when not spent. */
+export type NullifierStatus = { address: null; json: null } | { address: string; json: { spent: true } };
+
+export interface RelaySuccess {
+  status: 200;
+  signature: string;
+}
+
+export interface SwapQuote {
+  inputMint: string;
+  outputMint: string;
+  inAmount: string;
+  outAmount: string;
+  priceImpactPct: number;
+  routePlan: unknown[];
+}
+
+/** DESIGN §4: `<expiresAtUnix>.<base58 signature>`; `raw` is what a relay submission carries. */
+export interface OfacSignature {
+  raw: string;
+  expiresAt: number | null;
+  signature: string | null;
+}
+
+export interface HealthAnswer {
+  healthy: boolean;
+  status: number;
+  text: string;
+}
+
+export interface HealthCheck {
+  name: string;
+  ok: boolean;
+  detail: string;
+}
+
+export interface HealthDetail {
+  status: string;
+  checks: HealthCheck[];
+  uptimeSec?: number;
+  version?: string;
+  networks?: { name: string; backend: string; sandbox: boolean; programId: string }[];
+}
+
+export interface SandboxDepositAnswer {
+  signature: string;
+  status: "indexed" | "failed";
+  leafIndex: number | null;
+}
+
+export type Decoder<T> = (value: unknown) => Result<T, string>;
+
+type Obj = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+
+function field(value: unknown, what: string): Result<Uint8Array, string> {
+  if (!Array.isArray(value) || value.length !== 32) return err(`${what} is not a 32-byte array`);
+  const out = new Uint8Array(32);
+  for (let i = 0; i < 32; i++) {
+    const b: unknown = value[i];
+    if (typeof b !== "number" || !Number.isInteger(b) || b < 0 || b > 255) return err(`${what} holds a non-byte`);
+    out[i] = b;
+  }
+  // DESIGN §3: every hash on the wire is a canonical field element; anything else is not a tree value.
+  if (!isCanonicalField(out)) return err(`${what} is not below the field modulus`);
+  return ok(out);
+}
+
+const isNonNegInt = (v: unknown): v is number => typeof v === "number" && Number.isSafeInteger(v) && v >= 0;
+const isString = (v: unknown): v is string => typeof v === "string";
+
+export const decodeMerkleState: Decoder<MerkleState> = (v) => {
+  if (!isObject(v) || !isString(v.address) || !isObject(v.json)) return err("expected { address, json }");
+  const root = field(v.json.root, "json.root");
+  if (!root.ok) return root;
+  if (!isNonNegInt(v.json.nextIndex)) return err("json.nextIndex is not a non-negative integer");
+  if (!isNonNegInt(v.json.depth)) return err("json.depth is not a non-negative integer");
+  return ok({ address: v.address, json: { root: root.value, nextIndex: v.json.nextIndex, depth: v.json.depth } });
+};
+
+export const decodeMerkleProof: Decoder<MerkleProof> = (v) => {
+  if (!isObject(v) || !isString(v.address) || !isObject(v.json)) return err("expected { address, json }");
+  const { path, indices } = v.json;
+  if (!Array.isArray(path) || !Array.isArray(indices)) return err("json.path and json.indices must be arrays");
+  if (path.length !== indices.length) return err(`json.path has ${path.length} entries but json.indices ${indices.length}`);
+  const elements: Uint8Array[] = [];
+  for (let i = 0; i < path.length; i++) {
+    const e = field(path[i], `json.path[${i}]`);
+    if (!e.ok) return e;
+    elements.push(e.value);
+  }
+  const bits: number[] = [];
+  for (const b of indices) {
+    if (b !== 0 && b !== 1) return err("json.indices must hold only 0 and 1");
+    bits.push(b);
+  }
+  return ok({ address: v.address, json: { path: elements, indices: bits } });
+};
+
+export const decodeMerkleNode: Decoder<MerkleNode> = (v) => {
+  if (!isObject(v) || !isString(v.address) || !isObject(v.json)) return err("expected { address, json }");
+  const value = field(v.json.value, "json.value");
+  if (!value.ok) return value;
+  return ok({ address: v.address, json: { value: value.value } });
+};
+
+export const decodeNullifierStatus: Decoder<NullifierStatus> = (v) => {
+  if (!isObject(v)) return err("expected { address, json }");
+  if (v.address === null && v.json === null) return ok({ address: null, json: null });
+  if (isString(v.address) && isObject(v.json) && v.json.spent === true) return ok({ address: v.address, json: { spent: true } });
+  return err("expected { address: null, json: null } or { address, json: { spent: true } }");
+};
+
+export const decodeLogin: Decoder<{ id: string }> = (v) =>
+  isObject(v) && isString(v.id) && v.id.length > 0 ? ok({ id: v.id }) : err("expected { id: string }");
+
+export const decodeBoolean: Decoder<boolean> = (v) => (typeof v === "boolean" ? ok(v) : err("expected true or false"));
+
+export const decodeRelaySuccess: Decoder<RelaySuccess> = (v) =>
+  isObject(v) && v.status === 200 && isString(v.signature) ? ok({ status: 200, signature: v.signature }) : err("expected { status: 200, signature }");
+
+export const decodeSwapQuote: Decoder<SwapQuote> = (v) => {
+  if (!isObject(v)) return err("expected a quote object");
+  const { inputMint, outputMint, inAmount, outAmount, priceImpactPct, routePlan } = v;
+  if (!isString(inputMint) || !isString(outputMint) || !isString(inAmount) || !isString(outAmount)) return err("quote mints and amounts must be strings");
+  if (typeof priceImpactPct !== "number" || !Array.isArray(routePlan)) return err("quote needs priceImpactPct and routePlan");
+  return ok({ inputMint, outputMint, inAmount, outAmount, priceImpactPct, routePlan: routePlan as unknown[] });
+};
+
+export const decodeHealthDetail: Decoder<HealthDetail> = (v) => {
+  if (!isObject(v) || !isString(v.status) || !Array.isArray(v.checks)) return err("expected { status, checks }");
+  const checks: HealthCheck[] = [];
+  for (const c of v.checks) {
+    if (!isObject(c) || !isString(c.name) || typeof c.ok !== "boolean") return err("each check needs name and ok");
+    checks.push({ name: c.name, ok: c.ok, detail: isString(c.detail) ? c.detail : "" });
+  }
+  const out: HealthDetail = { status: v.status, checks };
+  if (isNonNegInt(v.uptimeSec)) out.uptimeSec = v.uptimeSec;
+  if (isString(v.version)) out.version = v.version;
+  if (Array.isArray(v.networks)) {
+    out.networks = v.networks.filter(isObject).map((n) => ({
+      name: String(n.name),
+      backend: String(n.backend),
+      sandbox: n.sandbox === true,
+      programId: String(n.programId),
+    }));
+  }
+  return ok(out);
+};
+
+export const decodeSignatureAnswer: Decoder<{ signature: string }> = (v) =>
+  isObject(v) && isString(v.signature) ? ok({ signature: v.signature }) : err("expected { signature }");
+
+export const decodeSandboxDeposit: Decoder<SandboxDepositAnswer> = (v) => {
+  if (!isObject(v) || !isString(v.signature)) return err("expected { signature, status, leafIndex }");
+  if (v.status !== "indexed" && v.status !== "failed") return err("status must be indexed or failed");
+  if (v.leafIndex !== null && !isNonNegInt(v.leafIndex)) return err("leafIndex must be a non-negative integer or null");
+  if ((v.status === "indexed") !== (v.leafIndex !== null)) return err("an indexed deposit has a leafIndex and a failed one has none");
+  return ok({ signature: v.signature, status: v.status, leafIndex: v.leafIndex });
+};
+
+export const decodeBalance: Decoder<{ amount: bigint }> = (v) =>
+  isObject(v) && isString(v.amount) && /^[0-9]+$/.test(v.amount) ? ok({ amount: BigInt(v.amount) }) : err("expected { amount: decimal string }");
+
+export const decodeOkTrue: Decoder<{ ok: true }> = (v) => (isObject(v) && v.ok === true ? ok({ ok: true }) : err("expected { ok: true }"));
+
+/** The compliance body; its parts are parsed when it has DESIGN §4's form, kept raw otherwise. */
+export function parseOfacSignature(text: string): OfacSignature {
+  const raw = text.trim();
+  const m = /^([0-9]{1,12})\.([1-9A-HJ-NP-Za-km-z]+)$/.exec(raw);
+  return m ? { raw, expiresAt: Number(m[1]), signature: m[2]! } : { raw, expiresAt: null, signature: null };
+}
