@@ -1,0 +1,22 @@
+import type { CaseResult } from "../lib/metric";
+
+export interface CaseOptions {
+  quick: boolean;
+  log: (msg: string) => void;
+}
+
+export interface BenchCase {
+  name: string;
+  title: string;
+  run(opts: CaseOptions): Promise<CaseResult>;
+}
+
+/** In report order. Each runs in its own child process (bench/worker.ts). */
+export const CASES: Record<string, () => Promise<BenchCase>> = {
+  poseidon: async () => (await import("./poseidon")).default,
+  "batch-append": async () => (await import("./batch-append")).default,
+  deposits: async () => (await import("./deposits")).default,
+  proof: async () => (await import("./proof")).default,
+  "proof-http": async () => (await import("./proof-http")).default,
+  startup: async () => (await import("./startup")).default,
+};

@@ -1,0 +1,93 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { ROOT } from "./data";
+
+export interface ListeningProcess {
+  child: ChildProcess;
+  pid: number;
+  url: string;
+  /** ms from spawn to the `listening on` line. */
+  readyMs: number;
+  /** Output lines with their arrival time (ms since spawn). */
+  lines: { atMs: number; text: string }[];
+  output(): string;
+  /** Sends the signal and resolves with the exit code and how long the exit took. */
+  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; ms: number }>;
+}
+
+/**
+ * Spawns a process and waits for the `listening on http://...` line that the
+ * relay prints when ready (DESIGN §7); the bare peers print the same line.
+ */
+export function spawnListening(args: string[], env: Record<string, string> = {}, timeoutMs = 180_000): Promise<ListeningProcess> {
+  const t0 = performance.now();
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const lines: { atMs: number; text: string }[] = [];
+  let out = "";
+  let partial = "";
+  const onData = (d: Buffer): void => {
+    const at = performance.now() - t0;
+    out += d.toString();
+    partial += d.toString();
+    const parts = partial.split("\n");
+    partial = parts.pop()!;
+    for (const text of parts) lines.push({ atMs: at, text });
+  };
+  child.stdout!.on("data", onData);
+  child.stderr!.on("data", onData);
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+
+  return new Promise<ListeningProcess>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`no "listening on" line within ${timeoutMs} ms:\n${out.slice(-2000)}`));
+    }, timeoutMs);
+    const check = (): void => {
+      const m = /listening on (http:\/\/[^\s]+)/.exec(out);
+      if (!m) return;
+      const readyMs = performance.now() - t0;
+      clearTimeout(timer);
+      child.stdout!.off("data", check);
+      resolve({
+        child,
+        pid: child.pid!,
+        url: m[1]!,
+        readyMs,
+        lines,
+        output: () => out,
+        stop: async (signal = "SIGTERM") => {
+          const s = performance.now();
+          child.kill(signal);
+          const code = await exited;
+          return { code, ms: performance.now() - s };
+        },
+      });
+    };
+    child.stdout!.on("data", check);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`process exited with ${code} before listening:\n${out.slice(-2000)}`));
+    });
+  });
+}
+
+/** VmRSS and VmHWM (peak) of a live process, in MB, from /proc. */
+export function procMemoryMb(pid: number): { rss: number; hwm: number } | null {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const kb = (key: string): number => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN);
+    return { rss: kb("VmRSS") / 1024, hwm: kb("VmHWM") / 1024 };
+  } catch {
+    return null;
+  }
+}
+
+/** The relay as the benchmarks start it: startServer() on loadConfig(env), in its own process. */
+export function startRelayChild(env: Record<string, string>): Promise<ListeningProcess> {
+  return spawnListening(["--import", "tsx", "bench/servers/relay.ts"], {
+    RELAY_HOST: "127.0.0.1",
+    RELAY_PORT: "0",
+    RELAY_RATE_LIMITS: "off",
+    ...env,
+  });
+}
