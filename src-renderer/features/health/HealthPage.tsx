@@ -1,6 +1,6 @@
 import { useApi } from "../../api/context";
 import { HEALTH_REFRESH_MS, useAppInfo, useHealthDetail, useVersion } from "../../api/hooks";
-import type { HealthDetail } from "../../api/types";
+import type { HealthDetail, NetworkStatus } from "../../api/types";
 import { Badge } from "../../components/Badge";
 import { CopyValue } from "../../components/CopyValue";
 import { describeError, EmptyState, ErrorState, Loading } from "../../components/StateViews";
@@ -22,7 +22,7 @@ export function HealthPage() {
         </div>
         {data ? (
           <p className="page-meta" aria-live="polite">
-            <span className={`pulse${isFetching ? " pulse-active" : ""}`} aria-hidden="true" />
+            <span className={`pulse${isFetching ? " pulse-active" : ""}${error ? " pulse-stale" : ""}`} aria-hidden="true" />
             Updated {formatClock(dataUpdatedAt)}
           </p>
         ) : null}
@@ -37,8 +37,9 @@ export function HealthPage() {
       ) : (
         <>
           {error ? <StaleNotice error={error} since={dataUpdatedAt} /> : null}
-          <StatusBanner detail={data} />
+          <StatusBanner detail={data} stale={Boolean(error)} />
           <Facts detail={data} />
+          <NetworksPanel networks={data.networks} />
           <section className="panel" aria-labelledby="checks-title">
             <h2 id="checks-title">Checks</h2>
             {data.checks.length === 0 ? (
@@ -56,16 +57,19 @@ export function HealthPage() {
   );
 }
 
-function StatusBanner({ detail }: { detail: HealthDetail }) {
+function StatusBanner({ detail, stale }: { detail: HealthDetail; stale: boolean }) {
   const failing = detail.checks.filter((c) => !c.ok);
   const ok = detail.status === "ok" && failing.length === 0;
   return (
-    <div className={`banner ${ok ? "banner-ok" : "banner-bad"}`} role="status">
+    <div className={`banner ${ok ? "banner-ok" : "banner-bad"}${stale ? " banner-stale" : ""}`} role="status">
       <span className="banner-icon" aria-hidden="true">
         {ok ? "✓" : "!"}
       </span>
       <div>
-        <p className="banner-title">{ok ? "Operational" : "Degraded"}</p>
+        <p className="banner-title">
+          {stale ? "Last known status: " : ""}
+          {ok ? "Operational" : "Degraded"}
+        </p>
         <p className="banner-body">
           {ok
             ? `All ${detail.checks.length} checks pass.`
@@ -98,31 +102,45 @@ function Facts({ detail }: { detail: HealthDetail }) {
           <CopyValue value={api.base} label="API address" display={api.base} />
         </dd>
       </div>
-      <div className="fact fact-wide">
-        <dt>Networks</dt>
-        <dd>
-          {detail.networks.length === 0 ? (
-            <span className="muted">none reported</span>
-          ) : (
-            <ul className="network-list">
-              {detail.networks.map((n) => (
-                <li key={n.name}>
-                  <strong>{n.name}</strong> <span className="muted">on</span> {n.backend}
-                  {n.sandbox ? (
-                    <>
-                      {" "}
-                      <Badge tone="warn" title="Local test ledger: no real funds move">
-                        sandbox
-                      </Badge>
-                    </>
-                  ) : null}
-                </li>
-              ))}
-            </ul>
-          )}
-        </dd>
-      </div>
     </dl>
+  );
+}
+
+function NetworksPanel({ networks }: { networks: NetworkStatus[] }) {
+  return (
+    <section className="panel" aria-labelledby="networks-title">
+      <h2 id="networks-title">Networks</h2>
+      {networks.length === 0 ? (
+        <EmptyState title="No networks reported">The relay serves no network; check networks.* in its config.</EmptyState>
+      ) : (
+        <table className="table">
+          <thead>
+            <tr>
+              <th scope="col">Network</th>
+              <th scope="col">Chain backend</th>
+              <th scope="col">Funds</th>
+            </tr>
+          </thead>
+          <tbody>
+            {networks.map((n) => (
+              <tr key={n.name}>
+                <th scope="row">{n.name}</th>
+                <td>{n.backend}</td>
+                <td>
+                  {n.sandbox ? (
+                    <Badge tone="warn" title="Local test ledger: no real funds move">
+                      sandbox, test funds only
+                    </Badge>
+                  ) : (
+                    <Badge tone="neutral">real</Badge>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
   );
 }
 
@@ -131,7 +149,7 @@ function StaleNotice({ error, since }: { error: unknown; since: number }) {
   return (
     <div className="banner banner-warn" role="alert">
       <span className="banner-icon" aria-hidden="true">
-        ⏸
+        ?
       </span>
       <div>
         <p className="banner-title">{title}: showing the report from {formatClock(since)}</p>
