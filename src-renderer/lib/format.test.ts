@@ -31,5 +31,7 @@ describe("format", () => {
     expect(humanizeName("store")).toBe("Store");
     expect(humanizeName("chain.mainnet")).toBe("Chain mainnet");
     expect(humanizeName("indexerLag")).toBe("Indexer lag");
+    expect(humanizeName("chain:mainnet")).toBe("Chain mainnet");
+    expect(humanizeName("fee-balance")).toBe("Fee balance");
   });
 });

@@ -43,7 +43,7 @@ export function formatClock(epochMs: number): string {
 /** `check_name` / `chain.mainnet` -> `Check name` / `Chain mainnet` for headings. */
 export function humanizeName(name: string): string {
   const spaced = name
-    .replace(/[._-]+/g, " ")
+    .replace(/[._:-]+/g, " ")
     .replace(/([a-z])([A-Z])/g, (_, a: string, b: string) => `${a} ${b.toLowerCase()}`)
     .trim();
   return spaced ? spaced[0]!.toUpperCase() + spaced.slice(1) : name;
