@@ -1,0 +1,116 @@
+import { rmSync } from "node:fs";
+import { BENCH_MINT, BENCH_NETWORK, copyPool, dirBytes, preparedPool, tempDir } from "../lib/data";
+import type { Metric } from "../lib/metric";
+import { procMemoryMb, spawnListening, type ListeningProcess } from "../lib/proc";
+import { fmtNum, median } from "../lib/stats";
+import type { BenchCase } from "./index";
+
+const RELAY_ARGS = ["--import", "tsx", "src-server/main.ts"];
+const RELAY_ENV = { RELAY_HOST: "127.0.0.1", RELAY_PORT: "0", RELAY_RATE_LIMITS: "off" };
+const BARE_ARGS = ["-e", "console.log('bare listening on http://127.0.0.1:0'); setInterval(() => {}, 1 << 30)"];
+
+interface Sample {
+  readyMs: number;
+  rss: number;
+  hwm: number;
+  stopMs: number;
+  /** When the first config line appeared (modules loaded) and the relayer line (store opened). */
+  configAt: number | null;
+  relayerAt: number | null;
+}
+
+async function sample(args: string[], env: Record<string, string>, check?: (p: ListeningProcess) => Promise<void>): Promise<Sample> {
+  const p = await spawnListening(args, env);
+  const mem = procMemoryMb(p.pid);
+  let stop: { ms: number } | null = null;
+  try {
+    await check?.(p);
+  } finally {
+    stop = await p.stop("SIGTERM");
+  }
+  if (!mem) throw new Error(`could not read /proc/${p.pid}/status`);
+  const at = (re: RegExp): number | null => p.lines.find((l) => re.test(l.text))?.atMs ?? null;
+  return { readyMs: p.readyMs, rss: mem.rss, hwm: mem.hwm, stopMs: stop.ms, configAt: at(/^config:/), relayerAt: at(/^relayer:/) };
+}
+
+const startup: BenchCase = {
+  name: "startup",
+  title: "Start-up time and RSS",
+  async run({ quick, log }) {
+    const n = quick ? 10_000 : 1_000_000;
+    const reps = quick ? 1 : 3;
+    const t0 = performance.now();
+    const prepared = await preparedPool(n, log);
+    const prepMs = performance.now() - t0;
+    const dataBytes = dirBytes(prepared.dir);
+
+    // Bare node: the floor of any node process start.
+    const bare: Sample[] = [];
+    for (let r = 0; r < reps + 1; r++) bare.push(await sample(BARE_ARGS, {}));
+    bare.shift();
+
+    // One untimed relay start on an empty data dir warms tsx's transform cache and the page cache; it is also the empty-pool reference.
+    const emptyDirs = [tempDir("startup-empty"), tempDir("startup-empty")];
+    let empty: Sample;
+    try {
+      await sample(RELAY_ARGS, { ...RELAY_ENV, RELAY_DATA_DIR: emptyDirs[0]! });
+      empty = await sample(RELAY_ARGS, { ...RELAY_ENV, RELAY_DATA_DIR: emptyDirs[1]! });
+    } finally {
+      for (const d of emptyDirs) rmSync(d, { recursive: true, force: true });
+    }
+
+    log(`${reps} relay start(s) on a copy of the ${fmtNum(n)}-leaf pool (${fmtNum(dataBytes / 2 ** 20, 1)} MiB)`);
+    const ours: Sample[] = [];
+    for (let r = 0; r < reps; r++) {
+      const dir = copyPool(prepared.dir, "startup");
+      try {
+        ours.push(
+          await sample(RELAY_ARGS, { ...RELAY_ENV, RELAY_DATA_DIR: dir }, async (p) => {
+            // The pool must really be loaded, or the start-up figure means nothing.
+            const res = await fetch(`${p.url}/get_merkle/${BENCH_MINT}/32/${BENCH_NETWORK}`, { method: "POST" });
+            const body = (await res.json()) as { json?: { nextIndex?: number } };
+            if (body.json?.nextIndex !== n) throw new Error(`relay reports ${JSON.stringify(body).slice(0, 200)}, expected nextIndex ${n}`);
+          }),
+        );
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+
+    const med = (xs: Sample[], k: keyof Sample): number => median(xs.map((s) => s[k] ?? NaN));
+    const metrics: Metric[] = [
+      {
+        name: `start-up to "listening on", ${fmtNum(n)}-leaf pool`,
+        ours: med(ours, "readyMs"),
+        unit: "ms",
+        peerLabel: "bare node -e",
+        peer: med(bare, "readyMs"),
+        better: "lower",
+        target: { kind: "<", value: 3000 },
+        detail: `median of ${reps}: ${ours.map((s) => fmtNum(s.readyMs)).join(", ")} ms`,
+      },
+      {
+        name: `RSS after start, ${fmtNum(n)}-leaf pool`,
+        ours: med(ours, "rss"),
+        unit: "MB",
+        peerLabel: "bare node -e",
+        peer: med(bare, "rss"),
+        better: "lower",
+        target: { kind: "<", value: 500 },
+        detail: `VmRSS at the listening line; peak VmHWM ${fmtNum(med(ours, "hwm"))} MB`,
+      },
+    ];
+    return {
+      metrics,
+      notes: [
+        `real server: node --import tsx src-server/main.ts, RELAY_PORT=0, RELAY_DATA_DIR = a fresh copy of the prepared pool each start; timed from spawn to the "listening on" line`,
+        `where the time goes (medians, ms since spawn): first config line ${fmtNum(med(ours, "configAt"))} (modules loaded), relayer line ${fmtNum(med(ours, "relayerAt"))} (store opened: snapshot read + sql.js load), listening ${fmtNum(med(ours, "readyMs"))} (after loading the tree)`,
+        `same server on an empty data dir: ${fmtNum(empty.readyMs)} ms, RSS ${fmtNum(empty.rss)} MB; so the ${fmtNum(n)}-leaf pool adds ${fmtNum(med(ours, "readyMs") - empty.readyMs)} ms and ${fmtNum(med(ours, "rss") - empty.rss)} MB`,
+        `data dir ${fmtNum(dataBytes / 2 ** 20, 1)} MiB (tree chunks + per-leaf signature rows + roots); SIGTERM to exit (final snapshot) ${fmtNum(med(ours, "stopMs"))} ms`,
+        `prepared pool: ${prepared.cached ? `reused from the out/bench cache (built in ${fmtNum(prepared.buildMs / 1000, 1)} s when first made)` : `built now in ${fmtNum(prepMs / 1000, 1)} s and cached under out/bench/`}`,
+      ],
+    };
+  },
+};
+
+export default startup;
