@@ -65,6 +65,8 @@ export interface RetryOn429 {
   maxRetries?: number;
   /** A Retry-After longer than this is returned to the caller instead of slept through. Default 60 000. */
   maxWaitMs?: number;
+  /** Told before each wait, so an interactive tool can say why it is pausing. */
+  onWait?: (waitMs: number, path: string) => void;
 }
 
 export interface RelayClientOptions {
@@ -179,7 +181,7 @@ export class RelayClient {
   readonly baseUrl: string;
   readonly timeoutMs: number;
   authToken: string | undefined;
-  private readonly retry: Required<RetryOn429> | null;
+  private readonly retry: { maxRetries: number; maxWaitMs: number; onWait?: RetryOn429["onWait"] } | null;
   private readonly fetchImpl: typeof fetch;
   private readonly sleep: (ms: number) => Promise<void>;
 
@@ -188,7 +190,8 @@ export class RelayClient {
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.authToken = options.authToken;
     const r = options.retryOn429;
-    this.retry = r ? { maxRetries: (r === true ? undefined : r.maxRetries) ?? 3, maxWaitMs: (r === true ? undefined : r.maxWaitMs) ?? 60_000 } : null;
+    const retry: RetryOn429 = r === true ? {} : r || {};
+    this.retry = r ? { maxRetries: retry.maxRetries ?? 3, maxWaitMs: retry.maxWaitMs ?? 60_000, onWait: retry.onWait } : null;
     this.fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   }
@@ -321,6 +324,7 @@ export class RelayClient {
       if (result.ok || result.status !== 429 || !this.retry || attempt >= this.retry.maxRetries) return result;
       const waitMs = (result.retryAfterSec ?? 1) * 1000;
       if (waitMs > this.retry.maxWaitMs) return result;
+      this.retry.onWait?.(waitMs, spec.path);
       await this.sleep(waitMs);
     }
   }

@@ -1,0 +1,162 @@
+import path from "node:path";
+import { toHex } from "../../../src-shared/encoding/bytes";
+import { depositAndSaveNote } from "../../sdk/deposit";
+import { createNote, describeNote, type DepositNote } from "../../sdk/note";
+import { getNoteNullifier, getNoteProof } from "../../sdk/tree";
+import { Exit, type JsonValue } from "../context";
+import { amountInput, keypairInput, mintInput, noteInput, resolvePath } from "../inputs";
+import { str, type CommandSpec } from "../spec";
+
+export const DEFAULT_NOTES_DIR = ".relay-notes";
+const hex = (b: Uint8Array): string => `0x${toHex(b)}`;
+const noteOption = { type: "string", value: "file", help: "a deposit note written by `deposit`", required: true } as const;
+
+/** Sortable, unique, and tells a human which pool and when, without opening the file. */
+function defaultNoteName(note: DepositNote): string {
+  const stamp = note.createdAt.replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
+  return `${note.network}-${note.mint.slice(0, 8)}-${stamp}-${toHex(note.commitment).slice(0, 8)}.json`;
+}
+
+function noteJson(note: DepositNote, file: string): JsonValue {
+  const s = describeNote(note);
+  return { file, network: s.network, mint: s.mint, amount: s.amount, commitment: s.commitment, nullifierHash: s.nullifierHash, createdAt: s.createdAt, deposit: s.deposit ? { ...s.deposit } : null };
+}
+
+export const deposit: CommandSpec = {
+  name: "deposit",
+  summary: "create a note, save it, and deposit its commitment into the sandbox pool",
+  details:
+    `The note is written (mode 0600) before any funds move, then updated with the deposit's signature, status and leaf.\n` +
+    `Default file: ${DEFAULT_NOTES_DIR}/<network>-<mint>-<time>-<commitment>.json. The note holds the secrets that withdraw\n` +
+    "the deposit: whoever has the file has the funds. Exit 1 when the deposit is `failed` (funds are in the vault; revert it).",
+  options: {
+    keypair: { type: "string", value: "file", help: "the depositing wallet's keypair file", required: true },
+    mint: { type: "string", value: "address", help: "token mint of the pool", required: true },
+    amount: { type: "string", value: "base units", help: "amount in base units", required: true },
+    note: { type: "string", value: "file", help: `where to save the note (default under ${DEFAULT_NOTES_DIR}/)` },
+  },
+  async run(ctx, values) {
+    const kp = keypairInput(ctx, values);
+    if (!kp.ok) return kp.code;
+    const mint = mintInput(ctx, values);
+    if (!mint.ok) return mint.code;
+    const amount = amountInput(ctx, values);
+    if (!amount.ok) return amount.code;
+    const created = await createNote({ network: ctx.network, mint: mint.value, amount: amount.value, hasher: await ctx.hasher() });
+    if (!created.ok) return ctx.fail(Exit.Usage, created.error);
+    const given = str(values, "note");
+    const file = resolvePath(ctx, given ?? path.join(DEFAULT_NOTES_DIR, defaultNoteName(created.value)));
+
+    const r = await depositAndSaveNote(ctx.client, kp.value, created.value, file);
+    if (!r.ok) {
+      const e = r.error;
+      if (e.stage === "save") return ctx.fail(Exit.LocalFile, `note not saved, nothing sent: ${e.message}`);
+      if (e.stage === "update") {
+        // The deposit happened: whatever else fails, the user must see where it landed.
+        ctx.note(`deposit ${e.note.deposit?.status} (signature ${e.note.deposit?.signature}, leaf ${e.note.deposit?.leafIndex}) but the note could not be updated`);
+        return ctx.fail(Exit.LocalFile, `${e.message}; ${e.noteFile} still holds the secrets`, { deposit: e.note.deposit ? { ...e.note.deposit } : null });
+      }
+      if (e.noteFile) ctx.note(`the deposit's outcome is unknown; keep ${e.noteFile}: it holds the secrets if the funds moved`);
+      return ctx.apiFailure("deposit", e.failure);
+    }
+    const note = r.value;
+    const d = note.deposit!;
+    const lines = [
+      `note saved: ${file}`,
+      `  it holds this deposit's secrets: whoever has the file can withdraw. Keep it offline and backed up.`,
+      d.status === "indexed" ? `deposit indexed at leaf ${d.leafIndex}` : "deposit FAILED: the funds are in the pool vault; the note is needed to revert it",
+      `signature: ${d.signature}`,
+      `commitment: ${hex(note.commitment)}`,
+      `nullifierHash: ${hex(note.nullifierHash)}`,
+    ];
+    return ctx.done(lines, noteJson(note, file), d.status === "indexed" ? Exit.Ok : Exit.Refused);
+  },
+};
+
+export const merkle: CommandSpec = {
+  name: "merkle",
+  summary: "the pool's current tree: root, nextIndex, depth (get_merkle)",
+  options: { mint: { type: "string", value: "address", help: "token mint of the pool", required: true } },
+  async run(ctx, values) {
+    const mint = mintInput(ctx, values);
+    if (!mint.ok) return mint.code;
+    const r = await ctx.client.getMerkle(mint.value, ctx.network);
+    if (!r.ok) return ctx.apiFailure("get_merkle", r);
+    const { address, json } = r.value;
+    return ctx.done([`tree: ${address}`, `root: ${hex(json.root)}`, `nextIndex: ${json.nextIndex}`, `depth: ${json.depth}`], {
+      address,
+      json: { root: Array.from(json.root), nextIndex: json.nextIndex, depth: json.depth },
+      rootHex: hex(json.root),
+    });
+  },
+};
+
+export const proof: CommandSpec = {
+  name: "proof",
+  summary: "fetch the Merkle proof of a note's leaf and verify it locally with Poseidon",
+  details: "Exit 5 when the relay's path does not rebuild its own root: do not build a withdrawal on it.",
+  options: { note: noteOption },
+  async run(ctx, values) {
+    const note = await noteInput(ctx, values);
+    if (!note.ok) return note.code;
+    const r = await getNoteProof(ctx.client, note.value, { hasher: await ctx.hasher() });
+    if (!r.ok) {
+      const e = r.error;
+      if (e.kind === "api") return ctx.apiFailure("get_proof", e.failure);
+      if (e.kind === "no-leaf") return ctx.fail(Exit.Refused, e.message);
+      if (e.kind === "unstable") return ctx.fail(Exit.Refused, e.message);
+      return ctx.fail(Exit.ProofMismatch, `PROOF DOES NOT VERIFY: ${e.message}`);
+    }
+    const p = r.value;
+    return ctx.done(
+      [`leaf ${p.leafIndex} of ${note.value.mint} on ${note.value.network}: proof verified locally`, `root: ${hex(p.root)}`, `nextIndex: ${p.nextIndex}`, `tree: ${p.address}`],
+      { verified: true, address: p.address, leafIndex: p.leafIndex, leaf: hex(p.leaf), root: hex(p.root), nextIndex: p.nextIndex, path: p.path.map(hex), indices: p.indices },
+    );
+  },
+};
+
+export const nullifier: CommandSpec = {
+  name: "nullifier",
+  summary: "whether a note was already withdrawn (get_nullifier of its nullifierHash)",
+  options: { note: noteOption },
+  async run(ctx, values) {
+    const note = await noteInput(ctx, values);
+    if (!note.ok) return note.code;
+    const r = await getNoteNullifier(ctx.client, note.value);
+    if (!r.ok) return ctx.apiFailure("get_nullifier", r);
+    const human = r.value.address === null ? "not spent" : `spent (nullifier account ${r.value.address})`;
+    return ctx.done([`nullifierHash ${hex(note.value.nullifierHash)}: ${human}`], {
+      nullifierHash: hex(note.value.nullifierHash),
+      spent: r.value.address !== null,
+      address: r.value.address,
+      json: r.value.json,
+    });
+  },
+};
+
+export const noteCommand: CommandSpec = {
+  name: "note",
+  summary: "show a note's public fields (secrets only with --reveal-secrets)",
+  options: {
+    note: noteOption,
+    "reveal-secrets": { type: "boolean", help: "also print the nullifier and secret (anyone who sees them can withdraw)" },
+  },
+  async run(ctx, values) {
+    const note = await noteInput(ctx, values);
+    if (!note.ok) return note.code;
+    const s = describeNote(note.value, { revealSecrets: values["reveal-secrets"] === true });
+    const d = s.deposit;
+    const lines = [
+      `network: ${s.network}`,
+      `mint: ${s.mint}`,
+      `amount: ${s.amount}`,
+      `commitment: ${s.commitment}`,
+      `nullifierHash: ${s.nullifierHash}`,
+      `created: ${s.createdAt}`,
+      d ? `deposit: ${d.status}${d.leafIndex === null ? "" : ` at leaf ${d.leafIndex}`} by ${d.wallet}, signature ${d.signature}` : "deposit: not sent",
+    ];
+    if (s.nullifier && s.secret) lines.push(`nullifier: ${s.nullifier}`, `secret: ${s.secret}`);
+    const json: Record<string, JsonValue> = { ...s, deposit: d ? { ...d } : null };
+    return ctx.done(lines, json);
+  },
+};

@@ -1,0 +1,46 @@
+import { describe, expect, it } from "vitest";
+import type { CliIo } from "./context";
+import { COMMANDS, runCli } from "./run";
+
+async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = "";
+  let err = "";
+  const io: CliIo = { stdout: (t) => void (out += t), stderr: (t) => void (err += t), env: {}, cwd: "/nonexistent" };
+  const code = await runCli(argv, io);
+  return { code, out, err };
+}
+
+describe("relay-cli argument handling (no relay needed)", () => {
+  it("lists every command in --help and has --help for each", async () => {
+    const top = await run("--help");
+    expect(top.code).toBe(0);
+    for (const c of COMMANDS) {
+      expect(top.out).toContain(c.name);
+      const help = await run(c.name, "--help");
+      expect(help).toMatchObject({ code: 0, out: expect.stringContaining(`usage: relay-cli ${c.name}`) });
+    }
+  });
+
+  it("answers usage errors with exit 2 and a pointer to help", async () => {
+    expect(await run()).toMatchObject({ code: 2, err: expect.stringContaining("usage:") });
+    expect(await run("frob")).toMatchObject({ code: 2, err: expect.stringContaining('unknown command "frob"') });
+    expect(await run("merkle", "--bogus")).toMatchObject({ code: 2, err: expect.stringContaining("relay-cli merkle --help") });
+    expect(await run("merkle")).toMatchObject({ code: 2, err: expect.stringContaining("--mint") });
+    expect(await run("merkle", "--mint", "xyz")).toMatchObject({ code: 2 });
+    expect(await run("health", "--network", "testnet")).toMatchObject({ code: 2, err: expect.stringContaining("mainnet or devnet") });
+    expect(await run("health", "--url", "ftp://x")).toMatchObject({ code: 2 });
+    expect(await run("health", "--timeout", "soon")).toMatchObject({ code: 2 });
+    expect(await run("deposit", "--keypair", "k.json", "extra")).toMatchObject({ code: 2, err: expect.stringContaining('"extra"') });
+  });
+
+  it("reports unreadable local files with exit 4, as JSON under --json", async () => {
+    expect(await run("login", "--keypair", "missing.json")).toMatchObject({ code: 4, err: expect.stringContaining("ENOENT") });
+    const r = await run("proof", "--note", "missing.json", "--json");
+    expect(r.code).toBe(4);
+    expect(JSON.parse(r.err)).toMatchObject({ ok: false, exitCode: 4 });
+  });
+
+  it("accepts global flags before the command", async () => {
+    expect(await run("--network", "devnet", "merkle", "--help")).toMatchObject({ code: 0 });
+  });
+});

@@ -1,0 +1,235 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
+import type { FieldHasher } from "../../src-shared/crypto/hasher";
+import { encodeBase58 } from "../../src-shared/encoding/base58";
+import { sandboxDepositMessage } from "../../src-shared/messages";
+import { runCli } from "../cli/run";
+import type { CliIo } from "../cli/context";
+import { depositAndSaveNote, sandboxDeposit } from "./deposit";
+import { RelayClient } from "./http";
+import { Keypair, readKeypairFile, writeKeypairFile } from "./keypair";
+import { login } from "./login";
+import { createNote, loadNote, type DepositNote } from "./note";
+import { getNoteNullifier, getNoteProof } from "./tree";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const WSOL = "So11111111111111111111111111111111111111112";
+const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
+
+interface Relay {
+  url: string;
+  child: ChildProcess;
+  exited: Promise<number | null>;
+  output(): string;
+}
+
+/**
+ * Starts the real relay by its run contract (DESIGN §7): the headless entry,
+ * RELAY_PORT=0, a fresh data dir, and the `listening on http://HOST:PORT` line.
+ */
+async function startRelay(dataDir: string): Promise<Relay> {
+  const child = spawn(process.execPath, ["--import", "tsx", "src-server/main.ts"], {
+    cwd: ROOT,
+    env: { ...process.env, RELAY_PORT: "0", RELAY_HOST: "127.0.0.1", RELAY_DATA_DIR: dataDir, RELAY_RATE_LIMITS: "off" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+  child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`relay did not print "listening on" within 90 s:\n${out}`)), 90_000);
+    const check = (): void => {
+      const m = /listening on (http:\/\/[0-9.]+:[0-9]+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    };
+    child.stdout!.on("data", check);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`relay exited with ${code} before listening:\n${out}`));
+    });
+  });
+  return { url, child, exited, output: () => out };
+}
+
+/** Collects a CLI run's output instead of printing it. */
+function captureIo(cwd: string, url: string): CliIo & { out: () => string; err: () => string } {
+  let out = "";
+  let err = "";
+  return { stdout: (t) => void (out += t), stderr: (t) => void (err += t), env: { RELAY_URL: url }, cwd, out: () => out, err: () => err };
+}
+
+describe("SDK against the real relay process", () => {
+  let dir: string;
+  let relay: Relay;
+  let client: RelayClient;
+  let hasher: FieldHasher;
+  let wallet: Keypair;
+  const notes: DepositNote[] = [];
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), "sdk-http-"));
+    [relay, hasher] = await Promise.all([startRelay(path.join(dir, "data")), createPoseidonHasher()]);
+    client = new RelayClient({ baseUrl: relay.url, timeoutMs: 15_000 });
+  });
+
+  afterAll(async () => {
+    if (relay && relay.child.exitCode === null) {
+      relay.child.kill("SIGTERM");
+      await relay.exited;
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("keygen: a keypair file round-trips with 0600", () => {
+    const file = path.join(dir, "wallet.json");
+    expect(writeKeypairFile(file, Keypair.generate()).ok).toBe(true);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const kp = readKeypairFile(file);
+    if (!kp.ok) throw new Error(kp.error);
+    wallet = kp.value;
+  });
+
+  it("login: the token is valid; a replayed timestamp is refused with the spec's error", async () => {
+    const unixSeconds = Math.floor(Date.now() / 1000);
+    const token = await login(client, wallet, { unixSeconds });
+    if (!token.ok) throw new Error(JSON.stringify(token));
+    expect(token.value).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await client.isLogged(token.value)).toEqual({ ok: true, status: 200, value: true });
+    expect(await client.isLogged("00000000-0000-0000-0000-000000000000")).toEqual({ ok: true, status: 200, value: false });
+    expect(await login(client, wallet, { unixSeconds })).toMatchObject({ ok: false, status: 400, error: "Message too old" });
+  });
+
+  it("airdrop credits the wallet", async () => {
+    const r = await client.sandboxAirdrop({ network: "mainnet", wallet: wallet.address, mint: WSOL, amount: 10_000_000n });
+    expect(r.ok).toBe(true);
+    expect(await client.sandboxBalance("mainnet", wallet.address, WSOL)).toMatchObject({ ok: true, value: { amount: 10_000_000n } });
+  });
+
+  it("deposit: two notes are indexed at leaves 0 and 1; the saved note records it", async () => {
+    for (let i = 0; i < 2; i++) {
+      const created = await createNote({ network: "mainnet", mint: WSOL, amount: 1_000_000n, hasher });
+      if (!created.ok) throw new Error(created.error);
+      const file = path.join(dir, "notes", `note-${i}.json`);
+      const r = await depositAndSaveNote(client, wallet, created.value, file);
+      if (!r.ok) throw new Error(JSON.stringify(r.error));
+      expect(r.value.deposit).toMatchObject({ status: "indexed", leafIndex: i, wallet: wallet.address });
+      expect(r.value.deposit!.signature).toMatch(/^[1-9A-HJ-NP-Za-km-z]{80,90}$/);
+      const saved = await loadNote(file, hasher);
+      expect(saved.ok && saved.value.deposit).toEqual(r.value.deposit);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      notes.push(r.value);
+    }
+    expect(await client.sandboxBalance("mainnet", wallet.address, WSOL)).toMatchObject({ ok: true, value: { amount: 8_000_000n } });
+  });
+
+  it("get_merkle's nextIndex counts the deposits", async () => {
+    const m = await client.getMerkle(WSOL, "mainnet");
+    if (!m.ok) throw new Error(JSON.stringify(m));
+    expect(m.value.json).toMatchObject({ nextIndex: 2, depth: 32 });
+    expect(m.value.address).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
+  });
+
+  it("each note's proof rebuilds the relay's root locally", async () => {
+    const m = await client.getMerkle(WSOL, "mainnet");
+    if (!m.ok) throw new Error(JSON.stringify(m));
+    for (const [i, note] of notes.entries()) {
+      const p = await getNoteProof(client, note, { hasher });
+      if (!p.ok) throw new Error(JSON.stringify(p.error));
+      expect(p.value.leafIndex).toBe(i);
+      expect(p.value.root).toEqual(m.value.json.root);
+      expect(p.value.path).toHaveLength(32);
+    }
+  });
+
+  it("get_nullifier of an unspent note answers {address:null,json:null}", async () => {
+    expect(await getNoteNullifier(client, notes[0]!)).toEqual({ ok: true, status: 200, value: { address: null, json: null } });
+    // The wire form exactly as the spec writes it, not only as the SDK decodes it.
+    const res = await fetch(`${relay.url}/get_nullifier/${WSOL}/32/mainnet`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ nullifierHash: Array.from(notes[0]!.nullifierHash) }),
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ address: null, json: null });
+  });
+
+  it("an all-zero commitment leaves the deposit failed, without a leaf", async () => {
+    const commitment = new Uint8Array(32);
+    const r = await client.sandboxDeposit({
+      network: "mainnet",
+      mint: WSOL,
+      amount: 1000n,
+      commitment,
+      wallet: wallet.address,
+      signature: encodeBase58(wallet.sign(sandboxDepositMessage("mainnet", WSOL, 1000n, commitment))),
+    });
+    expect(r).toMatchObject({ ok: true, value: { status: "failed", leafIndex: null } });
+    expect(await client.getMerkle(WSOL, "mainnet")).toMatchObject({ ok: true, value: { json: { nextIndex: 2 } } });
+  });
+
+  it("a repeated commitment fails; its note gets no proof, and an unfunded deposit is refused", async () => {
+    const again = await sandboxDeposit(client, wallet, { ...notes[0]!, deposit: null });
+    if (!again.ok) throw new Error(JSON.stringify(again));
+    expect(again.value.deposit).toMatchObject({ status: "failed", leafIndex: null });
+    expect(await getNoteProof(client, again.value, { hasher })).toMatchObject({ ok: false, error: { kind: "no-leaf", message: expect.stringMatching(/revert/) } });
+
+    const created = await createNote({ network: "mainnet", mint: USDC, amount: 5n, hasher });
+    if (!created.ok) throw new Error(created.error);
+    expect(await sandboxDeposit(client, wallet, created.value)).toMatchObject({ ok: false, status: 400, error: "InsufficientFunds" });
+  });
+
+  it("spec errors come back typed, without throwing", async () => {
+    expect(await client.getProof(WSOL, 2, "mainnet")).toMatchObject({ ok: false, status: 400, error: "IndexOutOfRange" });
+    expect(await client.getMerkle("7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU", "mainnet")).toMatchObject({ ok: false, status: 404, error: "PoolNotFound" });
+    expect(await client.getNode(WSOL, 1, "mainnet")).toMatchObject({ ok: true });
+    expect(await client.health()).toEqual({ ok: true, status: 200, value: { healthy: true, status: 200, text: "ok" } });
+    const detail = await client.healthDetail();
+    expect(detail.ok && detail.value.networks?.every((n) => n.sandbox)).toBe(true);
+    const v = await client.version();
+    expect(v.ok && v.value).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+
+  it("the CLI runs the three-command flow against the same relay", async () => {
+    const cwd = path.join(dir, "cli");
+    const run = async (...argv: string[]) => {
+      const io = captureIo(cwd, relay.url);
+      const code = await runCli(argv, io);
+      return { code, out: io.out(), err: io.err() };
+    };
+    expect((await run("keygen", "--out", "id.json")).code).toBe(0);
+    const address = JSON.parse(readFileSync(path.join(cwd, "id.json"), "utf8")) as number[];
+    expect(address).toHaveLength(64);
+    expect((await run("login", "--keypair", "id.json", "--json")).out).toContain('"isLogged": true');
+    expect((await run("airdrop", "--keypair", "id.json", "--mint", USDC, "--amount", "500")).code).toBe(0);
+
+    const dep = await run("deposit", "--keypair", "id.json", "--mint", USDC, "--amount", "200", "--json");
+    expect(dep.code).toBe(0);
+    const result = JSON.parse(dep.out) as { file: string; deposit: { status: string; leafIndex: number } };
+    expect(result.deposit).toMatchObject({ status: "indexed", leafIndex: 0 });
+    expect(path.dirname(result.file)).toBe(path.join(cwd, ".relay-notes"));
+    expect(dep.out).not.toMatch(/"secret"|"nullifier"/);
+
+    const proof = await run("proof", "--note", result.file, "--json");
+    expect(proof.code).toBe(0);
+    expect(JSON.parse(proof.out)).toMatchObject({ verified: true, leafIndex: 0, nextIndex: 1 });
+    expect((await run("nullifier", "--note", result.file)).out).toMatch(/not spent/);
+    expect((await run("balance", "--keypair", "id.json", "--mint", USDC)).out.trim()).toBe("300");
+    expect((await run("merkle", "--mint", USDC, "--network", "devnet", "--json")).out).toContain('"nextIndex": 0');
+    expect(await run("deposit", "--keypair", "id.json", "--mint", USDC, "--amount", "99999")).toMatchObject({ code: 1, err: expect.stringMatching(/InsufficientFunds/) });
+    expect(await run("merkle", "--mint", USDC, "--url", "http://127.0.0.1:9")).toMatchObject({ code: 3 });
+  });
+
+  it("stops gracefully on SIGTERM", async () => {
+    relay.child.kill("SIGTERM");
+    expect(await relay.exited).toBe(0);
+  });
+});
