@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { createPoseidonHasher } from "../src-shared/crypto/poseidon-wasm";
 import { parsePublicKey } from "../src-shared/encoding/base58";
@@ -7,6 +7,7 @@ import { nullifierAddress, treeAddress } from "../src-shared/solana/pda";
 import { SandboxChain } from "./adapters/chain-sandbox/sandbox-chain";
 import { loadOrCreateKeypair } from "./adapters/keys/keypair-file";
 import { SqlAuthStore } from "./adapters/storage-sqljs/auth-store";
+import { lockDataDir } from "./adapters/storage-sqljs/data-dir-lock";
 import { DurableDb } from "./adapters/storage-sqljs/durable-db";
 import { MIGRATIONS, SQL_FUNCTIONS } from "./adapters/storage-sqljs/schema-migrations";
 import { SqlTreeStore } from "./adapters/storage-sqljs/tree-store";
@@ -40,6 +41,8 @@ export function packageVersion(): string {
 export async function composeRelay(config: RelayConfig, opts: { consoleDir?: string; log: (line: string) => void }): Promise<Relay> {
   const { log } = opts;
   const hasher = await createPoseidonHasher();
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const unlock = lockDataDir(config.dataDir);
   const db = await DurableDb.open({
     dir: config.dataDir,
     migrations: MIGRATIONS,
@@ -87,7 +90,8 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
   const health = new HealthService();
   health.add("store", () => {
     db.get("SELECT 1 AS x");
-    return [{ name: "store", ok: true, detail: `journal ${db.stats.journalBytes} bytes` }];
+    const failure = db.failure;
+    return [{ name: "store", ok: !failure, detail: failure ? failure.message : `journal ${db.stats.journalBytes} bytes, ${db.stats.writes} writes` }];
   });
   for (const chain of chains.values()) health.add(`chain:${chain.network}`, () => chain.health());
   health.add("indexer", () => indexer.health());
@@ -122,6 +126,12 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
     health,
     db,
     indexer,
-    close: () => db.close(),
+    close: async () => {
+      try {
+        await db.close();
+      } finally {
+        unlock();
+      }
+    },
   };
 }

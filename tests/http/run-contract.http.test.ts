@@ -58,6 +58,16 @@ describe("run contract (DESIGN §7)", () => {
     }
   });
 
+  it("refuses a second relay on a data dir that a running relay holds, and says which process holds it", async () => {
+    const relay = await startRelay();
+    try {
+      await expect(startRelay({}, relay.dataDir)).rejects.toThrow(/in use by process \d+/);
+    } finally {
+      await relay.stop();
+      relay.cleanup();
+    }
+  });
+
   it("refuses to start on bad config, naming the key", () => {
     const dir = mkdtempSync(path.join(tmpdir(), "relay-badcfg-"));
     const cfg = path.join(dir, "c.json");

@@ -124,6 +124,11 @@ export class DurableDb {
     return self;
   }
 
+  /** Set once the journal failed: every later write rejects until restart (health reports it). */
+  get failure(): Error | null {
+    return this.state === "open" ? this.writer.failed : null;
+  }
+
   get stats(): DurableDbStats {
     return {
       journalBytes: this.writer.bytes,
