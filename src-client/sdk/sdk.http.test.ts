@@ -216,6 +216,8 @@ describe("SDK against the real relay process", () => {
     const result = JSON.parse(dep.out) as { file: string; deposit: { status: string; leafIndex: number } };
     expect(result.deposit).toMatchObject({ status: "indexed", leafIndex: 0 });
     expect(path.dirname(result.file)).toBe(path.join(cwd, ".relay-notes"));
+    expect(readFileSync(path.join(cwd, ".relay-notes", ".gitignore"), "utf8")).toMatch(/^\*$/m);
+    expect(statSync(path.join(cwd, ".relay-notes")).mode & 0o777).toBe(0o700);
     expect(dep.out).not.toMatch(/"secret"|"nullifier"/);
 
     const proof = await run("proof", "--note", result.file, "--json");

@@ -140,7 +140,12 @@ export const decodeNullifierStatus: Decoder<NullifierStatus> = (v) => {
 export const decodeLogin: Decoder<{ id: string }> = (v) =>
   isObject(v) && isString(v.id) && v.id.length > 0 ? ok({ id: v.id }) : err("expected { id: string }");
 
-export const decodeBoolean: Decoder<boolean> = (v) => (typeof v === "boolean" ? ok(v) : err("expected true or false"));
+/** The spec calls is_logged's answer a "JSON string `true`": a JSON boolean, or the quoted text, both accepted. */
+export const decodeBoolean: Decoder<boolean> = (v) => {
+  if (typeof v === "boolean") return ok(v);
+  if (v === "true" || v === "false") return ok(v === "true");
+  return err("expected true or false");
+};
 
 export const decodeRelaySuccess: Decoder<RelaySuccess> = (v) =>
   isObject(v) && v.status === 200 && isString(v.signature) ? ok({ status: 200, signature: v.signature }) : err("expected { status: 200, signature }");

@@ -1,3 +1,4 @@
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { toHex } from "../../../src-shared/encoding/bytes";
 import { depositAndSaveNote } from "../../sdk/deposit";
@@ -20,6 +21,16 @@ function defaultNoteName(note: DepositNote): string {
 function noteJson(note: DepositNote, file: string): JsonValue {
   const s = describeNote(note);
   return { file, network: s.network, mint: s.mint, amount: s.amount, commitment: s.commitment, nullifierHash: s.nullifierHash, createdAt: s.createdAt, deposit: s.deposit ? { ...s.deposit } : null };
+}
+
+/**
+ * The default notes folder is usually inside a project checkout; a `*`
+ * .gitignore in it keeps a `git add -A` from publishing deposit secrets.
+ */
+function guardNotesDir(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const ignore = path.join(dir, ".gitignore");
+  if (!existsSync(ignore)) writeFileSync(ignore, "# deposit notes hold secrets: never commit them\n*\n", { mode: 0o600 });
 }
 
 export const deposit: CommandSpec = {
@@ -46,6 +57,13 @@ export const deposit: CommandSpec = {
     if (!created.ok) return ctx.fail(Exit.Usage, created.error);
     const given = str(values, "note");
     const file = resolvePath(ctx, given ?? path.join(DEFAULT_NOTES_DIR, defaultNoteName(created.value)));
+    if (!given) {
+      try {
+        guardNotesDir(path.dirname(file));
+      } catch (e) {
+        return ctx.fail(Exit.LocalFile, `cannot prepare ${path.dirname(file)}: ${(e as Error).message}`);
+      }
+    }
 
     const r = await depositAndSaveNote(ctx.client, kp.value, created.value, file);
     if (!r.ok) {
