@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url";
 import react from "@vitejs/plugin-react";
 import { defineConfig } from "electron-vite";
+import { consoleCspMeta } from "./vite.console.config";
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 
@@ -26,7 +27,7 @@ export default defineConfig({
   },
   renderer: {
     root: here("./src-renderer"),
-    plugins: [react()],
+    plugins: [react(), consoleCspMeta()],
     build: {
       outDir: here("./out/renderer"),
       rolldownOptions: { input: here("./src-renderer/index.html") },

@@ -98,8 +98,13 @@ describe("operator console (headless, Chromium)", () => {
       chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS }),
     ]);
     const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, colorScheme: "light" });
+    await context.grantPermissions(["clipboard-read", "clipboard-write"]);
     page = await context.newPage();
     page.on("pageerror", (err) => pageErrors.push(err.message));
+    // A CSP violation is only a console message; treat it as a page error.
+    page.on("console", (msg) => {
+      if (/Content Security Policy/i.test(msg.text())) pageErrors.push(msg.text());
+    });
   });
 
   afterAll(async () => {
@@ -143,6 +148,7 @@ describe("operator console (headless, Chromium)", () => {
     await page.getByRole("heading", { level: 1, name: "Pools" }).waitFor();
     expect(new URL(page.url()).hash).toBe("#/pools");
 
+    const roots = new Map<string, string>();
     for (const network of NETWORKS) {
       for (const pool of POOLS) {
         const res = await fetch(`${url}/get_merkle/${pool.mint}/32/${network}`, { method: "POST" });
@@ -156,12 +162,22 @@ describe("operator console (headless, Chromium)", () => {
         } else {
           expect(res.status).toBe(200);
           const body = (await res.json()) as { address: string; json: { root: number[]; nextIndex: number } };
+          roots.set(`${network}:${pool.symbol}`, bytesToHex(body.json.root));
           await card.getByText(shortHex(bytesToHex(body.json.root))).waitFor();
           await card.getByTitle(body.address).waitFor();
           expect(await card.locator(".pool-count").textContent()).toMatch(/^[\d,]+$/);
         }
       }
     }
+
+    // Copy gives the full value, not the shortened one on screen.
+    for (const [key, root] of [...roots].slice(0, 1)) {
+      const copyRoot = page.locator(`[data-pool="${key}"]`).getByRole("button", { name: /^Copy root of/ });
+      await copyRoot.click();
+      await copyRoot.filter({ hasText: "Copied" }).waitFor();
+      expect(await page.evaluate("navigator.clipboard.readText()")).toBe(root);
+    }
+    await page.waitForTimeout(1_600); // let "Copied" fade before the screenshot
 
     await page.screenshot({ path: join(screenshots, "pools.png"), fullPage: true });
     expect(pageErrors).toEqual([]);
