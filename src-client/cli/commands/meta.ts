@@ -25,7 +25,7 @@ export const health: CommandSpec = {
     const lines = [h.value.healthy ? "ok" : h.value.text || `unhealthy (HTTP ${h.value.status})`];
     for (const c of checks) lines.push(`  ${c.ok ? "ok  " : "FAIL"} ${c.name}${c.detail ? `: ${c.detail}` : ""}`);
     if (d.ok && d.value.networks) {
-      for (const n of d.value.networks) lines.push(`  network ${n.name}: ${n.backend}${n.sandbox ? " (sandbox)" : ""}, program ${n.programId}`);
+      for (const n of d.value.networks) lines.push(`  network ${n.name}: ${n.sandbox ? "sandbox chain (test funds only)" : `${n.backend} backend`}, program ${n.programId}`);
     }
     const json = {
       healthy: h.value.healthy,
