@@ -15,7 +15,14 @@ export default defineConfig({
   main: {
     build: {
       outDir: here("./out/main"),
-      lib: { entry: here("./src-main/index.ts") },
+      lib: {
+        entry: {
+          index: here("./src-main/index.ts"),
+          // The relay's proof-verifier worker thread, loaded by the in-process server
+          // from `./verify-worker.js` next to the bundle (see worker-pool.ts).
+          "verify-worker": here("./src-server/adapters/verifier-groth16/verify-worker.ts"),
+        },
+      },
     },
   },
   preload: {

@@ -49,7 +49,7 @@ function startRelay(dataDir: string, timeoutMs = 100_000): Promise<Relay> {
   );
   return new Promise<Relay>((resolve, reject) => {
     const timer = setTimeout(() => {
-      child.kill("SIGKILL");
+      void stopRelay({ child, exited });
       reject(new Error(`no "listening on" line within ${timeoutMs} ms; output:\n${out}`));
     }, timeoutMs);
     const onData = (chunk: Buffer) => {
@@ -67,6 +67,19 @@ function startRelay(dataDir: string, timeoutMs = 100_000): Promise<Relay> {
       reject(new Error(`the relay exited (code ${code}, signal ${signal}) before listening; output:\n${out}`));
     });
   });
+}
+
+/**
+ * SIGTERM first: start.mjs forwards it to the server, which stops gracefully. SIGKILL
+ * only as a last resort, since it cannot be forwarded and would orphan the server.
+ */
+async function stopRelay(relay: Pick<Relay, "child" | "exited">, graceMs = 15_000): Promise<void> {
+  const { child } = relay;
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
+  await relay.exited;
+  clearTimeout(timer);
 }
 
 interface HealthDetail {
@@ -93,11 +106,15 @@ describe("operator console (headless, Chromium)", () => {
     mkdirSync(join(root, "e2e", ".tmp"), { recursive: true });
     dataDir = mkdtempSync(join(root, "e2e", ".tmp", "console-"));
     mkdirSync(screenshots, { recursive: true });
-    [relay, browser] = await Promise.all([
+    const [started, launched] = await Promise.allSettled([
       startRelay(dataDir),
       chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS }),
     ]);
-    const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, colorScheme: "light" });
+    if (started.status === "fulfilled") relay = started.value;
+    if (launched.status === "fulfilled") browser = launched.value;
+    if (started.status === "rejected") throw started.reason;
+    if (launched.status === "rejected") throw launched.reason;
+    const context = await launched.value.newContext({ viewport: { width: 1280, height: 860 }, colorScheme: "light" });
     await context.grantPermissions(["clipboard-read", "clipboard-write"]);
     page = await context.newPage();
     page.on("pageerror", (err) => pageErrors.push(err.message));
@@ -109,10 +126,7 @@ describe("operator console (headless, Chromium)", () => {
 
   afterAll(async () => {
     await browser?.close();
-    if (relay && relay.child.exitCode === null && relay.child.signalCode === null) {
-      relay.child.kill("SIGKILL");
-      await relay.exited;
-    }
+    if (relay) await stopRelay(relay);
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 

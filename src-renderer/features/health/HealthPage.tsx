@@ -1,11 +1,12 @@
 import { useApi } from "../../api/context";
-import { HEALTH_REFRESH_MS, useAppInfo, useHealthDetail, useVersion } from "../../api/hooks";
-import type { HealthDetail, NetworkStatus } from "../../api/types";
-import { Badge } from "../../components/Badge";
+import { HEALTH_REFRESH_MS, useHealthDetail, useVersion } from "../../api/hooks";
+import type { HealthDetail } from "../../api/types";
 import { CopyValue } from "../../components/CopyValue";
 import { describeError, EmptyState, ErrorState, Loading } from "../../components/StateViews";
 import { formatClock, formatUptime } from "../../lib/format";
 import { ChecksList } from "./ChecksList";
+import { DesktopFacts } from "./DesktopFacts";
+import { NetworksPanel } from "./NetworksPanel";
 
 export function HealthPage() {
   const health = useHealthDetail();
@@ -106,44 +107,6 @@ function Facts({ detail }: { detail: HealthDetail }) {
   );
 }
 
-function NetworksPanel({ networks }: { networks: NetworkStatus[] }) {
-  return (
-    <section className="panel" aria-labelledby="networks-title">
-      <h2 id="networks-title">Networks</h2>
-      {networks.length === 0 ? (
-        <EmptyState title="No networks reported">The relay serves no network; check networks.* in its config.</EmptyState>
-      ) : (
-        <table className="table">
-          <thead>
-            <tr>
-              <th scope="col">Network</th>
-              <th scope="col">Chain backend</th>
-              <th scope="col">Funds</th>
-            </tr>
-          </thead>
-          <tbody>
-            {networks.map((n) => (
-              <tr key={n.name}>
-                <th scope="row">{n.name}</th>
-                <td>{n.backend}</td>
-                <td>
-                  {n.sandbox ? (
-                    <Badge tone="warn" title="Local test ledger: no real funds move">
-                      sandbox, test funds only
-                    </Badge>
-                  ) : (
-                    <Badge tone="neutral">real</Badge>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-    </section>
-  );
-}
-
 function StaleNotice({ error, since }: { error: unknown; since: number }) {
   const { title, detail } = describeError(error);
   return (
@@ -156,35 +119,5 @@ function StaleNotice({ error, since }: { error: unknown; since: number }) {
         <p className="banner-body">{detail}</p>
       </div>
     </div>
-  );
-}
-
-function DesktopFacts() {
-  const { data } = useAppInfo();
-  if (!data) return null;
-  return (
-    <section className="panel" aria-labelledby="desktop-title">
-      <h2 id="desktop-title">Desktop app</h2>
-      <dl className="facts facts-compact">
-        <div className="fact">
-          <dt>App</dt>
-          <dd>
-            {data.name} {data.version}
-          </dd>
-        </div>
-        <div className="fact">
-          <dt>Electron</dt>
-          <dd>
-            {data.electron} (Chrome {data.chrome}, Node {data.node})
-          </dd>
-        </div>
-        <div className="fact fact-wide">
-          <dt>Data folder</dt>
-          <dd>
-            <CopyValue value={data.dataDir} label="data folder" display={data.dataDir} />
-          </dd>
-        </div>
-      </dl>
-    </section>
   );
 }
