@@ -105,7 +105,7 @@ const startup: BenchCase = {
       notes: [
         `real server: node --import tsx src-server/main.ts, RELAY_PORT=0, RELAY_DATA_DIR = a fresh copy of the prepared pool each start; timed from spawn to the "listening on" line`,
         `where the time goes (medians, ms since spawn): first config line ${fmtNum(med(ours, "configAt"))} (modules loaded), relayer line ${fmtNum(med(ours, "relayerAt"))} (store opened: snapshot read + sql.js load), listening ${fmtNum(med(ours, "readyMs"))} (after loading the tree)`,
-        `same server on an empty data dir: ${fmtNum(empty.readyMs)} ms, RSS ${fmtNum(empty.rss)} MB; so the ${fmtNum(n)}-leaf pool adds ${fmtNum(med(ours, "readyMs") - empty.readyMs)} ms and ${fmtNum(med(ours, "rss") - empty.rss)} MB`,
+        `same server on an empty data dir: listening at ${fmtNum(empty.readyMs)} ms (config line ${fmtNum(empty.configAt ?? NaN)}, relayer line ${fmtNum(empty.relayerAt ?? NaN)}), RSS ${fmtNum(empty.rss)} MB; so the ${fmtNum(n)}-leaf pool adds ${fmtNum(med(ours, "readyMs") - empty.readyMs)} ms and ${fmtNum(med(ours, "rss") - empty.rss)} MB`,
         `data dir ${fmtNum(dataBytes / 2 ** 20, 1)} MiB (tree chunks + per-leaf signature rows + roots); SIGTERM to exit (final snapshot) ${fmtNum(med(ours, "stopMs"))} ms`,
         `prepared pool: ${prepared.cached ? `reused from the out/bench cache (built in ${fmtNum(prepared.buildMs / 1000, 1)} s when first made)` : `built now in ${fmtNum(prepMs / 1000, 1)} s and cached under out/bench/`}`,
       ],
