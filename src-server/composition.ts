@@ -1,4 +1,5 @@
-import { mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
+import pkg from "../package.json" with { type: "json" };
 import path from "node:path";
 import { createPoseidonHasher } from "../src-shared/crypto/poseidon-wasm";
 import { parsePublicKey } from "../src-shared/encoding/base58";
@@ -11,12 +12,16 @@ import { lockDataDir } from "./adapters/storage-sqljs/data-dir-lock";
 import { DurableDb } from "./adapters/storage-sqljs/durable-db";
 import { MIGRATIONS, SQL_FUNCTIONS } from "./adapters/storage-sqljs/schema-migrations";
 import { SqlTreeStore } from "./adapters/storage-sqljs/tree-store";
+import { SqlRelayStore } from "./adapters/storage-sqljs/relay-store";
+import { FileSanctionsList } from "./adapters/sanctions-file/sanctions-list";
+import { createGroth16Verifier } from "./adapters/verifier-groth16/worker-pool";
 import type { RelayConfig } from "./config/schema";
 import { createApp, type RelayApp } from "./http/app";
 import type { ChainBackend } from "./ports/chain";
 import { AuthService } from "./services/auth";
 import { HealthService } from "./services/health";
 import { IndexerService } from "./services/indexer";
+import { RelayService } from "./services/relay-withdrawal";
 
 export interface Relay extends RelayApp {
   health: HealthService;
@@ -32,8 +37,8 @@ const pubkeyBytes = (s: string): Uint8Array => {
   return r.value;
 };
 
+/** Bundled into the build, so it holds wherever the code runs from (Electron's out/ too). */
 export function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
   return pkg.version;
 }
 
@@ -54,13 +59,18 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
   const relayer = loadOrCreateKeypair(path.join(config.dataDir, "keys", "relayer.json"));
   log(`relayer: ${relayer.address}`);
 
+  const verifier = await createGroth16Verifier(config.verifier.vkeyPath, config.verifier.threads > 0 ? { threads: config.verifier.threads } : {});
+  const sanctions = new FileSanctionsList(config.sanctions.file);
+  const list = sanctions.load();
+  log(`sanctions: ${list.count} addresses from ${list.source} (version ${list.version})`);
+
   const programIds = new Map<Network, Uint8Array>(NETWORKS.map((n) => [n, pubkeyBytes(config.networks[n].programId)]));
   const chains = new Map<Network, ChainBackend>();
   const sandboxes = new Map<Network, SandboxChain>();
   for (const n of NETWORKS) {
     const net = config.networks[n];
     if (!net.enabled) continue;
-    const chain = new SandboxChain(n, db, hasher, relayer, programIds.get(n)!);
+    const chain = new SandboxChain(n, db, hasher, relayer, programIds.get(n)!, verifier);
     for (const mint of net.pools) await chain.initializePool(mint);
     chains.set(n, chain);
     sandboxes.set(n, chain);
@@ -87,6 +97,17 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
     maxFutureSec: config.auth.loginMaxFutureSec,
   });
 
+  const relay = new RelayService({
+    hasher,
+    indexer,
+    chains,
+    verifier,
+    sanctions,
+    store: new SqlRelayStore(db),
+    fees: { policyFor: (n, mint) => config.fees.pools[n][mint] ?? config.fees.default },
+    log,
+  });
+
   const health = new HealthService();
   health.add("store", () => {
     db.get("SELECT 1 AS x");
@@ -103,6 +124,7 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
     config,
     auth,
     indexer,
+    relay,
     chains,
     sandboxes,
     health,
@@ -128,6 +150,7 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
     indexer,
     close: async () => {
       try {
+        await verifier.close();
         await db.close();
       } finally {
         unlock();

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ConfigError, loadConfig } from "./config/load";
-import { startServer } from "./index";
+import { startServer, type RunningServer } from "./index";
 
 /** Headless entry (DESIGN §7): what `npm start` runs. */
 async function main(): Promise<void> {
@@ -16,15 +16,15 @@ async function main(): Promise<void> {
     }
     throw e;
   }
-  const running = await startServer(config, { consoleDir: path.join(root, "out", "console") });
-  console.log(`relay ${running.relay.meta.version} listening on ${running.url} (console: ${running.url}/console/)`);
-
+  // Handlers go in before start: a supervisor may send SIGTERM the moment it sees `listening on`.
+  let running: RunningServer | null = null;
   let exiting = false;
   const shutdown = (signal: string): void => {
     if (exiting) return;
     exiting = true;
     console.log(`${signal}: stopping`);
-    running.stop().then(
+    const stopped = running ? running.stop() : Promise.resolve();
+    stopped.then(
       () => {
         console.log("stopped; store flushed");
         process.exit(0);
@@ -37,6 +37,13 @@ async function main(): Promise<void> {
   };
   process.on("SIGTERM", () => shutdown("SIGTERM"));
   process.on("SIGINT", () => shutdown("SIGINT"));
+
+  running = await startServer(config, { consoleDir: path.join(root, "out", "console") });
+  if (exiting) {
+    await running.stop();
+    return;
+  }
+  console.log(`relay ${running.relay.meta.version} listening on ${running.url} (console: ${running.url}/console/)`);
 }
 
 main().catch((e: unknown) => {

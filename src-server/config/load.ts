@@ -2,7 +2,11 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { parsePublicKey } from "../../src-shared/encoding/base58";
 import { NETWORKS } from "../../src-shared/networks";
+import { fileURLToPath } from "node:url";
 import { defaultConfig, RATE_LIMITED_ENDPOINTS, type NetworkConfig, type RelayConfig } from "./schema";
+
+/** resources/ of the repository when run from source (headless, tests). */
+const REPO_RESOURCES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../resources");
 
 /** A bad setting stops start-up; the message names the key. */
 export class ConfigError extends Error {
@@ -57,6 +61,17 @@ function url(key: string, v: unknown): string | null {
   return s;
 }
 
+function feeSetting(key: string, v: unknown): { bps: number; floor: bigint } {
+  if (!isObj(v)) throw new ConfigError(key, "must be an object { bps, floor }");
+  rejectUnknown(key, v, ["bps", "floor"]);
+  const bps = int(`${key}.bps`, v.bps, 0, 10_000);
+  const floorRaw = v.floor ?? "0";
+  if (!(typeof floorRaw === "string" && /^[0-9]{1,20}$/.test(floorRaw)) && !(typeof floorRaw === "number" && Number.isSafeInteger(floorRaw) && floorRaw >= 0)) {
+    throw new ConfigError(`${key}.floor`, "must be a non-negative integer (base units), as a number or a decimal string");
+  }
+  return { bps, floor: BigInt(floorRaw) };
+}
+
 function rejectUnknown(key: string, obj: Obj, known: readonly string[]): void {
   for (const k of Object.keys(obj)) {
     if (!known.includes(k)) throw new ConfigError(key ? `${key}.${k}` : k, "is not a known setting");
@@ -97,8 +112,9 @@ function applyNetwork(key: string, base: NetworkConfig, raw: Obj): NetworkConfig
  * The one place configuration is read: defaults, then the RELAY_CONFIG file,
  * then RELAY_* variables. Validated once; the result is frozen.
  */
-export function loadConfig(env: NodeJS.ProcessEnv, opts: { defaultDataDir?: string } = {}): RelayConfig {
-  const cfg = defaultConfig(path.resolve(opts.defaultDataDir ?? "data"));
+export function loadConfig(env: NodeJS.ProcessEnv, opts: { defaultDataDir?: string; resourcesDir?: string } = {}): RelayConfig {
+  // Bundled builds (Electron) pass their resources folder; headless runs from the repository.
+  const cfg = defaultConfig(path.resolve(opts.defaultDataDir ?? "data"), path.resolve(opts.resourcesDir ?? REPO_RESOURCES));
 
   let file: Obj = {};
   if (env.RELAY_CONFIG) {
@@ -118,7 +134,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { defaultDataDir?: stri
     file = parsed;
   }
 
-  rejectUnknown("", file, ["host", "port", "dataDir", "operatorToken", "networks", "auth", "rateLimits", "http", "storage"]);
+  rejectUnknown("", file, ["host", "port", "dataDir", "operatorToken", "networks", "auth", "rateLimits", "http", "storage", "fees", "verifier", "sanctions"]);
   if (file.host !== undefined) cfg.host = str("host", file.host);
   if (file.port !== undefined) cfg.port = int("port", file.port, 0, 65535);
   if (file.dataDir !== undefined) cfg.dataDir = path.resolve(str("dataDir", file.dataDir));
@@ -155,6 +171,28 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { defaultDataDir?: stri
   if (storage.snapshotIntervalSec !== undefined) cfg.storage.snapshotIntervalSec = int("storage.snapshotIntervalSec", storage.snapshotIntervalSec, 0, 86400);
   if (storage.snapshotJournalMiB !== undefined) cfg.storage.snapshotJournalMiB = int("storage.snapshotJournalMiB", storage.snapshotJournalMiB, 1, 4096);
 
+  const fees = section("fees", file.fees);
+  rejectUnknown("fees", fees, ["default", "pools"]);
+  if (fees.default !== undefined) cfg.fees.default = feeSetting("fees.default", fees.default);
+  const feePools = section("fees.pools", fees.pools);
+  rejectUnknown("fees.pools", feePools, NETWORKS);
+  for (const n of NETWORKS) {
+    const perMint = section(`fees.pools.${n}`, feePools[n]);
+    for (const [mint, setting] of Object.entries(perMint)) {
+      pubkey(`fees.pools.${n}.${mint}`, mint);
+      cfg.fees.pools[n][mint] = feeSetting(`fees.pools.${n}.${mint}`, setting);
+    }
+  }
+
+  const verifier = section("verifier", file.verifier);
+  rejectUnknown("verifier", verifier, ["vkeyPath", "threads"]);
+  if (verifier.vkeyPath !== undefined) cfg.verifier.vkeyPath = path.resolve(str("verifier.vkeyPath", verifier.vkeyPath));
+  if (verifier.threads !== undefined) cfg.verifier.threads = int("verifier.threads", verifier.threads, 0, 64);
+
+  const sanctions = section("sanctions", file.sanctions);
+  rejectUnknown("sanctions", sanctions, ["file"]);
+  if (sanctions.file !== undefined) cfg.sanctions.file = path.resolve(str("sanctions.file", sanctions.file));
+
   // Environment wins over the file.
   if (env.RELAY_HOST !== undefined) cfg.host = str("RELAY_HOST", env.RELAY_HOST);
   if (env.RELAY_PORT !== undefined) cfg.port = int("RELAY_PORT", env.RELAY_PORT, 0, 65535);
@@ -187,6 +225,8 @@ export function describeConfig(cfg: RelayConfig): string {
     `config: networks: ${nets}`,
     `config: auth: tokenTtl=${cfg.auth.tokenTtlSec}s loginWindow=-${cfg.auth.loginMaxAgeSec}s/+${cfg.auth.loginMaxFutureSec}s relayAuth=${cfg.auth.requireRelayAuth ? "on" : "off"}`,
     `config: rateLimits: ${limits}`,
+    `config: fees: default ${cfg.fees.default.bps} bps, floor ${cfg.fees.default.floor}; ${NETWORKS.map((n) => `${n} overrides ${Object.keys(cfg.fees.pools[n]).length}`).join(", ")}`,
+    `config: sanctions list: ${cfg.sanctions.file}`,
     `config: operatorToken: ${cfg.operatorToken ? "set (hidden)" : "not set"}`,
   ].join("\n");
 }

@@ -1,3 +1,4 @@
+import path from "node:path";
 import type { Network } from "../../src-shared/networks";
 
 export type BackendKind = "sandbox" | "solana";
@@ -36,6 +37,19 @@ export const RATE_LIMITED_ENDPOINTS = [
 ] as const;
 export type RateLimitedEndpoint = (typeof RATE_LIMITED_ENDPOINTS)[number];
 
+export interface FeeSetting {
+  /** Basis points of depositSize. */
+  bps: number;
+  /** Minimum fee, base units. */
+  floor: bigint;
+}
+
+export interface FeesConfig {
+  default: FeeSetting;
+  /** Per network, per mint overrides. */
+  pools: Record<Network, Record<string, FeeSetting>>;
+}
+
 export interface RelayConfig {
   host: string;
   port: number;
@@ -59,6 +73,11 @@ export interface RelayConfig {
     snapshotIntervalSec: number;
     snapshotJournalMiB: number;
   };
+  fees: FeesConfig;
+  /** Groth16 verification key and worker threads for proof verification. */
+  verifier: { vkeyPath: string; threads: number };
+  /** Sanctions list file (OFAC per-asset format). */
+  sanctions: { file: string };
 }
 
 export const DEFAULT_PROGRAM_ID = "FJ5caa9BvE33vmuBc3zFN2JJFAvGHL8UjeQ2b8iBEqZJ";
@@ -74,7 +93,7 @@ const sandboxNetwork = (): NetworkConfig => ({
 });
 
 /** Every key's default. The spec's limit table is the rate-limit default. */
-export function defaultConfig(dataDir: string): RelayConfig {
+export function defaultConfig(dataDir: string, resourcesDir: string): RelayConfig {
   return {
     host: "127.0.0.1",
     port: 8080,
@@ -103,6 +122,9 @@ export function defaultConfig(dataDir: string): RelayConfig {
     },
     http: { bodyLimitBytes: 32 * 1024, trustProxy: false },
     storage: { snapshotIntervalSec: 30, snapshotJournalMiB: 64 },
+    fees: { default: { bps: 25, floor: 0n }, pools: { mainnet: {}, devnet: {} } },
+    verifier: { vkeyPath: path.join(resourcesDir, "zk", "verification_key.json"), threads: 0 },
+    sanctions: { file: path.join(resourcesDir, "sanctions", "sanctioned_addresses_SOL.txt") },
   };
 }
 

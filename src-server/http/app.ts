@@ -9,6 +9,8 @@ import type { ChainBackend } from "../ports/chain";
 import type { AuthService } from "../services/auth";
 import type { HealthService } from "../services/health";
 import type { IndexerService } from "../services/indexer";
+import type { RelayService } from "../services/relay-withdrawal";
+import { relayRoutes } from "./routes/relay";
 import { RateLimits } from "./middleware/rate-limit";
 import { authRoutes } from "./routes/auth";
 import { indexerRoutes } from "./routes/indexer";
@@ -20,6 +22,7 @@ export interface AppDeps {
   config: RelayConfig;
   auth: AuthService;
   indexer: IndexerService;
+  relay: RelayService;
   chains: ReadonlyMap<Network, ChainBackend>;
   sandboxes: ReadonlyMap<Network, SandboxChain>;
   health: HealthService;
@@ -54,6 +57,7 @@ export function createApp(deps: AppDeps): RelayApp {
   app.use(metaRoutes(deps.health, deps.meta));
   app.use(authRoutes(deps.auth, limits));
   app.use(indexerRoutes({ indexer: deps.indexer, chains: deps.chains, nullifierAddress: deps.nullifierAddress, limits }));
+  app.use(relayRoutes({ relay: deps.relay, auth: deps.auth, limits, config: deps.config }));
   if (deps.sandboxes.size > 0) app.use(sandboxRoutes(deps.sandboxes, deps.indexer, limits));
 
   if (deps.consoleDir && existsSync(path.join(deps.consoleDir, "index.html"))) {

@@ -20,6 +20,27 @@ export interface TreeAccount {
   nextIndex: number;
 }
 
+export interface WithdrawalSubmission {
+  mint: string;
+  mintBytes: Uint8Array;
+  recipient: string;
+  root: Uint8Array;
+  nullifierHash: Uint8Array;
+  proof: Uint8Array;
+  /** Public signals as the relay recomputed them; the program checks them again. */
+  publicSignals: Uint8Array[];
+  depositSize: bigint;
+  fee: bigint;
+}
+
+/**
+ * Why the chain refused a withdrawal. `Failed` is a definitive "did not land"
+ * for any other reason; the relay maps these to the spec's errors.
+ */
+export type ChainRejection = "NullifierAlreadySpent" | "InvalidRoot" | "InvalidProof" | "Failed";
+
+export type SubmitResult = { ok: true; signature: string } | { ok: false; rejection: ChainRejection; detail: string };
+
 export interface HealthCheck {
   name: string;
   ok: boolean;
@@ -39,5 +60,7 @@ export interface ChainBackend {
   /** The program's tree account: what the indexer's root must equal. */
   treeAccount(mint: string): Promise<TreeAccount | null>;
   isNullifierSpent(mint: string, nullifierHash: Uint8Array): Promise<boolean>;
+  /** Submits a verified withdrawal and waits for a definitive verdict. */
+  submitWithdrawal(w: WithdrawalSubmission): Promise<SubmitResult>;
   health(): Promise<HealthCheck[]>;
 }

@@ -8,7 +8,8 @@ import type { Network } from "../../../src-shared/networks";
 import { err, ok, type Result } from "../../../src-shared/result";
 import { vaultAddress } from "../../../src-shared/solana/pda";
 import { FrontierTree } from "../../core/merkle/frontier";
-import type { ChainBackend, DepositEventPage, HealthCheck, TreeAccount } from "../../ports/chain";
+import type { ChainBackend, DepositEventPage, HealthCheck, SubmitResult, TreeAccount, WithdrawalSubmission } from "../../ports/chain";
+import type { ProofVerifier } from "../../ports/proof-verifier";
 import type { Signer } from "../keys/keypair-file";
 import type { DurableDb, SqlStatement } from "../storage-sqljs/durable-db";
 
@@ -46,6 +47,7 @@ export class SandboxChain implements ChainBackend {
     private readonly hasher: FieldHasher,
     private readonly signer: Signer,
     private readonly programId: Uint8Array,
+    private readonly verifier: ProofVerifier,
     private readonly now: () => number = () => Math.floor(Date.now() / 1000),
   ) {
     this.slot = 0;
@@ -142,6 +144,38 @@ export class SandboxChain implements ChainBackend {
   }
 
   async isNullifierSpent(mint: string, nullifierHash: Uint8Array): Promise<boolean> {
+    return this.nullifierSpentNow(mint, nullifierHash);
+  }
+
+  /**
+   * The withdraw instruction as the program runs it: verify the proof against
+   * the public signals, then, in one atomic step, check the root history and
+   * the nullifier account, pay the recipient and the relayer from the vault,
+   * and create the nullifier account.
+   */
+  async submitWithdrawal(w: WithdrawalSubmission): Promise<SubmitResult> {
+    if (!(await this.verifier.verify(w.proof, w.publicSignals))) return { ok: false, rejection: "InvalidProof", detail: "the program's verifier refused the proof" };
+    // Everything below runs in one synchronous turn, so concurrent withdrawals cannot interleave.
+    const tree = this.pools.get(w.mint);
+    if (!tree || !tree.isKnownRoot(w.root)) return { ok: false, rejection: "InvalidRoot", detail: "root is not in the pool's recent roots" };
+    if (this.nullifierSpentNow(w.mint, w.nullifierHash)) return { ok: false, rejection: "NullifierAlreadySpent", detail: "nullifier account exists" };
+    const vault = vaultAddress(this.programId, w.mintBytes);
+    if (this.balance(vault, w.mint) < w.depositSize) return { ok: false, rejection: "Failed", detail: "vault balance is below the withdrawal" };
+
+    const stmts: SqlStatement[] = [];
+    const signature = this.transaction(`withdraw|${w.mint}|${toHex(w.nullifierHash)}|${w.recipient}|${w.depositSize}|${w.fee}`, stmts);
+    this.debit(vault, w.mint, w.depositSize, stmts);
+    this.credit(w.recipient, w.mint, w.depositSize - w.fee, stmts);
+    if (w.fee > 0n) this.credit(this.signer.address, w.mint, w.fee, stmts);
+    stmts.push({
+      sql: "INSERT INTO sandbox_nullifiers (network, mint, nullifier_hash, kind, signature, slot) VALUES (?, ?, ?, 'withdraw', ?, ?)",
+      params: [this.network, w.mint, w.nullifierHash, signature, this.slot],
+    });
+    await this.commit(stmts, w.mint);
+    return { ok: true, signature };
+  }
+
+  private nullifierSpentNow(mint: string, nullifierHash: Uint8Array): boolean {
     return !!this.db.get("SELECT 1 AS x FROM sandbox_nullifiers WHERE network = ? AND mint = ? AND nullifier_hash = ?", [this.network, mint, nullifierHash]);
   }
 

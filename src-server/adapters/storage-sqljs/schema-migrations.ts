@@ -117,6 +117,31 @@ export const MIGRATIONS: Migration[] = [
       `CREATE INDEX sandbox_events_pool ON sandbox_events (network, mint, id)`,
     ],
   },
+  {
+    version: 4,
+    name: "relay records",
+    statements: [
+      // No client address column, by design: a relay record never sits beside who sent it.
+      `CREATE TABLE relays (
+         id TEXT PRIMARY KEY,
+         kind TEXT NOT NULL,
+         network TEXT NOT NULL,
+         mint TEXT NOT NULL,
+         output_mint TEXT,
+         recipient TEXT NOT NULL,
+         nullifier_hash TEXT NOT NULL,
+         deposit_size TEXT NOT NULL,
+         fee TEXT NOT NULL,
+         status TEXT NOT NULL,
+         error TEXT,
+         signature TEXT,
+         received_at INTEGER NOT NULL,
+         updated_at INTEGER NOT NULL,
+         steps TEXT NOT NULL)`,
+      `CREATE INDEX relays_received ON relays (received_at)`,
+      `CREATE INDEX relays_nullifier ON relays (nullifier_hash)`,
+    ],
+  },
 ];
 
 /**

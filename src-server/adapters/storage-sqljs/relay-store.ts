@@ -1,0 +1,77 @@
+import type { RelayState } from "../../core/relay/states";
+import type { NewRelayRecord, RelayRecord, RelayStore } from "../../ports/relay-store";
+import type { DurableDb } from "./durable-db";
+
+interface Row {
+  id: string;
+  kind: "relay" | "swap";
+  network: "mainnet" | "devnet";
+  mint: string;
+  output_mint: string | null;
+  recipient: string;
+  nullifier_hash: string;
+  deposit_size: string;
+  fee: string;
+  status: RelayState["kind"];
+  error: string | null;
+  signature: string | null;
+  received_at: number;
+  steps: string;
+}
+
+const COLUMNS = "id, kind, network, mint, output_mint, recipient, nullifier_hash, deposit_size, fee, status, error, signature, received_at, steps";
+
+export class SqlRelayStore implements RelayStore {
+  constructor(private readonly db: DurableDb) {}
+
+  async create(r: NewRelayRecord, first: RelayState): Promise<void> {
+    await this.db.write([
+      {
+        sql: `INSERT INTO relays (id, kind, network, mint, output_mint, recipient, nullifier_hash, deposit_size, fee, status, error, signature, received_at, updated_at, steps)
+              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?, ?, ?)`,
+        params: [r.id, r.kind, r.network, r.mint, r.outputMint, r.recipient, r.nullifierHash, r.depositSize.toString(), r.fee.toString(), first.kind, r.receivedAt, first.at, JSON.stringify([first])],
+      },
+    ]);
+  }
+
+  async advance(id: string, state: RelayState): Promise<void> {
+    const row = this.db.get<{ steps: string }>("SELECT steps FROM relays WHERE id = ?", [id]);
+    if (!row) throw new Error(`no relay record ${id}`);
+    const steps = JSON.parse(row.steps) as RelayState[];
+    steps.push(state);
+    await this.db.write([
+      {
+        sql: "UPDATE relays SET status = ?, error = ?, signature = COALESCE(?, signature), updated_at = ?, steps = ? WHERE id = ?",
+        params: [state.kind, state.kind === "failed" ? state.error : null, state.kind === "confirmed" ? state.signature : null, state.at, JSON.stringify(steps), id],
+      },
+    ]);
+  }
+
+  get(id: string): RelayRecord | null {
+    const row = this.db.get<Row>(`SELECT ${COLUMNS} FROM relays WHERE id = ?`, [id]);
+    return row ? toRecord(row) : null;
+  }
+
+  recent(limit: number): RelayRecord[] {
+    return this.db.all<Row>(`SELECT ${COLUMNS} FROM relays ORDER BY received_at DESC, id LIMIT ?`, [limit]).map(toRecord);
+  }
+}
+
+function toRecord(r: Row): RelayRecord {
+  return {
+    id: r.id,
+    kind: r.kind,
+    network: r.network,
+    mint: r.mint,
+    outputMint: r.output_mint,
+    recipient: r.recipient,
+    nullifierHash: r.nullifier_hash,
+    depositSize: BigInt(r.deposit_size),
+    fee: BigInt(r.fee),
+    receivedAt: r.received_at,
+    status: r.status,
+    error: r.error,
+    signature: r.signature,
+    steps: JSON.parse(r.steps) as RelayState[],
+  };
+}

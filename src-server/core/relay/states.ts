@@ -1,0 +1,23 @@
+import type { ErrorNameValue } from "../../../src-shared/errors";
+
+/**
+ * A relay's life (STYLE idea 7): each state carries only what is known by
+ * then. Received → Verified → Submitted → Confirmed | Failed.
+ */
+export type RelayState =
+  | { kind: "received"; at: number }
+  | { kind: "verified"; at: number; verifyMs: number }
+  | { kind: "submitted"; at: number }
+  | { kind: "confirmed"; at: number; signature: string }
+  | { kind: "failed"; at: number; error: ErrorNameValue; detail: string };
+
+export const RelayState = {
+  received: (at: number): RelayState => ({ kind: "received", at }),
+  verified: (at: number, verifyMs: number): RelayState => ({ kind: "verified", at, verifyMs }),
+  submitted: (at: number): RelayState => ({ kind: "submitted", at }),
+  confirmed: (at: number, signature: string): RelayState => ({ kind: "confirmed", at, signature }),
+  failed: (at: number, error: ErrorNameValue, detail: string): RelayState => ({ kind: "failed", at, error, detail }),
+};
+
+/** The relay result of the spec: status and error or signature; HTTP status equals `status`. */
+export type RelayOutcome = { status: 200; signature: string } | { status: number; error: ErrorNameValue; message?: string };

@@ -1,0 +1,36 @@
+import { Router } from "express";
+import { ErrorName } from "../../../src-shared/errors";
+import { NETWORKS } from "../../../src-shared/networks";
+import { parseWithdrawalRequest } from "../../core/relay/request";
+import type { RelayConfig } from "../../config/schema";
+import type { AuthService } from "../../services/auth";
+import type { RelayService } from "../../services/relay-withdrawal";
+import type { RateLimits } from "../middleware/rate-limit";
+import { sendRelayError } from "../respond";
+
+export function relayRoutes(deps: { relay: RelayService; auth: AuthService; limits: RateLimits; config: RelayConfig }): Router {
+  const r = Router();
+
+  r.post("/relay", deps.limits.middleware("relay", "relay"), async (req, res) => {
+    const parsed = parseWithdrawalRequest(req.body);
+    if (!parsed.ok) return sendRelayError(res, 400, ErrorName.InvalidRequest, `${parsed.error.field}: ${parsed.error.problem}`);
+    if (deps.config.auth.requireRelayAuth && deps.auth.walletOf(req.get("x-api-auth")) === null) {
+      return sendRelayError(res, 401, ErrorName.Unauthorized, "x-api-auth must carry a valid token from /login");
+    }
+    const outcome = await deps.relay.relay(parsed.value);
+    res.status(outcome.status).json(outcome);
+  });
+
+  /** Published before a client relays: what the recipient will receive is depositSize minus this. */
+  r.get("/fees", (_req, res) => {
+    const fees = deps.config.fees;
+    const setting = (s: { bps: number; floor: bigint }): { bps: number; floor: string } => ({ bps: s.bps, floor: s.floor.toString() });
+    res.status(200).json({
+      formula: "fee = max(floor, floor(depositSize * bps / 10000)); recipient receives depositSize - fee",
+      default: setting(fees.default),
+      pools: Object.fromEntries(NETWORKS.map((n) => [n, Object.fromEntries(Object.entries(fees.pools[n]).map(([m, s]) => [m, setting(s)]))])),
+    });
+  });
+
+  return r;
+}
