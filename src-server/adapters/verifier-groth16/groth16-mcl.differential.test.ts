@@ -200,7 +200,7 @@ function buildCases(fixtures: WireCase[]): Case[] {
     add("random 256 bytes", b, fixtures[n % fixtures.length]!.signals);
   }
   for (let n = 0; n < 20; n++) {
-    let b = new Uint8Array(256);
+    let b: Uint8Array = new Uint8Array(256);
     for (let i = 0; i < 8; i++) {
       let v = 0n;
       for (let j = 0; j < 8; j++) v = (v << 32n) | BigInt(rand());
