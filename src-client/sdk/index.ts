@@ -70,6 +70,21 @@ export {
   type NoteProofOptions,
   type VerifiedNoteProof,
 } from "./tree";
+export {
+  DEFAULT_ARTIFACTS,
+  buildWithdrawalInput,
+  proveWithdrawal,
+  snarkjsProver,
+  verifyWithdrawalProof,
+  withdrawalPublicSignals,
+  type MerklePathInput,
+  type ProveError,
+  type ProveOptions,
+  type Prover,
+  type WithdrawWitnessInput,
+  type WithdrawalProof,
+  type WithdrawalStatement,
+} from "./prove";
 export { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
 export type { FieldHasher } from "../../src-shared/crypto/hasher";
 export type { Network } from "../../src-shared/networks";

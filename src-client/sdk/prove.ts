@@ -1,0 +1,256 @@
+import { existsSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import type { FieldHasher } from "../../src-shared/crypto/hasher";
+import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
+import { parsePublicKey } from "../../src-shared/encoding/base58";
+import { bytesEqual, toHex } from "../../src-shared/encoding/bytes";
+import { bytesToBigInt, isCanonicalField } from "../../src-shared/encoding/field";
+import type { Network } from "../../src-shared/networks";
+import { err, ok, type Result } from "../../src-shared/result";
+import { decodeProof, encodeProof, fromSnarkjs, toSnarkjs, type SnarkjsProof } from "../../src-shared/zk/proof-codec";
+import { TREE_DEPTH } from "./http";
+import { noteCommitment, nullifierHashOf, publicKeyField, type DepositNote } from "./note";
+import { loadSnarkjs, withSingleThreadedCurve } from "./snarkjs";
+import { rootFromPath } from "./tree";
+
+const zkFile = (name: string): string => fileURLToPath(new URL(`../../resources/zk/${name}`, import.meta.url));
+
+/** The withdraw circuit's committed artifacts (DESIGN §3), resolved from this repository. */
+export const DEFAULT_ARTIFACTS = {
+  wasmPath: zkFile("withdraw.wasm"),
+  zkeyPath: zkFile("withdraw.zkey"),
+  vkeyPath: zkFile("verification_key.json"),
+} as const;
+
+/** A leaf's authentication path and the root it rebuilds: what `getNoteProof` answers after checking it. */
+export interface MerklePathInput {
+  root: Uint8Array;
+  /** TREE_DEPTH siblings, leaf level first. */
+  path: readonly Uint8Array[];
+  /** 0 when the node at that level is a LEFT child. */
+  indices: readonly number[];
+}
+
+/**
+ * The withdraw circuit's input object exactly as snarkjs takes it (signal
+ * names and order of DESIGN §3), every value a decimal field element.
+ */
+export interface WithdrawWitnessInput {
+  root: string;
+  nullifierHash: string;
+  /** Poseidon(hi, lo) of the recipient's 32 bytes. */
+  recipient: string;
+  amount: string;
+  /** Poseidon(hi, lo) of the mint's 32 bytes. */
+  mint: string;
+  nullifier: string;
+  secret: string;
+  pathElements: string[];
+  pathIndices: string[];
+}
+
+/** What a withdrawal states publicly; the relay rebuilds the circuit's public signals from exactly these. */
+export interface WithdrawalStatement {
+  root: Uint8Array;
+  nullifierHash: Uint8Array;
+  /** base58 */
+  recipient: string;
+  amount: bigint;
+  /** base58 */
+  mint: string;
+}
+
+export type ProveError =
+  /** The recipient is not a base58 public key. */
+  | { kind: "recipient"; message: string }
+  /** The note's stored hashes do not follow from its secrets: no proof can exist. */
+  | { kind: "note"; message: string }
+  /** The path is malformed or does not rebuild the root from the note's leaf. */
+  | { kind: "path"; message: string }
+  /** The circuit's wasm or zkey cannot be read. */
+  | { kind: "artifacts"; message: string }
+  /** snarkjs failed (a witness assertion, an out-of-memory, a corrupt zkey). */
+  | { kind: "prover"; message: string }
+  /** The proof's public signals are not what the relay will recompute: the relay would refuse it. */
+  | { kind: "signals"; message: string };
+
+const dec = (b: Uint8Array): string => bytesToBigInt(b).toString();
+
+/**
+ * The circuit's public signals in its order `root, nullifierHash, recipient,
+ * amount, mint`, computed the way the relay computes them from a /relay
+ * request (DESIGN §3: it never trusts a client's public inputs).
+ */
+export function withdrawalPublicSignals(hasher: FieldHasher, s: WithdrawalStatement): Result<string[], ProveError> {
+  const recipient = parsePublicKey(s.recipient);
+  if (!recipient.ok) return err({ kind: "recipient", message: `recipient ${s.recipient}: ${recipient.error} (a base58 public key)` });
+  const mint = parsePublicKey(s.mint);
+  if (!mint.ok) return err({ kind: "note", message: `mint ${s.mint}: ${mint.error}` });
+  return ok([
+    dec(s.root),
+    dec(s.nullifierHash),
+    dec(publicKeyField(hasher, recipient.value)),
+    s.amount.toString(),
+    dec(publicKeyField(hasher, mint.value)),
+  ]);
+}
+
+/**
+ * The witness input for withdrawing `note` to `recipient` along `merkle`,
+ * and the public signals the proof must come out with. Everything the
+ * circuit asserts is checked here first, so a bad note or path is reported
+ * plainly instead of as a witness assertion deep inside snarkjs.
+ */
+export function buildWithdrawalInput(
+  hasher: FieldHasher,
+  note: DepositNote,
+  merkle: MerklePathInput,
+  recipient: string,
+): Result<{ input: WithdrawWitnessInput; publicSignals: string[] }, ProveError> {
+  const signals = withdrawalPublicSignals(hasher, { root: merkle.root, nullifierHash: note.nullifierHash, recipient, amount: note.amount, mint: note.mint });
+  if (!signals.ok) return signals;
+
+  const { nullifier, secret } = note.secrets;
+  const mint = parsePublicKey(note.mint);
+  if (!mint.ok) return err({ kind: "note", message: `mint: ${mint.error}` });
+  const commitment = noteCommitment(hasher, { nullifier, secret, amount: note.amount, mint: mint.value });
+  if (!bytesEqual(commitment, note.commitment)) return err({ kind: "note", message: "the note's commitment does not follow from its secrets, amount and mint" });
+  if (!bytesEqual(nullifierHashOf(hasher, nullifier), note.nullifierHash)) return err({ kind: "note", message: "the note's nullifierHash does not follow from its nullifier" });
+
+  const { path, indices, root } = merkle;
+  if (path.length !== TREE_DEPTH || indices.length !== TREE_DEPTH) {
+    return err({ kind: "path", message: `a depth-${TREE_DEPTH} path needs ${TREE_DEPTH} siblings and indices, got ${path.length} and ${indices.length}` });
+  }
+  if (indices.some((b) => b !== 0 && b !== 1)) return err({ kind: "path", message: "path indices must be 0 or 1" });
+  if (![root, ...path].every(isCanonicalField)) return err({ kind: "path", message: "the root and every sibling must be 32-byte field elements" });
+  const rebuilt = rootFromPath(hasher, commitment, path, indices);
+  if (!bytesEqual(rebuilt, root)) {
+    return err({ kind: "path", message: `the path rebuilds 0x${toHex(rebuilt)} from the note's leaf, not the root 0x${toHex(root)}` });
+  }
+
+  const input: WithdrawWitnessInput = {
+    root: signals.value[0]!,
+    nullifierHash: signals.value[1]!,
+    recipient: signals.value[2]!,
+    amount: signals.value[3]!,
+    mint: signals.value[4]!,
+    nullifier: nullifier.toString(),
+    secret: secret.toString(),
+    pathElements: path.map(dec),
+    pathIndices: indices.map(String),
+  };
+  return ok({ input, publicSignals: signals.value });
+}
+
+/** Turns a witness input into a Groth16 proof; swappable so tests can cache real proofs by input. */
+export type Prover = (input: WithdrawWitnessInput, wasmPath: string, zkeyPath: string) => Promise<{ proof: SnarkjsProof; publicSignals: string[] }>;
+
+/** snarkjs's fullProve on one thread: no worker pool to start, none left behind to keep a process alive. */
+export const snarkjsProver: Prover = async (input, wasmPath, zkeyPath) => {
+  const groth16 = await loadSnarkjs();
+  // snarkjs mutates nothing it is given, but a copy keeps the caller's object out of its reach.
+  return groth16.fullProve({ ...input }, wasmPath, zkeyPath, undefined, undefined, { singleThread: true });
+};
+
+export interface ProveOptions {
+  /** Default: resources/zk/withdraw.wasm of this repository. */
+  wasmPath?: string;
+  /** Default: resources/zk/withdraw.zkey of this repository. */
+  zkeyPath?: string;
+  hasher?: FieldHasher;
+  /** Default {@link snarkjsProver}. */
+  prover?: Prover;
+}
+
+export interface WithdrawalProof {
+  /** The 256-byte wire proof (DESIGN §3): what /relay takes as `proof`. */
+  proof: Uint8Array;
+  /** Decimal strings in circuit order: root, nullifierHash, recipient, amount, mint. */
+  publicSignals: string[];
+  root: Uint8Array;
+  nullifierHash: Uint8Array;
+  recipient: string;
+  mint: string;
+  /** The note's amount: /relay's depositSize. */
+  amount: bigint;
+  network: Network;
+  /** Wall-clock time of the prover call. */
+  provingMs: number;
+}
+
+/**
+ * Proves that the caller knows the secrets of a leaf under `merkle.root`,
+ * bound to `recipient`, then checks that the proof's public signals are
+ * exactly what the relay will rebuild from the /relay request, and encodes the
+ * proof in the 256-byte wire form.
+ */
+export async function proveWithdrawal(note: DepositNote, merkle: MerklePathInput, recipient: string, options: ProveOptions = {}): Promise<Result<WithdrawalProof, ProveError>> {
+  const hasher = options.hasher ?? (await createPoseidonHasher());
+  const built = buildWithdrawalInput(hasher, note, merkle, recipient);
+  if (!built.ok) return built;
+
+  const wasmPath = options.wasmPath ?? DEFAULT_ARTIFACTS.wasmPath;
+  const zkeyPath = options.zkeyPath ?? DEFAULT_ARTIFACTS.zkeyPath;
+  for (const file of [wasmPath, zkeyPath]) {
+    if (!existsSync(file)) return err({ kind: "artifacts", message: `circuit artifact not found: ${file}` });
+  }
+
+  const prover = options.prover ?? snarkjsProver;
+  const t0 = performance.now();
+  let out: { proof: SnarkjsProof; publicSignals: string[] };
+  try {
+    out = await prover(built.value.input, wasmPath, zkeyPath);
+  } catch (e) {
+    return err({ kind: "prover", message: e instanceof Error ? e.message : String(e) });
+  }
+  const provingMs = Math.round(performance.now() - t0);
+
+  const expected = built.value.publicSignals;
+  const got = out.publicSignals.map(String);
+  if (got.length !== expected.length || got.some((s, i) => s !== expected[i])) {
+    return err({ kind: "signals", message: `the proof's public signals [${got.join(", ")}] are not the relay's [${expected.join(", ")}]` });
+  }
+
+  let proof: Uint8Array;
+  try {
+    proof = encodeProof(fromSnarkjs(out.proof));
+  } catch (e) {
+    return err({ kind: "prover", message: `snarkjs answered a proof that cannot be encoded: ${(e as Error).message}` });
+  }
+  // The relay decodes with the same codec; a coordinate at or above the base field would be refused there.
+  if (!decodeProof(proof).ok) return err({ kind: "prover", message: "snarkjs answered a proof with a coordinate outside the base field" });
+
+  return ok({
+    proof,
+    publicSignals: expected,
+    root: merkle.root.slice(),
+    nullifierHash: note.nullifierHash.slice(),
+    recipient,
+    mint: note.mint,
+    amount: note.amount,
+    network: note.network,
+    provingMs,
+  });
+}
+
+/**
+ * Checks a wire proof against the verification key with snarkjs, as a
+ * Groth16 verifier would: for inspecting a proof before relaying it.
+ * Answers false for a well-formed proof that does not verify.
+ */
+export async function verifyWithdrawalProof(proof: Uint8Array, publicSignals: readonly string[], vkeyPath: string = DEFAULT_ARTIFACTS.vkeyPath): Promise<Result<boolean, string>> {
+  const decoded = decodeProof(proof);
+  if (!decoded.ok) return err(`proof: ${decoded.error}`);
+  let vkey: object;
+  try {
+    vkey = JSON.parse(readFileSync(vkeyPath, "utf8")) as object;
+  } catch (e) {
+    return err(`cannot read verification key ${vkeyPath}: ${(e as Error).message}`);
+  }
+  const groth16 = await loadSnarkjs();
+  try {
+    return ok(await withSingleThreadedCurve(() => groth16.verify(vkey, [...publicSignals], toSnarkjs(decoded.value))));
+  } catch (e) {
+    return err(`snarkjs could not check the proof: ${(e as Error).message}`);
+  }
+}
