@@ -1,4 +1,9 @@
 import { rmSync } from "node:fs";
+import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
+import { DurableDb } from "../../src-server/adapters/storage-sqljs/durable-db";
+import { MIGRATIONS, SQL_FUNCTIONS } from "../../src-server/adapters/storage-sqljs/schema-migrations";
+import { SqlTreeStore } from "../../src-server/adapters/storage-sqljs/tree-store";
+import { MerkleTree } from "../../src-server/core/merkle/tree";
 import { BENCH_MINT, BENCH_NETWORK, copyPool, dirBytes, preparedPool, tempDir } from "../lib/data";
 import type { Metric } from "../lib/metric";
 import { procMemoryMb, spawnListening, type ListeningProcess } from "../lib/proc";
@@ -33,12 +38,36 @@ async function sample(args: string[], env: Record<string, string>, check?: (p: L
   return { readyMs: p.readyMs, rss: mem.rss, hwm: mem.hwm, stopMs: stop.ms, configAt: at(/^config:/), relayerAt: at(/^relayer:/) };
 }
 
+async function openAndLoad(src: string): Promise<{ openMs: number; loadMs: number; rssAfterOpen: number; rssAfterLoad: number }> {
+  const dir = copyPool(src, "startup-inproc");
+  const rssMb = (): number => process.memoryUsage().rss / 2 ** 20;
+  try {
+    const hasher = await createPoseidonHasher();
+    let t = performance.now();
+    const db = await DurableDb.open({ dir, migrations: MIGRATIONS, functions: SQL_FUNCTIONS, snapshotIntervalMs: 0 });
+    const openMs = performance.now() - t;
+    const rssAfterOpen = rssMb();
+    const store = new SqlTreeStore(db);
+    const pool = store.listPools().find((p) => p.mint === BENCH_MINT);
+    if (!pool) throw new Error("prepared pool missing");
+    const tree = new MerkleTree(hasher);
+    t = performance.now();
+    store.loadTree(pool, tree);
+    const loadMs = performance.now() - t;
+    const rssAfterLoad = rssMb();
+    await db.close();
+    return { openMs, loadMs, rssAfterOpen, rssAfterLoad };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 const startup: BenchCase = {
   name: "startup",
   title: "Start-up time and RSS",
   async run({ quick, log }) {
     const n = quick ? 10_000 : 1_000_000;
-    const reps = quick ? 1 : 3;
+    const reps = quick ? 1 : 5;
     const t0 = performance.now();
     const prepared = await preparedPool(n, log);
     const prepMs = performance.now() - t0;
@@ -77,6 +106,9 @@ const startup: BenchCase = {
       }
     }
 
+    // Where the pool's cost lands, measured in this process on one more copy.
+    const inproc = await openAndLoad(prepared.dir);
+
     const med = (xs: Sample[], k: keyof Sample): number => median(xs.map((s) => s[k] ?? NaN));
     const metrics: Metric[] = [
       {
@@ -104,7 +136,8 @@ const startup: BenchCase = {
       metrics,
       notes: [
         `real server: node --import tsx src-server/main.ts, RELAY_PORT=0, RELAY_DATA_DIR = a fresh copy of the prepared pool each start; timed from spawn to the "listening on" line`,
-        `where the time goes (medians, ms since spawn): first config line ${fmtNum(med(ours, "configAt"))} (modules loaded), relayer line ${fmtNum(med(ours, "relayerAt"))} (store opened: snapshot read + sql.js load), listening ${fmtNum(med(ours, "readyMs"))} (after loading the tree)`,
+        `phases (medians, ms since spawn): first config line ${fmtNum(med(ours, "configAt"))} (modules loaded), relayer line ${fmtNum(med(ours, "relayerAt"))} (hasher built, store opened), listening ${fmtNum(med(ours, "readyMs"))} (verifier, chains, indexer tree load, HTTP app)`,
+        `in-process on the same data: DurableDb.open ${fmtNum(inproc.openMs)} ms (RSS ${fmtNum(inproc.rssAfterOpen)} MB), SqlTreeStore.loadTree ${fmtNum(inproc.loadMs)} ms (RSS ${fmtNum(inproc.rssAfterLoad)} MB)`,
         `same server on an empty data dir: listening at ${fmtNum(empty.readyMs)} ms (config line ${fmtNum(empty.configAt ?? NaN)}, relayer line ${fmtNum(empty.relayerAt ?? NaN)}), RSS ${fmtNum(empty.rss)} MB; so the ${fmtNum(n)}-leaf pool adds ${fmtNum(med(ours, "readyMs") - empty.readyMs)} ms and ${fmtNum(med(ours, "rss") - empty.rss)} MB`,
         `data dir ${fmtNum(dataBytes / 2 ** 20, 1)} MiB (tree chunks + per-leaf signature rows + roots); SIGTERM to exit (final snapshot) ${fmtNum(med(ours, "stopMs"))} ms`,
         `prepared pool: ${prepared.cached ? `reused from the out/bench cache (built in ${fmtNum(prepared.buildMs / 1000, 1)} s when first made)` : `built now in ${fmtNum(prepMs / 1000, 1)} s and cached under out/bench/`}`,
