@@ -3,6 +3,7 @@ import { err, ok, type Result } from "../../src-shared/result";
 import {
   decodeBalance,
   decodeBoolean,
+  decodeFeeSchedule,
   decodeHealthDetail,
   decodeLogin,
   decodeMerkleNode,
@@ -16,6 +17,7 @@ import {
   decodeSwapQuote,
   parseOfacSignature,
   type Decoder,
+  type FeeSchedule,
   type HealthAnswer,
   type HealthDetail,
   type MerkleNode,
@@ -158,6 +160,18 @@ export function amountToWire(amount: Amount): number {
   return n;
 }
 
+/**
+ * The relayer's fee on a withdrawal of `depositSize` from a pool, and what
+ * the recipient receives: fee = max(floor, floor(depositSize · bps / 10 000)).
+ * Null when the deposit does not cover the fee (the relay refuses it).
+ */
+export function relayFee(schedule: FeeSchedule, network: Network, mint: string, depositSize: bigint): { fee: bigint; toRecipient: bigint; bps: number; floor: bigint } | null {
+  const setting = schedule.pools[network]?.[mint] ?? schedule.default;
+  const proportional = (depositSize * BigInt(setting.bps)) / 10_000n;
+  const fee = proportional > setting.floor ? proportional : setting.floor;
+  return fee >= depositSize ? null : { fee, toRecipient: depositSize - fee, bps: setting.bps, floor: setting.floor };
+}
+
 const bytes = (b: Uint8Array): number[] => Array.from(b);
 const seg = (s: string | number): string => encodeURIComponent(String(s));
 
@@ -246,6 +260,11 @@ export class RelayClient {
       headers: this.authHeader(),
       read: { json: decodeRelaySuccess },
     });
+  }
+
+  /** GET /fees: what the relayer keeps of a withdrawal; see {@link relayFee}. */
+  fees(): Promise<ApiResult<FeeSchedule>> {
+    return this.call({ method: "GET", path: "/fees", read: { json: decodeFeeSchedule } });
   }
 
   /** Answers the revert transaction's signature (plain text in the spec). */

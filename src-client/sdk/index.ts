@@ -6,6 +6,7 @@ export {
   amountToWire,
   failureFrom,
   parseRetryAfter,
+  relayFee,
   type Amount,
   type ApiFailure,
   type ApiResult,
@@ -22,6 +23,8 @@ export {
   type WithdrawalRequest,
 } from "./http";
 export type {
+  FeeSchedule,
+  FeeSetting,
   HealthAnswer,
   HealthCheck,
   HealthDetail,
@@ -85,6 +88,7 @@ export {
   type WithdrawalProof,
   type WithdrawalStatement,
 } from "./prove";
+export { withdraw, type WithdrawError, type WithdrawOptions, type WithdrawResult, type WithdrawStage } from "./withdraw";
 export { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
 export type { FieldHasher } from "../../src-shared/crypto/hasher";
 export type { Network } from "../../src-shared/networks";

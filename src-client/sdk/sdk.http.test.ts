@@ -11,15 +11,19 @@ import { sandboxDepositMessage } from "../../src-shared/messages";
 import { runCli } from "../cli/run";
 import type { CliIo } from "../cli/context";
 import { depositAndSaveNote, sandboxDeposit } from "./deposit";
-import { RelayClient } from "./http";
+import { RelayClient, relayFee } from "./http";
 import { Keypair, readKeypairFile, writeKeypairFile } from "./keypair";
 import { login } from "./login";
 import { createNote, loadNote, type DepositNote } from "./note";
 import { getNoteNullifier, getNoteProof } from "./tree";
+import { verifyWithdrawalProof } from "./prove";
+import { withdraw } from "./withdraw";
+import { prepareWithdrawal, testRecipient } from "../../tests/support/proofs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const WSOL = "So11111111111111111111111111111111111111112";
 const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
+const BASE58_SIGNATURE = /^[1-9A-HJ-NP-Za-km-z]{80,90}$/;
 
 interface Relay {
   url: string;
@@ -106,6 +110,9 @@ describe("SDK against the real relay process", () => {
     expect(await client.isLogged(token.value)).toEqual({ ok: true, status: 200, value: true });
     expect(await client.isLogged("00000000-0000-0000-0000-000000000000")).toEqual({ ok: true, status: 200, value: false });
     expect(await login(client, wallet, { unixSeconds })).toMatchObject({ ok: false, status: 400, error: "Message too old" });
+    // Without an explicit timestamp, a second login in the same second signs the next second instead of failing.
+    const again = await login(new RelayClient({ baseUrl: relay.url }), wallet);
+    expect(again).toMatchObject({ ok: true, status: 200, value: expect.stringMatching(/^[0-9a-f-]{36}$/) });
   });
 
   it("airdrop credits the wallet", async () => {
@@ -196,6 +203,124 @@ describe("SDK against the real relay process", () => {
     expect(detail.ok && detail.value.networks?.every((n) => n.sandbox)).toBe(true);
     const v = await client.version();
     expect(v.ok && v.value).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+
+  it("/relay without a valid x-api-auth answers 401 Unauthorized, HTTP status = body status", async () => {
+    const body = {
+      nullifierHash: Array(32).fill(1),
+      proof: Array(256).fill(0),
+      root: Array(32).fill(1),
+      recipient: wallet.address,
+      depth: 32,
+      depositSize: 1_000_000,
+      mint: WSOL,
+      network: "mainnet" as const,
+    };
+    const noToken: Record<string, string> = {};
+    for (const headers of [noToken, { "x-api-auth": "00000000-0000-0000-0000-000000000000" }]) {
+      const res = await fetch(`${relay.url}/relay`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+      expect(res.status).toBe(401);
+      expect(await res.json()).toMatchObject({ status: 401, error: "Unauthorized" });
+    }
+    const anonymous = new RelayClient({ baseUrl: relay.url });
+    expect(await anonymous.relay({ ...body, nullifierHash: new Uint8Array(32).fill(1), root: new Uint8Array(32).fill(1), proof: new Uint8Array(256), depositSize: 1_000_000n })).toMatchObject({
+      ok: false,
+      status: 401,
+      error: "Unauthorized",
+    });
+  });
+
+  it("withdraw: login, prove and relay answer 200 with a base58 signature; the recipient gets depositSize - fee; the nullifier is spent", async () => {
+    const recipient = Keypair.generate().address;
+    const fees = await client.fees();
+    if (!fees.ok) throw new Error(JSON.stringify(fees));
+    expect(fees.value.default).toMatchObject({ bps: expect.any(Number), floor: expect.any(BigInt) });
+    const setting = fees.value.pools.mainnet?.[WSOL] ?? fees.value.default;
+    const depositSize = notes[0]!.amount;
+    const proportional = (depositSize * BigInt(setting.bps)) / 10_000n;
+    const fee = proportional > setting.floor ? proportional : setting.floor;
+    expect(relayFee(fees.value, "mainnet", WSOL, depositSize)).toMatchObject({ fee, toRecipient: depositSize - fee });
+
+    // A fresh client with no token: withdraw logs in with the wallet first.
+    const fresh = new RelayClient({ baseUrl: relay.url, timeoutMs: 30_000 });
+    const stages: string[] = [];
+    const r = await withdraw(fresh, notes[0]!, recipient, { wallet, hasher, onStage: (s) => stages.push(s) });
+    if (!r.ok) throw new Error(JSON.stringify(r.error));
+    console.log(`withdraw: proving took ${r.value.proof.provingMs} ms`);
+    expect(stages).toEqual(["login", "nullifier", "merkle", "prove", "relay"]);
+    expect(fresh.authToken).toMatch(/^[0-9a-f-]{36}$/);
+    expect(r.value.signature).toMatch(BASE58_SIGNATURE);
+    expect(r.value.proof.proof).toHaveLength(256);
+    expect(await verifyWithdrawalProof(r.value.proof.proof, r.value.proof.publicSignals)).toEqual({ ok: true, value: true });
+
+    expect(await client.sandboxBalance("mainnet", recipient, WSOL)).toMatchObject({ ok: true, value: { amount: depositSize - fee } });
+
+    const spent = await getNoteNullifier(client, notes[0]!);
+    expect(spent).toMatchObject({ ok: true, status: 200, value: { address: expect.stringMatching(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/), json: { spent: true } } });
+    // The wire form exactly as the spec writes it.
+    const res = await fetch(`${relay.url}/get_nullifier/${WSOL}/32/mainnet`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ nullifierHash: Array.from(notes[0]!.nullifierHash) }),
+    });
+    expect(await res.json()).toEqual({ address: spent.ok ? spent.value.address : null, json: { spent: true } });
+
+    // The same withdrawal again, byte for byte: the relay refuses it with the spec's error.
+    const p = r.value.proof;
+    const again = await fresh.relay({ nullifierHash: p.nullifierHash, proof: p.proof, root: p.root, recipient, depositSize: p.amount, mint: p.mint, network: p.network });
+    expect(again).toMatchObject({ ok: false, status: 400, error: "NullifierAlreadySpent" });
+    const raw = await fetch(`${relay.url}/relay`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-auth": fresh.authToken! },
+      body: JSON.stringify({ nullifierHash: Array.from(p.nullifierHash), proof: Array.from(p.proof), root: Array.from(p.root), recipient, depth: 32, depositSize: Number(p.amount), mint: WSOL }),
+    });
+    expect(raw.status).toBe(400);
+    expect(await raw.json()).toMatchObject({ status: 400, error: "NullifierAlreadySpent" });
+    expect(await client.sandboxBalance("mainnet", recipient, WSOL)).toMatchObject({ ok: true, value: { amount: depositSize - fee } });
+
+    // withdraw() itself stops before proving when get_nullifier already says spent.
+    expect(await withdraw(fresh, notes[0]!, recipient, { wallet, hasher })).toMatchObject({ ok: false, error: { stage: "spent" } });
+  });
+
+  it("with a bad token the relay answers 401 before verifying; a proof is refused for another recipient (InvalidProof)", async () => {
+    const note = notes[1]!;
+    // No wallet to log in with: the bad token is sent as is, and the proof comes back with the refusal.
+    const refused = await withdraw(new RelayClient({ baseUrl: relay.url, authToken: "not-a-token", timeoutMs: 30_000 }), note, Keypair.generate().address, { hasher });
+    expect(refused).toMatchObject({ ok: false, error: { stage: "relay", failure: { status: 401, error: "Unauthorized" } } });
+    if (refused.ok || refused.error.stage !== "relay") return;
+    const p = refused.error.proof;
+
+    const stolen = await client.relay({ nullifierHash: p.nullifierHash, proof: p.proof, root: p.root, recipient: Keypair.generate().address, depositSize: p.amount, mint: p.mint });
+    expect(stolen).toMatchObject({ ok: false, status: 400, error: "InvalidProof" });
+    const otherAmount = await client.relay({ nullifierHash: p.nullifierHash, proof: p.proof, root: p.root, recipient: p.recipient, depositSize: p.amount - 1n, mint: p.mint });
+    expect(otherAmount).toMatchObject({ ok: false, status: 400, error: "InvalidProof" });
+    expect(await getNoteNullifier(client, note)).toMatchObject({ ok: true, value: { address: null, json: null } });
+
+    const intended = await client.relay({ nullifierHash: p.nullifierHash, proof: p.proof, root: p.root, recipient: p.recipient, depositSize: p.amount, mint: p.mint });
+    expect(intended).toMatchObject({ ok: true, status: 200, value: { status: 200, signature: expect.stringMatching(BASE58_SIGNATURE) } });
+  });
+
+  it("tests/support/proofs.ts prepares a /relay body the relay accepts (devnet pool)", async () => {
+    await client.sandboxAirdrop({ network: "devnet", wallet: wallet.address, mint: WSOL, amount: 2_000_000n });
+    const testWallet = { address: wallet.address, sign: (m: string) => encodeBase58(wallet.sign(m)) };
+    const recipient = testRecipient("sdk.http.test");
+    const prepared = await prepareWithdrawal(relay.url, testWallet, WSOL, { recipient, network: "devnet", amount: 1_500_000 });
+    console.log(`tests/support/proofs.ts: ${prepared.cached ? "cached proof checked" : "proved"} in ${prepared.provingMs} ms (${prepared.cacheFile})`);
+    expect(prepared.deposit.leafIndex).toBe(0);
+    expect(prepared.body).toMatchObject({ recipient, depth: 32, depositSize: 1_500_000, mint: WSOL, network: "devnet" });
+    expect(prepared.body.proof).toHaveLength(256);
+    const res = await fetch(`${relay.url}/relay`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-auth": client.authToken! },
+      body: JSON.stringify(prepared.body),
+    });
+    const answer = (await res.json()) as { status: number; signature?: string };
+    expect(res.status).toBe(200);
+    expect(answer).toMatchObject({ status: 200, signature: expect.stringMatching(BASE58_SIGNATURE) });
+    const fees = await client.fees();
+    if (!fees.ok) throw new Error(JSON.stringify(fees));
+    const quote = relayFee(fees.value, "devnet", WSOL, 1_500_000n)!;
+    expect(await client.sandboxBalance("devnet", recipient, WSOL)).toMatchObject({ ok: true, value: { amount: quote.toRecipient } });
   });
 
   it("the CLI runs the three-command flow against the same relay", async () => {

@@ -73,6 +73,19 @@ export interface SandboxDepositAnswer {
   leafIndex: number | null;
 }
 
+/** One fee setting of GET /fees: fee = max(floor, floor(depositSize · bps / 10 000)). */
+export interface FeeSetting {
+  bps: number;
+  floor: bigint;
+}
+
+/** GET /fees: the default and per-pool overrides (`pools[network][mint]`). */
+export interface FeeSchedule {
+  default: FeeSetting;
+  pools: Record<string, Record<string, FeeSetting>>;
+  formula?: string;
+}
+
 export type Decoder<T> = (value: unknown) => Result<T, string>;
 
 type Obj = Record<string, unknown>;
@@ -192,6 +205,38 @@ export const decodeSandboxDeposit: Decoder<SandboxDepositAnswer> = (v) => {
 
 export const decodeBalance: Decoder<{ amount: bigint }> = (v) =>
   isObject(v) && isString(v.amount) && /^[0-9]+$/.test(v.amount) ? ok({ amount: BigInt(v.amount) }) : err("expected { amount: decimal string }");
+
+function feeSetting(v: unknown, what: string): Result<FeeSetting, string> {
+  if (!isObject(v)) return err(`${what} is not an object`);
+  const { bps, floor } = v;
+  if (!isNonNegInt(bps) || bps > 10_000) return err(`${what}.bps is not basis points`);
+  // Amounts travel as decimal strings in answers (DESIGN §6); a plain number is accepted too.
+  if (typeof floor === "string" && /^[0-9]+$/.test(floor)) return ok({ bps, floor: BigInt(floor) });
+  if (isNonNegInt(floor)) return ok({ bps, floor: BigInt(floor) });
+  return err(`${what}.floor is not a base-unit amount`);
+}
+
+export const decodeFeeSchedule: Decoder<FeeSchedule> = (v) => {
+  if (!isObject(v)) return err("expected { default, pools }");
+  const def = feeSetting(v.default, "default");
+  if (!def.ok) return def;
+  const pools: Record<string, Record<string, FeeSetting>> = {};
+  if (v.pools !== undefined) {
+    if (!isObject(v.pools)) return err("pools is not an object");
+    for (const [network, byMint] of Object.entries(v.pools)) {
+      if (!isObject(byMint)) return err(`pools.${network} is not an object`);
+      pools[network] = {};
+      for (const [mint, setting] of Object.entries(byMint)) {
+        const s = feeSetting(setting, `pools.${network}.${mint}`);
+        if (!s.ok) return s;
+        pools[network]![mint] = s.value;
+      }
+    }
+  }
+  const out: FeeSchedule = { default: def.value, pools };
+  if (isString(v.formula)) out.formula = v.formula;
+  return ok(out);
+};
 
 export const decodeOkTrue: Decoder<{ ok: true }> = (v) => (isObject(v) && v.ok === true ? ok({ ok: true }) : err("expected { ok: true }"));
 

@@ -1,0 +1,105 @@
+import type { FieldHasher } from "../../src-shared/crypto/hasher";
+import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
+import { err, ok, type Result } from "../../src-shared/result";
+import { ClientError, type ApiFailure, type RelayClient, type WithdrawalRequest } from "./http";
+import type { WalletSigner } from "./keypair";
+import { login } from "./login";
+import type { DepositNote } from "./note";
+import { proveWithdrawal, type ProveError, type ProveOptions, type WithdrawalProof } from "./prove";
+import { getNoteNullifier, getNoteProof, type NoteProofError, type VerifiedNoteProof } from "./tree";
+
+export type WithdrawStage = "login" | "nullifier" | "merkle" | "prove" | "relay";
+
+export interface WithdrawOptions {
+  /**
+   * Logs in with this wallet when the client holds no token, and once more
+   * when the relay answers 401 (an expired token). Without it the client's
+   * token, if any, is sent as is.
+   */
+  wallet?: WalletSigner;
+  hasher?: FieldHasher;
+  /** Artifact paths or another prover; the hasher is shared with the rest of the withdrawal. */
+  prove?: Omit<ProveOptions, "hasher">;
+  /** Told as each stage starts, so a CLI can say why it is waiting (proving takes seconds). */
+  onStage?: (stage: WithdrawStage) => void;
+}
+
+export interface WithdrawResult {
+  /** The withdrawal transaction's signature, base58. */
+  signature: string;
+  proof: WithdrawalProof;
+  merkle: VerifiedNoteProof;
+}
+
+export type WithdrawError =
+  | { stage: "login"; failure: ApiFailure }
+  | { stage: "nullifier"; failure: ApiFailure }
+  /** get_nullifier says the note was already withdrawn; nothing was proved or sent. */
+  | { stage: "spent"; address: string }
+  | { stage: "merkle"; error: NoteProofError }
+  | { stage: "prove"; error: ProveError }
+  /**
+   * The relay refused, or did not answer. After a time-out, a broken
+   * connection, a garbled answer or a 5xx the withdrawal may still have
+   * landed: `landed` is what get_nullifier said afterwards (null when that
+   * could not be asked either; absent after a plain refusal).
+   */
+  | { stage: "relay"; failure: ApiFailure; proof: WithdrawalProof; landed?: boolean | null };
+
+/**
+ * Withdraws a deposited note to `recipient` through the relay (SPEC /relay):
+ * logs in if needed, refuses a spent note before spending seconds on a proof,
+ * fetches and locally checks the note's Merkle path, proves, and relays. The
+ * recipient receives the note's amount minus the relayer's fee (GET /fees).
+ */
+export async function withdraw(client: RelayClient, note: DepositNote, recipient: string, options: WithdrawOptions = {}): Promise<Result<WithdrawResult, WithdrawError>> {
+  const stage = options.onStage ?? (() => {});
+  const hasher = options.hasher ?? (await createPoseidonHasher());
+
+  if (!client.authToken && options.wallet) {
+    stage("login");
+    const token = await login(client, options.wallet);
+    if (!token.ok) return err({ stage: "login", failure: token });
+  }
+
+  stage("nullifier");
+  const spent = await getNoteNullifier(client, note);
+  if (!spent.ok) return err({ stage: "nullifier", failure: spent });
+  if (spent.value.address !== null) return err({ stage: "spent", address: spent.value.address });
+
+  stage("merkle");
+  const merkle = await getNoteProof(client, note, { hasher });
+  if (!merkle.ok) return err({ stage: "merkle", error: merkle.error });
+
+  stage("prove");
+  const proved = await proveWithdrawal(note, merkle.value, recipient, { ...options.prove, hasher });
+  if (!proved.ok) return err({ stage: "prove", error: proved.error });
+  const proof = proved.value;
+
+  stage("relay");
+  // depth is always TREE_DEPTH on the wire; the client adds it.
+  const request: WithdrawalRequest = {
+    nullifierHash: proof.nullifierHash,
+    proof: proof.proof,
+    root: proof.root,
+    recipient,
+    depositSize: proof.amount,
+    mint: proof.mint,
+    network: proof.network,
+  };
+  let relayed = await client.relay(request);
+  if (!relayed.ok && relayed.status === 401 && options.wallet) {
+    // The token expired while the proof was built, or was never valid: one fresh login, then the same request.
+    const token = await login(client, options.wallet);
+    if (!token.ok) return err({ stage: "login", failure: token });
+    relayed = await client.relay(request);
+  }
+  if (relayed.ok) return ok({ signature: relayed.value.signature, proof, merkle: merkle.value });
+
+  // No answer, a garbled one, or a submission failure: the transaction may have landed anyway, so ask the chain's view.
+  if (relayed.status === 0 || relayed.status >= 500 || relayed.error === ClientError.BadResponse) {
+    const after = await getNoteNullifier(client, note);
+    return err({ stage: "relay", failure: relayed, proof, landed: after.ok ? after.value.address !== null : null });
+  }
+  return err({ stage: "relay", failure: relayed, proof });
+}

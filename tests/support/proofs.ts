@@ -1,0 +1,233 @@
+/**
+ * Real withdrawals for the relay's HTTP tests: a note made and deposited
+ * through /sandbox/deposit, its Merkle path fetched from the relay and checked,
+ * and a real Groth16 proof built with the committed artifacts. Nothing here
+ * fakes a proof. Proving costs seconds, so proofs are cached on disk by the
+ * exact witness input (and the artifacts): a re-run that builds the same tree
+ * and withdraws the same note to the same recipient reuses the proof, and a
+ * cached proof is verified against the verification key before it is used.
+ *
+ * Cache hits need a deterministic test: the same deposits in the same order
+ * into a fresh relay (the root depends on every earlier leaf of the pool), a
+ * fixed recipient ({@link testRecipient}), and the default seed or a fixed one.
+ */
+import { createHash, randomUUID } from "node:crypto";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
+import { encodeBase58 } from "../../src-shared/encoding/base58";
+import { sandboxDepositMessage } from "../../src-shared/messages";
+import type { Network } from "../../src-shared/networks";
+import type { SnarkjsProof } from "../../src-shared/zk/proof-codec";
+import { RelayClient } from "../../src-client/sdk/http";
+import { createNote, withDeposit, type DepositNote, type RandomSource } from "../../src-client/sdk/note";
+import { DEFAULT_ARTIFACTS, proveWithdrawal, snarkjsProver, verifyWithdrawalProof, type Prover, type WithdrawWitnessInput } from "../../src-client/sdk/prove";
+import { getNoteProof } from "../../src-client/sdk/tree";
+import { encodeProof, fromSnarkjs } from "../../src-shared/zk/proof-codec";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+export const PROOF_CACHE_DIR = path.join(ROOT, "out", "test-proofs");
+
+/** What the helper needs of a wallet: tests/support/wallet.ts's TestWallet fits. */
+export interface ProofWallet {
+  address: string;
+  /** ed25519 over the UTF-8 message, base58. */
+  sign(message: string): string;
+}
+
+/** The JSON body of POST /relay (SPEC: Withdrawal request), ready to send as is. */
+export interface RelayBody {
+  nullifierHash: number[];
+  proof: number[];
+  root: number[];
+  recipient: string;
+  depth: 32;
+  depositSize: number;
+  mint: string;
+  network: Network;
+}
+
+export interface PrepareWithdrawalOptions {
+  /** base58; use {@link testRecipient} for a fixed one, so re-runs hit the proof cache. */
+  recipient: string;
+  /** Base units deposited and withdrawn (depositSize). Default 1 000 000. */
+  amount?: number;
+  network?: Network;
+  /**
+   * The note's secrets are derived from this. Default: network, mint, amount,
+   * recipient, the pool's nextIndex and a per-process call count, which is the
+   * same on every run of a deterministic test and never repeats within one.
+   */
+  seed?: string;
+  /** Default out/test-proofs. */
+  cacheDir?: string;
+}
+
+export interface PreparedWithdrawal {
+  /** POST it to /relay with an x-api-auth token. */
+  body: RelayBody;
+  note: DepositNote;
+  deposit: { signature: string; leafIndex: number };
+  /** Time spent in the prover, or checking the cached proof on a hit. */
+  provingMs: number;
+  cached: boolean;
+  cacheFile: string;
+}
+
+/** A fixed, valid-looking recipient address for a label, so a test's witness inputs repeat across runs. */
+export function testRecipient(label: string): string {
+  return encodeBase58(createHash("sha256").update(`test-recipient:${label}`).digest());
+}
+
+/** A deterministic byte stream from a seed (SHA-256 in counter mode), for createNote's secrets. */
+export function seededRandom(seed: string): RandomSource {
+  let counter = 0;
+  return (buf) => {
+    for (let off = 0; off < buf.length; off += 32) {
+      const block = createHash("sha256").update(`${seed}:${counter++}`).digest();
+      buf.set(block.subarray(0, Math.min(32, buf.length - off)), off);
+    }
+  };
+}
+
+const callCounts = new Map<string, number>();
+
+/**
+ * Makes a note of `amount` of `mint`, deposits it from `wallet` (which must
+ * hold the funds) through /sandbox/deposit, fetches and checks its Merkle
+ * path, and proves a withdrawal to `options.recipient`. The answer's `body`
+ * is the /relay request.
+ */
+export async function prepareWithdrawal(relayUrl: string, wallet: ProofWallet, mint: string, options: PrepareWithdrawalOptions): Promise<PreparedWithdrawal> {
+  const network = options.network ?? "mainnet";
+  const amount = options.amount ?? 1_000_000;
+  const client = new RelayClient({ baseUrl: relayUrl, timeoutMs: 30_000 });
+  const hasher = await createPoseidonHasher();
+
+  let seed = options.seed;
+  if (seed === undefined) {
+    const tree = await client.getMerkle(mint, network);
+    // A pool the sandbox has not opened yet is opened by the first deposit.
+    if (!tree.ok && tree.error !== "PoolNotFound") throw new Error(`get_merkle ${mint} on ${network}: ${tree.status} ${tree.error} ${tree.message ?? ""}`);
+    const nextIndex = tree.ok ? tree.value.json.nextIndex : 0;
+    const key = `${network}/${mint}/${amount}/${options.recipient}`;
+    const n = (callCounts.get(key) ?? 0) + 1;
+    callCounts.set(key, n);
+    seed = `${key}/leaf-${nextIndex}/call-${n}`;
+  }
+  const created = await createNote({ network, mint, amount, hasher, random: seededRandom(seed) });
+  if (!created.ok) throw new Error(`note: ${created.error}`);
+
+  const message = sandboxDepositMessage(network, mint, amount, created.value.commitment);
+  const dep = await client.sandboxDeposit({ network, mint, amount, commitment: created.value.commitment, wallet: wallet.address, signature: wallet.sign(message) });
+  if (!dep.ok) throw new Error(`/sandbox/deposit: ${dep.status} ${dep.error} ${dep.message ?? ""}`);
+  if (dep.value.status !== "indexed" || dep.value.leafIndex === null) {
+    throw new Error(`/sandbox/deposit left the deposit ${dep.value.status}: is this note's commitment already in the pool (same seed twice)?`);
+  }
+  const note = withDeposit(created.value, { ...dep.value, wallet: wallet.address });
+
+  const merkle = await getNoteProof(client, note, { hasher });
+  if (!merkle.ok) throw new Error(`Merkle proof of leaf ${dep.value.leafIndex}: ${JSON.stringify(merkle.error)}`);
+
+  const cache = cachedProver(options.cacheDir ?? PROOF_CACHE_DIR);
+  const proved = await proveWithdrawal(note, merkle.value, options.recipient, { hasher, prover: cache.prover });
+  if (!proved.ok) throw new Error(`proving: ${proved.error.kind}: ${proved.error.message}`);
+  const p = proved.value;
+
+  return {
+    body: {
+      nullifierHash: Array.from(p.nullifierHash),
+      proof: Array.from(p.proof),
+      root: Array.from(p.root),
+      recipient: options.recipient,
+      depth: 32,
+      depositSize: amount,
+      mint,
+      network,
+    },
+    note,
+    deposit: { signature: dep.value.signature, leafIndex: dep.value.leafIndex },
+    provingMs: p.provingMs,
+    cached: cache.last().cached,
+    cacheFile: cache.last().file,
+  };
+}
+
+interface CacheEntry {
+  key: string;
+  publicSignals: string[];
+  proof: SnarkjsProof;
+  provingMs: number;
+  provedAt: string;
+}
+
+let artifactDigest: string | null = null;
+
+/** The proving artifacts are part of the key: a new zkey makes every cached proof useless. */
+function artifactsDigest(wasmPath: string, zkeyPath: string): string {
+  if (wasmPath === DEFAULT_ARTIFACTS.wasmPath && zkeyPath === DEFAULT_ARTIFACTS.zkeyPath && artifactDigest) return artifactDigest;
+  const h = createHash("sha256");
+  for (const f of [wasmPath, zkeyPath]) h.update(createHash("sha256").update(readFileSync(f)).digest());
+  const digest = h.digest("hex");
+  if (wasmPath === DEFAULT_ARTIFACTS.wasmPath && zkeyPath === DEFAULT_ARTIFACTS.zkeyPath) artifactDigest = digest;
+  return digest;
+}
+
+/** The cache key: SHA-256 over the artifacts' digest and the witness input's canonical JSON. */
+export function witnessInputKey(input: WithdrawWitnessInput, wasmPath: string = DEFAULT_ARTIFACTS.wasmPath, zkeyPath: string = DEFAULT_ARTIFACTS.zkeyPath): string {
+  const canonical = JSON.stringify([
+    input.root,
+    input.nullifierHash,
+    input.recipient,
+    input.amount,
+    input.mint,
+    input.nullifier,
+    input.secret,
+    input.pathElements,
+    input.pathIndices,
+  ]);
+  return createHash("sha256").update(artifactsDigest(wasmPath, zkeyPath)).update(canonical).digest("hex");
+}
+
+/**
+ * A {@link Prover} backed by a disk cache keyed by {@link witnessInputKey}.
+ * The witness input itself (it holds the note's secrets) is not stored; only
+ * the proof and its public signals. A cached proof is used only after it
+ * verifies against the verification key for exactly the expected signals.
+ */
+export function cachedProver(cacheDir: string = PROOF_CACHE_DIR): { prover: Prover; last(): { cached: boolean; file: string } } {
+  let last = { cached: false, file: "" };
+  const prover: Prover = async (input, wasmPath, zkeyPath) => {
+    const key = witnessInputKey(input, wasmPath, zkeyPath);
+    const file = path.join(cacheDir, `${key}.json`);
+    const expected = [input.root, input.nullifierHash, input.recipient, input.amount, input.mint];
+    const hit = readEntry(file, key);
+    if (hit && hit.publicSignals.join() === expected.join()) {
+      const verdict = await verifyWithdrawalProof(encodeProof(fromSnarkjs(hit.proof)), expected);
+      if (verdict.ok && verdict.value) {
+        last = { cached: true, file };
+        return { proof: hit.proof, publicSignals: hit.publicSignals };
+      }
+    }
+    const t0 = performance.now();
+    const out = await snarkjsProver(input, wasmPath, zkeyPath);
+    const entry: CacheEntry = { key, publicSignals: out.publicSignals.map(String), proof: out.proof, provingMs: Math.round(performance.now() - t0), provedAt: new Date().toISOString() };
+    mkdirSync(cacheDir, { recursive: true });
+    const tmp = `${file}.${randomUUID()}.tmp`;
+    writeFileSync(tmp, `${JSON.stringify(entry, null, 2)}\n`);
+    renameSync(tmp, file);
+    last = { cached: false, file };
+    return out;
+  };
+  return { prover, last: () => last };
+}
+
+function readEntry(file: string, key: string): CacheEntry | null {
+  try {
+    const e = JSON.parse(readFileSync(file, "utf8")) as CacheEntry;
+    return e.key === key && Array.isArray(e.publicSignals) && typeof e.proof === "object" ? e : null;
+  } catch {
+    return null;
+  }
+}
