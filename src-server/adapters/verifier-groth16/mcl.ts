@@ -23,7 +23,9 @@ let ready: Promise<void> | null = null;
  * Initialises mcl for BN_SNARK1 in this thread (idempotent) and checks the
  * global state the verifier relies on:
  * - `verifyOrderG2(true)`: G2.isValid() then includes the order-r check
- *   (checked here on a known non-subgroup twist point, not just assumed);
+ *   (checked here on a known non-subgroup twist point, not just assumed).
+ *   The verification key's G2 points go through it; a proof's B goes through
+ *   the equivalent, faster test of g2-subgroup.ts;
  * - `verifyOrderG1(false)`: BN254's G1 has cofactor 1 (#E(Fp) = r), so every
  *   point on the curve already has order r; mcl's order check would be a
  *   scalar multiplication by r (~0.6 ms) that can never fail;
@@ -104,9 +106,13 @@ export function g1FromAffine(x: bigint, y: bigint): Mcl.G1 {
 
 /** As g1FromAffine, on the twist E'(Fp2); coordinates as [c0, c1]. */
 export function g2FromAffine(x: readonly [bigint, bigint], y: readonly [bigint, bigint]): Mcl.G2 {
+  return g2FromFp2(fp2FromBigInts(x[0], x[1]), fp2FromBigInts(y[0], y[1]));
+}
+
+export function g2FromFp2(x: Mcl.Fp2, y: Mcl.Fp2): Mcl.G2 {
   const p = new mcl.G2();
-  p.setX(fp2FromBigInts(x[0], x[1]));
-  p.setY(fp2FromBigInts(y[0], y[1]));
+  p.setX(x);
+  p.setY(y);
   p.setZ(fp2FromBigInts(1n, 0n));
   return p;
 }

@@ -25,6 +25,9 @@ export interface FfCurve {
     timesScalar(p: Uint8Array, s: bigint): Uint8Array;
     isValid(p: Uint8Array): boolean;
     isZero(p: Uint8Array): boolean;
+    toAffine(p: Uint8Array): Uint8Array;
+    /** [[x.c0, x.c1], [y.c0, y.c1], [z.c0, z.c1]] */
+    toObject(p: Uint8Array): bigint[][];
   };
 }
 
