@@ -18,12 +18,15 @@ import { createGroth16Verifier } from "./adapters/verifier-groth16/worker-pool";
 import type { RelayConfig } from "./config/schema";
 import { createApp, type RelayApp } from "./http/app";
 import type { ChainBackend } from "./ports/chain";
+import type { RelayStore } from "./ports/relay-store";
 import { AuthService } from "./services/auth";
 import { HealthService } from "./services/health";
 import { IndexerService } from "./services/indexer";
 import { RelayService } from "./services/relay-withdrawal";
 
 export interface Relay extends RelayApp {
+  chains: ReadonlyMap<Network, ChainBackend>;
+  relayStore: RelayStore;
   health: HealthService;
   meta: { version: string };
   db: DurableDb;
@@ -97,13 +100,14 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
     maxFutureSec: config.auth.loginMaxFutureSec,
   });
 
+  const relayStore = new SqlRelayStore(db);
   const relay = new RelayService({
     hasher,
     indexer,
     chains,
     verifier,
     sanctions,
-    store: new SqlRelayStore(db),
+    store: relayStore,
     fees: { policyFor: (n, mint) => config.fees.pools[n][mint] ?? config.fees.default },
     log,
   });
@@ -146,6 +150,8 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
     ...relayApp,
     meta: { version: packageVersion() },
     health,
+    chains,
+    relayStore,
     db,
     indexer,
     close: async () => {

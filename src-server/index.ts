@@ -27,9 +27,11 @@ export async function startServer(config: RelayConfig, opts: StartOptions = {}):
     const s = relay.app.listen(config.port, config.host, () => resolve(s));
     s.once("error", reject);
   });
-  server.keepAliveTimeout = 5000;
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 30_000;
+  // Idle keep-alive sockets outlive clients' own idle timers (undici's fire up to ~1 s late), so
+  // the server never closes a socket a client is about to reuse; 65 s is what load balancers expect.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  server.requestTimeout = 120_000;
   const sockets = new Set<Socket>();
   server.on("connection", (s) => {
     sockets.add(s);
