@@ -43,10 +43,11 @@ const deposits: BenchCase = {
       const store = new SqlTreeStore(db);
       const pool = await store.createPool(BENCH_NETWORK, BENCH_MINT);
       const tree = new MerkleTree(hasher);
+      const metas = Array.from({ length: WARM + N }, (_, i) => leafMeta(i, 1));
       const one = async (i: number): Promise<void> => {
         const r = tree.append(leaves.subarray(32 * i, 32 * i + 32));
         if (!r.ok) throw new Error(r.error);
-        await store.saveAppend(pool, r.value, String(i + 1), leafMeta(i, 1));
+        await store.saveAppend(pool, r.value, String(i + 1), metas[i]!);
       };
       for (let i = 0; i < WARM; i++) await one(i);
       log(`ours: ${N} one-leaf appends, each persisted (fsync on)`);
