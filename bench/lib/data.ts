@@ -9,6 +9,7 @@ import { toHex } from "../../src-shared/encoding/bytes";
 import type { Network } from "../../src-shared/networks";
 import { DurableDb } from "../../src-server/adapters/storage-sqljs/durable-db";
 import { MIGRATIONS, SQL_FUNCTIONS } from "../../src-server/adapters/storage-sqljs/schema-migrations";
+import { loadSqlJs } from "../../src-server/adapters/storage-sqljs/sqljs-loader";
 import { SqlTreeStore } from "../../src-server/adapters/storage-sqljs/tree-store";
 import { MerkleTree } from "../../src-server/core/merkle/tree";
 import type { IndexedLeaf } from "../../src-server/ports/tree-store";
@@ -206,6 +207,36 @@ export async function preparedPool(n: number, log: (m: string) => void = () => {
     if (!existsSync(metaFile)) throw e;
   }
   return { dir, leaves: n, root: t.root, buildMs: Math.round(t.openMs + t.totalMs), cached: false };
+}
+
+/**
+ * Diagnostic variant of a prepared pool: the same data dir with the per-leaf
+ * indexed_leaves rows deleted and the file vacuumed, to show what those rows
+ * cost at start-up. Derived with plain sql.js (VACUUM cannot run inside the
+ * store's transactions); the store's journal is empty after the prepare run's
+ * close, so the snapshot alone is the whole state.
+ */
+export async function withoutLeafRows(prepared: PreparedPool): Promise<string> {
+  const dir = `${prepared.dir}-noleafrows`;
+  if (existsSync(path.join(dir, "relay.sqlite"))) return dir;
+  if (statSync(path.join(prepared.dir, "relay.journal")).size !== 0) throw new Error("prepared pool has a non-empty journal");
+  const SQL = await loadSqlJs();
+  const db = new SQL.Database(readFileSync(path.join(prepared.dir, "relay.sqlite")));
+  db.exec("DELETE FROM indexed_leaves; VACUUM");
+  const bytes = db.export();
+  db.close();
+  const tmp = `${dir}.tmp-${process.pid}`;
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(tmp);
+  writeFileSync(path.join(tmp, "relay.sqlite"), bytes);
+  writeFileSync(path.join(tmp, "relay.journal"), new Uint8Array(0));
+  try {
+    renameSync(tmp, dir);
+  } catch (e) {
+    rmSync(tmp, { recursive: true, force: true });
+    if (!existsSync(path.join(dir, "relay.sqlite"))) throw e;
+  }
+  return dir;
 }
 
 /** A private copy of a prepared data dir, for a server that will write to it. */
