@@ -15,6 +15,8 @@ export const Exit = {
   LocalFile: 4,
   /** The relay's Merkle proof does not rebuild its root: do not prove or withdraw with it. */
   ProofMismatch: 5,
+  /** The withdrawal proof could not be built, or would not be the one the relay checks. */
+  ProveFailed: 6,
 } as const;
 
 export type ExitCode = (typeof Exit)[keyof typeof Exit];

@@ -31,10 +31,13 @@ describe("relay-cli argument handling (no relay needed)", () => {
     expect(await run("health", "--url", "ftp://x")).toMatchObject({ code: 2 });
     expect(await run("health", "--timeout", "soon")).toMatchObject({ code: 2 });
     expect(await run("deposit", "--keypair", "k.json", "extra")).toMatchObject({ code: 2, err: expect.stringContaining('"extra"') });
+    expect(await run("relay", "--note", "n.json", "--keypair", "k.json")).toMatchObject({ code: 2, err: expect.stringContaining("--recipient") });
+    expect(await run("prove", "--note", "n.json", "--recipient", "0OIl")).toMatchObject({ code: 2, err: expect.stringContaining("--recipient 0OIl") });
   });
 
   it("reports unreadable local files with exit 4, as JSON under --json", async () => {
     expect(await run("login", "--keypair", "missing.json")).toMatchObject({ code: 4, err: expect.stringContaining("ENOENT") });
+    expect(await run("relay", "--note", "missing.json", "--keypair", "k.json", "--recipient", "So11111111111111111111111111111111111111112")).toMatchObject({ code: 4 });
     const r = await run("proof", "--note", "missing.json", "--json");
     expect(r.code).toBe(4);
     expect(JSON.parse(r.err)).toMatchObject({ ok: false, exitCode: 4 });

@@ -245,7 +245,7 @@ describe("SDK against the real relay process", () => {
     const fresh = new RelayClient({ baseUrl: relay.url, timeoutMs: 30_000 });
     const stages: string[] = [];
     const r = await withdraw(fresh, notes[0]!, recipient, { wallet, hasher, onStage: (s) => stages.push(s) });
-    if (!r.ok) throw new Error(JSON.stringify(r.error));
+    if (!r.ok) throw new Error(JSON.stringify(r.error, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v)));
     console.log(`withdraw: proving took ${r.value.proof.provingMs} ms`);
     expect(stages).toEqual(["login", "nullifier", "merkle", "prove", "relay"]);
     expect(fresh.authToken).toMatch(/^[0-9a-f-]{36}$/);
@@ -350,6 +350,33 @@ describe("SDK against the real relay process", () => {
     expect(JSON.parse(proof.out)).toMatchObject({ verified: true, leafIndex: 0, nextIndex: 1 });
     expect((await run("nullifier", "--note", result.file)).out).toMatch(/not spent/);
     expect((await run("balance", "--keypair", "id.json", "--mint", USDC)).out.trim()).toBe("300");
+
+    // prove (inspection only) saves the proof and the exact /relay request; nothing is sent.
+    expect((await run("keygen", "--out", "bob.json")).code).toBe(0);
+    const bob = (JSON.parse((await run("balance", "--keypair", "bob.json", "--mint", USDC, "--json")).out) as { wallet: string }).wallet;
+    const proved = await run("prove", "--note", result.file, "--recipient", bob, "--out", "proof.json", "--json");
+    expect(proved.code).toBe(0);
+    const saved = JSON.parse(readFileSync(path.join(cwd, "proof.json"), "utf8")) as { proof: string; publicSignals: string[]; verified: boolean; request: Record<string, unknown> };
+    expect(saved).toMatchObject({ verified: true, proof: expect.stringMatching(/^0x[0-9a-f]{512}$/), publicSignals: expect.any(Array) });
+    expect(saved.request).toMatchObject({ recipient: bob, depth: 32, depositSize: 200, mint: USDC, network: "mainnet" });
+    expect(saved.request.proof).toHaveLength(256);
+    expect(JSON.stringify(saved)).not.toMatch(/leafIndex|commitment|secret/);
+    expect((await run("nullifier", "--note", result.file)).out).toMatch(/not spent/);
+
+    // relay: logs in, proves, submits; the recipient gets depositSize - fee.
+    const relayed = await run("relay", "--note", result.file, "--keypair", "id.json", "--recipient", bob, "--json");
+    expect(relayed).toMatchObject({ code: 0, err: expect.stringContaining("proving the withdrawal") });
+    const answer = JSON.parse(relayed.out) as { signature: string; toRecipient: string };
+    expect(answer).toMatchObject({ withdrawn: true, signature: expect.stringMatching(BASE58_SIGNATURE), recipient: bob, depositSize: "200" });
+    expect((await run("balance", "--wallet", bob, "--mint", USDC)).out.trim()).toBe(answer.toRecipient);
+    expect((await run("nullifier", "--note", result.file)).out).toMatch(/spent \(nullifier account/);
+    const again = await run("relay", "--note", result.file, "--keypair", "id.json", "--recipient", bob, "--json");
+    expect(again.code).toBe(1);
+    expect(JSON.parse(again.err.trim().split("\n").pop()!)).toMatchObject({ ok: false, exitCode: 1, error: "NullifierAlreadySpent" });
+    // The proof saved earlier, sent as is, is refused by the relay itself.
+    const login = JSON.parse((await run("login", "--keypair", "id.json", "--json")).out) as { token: string };
+    const replay = await fetch(`${relay.url}/relay`, { method: "POST", headers: { "content-type": "application/json", "x-api-auth": login.token }, body: JSON.stringify(saved.request) });
+    expect({ status: replay.status, body: await replay.json() }).toMatchObject({ status: 400, body: { status: 400, error: "NullifierAlreadySpent" } });
     expect((await run("merkle", "--mint", USDC, "--network", "devnet", "--json")).out).toContain('"nextIndex": 0');
     expect(await run("deposit", "--keypair", "id.json", "--mint", USDC, "--amount", "99999")).toMatchObject({ code: 1, err: expect.stringMatching(/InsufficientFunds/) });
     expect(await run("merkle", "--mint", USDC, "--url", "http://127.0.0.1:9")).toMatchObject({ code: 3 });

@@ -3,14 +3,14 @@ import path from "node:path";
 import { toHex } from "../../../src-shared/encoding/bytes";
 import { depositAndSaveNote } from "../../sdk/deposit";
 import { createNote, describeNote, type DepositNote } from "../../sdk/note";
-import { getNoteNullifier, getNoteProof } from "../../sdk/tree";
-import { Exit, type JsonValue } from "../context";
+import { getNoteNullifier, getNoteProof, type NoteProofError } from "../../sdk/tree";
+import { Exit, type CliContext, type ExitCode, type JsonValue } from "../context";
 import { amountInput, keypairInput, mintInput, noteInput, resolvePath } from "../inputs";
 import { str, type CommandSpec } from "../spec";
 
 export const DEFAULT_NOTES_DIR = ".relay-notes";
 const hex = (b: Uint8Array): string => `0x${toHex(b)}`;
-const noteOption = { type: "string", value: "file", help: "a deposit note written by `deposit`", required: true } as const;
+export const noteOption = { type: "string", value: "file", help: "a deposit note written by `deposit`", required: true } as const;
 
 /** Sortable, unique, and tells a human which pool and when, without opening the file. */
 function defaultNoteName(note: DepositNote): string {
@@ -109,6 +109,14 @@ export const merkle: CommandSpec = {
   },
 };
 
+/** How a failed get_proof check ends a command; shared by `proof`, `prove` and `relay`. */
+export function noteProofFailure(ctx: CliContext, e: NoteProofError): ExitCode {
+  if (e.kind === "api") return ctx.apiFailure("get_proof", e.failure);
+  if (e.kind === "no-leaf") return ctx.fail(Exit.Refused, e.message);
+  if (e.kind === "unstable") return ctx.fail(Exit.Refused, e.message);
+  return ctx.fail(Exit.ProofMismatch, `PROOF DOES NOT VERIFY: ${e.message}`);
+}
+
 export const proof: CommandSpec = {
   name: "proof",
   summary: "fetch the Merkle proof of a note's leaf and verify it locally with Poseidon",
@@ -118,13 +126,7 @@ export const proof: CommandSpec = {
     const note = await noteInput(ctx, values);
     if (!note.ok) return note.code;
     const r = await getNoteProof(ctx.client, note.value, { hasher: await ctx.hasher() });
-    if (!r.ok) {
-      const e = r.error;
-      if (e.kind === "api") return ctx.apiFailure("get_proof", e.failure);
-      if (e.kind === "no-leaf") return ctx.fail(Exit.Refused, e.message);
-      if (e.kind === "unstable") return ctx.fail(Exit.Refused, e.message);
-      return ctx.fail(Exit.ProofMismatch, `PROOF DOES NOT VERIFY: ${e.message}`);
-    }
+    if (!r.ok) return noteProofFailure(ctx, r.error);
     const p = r.value;
     return ctx.done(
       [`leaf ${p.leafIndex} of ${note.value.mint} on ${note.value.network}: proof verified locally`, `root: ${hex(p.root)}`, `nextIndex: ${p.nextIndex}`, `tree: ${p.address}`],
