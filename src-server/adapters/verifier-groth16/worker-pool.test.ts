@@ -124,6 +124,15 @@ describe("Groth16WorkerPool (ProofVerifier)", () => {
     await pool.close(); // idempotent
   });
 
+  it("close(drainMs) stops waiting for running requests after drainMs and rejects them with VerifierClosedError", async () => {
+    const pool = await Groth16WorkerPool.start(VKEY_PATH, { threads: 1 });
+    const f = fixtures[0]!;
+    const running = Promise.allSettled([pool.verify(f.proof, f.signals)]);
+    await pool.close(0);
+    const [only] = await running;
+    expect((only as PromiseRejectedResult).reason).toBeInstanceOf(VerifierClosedError);
+  });
+
   it("createGroth16Verifier refuses a key whose points are invalid (the workers report it; the pool stops them)", async () => {
     const dir = mkdtempSync(join(tmpdir(), "vk-"));
     try {

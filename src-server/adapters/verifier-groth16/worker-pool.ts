@@ -166,12 +166,26 @@ export class Groth16WorkerPool implements ProofVerifier {
 
   /**
    * Stops accepting requests, rejects those still queued with
-   * VerifierClosedError, lets the running ones finish, then stops the workers.
+   * VerifierClosedError, lets the running ones finish (for at most
+   * `drainMs`; a verification takes milliseconds), then stops the workers.
    */
-  async close(): Promise<void> {
+  async close(drainMs = 10_000): Promise<void> {
     this.closed = true;
     for (const job of this.queue.splice(0)) job.reject(new VerifierClosedError("verifier closed"));
-    while (this.slots.some((s) => s.job)) await new Promise<void>((r) => this.idle.push(r));
+    const deadline = Date.now() + drainMs;
+    while (this.slots.some((s) => s.job) && Date.now() < deadline) {
+      await new Promise<void>((wake) => {
+        const timer = setTimeout(wake, Math.max(0, deadline - Date.now()));
+        this.idle.push(() => {
+          clearTimeout(timer);
+          wake();
+        });
+      });
+    }
+    for (const s of this.slots) {
+      s.job?.reject(new VerifierClosedError("verifier closed before the request finished"));
+      s.job = null;
+    }
     await Promise.all(
       this.slots.splice(0).map((s) => {
         s.retiring = true;
