@@ -40,6 +40,10 @@ export const ErrorName = {
   InsufficientFunds: "InsufficientFunds",
   NetworkUnavailable: "NetworkUnavailable",
   IndexerDrift: "IndexerDrift",
+  /** Revert of a deposit that may still be indexed (docs/decisions.md). */
+  DepositPending: "DepositPending",
+  /** Revert whose transaction could not be submitted (the revert twin of RelayFailed). */
+  RevertFailed: "RevertFailed",
 } as const;
 
 export type ErrorNameValue = (typeof ErrorName)[keyof typeof ErrorName];

@@ -10,3 +10,12 @@ export const sandboxDepositMessage = (network: Network, mint: string, amount: bi
 
 /** The text a depositor signs to revert a failed deposit (spec, Revert request). */
 export const revertMessage = (depositSignature: string): string => `Revert deposit: ${depositSignature}`;
+
+/**
+ * The text the relay's compliance key signs (DESIGN §4): the network, the
+ * screened wallet and the Unix second the signature stops being valid.
+ */
+export const complianceMessage = (network: Network, wallet: string, expiresAtUnix: number): string => `OFAC:${network}:${wallet}:${expiresAtUnix}`;
+
+/** How /compliance/public_key describes the signed text. */
+export const COMPLIANCE_MESSAGE_TEMPLATE = "OFAC:<network>:<wallet>:<expiresAtUnix>";
