@@ -6,7 +6,7 @@ import { SqlTreeStore } from "../../src-server/adapters/storage-sqljs/tree-store
 import { MerkleTree } from "../../src-server/core/merkle/tree";
 import { BENCH_MINT, BENCH_NETWORK, copyPool, dirBytes, preparedPool, tempDir, withoutLeafRows } from "../lib/data";
 import type { Metric } from "../lib/metric";
-import { procMemoryMb, spawnListening, type ListeningProcess } from "../lib/proc";
+import { procCpuMs, procMemoryMb, spawnListening, type ListeningProcess } from "../lib/proc";
 import { fmtNum, median } from "../lib/stats";
 import type { BenchCase } from "./index";
 
@@ -16,6 +16,8 @@ const BARE_ARGS = ["-e", "console.log('bare listening on http://127.0.0.1:0'); s
 
 interface Sample {
   readyMs: number;
+  /** CPU time (user + sys) used up to the listening line: robust to other load on the machine. */
+  cpuMs: number;
   rss: number;
   hwm: number;
   stopMs: number;
@@ -27,6 +29,7 @@ interface Sample {
 async function sample(args: string[], env: Record<string, string>, check?: (p: ListeningProcess) => Promise<void>): Promise<Sample> {
   const p = await spawnListening(args, env);
   const mem = procMemoryMb(p.pid);
+  const cpuMs = procCpuMs(p.pid) ?? NaN;
   let stop: { ms: number } | null = null;
   try {
     await check?.(p);
@@ -35,7 +38,7 @@ async function sample(args: string[], env: Record<string, string>, check?: (p: L
   }
   if (!mem) throw new Error(`could not read /proc/${p.pid}/status`);
   const at = (re: RegExp): number | null => p.lines.find((l) => re.test(l.text))?.atMs ?? null;
-  return { readyMs: p.readyMs, rss: mem.rss, hwm: mem.hwm, stopMs: stop.ms, configAt: at(/^config:/), relayerAt: at(/^relayer:/) };
+  return { readyMs: p.readyMs, cpuMs, rss: mem.rss, hwm: mem.hwm, stopMs: stop.ms, configAt: at(/^config:/), relayerAt: at(/^relayer:/) };
 }
 
 async function openAndLoad(src: string): Promise<{ openMs: number; loadMs: number; rssAfterOpen: number; rssAfterLoad: number }> {
@@ -134,7 +137,7 @@ const startup: BenchCase = {
         peer: med(bare, "readyMs"),
         better: "lower",
         target: { kind: "<", value: 3000 },
-        detail: `median of ${reps}: ${ours.map((s) => fmtNum(s.readyMs)).join(", ")} ms`,
+        detail: `median of ${reps}: ${ours.map((s) => fmtNum(s.readyMs)).join(", ")} ms; CPU time to listening ${fmtNum(med(ours, "cpuMs"))} ms vs bare ${fmtNum(med(bare, "cpuMs"))} ms`,
       },
       {
         name: `RSS after start, ${fmtNum(n)}-leaf pool`,
@@ -153,8 +156,8 @@ const startup: BenchCase = {
         `real server: node --import tsx src-server/main.ts, RELAY_PORT=0, RELAY_DATA_DIR = a fresh copy of the prepared pool each start; timed from spawn to the "listening on" line`,
         `phases (medians, ms since spawn): first config line ${fmtNum(med(ours, "configAt"))} (modules loaded), relayer line ${fmtNum(med(ours, "relayerAt"))} (hasher built, store opened), listening ${fmtNum(med(ours, "readyMs"))} (verifier, chains, indexer tree load, HTTP app)`,
         `in-process on the same data: DurableDb.open ${fmtNum(inproc.openMs)} ms (RSS ${fmtNum(inproc.rssAfterOpen)} MB), SqlTreeStore.loadTree ${fmtNum(inproc.loadMs)} ms (RSS ${fmtNum(inproc.rssAfterLoad)} MB)`,
-        `same server on an empty data dir: listening at ${fmtNum(empty.readyMs)} ms (config line ${fmtNum(empty.configAt ?? NaN)}, relayer line ${fmtNum(empty.relayerAt ?? NaN)}), RSS ${fmtNum(empty.rss)} MB; so the ${fmtNum(n)}-leaf pool adds ${fmtNum(med(ours, "readyMs") - empty.readyMs)} ms and ${fmtNum(med(ours, "rss") - empty.rss)} MB`,
-        `diagnostic, same pool without the per-leaf indexed_leaves rows (${fmtNum(leanBytes / 2 ** 20, 1)} MiB data dir): listening at ${fmtNum(med(lean, "readyMs"))} ms, RSS ${fmtNum(med(lean, "rss"))} MB (median of ${leanReps})`,
+        `same server on an empty data dir: listening at ${fmtNum(empty.readyMs)} ms, CPU ${fmtNum(empty.cpuMs)} ms (config line ${fmtNum(empty.configAt ?? NaN)}, relayer line ${fmtNum(empty.relayerAt ?? NaN)}), RSS ${fmtNum(empty.rss)} MB; so the ${fmtNum(n)}-leaf pool adds ${fmtNum(med(ours, "readyMs") - empty.readyMs)} ms and ${fmtNum(med(ours, "rss") - empty.rss)} MB`,
+        `diagnostic, same pool without the per-leaf indexed_leaves rows (${fmtNum(leanBytes / 2 ** 20, 1)} MiB data dir): listening at ${fmtNum(med(lean, "readyMs"))} ms, CPU ${fmtNum(med(lean, "cpuMs"))} ms, RSS ${fmtNum(med(lean, "rss"))} MB (median of ${leanReps})`,
         `data dir ${fmtNum(dataBytes / 2 ** 20, 1)} MiB (tree chunks + per-leaf signature rows + roots); SIGTERM to exit (final snapshot) ${fmtNum(med(ours, "stopMs"))} ms`,
         `prepared pool: ${prepared.cached ? `reused from the out/bench cache (built in ${fmtNum(prepared.buildMs / 1000, 1)} s when first made)` : `built now in ${fmtNum(prepMs / 1000, 1)} s and cached under out/bench/`}`,
       ],

@@ -82,6 +82,24 @@ export function procMemoryMb(pid: number): { rss: number; hwm: number } | null {
   }
 }
 
+/**
+ * CPU time (user + system, ms) a live process has used so far, from
+ * /proc/<pid>/stat; unlike wall time it barely moves when other work shares the cores.
+ */
+export function procCpuMs(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the parenthesised command name; utime and stime are fields 14 and 15 (1-based), in clock ticks.
+    const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const ticks = Number(rest[11]) + Number(rest[12]);
+    return (ticks * 1000) / CLOCK_TICKS;
+  } catch {
+    return null;
+  }
+}
+/** USER_HZ: 100 on every Linux configuration node supports. */
+const CLOCK_TICKS = 100;
+
 /** The relay as the benchmarks start it: startServer() on loadConfig(env), in its own process. */
 export function startRelayChild(env: Record<string, string>): Promise<ListeningProcess> {
   return spawnListening(["--import", "tsx", "bench/servers/relay.ts"], {
