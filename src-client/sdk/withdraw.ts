@@ -87,7 +87,16 @@ export async function withdraw(client: RelayClient, note: DepositNote, recipient
     mint: proof.mint,
     network: proof.network,
   };
+  // Proving blocks the event loop for seconds, so a pooled keep-alive connection the relay closed
+  // meanwhile is still in the pool: one turn of the loop lets the close be seen before it is reused.
+  await new Promise((resolve) => setTimeout(resolve, 20));
   let relayed = await client.relay(request);
+  if (!relayed.ok && relayed.error === ClientError.NetworkError) {
+    // The connection broke before an answer. If the nullifier is still unspent, sending the same request
+    // again is safe: a withdrawal lands at most once, whatever happened to the first one.
+    const between = await getNoteNullifier(client, note);
+    if (between.ok && between.value.address === null) relayed = await client.relay(request);
+  }
   if (!relayed.ok && relayed.status === 401 && options.wallet) {
     // The token expired while the proof was built, or was never valid: one fresh login, then the same request.
     const token = await login(client, options.wallet);

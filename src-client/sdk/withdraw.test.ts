@@ -1,0 +1,158 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import type { FieldHasher } from "../../src-shared/crypto/hasher";
+import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
+import { RelayClient } from "./http";
+import { Keypair } from "./keypair";
+import { createNote, withDeposit, type DepositNote } from "./note";
+import type { Prover } from "./prove";
+import { leafIndexBits } from "./tree";
+import { withdraw, type WithdrawStage } from "./withdraw";
+
+const WSOL = "So11111111111111111111111111111111111111112";
+const RECIPIENT = "9Uk1q4P21VNYeSt6pxPRpQh8WJDrXoQTBL7DyU6UpE7m";
+const DEPTH = 32;
+
+/**
+ * Orchestration only: a relay played by a fetch stand-in and a prover that
+ * answers the expected public signals with a dummy proof. Real proofs against
+ * the real relay are in sdk.http.test.ts.
+ */
+const standInProver: Prover = async (input) => ({
+  proof: { pi_a: ["1", "2", "1"], pi_b: [["3", "4"], ["5", "6"], ["1", "0"]], pi_c: ["7", "8", "1"] },
+  publicSignals: [input.root, input.nullifierHash, input.recipient, input.amount, input.mint],
+});
+
+type RelayStep = { status: number; body: unknown } | "drop";
+
+interface FakeRelay {
+  client: RelayClient;
+  calls: string[];
+  relayBodies: Record<string, unknown>[];
+  relayTokens: (string | null)[];
+  spent: { value: boolean };
+}
+
+let hasher: FieldHasher;
+let note: DepositNote;
+let tree: { root: Uint8Array; path: Uint8Array[] };
+
+beforeAll(async () => {
+  hasher = await createPoseidonHasher();
+  const created = await createNote({ network: "devnet", mint: WSOL, amount: 1_000_000n, hasher });
+  if (!created.ok) throw new Error(created.error);
+  note = withDeposit(created.value, { signature: "dep", status: "indexed", leafIndex: 0, wallet: RECIPIENT });
+  const zeros: Uint8Array[] = [new Uint8Array(32)];
+  for (let i = 0; i < DEPTH; i++) zeros.push(hasher.hash([zeros[i]!, zeros[i]!]));
+  let node = note.commitment;
+  for (let i = 0; i < DEPTH; i++) node = hasher.hash([node, zeros[i]!]);
+  tree = { root: node, path: zeros.slice(0, DEPTH) };
+});
+
+/** Answers login, get_nullifier, get_merkle and get_proof like the relay; /relay follows `steps`. */
+function fakeRelay(steps: RelayStep[], options: { spent?: boolean; token?: string } = {}): FakeRelay {
+  const calls: string[] = [];
+  const relayBodies: Record<string, unknown>[] = [];
+  const relayTokens: (string | null)[] = [];
+  const spent = { value: options.spent ?? false };
+  let logins = 0;
+  const reply = (status: number, body: unknown): Response => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+  const fetchImpl = (async (input: string | URL | Request, init?: RequestInit) => {
+    const path = new URL(String(input)).pathname;
+    const name = path.split("/")[1]!;
+    calls.push(name);
+    if (name === "login") return reply(200, { id: `token-${++logins}` });
+    if (name === "get_nullifier") return reply(200, spent.value ? { address: "Nullifier1111111111111111111111111111111111", json: { spent: true } } : { address: null, json: null });
+    if (name === "get_merkle") return reply(200, { address: "Tree", json: { root: Array.from(tree.root), nextIndex: 1, depth: DEPTH } });
+    if (name === "get_proof") return reply(200, { address: "Tree", json: { path: tree.path.map((p) => Array.from(p)), indices: leafIndexBits(0) } });
+    if (name === "relay") {
+      relayBodies.push(JSON.parse(String(init?.body)) as Record<string, unknown>);
+      relayTokens.push(new Headers(init?.headers).get("x-api-auth"));
+      const step = steps.shift();
+      if (!step) throw new Error("unexpected /relay");
+      if (step === "drop") throw new TypeError("fetch failed", { cause: Object.assign(new Error("other side closed"), { code: "UND_ERR_SOCKET" }) });
+      if (step.status === 200) spent.value = true;
+      return reply(step.status, step.body);
+    }
+    throw new Error(`unexpected ${path}`);
+  }) as typeof fetch;
+  return { client: new RelayClient({ baseUrl: "http://relay.test", fetch: fetchImpl, authToken: options.token }), calls, relayBodies, relayTokens, spent };
+}
+
+const ok200 = { status: 200, body: { status: 200, signature: "5Af9byqcNKxE7jR3cCD6dNMgj1hbuHAuAgfv6GMuQ1w4L4N8vhBiRV8pfBxm7XpYnxDkTCESnGuTLCNPwVHZa1yw" } };
+const run = (relay: FakeRelay, withWallet = true) => {
+  const stages: WithdrawStage[] = [];
+  const result = withdraw(relay.client, note, RECIPIENT, { hasher, wallet: withWallet ? Keypair.generate() : undefined, prove: { prover: standInProver }, onStage: (s) => stages.push(s) });
+  return result.then((r) => ({ r, stages }));
+};
+
+describe("withdraw", () => {
+  it("logs in, checks the nullifier, fetches the path, proves and relays the spec's request", async () => {
+    const relay = fakeRelay([ok200]);
+    const { r, stages } = await run(relay);
+    expect(r).toMatchObject({ ok: true, value: { signature: ok200.body.signature } });
+    expect(stages).toEqual(["login", "nullifier", "merkle", "prove", "relay"]);
+    expect(relay.calls).toEqual(["login", "get_nullifier", "get_merkle", "get_proof", "get_merkle", "relay"]);
+    expect(relay.relayTokens).toEqual(["token-1"]);
+    expect(relay.relayBodies[0]).toMatchObject({
+      nullifierHash: Array.from(note.nullifierHash),
+      root: Array.from(tree.root),
+      recipient: RECIPIENT,
+      depth: 32,
+      depositSize: 1_000_000,
+      mint: WSOL,
+      network: "devnet",
+    });
+    expect(relay.relayBodies[0]!.proof).toHaveLength(256);
+  });
+
+  it("keeps a token the client already has, and sends none when there is neither token nor wallet", async () => {
+    const withToken = fakeRelay([ok200], { token: "mine" });
+    expect((await run(withToken)).r.ok).toBe(true);
+    expect(withToken.calls).not.toContain("login");
+    expect(withToken.relayTokens).toEqual(["mine"]);
+    const anonymous = fakeRelay([{ status: 401, body: { status: 401, error: "Unauthorized" } }]);
+    expect((await run(anonymous, false)).r).toMatchObject({ ok: false, error: { stage: "relay", failure: { status: 401, error: "Unauthorized" } } });
+    expect(anonymous.relayTokens).toEqual([null]);
+  });
+
+  it("stops before proving when the note is already spent", async () => {
+    const relay = fakeRelay([], { spent: true });
+    const { r, stages } = await run(relay);
+    expect(r).toMatchObject({ ok: false, error: { stage: "spent", address: expect.any(String) } });
+    expect(stages).toEqual(["login", "nullifier"]);
+  });
+
+  it("logs in again once when the relay answers 401 (an expired token)", async () => {
+    const relay = fakeRelay([{ status: 401, body: { status: 401, error: "Unauthorized" } }, ok200], { token: "expired" });
+    expect((await run(relay)).r.ok).toBe(true);
+    expect(relay.relayTokens).toEqual(["expired", "token-1"]);
+  });
+
+  it("sends again once when the connection broke before an answer and the nullifier is unspent", async () => {
+    // What a keep-alive socket the relay closed while the event loop was busy proving looks like.
+    const relay = fakeRelay(["drop", ok200]);
+    expect((await run(relay)).r).toMatchObject({ ok: true });
+    expect(relay.calls.slice(-3)).toEqual(["relay", "get_nullifier", "relay"]);
+  });
+
+  it("after an unknown outcome, reports whether the withdrawal landed", async () => {
+    const dropped = fakeRelay(["drop", "drop"]);
+    expect((await run(dropped)).r).toMatchObject({ ok: false, error: { stage: "relay", failure: { status: 0, error: "NetworkError" }, landed: false } });
+
+    const failedButLanded = fakeRelay([{ status: 500, body: { status: 500, error: "RelayFailed" } }]);
+    const original = failedButLanded.client.relay.bind(failedButLanded.client);
+    failedButLanded.client.relay = async (req) => {
+      const out = await original(req);
+      failedButLanded.spent.value = true; // the transaction landed after all
+      return out;
+    };
+    expect((await run(failedButLanded)).r).toMatchObject({ ok: false, error: { stage: "relay", failure: { status: 500, error: "RelayFailed" }, landed: true } });
+  });
+
+  it("passes a refusal through without a landed guess", async () => {
+    const relay = fakeRelay([{ status: 400, body: { status: 400, error: "InvalidRoot", message: "root is not known" } }]);
+    const { r } = await run(relay);
+    expect(r).toMatchObject({ ok: false, error: { stage: "relay", failure: { status: 400, error: "InvalidRoot", message: "root is not known" } } });
+    if (!r.ok && r.error.stage === "relay") expect(r.error).not.toHaveProperty("landed");
+  });
+});
