@@ -13,16 +13,26 @@ import { DurableDb } from "./adapters/storage-sqljs/durable-db";
 import { MIGRATIONS, SQL_FUNCTIONS } from "./adapters/storage-sqljs/schema-migrations";
 import { SqlTreeStore } from "./adapters/storage-sqljs/tree-store";
 import { SqlRelayStore } from "./adapters/storage-sqljs/relay-store";
-import { FileSanctionsList } from "./adapters/sanctions-file/sanctions-list";
+import { FileListSource } from "./adapters/sanctions-file/file-source";
+import { ReloadingSanctionsList } from "./adapters/sanctions-file/sanctions-list";
+import { UrlListSource } from "./adapters/sanctions-file/url-source";
+import { SqlComplianceLog } from "./adapters/storage-sqljs/compliance-log";
+import { SqlRevertStore } from "./adapters/storage-sqljs/revert-store";
+import { SqlSanctionsStore } from "./adapters/storage-sqljs/sanctions-store";
 import { createGroth16Verifier } from "./adapters/verifier-groth16/worker-pool";
 import type { RelayConfig } from "./config/schema";
 import { createApp, type RelayApp } from "./http/app";
 import type { ChainBackend } from "./ports/chain";
+import type { ComplianceLog } from "./ports/compliance-log";
+import type { RevertStore } from "./ports/revert-store";
 import type { RelayStore } from "./ports/relay-store";
 import { AuthService } from "./services/auth";
+import { ComplianceService, recordingSanctionsList } from "./services/compliance";
 import { HealthService } from "./services/health";
 import { IndexerService } from "./services/indexer";
 import { RelayService } from "./services/relay-withdrawal";
+import { RevertService } from "./services/revert-deposit";
+import { SanctionsOverrides } from "./services/sanctions-overrides";
 
 export interface Relay extends RelayApp {
   chains: ReadonlyMap<Network, ChainBackend>;
@@ -31,6 +41,10 @@ export interface Relay extends RelayApp {
   meta: { version: string };
   db: DurableDb;
   indexer: IndexerService;
+  sanctions: ReloadingSanctionsList;
+  sanctionsOverrides: SanctionsOverrides;
+  complianceLog: ComplianceLog;
+  revertStore: RevertStore;
   close(): Promise<void>;
 }
 
@@ -63,9 +77,26 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
   log(`relayer: ${relayer.address}`);
 
   const verifier = await createGroth16Verifier(config.verifier.vkeyPath, config.verifier.threads > 0 ? { threads: config.verifier.threads } : {});
-  const sanctions = new FileSanctionsList(config.sanctions.file);
-  const list = sanctions.load();
-  log(`sanctions: ${list.count} addresses from ${list.source} (version ${list.version})`);
+  const sanctionsStore = new SqlSanctionsStore(db);
+  const sanctions = new ReloadingSanctionsList({
+    source: config.sanctions.url
+      ? new UrlListSource(config.sanctions.url, { timeoutMs: config.sanctions.fetchTimeoutSec * 1000, cacheFile: path.join(config.dataDir, "sanctions", "url-cache.json") })
+      : new FileListSource(config.sanctions.file),
+    store: sanctionsStore,
+    intervalMs: (config.sanctions.url ? config.sanctions.refreshIntervalSec : config.sanctions.filePollSec) * 1000,
+    log,
+  });
+  await sanctions.start();
+  const listed = sanctions.status();
+  log(
+    listed.version
+      ? `sanctions: ${listed.count} addresses from ${listed.source} (version ${listed.version})`
+      : `sanctions: NO LIST LOADED from ${listed.source} (${listed.lastError}); compliance signatures answer 500 and relays fail until one loads`,
+  );
+  const sanctionsOverrides = new SanctionsOverrides(sanctionsStore, () => sanctions.reloadOverrides());
+  const complianceLog = new SqlComplianceLog(db);
+  const complianceKey = loadOrCreateKeypair(path.join(config.dataDir, "keys", "compliance.json"));
+  log(`compliance key: ${complianceKey.address} (ed25519, GET /compliance/public_key)`);
 
   const programIds = new Map<Network, Uint8Array>(NETWORKS.map((n) => [n, pubkeyBytes(config.networks[n].programId)]));
   const chains = new Map<Network, ChainBackend>();
@@ -106,11 +137,15 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
     indexer,
     chains,
     verifier,
-    sanctions,
+    sanctions: recordingSanctionsList(sanctions, complianceLog, log),
     store: relayStore,
     fees: { policyFor: (n, mint) => config.fees.pools[n][mint] ?? config.fees.default },
     log,
   });
+
+  const compliance = new ComplianceService({ walletOf: (t) => auth.walletOf(t), sanctions, key: complianceKey, log: complianceLog, logLine: log });
+  const revertStore = new SqlRevertStore(db);
+  const reverts = new RevertService({ hasher, chains, walletOf: (t) => auth.walletOf(t), store: revertStore, log });
 
   const health = new HealthService();
   health.add("store", () => {
@@ -120,6 +155,11 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
   });
   for (const chain of chains.values()) health.add(`chain:${chain.network}`, () => chain.health());
   health.add("indexer", () => indexer.health());
+  health.add("sanctions", () => {
+    const s = sanctions.status();
+    const list = s.version ? `${s.count} addresses (version ${s.version}) from ${s.source}` : `no list loaded from ${s.source}`;
+    return [{ name: "sanctions", ok: s.version !== null, detail: s.lastError ? `${list}; last refresh failed: ${s.lastError}` : list }];
+  });
   health.add("fees", () => [
     { name: "fee-balance", ok: true, detail: [...sandboxes.keys()].length === chains.size ? "sandbox networks pay no network fees" : "n/a" },
   ]);
@@ -129,6 +169,8 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
     auth,
     indexer,
     relay,
+    compliance,
+    reverts,
     chains,
     sandboxes,
     health,
@@ -154,7 +196,12 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
     relayStore,
     db,
     indexer,
+    sanctions,
+    sanctionsOverrides,
+    complianceLog,
+    revertStore,
     close: async () => {
+      sanctions.stop();
       try {
         await verifier.close();
         await db.close();

@@ -48,9 +48,35 @@ describe("loadConfig", () => {
     [JSON.stringify({ auth: { tokenTtlSec: 0 } }), "auth.tokenTtlSec"],
     [JSON.stringify({ rateLimits: { perEndpoint: { get_merkle: 1.5 } } }), "rateLimits.perEndpoint.get_merkle"],
     [JSON.stringify({ http: { bodyLimitBytes: "big" } }), "http.bodyLimitBytes"],
+    [JSON.stringify({ sanctions: { url: "http://lists.example.com/sol.txt" } }), "sanctions.url"],
+    [JSON.stringify({ sanctions: { url: "ftp://127.0.0.1/sol.txt" } }), "sanctions.url"],
+    [JSON.stringify({ sanctions: { url: 5 } }), "sanctions.url"],
+    [JSON.stringify({ sanctions: { refreshIntervalSec: 0 } }), "sanctions.refreshIntervalSec"],
+    [JSON.stringify({ sanctions: { filePollSec: "often" } }), "sanctions.filePollSec"],
+    [JSON.stringify({ sanctions: { fetchTimeoutSec: 301 } }), "sanctions.fetchTimeoutSec"],
+    [JSON.stringify({ sanctions: { path: "x" } }), "sanctions.path"],
   ])("names the bad key of file %s", (content, key) => {
     const f = fileWith(content);
     expect(() => loadConfig({ RELAY_CONFIG: f })).toThrow(key);
+  });
+
+  it("takes a sanctions URL over https, or http on loopback only, from the file or RELAY_SANCTIONS_URL", () => {
+    const d = loadConfig({});
+    expect(d.sanctions).toMatchObject({ url: null, refreshIntervalSec: 3600, filePollSec: 2, fetchTimeoutSec: 15 });
+    expect(d.sanctions.file).toMatch(/resources[\\/]sanctions[\\/]sanctioned_addresses_SOL\.txt$/);
+    const f = fileWith(JSON.stringify({ sanctions: { url: "https://lists.example.com/sol.txt", refreshIntervalSec: 60, fetchTimeoutSec: 5 } }));
+    expect(loadConfig({ RELAY_CONFIG: f }).sanctions).toMatchObject({ url: "https://lists.example.com/sol.txt", refreshIntervalSec: 60, fetchTimeoutSec: 5 });
+    expect(loadConfig({ RELAY_SANCTIONS_URL: "http://127.0.0.1:9000/sol.txt" }).sanctions.url).toBe("http://127.0.0.1:9000/sol.txt");
+    expect(() => loadConfig({ RELAY_SANCTIONS_URL: "http://10.1.2.3/sol.txt" })).toThrow("RELAY_SANCTIONS_URL");
+    expect(loadConfig({ RELAY_CONFIG: f, RELAY_SANCTIONS_URL: "" }).sanctions.url).toBeNull();
+    expect(loadConfig({ RELAY_SANCTIONS_FILE: "other.txt" }).sanctions.file).toBe(path.resolve("other.txt"));
+  });
+
+  it("never prints a sanctions URL's credentials or query", () => {
+    const c = loadConfig({ RELAY_SANCTIONS_URL: "https://user:pw@lists.example.com/sol.txt?token=abc" });
+    const text = describeConfig(c);
+    expect(text).toContain("https://lists.example.com/sol.txt");
+    expect(text).not.toMatch(/pw|abc/);
   });
 
   it("never prints the operator token", () => {

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { parsePublicKey } from "../../src-shared/encoding/base58";
+import { checkListUrl } from "../core/compliance/sanctions";
 import { NETWORKS } from "../../src-shared/networks";
 import { fileURLToPath } from "node:url";
 import { defaultConfig, RATE_LIMITED_ENDPOINTS, type NetworkConfig, type RelayConfig } from "./schema";
@@ -59,6 +60,13 @@ function url(key: string, v: unknown): string | null {
     throw new ConfigError(key, `must be a URL, got ${JSON.stringify(s)}`);
   }
   return s;
+}
+
+/** DESIGN: production lists come over https; plain http only from a loopback mirror. */
+function listUrl(key: string, v: unknown): string {
+  const checked = checkListUrl(str(key, v));
+  if (!checked.ok) throw new ConfigError(key, checked.error);
+  return checked.value.href;
 }
 
 function feeSetting(key: string, v: unknown): { bps: number; floor: bigint } {
@@ -134,7 +142,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { defaultDataDir?: stri
     file = parsed;
   }
 
-  rejectUnknown("", file, ["host", "port", "dataDir", "operatorToken", "networks", "auth", "rateLimits", "http", "storage", "fees", "verifier", "sanctions"]);
+  rejectUnknown("", file, ["host", "port", "dataDir", "operatorToken", "networks", "auth", "rateLimits", "http", "storage", "fees", "verifier", "sanctions", "console"]);
   if (file.host !== undefined) cfg.host = str("host", file.host);
   if (file.port !== undefined) cfg.port = int("port", file.port, 0, 65535);
   if (file.dataDir !== undefined) cfg.dataDir = path.resolve(str("dataDir", file.dataDir));
@@ -184,14 +192,22 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { defaultDataDir?: stri
     }
   }
 
+  const consoleSection = section("console", file.console);
+  rejectUnknown("console", consoleSection, ["retentionDays"]);
+  if (consoleSection.retentionDays !== undefined) cfg.console.retentionDays = int("console.retentionDays", consoleSection.retentionDays, 1, 3650);
+
   const verifier = section("verifier", file.verifier);
   rejectUnknown("verifier", verifier, ["vkeyPath", "threads"]);
   if (verifier.vkeyPath !== undefined) cfg.verifier.vkeyPath = path.resolve(str("verifier.vkeyPath", verifier.vkeyPath));
   if (verifier.threads !== undefined) cfg.verifier.threads = int("verifier.threads", verifier.threads, 0, 64);
 
   const sanctions = section("sanctions", file.sanctions);
-  rejectUnknown("sanctions", sanctions, ["file"]);
+  rejectUnknown("sanctions", sanctions, ["file", "url", "refreshIntervalSec", "filePollSec", "fetchTimeoutSec"]);
   if (sanctions.file !== undefined) cfg.sanctions.file = path.resolve(str("sanctions.file", sanctions.file));
+  if (sanctions.url !== undefined) cfg.sanctions.url = sanctions.url === null ? null : listUrl("sanctions.url", sanctions.url);
+  if (sanctions.refreshIntervalSec !== undefined) cfg.sanctions.refreshIntervalSec = int("sanctions.refreshIntervalSec", sanctions.refreshIntervalSec, 1, 7 * 86400);
+  if (sanctions.filePollSec !== undefined) cfg.sanctions.filePollSec = int("sanctions.filePollSec", sanctions.filePollSec, 1, 3600);
+  if (sanctions.fetchTimeoutSec !== undefined) cfg.sanctions.fetchTimeoutSec = int("sanctions.fetchTimeoutSec", sanctions.fetchTimeoutSec, 1, 300);
 
   // Environment wins over the file.
   if (env.RELAY_HOST !== undefined) cfg.host = str("RELAY_HOST", env.RELAY_HOST);
@@ -204,6 +220,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { defaultDataDir?: stri
   }
   if (env.RELAY_RATE_LIMITS !== undefined) cfg.rateLimits.enabled = bool("RELAY_RATE_LIMITS", env.RELAY_RATE_LIMITS);
   if (env.RELAY_REQUIRE_RELAY_AUTH !== undefined) cfg.auth.requireRelayAuth = bool("RELAY_REQUIRE_RELAY_AUTH", env.RELAY_REQUIRE_RELAY_AUTH);
+  if (env.RELAY_SANCTIONS_FILE !== undefined) cfg.sanctions.file = path.resolve(str("RELAY_SANCTIONS_FILE", env.RELAY_SANCTIONS_FILE));
+  if (env.RELAY_SANCTIONS_URL !== undefined) cfg.sanctions.url = env.RELAY_SANCTIONS_URL === "" ? null : listUrl("RELAY_SANCTIONS_URL", env.RELAY_SANCTIONS_URL);
   if (env.RELAY_PROGRAM_ID !== undefined) {
     const id = pubkey("RELAY_PROGRAM_ID", env.RELAY_PROGRAM_ID);
     for (const n of NETWORKS) cfg.networks[n].programId = id;
@@ -226,7 +244,15 @@ export function describeConfig(cfg: RelayConfig): string {
     `config: auth: tokenTtl=${cfg.auth.tokenTtlSec}s loginWindow=-${cfg.auth.loginMaxAgeSec}s/+${cfg.auth.loginMaxFutureSec}s relayAuth=${cfg.auth.requireRelayAuth ? "on" : "off"}`,
     `config: rateLimits: ${limits}`,
     `config: fees: default ${cfg.fees.default.bps} bps, floor ${cfg.fees.default.floor}; ${NETWORKS.map((n) => `${n} overrides ${Object.keys(cfg.fees.pools[n]).length}`).join(", ")}`,
-    `config: sanctions list: ${cfg.sanctions.file}`,
+    `config: sanctions list: ${cfg.sanctions.url ? `${redactUrl(cfg.sanctions.url)} every ${cfg.sanctions.refreshIntervalSec}s` : `${cfg.sanctions.file} (checked every ${cfg.sanctions.filePollSec}s)`}`,
     `config: operatorToken: ${cfg.operatorToken ? "set (hidden)" : "not set"}`,
   ].join("\n");
+}
+
+/** A URL as it may be logged: credentials and query (which may carry a token) left out. */
+function redactUrl(u: string): string {
+  const url = new URL(u);
+  url.username = "";
+  url.password = "";
+  return `${url.origin}${url.pathname}${url.search ? "?…" : ""}`;
 }

@@ -73,11 +73,24 @@ export interface RelayConfig {
     snapshotIntervalSec: number;
     snapshotJournalMiB: number;
   };
+  /** The operator console: relay records older than retentionDays are folded into daily aggregates. */
+  console: { retentionDays: number };
   fees: FeesConfig;
   /** Groth16 verification key and worker threads for proof verification. */
   verifier: { vkeyPath: string; threads: number };
-  /** Sanctions list file (OFAC per-asset format). */
-  sanctions: { file: string };
+  /** The sanctions list (OFAC per-asset format): a file, or an https URL when `url` is set. */
+  sanctions: {
+    /** List file, polled for changes; the bundled SOL list by default. Ignored when `url` is set. */
+    file: string;
+    /** https URL of the list (http only on a loopback host); when set it is the source, cached in the data dir. */
+    url: string | null;
+    /** Seconds between fetches of `url`. */
+    refreshIntervalSec: number;
+    /** Seconds between checks of `file` for a change. */
+    filePollSec: number;
+    /** Time-out of one fetch of `url`. */
+    fetchTimeoutSec: number;
+  };
 }
 
 export const DEFAULT_PROGRAM_ID = "FJ5caa9BvE33vmuBc3zFN2JJFAvGHL8UjeQ2b8iBEqZJ";
@@ -122,9 +135,16 @@ export function defaultConfig(dataDir: string, resourcesDir: string): RelayConfi
     },
     http: { bodyLimitBytes: 32 * 1024, trustProxy: false },
     storage: { snapshotIntervalSec: 30, snapshotJournalMiB: 64 },
+    console: { retentionDays: 30 },
     fees: { default: { bps: 25, floor: 0n }, pools: { mainnet: {}, devnet: {} } },
     verifier: { vkeyPath: path.join(resourcesDir, "zk", "verification_key.json"), threads: 0 },
-    sanctions: { file: path.join(resourcesDir, "sanctions", "sanctioned_addresses_SOL.txt") },
+    sanctions: {
+      file: path.join(resourcesDir, "sanctions", "sanctioned_addresses_SOL.txt"),
+      url: null,
+      refreshIntervalSec: 3600,
+      filePollSec: 2,
+      fetchTimeoutSec: 15,
+    },
   };
 }
 
@@ -138,4 +158,6 @@ export const ENV_KEYS = {
   RELAY_RATE_LIMITS: "rateLimits.enabled (on|off)",
   RELAY_REQUIRE_RELAY_AUTH: "auth.requireRelayAuth (on|off)",
   RELAY_PROGRAM_ID: "networks.*.programId",
+  RELAY_SANCTIONS_FILE: "sanctions.file",
+  RELAY_SANCTIONS_URL: "sanctions.url (https; http only on loopback)",
 } as const;

@@ -7,14 +7,18 @@ import type { SandboxChain } from "../adapters/chain-sandbox/sandbox-chain";
 import type { RelayConfig } from "../config/schema";
 import type { ChainBackend } from "../ports/chain";
 import type { AuthService } from "../services/auth";
+import type { ComplianceService } from "../services/compliance";
 import type { HealthService } from "../services/health";
 import type { IndexerService } from "../services/indexer";
 import type { RelayService } from "../services/relay-withdrawal";
+import type { RevertService } from "../services/revert-deposit";
 import { relayRoutes } from "./routes/relay";
 import { RateLimits } from "./middleware/rate-limit";
 import { authRoutes } from "./routes/auth";
+import { complianceRoutes } from "./routes/compliance";
 import { indexerRoutes } from "./routes/indexer";
 import { metaRoutes, type MetaInfo } from "./routes/meta";
+import { revertRoutes } from "./routes/revert";
 import { sandboxRoutes } from "./routes/sandbox";
 import { sendError } from "./respond";
 
@@ -23,6 +27,8 @@ export interface AppDeps {
   auth: AuthService;
   indexer: IndexerService;
   relay: RelayService;
+  compliance: ComplianceService;
+  reverts: RevertService;
   chains: ReadonlyMap<Network, ChainBackend>;
   sandboxes: ReadonlyMap<Network, SandboxChain>;
   health: HealthService;
@@ -44,9 +50,9 @@ export function createApp(deps: AppDeps): RelayApp {
   app.set("trust proxy", deps.config.http.trustProxy);
   app.set("etag", false);
 
-  // DESIGN §4: the authenticated wallet when a valid token is sent, else the client address.
+  // DESIGN §4: the authenticated wallet when a valid token is sent (header, or the path's {id}), else the client address.
   const clientKey = (req: Request): string => {
-    const wallet = deps.auth.walletOf(req.get("x-api-auth"));
+    const wallet = deps.auth.walletOf(req.get("x-api-auth") ?? req.params?.id);
     return wallet ? `w:${wallet}` : `ip:${req.ip ?? "unknown"}`;
   };
   const limits = new RateLimits(deps.config.rateLimits, clientKey);
@@ -58,6 +64,8 @@ export function createApp(deps: AppDeps): RelayApp {
   app.use(authRoutes(deps.auth, limits));
   app.use(indexerRoutes({ indexer: deps.indexer, chains: deps.chains, nullifierAddress: deps.nullifierAddress, limits }));
   app.use(relayRoutes({ relay: deps.relay, auth: deps.auth, limits, config: deps.config }));
+  app.use(revertRoutes({ reverts: deps.reverts, limits, enabled: (n) => deps.chains.has(n) }));
+  app.use(complianceRoutes({ compliance: deps.compliance, limits, enabled: (n) => deps.chains.has(n) }));
   if (deps.sandboxes.size > 0) app.use(sandboxRoutes(deps.sandboxes, deps.indexer, limits));
 
   if (deps.consoleDir && existsSync(path.join(deps.consoleDir, "index.html"))) {

@@ -1,4 +1,5 @@
 import type { Network } from "../../src-shared/networks";
+import type { DepositStatus } from "../core/revert/rules";
 
 export interface DepositEvent {
   signature: string;
@@ -41,6 +42,28 @@ export type ChainRejection = "NullifierAlreadySpent" | "InvalidRoot" | "InvalidP
 
 export type SubmitResult = { ok: true; signature: string } | { ok: false; rejection: ChainRejection; detail: string };
 
+/** A deposit transaction as the pool program recorded it. */
+export interface DepositRecord {
+  signature: string;
+  mint: string;
+  amount: bigint;
+  depositor: string;
+  status: DepositStatus;
+  /** Unix seconds. */
+  createdAt: number;
+}
+
+export interface RevertSubmission {
+  depositSignature: string;
+  /** The wallet that asked (and signed): the program pays the deposit back to it only if it is the depositor. */
+  depositor: string;
+}
+
+/** Why the chain refused a revert; `Failed` is a definitive "did not land" for any other reason. */
+export type RevertRejection = "DepositNotFound" | "NotDepositor" | "AlreadyIndexed" | "DepositPending" | "NullifierSpent" | "Failed";
+
+export type RevertResult = { ok: true; signature: string; amount: bigint; mint: string } | { ok: false; rejection: RevertRejection; detail: string };
+
 export interface HealthCheck {
   name: string;
   ok: boolean;
@@ -62,5 +85,14 @@ export interface ChainBackend {
   isNullifierSpent(mint: string, nullifierHash: Uint8Array): Promise<boolean>;
   /** Submits a verified withdrawal and waits for a definitive verdict. */
   submitWithdrawal(w: WithdrawalSubmission): Promise<SubmitResult>;
+  /** The deposit made by this transaction, or null when the chain has none. */
+  findDeposit(signature: string): Promise<DepositRecord | null>;
+  /**
+   * The revert instruction: re-checks the deposit's rules and, atomically,
+   * pays the deposit back from the vault to its depositor and spends the
+   * deposit's revert-nullifier (core/revert/nullifier.ts). Of two racing
+   * reverts exactly one lands; the other is refused NullifierSpent.
+   */
+  revertDeposit(r: RevertSubmission): Promise<RevertResult>;
   health(): Promise<HealthCheck[]>;
 }

@@ -1,6 +1,6 @@
 import type { FieldHasher } from "../../../src-shared/crypto/hasher";
 import { verifyEd25519 } from "../../../src-shared/crypto/ed25519";
-import { encodeBase58 } from "../../../src-shared/encoding/base58";
+import { encodeBase58, parsePublicKey, parseSignature } from "../../../src-shared/encoding/base58";
 import { isCanonicalField, isZeroBytes } from "../../../src-shared/encoding/field";
 import { toHex } from "../../../src-shared/encoding/bytes";
 import { sandboxDepositMessage } from "../../../src-shared/messages";
@@ -8,7 +8,19 @@ import type { Network } from "../../../src-shared/networks";
 import { err, ok, type Result } from "../../../src-shared/result";
 import { vaultAddress } from "../../../src-shared/solana/pda";
 import { FrontierTree } from "../../core/merkle/frontier";
-import type { ChainBackend, DepositEventPage, HealthCheck, SubmitResult, TreeAccount, WithdrawalSubmission } from "../../ports/chain";
+import { revertNullifierOf } from "../../core/revert/nullifier";
+import { judgeRevert, type DepositStatus } from "../../core/revert/rules";
+import type {
+  ChainBackend,
+  DepositEventPage,
+  DepositRecord,
+  HealthCheck,
+  RevertResult,
+  RevertSubmission,
+  SubmitResult,
+  TreeAccount,
+  WithdrawalSubmission,
+} from "../../ports/chain";
 import type { ProofVerifier } from "../../ports/proof-verifier";
 import type { Signer } from "../keys/keypair-file";
 import type { DurableDb, SqlStatement } from "../storage-sqljs/durable-db";
@@ -175,6 +187,50 @@ export class SandboxChain implements ChainBackend {
     return { ok: true, signature };
   }
 
+  async findDeposit(signature: string): Promise<DepositRecord | null> {
+    return this.depositNow(signature);
+  }
+
+  /**
+   * The revert instruction. Every check and the write run in one synchronous
+   * turn (DurableDb applies a batch before it yields), so of two racing
+   * reverts exactly one pays out; the other finds the revert-nullifier spent.
+   */
+  async revertDeposit(r: RevertSubmission): Promise<RevertResult> {
+    const d = this.depositNow(r.depositSignature);
+    if (!d) return { ok: false, rejection: "DepositNotFound", detail: "no deposit with this signature" };
+    const sigBytes = parseSignature(d.signature);
+    if (!sigBytes.ok) throw new Error(`sandbox deposit ${d.signature} has no 64-byte signature`);
+    const nullifier = revertNullifierOf(this.hasher, sigBytes.value);
+    const verdict = judgeRevert(d, r.depositor, this.nullifierSpentNow(d.mint, nullifier), this.now(), { pendingRevertAfterSec: 0 });
+    if (!verdict.ok) return { ok: false, rejection: verdict.error.error, detail: verdict.error.detail };
+    const mintBytes = parsePublicKeyBytes(d.mint);
+    const vault = vaultAddress(this.programId, mintBytes);
+    if (this.balance(vault, d.mint) < d.amount) return { ok: false, rejection: "Failed", detail: "vault balance is below the deposit" };
+
+    const stmts: SqlStatement[] = [];
+    const signature = this.transaction(`revert|${d.signature}|${d.depositor}|${d.mint}|${d.amount}`, stmts);
+    this.debit(vault, d.mint, d.amount, stmts);
+    this.credit(d.depositor, d.mint, d.amount, stmts);
+    stmts.push(
+      {
+        sql: "INSERT INTO sandbox_nullifiers (network, mint, nullifier_hash, kind, signature, slot) VALUES (?, ?, ?, 'revert', ?, ?)",
+        params: [this.network, d.mint, nullifier, signature, this.slot],
+      },
+      { sql: "UPDATE sandbox_deposits SET status = 'reverted' WHERE network = ? AND signature = ?", params: [this.network, d.signature] },
+    );
+    await this.commit(stmts, d.mint);
+    return { ok: true, signature, amount: d.amount, mint: d.mint };
+  }
+
+  private depositNow(signature: string): DepositRecord | null {
+    const row = this.db.get<{ signature: string; mint: string; amount: string; depositor: string; status: DepositStatus; created_at: number }>(
+      "SELECT signature, mint, amount, depositor, status, created_at FROM sandbox_deposits WHERE network = ? AND signature = ?",
+      [this.network, signature],
+    );
+    return row ? { signature: row.signature, mint: row.mint, amount: BigInt(row.amount), depositor: row.depositor, status: row.status, createdAt: row.created_at } : null;
+  }
+
   private nullifierSpentNow(mint: string, nullifierHash: Uint8Array): boolean {
     return !!this.db.get("SELECT 1 AS x FROM sandbox_nullifiers WHERE network = ? AND mint = ? AND nullifier_hash = ?", [this.network, mint, nullifierHash]);
   }
@@ -249,6 +305,12 @@ export class SandboxChain implements ChainBackend {
       params: [this.network, owner, mint, amount.toString()],
     });
   }
+}
+
+function parsePublicKeyBytes(address: string): Uint8Array {
+  const r = parsePublicKey(address);
+  if (!r.ok) throw new Error(`not a public key: ${address}`);
+  return r.value;
 }
 
 function concat(parts: readonly Uint8Array[]): Uint8Array {

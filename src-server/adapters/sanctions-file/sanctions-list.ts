@@ -1,54 +1,184 @@
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { parsePublicKey } from "../../../src-shared/encoding/base58";
-import type { SanctionsList, SanctionsVerdict } from "../../ports/sanctions";
+import {
+  canonicalListText,
+  canonicalOverridesText,
+  effectiveCount,
+  isListed,
+  parseSanctionsText,
+  type OverrideAction,
+} from "../../core/compliance/sanctions";
+import type { SanctionsList, SanctionsStatus, SanctionsStore, SanctionsVerdict } from "../../ports/sanctions";
+import type { ListSource } from "./source";
 
-export interface LoadedList {
-  source: string;
-  /** sha256 of the sorted, de-duplicated addresses: the same list always has the same version. */
+export { parseSanctionsText } from "../../core/compliance/sanctions";
+
+interface LoadedBase {
+  addresses: Set<string>;
   version: string;
-  count: number;
+  contentSha256: string;
   loadedAt: number;
+  /** How it was loaded: the source, or its cached copy at start. */
+  origin: string;
 }
+
+export interface ReloadingListOptions {
+  source: ListSource;
+  store: SanctionsStore;
+  /** Time between polls (file) or fetches (URL). */
+  intervalMs: number;
+  log?: (line: string) => void;
+  now?: () => number;
+}
+
+const sha256 = (data: string | Uint8Array): string => createHash("sha256").update(data).digest("hex");
 
 /**
- * Parses the OFAC per-asset list formats: one address per line with `#`
- * comments (.txt), or a JSON array of strings (.json). Entries that are not
- * Solana public keys are refused rather than silently dropped.
+ * The sanctions list in force: the list loaded from a file or URL, reloaded
+ * on change without a restart (a bad or unreachable version keeps the last
+ * good one), with the operators' overrides from the store applied on top.
+ * Its version names the loaded list and the overrides together, and every
+ * new version is recorded in the store.
  */
-export function parseSanctionsText(text: string): string[] {
-  const trimmed = text.trim();
-  let entries: string[];
-  if (trimmed.startsWith("[")) {
-    const parsed: unknown = JSON.parse(trimmed);
-    if (!Array.isArray(parsed) || !parsed.every((x) => typeof x === "string")) throw new Error("a JSON sanctions list must be an array of strings");
-    entries = parsed as string[];
-  } else {
-    entries = trimmed.split(/\r?\n/).map((l) => l.replace(/#.*$/, "").trim()).filter((l) => l.length > 0);
-  }
-  for (const e of entries) if (!parsePublicKey(e).ok) throw new Error(`not a Solana address: ${JSON.stringify(e.slice(0, 60))}`);
-  return [...new Set(entries)].sort();
-}
+export class ReloadingSanctionsList implements SanctionsList {
+  private base: LoadedBase | null = null;
+  private overrides = new Map<string, OverrideAction>();
+  private version: string | null = null;
+  private recorded: string | null = null;
+  private count = 0;
+  private checkedAt: number | null = null;
+  private lastError: string | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private polling: Promise<void> | null = null;
+  private readonly log: (line: string) => void;
+  private readonly now: () => number;
 
-export class FileSanctionsList implements SanctionsList {
-  private addresses = new Set<string>();
-  private info: LoadedList | null = null;
-
-  constructor(private readonly file: string) {}
-
-  load(now = Date.now()): LoadedList {
-    const list = parseSanctionsText(readFileSync(this.file, "utf8"));
-    this.addresses = new Set(list);
-    this.info = { source: this.file, version: createHash("sha256").update(list.join("\n")).digest("hex").slice(0, 16), count: list.length, loadedAt: now };
-    return this.info;
+  constructor(private readonly opts: ReloadingListOptions) {
+    this.log = opts.log ?? (() => {});
+    this.now = opts.now ?? Date.now;
   }
 
-  get loaded(): LoadedList | null {
-    return this.info;
+  /** Overrides, then the cached copy if any, then one read of the source; then polls on a timer. */
+  async start(): Promise<void> {
+    this.overrides = this.readOverrides();
+    const cached = this.opts.source.cached();
+    if (cached) this.accept(cached.bytes, `${this.opts.source.location} (copy saved ${new Date(cached.savedAt).toISOString()})`);
+    await this.refresh();
+    await this.recompute();
+    this.timer = setInterval(() => void this.refresh(), this.opts.intervalMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /** One poll of the source; concurrent callers share it. */
+  refresh(): Promise<void> {
+    this.polling ??= this.poll().finally(() => (this.polling = null));
+    return this.polling;
+  }
+
+  /** Re-reads the overrides after an operator changed them; applies at once. */
+  async reloadOverrides(): Promise<void> {
+    this.overrides = this.readOverrides();
+    await this.recompute();
   }
 
   check(address: string): SanctionsVerdict {
-    if (!this.info) throw new Error("no sanctions list loaded");
-    return { listed: this.addresses.has(address), listVersion: this.info.version };
+    if (!this.base || !this.version) throw new Error(`no sanctions list loaded${this.lastError ? `: ${this.lastError}` : ""}`);
+    return { listed: isListed(this.base.addresses, this.overrides, address), listVersion: this.version };
+  }
+
+  status(): SanctionsStatus {
+    let add = 0;
+    let remove = 0;
+    for (const a of this.overrides.values()) a === "add" ? add++ : remove++;
+    return {
+      kind: this.opts.source.kind,
+      source: this.opts.source.location,
+      version: this.version,
+      baseVersion: this.base?.version ?? null,
+      contentSha256: this.base?.contentSha256 ?? null,
+      count: this.count,
+      baseCount: this.base?.addresses.size ?? 0,
+      overrides: { add, remove },
+      loadedAt: this.base?.loadedAt ?? null,
+      checkedAt: this.checkedAt,
+      lastError: this.lastError,
+    };
+  }
+
+  private async poll(): Promise<void> {
+    let read;
+    try {
+      read = await this.opts.source.read();
+    } catch (e) {
+      read = { kind: "error" as const, message: (e as Error).message };
+    }
+    this.checkedAt = this.now();
+    if (read.kind === "busy") return;
+    if (read.kind === "unchanged") return this.setError(null);
+    if (read.kind === "error") return this.setError(read.message);
+    if (!this.accept(read.bytes, this.opts.source.location)) return;
+    read.commit();
+    this.setError(null);
+    await this.recompute();
+  }
+
+  /** Parses and, when it is a new list, installs it. False when the bytes were refused. */
+  private accept(bytes: Uint8Array, origin: string): boolean {
+    const parsed = parseSanctionsText(Buffer.from(bytes).toString("utf8"));
+    if (!parsed.ok) {
+      this.setError(`${origin}: ${parsed.error}${this.base ? `; keeping version ${this.base.version}` : ""}`);
+      return false;
+    }
+    const version = sha256(canonicalListText(parsed.value.addresses)).slice(0, 16);
+    if (this.base?.version === version) return true;
+    this.base = { addresses: new Set(parsed.value.addresses), version, contentSha256: sha256(bytes), loadedAt: this.now(), origin };
+    this.log(`sanctions: loaded ${parsed.value.addresses.length} addresses from ${origin} (list version ${version})`);
+    this.applyVersion();
+    return true;
+  }
+
+  private setError(message: string | null): void {
+    if (message !== null && message !== this.lastError) this.log(`sanctions: ${message}`);
+    this.lastError = message;
+  }
+
+  private readOverrides(): Map<string, OverrideAction> {
+    return new Map(this.opts.store.overrides().map((o) => [o.address, o.action]));
+  }
+
+  private applyVersion(): void {
+    if (!this.base) return;
+    const ovr = canonicalOverridesText([...this.overrides].map(([address, action]) => ({ address, action })));
+    this.version = ovr ? `${this.base.version}+${sha256(ovr).slice(0, 8)}` : this.base.version;
+    this.count = effectiveCount(this.base.addresses, this.overrides);
+  }
+
+  /** Recomputes the effective version and records it (idempotently) in the store. */
+  private async recompute(): Promise<void> {
+    const before = this.version;
+    this.applyVersion();
+    if (!this.base || !this.version) return;
+    if (before !== this.version) this.log(`sanctions: effective list version ${this.version} (${this.count} addresses, ${this.overrides.size} overrides)`);
+    if (this.recorded === this.version) return;
+    this.recorded = this.version;
+    try {
+      await this.opts.store.recordVersion({
+        version: this.version,
+        baseVersion: this.base.version,
+        source: this.base.origin,
+        contentSha256: this.base.contentSha256,
+        count: this.count,
+        baseCount: this.base.addresses.size,
+        overrides: this.overrides.size,
+        at: this.now(),
+      });
+    } catch (e) {
+      this.recorded = null;
+      this.log(`sanctions: could not record list version ${this.version}: ${(e as Error).message}`);
+    }
   }
 }

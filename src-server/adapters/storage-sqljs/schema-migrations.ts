@@ -142,6 +142,93 @@ export const MIGRATIONS: Migration[] = [
       `CREATE INDEX relays_nullifier ON relays (nullifier_hash)`,
     ],
   },
+  {
+    version: 5,
+    name: "compliance",
+    statements: [
+      // Operators' edits on top of the loaded sanctions list: one per address, the latest wins.
+      `CREATE TABLE sanctions_overrides (
+         address TEXT PRIMARY KEY,
+         action TEXT NOT NULL,
+         reason TEXT NOT NULL,
+         created_at INTEGER NOT NULL)`,
+      `CREATE TABLE sanctions_override_log (
+         id INTEGER PRIMARY KEY,
+         address TEXT NOT NULL,
+         change TEXT NOT NULL,
+         reason TEXT NOT NULL,
+         at INTEGER NOT NULL)`,
+      `CREATE INDEX sanctions_override_log_address ON sanctions_override_log (address)`,
+      // Every effective list version that was in force, so a decision's version maps to its source.
+      `CREATE TABLE sanctions_versions (
+         version TEXT PRIMARY KEY,
+         base_version TEXT NOT NULL,
+         source TEXT NOT NULL,
+         content_sha256 TEXT NOT NULL,
+         count INTEGER NOT NULL,
+         base_count INTEGER NOT NULL,
+         overrides INTEGER NOT NULL,
+         first_at INTEGER NOT NULL,
+         last_at INTEGER NOT NULL)`,
+      `CREATE TABLE compliance_decisions (
+         id INTEGER PRIMARY KEY,
+         at INTEGER NOT NULL,
+         purpose TEXT NOT NULL,
+         network TEXT,
+         address TEXT NOT NULL,
+         outcome TEXT NOT NULL,
+         list_version TEXT,
+         expires_at INTEGER,
+         detail TEXT)`,
+      `CREATE INDEX compliance_decisions_at ON compliance_decisions (at)`,
+      `CREATE INDEX compliance_decisions_address ON compliance_decisions (address)`,
+    ],
+  },
+  {
+    version: 6,
+    name: "reverts",
+    statements: [
+      `CREATE TABLE reverts (
+         id TEXT PRIMARY KEY,
+         network TEXT NOT NULL,
+         deposit_signature TEXT NOT NULL,
+         wallet TEXT NOT NULL,
+         mint TEXT,
+         amount TEXT,
+         status TEXT NOT NULL,
+         error TEXT,
+         signature TEXT,
+         requested_at INTEGER NOT NULL,
+         updated_at INTEGER NOT NULL,
+         steps TEXT NOT NULL)`,
+      `CREATE INDEX reverts_requested ON reverts (requested_at)`,
+      `CREATE INDEX reverts_deposit ON reverts (network, deposit_signature)`,
+    ],
+  },
+  {
+    version: 8,
+    name: "console aggregates",
+    statements: [
+      // Relays older than console.retentionDays, folded per UTC day: counts and sums only, no recipient or nullifier.
+      `CREATE TABLE relay_daily (
+         day TEXT NOT NULL,
+         network TEXT NOT NULL,
+         mint TEXT NOT NULL,
+         kind TEXT NOT NULL,
+         status TEXT NOT NULL,
+         count INTEGER NOT NULL,
+         volume TEXT NOT NULL,
+         fees TEXT NOT NULL,
+         PRIMARY KEY (day, network, mint, kind, status))`,
+      // The operator's pause switches; mint '*' pauses the whole network.
+      `CREATE TABLE console_pauses (
+         network TEXT NOT NULL,
+         mint TEXT NOT NULL,
+         reason TEXT NOT NULL,
+         paused_at INTEGER NOT NULL,
+         PRIMARY KEY (network, mint))`,
+    ],
+  },
 ];
 
 /**

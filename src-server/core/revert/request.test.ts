@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { signEd25519 } from "../../../src-shared/crypto/ed25519";
 import { encodeBase58 } from "../../../src-shared/encoding/base58";
 import { revertMessage } from "../../../src-shared/messages";
-import { checkRevertAuthorization, type RevertAuthorization } from "./request";
+import { checkRevertAuthorization, parseRevertBody, type RevertAuthorization } from "./request";
 
 const kp = nacl.sign.keyPair();
 const wallet = encodeBase58(kp.publicKey);
@@ -47,5 +47,27 @@ describe("checkRevertAuthorization (spec: message is the signed text; InvalidSig
     expect(checkRevertAuthorization(a)).toMatchObject({ ok: false, error: { detail: expect.stringMatching(/exactly/) } });
     const b = { ...valid(), signature: null, tokenWallet: "someone" };
     expect(checkRevertAuthorization(b)).toMatchObject({ ok: false, error: { detail: expect.stringMatching(/does not verify/) } });
+  });
+});
+
+describe("parseRevertBody", () => {
+  const good = { wallet, signature: encodeBase58(new Uint8Array(64).fill(1)), message: revertMessage(txnSig) };
+  it("reads wallet, signature and message", () => {
+    expect(parseRevertBody(good)).toMatchObject({ ok: true, value: { wallet, message: good.message, signature: new Uint8Array(64).fill(1) } });
+  });
+  it("leaves a signature that cannot be 64 base58 bytes to the signature check (InvalidSignature)", () => {
+    expect(parseRevertBody({ ...good, signature: "abc" })).toMatchObject({ ok: true, value: { signature: null } });
+    expect(parseRevertBody({ ...good, signature: "0OIl" })).toMatchObject({ ok: true, value: { signature: null } });
+  });
+  it.each<[string, unknown, string]>([
+    ["no body", undefined, "body"],
+    ["an array", [good], "body"],
+    ["a missing wallet", { ...good, wallet: undefined }, "wallet"],
+    ["a wallet that is not a key", { ...good, wallet: "abc" }, "wallet"],
+    ["a numeric signature", { ...good, signature: 5 }, "signature"],
+    ["a missing message", { ...good, message: undefined }, "message"],
+    ["a 10 kB message", { ...good, message: "x".repeat(10_000) }, "message"],
+  ])("names the field of %s", (_n, body, field) => {
+    expect(parseRevertBody(body)).toMatchObject({ ok: false, error: { field } });
   });
 });

@@ -1,0 +1,82 @@
+import type { Network } from "../../../src-shared/networks";
+import type { RevertState } from "../../core/revert/states";
+import type { NewRevertRecord, RevertRecord, RevertStore } from "../../ports/revert-store";
+import type { DurableDb } from "./durable-db";
+
+interface Row {
+  id: string;
+  network: Network;
+  deposit_signature: string;
+  wallet: string;
+  mint: string | null;
+  amount: string | null;
+  status: RevertState["kind"];
+  error: string | null;
+  signature: string | null;
+  requested_at: number;
+  steps: string;
+}
+
+const COLUMNS = "id, network, deposit_signature, wallet, mint, amount, status, error, signature, requested_at, steps";
+
+export class SqlRevertStore implements RevertStore {
+  constructor(private readonly db: DurableDb) {}
+
+  async create(r: NewRevertRecord, first: RevertState): Promise<void> {
+    await this.db.write([
+      {
+        sql: `INSERT INTO reverts (id, network, deposit_signature, wallet, mint, amount, status, error, signature, requested_at, updated_at, steps)
+              VALUES (?, ?, ?, ?, NULL, NULL, ?, NULL, NULL, ?, ?, ?)`,
+        params: [r.id, r.network, r.depositSignature, r.wallet, first.kind, r.requestedAt, first.at, JSON.stringify([first])],
+      },
+    ]);
+  }
+
+  async advance(id: string, state: RevertState, deposit?: { mint: string; amount: bigint }): Promise<void> {
+    const row = this.db.get<{ steps: string }>("SELECT steps FROM reverts WHERE id = ?", [id]);
+    if (!row) throw new Error(`no revert record ${id}`);
+    const steps = JSON.parse(row.steps) as RevertState[];
+    steps.push(state);
+    await this.db.write([
+      {
+        sql: `UPDATE reverts SET status = ?, error = ?, signature = COALESCE(?, signature), mint = COALESCE(?, mint), amount = COALESCE(?, amount),
+                updated_at = ?, steps = ? WHERE id = ?`,
+        params: [
+          state.kind,
+          state.kind === "failed" ? state.error : null,
+          state.kind === "processed" ? state.signature : null,
+          deposit?.mint ?? null,
+          deposit ? deposit.amount.toString() : null,
+          state.at,
+          JSON.stringify(steps),
+          id,
+        ],
+      },
+    ]);
+  }
+
+  get(id: string): RevertRecord | null {
+    const row = this.db.get<Row>(`SELECT ${COLUMNS} FROM reverts WHERE id = ?`, [id]);
+    return row ? toRecord(row) : null;
+  }
+
+  recent(limit: number): RevertRecord[] {
+    return this.db.all<Row>(`SELECT ${COLUMNS} FROM reverts ORDER BY requested_at DESC, id LIMIT ?`, [limit]).map(toRecord);
+  }
+}
+
+function toRecord(r: Row): RevertRecord {
+  return {
+    id: r.id,
+    network: r.network,
+    depositSignature: r.deposit_signature,
+    wallet: r.wallet,
+    requestedAt: r.requested_at,
+    status: r.status,
+    error: r.error,
+    signature: r.signature,
+    mint: r.mint,
+    amount: r.amount === null ? null : BigInt(r.amount),
+    steps: JSON.parse(r.steps) as RevertState[],
+  };
+}

@@ -1,0 +1,33 @@
+import type { Network } from "../../src-shared/networks";
+import type { RevertState } from "../core/revert/states";
+
+export interface NewRevertRecord {
+  id: string;
+  network: Network;
+  /** The path's txn_sig (cut to 128 characters). */
+  depositSignature: string;
+  /** The wallet of the auth token: who asked. */
+  wallet: string;
+  requestedAt: number;
+}
+
+export interface RevertRecord extends NewRevertRecord {
+  status: RevertState["kind"];
+  /** The spec's error name when it failed. */
+  error: string | null;
+  /** The revert transaction's signature once processed. */
+  signature: string | null;
+  mint: string | null;
+  amount: bigint | null;
+  steps: RevertState[];
+}
+
+/** Revert requests for the console's support queue. */
+export interface RevertStore {
+  /** Durable before it resolves: a revert is recorded before it is submitted. */
+  create(record: NewRevertRecord, first: RevertState): Promise<void>;
+  /** `deposit` fills in what the revert is about once the deposit was found. */
+  advance(id: string, state: RevertState, deposit?: { mint: string; amount: bigint }): Promise<void>;
+  get(id: string): RevertRecord | null;
+  recent(limit: number): RevertRecord[];
+}

@@ -1,0 +1,133 @@
+import { COMPLIANCE_VALIDITY_SEC } from "../../src-shared/compliance";
+import { COMPLIANCE_MESSAGE_TEMPLATE } from "../../src-shared/messages";
+import type { Network } from "../../src-shared/networks";
+import { err, ok, type Result } from "../../src-shared/result";
+import { signCompliance } from "../core/compliance/signature";
+import type { ComplianceDecision, ComplianceLog } from "../ports/compliance-log";
+import type { SanctionsList, SanctionsVerdict } from "../ports/sanctions";
+
+/** The compliance key as this service needs it: a public address and ed25519 signing. */
+export interface ComplianceKey {
+  readonly address: string;
+  sign(message: string): Uint8Array;
+}
+
+export type ComplianceRefusal =
+  /** Invalid or expired auth token. */
+  | { kind: "Unauthorized" }
+  /** The wallet is on the list in force. */
+  | { kind: "Listed"; listVersion: string }
+  /** No list could be consulted, or the decision could not be recorded: nothing is issued. */
+  | { kind: "Unavailable"; detail: string };
+
+export interface IssuedSignature {
+  /** `<expiresAtUnix>.<base58 signature>`, the plain-text answer. */
+  body: string;
+  expiresAt: number;
+  wallet: string;
+  listVersion: string;
+}
+
+export interface ComplianceDeps {
+  walletOf(token: string): string | null;
+  sanctions: SanctionsList;
+  key: ComplianceKey;
+  log: ComplianceLog;
+  nowMs?: () => number;
+  logLine?: (line: string) => void;
+}
+
+/**
+ * POST /get_ofac_signature: screens the auth token's wallet against the
+ * sanctions list in force and, when it is clear, signs DESIGN §4's payload
+ * with the compliance key. Every issue and every refusal is recorded with the
+ * list version that decided, before the answer goes out.
+ */
+export class ComplianceService {
+  private readonly now: () => number;
+  private readonly logLine: (line: string) => void;
+
+  constructor(private readonly deps: ComplianceDeps) {
+    this.now = deps.nowMs ?? Date.now;
+    this.logLine = deps.logLine ?? (() => {});
+  }
+
+  get publicKey(): { publicKey: string; algorithm: "ed25519"; message: string; encoding: string; validitySec: number } {
+    return {
+      publicKey: this.deps.key.address,
+      algorithm: "ed25519",
+      message: COMPLIANCE_MESSAGE_TEMPLATE,
+      encoding: "<expiresAtUnix>.<base58 signature>",
+      validitySec: COMPLIANCE_VALIDITY_SEC,
+    };
+  }
+
+  async issue(network: Network, token: string): Promise<Result<IssuedSignature, ComplianceRefusal>> {
+    const wallet = this.deps.walletOf(token);
+    if (!wallet) return err({ kind: "Unauthorized" });
+    const at = this.now();
+    const decision = (outcome: ComplianceDecision["outcome"], listVersion: string | null, expiresAt: number | null, detail: string | null): ComplianceDecision => ({
+      at,
+      purpose: "ofac_signature",
+      network,
+      address: wallet,
+      outcome,
+      listVersion,
+      expiresAt,
+      detail,
+    });
+
+    let verdict: SanctionsVerdict;
+    try {
+      verdict = this.deps.sanctions.check(wallet);
+    } catch (e) {
+      const detail = (e as Error).message;
+      await this.record(decision("error", null, null, detail));
+      return err({ kind: "Unavailable", detail });
+    }
+    if (verdict.listed) {
+      const recorded = await this.record(decision("refused", verdict.listVersion, null, "wallet is on the sanctions list"));
+      // A refusal stands even if its record failed: never issue to a listed wallet.
+      if (!recorded) this.logLine(`compliance: refused ${wallet} on ${network} (list ${verdict.listVersion}) but could not record it`);
+      return err({ kind: "Listed", listVersion: verdict.listVersion });
+    }
+    const signed = signCompliance((m) => this.deps.key.sign(m), network, wallet, Math.floor(at / 1000));
+    // Issued only once its record is durable: the console must see every signature that exists.
+    if (!(await this.record(decision("issued", verdict.listVersion, signed.expiresAt, null)))) {
+      return err({ kind: "Unavailable", detail: "the decision could not be recorded" });
+    }
+    return ok({ body: signed.body, expiresAt: signed.expiresAt, wallet, listVersion: verdict.listVersion });
+  }
+
+  private async record(d: ComplianceDecision): Promise<boolean> {
+    try {
+      await this.deps.log.record(d);
+      return true;
+    } catch (e) {
+      this.logLine(`compliance: could not record a decision: ${(e as Error).message}`);
+      return false;
+    }
+  }
+}
+
+/**
+ * The list as the relay pipeline sees it: the same answers, and each
+ * recipient screening recorded with the version that decided.
+ */
+export function recordingSanctionsList(list: SanctionsList, log: ComplianceLog, logLine: (line: string) => void = () => {}, nowMs: () => number = Date.now): SanctionsList {
+  const record = (d: ComplianceDecision): void => {
+    log.record(d).catch((e: unknown) => logLine(`compliance: could not record a screening: ${(e as Error).message}`));
+  };
+  return {
+    check(address) {
+      try {
+        const v = list.check(address);
+        record({ at: nowMs(), purpose: "relay_recipient", network: null, address, outcome: v.listed ? "listed" : "clear", listVersion: v.listVersion, expiresAt: null, detail: null });
+        return v;
+      } catch (e) {
+        record({ at: nowMs(), purpose: "relay_recipient", network: null, address, outcome: "error", listVersion: null, expiresAt: null, detail: (e as Error).message });
+        throw e;
+      }
+    },
+  };
+}

@@ -1,0 +1,127 @@
+import { randomUUID } from "node:crypto";
+import type { FieldHasher } from "../../src-shared/crypto/hasher";
+import { parseSignature } from "../../src-shared/encoding/base58";
+import { ErrorName, type ErrorNameValue } from "../../src-shared/errors";
+import type { Network } from "../../src-shared/networks";
+import { revertNullifierOf } from "../core/revert/nullifier";
+import { checkRevertAuthorization, parseRevertBody } from "../core/revert/request";
+import { judgeRevert, type RevertRules } from "../core/revert/rules";
+import { RevertState } from "../core/revert/states";
+import type { ChainBackend, RevertRejection } from "../ports/chain";
+import type { RevertStore } from "../ports/revert-store";
+
+export interface RevertInput {
+  network: Network;
+  /** The path's auth token. */
+  token: string;
+  /** The path's deposit transaction signature. */
+  txnSig: string;
+  /** The JSON body as received: `{ wallet, signature, message }`. */
+  body: unknown;
+}
+
+export type RevertOutcome = { ok: true; signature: string } | { ok: false; status: number; error: ErrorNameValue; message: string; retryAfterSec?: number };
+
+export interface RevertDeps {
+  hasher: FieldHasher;
+  chains: ReadonlyMap<Network, ChainBackend>;
+  walletOf(token: string): string | null;
+  store: RevertStore;
+  rules?: RevertRules;
+  nowMs?: () => number;
+  log?: (line: string) => void;
+}
+
+const REJECTION: Record<RevertRejection, ErrorNameValue> = {
+  DepositNotFound: ErrorName.DepositNotFound,
+  NotDepositor: ErrorName.NotDepositor,
+  AlreadyIndexed: ErrorName.AlreadyIndexed,
+  DepositPending: ErrorName.DepositPending,
+  NullifierSpent: ErrorName.NullifierSpent,
+  Failed: ErrorName.RevertFailed,
+};
+
+/** The spec's statuses: 403 NotDepositor, 400 for the other refusals; 500 when the transaction could not be submitted. */
+const statusOf = (error: ErrorNameValue): number => (error === ErrorName.NotDepositor ? 403 : error === ErrorName.RevertFailed ? 500 : 400);
+
+/** Deposit signatures longer than this cannot be real; records keep at most this much of the path. */
+const MAX_SIG_TEXT = 128;
+
+/**
+ * POST /revert: returns a failed deposit's funds to its depositor. Checks run
+ * in the spec's order (signature, deposit exists, depositor, not indexed,
+ * revert-nullifier unspent) and the chain re-checks them atomically while it
+ * pays out, so racing reverts land once. Every request with a valid token is
+ * recorded for the console's support queue, with the spec's error if refused.
+ */
+export class RevertService {
+  private readonly inFlight = new Set<string>();
+  private readonly now: () => number;
+  private readonly log: (line: string) => void;
+  private readonly rules: RevertRules;
+
+  constructor(private readonly deps: RevertDeps) {
+    this.now = deps.nowMs ?? Date.now;
+    this.log = deps.log ?? (() => {});
+    this.rules = deps.rules ?? { pendingRevertAfterSec: 600 };
+  }
+
+  async revert(input: RevertInput): Promise<RevertOutcome> {
+    const tokenWallet = this.deps.walletOf(input.token);
+    if (!tokenWallet) return { ok: false, status: 401, error: ErrorName.Unauthorized, message: "the auth token in the path is invalid or expired" };
+    const chain = this.deps.chains.get(input.network);
+    if (!chain) return { ok: false, status: 400, error: ErrorName.InvalidNetwork, message: `network ${input.network} is not enabled on this relay` };
+
+    const { store } = this.deps;
+    const id = randomUUID();
+    await store.create(
+      { id, network: input.network, depositSignature: input.txnSig.slice(0, MAX_SIG_TEXT), wallet: tokenWallet, requestedAt: this.now() },
+      RevertState.requested(this.now()),
+    );
+    const fail = async (error: ErrorNameValue, message: string, deposit?: { mint: string; amount: bigint }, extra: { retryAfterSec?: number } = {}): Promise<RevertOutcome> => {
+      await store.advance(id, RevertState.failed(this.now(), error, message), deposit);
+      return { ok: false, status: statusOf(error), error, message, ...extra };
+    };
+
+    const body = parseRevertBody(input.body);
+    if (!body.ok) return fail(ErrorName.InvalidRequest, `${body.error.field}: ${body.error.problem}`);
+    const authorized = checkRevertAuthorization({ ...body.value, txnSig: input.txnSig, tokenWallet });
+    if (!authorized.ok) return fail(ErrorName.InvalidSignature, authorized.error.detail);
+    const wallet = body.value.wallet;
+
+    const sigBytes = input.txnSig.length <= MAX_SIG_TEXT ? parseSignature(input.txnSig) : null;
+    if (!sigBytes?.ok) return fail(ErrorName.DepositNotFound, "txn_sig is not a transaction signature (64 bytes, base58)");
+    const deposit = await chain.findDeposit(input.txnSig);
+    if (!deposit) return fail(ErrorName.DepositNotFound, `no deposit with this signature on ${input.network}`);
+    const about = { mint: deposit.mint, amount: deposit.amount };
+
+    const spent = await chain.isNullifierSpent(deposit.mint, revertNullifierOf(this.deps.hasher, sigBytes.value));
+    const verdict = judgeRevert(deposit, wallet, spent, Math.floor(this.now() / 1000), this.rules);
+    if (!verdict.ok) {
+      const v = verdict.error;
+      return fail(ErrorName[v.error], v.detail, about, v.error === "DepositPending" ? { retryAfterSec: v.retryAfterSec } : {});
+    }
+
+    // One submission per deposit at a time: a second request while the first is out is the double revert it looks like.
+    const key = `${input.network}/${input.txnSig}`;
+    if (this.inFlight.has(key)) return fail(ErrorName.NullifierSpent, "a revert of this deposit is in flight", about);
+    this.inFlight.add(key);
+    try {
+      await store.advance(id, RevertState.submitted(this.now()), about);
+      let result;
+      try {
+        result = await chain.revertDeposit({ depositSignature: input.txnSig, depositor: wallet });
+      } catch (e) {
+        this.log(`revert ${id}: submission failed: ${(e as Error).message}`);
+        return await fail(ErrorName.RevertFailed, "the revert transaction could not be submitted", about);
+      }
+      if (!result.ok) {
+        return await fail(REJECTION[result.rejection], result.detail, about);
+      }
+      await store.advance(id, RevertState.processed(this.now(), result.signature), about);
+      return { ok: true, signature: result.signature };
+    } finally {
+      this.inFlight.delete(key);
+    }
+  }
+}
