@@ -1,0 +1,115 @@
+import { err, ok, type Result } from "../../../src-shared/result";
+import type { QuoteRequest, SwapQuote } from "../../core/swap/quote";
+import type { SwapVenue, SwapVenueError } from "../../ports/swap-venue";
+import { decodeQuote, decodeSwapInstructions, venueError, type SwapInstructions } from "./decode";
+
+export interface JupiterOptions {
+  /** e.g. https://api.jup.ag/swap/v1; /quote and /swap-instructions are appended. */
+  baseUrl: string;
+  /** Sent as `x-api-key` when set. Secret: never logged. */
+  apiKey: string | null;
+  /** Per request, covering the body as well as the headers. */
+  timeoutMs: number;
+  /** Jupiter's restrictIntermediateTokens: route only through stable intermediate tokens. */
+  restrictIntermediateTokens: boolean;
+  /** Injected in tests; the global fetch by default. */
+  fetch?: typeof fetch;
+}
+
+/** What the Solana backend passes to build the swap's instructions for a quote. */
+export interface SwapInstructionsRequest {
+  /** The wallet that signs and whose token accounts the swap uses (the relayer). */
+  userPublicKey: string;
+  /** Where the output goes: the recipient's token account for the output mint. */
+  destinationTokenAccount?: string;
+  wrapAndUnwrapSol?: boolean;
+  dynamicComputeUnitLimit?: boolean;
+  computeUnitPriceMicroLamports?: number;
+}
+
+/** Answers larger than this are not a quote: refuse before parsing. */
+const MAX_BODY_CHARS = 4 * 1024 * 1024;
+
+/**
+ * Jupiter's Swap API (GET /quote, POST /swap-instructions) as a SwapVenue.
+ * Every failure comes back as a value: the relay maps it to the spec's errors.
+ */
+export class JupiterSwapApi implements SwapVenue {
+  readonly kind = "jupiter" as const;
+  readonly baseUrl: string;
+  // A private field: JSON.stringify and util.inspect of the venue never show the key.
+  readonly #apiKey: string | null;
+  readonly timeoutMs: number;
+  readonly restrictIntermediateTokens: boolean;
+  private readonly fetchImpl: typeof fetch;
+
+  constructor(options: JupiterOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, "");
+    this.#apiKey = options.apiKey;
+    this.timeoutMs = options.timeoutMs;
+    this.restrictIntermediateTokens = options.restrictIntermediateTokens;
+    this.fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
+  }
+
+  async quote(req: QuoteRequest): Promise<Result<SwapQuote, SwapVenueError>> {
+    const q = new URLSearchParams({
+      inputMint: req.inputMint,
+      outputMint: req.outputMint,
+      amount: req.amount.toString(),
+      slippageBps: String(req.slippageBps),
+      swapMode: "ExactIn",
+      restrictIntermediateTokens: String(this.restrictIntermediateTokens),
+    });
+    if (req.dexes.length > 0) q.set("dexes", req.dexes.join(","));
+    const answer = await this.call("GET", `/quote?${q.toString()}`);
+    if (!answer.ok) return answer;
+    const quote = decodeQuote(answer.value, req);
+    return quote.ok ? quote : err({ kind: "Unavailable", detail: `Jupiter sent a malformed ${quote.error}` });
+  }
+
+  /** The instructions of the swap a quote describes; the quote goes back exactly as Jupiter sent it. */
+  async swapInstructions(quote: SwapQuote, req: SwapInstructionsRequest): Promise<Result<SwapInstructions, SwapVenueError>> {
+    if (quote.venue !== "jupiter" || quote.raw === undefined) return err({ kind: "InvalidRequest", detail: "not a Jupiter quote" });
+    const answer = await this.call("POST", "/swap-instructions", { ...req, quoteResponse: quote.raw });
+    if (!answer.ok) return answer;
+    const decoded = decodeSwapInstructions(answer.value);
+    return decoded.ok ? decoded : err({ kind: "Unavailable", detail: `Jupiter sent malformed swap instructions: ${decoded.error}` });
+  }
+
+  private async call(method: "GET" | "POST", path: string, body?: unknown): Promise<Result<unknown, SwapVenueError>> {
+    const headers: Record<string, string> = { accept: "application/json" };
+    if (this.#apiKey) headers["x-api-key"] = this.#apiKey;
+    if (body !== undefined) headers["content-type"] = "application/json";
+    const what = `${method} ${this.baseUrl}${path.split("?")[0]}`;
+    let status: number;
+    let text: string;
+    try {
+      const res = await this.fetchImpl(this.baseUrl + path, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(this.timeoutMs),
+        redirect: "error",
+      });
+      status = res.status;
+      const length = Number(res.headers.get("content-length") ?? "0");
+      if (length > MAX_BODY_CHARS) {
+        await res.body?.cancel();
+        return err({ kind: "Unavailable", detail: `${what}: answer of ${length} bytes is too large` });
+      }
+      text = await res.text();
+    } catch (e) {
+      const name = e instanceof Error ? e.name : "";
+      if (name === "TimeoutError" || name === "AbortError") return err({ kind: "Unavailable", detail: `${what}: no answer within ${this.timeoutMs} ms` });
+      const cause = e instanceof Error && e.cause instanceof Error ? `: ${e.cause.message}` : "";
+      return err({ kind: "Unavailable", detail: `${what}: ${e instanceof Error ? e.message : String(e)}${cause}` });
+    }
+    if (status < 200 || status >= 300) return err(venueError(status, text));
+    if (text.length > MAX_BODY_CHARS) return err({ kind: "Unavailable", detail: `${what}: answer too large` });
+    try {
+      return ok(JSON.parse(text) as unknown);
+    } catch {
+      return err({ kind: "Unavailable", detail: `${what}: answered ${status} with a body that is not JSON` });
+    }
+  }
+}
