@@ -104,7 +104,7 @@ export const prove: CommandSpec = {
     if (spent.ok && spent.value.address !== null) ctx.note(`warning: this note was already withdrawn (nullifier account ${spent.value.address}); the relay will refuse this proof`);
     const merkle = await getNoteProof(ctx.client, note.value, { hasher });
     if (!merkle.ok) return noteProofFailure(ctx, merkle.error);
-    ctx.note(STAGE_TEXT.prove);
+    ctx.note(`${STAGE_TEXT.prove}...`);
     const proved = await proveWithdrawal(note.value, merkle.value, recipient.value, { ...artifactsInput(ctx, values), hasher });
     if (!proved.ok) return proveFailure(ctx, proved.error);
     const p = proved.value;
