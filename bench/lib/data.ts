@@ -152,11 +152,17 @@ export async function buildPersistedPool(
   return { openMs, appendMs, saveMs, closeMs, totalMs: performance.now() - tStart, root: toHex(tree.root()), writes, fsyncs };
 }
 
+/**
+ * What the prepared data depends on: the tree and storage-format sources and
+ * the migrations that create the tree tables. Later migrations (other
+ * features' tables) do not invalidate the cache: a cached pool is upgraded in
+ * place instead (see `preparedPool`), which takes seconds, not minutes.
+ */
 function sourceKey(): string {
   const h = createHash("sha256").update(BENCH_DATA_VERSION);
   const files = [
     ...readdirSync(path.join(ROOT, "src-server/adapters/storage-sqljs"))
-      .filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts"))
+      .filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts") && f !== "schema-migrations.ts")
       .sort()
       .map((f) => `src-server/adapters/storage-sqljs/${f}`),
     "src-server/core/merkle/tree.ts",
@@ -165,7 +171,27 @@ function sourceKey(): string {
     "src-shared/crypto/poseidon-wasm.ts",
   ];
   for (const f of files) h.update(f).update(readFileSync(path.join(ROOT, f)));
+  const treeTables = /\b(pools|tree_chunks|tree_roots|indexed_leaves)\b/;
+  h.update(JSON.stringify(MIGRATIONS.filter((m) => m.statements.some((sql) => treeTables.test(sql)))));
+  h.update(String(SQL_FUNCTIONS.blob_put));
   return h.digest("hex").slice(0, 12);
+}
+
+const latestMigration = (): number => Math.max(0, ...MIGRATIONS.map((m) => m.version));
+
+/** Applies migrations added since the pool was prepared (open + close = migrate + snapshot), on a copy swapped in by rename. */
+async function upgradePrepared(dir: string, meta: Record<string, unknown>, log: (m: string) => void): Promise<void> {
+  const tmp = `${dir}.upgrade-${process.pid}`;
+  rmSync(tmp, { recursive: true, force: true });
+  cpSync(dir, tmp, { recursive: true });
+  log(`upgrading ${path.relative(ROOT, dir)} to migration ${latestMigration()}`);
+  const db = await DurableDb.open({ dir: tmp, migrations: MIGRATIONS, functions: SQL_FUNCTIONS, fsync: false, snapshotIntervalMs: 0 });
+  await db.close();
+  writeFileSync(path.join(tmp, "bench-meta.json"), JSON.stringify({ ...meta, migration: latestMigration() }));
+  const old = `${dir}.old-${process.pid}`;
+  renameSync(dir, old);
+  renameSync(tmp, dir);
+  rmSync(old, { recursive: true, force: true });
 }
 
 export interface PreparedPool {
@@ -175,6 +201,8 @@ export interface PreparedPool {
   /** How long building it took when it was built (from meta.json). */
   buildMs: number;
   cached: boolean;
+  /** Schema version the data dir is at (derived variants are keyed by it). */
+  migration: number;
 }
 
 /** Batch size used to prepare cached pools: large pages keep 1M leaves within a couple of minutes. */
@@ -190,15 +218,16 @@ export async function preparedPool(n: number, log: (m: string) => void = () => {
   const dir = path.join(base, `pool-${n}`);
   const metaFile = path.join(dir, "bench-meta.json");
   if (existsSync(metaFile)) {
-    const meta = JSON.parse(readFileSync(metaFile, "utf8")) as { leaves: number; root: string; buildMs: number };
-    return { dir, leaves: meta.leaves, root: meta.root, buildMs: meta.buildMs, cached: true };
+    const meta = JSON.parse(readFileSync(metaFile, "utf8")) as { leaves: number; root: string; buildMs: number; migration?: number };
+    if ((meta.migration ?? 0) < latestMigration()) await upgradePrepared(dir, meta, log);
+    return { dir, leaves: meta.leaves, root: meta.root, buildMs: meta.buildMs, cached: true, migration: latestMigration() };
   }
   mkdirSync(base, { recursive: true });
   const tmp = `${dir}.tmp-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
   log(`preparing a ${n}-leaf pool in ${path.relative(ROOT, dir)} (cached for later runs)`);
   const t = await buildPersistedPool(tmp, makeLeaves(n, 7), { batch: PREPARE_BATCH, withMeta: true, fsync: false });
-  writeFileSync(path.join(tmp, "bench-meta.json"), JSON.stringify({ leaves: n, root: t.root, buildMs: Math.round(t.openMs + t.totalMs), mint: BENCH_MINT, network: BENCH_NETWORK }));
+  writeFileSync(path.join(tmp, "bench-meta.json"), JSON.stringify({ leaves: n, root: t.root, buildMs: Math.round(t.openMs + t.totalMs), mint: BENCH_MINT, network: BENCH_NETWORK, migration: latestMigration() }));
   try {
     renameSync(tmp, dir);
   } catch (e) {
@@ -206,7 +235,7 @@ export async function preparedPool(n: number, log: (m: string) => void = () => {
     rmSync(tmp, { recursive: true, force: true });
     if (!existsSync(metaFile)) throw e;
   }
-  return { dir, leaves: n, root: t.root, buildMs: Math.round(t.openMs + t.totalMs), cached: false };
+  return { dir, leaves: n, root: t.root, buildMs: Math.round(t.openMs + t.totalMs), cached: false, migration: latestMigration() };
 }
 
 /**
@@ -217,7 +246,7 @@ export async function preparedPool(n: number, log: (m: string) => void = () => {
  * close, so the snapshot alone is the whole state.
  */
 export async function withoutLeafRows(prepared: PreparedPool): Promise<string> {
-  const dir = `${prepared.dir}-noleafrows`;
+  const dir = `${prepared.dir}-noleafrows-m${prepared.migration}`;
   if (existsSync(path.join(dir, "relay.sqlite"))) return dir;
   if (statSync(path.join(prepared.dir, "relay.journal")).size !== 0) throw new Error("prepared pool has a non-empty journal");
   const SQL = await loadSqlJs();
