@@ -1,5 +1,6 @@
 import type { Network } from "../../src-shared/networks";
 import type { DepositStatus } from "../core/revert/rules";
+import type { SwapQuote } from "../core/swap/quote";
 
 export interface DepositEvent {
   signature: string;
@@ -32,15 +33,30 @@ export interface WithdrawalSubmission {
   publicSignals: Uint8Array[];
   depositSize: bigint;
   fee: bigint;
+  /**
+   * relay_swap: depositSize − fee is swapped into `outputMint` for the
+   * recipient in the same transaction; the fee stays in the input mint.
+   */
+  swap?: SwapLeg;
+}
+
+export interface SwapLeg {
+  outputMint: string;
+  /** The quote taken when the request arrived (a Jupiter quote goes back to swap-instructions verbatim). */
+  quote: SwapQuote;
+  /** The swap refuses to deliver less: the quote minus the pair's slippage. */
+  minOutAmount: bigint;
 }
 
 /**
  * Why the chain refused a withdrawal. `Failed` is a definitive "did not land"
- * for any other reason; the relay maps these to the spec's errors.
+ * for any other reason; the relay maps these to the spec's errors. The swap
+ * refusals apply to a withdrawal with a swap leg.
  */
-export type ChainRejection = "NullifierAlreadySpent" | "InvalidRoot" | "InvalidProof" | "Failed";
+export type ChainRejection = "NullifierAlreadySpent" | "InvalidRoot" | "InvalidProof" | "Failed" | "SlippageExceeded" | "InsufficientLiquidity" | "SwapFailed";
 
-export type SubmitResult = { ok: true; signature: string } | { ok: false; rejection: ChainRejection; detail: string };
+/** `outAmount`: what the swap leg delivered, or (SlippageExceeded) would have delivered. */
+export type SubmitResult = { ok: true; signature: string; outAmount?: bigint } | { ok: false; rejection: ChainRejection; detail: string; outAmount?: bigint };
 
 /** A deposit transaction as the pool program recorded it. */
 export interface DepositRecord {

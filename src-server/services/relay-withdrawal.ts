@@ -34,6 +34,9 @@ const REJECTION: Record<ChainRejection, { status: number; error: ErrorNameValue 
   InvalidRoot: { status: 400, error: ErrorName.InvalidRoot },
   InvalidProof: { status: 400, error: ErrorName.InvalidProof },
   Failed: { status: 500, error: ErrorName.RelayFailed },
+  SlippageExceeded: { status: 400, error: ErrorName.SlippageExceeded },
+  InsufficientLiquidity: { status: 400, error: ErrorName.InsufficientLiquidity },
+  SwapFailed: { status: 400, error: ErrorName.SwapFailed },
 };
 
 /**

@@ -23,6 +23,7 @@ import type {
 } from "../../ports/chain";
 import type { ProofVerifier } from "../../ports/proof-verifier";
 import type { Signer } from "../keys/keypair-file";
+import { SandboxSwapPools, type SwapExecution } from "../swap-sandbox/pools";
 import type { DurableDb, SqlStatement } from "../storage-sqljs/durable-db";
 
 export interface SandboxDepositRequest {
@@ -51,6 +52,8 @@ export type SandboxError = "InvalidSignature" | "InsufficientFunds" | "TreeFull"
 export class SandboxChain implements ChainBackend {
   readonly kind = "sandbox" as const;
   private readonly pools = new Map<string, FrontierTree>();
+  /** Constant-product swap pools for relay_swap; their reserves are ledger balances. */
+  readonly swapPools: SandboxSwapPools;
   private slot: number;
 
   constructor(
@@ -64,6 +67,7 @@ export class SandboxChain implements ChainBackend {
   ) {
     this.slot = 0;
     this.reloadPools();
+    this.swapPools = new SandboxSwapPools(network, db, programId, (owner, mint) => this.balance(owner, mint));
   }
 
   async listPools(): Promise<string[]> {
@@ -173,18 +177,33 @@ export class SandboxChain implements ChainBackend {
     if (this.nullifierSpentNow(w.mint, w.nullifierHash)) return { ok: false, rejection: "NullifierAlreadySpent", detail: "nullifier account exists" };
     const vault = vaultAddress(this.programId, w.mintBytes);
     if (this.balance(vault, w.mint) < w.depositSize) return { ok: false, rejection: "Failed", detail: "vault balance is below the withdrawal" };
+    const toRecipient = w.depositSize - w.fee;
+    let swapped: SwapExecution | null = null;
+    if (w.swap) {
+      const leg = this.swapPools.execute(w.mint, w.swap.outputMint, toRecipient, w.swap.minOutAmount);
+      if (!leg.ok) return { ok: false, ...leg.error };
+      swapped = leg.value;
+    }
 
     const stmts: SqlStatement[] = [];
-    const signature = this.transaction(`withdraw|${w.mint}|${toHex(w.nullifierHash)}|${w.recipient}|${w.depositSize}|${w.fee}`, stmts);
+    const swapText = w.swap ? `|swap|${w.swap.outputMint}|${w.swap.minOutAmount}` : "";
+    const signature = this.transaction(`withdraw|${w.mint}|${toHex(w.nullifierHash)}|${w.recipient}|${w.depositSize}|${w.fee}${swapText}`, stmts);
     this.debit(vault, w.mint, w.depositSize, stmts);
-    this.credit(w.recipient, w.mint, w.depositSize - w.fee, stmts);
+    if (w.swap && swapped) {
+      // vault -> pool (input mint), pool -> recipient (output mint); the fee never enters the pool.
+      this.credit(swapped.ammKey, w.mint, toRecipient, stmts);
+      this.debit(swapped.ammKey, w.swap.outputMint, swapped.swap.amountOut, stmts);
+      this.credit(w.recipient, w.swap.outputMint, swapped.swap.amountOut, stmts);
+    } else {
+      this.credit(w.recipient, w.mint, toRecipient, stmts);
+    }
     if (w.fee > 0n) this.credit(this.signer.address, w.mint, w.fee, stmts);
     stmts.push({
       sql: "INSERT INTO sandbox_nullifiers (network, mint, nullifier_hash, kind, signature, slot) VALUES (?, ?, ?, 'withdraw', ?, ?)",
       params: [this.network, w.mint, w.nullifierHash, signature, this.slot],
     });
     await this.commit(stmts, w.mint);
-    return { ok: true, signature };
+    return swapped ? { ok: true, signature, outAmount: swapped.swap.amountOut } : { ok: true, signature };
   }
 
   async findDeposit(signature: string): Promise<DepositRecord | null> {

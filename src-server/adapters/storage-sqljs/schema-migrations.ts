@@ -206,6 +206,26 @@ export const MIGRATIONS: Migration[] = [
     ],
   },
   {
+    version: 7,
+    name: "swap pools",
+    statements: [
+      // Sandbox constant-product pools, one per unordered mint pair (mint_a < mint_b). Their reserves are
+      // the amm_key account's balances in sandbox_balances, so a swap moves them in the withdrawal's own write.
+      `CREATE TABLE sandbox_swap_pools (
+         network TEXT NOT NULL,
+         mint_a TEXT NOT NULL,
+         mint_b TEXT NOT NULL,
+         amm_key TEXT NOT NULL,
+         created_at INTEGER NOT NULL,
+         PRIMARY KEY (network, mint_a, mint_b))`,
+      // relay_swap records: the quote taken when the request arrived (JSON, amounts as text),
+      // the output the swap delivered, and the slippage seen against the quote (bps).
+      `ALTER TABLE relays ADD COLUMN swap_quote TEXT`,
+      `ALTER TABLE relays ADD COLUMN swap_out TEXT`,
+      `ALTER TABLE relays ADD COLUMN swap_slippage_bps REAL`,
+    ],
+  },
+  {
     version: 8,
     name: "console aggregates",
     statements: [

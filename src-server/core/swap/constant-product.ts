@@ -27,10 +27,12 @@ export function cpAmountOut(amountIn: bigint, reserveIn: bigint, reserveOut: big
   return (inWithFee * reserveOut) / (reserveIn * FEE_BASE + inWithFee);
 }
 
-/** Percent as a number, computed on bigints first so large reserves keep their precision. */
+/**
+ * Percent as a number: one division of the two exact integers, so it is the
+ * correctly rounded double while both stay below 2^53 (and within a few ulps beyond).
+ */
 export function cpPriceImpactPct(amountIn: bigint, reserveIn: bigint): number {
-  const SCALE = 10n ** 12n;
-  return Number((amountIn * 100n * SCALE) / (reserveIn + amountIn)) / Number(SCALE);
+  return Number(100n * amountIn) / Number(reserveIn + amountIn);
 }
 
 /**

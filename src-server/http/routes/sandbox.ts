@@ -86,5 +86,24 @@ export function sandboxRoutes(sandboxes: ReadonlyMap<Network, SandboxChain>, ind
     res.status(200).json({ amount: chain.balance(wallet!, mint!).toString() });
   });
 
+  /** DESIGN §6: creates the pair's constant-product pool, or resets its reserves. */
+  r.post("/sandbox/swap_pool", limit, async (req, res) => {
+    const b = objectBody(req, res);
+    if (!b) return;
+    const chain = chainFor(res, b.network);
+    if (!chain) return;
+    for (const field of ["mintA", "mintB"] as const) {
+      const m = parsePublicKey(b[field]);
+      if (!m.ok) return sendError(res, 400, ErrorName.InvalidMint, `${field}: ${m.error} (a base58 mint address)`);
+    }
+    if (b.mintA === b.mintB) return sendError(res, 400, ErrorName.InvalidMint, "mintB: must differ from mintA");
+    const reserveA = parseAmount(b.reserveA);
+    if (!reserveA.ok) return invalidRequest(res, `reserveA ${reserveA.error}`);
+    const reserveB = parseAmount(b.reserveB);
+    if (!reserveB.ok) return invalidRequest(res, `reserveB ${reserveB.error}`);
+    await chain.swapPools.set(b.mintA as string, b.mintB as string, reserveA.value, reserveB.value, Math.floor(Date.now() / 1000));
+    res.status(200).json({ ok: true });
+  });
+
   return r;
 }
