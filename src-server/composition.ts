@@ -6,7 +6,8 @@ import { parsePublicKey } from "../src-shared/encoding/base58";
 import { NETWORKS, type Network } from "../src-shared/networks";
 import { nullifierAddress, treeAddress } from "../src-shared/solana/pda";
 import { SandboxChain } from "./adapters/chain-sandbox/sandbox-chain";
-import { loadOrCreateKeypair } from "./adapters/keys/keypair-file";
+import { FileSecretStore } from "./adapters/keys/file-secret-store";
+import { loadOrCreateSigner } from "./adapters/keys/keypair-file";
 import { SqlAuthStore } from "./adapters/storage-sqljs/auth-store";
 import { lockDataDir } from "./adapters/storage-sqljs/data-dir-lock";
 import { DurableDb } from "./adapters/storage-sqljs/durable-db";
@@ -21,11 +22,13 @@ import { SqlRevertStore } from "./adapters/storage-sqljs/revert-store";
 import { SqlSanctionsStore } from "./adapters/storage-sqljs/sanctions-store";
 import { createGroth16Verifier } from "./adapters/verifier-groth16/worker-pool";
 import type { RelayConfig } from "./config/schema";
+import { prepareConsoleAdmin } from "./composition-admin";
 import { createApp, type RelayApp } from "./http/app";
 import type { ChainBackend } from "./ports/chain";
 import type { ComplianceLog } from "./ports/compliance-log";
 import type { RevertStore } from "./ports/revert-store";
 import type { RelayStore } from "./ports/relay-store";
+import type { SecretStore } from "./ports/secret-store";
 import { AuthService } from "./services/auth";
 import { ComplianceService, recordingSanctionsList } from "./services/compliance";
 import { HealthService } from "./services/health";
@@ -60,7 +63,7 @@ export function packageVersion(): string {
 }
 
 /** The one place adapters are built and wired to services and HTTP. */
-export async function composeRelay(config: RelayConfig, opts: { consoleDir?: string; log: (line: string) => void }): Promise<Relay> {
+export async function composeRelay(config: RelayConfig, opts: { consoleDir?: string; log: (line: string) => void; secrets?: SecretStore }): Promise<Relay> {
   const { log } = opts;
   const hasher = await createPoseidonHasher();
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
@@ -73,7 +76,9 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
     snapshotJournalBytes: config.storage.snapshotJournalMiB * 1024 * 1024,
     log,
   });
-  const relayer = loadOrCreateKeypair(path.join(config.dataDir, "keys", "relayer.json"));
+  // Headless: <dataDir>/keys/*.json, mode 0600; the desktop host passes a safeStorage-backed store.
+  const secrets = opts.secrets ?? new FileSecretStore(path.join(config.dataDir, "keys"));
+  const relayer = loadOrCreateSigner(secrets, "relayer");
   log(`relayer: ${relayer.address}`);
 
   const verifier = await createGroth16Verifier(config.verifier.vkeyPath, config.verifier.threads > 0 ? { threads: config.verifier.threads } : {});
@@ -95,7 +100,7 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
   );
   const sanctionsOverrides = new SanctionsOverrides(sanctionsStore, () => sanctions.reloadOverrides());
   const complianceLog = new SqlComplianceLog(db);
-  const complianceKey = loadOrCreateKeypair(path.join(config.dataDir, "keys", "compliance.json"));
+  const complianceKey = loadOrCreateSigner(secrets, "compliance");
   log(`compliance key: ${complianceKey.address} (ed25519, GET /compliance/public_key)`);
 
   const programIds = new Map<Network, Uint8Array>(NETWORKS.map((n) => [n, pubkeyBytes(config.networks[n].programId)]));
@@ -109,6 +114,8 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
     chains.set(n, chain);
     sandboxes.set(n, chain);
   }
+
+  const admin = prepareConsoleAdmin({ config, db, secrets, sandboxNetworks: new Set(sandboxes.keys()), log });
 
   const treeAddresses = new Map<string, string>();
   const indexer = new IndexerService(
@@ -140,6 +147,7 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
     sanctions: recordingSanctionsList(sanctions, complianceLog, log),
     store: relayStore,
     fees: { policyFor: (n, mint) => config.fees.pools[n][mint] ?? config.fees.default },
+    pauses: admin.pauses,
     log,
   });
 
@@ -153,8 +161,9 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
     const failure = db.failure;
     return [{ name: "store", ok: !failure, detail: failure ? failure.message : `journal ${db.stats.journalBytes} bytes, ${db.stats.writes} writes` }];
   });
-  for (const chain of chains.values()) health.add(`chain:${chain.network}`, () => chain.health());
+  for (const chain of chains.values()) health.add(`chain:${chain.network}`, admin.faults.guard(chain.network, () => chain.health()));
   health.add("indexer", () => indexer.health());
+  health.add("paused", () => admin.pauses.health());
   health.add("sanctions", () => {
     const s = sanctions.status();
     const list = s.version ? `${s.count} addresses (version ${s.version}) from ${s.source}` : `no list loaded from ${s.source}`;
@@ -164,6 +173,7 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
     { name: "fee-balance", ok: true, detail: [...sandboxes.keys()].length === chains.size ? "sandbox networks pay no network fees" : "n/a" },
   ]);
 
+  const startedAt = Date.now();
   const relayApp = createApp({
     config,
     auth,
@@ -176,13 +186,26 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
     health,
     meta: {
       version: packageVersion(),
-      startedAt: Date.now(),
+      startedAt,
       networks: [...chains.values()].map((c) => ({ name: c.network, backend: c.kind, sandbox: c.kind === "sandbox", programId: config.networks[c.network].programId })),
     },
     nullifierAddress: (n, mint, hash) => nullifierAddress(programIds.get(n)!, mint, hash),
     ...(opts.consoleDir ? { consoleDir: opts.consoleDir } : {}),
+    admin: admin.routes({
+      indexer,
+      chains,
+      sandboxes,
+      health,
+      relayer,
+      inFlightRelays: () => relay.inFlightCount,
+      rateLimitStats: () => relayApp.limits.stats(),
+      nullifierAddress: (n, mint, hash) => nullifierAddress(programIds.get(n)!, mint, hash),
+      version: packageVersion(),
+      startedAt,
+    }),
     log,
   });
+  await admin.retention.start();
   health.add("rate-limits", () => {
     const refused = relayApp.limits.stats().reduce((s, x) => s + x.refusals, 0);
     return [{ name: "rate-limits", ok: true, detail: `${refused} requests refused since start` }];
@@ -203,6 +226,7 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
     close: async () => {
       sanctions.stop();
       try {
+        await admin.retention.stop();
         await verifier.close();
         await db.close();
       } finally {

@@ -2,6 +2,7 @@ import type { Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { describeConfig } from "./config/load";
 import type { RelayConfig } from "./config/schema";
+import type { SecretStore } from "./ports/secret-store";
 import { composeRelay, type Relay } from "./composition";
 
 export interface RunningServer {
@@ -15,13 +16,15 @@ export interface RunningServer {
 export interface StartOptions {
   consoleDir?: string;
   log?: (line: string) => void;
+  /** Where keys live at rest; default files in <dataDir>/keys (the desktop host passes safeStorage). */
+  secrets?: SecretStore;
 }
 
 /** Builds the relay and listens; `stop` drains requests and flushes the store. */
 export async function startServer(config: RelayConfig, opts: StartOptions = {}): Promise<RunningServer> {
   const log = opts.log ?? ((line: string) => console.log(line));
   for (const line of describeConfig(config).split("\n")) log(line);
-  const relay = await composeRelay(config, { log, ...(opts.consoleDir ? { consoleDir: opts.consoleDir } : {}) });
+  const relay = await composeRelay(config, { log, ...(opts.consoleDir ? { consoleDir: opts.consoleDir } : {}), ...(opts.secrets ? { secrets: opts.secrets } : {}) });
 
   const server: Server = await new Promise((resolve, reject) => {
     const s = relay.app.listen(config.port, config.host, () => resolve(s));

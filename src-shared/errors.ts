@@ -40,6 +40,8 @@ export const ErrorName = {
   InsufficientFunds: "InsufficientFunds",
   NetworkUnavailable: "NetworkUnavailable",
   IndexerDrift: "IndexerDrift",
+  /** The operator paused relays of this network or pool (503, with the reason). */
+  RelayPaused: "RelayPaused",
   /** Revert of a deposit that may still be indexed (docs/decisions.md). */
   DepositPending: "DepositPending",
   /** Revert whose transaction could not be submitted (the revert twin of RelayFailed). */

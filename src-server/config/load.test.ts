@@ -79,6 +79,54 @@ describe("loadConfig", () => {
     expect(text).not.toMatch(/pw|abc/);
   });
 
+  it("gives relay_swap the spec's slippage guidance by default and per pair from the file, in either order", () => {
+    const d = loadConfig({});
+    expect(d.swap).toEqual({ stablecoins: ["EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", "Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB"], defaultClass: "standard", pairs: {} });
+    const SOL = "So11111111111111111111111111111111111111112";
+    const BONK = "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263";
+    const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
+    const f = fileWith(JSON.stringify({ swap: { defaultClass: "volatile", pairs: { [`${BONK}/${SOL}`]: "lowLiquidity", [`${SOL}/${USDC}`]: 75 } } }));
+    const c = loadConfig({ RELAY_CONFIG: f });
+    expect(c.swap.defaultClass).toBe("volatile");
+    expect(c.swap.pairs).toEqual({
+      [SOL < BONK ? `${SOL}/${BONK}` : `${BONK}/${SOL}`]: { bps: 300, class: "lowLiquidity" },
+      [SOL < USDC ? `${SOL}/${USDC}` : `${USDC}/${SOL}`]: { bps: 75, class: "custom" },
+    });
+  });
+
+  it("reads the Jupiter venue from the file and RELAY_JUPITER_*, and never prints the API key", () => {
+    expect(loadConfig({}).jupiter).toEqual({ baseUrl: "https://api.jup.ag/swap/v1", apiKey: null, timeoutMs: 10_000, restrictIntermediateTokens: true });
+    const f = fileWith(JSON.stringify({ jupiter: { baseUrl: "http://127.0.0.1:9999/swap/v1", apiKey: "from-file", timeoutMs: 2500, restrictIntermediateTokens: false } }));
+    expect(loadConfig({ RELAY_CONFIG: f }).jupiter).toEqual({ baseUrl: "http://127.0.0.1:9999/swap/v1", apiKey: "from-file", timeoutMs: 2500, restrictIntermediateTokens: false });
+    const c = loadConfig({ RELAY_CONFIG: f, RELAY_JUPITER_API_KEY: "jup-secret-key-42", RELAY_JUPITER_URL: "https://jup.example.com/swap/v1" });
+    expect(c.jupiter).toMatchObject({ apiKey: "jup-secret-key-42", baseUrl: "https://jup.example.com/swap/v1" });
+    expect(describeConfig(c)).toContain("https://jup.example.com/swap/v1");
+    expect(describeConfig(c)).not.toContain("jup-secret-key-42");
+    expect(loadConfig({ RELAY_CONFIG: f, RELAY_JUPITER_API_KEY: "" }).jupiter.apiKey).toBeNull();
+  });
+
+  it.each([
+    [{ swap: { stablecoins: ["nope"] } }, "swap.stablecoins[0]"],
+    [{ swap: { defaultClass: "wild" } }, "swap.defaultClass"],
+    [{ swap: { pairs: { "So11111111111111111111111111111111111111112": 50 } } }, "swap.pairs.So11111111111111111111111111111111111111112"],
+    [{ swap: { pairs: { "So11111111111111111111111111111111111111112/So11111111111111111111111111111111111111112": 50 } } }, "swap.pairs.So111"],
+    [{ swap: { pairs: { "So11111111111111111111111111111111111111112/EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v": "huge" } } }, "swap.pairs.So111"],
+    [{ swap: { pairs: { "So11111111111111111111111111111111111111112/EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v": 10_001 } } }, "swap.pairs.So111"],
+    [
+      { swap: { pairs: { "So11111111111111111111111111111111111111112/EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v": 10, "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v/So11111111111111111111111111111111111111112": 20 } } },
+      "is set twice",
+    ],
+    [{ swap: { slippage: 1 } }, "swap.slippage"],
+    [{ jupiter: { baseUrl: "http://jup.example.com" } }, "jupiter.baseUrl"],
+    [{ jupiter: { apiKey: "has space" } }, "jupiter.apiKey"],
+    [{ jupiter: { timeoutMs: 5 } }, "jupiter.timeoutMs"],
+    [{ jupiter: { restrictIntermediateTokens: "maybe" } }, "jupiter.restrictIntermediateTokens"],
+    [{ jupiter: { key: "x" } }, "jupiter.key"],
+  ])("names the bad swap or jupiter key of %j", (content, key) => {
+    const f = fileWith(JSON.stringify(content));
+    expect(() => loadConfig({ RELAY_CONFIG: f })).toThrow(key);
+  });
+
   it("never prints the operator token", () => {
     const c = loadConfig({ RELAY_OPERATOR_TOKEN: "super-secret-operator-token-123" });
     expect(describeConfig(c)).not.toContain("super-secret");

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { parsePublicKey } from "../../src-shared/encoding/base58";
 import { checkListUrl } from "../core/compliance/sanctions";
+import { isSlippageClass, pairKey, SLIPPAGE_CLASS_BPS, SLIPPAGE_CLASSES, type PairSlippage } from "../core/swap/slippage";
 import { NETWORKS } from "../../src-shared/networks";
 import { fileURLToPath } from "node:url";
 import { defaultConfig, RATE_LIMITED_ENDPOINTS, type NetworkConfig, type RelayConfig } from "./schema";
@@ -80,6 +81,20 @@ function feeSetting(key: string, v: unknown): { bps: number; floor: bigint } {
   return { bps, floor: BigInt(floorRaw) };
 }
 
+/** A pair's slippage in the file: a class name, or an integer number of bps. */
+function pairSlippageSetting(key: string, v: unknown): PairSlippage {
+  if (isSlippageClass(v)) return { bps: SLIPPAGE_CLASS_BPS[v], class: v };
+  if (typeof v === "number" && Number.isInteger(v) && v >= 0 && v <= 10_000) return { bps: v, class: "custom" };
+  throw new ConfigError(key, `must be one of ${SLIPPAGE_CLASSES.join(", ")} or an integer number of bps from 0 to 10000, got ${JSON.stringify(v)}`);
+}
+
+/** An API key goes into a header: printable ASCII without spaces. */
+function apiKey(key: string, v: unknown): string | null {
+  if (v === null || v === "") return null;
+  if (typeof v !== "string" || !/^[\x21-\x7e]{1,512}$/.test(v)) throw new ConfigError(key, "must be printable ASCII without spaces, at most 512 characters");
+  return v;
+}
+
 function rejectUnknown(key: string, obj: Obj, known: readonly string[]): void {
   for (const k of Object.keys(obj)) {
     if (!known.includes(k)) throw new ConfigError(key ? `${key}.${k}` : k, "is not a known setting");
@@ -142,7 +157,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { defaultDataDir?: stri
     file = parsed;
   }
 
-  rejectUnknown("", file, ["host", "port", "dataDir", "operatorToken", "networks", "auth", "rateLimits", "http", "storage", "fees", "verifier", "sanctions", "console"]);
+  rejectUnknown("", file, ["host", "port", "dataDir", "operatorToken", "networks", "auth", "rateLimits", "http", "storage", "fees", "verifier", "sanctions", "console", "swap", "jupiter"]);
   if (file.host !== undefined) cfg.host = str("host", file.host);
   if (file.port !== undefined) cfg.port = int("port", file.port, 0, 65535);
   if (file.dataDir !== undefined) cfg.dataDir = path.resolve(str("dataDir", file.dataDir));
@@ -209,6 +224,33 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { defaultDataDir?: stri
   if (sanctions.filePollSec !== undefined) cfg.sanctions.filePollSec = int("sanctions.filePollSec", sanctions.filePollSec, 1, 3600);
   if (sanctions.fetchTimeoutSec !== undefined) cfg.sanctions.fetchTimeoutSec = int("sanctions.fetchTimeoutSec", sanctions.fetchTimeoutSec, 1, 300);
 
+  const swap = section("swap", file.swap);
+  rejectUnknown("swap", swap, ["stablecoins", "defaultClass", "pairs"]);
+  if (swap.stablecoins !== undefined) {
+    if (!Array.isArray(swap.stablecoins)) throw new ConfigError("swap.stablecoins", "must be an array of mint addresses");
+    cfg.swap.stablecoins = swap.stablecoins.map((m, i) => pubkey(`swap.stablecoins[${i}]`, m));
+  }
+  if (swap.defaultClass !== undefined) {
+    if (!isSlippageClass(swap.defaultClass)) throw new ConfigError("swap.defaultClass", `must be one of ${SLIPPAGE_CLASSES.join(", ")}`);
+    cfg.swap.defaultClass = swap.defaultClass;
+  }
+  for (const [pair, setting] of Object.entries(section("swap.pairs", swap.pairs))) {
+    const key = `swap.pairs.${pair}`;
+    const mints = pair.split("/");
+    if (mints.length !== 2) throw new ConfigError(key, `must be named "<mintA>/<mintB>"`);
+    const [a, b] = [pubkey(key, mints[0]), pubkey(key, mints[1])];
+    if (a === b) throw new ConfigError(key, "names the same mint twice");
+    if (cfg.swap.pairs[pairKey(a, b)]) throw new ConfigError(key, "is set twice (a pair is the same in either order)");
+    cfg.swap.pairs[pairKey(a, b)] = pairSlippageSetting(key, setting);
+  }
+
+  const jupiter = section("jupiter", file.jupiter);
+  rejectUnknown("jupiter", jupiter, ["baseUrl", "apiKey", "timeoutMs", "restrictIntermediateTokens"]);
+  if (jupiter.baseUrl !== undefined) cfg.jupiter.baseUrl = listUrl("jupiter.baseUrl", jupiter.baseUrl);
+  if (jupiter.apiKey !== undefined) cfg.jupiter.apiKey = apiKey("jupiter.apiKey", jupiter.apiKey);
+  if (jupiter.timeoutMs !== undefined) cfg.jupiter.timeoutMs = int("jupiter.timeoutMs", jupiter.timeoutMs, 100, 120_000);
+  if (jupiter.restrictIntermediateTokens !== undefined) cfg.jupiter.restrictIntermediateTokens = bool("jupiter.restrictIntermediateTokens", jupiter.restrictIntermediateTokens);
+
   // Environment wins over the file.
   if (env.RELAY_HOST !== undefined) cfg.host = str("RELAY_HOST", env.RELAY_HOST);
   if (env.RELAY_PORT !== undefined) cfg.port = int("RELAY_PORT", env.RELAY_PORT, 0, 65535);
@@ -222,6 +264,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { defaultDataDir?: stri
   if (env.RELAY_REQUIRE_RELAY_AUTH !== undefined) cfg.auth.requireRelayAuth = bool("RELAY_REQUIRE_RELAY_AUTH", env.RELAY_REQUIRE_RELAY_AUTH);
   if (env.RELAY_SANCTIONS_FILE !== undefined) cfg.sanctions.file = path.resolve(str("RELAY_SANCTIONS_FILE", env.RELAY_SANCTIONS_FILE));
   if (env.RELAY_SANCTIONS_URL !== undefined) cfg.sanctions.url = env.RELAY_SANCTIONS_URL === "" ? null : listUrl("RELAY_SANCTIONS_URL", env.RELAY_SANCTIONS_URL);
+  if (env.RELAY_JUPITER_URL !== undefined) cfg.jupiter.baseUrl = listUrl("RELAY_JUPITER_URL", env.RELAY_JUPITER_URL);
+  if (env.RELAY_JUPITER_API_KEY !== undefined) cfg.jupiter.apiKey = apiKey("RELAY_JUPITER_API_KEY", env.RELAY_JUPITER_API_KEY);
   if (env.RELAY_PROGRAM_ID !== undefined) {
     const id = pubkey("RELAY_PROGRAM_ID", env.RELAY_PROGRAM_ID);
     for (const n of NETWORKS) cfg.networks[n].programId = id;
@@ -245,6 +289,7 @@ export function describeConfig(cfg: RelayConfig): string {
     `config: rateLimits: ${limits}`,
     `config: fees: default ${cfg.fees.default.bps} bps, floor ${cfg.fees.default.floor}; ${NETWORKS.map((n) => `${n} overrides ${Object.keys(cfg.fees.pools[n]).length}`).join(", ")}`,
     `config: sanctions list: ${cfg.sanctions.url ? `${redactUrl(cfg.sanctions.url)} every ${cfg.sanctions.refreshIntervalSec}s` : `${cfg.sanctions.file} (checked every ${cfg.sanctions.filePollSec}s)`}`,
+    `config: swap: slippage ${cfg.swap.defaultClass} by default, ${cfg.swap.stablecoins.length} stablecoins, ${Object.keys(cfg.swap.pairs).length} pair settings; jupiter ${redactUrl(cfg.jupiter.baseUrl)} (api key ${cfg.jupiter.apiKey ? "set, hidden" : "not set"})`,
     `config: operatorToken: ${cfg.operatorToken ? "set (hidden)" : "not set"}`,
   ].join("\n");
 }

@@ -1,5 +1,6 @@
 import path from "node:path";
 import type { Network } from "../../src-shared/networks";
+import type { PairSlippage, SlippageClass } from "../core/swap/slippage";
 
 export type BackendKind = "sandbox" | "solana";
 
@@ -50,6 +51,28 @@ export interface FeesConfig {
   pools: Record<Network, Record<string, FeeSetting>>;
 }
 
+/** relay_swap's allowed slippage per pair, by the spec's guidance (core/swap/slippage.ts). */
+export interface SwapConfig {
+  /** Mints counted as stablecoins: a pair of two of them is the `stable` class (10 bps). */
+  stablecoins: string[];
+  /** Class of every other pair: stable 10, standard 50, volatile 100, lowLiquidity 300 bps. */
+  defaultClass: SlippageClass;
+  /** Per pair, keyed "<mintA>/<mintB>" in either order in the file (sorted once loaded): a class or bps. */
+  pairs: Record<string, PairSlippage>;
+}
+
+/** Jupiter's Swap API: the swap venue of networks whose backend is `solana`. */
+export interface JupiterConfig {
+  /** /quote and /swap-instructions are appended. https (http only on a loopback host). */
+  baseUrl: string;
+  /** Sent as `x-api-key`; RELAY_JUPITER_API_KEY. Secret. */
+  apiKey: string | null;
+  /** Per request. */
+  timeoutMs: number;
+  /** Route only through Jupiter's set of stable intermediate tokens. */
+  restrictIntermediateTokens: boolean;
+}
+
 export interface RelayConfig {
   host: string;
   port: number;
@@ -76,6 +99,8 @@ export interface RelayConfig {
   /** The operator console: relay records older than retentionDays are folded into daily aggregates. */
   console: { retentionDays: number };
   fees: FeesConfig;
+  swap: SwapConfig;
+  jupiter: JupiterConfig;
   /** Groth16 verification key and worker threads for proof verification. */
   verifier: { vkeyPath: string; threads: number };
   /** The sanctions list (OFAC per-asset format): a file, or an https URL when `url` is set. */
@@ -137,6 +162,13 @@ export function defaultConfig(dataDir: string, resourcesDir: string): RelayConfi
     storage: { snapshotIntervalSec: 30, snapshotJournalMiB: 64 },
     console: { retentionDays: 30 },
     fees: { default: { bps: 25, floor: 0n }, pools: { mainnet: {}, devnet: {} } },
+    swap: {
+      // USDC and USDT on Solana mainnet.
+      stablecoins: ["EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", "Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB"],
+      defaultClass: "standard",
+      pairs: {},
+    },
+    jupiter: { baseUrl: "https://api.jup.ag/swap/v1", apiKey: null, timeoutMs: 10_000, restrictIntermediateTokens: true },
     verifier: { vkeyPath: path.join(resourcesDir, "zk", "verification_key.json"), threads: 0 },
     sanctions: {
       file: path.join(resourcesDir, "sanctions", "sanctioned_addresses_SOL.txt"),
@@ -160,4 +192,6 @@ export const ENV_KEYS = {
   RELAY_PROGRAM_ID: "networks.*.programId",
   RELAY_SANCTIONS_FILE: "sanctions.file",
   RELAY_SANCTIONS_URL: "sanctions.url (https; http only on loopback)",
+  RELAY_JUPITER_URL: "jupiter.baseUrl",
+  RELAY_JUPITER_API_KEY: "jupiter.apiKey (secret)",
 } as const;

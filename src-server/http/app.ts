@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
-import express, { type ErrorRequestHandler, type Express, type Request } from "express";
+import express, { type ErrorRequestHandler, type Express, type Request, type Router } from "express";
 import { ErrorName } from "../../src-shared/errors";
 import type { Network } from "../../src-shared/networks";
 import type { SandboxChain } from "../adapters/chain-sandbox/sandbox-chain";
@@ -35,6 +35,8 @@ export interface AppDeps {
   meta: MetaInfo;
   nullifierAddress: (network: Network, mint: Uint8Array, hash: Uint8Array) => string;
   consoleDir?: string;
+  /** The operator's /admin API (composition-admin.ts), guarded by the operator token. */
+  admin?: Router;
   log: (line: string) => void;
 }
 
@@ -67,6 +69,8 @@ export function createApp(deps: AppDeps): RelayApp {
   app.use(revertRoutes({ reverts: deps.reverts, limits, enabled: (n) => deps.chains.has(n) }));
   app.use(complianceRoutes({ compliance: deps.compliance, limits, enabled: (n) => deps.chains.has(n) }));
   if (deps.sandboxes.size > 0) app.use(sandboxRoutes(deps.sandboxes, deps.indexer, limits));
+
+  if (deps.admin) app.use("/admin", deps.admin);
 
   if (deps.consoleDir && existsSync(path.join(deps.consoleDir, "index.html"))) {
     const dir = deps.consoleDir;

@@ -17,6 +17,11 @@ export interface FeeSchedule {
   policyFor(network: Network, mint: string): FeePolicy;
 }
 
+/** The operator's pause switches (services/admin-pauses.ts): why this pool's relays are refused, or null. */
+export interface RelayPauses {
+  pausedReason(network: Network, mint: string): string | null;
+}
+
 export interface RelayDeps {
   hasher: FieldHasher;
   indexer: IndexerService;
@@ -25,6 +30,7 @@ export interface RelayDeps {
   sanctions: SanctionsList;
   store: RelayStore;
   fees: FeeSchedule;
+  pauses?: RelayPauses;
   now?: () => number;
   log?: (line: string) => void;
 }
@@ -75,6 +81,8 @@ export class RelayService {
       return { status, error, message: detail };
     };
 
+    const paused = this.deps.pauses?.pausedReason(req.network, req.mint);
+    if (paused) return fail(503, ErrorName.RelayPaused, paused);
     const chain = chains.get(req.network);
     if (!chain) return fail(400, ErrorName.InvalidRequest, `network: ${req.network} is not enabled on this relay`);
     const pool = indexer.get(req.network, req.mint);

@@ -3,6 +3,7 @@ import path from "node:path";
 import nacl from "tweetnacl";
 import { encodeBase58 } from "../../../src-shared/encoding/base58";
 import { signEd25519 } from "../../../src-shared/crypto/ed25519";
+import type { SecretStore } from "../../ports/secret-store";
 
 /**
  * An ed25519 key that signs but never shows its secret: no getter, and
@@ -56,5 +57,21 @@ export function loadOrCreateKeypair(file: string): Signer {
   writeFileSync(tmp, JSON.stringify(Array.from(kp.secretKey)), { mode: 0o600 });
   renameSync(tmp, file);
   chmodSync(file, 0o600);
+  return new Signer(kp.secretKey);
+}
+
+/**
+ * The named ed25519 key from a secret store, created on first start. With the
+ * headless FileSecretStore this is `<dir>/<name>.json`, the same Solana CLI
+ * keypair file loadOrCreateKeypair reads; the desktop store encrypts it.
+ */
+export function loadOrCreateSigner(store: SecretStore, name: string): Signer {
+  const existing = store.load(name);
+  if (existing) {
+    if (existing.length !== 64) throw new Error(`key ${name} is not a 64-byte ed25519 keypair`);
+    return new Signer(existing);
+  }
+  const kp = nacl.sign.keyPair();
+  store.save(name, kp.secretKey);
   return new Signer(kp.secretKey);
 }

@@ -1,0 +1,194 @@
+import type { Network } from "../../../src-shared/networks";
+import type { RelayState } from "../../core/relay/states";
+import type { ConsoleStore, RelayDailyAggregate, RelayFilter, RelayPageQuery, StoredPause } from "../../ports/console-store";
+import type { RelayRecord } from "../../ports/relay-store";
+import type { DurableDb, SqlStatement, SqlValue } from "./durable-db";
+
+interface RelayRow {
+  id: string;
+  kind: "relay" | "swap";
+  network: Network;
+  mint: string;
+  output_mint: string | null;
+  recipient: string;
+  nullifier_hash: string;
+  deposit_size: string;
+  fee: string;
+  status: RelayState["kind"];
+  error: string | null;
+  signature: string | null;
+  received_at: number;
+  steps: string;
+}
+
+const RELAY_COLUMNS = "id, kind, network, mint, output_mint, recipient, nullifier_hash, deposit_size, fee, status, error, signature, received_at, steps";
+/** Stands for "the whole network" in console_pauses.mint (a primary key column cannot be NULL-unique). */
+const WHOLE_NETWORK = "*";
+const DAY_MS = 86_400_000;
+
+export const utcDay = (ms: number): string => new Date(Math.floor(ms / DAY_MS) * DAY_MS).toISOString().slice(0, 10);
+
+/** The console's queries over relays, indexed leaves and roots (migrations 1 and 4) and its own tables (migration 8). */
+export class SqlConsoleStore implements ConsoleStore {
+  constructor(private readonly db: DurableDb) {}
+
+  relays(q: RelayPageQuery): RelayRecord[] {
+    const { where, params } = relayWhere(q);
+    if (q.before) {
+      where.push("(received_at < ? OR (received_at = ? AND id > ?))");
+      params.push(q.before.receivedAt, q.before.receivedAt, q.before.id);
+    }
+    const sql = `SELECT ${RELAY_COLUMNS} FROM relays ${clause(where)} ORDER BY received_at DESC, id LIMIT ?`;
+    return this.db.all<RelayRow>(sql, [...params, q.limit]).map(toRelay);
+  }
+
+  relayById(id: string): RelayRecord | null {
+    const row = this.db.get<RelayRow>(`SELECT ${RELAY_COLUMNS} FROM relays WHERE id = ?`, [id]);
+    return row ? toRelay(row) : null;
+  }
+
+  relayCounts(f: RelayFilter): Partial<Record<RelayState["kind"], number>> {
+    const { where, params } = relayWhere(f);
+    const rows = this.db.all<{ status: RelayState["kind"]; n: number }>(`SELECT status, COUNT(*) AS n FROM relays ${clause(where)} GROUP BY status`, params);
+    return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+  }
+
+  relaysByNullifier(nullifierHex: string): RelayRecord[] {
+    return this.db.all<RelayRow>(`SELECT ${RELAY_COLUMNS} FROM relays WHERE nullifier_hash = ? ORDER BY received_at DESC, id LIMIT 50`, [nullifierHex]).map(toRelay);
+  }
+
+  confirmedSince(fromMs: number): { receivedAt: number; network: Network; mint: string; depositSize: bigint; fee: bigint }[] {
+    return this.db
+      .all<{ received_at: number; network: Network; mint: string; deposit_size: string; fee: string }>(
+        "SELECT received_at, network, mint, deposit_size, fee FROM relays WHERE status = 'confirmed' AND received_at >= ? ORDER BY received_at",
+        [fromMs],
+      )
+      .map((r) => ({ receivedAt: r.received_at, network: r.network, mint: r.mint, depositSize: BigInt(r.deposit_size), fee: BigInt(r.fee) }));
+  }
+
+  depositBuckets(network: Network, mint: string, fromMs: number, bucketMs: number): { at: number; count: number }[] {
+    // indexed_at is Unix seconds.
+    const bucketSec = Math.max(1, Math.round(bucketMs / 1000));
+    const rows = this.db.all<{ b: number; n: number }>(
+      `SELECT (l.indexed_at / ?) * ? AS b, COUNT(*) AS n FROM indexed_leaves l JOIN pools p ON p.id = l.pool_id
+       WHERE p.network = ? AND p.mint = ? AND l.indexed_at >= ? GROUP BY b ORDER BY b`,
+      [bucketSec, bucketSec, network, mint, Math.floor(fromMs / 1000)],
+    );
+    return rows.map((r) => ({ at: r.b * 1000, count: r.n }));
+  }
+
+  recentRoots(network: Network, mint: string, limit: number): { root: Uint8Array; nextIndex: number; at: number }[] {
+    return this.db
+      .all<{ root: Uint8Array; next_index: number; created_at: number }>(
+        `SELECT r.root, r.next_index, r.created_at FROM tree_roots r JOIN pools p ON p.id = r.pool_id
+         WHERE p.network = ? AND p.mint = ? ORDER BY r.seq DESC LIMIT ?`,
+        [network, mint, limit],
+      )
+      .map((r) => ({ root: r.root, nextIndex: r.next_index, at: r.created_at * 1000 }));
+  }
+
+  leaf(network: Network, mint: string, leafIndex: number): { signature: string; slot: number; indexedAt: number } | null {
+    const row = this.db.get<{ signature: string; slot: number; indexed_at: number }>(
+      `SELECT l.signature, l.slot, l.indexed_at FROM indexed_leaves l JOIN pools p ON p.id = l.pool_id
+       WHERE p.network = ? AND p.mint = ? AND l.leaf_index = ?`,
+      [network, mint, leafIndex],
+    );
+    return row ? { signature: row.signature, slot: row.slot, indexedAt: row.indexed_at * 1000 } : null;
+  }
+
+  dailyAggregates(fromDay: string): RelayDailyAggregate[] {
+    return this.db
+      .all<{ day: string; network: Network; mint: string; kind: "relay" | "swap"; status: RelayState["kind"]; count: number; volume: string; fees: string }>(
+        "SELECT day, network, mint, kind, status, count, volume, fees FROM relay_daily WHERE day >= ? ORDER BY day",
+        [fromDay],
+      )
+      .map((r) => ({ ...r, volume: BigInt(r.volume), fees: BigInt(r.fees) }));
+  }
+
+  async pruneRelaysBefore(cutoffMs: number): Promise<number> {
+    // Reads and the write are issued in one synchronous turn: nothing can slip in between.
+    const rows = this.db.all<{ kind: "relay" | "swap"; network: Network; mint: string; status: RelayState["kind"]; deposit_size: string; fee: string; received_at: number }>(
+      "SELECT kind, network, mint, status, deposit_size, fee, received_at FROM relays WHERE received_at < ?",
+      [cutoffMs],
+    );
+    if (rows.length === 0) return 0;
+    const sums = new Map<string, RelayDailyAggregate>();
+    for (const r of rows) {
+      const day = utcDay(r.received_at);
+      const key = [day, r.network, r.mint, r.kind, r.status].join("|");
+      let agg = sums.get(key);
+      if (!agg) {
+        const prev = this.db.get<{ count: number; volume: string; fees: string }>(
+          "SELECT count, volume, fees FROM relay_daily WHERE day = ? AND network = ? AND mint = ? AND kind = ? AND status = ?",
+          [day, r.network, r.mint, r.kind, r.status],
+        );
+        agg = { day, network: r.network, mint: r.mint, kind: r.kind, status: r.status, count: prev?.count ?? 0, volume: BigInt(prev?.volume ?? "0"), fees: BigInt(prev?.fees ?? "0") };
+        sums.set(key, agg);
+      }
+      agg.count += 1;
+      agg.volume += BigInt(r.deposit_size);
+      // A fee is earned only by a relay that landed.
+      if (r.status === "confirmed") agg.fees += BigInt(r.fee);
+    }
+    const stmts: SqlStatement[] = [...sums.values()].map((a) => ({
+      sql: `INSERT INTO relay_daily (day, network, mint, kind, status, count, volume, fees) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (day, network, mint, kind, status) DO UPDATE SET count = excluded.count, volume = excluded.volume, fees = excluded.fees`,
+      params: [a.day, a.network, a.mint, a.kind, a.status, a.count, a.volume.toString(), a.fees.toString()],
+    }));
+    stmts.push({ sql: "DELETE FROM relays WHERE received_at < ?", params: [cutoffMs] });
+    await this.db.write(stmts);
+    return rows.length;
+  }
+
+  pauses(): StoredPause[] {
+    return this.db
+      .all<{ network: Network; mint: string; reason: string; paused_at: number }>("SELECT network, mint, reason, paused_at FROM console_pauses ORDER BY network, mint")
+      .map((r) => ({ network: r.network, mint: r.mint === WHOLE_NETWORK ? null : r.mint, reason: r.reason, at: r.paused_at }));
+  }
+
+  async setPause(p: StoredPause): Promise<void> {
+    await this.db.write([
+      {
+        sql: `INSERT INTO console_pauses (network, mint, reason, paused_at) VALUES (?, ?, ?, ?)
+              ON CONFLICT (network, mint) DO UPDATE SET reason = excluded.reason, paused_at = excluded.paused_at`,
+        params: [p.network, p.mint ?? WHOLE_NETWORK, p.reason, p.at],
+      },
+    ]);
+  }
+
+  async clearPause(network: Network, mint: string | null): Promise<void> {
+    await this.db.write([{ sql: "DELETE FROM console_pauses WHERE network = ? AND mint = ?", params: [network, mint ?? WHOLE_NETWORK] }]);
+  }
+}
+
+function relayWhere(f: RelayFilter): { where: string[]; params: SqlValue[] } {
+  const where: string[] = [];
+  const params: SqlValue[] = [];
+  if (f.network) (where.push("network = ?"), params.push(f.network));
+  if (f.mint) (where.push("mint = ?"), params.push(f.mint));
+  if (f.status) (where.push("status = ?"), params.push(f.status));
+  if (f.from !== undefined) (where.push("received_at >= ?"), params.push(f.from));
+  if (f.to !== undefined) (where.push("received_at < ?"), params.push(f.to));
+  return { where, params };
+}
+
+const clause = (where: string[]): string => (where.length ? `WHERE ${where.join(" AND ")}` : "");
+
+function toRelay(r: RelayRow): RelayRecord {
+  return {
+    id: r.id,
+    kind: r.kind,
+    network: r.network,
+    mint: r.mint,
+    outputMint: r.output_mint,
+    recipient: r.recipient,
+    nullifierHash: r.nullifier_hash,
+    depositSize: BigInt(r.deposit_size),
+    fee: BigInt(r.fee),
+    receivedAt: r.received_at,
+    status: r.status,
+    error: r.error,
+    signature: r.signature,
+    steps: JSON.parse(r.steps) as RelayState[],
+  };
+}

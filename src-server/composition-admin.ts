@@ -1,0 +1,122 @@
+import type { Router } from "express";
+import { parsePublicKey } from "../src-shared/encoding/base58";
+import type { Network } from "../src-shared/networks";
+import type { SandboxChain } from "./adapters/chain-sandbox/sandbox-chain";
+import { SqlConsoleStore } from "./adapters/storage-sqljs/console-store";
+import type { DurableDb } from "./adapters/storage-sqljs/durable-db";
+import type { RelayConfig } from "./config/schema";
+import { adminRoutes } from "./http/routes/admin/index";
+import type { ChainBackend } from "./ports/chain";
+import type { SecretStore } from "./ports/secret-store";
+import { SandboxFaults } from "./services/admin-faults";
+import { AdminMoneyService } from "./services/admin-money";
+import { OperatorToken, operatorTokenNotice } from "./services/admin-operator-token";
+import { PauseService } from "./services/admin-pauses";
+import { AdminPools } from "./services/admin-pools";
+import { AdminRelays } from "./services/admin-relays";
+import { RetentionJob } from "./services/admin-retention";
+import { AdminStatus, type HeldKey } from "./services/admin-status";
+import type { HealthService } from "./services/health";
+import type { IndexerService } from "./services/indexer";
+
+export interface ConsoleAdminLate {
+  indexer: IndexerService;
+  chains: ReadonlyMap<Network, ChainBackend>;
+  sandboxes: ReadonlyMap<Network, SandboxChain>;
+  health: HealthService;
+  relayer: { address: string; publicKey: Uint8Array };
+  /** Other key pairs to fingerprint in Settings (e.g. the compliance key). */
+  otherKeys?: () => HeldKey[];
+  inFlightRelays(): number;
+  rateLimitStats(): { endpoint: string; hits: number; refusals: number }[];
+  nullifierAddress(network: Network, mint: Uint8Array, hash: Uint8Array): string;
+  version: string;
+  startedAt: number;
+}
+
+export interface ConsoleAdmin {
+  operatorToken: OperatorToken;
+  pauses: PauseService;
+  faults: SandboxFaults;
+  retention: RetentionJob;
+  /** The /admin router, once the services it reads exist. */
+  routes(late: ConsoleAdminLate): Router;
+}
+
+/**
+ * The operator console's server side, wired in two steps: what the relay
+ * pipeline and health need first (pause switches, sandbox faults, the
+ * operator token), then the /admin routes over the built services.
+ */
+export function prepareConsoleAdmin(opts: {
+  config: RelayConfig;
+  db: DurableDb;
+  secrets: SecretStore;
+  sandboxNetworks: ReadonlySet<Network>;
+  log: (line: string) => void;
+}): ConsoleAdmin {
+  const { config, db, secrets, log } = opts;
+  const store = new SqlConsoleStore(db);
+  const operatorToken = config.operatorToken
+    ? OperatorToken.fromConfigured(config.operatorToken)
+    : OperatorToken.loadOrCreate(secrets, (token) => operatorTokenNotice(token, config.dataDir).forEach((line) => log(line)));
+  log(`console: operator token ${operatorToken.source === "configured" ? "from configuration" : "generated earlier (hash in the data dir)"}, fingerprint ${operatorToken.fingerprint}`);
+  const pauses = new PauseService(store);
+  const faults = new SandboxFaults(opts.sandboxNetworks);
+  const retention = new RetentionJob(store, config.console.retentionDays, log);
+
+  const routes = (late: ConsoleAdminLate): Router => {
+    const mintBytes = (mint: string): Uint8Array => {
+      const r = parsePublicKey(mint);
+      if (!r.ok) throw new Error(`not a public key: ${mint}`);
+      return r.value;
+    };
+    const pools = new AdminPools({ store, indexer: late.indexer, chains: late.chains, pausedReason: (n, m) => pauses.pausedReason(n, m) });
+    const relays = new AdminRelays({
+      store,
+      indexer: late.indexer,
+      chains: late.chains,
+      nullifierAddress: (n, mint, hash) => late.nullifierAddress(n, mintBytes(mint), hash),
+      retentionDays: config.console.retentionDays,
+    });
+    const money = new AdminMoneyService({
+      store,
+      indexer: late.indexer,
+      chains: late.chains,
+      relayer: late.relayer,
+      balanceOf: (n, owner, mint) => late.sandboxes.get(n)?.balance(owner, mint) ?? null,
+    });
+    const status = new AdminStatus({
+      config,
+      store,
+      indexer: late.indexer,
+      chains: late.chains,
+      health: late.health,
+      pauses,
+      faults,
+      operatorToken,
+      keys: () => [
+        { name: "relayer", purpose: "signs and pays for withdrawals; receives relay fees", publicKey: late.relayer.publicKey, address: late.relayer.address },
+        ...(late.otherKeys?.() ?? []),
+      ],
+      keyStorage: secrets.protection,
+      storeStats: () => ({ failure: db.failure, ...db.stats }),
+      inFlightRelays: late.inFlightRelays,
+      rateLimitStats: late.rateLimitStats,
+      version: late.version,
+      startedAt: late.startedAt,
+    });
+    return adminRoutes({
+      verifyOperator: (t) => operatorToken.verify(t),
+      tokenSource: operatorToken.source,
+      pools,
+      relays,
+      status,
+      pauses,
+      money,
+      faults,
+    });
+  };
+
+  return { operatorToken, pauses, faults, retention, routes };
+}

@@ -1,0 +1,38 @@
+import { Router } from "express";
+import { ErrorName } from "../../../../src-shared/errors";
+import type { SandboxFaults } from "../../../services/admin-faults";
+import type { AdminMoneyService } from "../../../services/admin-money";
+import type { PauseService } from "../../../services/admin-pauses";
+import type { AdminPools } from "../../../services/admin-pools";
+import type { AdminRelays } from "../../../services/admin-relays";
+import type { AdminStatus } from "../../../services/admin-status";
+import { sendError } from "../../respond";
+import { requireOperator } from "./auth";
+import { adminPoolRoutes } from "./pools";
+import { adminRelayRoutes } from "./relays";
+import { adminSandboxRoutes } from "./sandbox";
+import { adminStatusRoutes } from "./status";
+
+export interface AdminRouteDeps {
+  verifyOperator(token: string): boolean;
+  tokenSource: string;
+  pools: AdminPools;
+  relays: AdminRelays;
+  status: AdminStatus;
+  pauses: PauseService;
+  money: AdminMoneyService;
+  faults: SandboxFaults;
+}
+
+/** Everything under /admin, behind the operator token. Mount with app.use("/admin", ...). */
+export function adminRoutes(deps: AdminRouteDeps): Router {
+  const r = Router();
+  r.use(requireOperator(deps.verifyOperator));
+  r.use(adminStatusRoutes(deps));
+  r.use(adminPoolRoutes(deps.pools));
+  r.use(adminRelayRoutes(deps.relays));
+  r.use(adminSandboxRoutes(deps.faults));
+  // Inside the guard: an unknown admin path tells nothing to a caller without the token.
+  r.use((_req, res) => sendError(res, 404, ErrorName.NotFound, "no such admin endpoint"));
+  return r;
+}

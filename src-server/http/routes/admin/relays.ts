@@ -1,0 +1,92 @@
+import { Router } from "express";
+import { RELAY_STATUSES, type RelayStatus } from "../../../../src-shared/admin-api";
+import { fromHex, parseByteArray } from "../../../../src-shared/encoding/bytes";
+import { isCanonicalField } from "../../../../src-shared/encoding/field";
+import { ErrorName } from "../../../../src-shared/errors";
+import type { RelayFilter } from "../../../ports/console-store";
+import { parseRelayCursor, type AdminRelays } from "../../../services/admin-relays";
+import { invalidRequest, sendError } from "../../respond";
+import { optionalInt, optionalMint, optionalNetwork } from "./query";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** A nullifier hash as an operator pastes it: 64 hex characters (0x optional) or a JSON byte array. */
+export function parseNullifierQuery(q: string): Uint8Array | null {
+  const text = q.trim();
+  let bytes: Uint8Array | null = null;
+  if (text.startsWith("[")) {
+    try {
+      const parsed = parseByteArray(JSON.parse(text), 32);
+      bytes = parsed.ok ? parsed.value : null;
+    } catch {
+      bytes = null;
+    }
+  } else if (/^(0x)?[0-9a-fA-F]{64}$/.test(text)) {
+    bytes = fromHex(text);
+  }
+  return bytes && isCanonicalField(bytes) ? bytes : null;
+}
+
+/** GET /admin/relays, /admin/relays/{id}, /admin/nullifiers/search, /admin/nullifiers/spent */
+export function adminRelayRoutes(relays: AdminRelays): Router {
+  const r = Router();
+
+  r.get("/relays", (req, res) => {
+    const network = optionalNetwork(req, res);
+    if (network === undefined) return;
+    const mint = optionalMint(req, res);
+    if (mint === undefined) return;
+    const status = typeof req.query.status === "string" && req.query.status !== "" ? req.query.status : null;
+    if (status !== null && !RELAY_STATUSES.includes(status as RelayStatus)) return invalidRequest(res, `status must be one of ${RELAY_STATUSES.join(", ")}`);
+    const from = optionalInt(req, res, "from", 0, 8.64e15);
+    if (from === undefined) return;
+    const to = optionalInt(req, res, "to", 0, 8.64e15);
+    if (to === undefined) return;
+    const limit = optionalInt(req, res, "limit", 1, 200);
+    if (limit === undefined) return;
+    let before = null;
+    if (typeof req.query.before === "string" && req.query.before !== "") {
+      before = parseRelayCursor(req.query.before);
+      if (!before) return invalidRequest(res, "before must be the `next` cursor of a previous page");
+    }
+    const filter: RelayFilter = {};
+    if (network) filter.network = network;
+    if (mint) filter.mint = mint;
+    if (status) filter.status = status as RelayStatus;
+    if (from !== null) filter.from = from;
+    if (to !== null) filter.to = to;
+    res.json(relays.page(filter, limit ?? 50, before));
+  });
+
+  r.get("/relays/:id", (req, res) => {
+    const id = (req.params.id ?? "").toLowerCase();
+    if (!UUID.test(id)) return invalidRequest(res, "id must be a relay id (UUID)");
+    const detail = relays.detail(id);
+    if (!detail) return sendError(res, 404, ErrorName.NotFound, "no relay record with this id (it may be older than the retention period)");
+    res.json(detail);
+  });
+
+  // The nullifier travels in the query, never the path: request paths can reach error logs, queries do not.
+  r.get("/nullifiers/search", async (req, res) => {
+    const q = typeof req.query.q === "string" ? req.query.q : "";
+    const hash = parseNullifierQuery(q);
+    if (!hash) return invalidRequest(res, "q must be a nullifier hash: 64 hex characters or a JSON array of 32 bytes, below the field modulus");
+    const network = optionalNetwork(req, res);
+    if (network === undefined) return;
+    const mint = optionalMint(req, res);
+    if (mint === undefined) return;
+    res.json(await relays.searchNullifier(hash, { ...(network ? { network } : {}), ...(mint ? { mint } : {}) }));
+  });
+
+  r.get("/nullifiers/spent", (req, res) => {
+    const network = optionalNetwork(req, res);
+    if (network === undefined) return;
+    const mint = optionalMint(req, res);
+    if (mint === undefined) return;
+    const limit = optionalInt(req, res, "limit", 1, 200);
+    if (limit === undefined) return;
+    res.json({ items: relays.spent({ ...(network ? { network } : {}), ...(mint ? { mint } : {}) }, limit ?? 50) });
+  });
+
+  return r;
+}

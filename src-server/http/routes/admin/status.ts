@@ -1,0 +1,52 @@
+import { Router } from "express";
+import { parsePublicKey } from "../../../../src-shared/encoding/base58";
+import { ErrorName } from "../../../../src-shared/errors";
+import { isNetwork } from "../../../../src-shared/networks";
+import type { AdminMoneyService } from "../../../services/admin-money";
+import type { PauseService } from "../../../services/admin-pauses";
+import type { AdminStatus } from "../../../services/admin-status";
+import { invalidRequest, sendError } from "../../respond";
+import { range } from "./query";
+
+/** GET /admin/session, /admin/health, /admin/settings, /admin/money; GET and POST /admin/pauses */
+export function adminStatusRoutes(deps: { status: AdminStatus; pauses: PauseService; money: AdminMoneyService; tokenSource: string }): Router {
+  const r = Router();
+
+  /** The console's sign-in check: 200 only with a valid token (the guard answered 401 otherwise). */
+  r.get("/session", (_req, res) => {
+    res.json({ ok: true, tokenSource: deps.tokenSource });
+  });
+
+  r.get("/health", async (_req, res) => {
+    res.json(await deps.status.healthDetail());
+  });
+
+  r.get("/settings", (_req, res) => {
+    res.json(deps.status.settings());
+  });
+
+  r.get("/pauses", (_req, res) => {
+    res.json({ pauses: deps.pauses.list() });
+  });
+
+  r.post("/pauses", async (req, res) => {
+    const b: unknown = req.body;
+    if (typeof b !== "object" || b === null || Array.isArray(b)) return invalidRequest(res, "body must be { network, mint?, paused, reason? }");
+    const { network, mint, paused, reason } = b as Record<string, unknown>;
+    if (!isNetwork(network)) return sendError(res, 400, ErrorName.InvalidNetwork, "network must be mainnet or devnet");
+    if (mint !== undefined && mint !== null && !parsePublicKey(mint).ok) return sendError(res, 400, ErrorName.InvalidMint, "mint must be a base58 public key, or null for the whole network");
+    if (typeof paused !== "boolean") return invalidRequest(res, "paused must be true or false");
+    if (reason !== undefined && typeof reason !== "string") return invalidRequest(res, "reason must be a string");
+    const result = await deps.pauses.set(network, (mint as string | null | undefined) ?? null, paused, reason as string | undefined);
+    if (!result.ok) return invalidRequest(res, result.error);
+    res.json({ pauses: result.value });
+  });
+
+  r.get("/money", (req, res) => {
+    const rg = range(req, res, "30d");
+    if (!rg) return;
+    res.json(deps.money.report(rg));
+  });
+
+  return r;
+}

@@ -1,0 +1,65 @@
+import type { Network } from "../../src-shared/networks";
+import type { RelayRecord } from "./relay-store";
+
+export interface RelayFilter {
+  network?: Network;
+  mint?: string;
+  status?: RelayRecord["status"];
+  /** Unix ms, inclusive. */
+  from?: number;
+  /** Unix ms, exclusive. */
+  to?: number;
+}
+
+export interface RelayPageQuery extends RelayFilter {
+  limit: number;
+  /** Strictly older than this (receivedAt, id), newest first. */
+  before?: { receivedAt: number; id: string };
+}
+
+/** One day of relays that retention folded away: counts and sums, nothing that identifies a relay. */
+export interface RelayDailyAggregate {
+  /** YYYY-MM-DD, UTC. */
+  day: string;
+  network: Network;
+  mint: string;
+  kind: "relay" | "swap";
+  status: RelayRecord["status"];
+  count: number;
+  volume: bigint;
+  fees: bigint;
+}
+
+export interface StoredPause {
+  network: Network;
+  /** null: the whole network. */
+  mint: string | null;
+  reason: string;
+  at: number;
+}
+
+/**
+ * The console's reads over what the relay already records (relays, indexed
+ * leaves, roots) plus its own state (pause switches, daily aggregates).
+ */
+export interface ConsoleStore {
+  relays(q: RelayPageQuery): RelayRecord[];
+  relayById(id: string): RelayRecord | null;
+  relayCounts(f: RelayFilter): Partial<Record<RelayRecord["status"], number>>;
+  relaysByNullifier(nullifierHex: string): RelayRecord[];
+  /** Confirmed relays received from `fromMs` on: what fees were earned on. */
+  confirmedSince(fromMs: number): { receivedAt: number; network: Network; mint: string; depositSize: bigint; fee: bigint }[];
+  /** Deposits the indexer applied to a pool, counted per bucket (`bucketMs` wide, aligned to the epoch). */
+  depositBuckets(network: Network, mint: string, fromMs: number, bucketMs: number): { at: number; count: number }[];
+  recentRoots(network: Network, mint: string, limit: number): { root: Uint8Array; nextIndex: number; at: number }[];
+  leaf(network: Network, mint: string, leafIndex: number): { signature: string; slot: number; indexedAt: number } | null;
+  dailyAggregates(fromDay: string): RelayDailyAggregate[];
+  /**
+   * Folds relay records received before `cutoffMs` into daily aggregates and
+   * deletes them, atomically. Answers how many records went.
+   */
+  pruneRelaysBefore(cutoffMs: number): Promise<number>;
+  pauses(): StoredPause[];
+  setPause(p: StoredPause): Promise<void>;
+  clearPause(network: Network, mint: string | null): Promise<void>;
+}

@@ -1,0 +1,41 @@
+import type { AdminFault } from "../../src-shared/admin-api";
+import type { Network } from "../../src-shared/networks";
+import type { HealthCheck } from "../ports/chain";
+
+/**
+ * Fault switches for sandbox networks (never a real chain): `chainDown` makes
+ * the network's chain check fail as an unreachable backend would, so operators
+ * and the e2e suite can watch /health and the console turn red and recover.
+ */
+export class SandboxFaults {
+  private readonly down = new Set<Network>();
+
+  constructor(private readonly sandboxNetworks: ReadonlySet<Network>) {}
+
+  isSandbox(network: Network): boolean {
+    return this.sandboxNetworks.has(network);
+  }
+
+  set(network: Network, chainDown: boolean): AdminFault[] {
+    if (!this.isSandbox(network)) throw new Error(`${network} is not a sandbox network`);
+    if (chainDown) this.down.add(network);
+    else this.down.delete(network);
+    return this.list();
+  }
+
+  list(): AdminFault[] {
+    return [...this.sandboxNetworks].map((network) => ({ network, chainDown: this.down.has(network) }));
+  }
+
+  isChainDown(network: Network): boolean {
+    return this.down.has(network);
+  }
+
+  /** Wraps a chain's health source: while the fault is on, the check fails instead of asking the chain. */
+  guard(network: Network, source: () => Promise<HealthCheck[]>): () => Promise<HealthCheck[]> {
+    return async () =>
+      this.down.has(network)
+        ? [{ name: `chain:${network}`, ok: false, detail: "sandbox chain unreachable (fault injected by the operator)" }]
+        : source();
+  }
+}

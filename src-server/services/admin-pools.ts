@@ -1,0 +1,116 @@
+import { ADMIN_RANGES, type AdminPoolSummary, type AdminRange, type AdminTreeNode, type AdminTreeNodeRef, type TimeBucket } from "../../src-shared/admin-api";
+import { bytesEqual, toHex } from "../../src-shared/encoding/bytes";
+import type { Network } from "../../src-shared/networks";
+import type { ChainBackend } from "../ports/chain";
+import type { ConsoleStore } from "../ports/console-store";
+import type { IndexedPool, IndexerService } from "./indexer";
+
+export interface AdminPoolsDeps {
+  store: ConsoleStore;
+  indexer: IndexerService;
+  chains: ReadonlyMap<Network, ChainBackend>;
+  pausedReason(network: Network, mint: string): string | null;
+  now?: () => number;
+}
+
+export type NodeLookupError = "PoolNotFound" | "IndexOutOfRange";
+
+/** Pools, their deposits over time and a walk through each tree, for the console. */
+export class AdminPools {
+  private readonly now: () => number;
+
+  constructor(private readonly deps: AdminPoolsDeps) {
+    this.now = deps.now ?? Date.now;
+  }
+
+  async list(range: AdminRange): Promise<AdminPoolSummary[]> {
+    const pools = [...this.deps.indexer.list()].sort((a, b) => a.network.localeCompare(b.network) || a.mint.localeCompare(b.mint));
+    return Promise.all(pools.map((p) => this.summary(p, range, 5)));
+  }
+
+  async get(network: Network, mint: string, range: AdminRange): Promise<AdminPoolSummary | null> {
+    const pool = this.deps.indexer.get(network, mint);
+    return pool ? this.summary(pool, range, 100) : null;
+  }
+
+  node(network: Network, mint: string, heapIndex: number): { ok: true; value: AdminTreeNode } | { ok: false; error: NodeLookupError } {
+    const pool = this.deps.indexer.get(network, mint);
+    if (!pool) return { ok: false, error: "PoolNotFound" };
+    const depth = pool.tree.depth;
+    if (!Number.isSafeInteger(heapIndex) || heapIndex < 1 || heapIndex >= 2 ** (depth + 1)) return { ok: false, error: "IndexOutOfRange" };
+    const ref = (index: number): AdminTreeNodeRef & { height: number; firstLeaf: number; span: number; empty: boolean } => {
+      const fromTop = Math.floor(Math.log2(index));
+      // log2 of large integers can round; settle on the exact row.
+      const row = 2 ** fromTop > index ? fromTop - 1 : 2 ** (fromTop + 1) <= index ? fromTop + 1 : fromTop;
+      const height = depth - row;
+      const position = index - 2 ** row;
+      const span = 2 ** height;
+      const firstLeaf = position * span;
+      const filled = Math.max(0, Math.min(span, pool.tree.nextIndex - firstLeaf));
+      const value = pool.tree.nodeAt(height, position);
+      return { index, value: toHex(value), filled, height, firstLeaf, span, empty: bytesEqual(value, pool.tree.zeros[height]!) };
+    };
+    const self = ref(heapIndex);
+    const children = self.height > 0 ? [ref(2 * heapIndex), ref(2 * heapIndex + 1)].map(({ index, value, filled }) => ({ index, value, filled })) : [];
+    const leaf = self.height === 0 && self.filled > 0 ? this.deps.store.leaf(network, mint, self.firstLeaf) : null;
+    return {
+      ok: true,
+      value: {
+        network,
+        mint,
+        index: heapIndex,
+        value: self.value,
+        filled: self.filled,
+        height: self.height,
+        parent: heapIndex > 1 ? Math.floor(heapIndex / 2) : null,
+        firstLeaf: self.firstLeaf,
+        span: self.span,
+        empty: self.empty,
+        children,
+        leaf: leaf ? { leafIndex: self.firstLeaf, ...leaf } : null,
+      },
+    };
+  }
+
+  private async summary(pool: IndexedPool, range: AdminRange, roots: number): Promise<AdminPoolSummary> {
+    const chain = this.deps.chains.get(pool.network);
+    let chainNextIndex: number | null = null;
+    try {
+      chainNextIndex = chain ? ((await chain.treeAccount(pool.mint))?.nextIndex ?? null) : null;
+    } catch {
+      chainNextIndex = null; // an unreachable chain shows as unknown, not as a failed page
+    }
+    const { spanMs, bucketMs } = ADMIN_RANGES[range];
+    const now = this.now();
+    const sparse = this.deps.store.depositBuckets(pool.network, pool.mint, firstBucket(now, spanMs, bucketMs), bucketMs);
+    const buckets = fillBuckets(sparse, now, spanMs, bucketMs);
+    return {
+      network: pool.network,
+      mint: pool.mint,
+      address: pool.address,
+      sandbox: chain?.kind === "sandbox",
+      root: toHex(pool.tree.root()),
+      nextIndex: pool.tree.nextIndex,
+      chainNextIndex,
+      drift: pool.drift,
+      paused: this.deps.pausedReason(pool.network, pool.mint),
+      recentRoots: this.deps.store.recentRoots(pool.network, pool.mint, roots).map((r) => ({ root: toHex(r.root), nextIndex: r.nextIndex, at: r.at })),
+      deposits: { range, bucketMs, buckets, total: buckets.reduce((s, b) => s + b.count, 0) },
+    };
+  }
+}
+
+/** Every bucket of the range, oldest first, zero where nothing happened (so charts need no gap logic). */
+export function fillBuckets(sparse: readonly TimeBucket[], now: number, spanMs: number, bucketMs: number): TimeBucket[] {
+  const end = Math.floor(now / bucketMs) * bucketMs;
+  const start = firstBucket(now, spanMs, bucketMs);
+  const byAt = new Map(sparse.map((b) => [b.at, b.count]));
+  const out: TimeBucket[] = [];
+  for (let at = start; at <= end; at += bucketMs) out.push({ at, count: byAt.get(at) ?? 0 });
+  return out;
+}
+
+/** Start of the oldest bucket of a range ending with the bucket that holds `now` (buckets aligned to the epoch). */
+export function firstBucket(now: number, spanMs: number, bucketMs: number): number {
+  return Math.floor(now / bucketMs) * bucketMs - (Math.ceil(spanMs / bucketMs) - 1) * bucketMs;
+}

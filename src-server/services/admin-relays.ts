@@ -1,0 +1,121 @@
+import type { AdminNullifierSearch, AdminRelay, AdminRelayDetail, AdminRelayPage, AdminSpentNullifier, RelayStep } from "../../src-shared/admin-api";
+import { toHex } from "../../src-shared/encoding/bytes";
+import type { Network } from "../../src-shared/networks";
+import type { ChainBackend } from "../ports/chain";
+import type { ConsoleStore, RelayFilter } from "../ports/console-store";
+import type { RelayRecord } from "../ports/relay-store";
+import type { IndexerService } from "./indexer";
+
+export function toAdminRelay(r: RelayRecord): AdminRelay {
+  const last = r.steps[r.steps.length - 1];
+  return {
+    id: r.id,
+    kind: r.kind,
+    network: r.network,
+    mint: r.mint,
+    outputMint: r.outputMint,
+    recipient: r.recipient,
+    nullifierHash: r.nullifierHash,
+    depositSize: r.depositSize.toString(),
+    fee: r.fee.toString(),
+    status: r.status,
+    error: r.error,
+    signature: r.signature,
+    receivedAt: r.receivedAt,
+    durationMs: last ? Math.max(0, last.at - r.receivedAt) : 0,
+  };
+}
+
+/** Each pipeline step with its offset from receipt and how long until the next one. */
+export function relaySteps(r: RelayRecord): RelayStep[] {
+  const steps = [...r.steps].sort((a, b) => a.at - b.at);
+  return steps.map((s, i) => {
+    const next = steps[i + 1];
+    const step: RelayStep = { kind: s.kind, at: s.at, sinceStartMs: s.at - r.receivedAt, durationMs: next ? next.at - s.at : null };
+    if (s.kind === "verified") step.verifyMs = s.verifyMs;
+    if (s.kind === "confirmed") step.signature = s.signature;
+    if (s.kind === "failed") (step.error = s.error), (step.detail = s.detail);
+    return step;
+  });
+}
+
+/**
+ * Network fees the relayer paid for a relay. The sandbox charges none and the
+ * only backend in this build is the sandbox; the Solana backend will record
+ * each transaction's fee with the relay and answer it here.
+ */
+export const relayCostLamports = (_chains: ReadonlyMap<Network, ChainBackend>, _r: { network: Network }): bigint => 0n;
+
+const MAX_PAGE = 200;
+
+/** Cursor `receivedAt:id` of the last item of a page. */
+export function parseRelayCursor(s: string): { receivedAt: number; id: string } | null {
+  const m = /^(\d{1,16}):([0-9a-f-]{36})$/.exec(s);
+  return m ? { receivedAt: Number(m[1]), id: m[2]! } : null;
+}
+
+export interface AdminRelaysDeps {
+  store: ConsoleStore;
+  indexer: IndexerService;
+  chains: ReadonlyMap<Network, ChainBackend>;
+  nullifierAddress(network: Network, mint: string, hash: Uint8Array): string;
+  retentionDays: number;
+}
+
+/** Relay records, nullifier search and the spent list for the console. */
+export class AdminRelays {
+  constructor(private readonly deps: AdminRelaysDeps) {}
+
+  page(filter: RelayFilter, limit: number, before: { receivedAt: number; id: string } | null): AdminRelayPage {
+    const n = Math.min(Math.max(1, limit), MAX_PAGE);
+    const rows = this.deps.store.relays({ ...filter, limit: n + 1, ...(before ? { before } : {}) });
+    const items = rows.slice(0, n).map(toAdminRelay);
+    const last = items[items.length - 1];
+    return {
+      items,
+      next: rows.length > n && last ? `${last.receivedAt}:${last.id}` : null,
+      counts: this.deps.store.relayCounts(filter),
+      retentionDays: this.deps.retentionDays,
+    };
+  }
+
+  detail(id: string): AdminRelayDetail | null {
+    const record = this.deps.store.relayById(id);
+    if (!record) return null;
+    return { ...toAdminRelay(record), steps: relaySteps(record), costLamports: relayCostLamports(this.deps.chains, record).toString() };
+  }
+
+  /** Every pool (or the given one) asked whether the nullifier is spent, with the relays that carried it. */
+  async searchNullifier(hash: Uint8Array, only: { network?: Network; mint?: string }): Promise<AdminNullifierSearch> {
+    const hex = toHex(hash);
+    const relays = this.deps.store.relaysByNullifier(hex);
+    const pools = this.deps.indexer.list().filter((p) => (!only.network || p.network === only.network) && (!only.mint || p.mint === only.mint));
+    const results: AdminNullifierSearch["results"] = [];
+    for (const p of pools) {
+      const chain = this.deps.chains.get(p.network);
+      const spent = chain ? await chain.isNullifierSpent(p.mint, hash) : false;
+      const carried = relays.filter((r) => r.network === p.network && r.mint === p.mint);
+      if (!spent && carried.length === 0) continue;
+      results.push({
+        network: p.network,
+        mint: p.mint,
+        spent,
+        address: spent ? this.deps.nullifierAddress(p.network, p.mint, hash) : null,
+        relays: carried.map(toAdminRelay),
+      });
+    }
+    return { nullifierHash: hex, poolsChecked: pools.length, results };
+  }
+
+  /** Nullifiers this relay spent (its confirmed relays), newest first. */
+  spent(filter: { network?: Network; mint?: string }, limit: number): AdminSpentNullifier[] {
+    return this.deps.store.relays({ ...filter, status: "confirmed", limit: Math.min(Math.max(1, limit), MAX_PAGE) }).map((r) => ({
+      nullifierHash: r.nullifierHash,
+      network: r.network,
+      mint: r.mint,
+      at: r.steps.find((s) => s.kind === "confirmed")?.at ?? r.receivedAt,
+      relayId: r.id,
+      signature: r.signature,
+    }));
+  }
+}

@@ -1,0 +1,161 @@
+import { createHash } from "node:crypto";
+import type { AdminHealth, AdminKeyFingerprint, AdminSettings } from "../../src-shared/admin-api";
+import { NETWORKS, type Network } from "../../src-shared/networks";
+import type { RelayConfig } from "../config/schema";
+import type { ChainBackend } from "../ports/chain";
+import type { ConsoleStore } from "../ports/console-store";
+import type { SandboxFaults } from "./admin-faults";
+import type { OperatorToken } from "./admin-operator-token";
+import type { PauseService } from "./admin-pauses";
+import type { HealthService } from "./health";
+import type { IndexerService } from "./indexer";
+
+/** A key the relay holds, as the console may show it: public half and fingerprint. */
+export interface HeldKey {
+  name: string;
+  purpose: string;
+  publicKey: Uint8Array;
+  address: string;
+}
+
+export interface AdminStatusDeps {
+  config: RelayConfig;
+  store: ConsoleStore;
+  indexer: IndexerService;
+  chains: ReadonlyMap<Network, ChainBackend>;
+  health: HealthService;
+  pauses: PauseService;
+  faults: SandboxFaults;
+  operatorToken: OperatorToken;
+  /** Every key pair the relay holds (relayer, compliance, ...). */
+  keys(): HeldKey[];
+  keyStorage: string;
+  storeStats(): { failure: Error | null; journalBytes: number; writes: number; fsyncs: number; lastSnapshotAt: number | null; snapshotMs: number | null };
+  inFlightRelays(): number;
+  rateLimitStats(): { endpoint: string; hits: number; refusals: number }[];
+  version: string;
+  startedAt: number;
+  now?: () => number;
+}
+
+export const keyFingerprint = (publicKey: Uint8Array): string => createHash("sha256").update(publicKey).digest("hex").slice(0, 16);
+
+/** A URL as the console may show it: no credentials, no query (either may carry a secret). */
+export function redactUrl(u: string | null): string | null {
+  if (!u) return null;
+  try {
+    const url = new URL(u);
+    return `${url.origin}${url.pathname}${url.search ? "?…" : ""}`;
+  } catch {
+    return "(not a URL)";
+  }
+}
+
+/** Health in depth and the settings in force, for the console. Never a secret. */
+export class AdminStatus {
+  private readonly now: () => number;
+
+  constructor(private readonly deps: AdminStatusDeps) {
+    this.now = deps.now ?? Date.now;
+  }
+
+  async healthDetail(): Promise<AdminHealth> {
+    const d = this.deps;
+    const report = await d.health.report();
+    const indexer = await Promise.all(
+      d.indexer.list().map(async (p) => {
+        let chainNextIndex: number | null = null;
+        if (!d.faults.isChainDown(p.network)) {
+          try {
+            chainNextIndex = (await d.chains.get(p.network)?.treeAccount(p.mint))?.nextIndex ?? null;
+          } catch {
+            chainNextIndex = null;
+          }
+        }
+        return {
+          network: p.network,
+          mint: p.mint,
+          nextIndex: p.tree.nextIndex,
+          chainNextIndex,
+          lag: chainNextIndex === null ? null : Math.max(0, chainNextIndex - p.tree.nextIndex),
+          drift: p.drift,
+        };
+      }),
+    );
+    const stats = d.storeStats();
+    return {
+      status: report.status,
+      checks: report.checks,
+      uptimeSec: Math.floor((this.now() - d.startedAt) / 1000),
+      version: d.version,
+      networks: [...d.chains.values()].map((c) => ({
+        name: c.network,
+        backend: c.kind,
+        sandbox: c.kind === "sandbox",
+        programId: d.config.networks[c.network].programId,
+        faults: d.faults.isSandbox(c.network) ? { chainDown: d.faults.isChainDown(c.network) } : null,
+      })),
+      store: {
+        ok: !stats.failure,
+        failure: stats.failure ? stats.failure.message : null,
+        journalBytes: stats.journalBytes,
+        writes: stats.writes,
+        fsyncs: stats.fsyncs,
+        lastSnapshotAt: stats.lastSnapshotAt,
+        snapshotMs: stats.snapshotMs,
+      },
+      indexer,
+      relays: { inFlight: d.inFlightRelays(), lastDay: d.store.relayCounts({ from: this.now() - 86_400_000 }) },
+      rateLimits: d.rateLimitStats(),
+      pauses: d.pauses.list(),
+    };
+  }
+
+  settings(): AdminSettings {
+    const { config: c } = this.deps;
+    const keys: AdminKeyFingerprint[] = this.deps.keys().map((k) => ({
+      name: k.name,
+      purpose: k.purpose,
+      publicKey: k.address,
+      fingerprint: keyFingerprint(k.publicKey),
+      storage: this.deps.keyStorage,
+    }));
+    keys.push({
+      name: "operator-token",
+      purpose: "signs in to this console and the admin API",
+      publicKey: null,
+      fingerprint: this.deps.operatorToken.fingerprint,
+      storage: this.deps.operatorToken.source === "configured" ? "configuration (RELAY_OPERATOR_TOKEN or the desktop keychain); held as a salted hash" : `salted hash only, ${this.deps.keyStorage}`,
+    });
+    return {
+      networks: NETWORKS.map((n) => {
+        const net = c.networks[n];
+        return {
+          name: n,
+          enabled: net.enabled,
+          backend: net.backend,
+          sandbox: net.backend === "sandbox",
+          programId: net.programId,
+          pools: [...new Set([...net.pools, ...this.deps.indexer.list().filter((p) => p.network === n).map((p) => p.mint)])],
+          rpcUrl: redactUrl(net.rpcUrl),
+        };
+      }),
+      fees: {
+        default: { bps: c.fees.default.bps, floor: c.fees.default.floor.toString() },
+        pools: NETWORKS.flatMap((n) => Object.entries(c.fees.pools[n]).map(([mint, s]) => ({ network: n, mint, bps: s.bps, floor: s.floor.toString() }))),
+      },
+      limits: {
+        rateLimitsEnabled: c.rateLimits.enabled,
+        windowSec: c.rateLimits.windowSec,
+        perEndpoint: { ...c.rateLimits.perEndpoint },
+        bodyLimitBytes: c.http.bodyLimitBytes,
+        tokenTtlSec: c.auth.tokenTtlSec,
+        requireRelayAuth: c.auth.requireRelayAuth,
+      },
+      retentionDays: c.console.retentionDays,
+      keys,
+      operatorToken: { source: this.deps.operatorToken.source, fingerprint: this.deps.operatorToken.fingerprint },
+      pauses: this.deps.pauses.list(),
+    };
+  }
+}

@@ -1,0 +1,269 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AdminHealth, AdminMoney, AdminNullifierSearch, AdminPoolSummary, AdminRelayDetail, AdminRelayPage, AdminSettings, AdminTreeNode } from "../../src-shared/admin-api";
+import { loadConfig } from "../../src-server/config/load";
+import { startServer, type RunningServer } from "../../src-server/index";
+import { prepareWithdrawal, testRecipient, type PreparedWithdrawal } from "../support/proofs";
+import { airdrop, deposit, randomCommitment, USDC, WSOL } from "../support/sandbox";
+import { get, newWallet, post, type TestWallet } from "../support/wallet";
+
+const TOKEN = "admin-test-operator-token-0123456789";
+const auth = { authorization: `Bearer ${TOKEN}` };
+
+let server: RunningServer;
+let dir: string;
+const lines: string[] = [];
+let depositor: TestWallet;
+let relayToken: string;
+let withdrawal: PreparedWithdrawal;
+let relaySignature: string;
+
+const admin = async <T>(p: string): Promise<{ status: number; body: T }> => {
+  const res = await fetch(`${server.url}/admin${p}`, { headers: auth });
+  return { status: res.status, body: (await res.json()) as T };
+};
+const adminPost = (p: string, body: unknown) => post(`${server.url}/admin${p}`, body, auth);
+const login = async (w: TestWallet): Promise<string> => {
+  const t = Math.floor(Date.now() / 1000);
+  return ((await post(`${server.url}/login`, { wallet: w.address, signature: w.sign(String(t)), message: t })).json as { id: string }).id;
+};
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), "relay-admin-"));
+  const config = loadConfig({ RELAY_PORT: "0", RELAY_DATA_DIR: dir, RELAY_OPERATOR_TOKEN: TOKEN, RELAY_RATE_LIMITS: "off" });
+  server = await startServer(config, { log: (l) => lines.push(l) });
+  depositor = newWallet();
+  await airdrop(server.url, depositor, 50_000_000, USDC);
+  relayToken = await login(depositor);
+  withdrawal = await prepareWithdrawal(server.url, depositor, USDC, { recipient: testRecipient("admin-http"), amount: 1_000_000 });
+  const r = await post(`${server.url}/relay`, withdrawal.body, { "x-api-auth": relayToken });
+  expect(r.status, r.text).toBe(200);
+  relaySignature = (r.json as { signature: string }).signature;
+});
+afterAll(async () => {
+  await server?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("/admin is behind the operator token", () => {
+  it.each([
+    ["no header", {}],
+    ["a wrong token", { authorization: "Bearer not-the-operator-token-at-all" }],
+    ["another scheme", { authorization: `Basic ${TOKEN}` }],
+    ["the token without a scheme", { authorization: TOKEN }],
+  ])("answers 401 with %s, on known and unknown paths", async (_name, headers) => {
+    for (const p of ["/session", "/no-such-thing"]) {
+      const res = await fetch(`${server.url}/admin${p}`, { headers });
+      expect(res.status, p).toBe(401);
+      expect(res.headers.get("www-authenticate")).toMatch(/^Bearer/);
+      expect(await res.json()).toMatchObject({ error: "Unauthorized" });
+    }
+    expect((await post(`${server.url}/admin/pauses`, { network: "mainnet", paused: true, reason: "nope" }, headers)).status).toBe(401);
+  });
+
+  it("accepts the token, and never writes it to the log", async () => {
+    expect(await admin("/session")).toEqual({ status: 200, body: { ok: true, tokenSource: "configured" } });
+    expect(lines.join("\n")).not.toContain(TOKEN);
+  });
+});
+
+describe("pools, tree and nullifiers", () => {
+  it("summarises every pool: root, next index, tree account, roots, deposits over time", async () => {
+    const { status, body } = await admin<{ pools: AdminPoolSummary[] }>("/pools?range=24h");
+    expect(status).toBe(200);
+    expect(body.pools.map((p) => `${p.network}/${p.mint}`).sort()).toEqual([`devnet/${USDC}`, `devnet/${WSOL}`, `mainnet/${USDC}`, `mainnet/${WSOL}`]);
+    const usdc = body.pools.find((p) => p.network === "mainnet" && p.mint === USDC)!;
+    const merkle = (await post(`${server.url}/get_merkle/${USDC}/32/mainnet`)).json as { address: string; json: { root: number[]; nextIndex: number } };
+    expect(usdc.address).toBe(merkle.address);
+    expect(usdc.root).toBe(Buffer.from(merkle.json.root).toString("hex"));
+    expect(usdc.nextIndex).toBe(merkle.json.nextIndex);
+    expect(usdc.chainNextIndex).toBe(usdc.nextIndex);
+    expect(usdc.recentRoots[0]).toMatchObject({ root: usdc.root, nextIndex: usdc.nextIndex });
+    expect(usdc.deposits.buckets).toHaveLength(24);
+    expect(usdc.deposits.total).toBe(usdc.nextIndex);
+    expect(usdc.sandbox).toBe(true);
+    expect((await admin("/pools/mainnet/11111111111111111111111111111111")).status).toBe(404);
+    expect((await admin("/pools?range=1y")).status).toBe(400);
+  });
+
+  it("walks the tree from the root to a leaf and its deposit", async () => {
+    const leafIndex = withdrawal.deposit.leafIndex;
+    let index = 1;
+    const root = (await admin<AdminTreeNode>(`/pools/mainnet/${USDC}/nodes/1`)).body;
+    expect(root).toMatchObject({ height: 32, parent: null, firstLeaf: 0, empty: false });
+    expect(root.children.map((c) => c.index)).toEqual([2, 3]);
+    let node = root;
+    for (let h = 31; h >= 0; h--) {
+      index = 2 * index + ((leafIndex >>> h) & 1);
+      node = (await admin<AdminTreeNode>(`/pools/mainnet/${USDC}/nodes/${index}`)).body;
+    }
+    expect(node).toMatchObject({ height: 0, index: 2 ** 32 + leafIndex, filled: 1, children: [] });
+    expect(node.leaf).toMatchObject({ leafIndex, signature: withdrawal.deposit.signature });
+    const viaSpec = (await post(`${server.url}/get_node/${USDC}/32/${index}/mainnet`)).json as { json: { value: number[] } };
+    expect(node.value).toBe(Buffer.from(viaSpec.json.value).toString("hex"));
+    const emptyRight = (await admin<AdminTreeNode>(`/pools/mainnet/${USDC}/nodes/3`)).body;
+    expect(emptyRight).toMatchObject({ empty: true, filled: 0 });
+    expect((await admin(`/pools/mainnet/${USDC}/nodes/0`)).status).toBe(400);
+    expect((await admin(`/pools/mainnet/${USDC}/nodes/${2 ** 33}`)).status).toBe(400);
+  });
+
+  it("finds a spent nullifier by hex or byte array, with the relay that spent it", async () => {
+    const hex = Buffer.from(withdrawal.body.nullifierHash).toString("hex");
+    for (const q of [hex, `0x${hex.toUpperCase()}`, JSON.stringify(withdrawal.body.nullifierHash)]) {
+      const { status, body } = await admin<AdminNullifierSearch>(`/nullifiers/search?q=${encodeURIComponent(q)}`);
+      expect(status).toBe(200);
+      expect(body.nullifierHash).toBe(hex);
+      expect(body.poolsChecked).toBe(4);
+      expect(body.results).toHaveLength(1);
+      expect(body.results[0]).toMatchObject({ network: "mainnet", mint: USDC, spent: true });
+      expect(body.results[0]!.relays[0]).toMatchObject({ status: "confirmed", signature: relaySignature });
+    }
+    const unspent = await admin<AdminNullifierSearch>(`/nullifiers/search?q=${"00".repeat(31)}01`);
+    expect(unspent.body.results).toEqual([]);
+    expect((await admin("/nullifiers/search?q=xyz")).status).toBe(400);
+    const spent = await admin<{ items: { nullifierHash: string; signature: string }[] }>("/nullifiers/spent");
+    expect(spent.body.items).toContainEqual(expect.objectContaining({ nullifierHash: hex, signature: relaySignature }));
+  });
+});
+
+describe("relays, money, health and settings", () => {
+  it("lists relay records with filters, and each with its pipeline steps and timings", async () => {
+    const page = (await admin<AdminRelayPage>(`/relays?network=mainnet&mint=${USDC}&status=confirmed`)).body;
+    expect(page.items).toHaveLength(1);
+    expect(page.counts).toEqual({ confirmed: 1 });
+    expect(page.retentionDays).toBe(30);
+    const item = page.items[0]!;
+    expect(item).toMatchObject({ network: "mainnet", mint: USDC, status: "confirmed", signature: relaySignature, depositSize: "1000000", fee: "2500" });
+    expect((await admin<AdminRelayPage>("/relays?network=devnet")).body.items).toEqual([]);
+    expect((await admin<AdminRelayPage>(`/relays?from=${item.receivedAt + 1}`)).body.items).toEqual([]);
+    expect((await admin("/relays?status=lost")).status).toBe(400);
+
+    const detail = (await admin<AdminRelayDetail>(`/relays/${item.id}`)).body;
+    expect(detail.steps.map((s) => s.kind)).toEqual(["received", "verified", "submitted", "confirmed"]);
+    expect(detail.steps[0]).toMatchObject({ sinceStartMs: 0 });
+    expect(detail.steps.at(-1)).toMatchObject({ durationMs: null, signature: relaySignature });
+    expect(detail.steps[1]!.verifyMs).toBeGreaterThanOrEqual(0);
+    expect(detail.costLamports).toBe("0");
+    expect((await admin(`/relays/00000000-0000-4000-8000-000000000000`)).status).toBe(404);
+  });
+
+  it("reports fees earned and the relayer's balances", async () => {
+    const money = (await admin<AdminMoney>("/money?range=7d")).body;
+    expect(money.totals).toEqual([{ network: "mainnet", mint: USDC, fees: "2500", volume: "1000000", relays: 1, costLamports: "0" }]);
+    expect(money.earned.reduce((s, e) => s + BigInt(e.fees), 0n)).toBe(2500n);
+    const mainnet = money.feePayers.find((f) => f.network === "mainnet")!;
+    expect(mainnet.balances).toContainEqual({ mint: USDC, amount: "2500" });
+    expect(mainnet.sandbox).toBe(true);
+    expect(money.recent[0]).toMatchObject({ status: "confirmed", fee: "2500" });
+  });
+
+  it("shows settings with key fingerprints and no secret", async () => {
+    const settings = (await admin<AdminSettings>("/settings")).body;
+    expect(settings.retentionDays).toBe(30);
+    expect(settings.fees.default).toEqual({ bps: 25, floor: "0" });
+    expect(settings.operatorToken.source).toBe("configured");
+    const relayer = settings.keys.find((k) => k.name === "relayer")!;
+    expect(relayer.fingerprint).toMatch(/^[0-9a-f]{16}$/);
+    expect(relayer.storage).toBe("file (mode 0600)");
+    const text = JSON.stringify(settings);
+    expect(text).not.toContain(TOKEN);
+    const secret = JSON.parse(readFileSync(path.join(dir, "keys", "relayer.json"), "utf8")) as number[];
+    expect(text).not.toContain(Buffer.from(secret.slice(0, 32)).toString("hex"));
+    expect(text).not.toContain(JSON.stringify(secret.slice(0, 8)).slice(1, -1));
+  });
+
+  it("pauses a pool: relays answer 503 RelayPaused, /health says why; unpausing restores both", async () => {
+    const next = await prepareWithdrawal(server.url, depositor, USDC, { recipient: testRecipient("admin-http-paused"), amount: 1_000_000 });
+    expect((await adminPost("/pauses", { network: "mainnet", mint: USDC, paused: true })).status).toBe(400); // a reason is required
+    const set = await adminPost("/pauses", { network: "mainnet", mint: USDC, paused: true, reason: "maintenance window" });
+    expect(set.status).toBe(200);
+    expect((set.json as { pauses: unknown[] }).pauses).toEqual([expect.objectContaining({ network: "mainnet", mint: USDC, reason: "maintenance window" })]);
+
+    const refused = await post(`${server.url}/relay`, next.body, { "x-api-auth": relayToken });
+    expect(refused.status).toBe(503);
+    expect(refused.json).toEqual({ status: 503, error: "RelayPaused", message: `relays of ${USDC} on mainnet are paused by the operator: maintenance window` });
+    const health = await get(`${server.url}/health`);
+    expect(health.status).toBe(503);
+    expect(health.text).toContain("paused: relays paused by the operator: mainnet/" + USDC + ": maintenance window");
+    expect((await admin<AdminPoolSummary>(`/pools/mainnet/${USDC}`)).body.paused).toMatch(/maintenance window/);
+
+    // The whole network's switch, then off again.
+    await adminPost("/pauses", { network: "mainnet", mint: USDC, paused: false });
+    await adminPost("/pauses", { network: "mainnet", mint: null, paused: true, reason: "chain upgrade" });
+    expect((await post(`${server.url}/relay`, next.body, { "x-api-auth": relayToken })).json).toMatchObject({ error: "RelayPaused", message: "relays on mainnet are paused by the operator: chain upgrade" });
+    await adminPost("/pauses", { network: "mainnet", paused: false });
+    expect((await get(`${server.url}/health`)).status).toBe(200);
+    const ok = await post(`${server.url}/relay`, next.body, { "x-api-auth": relayToken });
+    expect(ok.status, ok.text).toBe(200);
+    const counts = (await admin<AdminRelayPage>("/relays")).body.counts;
+    expect(counts).toEqual({ confirmed: 2, failed: 2 });
+  });
+
+  it("a sandbox fault turns the chain's check and /health red, and clearing it recovers", async () => {
+    const down = await adminPost("/sandbox/faults", { network: "devnet", chainDown: true });
+    expect(down.json).toEqual({ faults: [{ network: "mainnet", chainDown: false }, { network: "devnet", chainDown: true }] });
+    const health = await get(`${server.url}/health`);
+    expect(health.status).toBe(503);
+    expect(health.text).toMatch(/chain:devnet: sandbox chain unreachable/);
+    const detail = (await admin<AdminHealth>("/health")).body;
+    expect(detail.status).toBe("degraded");
+    expect(detail.networks.find((n) => n.name === "devnet")!.faults).toEqual({ chainDown: true });
+    expect(detail.checks.find((c) => c.name === "chain:devnet")!.ok).toBe(false);
+    await adminPost("/sandbox/faults", { network: "devnet", chainDown: false });
+    expect((await get(`${server.url}/health`)).status).toBe(200);
+    expect((await adminPost("/sandbox/faults", { network: "testnet", chainDown: true })).status).toBe(400);
+  });
+
+  it("health detail covers store, indexer lag, in-flight relays and rate limits", async () => {
+    const detail = (await admin<AdminHealth>("/health")).body;
+    expect(detail.status).toBe("ok");
+    expect(detail.store).toMatchObject({ ok: true, failure: null });
+    expect(detail.indexer).toHaveLength(4);
+    expect(detail.indexer.every((p) => p.lag === 0 && p.drift === null)).toBe(true);
+    expect(detail.relays.inFlight).toBe(0);
+    expect(detail.relays.lastDay).toEqual({ confirmed: 2, failed: 2 });
+    expect(detail.pauses).toEqual([]);
+  });
+});
+
+describe("a generated operator token", () => {
+  it("is printed once at first start, kept only as a salted hash, and works until replaced", async () => {
+    const own = mkdtempSync(path.join(tmpdir(), "relay-admin-token-"));
+    try {
+      const first: string[] = [];
+      const s1 = await startServer(loadConfig({ RELAY_PORT: "0", RELAY_DATA_DIR: own }), { log: (l) => first.push(l) });
+      const at = first.findIndex((l) => l.startsWith("OPERATOR TOKEN"));
+      expect(at).toBeGreaterThan(-1);
+      const token = first[at + 2]!.trim();
+      expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(first.filter((l) => l.includes(token))).toHaveLength(1);
+      const session = await fetch(`${s1.url}/admin/session`, { headers: { authorization: `Bearer ${token}` } });
+      expect(await session.json()).toEqual({ ok: true, tokenSource: "generated" });
+      await s1.stop();
+
+      const stored = readFileSync(path.join(own, "keys", "operator-token.json"), "utf8");
+      expect(stored).not.toContain(token);
+      expect((JSON.parse(stored) as number[]).length).toBe(48);
+      for (const f of readdirSync(own, { recursive: true, withFileTypes: true })) {
+        if (f.isFile()) expect(readFileSync(path.join(f.parentPath, f.name)).includes(token), f.name).toBe(false);
+      }
+
+      const second: string[] = [];
+      const s2 = await startServer(loadConfig({ RELAY_PORT: "0", RELAY_DATA_DIR: own }), { log: (l) => second.push(l) });
+      expect(second.join("\n")).not.toContain(token);
+      expect(second.some((l) => l.startsWith("OPERATOR TOKEN"))).toBe(false);
+      expect((await fetch(`${s2.url}/admin/session`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+      expect((await fetch(`${s2.url}/admin/session`, { headers: { authorization: `Bearer ${token}x` } })).status).toBe(401);
+      // Guessing is slowed down: after 20 failures a minute, even the right token waits.
+      for (let i = 0; i < 19; i++) await fetch(`${s2.url}/admin/session`, { headers: { authorization: `Bearer guess-${i}` } });
+      const locked = await fetch(`${s2.url}/admin/session`, { headers: { authorization: `Bearer ${token}` } });
+      expect(locked.status).toBe(429);
+      expect(Number(locked.headers.get("retry-after"))).toBeGreaterThan(0);
+      await s2.stop();
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+    }
+  });
+});
