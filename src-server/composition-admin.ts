@@ -16,6 +16,7 @@ import { AdminPools } from "./services/admin-pools";
 import { AdminRelays } from "./services/admin-relays";
 import { RetentionJob } from "./services/admin-retention";
 import { AdminStatus, type HeldKey } from "./services/admin-status";
+import { AdminSupport, type AdminSupportDeps } from "./services/admin-support";
 import type { HealthService } from "./services/health";
 import type { IndexerService } from "./services/indexer";
 
@@ -27,6 +28,8 @@ export interface ConsoleAdminLate {
   relayer: { address: string; publicKey: Uint8Array };
   /** Other key pairs to fingerprint in Settings (e.g. the compliance key). */
   otherKeys?: () => HeldKey[];
+  /** The revert queue and compliance log (support pages). */
+  support?: AdminSupportDeps;
   inFlightRelays(): number;
   rateLimitStats(): { endpoint: string; hits: number; refusals: number }[];
   nullifierAddress(network: Network, mint: Uint8Array, hash: Uint8Array): string;
@@ -115,6 +118,7 @@ export function prepareConsoleAdmin(opts: {
       pauses,
       money,
       faults,
+      ...(late.support ? { support: new AdminSupport(late.support) } : {}),
     });
   };
 

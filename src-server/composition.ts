@@ -199,6 +199,8 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
       relayer,
       inFlightRelays: () => relay.inFlightCount,
       rateLimitStats: () => relayApp.limits.stats(),
+      otherKeys: () => [{ name: "compliance", purpose: "signs OFAC compliance signatures", publicKey: complianceKey.publicKey, address: complianceKey.address }],
+      support: { reverts: revertStore, decisions: complianceLog, sanctionsStatus: () => sanctions.status(), overrides: sanctionsOverrides },
       nullifierAddress: (n, mint, hash) => nullifierAddress(programIds.get(n)!, mint, hash),
       version: packageVersion(),
       startedAt,

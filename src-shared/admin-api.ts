@@ -216,3 +216,67 @@ export interface AdminFault {
   network: Network;
   chainDown: boolean;
 }
+
+export type RevertStatus = "requested" | "submitted" | "processed" | "failed";
+export const REVERT_STATUSES: readonly RevertStatus[] = ["requested", "submitted", "processed", "failed"];
+
+/** GET /admin/reverts?status&network&limit → { items } ; GET /admin/reverts/{id} → with steps. The support queue. */
+export interface AdminRevert {
+  id: string;
+  network: Network;
+  depositSignature: string;
+  /** The wallet that asked (its auth token's). */
+  wallet: string;
+  mint: string | null;
+  amount: string | null;
+  status: RevertStatus;
+  error: string | null;
+  signature: string | null;
+  requestedAt: number;
+  durationMs: number;
+  steps: { kind: RevertStatus; at: number; sinceStartMs: number; signature?: string; error?: string; detail?: string }[];
+}
+
+export interface AdminComplianceDecision {
+  id: number;
+  at: number;
+  purpose: "ofac_signature" | "relay_recipient";
+  network: Network | null;
+  address: string;
+  outcome: "issued" | "refused" | "error" | "clear" | "listed";
+  listVersion: string | null;
+  expiresAt: number | null;
+  detail: string | null;
+}
+
+export interface AdminSanctionsOverride {
+  address: string;
+  action: "add" | "remove";
+  reason: string;
+  createdAt: number;
+}
+
+/** GET /admin/compliance?address&limit: the decision log and the list in force. */
+export interface AdminCompliance {
+  decisions: AdminComplianceDecision[];
+  list: {
+    kind: "file" | "url";
+    source: string;
+    version: string | null;
+    count: number;
+    baseCount: number;
+    overrides: { add: number; remove: number };
+    loadedAt: number | null;
+    checkedAt: number | null;
+    lastError: string | null;
+  };
+  overrides: AdminSanctionsOverride[];
+  history: { address: string; change: "add" | "remove" | "clear"; reason: string; at: number }[];
+}
+
+/** POST /admin/sanctions/overrides { address, action: add | remove | clear, reason } → AdminCompliance */
+export interface AdminOverrideRequest {
+  address: string;
+  action: "add" | "remove" | "clear";
+  reason: string;
+}

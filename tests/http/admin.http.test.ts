@@ -2,11 +2,12 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AdminHealth, AdminMoney, AdminNullifierSearch, AdminPoolSummary, AdminRelayDetail, AdminRelayPage, AdminSettings, AdminTreeNode } from "../../src-shared/admin-api";
+import type { AdminCompliance, AdminHealth, AdminMoney, AdminRevert, AdminNullifierSearch, AdminPoolSummary, AdminRelayDetail, AdminRelayPage, AdminSettings, AdminTreeNode } from "../../src-shared/admin-api";
 import { loadConfig } from "../../src-server/config/load";
 import { startServer, type RunningServer } from "../../src-server/index";
 import { prepareWithdrawal, testRecipient, type PreparedWithdrawal } from "../support/proofs";
-import { airdrop, deposit, randomCommitment, USDC, WSOL } from "../support/sandbox";
+import { revertMessage } from "../../src-shared/messages";
+import { airdrop, deposit, USDC, WSOL } from "../support/sandbox";
 import { get, newWallet, post, type TestWallet } from "../support/wallet";
 
 const TOKEN = "admin-test-operator-token-0123456789";
@@ -225,6 +226,43 @@ describe("relays, money, health and settings", () => {
     expect(detail.relays.inFlight).toBe(0);
     expect(detail.relays.lastDay).toEqual({ confirmed: 2, failed: 2 });
     expect(detail.pauses).toEqual([]);
+  });
+});
+
+describe("support: the revert queue and the compliance log", () => {
+  it("lists revert requests with their steps, newest first, filtered by status", async () => {
+    const failed = await deposit(server.url, depositor, new Array(32).fill(0), 1000, USDC);
+    expect(failed.status).toBe("failed");
+    const sig = failed.signature;
+    const ok = await post(`${server.url}/revert/mainnet/${relayToken}/${sig}`, { wallet: depositor.address, signature: depositor.sign(revertMessage(sig)), message: revertMessage(sig) });
+    expect(ok.status, ok.text).toBe(200);
+    const again = await post(`${server.url}/revert/mainnet/${relayToken}/${sig}`, { wallet: depositor.address, signature: depositor.sign(revertMessage(sig)), message: revertMessage(sig) });
+    expect(again.status).toBe(400);
+
+    const all = (await admin<{ items: AdminRevert[] }>("/reverts")).body.items;
+    expect(all.map((r) => r.status)).toEqual(["failed", "processed"]);
+    const processed = all[1]!;
+    expect(processed).toMatchObject({ network: "mainnet", depositSignature: sig, wallet: depositor.address, mint: USDC, amount: "1000", signature: ok.text });
+    expect(processed.steps.map((s) => s.kind)).toEqual(["requested", "submitted", "processed"]);
+    expect((await admin<{ items: AdminRevert[] }>("/reverts?status=failed")).body.items).toEqual([all[0]]);
+    expect((await admin<AdminRevert>(`/reverts/${processed.id}`)).body).toEqual(processed);
+    expect((await admin("/reverts?status=lost")).status).toBe(400);
+  });
+
+  it("shows compliance decisions with the list in force, and edits the overrides with a reason", async () => {
+    const log = (await admin<AdminCompliance>("/compliance")).body;
+    expect(log.list.count).toBeGreaterThan(0);
+    expect(log.decisions).toContainEqual(expect.objectContaining({ purpose: "relay_recipient", address: testRecipient("admin-http"), outcome: "clear" }));
+    const someone = newWallet().address;
+    const added = await adminPost("/sanctions/overrides", { address: someone, action: "add", reason: "court order 12" });
+    expect(added.status, added.text).toBe(200);
+    expect((added.json as AdminCompliance).overrides).toContainEqual(expect.objectContaining({ address: someone, action: "add", reason: "court order 12" }));
+    expect((await adminPost("/sanctions/overrides", { address: someone, action: "add", reason: "" })).status).toBe(400);
+    expect((await adminPost("/sanctions/overrides", { address: "nope", action: "add", reason: "court order" })).status).toBe(400);
+    const cleared = await adminPost("/sanctions/overrides", { address: someone, action: "clear", reason: "order lifted" });
+    expect((cleared.json as AdminCompliance).overrides.some((o) => o.address === someone)).toBe(false);
+    const mine = (await admin<AdminCompliance>(`/compliance?address=${someone}`)).body;
+    expect(mine.history.map((h) => h.change)).toEqual(["clear", "add"]);
   });
 });
 

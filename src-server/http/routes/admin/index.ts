@@ -6,12 +6,14 @@ import type { PauseService } from "../../../services/admin-pauses";
 import type { AdminPools } from "../../../services/admin-pools";
 import type { AdminRelays } from "../../../services/admin-relays";
 import type { AdminStatus } from "../../../services/admin-status";
+import type { AdminSupport } from "../../../services/admin-support";
 import { sendError } from "../../respond";
 import { requireOperator } from "./auth";
 import { adminPoolRoutes } from "./pools";
 import { adminRelayRoutes } from "./relays";
 import { adminSandboxRoutes } from "./sandbox";
 import { adminStatusRoutes } from "./status";
+import { adminSupportRoutes } from "./support";
 
 export interface AdminRouteDeps {
   verifyOperator(token: string): boolean;
@@ -22,6 +24,8 @@ export interface AdminRouteDeps {
   pauses: PauseService;
   money: AdminMoneyService;
   faults: SandboxFaults;
+  /** Revert queue and compliance log, when the relay has them. */
+  support?: AdminSupport;
 }
 
 /** Everything under /admin, behind the operator token. Mount with app.use("/admin", ...). */
@@ -32,6 +36,7 @@ export function adminRoutes(deps: AdminRouteDeps): Router {
   r.use(adminPoolRoutes(deps.pools));
   r.use(adminRelayRoutes(deps.relays));
   r.use(adminSandboxRoutes(deps.faults));
+  if (deps.support) r.use(adminSupportRoutes(deps.support));
   // Inside the guard: an unknown admin path tells nothing to a caller without the token.
   r.use((_req, res) => sendError(res, 404, ErrorName.NotFound, "no such admin endpoint"));
   return r;

@@ -1,0 +1,53 @@
+import { Router } from "express";
+import { parsePublicKey } from "../../../../src-shared/encoding/base58";
+import { ErrorName } from "../../../../src-shared/errors";
+import { isRevertStatus, type AdminSupport } from "../../../services/admin-support";
+import { invalidRequest, sendError } from "../../respond";
+import { optionalInt, optionalNetwork } from "./query";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** GET /admin/reverts, /admin/reverts/{id}, /admin/compliance; POST /admin/sanctions/overrides */
+export function adminSupportRoutes(support: AdminSupport): Router {
+  const r = Router();
+
+  r.get("/reverts", (req, res) => {
+    const network = optionalNetwork(req, res);
+    if (network === undefined) return;
+    const status = typeof req.query.status === "string" && req.query.status !== "" ? req.query.status : null;
+    if (status !== null && !isRevertStatus(status)) return invalidRequest(res, "status must be requested, submitted, processed or failed");
+    const limit = optionalInt(req, res, "limit", 1, 500);
+    if (limit === undefined) return;
+    res.json({ items: support.reverts({ ...(network ? { network } : {}), ...(status ? { status } : {}) }, limit ?? 100) });
+  });
+
+  r.get("/reverts/:id", (req, res) => {
+    const id = (req.params.id ?? "").toLowerCase();
+    if (!UUID.test(id)) return invalidRequest(res, "id must be a revert id (UUID)");
+    const found = support.revert(id);
+    if (!found) return sendError(res, 404, ErrorName.NotFound, "no revert record with this id");
+    res.json(found);
+  });
+
+  r.get("/compliance", (req, res) => {
+    const address = typeof req.query.address === "string" && req.query.address !== "" ? req.query.address : null;
+    if (address !== null && !parsePublicKey(address).ok) return invalidRequest(res, "address must be a base58 Solana address");
+    const limit = optionalInt(req, res, "limit", 1, 500);
+    if (limit === undefined) return;
+    res.json(support.compliance(address, limit ?? 100));
+  });
+
+  r.post("/sanctions/overrides", async (req, res) => {
+    const b: unknown = req.body;
+    if (typeof b !== "object" || b === null || Array.isArray(b)) return invalidRequest(res, "body must be { address, action, reason }");
+    const { address, action, reason } = b as Record<string, unknown>;
+    if (typeof address !== "string") return invalidRequest(res, "address must be a base58 Solana address");
+    if (action !== "add" && action !== "remove" && action !== "clear") return invalidRequest(res, "action must be add, remove or clear");
+    if (typeof reason !== "string") return invalidRequest(res, "reason must be a string");
+    const result = await support.override(address, action, reason);
+    if (!result.ok) return invalidRequest(res, result.error);
+    res.json(result.value);
+  });
+
+  return r;
+}
