@@ -3,6 +3,7 @@ import { err, ok, type Result } from "../../src-shared/result";
 import {
   decodeBalance,
   decodeBoolean,
+  decodeCompliancePublicKey,
   decodeFeeSchedule,
   decodeHealthDetail,
   decodeLogin,
@@ -16,6 +17,7 @@ import {
   decodeSignatureAnswer,
   decodeSwapQuote,
   parseOfacSignature,
+  type CompliancePublicKey,
   type Decoder,
   type FeeSchedule,
   type HealthAnswer,
@@ -280,6 +282,11 @@ export class RelayClient {
       path: `/get_ofac_signature/${seg(network)}/${seg(token)}`,
       read: { text: (t) => (t.trim() ? ok(parseOfacSignature(t)) : err("empty body")) },
     });
+  }
+
+  /** The relay's compliance key and the form of the text it signs (DESIGN §4). */
+  compliancePublicKey(): Promise<ApiResult<CompliancePublicKey>> {
+    return this.call({ method: "GET", path: "/compliance/public_key", read: { json: decodeCompliancePublicKey } });
   }
 
   // ---- helpers ----

@@ -23,6 +23,7 @@ export {
   type WithdrawalRequest,
 } from "./http";
 export type {
+  CompliancePublicKey,
   FeeSchedule,
   FeeSetting,
   HealthAnswer,
@@ -88,6 +89,19 @@ export {
   type WithdrawalProof,
   type WithdrawalStatement,
 } from "./prove";
+export {
+  COMPLIANCE_VALIDITY_SEC,
+  complianceMessage,
+  getComplianceSignature,
+  parseComplianceSignature,
+  verifyComplianceSignature,
+  type ComplianceCheckFailure,
+  type ComplianceCheckInput,
+  type ComplianceSignatureError,
+  type ComplianceSignatureOptions,
+  type ComplianceSignatureResult,
+} from "./compliance";
+export { revertDeposit, type RevertError } from "./revert";
 export { withdraw, type WithdrawError, type WithdrawOptions, type WithdrawResult, type WithdrawStage } from "./withdraw";
 export { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
 export type { FieldHasher } from "../../src-shared/crypto/hasher";

@@ -47,6 +47,15 @@ export interface OfacSignature {
   signature: string | null;
 }
 
+/** GET /compliance/public_key: the key compliance signatures verify against, and the signed text's form. */
+export interface CompliancePublicKey {
+  publicKey: string;
+  algorithm: "ed25519";
+  /** `OFAC:<network>:<wallet>:<expiresAtUnix>` */
+  message: string;
+  validitySec: number | null;
+}
+
 export interface HealthAnswer {
   healthy: boolean;
   status: number;
@@ -239,6 +248,11 @@ export const decodeFeeSchedule: Decoder<FeeSchedule> = (v) => {
 };
 
 export const decodeOkTrue: Decoder<{ ok: true }> = (v) => (isObject(v) && v.ok === true ? ok({ ok: true }) : err("expected { ok: true }"));
+
+export const decodeCompliancePublicKey: Decoder<CompliancePublicKey> = (v) => {
+  if (!isObject(v) || !isString(v.publicKey) || v.algorithm !== "ed25519" || !isString(v.message)) return err("expected { publicKey, algorithm: \"ed25519\", message }");
+  return ok({ publicKey: v.publicKey, algorithm: "ed25519", message: v.message, validitySec: isNonNegInt(v.validitySec) ? v.validitySec : null });
+};
 
 /** The compliance body; its parts are parsed when it has DESIGN §4's form, kept raw otherwise. */
 export function parseOfacSignature(text: string): OfacSignature {

@@ -82,7 +82,9 @@ export const deposit: CommandSpec = {
     const lines = [
       `note saved: ${file}`,
       `  it holds this deposit's secrets: whoever has the file can withdraw. Keep it offline and backed up.`,
-      d.status === "indexed" ? `deposit indexed at leaf ${d.leafIndex}` : "deposit FAILED: the funds are in the pool vault; the note is needed to revert it",
+      d.status === "indexed"
+        ? `deposit indexed at leaf ${d.leafIndex}`
+        : `deposit FAILED: the funds are in the pool vault; get them back with \`relay-cli revert --keypair <file> --deposit ${d.signature}\``,
       `signature: ${d.signature}`,
       `commitment: ${hex(note.commitment)}`,
       `nullifierHash: ${hex(note.nullifierHash)}`,
