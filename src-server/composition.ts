@@ -20,6 +20,8 @@ import { UrlListSource } from "./adapters/sanctions-file/url-source";
 import { SqlComplianceLog } from "./adapters/storage-sqljs/compliance-log";
 import { SqlRevertStore } from "./adapters/storage-sqljs/revert-store";
 import { SqlSanctionsStore } from "./adapters/storage-sqljs/sanctions-store";
+import { JupiterSwapApi } from "./adapters/swap-jupiter/jupiter-api";
+import { SandboxSwapVenue } from "./adapters/swap-sandbox/venue";
 import { createGroth16Verifier } from "./adapters/verifier-groth16/worker-pool";
 import type { RelayConfig } from "./config/schema";
 import { prepareConsoleAdmin } from "./composition-admin";
@@ -29,6 +31,7 @@ import type { ComplianceLog } from "./ports/compliance-log";
 import type { RevertStore } from "./ports/revert-store";
 import type { RelayStore } from "./ports/relay-store";
 import type { SecretStore } from "./ports/secret-store";
+import type { SwapVenue } from "./ports/swap-venue";
 import { AuthService } from "./services/auth";
 import { ComplianceService, recordingSanctionsList } from "./services/compliance";
 import { HealthService } from "./services/health";
@@ -36,6 +39,7 @@ import { IndexerService } from "./services/indexer";
 import { RelayService } from "./services/relay-withdrawal";
 import { RevertService } from "./services/revert-deposit";
 import { SanctionsOverrides } from "./services/sanctions-overrides";
+import { SwapRoutingService } from "./services/swap-routing";
 
 export interface Relay extends RelayApp {
   chains: ReadonlyMap<Network, ChainBackend>;
@@ -48,6 +52,8 @@ export interface Relay extends RelayApp {
   sanctionsOverrides: SanctionsOverrides;
   complianceLog: ComplianceLog;
   revertStore: RevertStore;
+  /** Each network's swap venue (/jupiter and relay_swap); tests wrap one to act between quote and execution. */
+  swapVenues: ReadonlyMap<Network, SwapVenue>;
   close(): Promise<void>;
 }
 
@@ -114,6 +120,14 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
     chains.set(n, chain);
     sandboxes.set(n, chain);
   }
+  // DESIGN §4: a sandbox network swaps in its constant-product pools, a Solana network through Jupiter.
+  const swapVenues = new Map<Network, SwapVenue>();
+  for (const n of NETWORKS) {
+    if (!config.networks[n].enabled) continue;
+    const sandbox = sandboxes.get(n);
+    swapVenues.set(n, sandbox ? new SandboxSwapVenue(sandbox.swapPools) : new JupiterSwapApi(config.jupiter));
+  }
+  const swaps = new SwapRoutingService(swapVenues, config.swap);
 
   const admin = prepareConsoleAdmin({ config, db, secrets, sandboxNetworks: new Set(sandboxes.keys()), log });
 
@@ -148,6 +162,7 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
     store: relayStore,
     fees: { policyFor: (n, mint) => config.fees.pools[n][mint] ?? config.fees.default },
     pauses: admin.pauses,
+    swaps,
     log,
   });
 
@@ -179,6 +194,7 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
     auth,
     indexer,
     relay,
+    swaps,
     compliance,
     reverts,
     chains,
@@ -225,6 +241,7 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
     sanctionsOverrides,
     complianceLog,
     revertStore,
+    swapVenues,
     close: async () => {
       sanctions.stop();
       try {

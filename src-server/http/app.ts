@@ -11,8 +11,10 @@ import type { ComplianceService } from "../services/compliance";
 import type { HealthService } from "../services/health";
 import type { IndexerService } from "../services/indexer";
 import type { RelayService } from "../services/relay-withdrawal";
+import type { SwapRoutingService } from "../services/swap-routing";
 import type { RevertService } from "../services/revert-deposit";
 import { relayRoutes } from "./routes/relay";
+import { swapRoutes } from "./routes/swap";
 import { RateLimits } from "./middleware/rate-limit";
 import { authRoutes } from "./routes/auth";
 import { complianceRoutes } from "./routes/compliance";
@@ -27,6 +29,7 @@ export interface AppDeps {
   auth: AuthService;
   indexer: IndexerService;
   relay: RelayService;
+  swaps: SwapRoutingService;
   compliance: ComplianceService;
   reverts: RevertService;
   chains: ReadonlyMap<Network, ChainBackend>;
@@ -66,6 +69,7 @@ export function createApp(deps: AppDeps): RelayApp {
   app.use(authRoutes(deps.auth, limits));
   app.use(indexerRoutes({ indexer: deps.indexer, chains: deps.chains, nullifierAddress: deps.nullifierAddress, limits }));
   app.use(relayRoutes({ relay: deps.relay, auth: deps.auth, limits, config: deps.config }));
+  app.use(swapRoutes({ swaps: deps.swaps, limits, log: deps.log }));
   app.use(revertRoutes({ reverts: deps.reverts, limits, enabled: (n) => deps.chains.has(n) }));
   app.use(complianceRoutes({ compliance: deps.compliance, limits, enabled: (n) => deps.chains.has(n) }));
   if (deps.sandboxes.size > 0) app.use(sandboxRoutes(deps.sandboxes, deps.indexer, limits));

@@ -14,12 +14,32 @@ export interface NewRelayRecord {
   receivedAt: number;
 }
 
+/** relay_swap only: the quote taken when the request arrived, and what the swap delivered. */
+export interface SwapRecord {
+  venue: "sandbox" | "jupiter";
+  /** Unix ms the quote was taken. */
+  quotedAt: number;
+  /** depositSize − fee: what was swapped. */
+  inAmount: bigint;
+  quotedOut: bigint;
+  priceImpactPct: number;
+  /** The pair's allowed slippage, and the least output it allows. */
+  slippageBps: number;
+  minOut: bigint;
+  /** What the swap delivered, or (refused SlippageExceeded) would have; null before execution or when unknown. */
+  executedOut: bigint | null;
+  /** (quotedOut − executedOut) / quotedOut in bps, two decimals; negative when execution beat the quote. */
+  slippageSeenBps: number | null;
+}
+
 export interface RelayRecord extends NewRelayRecord {
   status: RelayState["kind"];
   error: string | null;
   signature: string | null;
   /** Every state reached, with its time: the console's pipeline view. */
   steps: RelayState[];
+  /** Set on relay_swap records once quoted; absent where a reader does not load it. */
+  swap?: SwapRecord | null;
 }
 
 /** Relay records for the console; no client address is ever stored beside them. */
@@ -27,6 +47,8 @@ export interface RelayStore {
   /** Durable before it resolves: a relay is recorded before it is submitted. */
   create(record: NewRelayRecord, first: RelayState): Promise<void>;
   advance(id: string, state: RelayState): Promise<void>;
+  /** relay_swap: records the quote, then again with the executed output. */
+  recordSwap(id: string, swap: SwapRecord): Promise<void>;
   get(id: string): RelayRecord | null;
   recent(limit: number): RelayRecord[];
 }

@@ -5,12 +5,14 @@ import { ErrorName, type ErrorNameValue } from "../../src-shared/errors";
 import type { Network } from "../../src-shared/networks";
 import { withdrawalPublicSignals } from "../core/proof/public-inputs";
 import { quoteFee, type FeePolicy } from "../core/relay/fee";
-import type { WithdrawalRequest } from "../core/relay/request";
+import type { SwapWithdrawalRequest, WithdrawalRequest } from "../core/relay/request";
 import { RelayState, type RelayOutcome } from "../core/relay/states";
-import type { ChainBackend, ChainRejection } from "../ports/chain";
+import { minOutAmount, slippageSeenBps, type PairSlippage } from "../core/swap/slippage";
+import type { ChainBackend, ChainRejection, SwapLeg } from "../ports/chain";
 import type { ProofVerifier } from "../ports/proof-verifier";
-import type { RelayStore } from "../ports/relay-store";
+import type { RelayStore, SwapRecord } from "../ports/relay-store";
 import type { SanctionsList } from "../ports/sanctions";
+import type { SwapVenue } from "../ports/swap-venue";
 import type { IndexerService } from "./indexer";
 
 export interface FeeSchedule {
@@ -22,6 +24,12 @@ export interface RelayPauses {
   pausedReason(network: Network, mint: string): string | null;
 }
 
+/** What relay_swap adds: each network's swap venue and each pair's allowed slippage. */
+export interface SwapRouting {
+  venueFor(network: Network): SwapVenue | null;
+  slippageFor(network: Network, inputMint: string, outputMint: string): PairSlippage;
+}
+
 export interface RelayDeps {
   hasher: FieldHasher;
   indexer: IndexerService;
@@ -31,6 +39,8 @@ export interface RelayDeps {
   store: RelayStore;
   fees: FeeSchedule;
   pauses?: RelayPauses;
+  /** Without it, relay_swap answers SwapFailed. */
+  swaps?: SwapRouting;
   now?: () => number;
   log?: (line: string) => void;
 }
@@ -45,9 +55,18 @@ const REJECTION: Record<ChainRejection, { status: number; error: ErrorNameValue 
   SwapFailed: { status: 400, error: ErrorName.SwapFailed },
 };
 
+type Fail = (status: number, error: ErrorNameValue, detail: string) => Promise<RelayOutcome>;
+
+/** A relay_swap's leg for the chain, and its record as quoted. */
+interface QuotedSwap {
+  leg: SwapLeg;
+  record: SwapRecord;
+}
+
 /**
- * The /relay pipeline: cheap checks first (pool, root, fee, nullifier,
- * sanctions), then proof verification off the event loop, then submission.
+ * The /relay and /relay_swap pipeline: cheap checks first (pool, root, fee,
+ * nullifier, sanctions), for a swap the quote, then proof verification off the
+ * event loop, then submission (with the swap leg in the same transaction).
  * A nullifier is locked from its check until a definitive verdict, so the same
  * withdrawal relayed concurrently is submitted once.
  */
@@ -65,7 +84,16 @@ export class RelayService {
     return this.inFlight.size;
   }
 
-  async relay(req: WithdrawalRequest): Promise<RelayOutcome> {
+  relay(req: WithdrawalRequest): Promise<RelayOutcome> {
+    return this.run(req, null);
+  }
+
+  /** /relay_swap: the same pipeline; depositSize − fee is swapped into output_mint for the recipient. */
+  relaySwap(req: SwapWithdrawalRequest): Promise<RelayOutcome> {
+    return this.run(req, req.outputMint);
+  }
+
+  private async run(req: WithdrawalRequest, outputMint: string | null): Promise<RelayOutcome> {
     const { indexer, chains, store } = this.deps;
     // The fee is fixed here, at receipt: a fee change never reaches a relay in flight.
     const quote = quoteFee(req.depositSize, this.deps.fees.policyFor(req.network, req.mint));
@@ -73,10 +101,10 @@ export class RelayService {
     const received = this.now();
     const nullifierHex = toHex(req.nullifierHash);
     await store.create(
-      { id, kind: "relay", network: req.network, mint: req.mint, outputMint: null, recipient: req.recipient, nullifierHash: nullifierHex, depositSize: req.depositSize, fee: quote?.fee ?? 0n, receivedAt: received },
+      { id, kind: outputMint === null ? "relay" : "swap", network: req.network, mint: req.mint, outputMint, recipient: req.recipient, nullifierHash: nullifierHex, depositSize: req.depositSize, fee: quote?.fee ?? 0n, receivedAt: received },
       RelayState.received(received),
     );
-    const fail = async (status: number, error: ErrorNameValue, detail: string): Promise<RelayOutcome> => {
+    const fail: Fail = async (status, error, detail) => {
       await store.advance(id, RelayState.failed(this.now(), error, detail));
       return { status, error, message: detail };
     };
@@ -102,7 +130,13 @@ export class RelayService {
         return await fail(500, ErrorName.RelayFailed, `sanctions list unavailable: ${(e as Error).message}`);
       }
       if (listed) return await fail(400, ErrorName.OFACCheckFailed, "recipient is on a sanctions list");
-      return await this.verifyAndSubmit(id, req, chain, quote.fee, fail);
+      let swap: QuotedSwap | undefined;
+      if (outputMint !== null) {
+        const taken = await this.takeQuote(id, req, outputMint, quote.toRecipient, fail);
+        if ("outcome" in taken) return taken.outcome;
+        swap = taken;
+      }
+      return await this.verifyAndSubmit(id, req, chain, quote.fee, swap, fail);
     } finally {
       // Released only after a definitive verdict: spent on chain, or did not land.
       this.inFlight.delete(key);
@@ -114,7 +148,8 @@ export class RelayService {
     req: WithdrawalRequest,
     chain: ChainBackend,
     fee: bigint,
-    fail: (status: number, error: ErrorNameValue, detail: string) => Promise<RelayOutcome>,
+    swap: QuotedSwap | undefined,
+    fail: Fail,
   ): Promise<RelayOutcome> {
     const { store } = this.deps;
     const publicSignals = withdrawalPublicSignals(this.deps.hasher, {
@@ -148,10 +183,15 @@ export class RelayService {
         publicSignals,
         depositSize: req.depositSize,
         fee,
+        ...(swap ? { swap: swap.leg } : {}),
       });
     } catch (e) {
       this.log(`relay ${id}: submission failed: ${(e as Error).message}`);
       return fail(500, ErrorName.RelayFailed, "transaction submission failed");
+    }
+    if (swap && result.outAmount !== undefined) {
+      const executedOut = result.outAmount;
+      await store.recordSwap(id, { ...swap.record, executedOut, slippageSeenBps: slippageSeenBps(swap.record.quotedOut, executedOut) });
     }
     if (!result.ok) {
       const mapped = REJECTION[result.rejection];
@@ -159,5 +199,43 @@ export class RelayService {
     }
     await store.advance(id, RelayState.confirmed(this.now(), result.signature));
     return { status: 200, signature: result.signature };
+  }
+
+  /**
+   * The quote the swap is held to: what depositSize − fee buys now, less the
+   * pair's slippage. No venue, no route or too little depth refuse the relay
+   * before any proof work.
+   */
+  private async takeQuote(id: string, req: WithdrawalRequest, outputMint: string, amount: bigint, fail: Fail): Promise<QuotedSwap | { outcome: RelayOutcome }> {
+    const venue = this.deps.swaps?.venueFor(req.network) ?? null;
+    if (!venue) return { outcome: await fail(400, ErrorName.SwapFailed, `no swap venue on ${req.network}`) };
+    const slippage = this.deps.swaps!.slippageFor(req.network, req.mint, outputMint);
+    let quoted;
+    try {
+      quoted = await venue.quote({ inputMint: req.mint, outputMint, amount, slippageBps: slippage.bps, dexes: [] });
+    } catch (e) {
+      this.log(`relay ${id}: quote failed: ${(e as Error).message}`);
+      return { outcome: await fail(400, ErrorName.SwapFailed, "the swap venue failed to quote") };
+    }
+    if (!quoted.ok) {
+      const e = quoted.error;
+      const name = e.kind === "InsufficientLiquidity" ? ErrorName.InsufficientLiquidity : ErrorName.SwapFailed;
+      return { outcome: await fail(400, name, e.detail) };
+    }
+    const q = quoted.value;
+    const leg: SwapLeg = { outputMint, quote: q, minOutAmount: minOutAmount(q.outAmount, slippage.bps) };
+    const record: SwapRecord = {
+      venue: venue.kind,
+      quotedAt: this.now(),
+      inAmount: amount,
+      quotedOut: q.outAmount,
+      priceImpactPct: q.priceImpactPct,
+      slippageBps: slippage.bps,
+      minOut: leg.minOutAmount,
+      executedOut: null,
+      slippageSeenBps: null,
+    };
+    await this.deps.store.recordSwap(id, record);
+    return { leg, record };
   }
 }

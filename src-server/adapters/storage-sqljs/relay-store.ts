@@ -1,5 +1,5 @@
 import type { RelayState } from "../../core/relay/states";
-import type { NewRelayRecord, RelayRecord, RelayStore } from "../../ports/relay-store";
+import type { NewRelayRecord, RelayRecord, RelayStore, SwapRecord } from "../../ports/relay-store";
 import type { DurableDb } from "./durable-db";
 
 interface Row {
@@ -17,9 +17,23 @@ interface Row {
   signature: string | null;
   received_at: number;
   steps: string;
+  swap_quote: string | null;
+  swap_out: string | null;
+  swap_slippage_bps: number | null;
 }
 
-const COLUMNS = "id, kind, network, mint, output_mint, recipient, nullifier_hash, deposit_size, fee, status, error, signature, received_at, steps";
+const COLUMNS = "id, kind, network, mint, output_mint, recipient, nullifier_hash, deposit_size, fee, status, error, signature, received_at, steps, swap_quote, swap_out, swap_slippage_bps";
+
+/** swap_quote's JSON: amounts as text. */
+interface QuoteJson {
+  venue: SwapRecord["venue"];
+  quotedAt: number;
+  inAmount: string;
+  outAmount: string;
+  priceImpactPct: number;
+  slippageBps: number;
+  minOut: string;
+}
 
 export class SqlRelayStore implements RelayStore {
   constructor(private readonly db: DurableDb) {}
@@ -43,6 +57,24 @@ export class SqlRelayStore implements RelayStore {
       {
         sql: "UPDATE relays SET status = ?, error = ?, signature = COALESCE(?, signature), updated_at = ?, steps = ? WHERE id = ?",
         params: [state.kind, state.kind === "failed" ? state.error : null, state.kind === "confirmed" ? state.signature : null, state.at, JSON.stringify(steps), id],
+      },
+    ]);
+  }
+
+  async recordSwap(id: string, s: SwapRecord): Promise<void> {
+    const quote: QuoteJson = {
+      venue: s.venue,
+      quotedAt: s.quotedAt,
+      inAmount: s.inAmount.toString(),
+      outAmount: s.quotedOut.toString(),
+      priceImpactPct: s.priceImpactPct,
+      slippageBps: s.slippageBps,
+      minOut: s.minOut.toString(),
+    };
+    await this.db.write([
+      {
+        sql: "UPDATE relays SET swap_quote = ?, swap_out = ?, swap_slippage_bps = ? WHERE id = ?",
+        params: [JSON.stringify(quote), s.executedOut === null ? null : s.executedOut.toString(), s.slippageSeenBps, id],
       },
     ]);
   }
@@ -73,5 +105,22 @@ function toRecord(r: Row): RelayRecord {
     error: r.error,
     signature: r.signature,
     steps: JSON.parse(r.steps) as RelayState[],
+    swap: toSwap(r),
+  };
+}
+
+function toSwap(r: Row): SwapRecord | null {
+  if (r.swap_quote === null) return null;
+  const q = JSON.parse(r.swap_quote) as QuoteJson;
+  return {
+    venue: q.venue,
+    quotedAt: q.quotedAt,
+    inAmount: BigInt(q.inAmount),
+    quotedOut: BigInt(q.outAmount),
+    priceImpactPct: q.priceImpactPct,
+    slippageBps: q.slippageBps,
+    minOut: BigInt(q.minOut),
+    executedOut: r.swap_out === null ? null : BigInt(r.swap_out),
+    slippageSeenBps: r.swap_slippage_bps,
   };
 }

@@ -75,5 +75,6 @@ export function parseSwapWithdrawalRequest(body: unknown): Result<SwapWithdrawal
   const out = (body as Record<string, unknown>).output_mint;
   const outputMint = parsePublicKey(out);
   if (!outputMint.ok) return bad("output_mint", `${outputMint.error} (a base58 public key)`);
+  if (out === base.value.mint) return bad("output_mint", "must differ from input_mint (use /relay to withdraw without a swap)");
   return ok({ ...base.value, outputMint: out as string, outputMintBytes: outputMint.value });
 }

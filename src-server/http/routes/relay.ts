@@ -1,7 +1,9 @@
-import { Router } from "express";
+import { Router, type RequestHandler } from "express";
 import { ErrorName } from "../../../src-shared/errors";
 import { NETWORKS } from "../../../src-shared/networks";
-import { parseWithdrawalRequest } from "../../core/relay/request";
+import type { Result } from "../../../src-shared/result";
+import { parseSwapWithdrawalRequest, parseWithdrawalRequest, type RequestProblem } from "../../core/relay/request";
+import type { RelayOutcome } from "../../core/relay/states";
 import type { RelayConfig } from "../../config/schema";
 import type { AuthService } from "../../services/auth";
 import type { RelayService } from "../../services/relay-withdrawal";
@@ -11,15 +13,21 @@ import { sendRelayError } from "../respond";
 export function relayRoutes(deps: { relay: RelayService; auth: AuthService; limits: RateLimits; config: RelayConfig }): Router {
   const r = Router();
 
-  r.post("/relay", deps.limits.middleware("relay", "relay"), async (req, res) => {
-    const parsed = parseWithdrawalRequest(req.body);
-    if (!parsed.ok) return sendRelayError(res, 400, ErrorName.InvalidRequest, `${parsed.error.field}: ${parsed.error.problem}`);
-    if (deps.config.auth.requireRelayAuth && deps.auth.walletOf(req.get("x-api-auth")) === null) {
-      return sendRelayError(res, 401, ErrorName.Unauthorized, "x-api-auth must carry a valid token from /login");
-    }
-    const outcome = await deps.relay.relay(parsed.value);
-    res.status(outcome.status).json(outcome);
-  });
+  /** /relay and /relay_swap: parse, authenticate, run the pipeline; the HTTP status equals the body's. */
+  const relayEndpoint =
+    <R>(parse: (body: unknown) => Result<R, RequestProblem>, run: (request: R) => Promise<RelayOutcome>): RequestHandler =>
+    async (req, res) => {
+      const parsed = parse(req.body);
+      if (!parsed.ok) return sendRelayError(res, 400, ErrorName.InvalidRequest, `${parsed.error.field}: ${parsed.error.problem}`);
+      if (deps.config.auth.requireRelayAuth && deps.auth.walletOf(req.get("x-api-auth")) === null) {
+        return sendRelayError(res, 401, ErrorName.Unauthorized, "x-api-auth must carry a valid token from /login");
+      }
+      const outcome = await run(parsed.value);
+      res.status(outcome.status).json(outcome);
+    };
+
+  r.post("/relay", deps.limits.middleware("relay", "relay"), relayEndpoint((b) => parseWithdrawalRequest(b), (w) => deps.relay.relay(w)));
+  r.post("/relay_swap", deps.limits.middleware("relay_swap", "relay"), relayEndpoint(parseSwapWithdrawalRequest, (w) => deps.relay.relaySwap(w)));
 
   /** Published before a client relays: what the recipient will receive is depositSize minus this. */
   r.get("/fees", (_req, res) => {
