@@ -5,6 +5,7 @@ import { RelayClient } from "../sdk/http";
 import { ofacSignature, revert } from "./commands/compliance";
 import { health, version } from "./commands/meta";
 import { deposit, merkle, noteCommand, nullifier, proof } from "./commands/pool";
+import { quote } from "./commands/swap";
 import { airdrop, balance, keygen, loginCommand } from "./commands/wallet";
 import { prove, relay } from "./commands/withdraw";
 import { Exit, createContext, type CliIo, type ExitCode } from "./context";
@@ -12,7 +13,7 @@ import { GLOBAL_OPTIONS, str, type CommandSpec, type OptionSpec, type ParsedValu
 
 export const DEFAULT_URL = "http://127.0.0.1:8080";
 
-export const COMMANDS: readonly CommandSpec[] = [keygen, loginCommand, airdrop, deposit, relay, prove, revert, ofacSignature, balance, merkle, proof, nullifier, noteCommand, health, version];
+export const COMMANDS: readonly CommandSpec[] = [keygen, loginCommand, airdrop, deposit, relay, prove, quote, revert, ofacSignature, balance, merkle, proof, nullifier, noteCommand, health, version];
 
 const EXIT_HELP = `exit codes: 0 ok, 1 the relay refused or answered "not done", 2 usage, 3 relay unreachable or malformed answer,
             4 local file problem, 5 the relay's Merkle proof does not verify, 6 the withdrawal proof could not be built`;

@@ -122,8 +122,10 @@ export interface SwapQuoteRequest {
   inputMint: string;
   outputMint: string;
   amount: Amount;
-  slippageBps: number;
-  dexes: string[];
+  /** Left out: the relay applies the pair's slippage (10 bps for two stablecoins, 50 standard, ...). */
+  slippageBps?: number;
+  /** Empty or left out: every venue. */
+  dexes?: string[];
   network?: Network;
 }
 

@@ -37,6 +37,7 @@ export type {
   RelaySuccess,
   SandboxDepositAnswer,
   SwapQuote,
+  SwapRouteStep,
 } from "./wire";
 export { Keypair, readKeypairFile, writeKeypairFile, type WalletSigner, type WriteKeypairOptions } from "./keypair";
 export { login, type LoginOptions } from "./login";
@@ -102,7 +103,7 @@ export {
   type ComplianceSignatureResult,
 } from "./compliance";
 export { revertDeposit, type RevertError } from "./revert";
-export { withdraw, type WithdrawError, type WithdrawOptions, type WithdrawResult, type WithdrawStage } from "./withdraw";
+export { quoteSwap, withdraw, type WithdrawError, type WithdrawOptions, type WithdrawResult, type WithdrawStage } from "./withdraw";
 export { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
 export type { FieldHasher } from "../../src-shared/crypto/hasher";
 export type { Network } from "../../src-shared/networks";

@@ -31,13 +31,32 @@ export interface RelaySuccess {
   signature: string;
 }
 
+/** One hop of a quote's route; Jupiter may leave out the fee fields. */
+export interface SwapRouteStep {
+  swapInfo: {
+    ammKey: string;
+    label: string;
+    inputMint: string;
+    outputMint: string;
+    inAmount: string;
+    outAmount: string;
+    feeAmount?: string;
+    feeMint?: string;
+  };
+  percent: number | null;
+}
+
+/** POST /jupiter's answer: amounts as decimal text, priceImpactPct in percent (1 = 1 %). */
 export interface SwapQuote {
   inputMint: string;
   outputMint: string;
   inAmount: string;
   outAmount: string;
   priceImpactPct: number;
-  routePlan: unknown[];
+  routePlan: SwapRouteStep[];
+  /** This relay's additions: the least output the quote's slippage allows, and that slippage. */
+  otherAmountThreshold?: string;
+  slippageBps?: number;
 }
 
 /** DESIGN §4: `<expiresAtUnix>.<base58 signature>`; `raw` is what a relay submission carries. */
@@ -172,12 +191,33 @@ export const decodeBoolean: Decoder<boolean> = (v) => {
 export const decodeRelaySuccess: Decoder<RelaySuccess> = (v) =>
   isObject(v) && v.status === 200 && isString(v.signature) ? ok({ status: 200, signature: v.signature }) : err("expected { status: 200, signature }");
 
+const isUintText = (v: unknown): v is string => isString(v) && /^[0-9]{1,40}$/.test(v);
+
+function decodeRouteStep(v: unknown): SwapRouteStep | null {
+  if (!isObject(v) || !isObject(v.swapInfo)) return null;
+  const s = v.swapInfo;
+  if (!isString(s.ammKey) || !isString(s.inputMint) || !isString(s.outputMint) || !isUintText(s.inAmount) || !isUintText(s.outAmount)) return null;
+  const swapInfo: SwapRouteStep["swapInfo"] = { ammKey: s.ammKey, label: isString(s.label) ? s.label : "", inputMint: s.inputMint, outputMint: s.outputMint, inAmount: s.inAmount, outAmount: s.outAmount };
+  if (isUintText(s.feeAmount)) swapInfo.feeAmount = s.feeAmount;
+  if (isString(s.feeMint)) swapInfo.feeMint = s.feeMint;
+  return { swapInfo, percent: typeof v.percent === "number" ? v.percent : null };
+}
+
 export const decodeSwapQuote: Decoder<SwapQuote> = (v) => {
   if (!isObject(v)) return err("expected a quote object");
   const { inputMint, outputMint, inAmount, outAmount, priceImpactPct, routePlan } = v;
-  if (!isString(inputMint) || !isString(outputMint) || !isString(inAmount) || !isString(outAmount)) return err("quote mints and amounts must be strings");
+  if (!isString(inputMint) || !isString(outputMint) || !isUintText(inAmount) || !isUintText(outAmount)) return err("quote mints must be strings and amounts decimal text");
   if (typeof priceImpactPct !== "number" || !Array.isArray(routePlan)) return err("quote needs priceImpactPct and routePlan");
-  return ok({ inputMint, outputMint, inAmount, outAmount, priceImpactPct, routePlan: routePlan as unknown[] });
+  const steps: SwapRouteStep[] = [];
+  for (const [i, s] of routePlan.entries()) {
+    const step = decodeRouteStep(s);
+    if (!step) return err(`routePlan[${i}] needs swapInfo { ammKey, inputMint, outputMint, inAmount, outAmount }`);
+    steps.push(step);
+  }
+  const q: SwapQuote = { inputMint, outputMint, inAmount, outAmount, priceImpactPct, routePlan: steps };
+  if (isUintText(v.otherAmountThreshold)) q.otherAmountThreshold = v.otherAmountThreshold;
+  if (typeof v.slippageBps === "number") q.slippageBps = v.slippageBps;
+  return ok(q);
 };
 
 export const decodeHealthDetail: Decoder<HealthDetail> = (v) => {

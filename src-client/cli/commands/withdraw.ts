@@ -53,6 +53,7 @@ function proveFailure(ctx: CliContext, e: ProveError): ExitCode {
 const STAGE_TEXT: Record<WithdrawStage, string> = {
   login: "logging in",
   nullifier: "checking the note is unspent",
+  quote: "quoting the swap (POST /jupiter)",
   merkle: "fetching and checking the Merkle proof",
   prove: "proving the withdrawal (a few seconds)",
   relay: "relaying",
@@ -157,16 +158,20 @@ export const prove: CommandSpec = {
 
 export const relay: CommandSpec = {
   name: "relay",
-  summary: "withdraw a note to a recipient: log in, prove, and submit through the relay (/relay)",
+  summary: "withdraw a note to a recipient: log in, prove, and submit through the relay (/relay, or /relay_swap with --swap-to)",
   details:
     "Logs in with --keypair (any wallet: it only authenticates the request and does not need to be the depositor),\n" +
     "refuses a note that is already spent, checks the Merkle proof, proves (a few seconds) and POSTs /relay.\n" +
     "The recipient receives the note's amount minus the relayer's fee (GET /fees). Exit 1 when the relay refuses;\n" +
-    "after a time-out the CLI asks get_nullifier whether the withdrawal landed before telling you to retry.",
+    "after a time-out the CLI asks get_nullifier whether the withdrawal landed before telling you to retry.\n" +
+    "--swap-to <mint> withdraws through /relay_swap: the amount minus the fee is swapped into that mint for the\n" +
+    "recipient (the fee stays in the note's mint). The swap is quoted before proving; the relay refuses with\n" +
+    "SlippageExceeded if it would deliver less than its own quote minus the pair's slippage, and nothing is spent.",
   options: {
     note: noteOption,
     keypair: { type: "string", value: "file", help: "a wallet keypair to log in with (x-api-auth)", required: true },
     recipient: recipientOption,
+    "swap-to": { type: "string", value: "mint", help: "receive this token instead: swap through /relay_swap" },
     ...artifactOptions,
   },
   async run(ctx, values) {
@@ -176,6 +181,12 @@ export const relay: CommandSpec = {
     if (!note.ok) return note.code;
     const kp = keypairInput(ctx, values);
     if (!kp.ok) return kp.code;
+    const swapTo = str(values, "swap-to");
+    if (swapTo !== undefined) {
+      const parsed = parsePublicKey(swapTo);
+      if (!parsed.ok) return ctx.fail(Exit.Usage, `--swap-to ${swapTo}: ${parsed.error}`);
+      if (swapTo === note.value.mint) return ctx.fail(Exit.Usage, "--swap-to is the note's own mint: leave it out to withdraw without a swap");
+    }
     const quote = await feeLine(ctx, note.value);
 
     const r = await withdraw(ctx.client, note.value, recipient.value, {
@@ -183,6 +194,7 @@ export const relay: CommandSpec = {
       hasher: await ctx.hasher(),
       prove: artifactsInput(ctx, values),
       onStage: (s) => ctx.note(`${STAGE_TEXT[s]}...`),
+      ...(swapTo !== undefined ? { swapTo } : {}),
     });
     if (!r.ok) {
       const e = r.error;
@@ -191,6 +203,8 @@ export const relay: CommandSpec = {
           return ctx.apiFailure("login", e.failure);
         case "nullifier":
           return ctx.apiFailure("get_nullifier", e.failure);
+        case "quote":
+          return ctx.apiFailure("quote", e.failure);
         case "spent":
           return ctx.fail(Exit.Refused, `the note was already withdrawn (nullifier account ${e.address})`, { error: "NullifierAlreadySpent", nullifierAccount: e.address });
         case "merkle":
@@ -207,12 +221,16 @@ export const relay: CommandSpec = {
           }
           if (e.landed === false) ctx.note("the note's nullifier is still unspent: nothing was withdrawn, and running `relay` again is safe");
           if (e.landed === null) ctx.note("whether the withdrawal landed is unknown: run `nullifier --note` before relaying again");
-          return ctx.apiFailure("relay", e.failure);
+          if (e.failure.error === "SlippageExceeded") ctx.note("the price moved past the pair's slippage before the swap: nothing was withdrawn; run `relay` again for a fresh quote");
+          return ctx.apiFailure(swapTo === undefined ? "relay" : "relay_swap", e.failure);
       }
     }
-    const { signature, proof: p } = r.value;
+    const { signature, proof: p, quote: swapQuote } = r.value;
     const lines = [`withdrawn: ${p.amount} of ${p.mint} on ${p.network} to ${p.recipient}`, `signature: ${signature}`];
-    if (quote) lines.push(`fee: ${quote.fee}; the recipient receives ${quote.toRecipient} (per GET /fees)`);
+    if (quote && swapQuote) {
+      const least = swapQuote.otherAmountThreshold ? `, at least ${swapQuote.otherAmountThreshold}` : "";
+      lines.push(`fee: ${quote.fee} of ${p.mint}; ${quote.toRecipient} swapped into ${swapQuote.outputMint}: about ${swapQuote.outAmount}${least} (quoted before proving)`);
+    } else if (quote) lines.push(`fee: ${quote.fee}; the recipient receives ${quote.toRecipient} (per GET /fees)`);
     lines.push(`proving took ${p.provingMs} ms`);
     const json: { [k: string]: JsonValue } = {
       withdrawn: true,
@@ -226,6 +244,9 @@ export const relay: CommandSpec = {
       provingMs: p.provingMs,
     };
     if (quote) Object.assign(json, { fee: quote.fee.toString(), toRecipient: quote.toRecipient.toString() });
+    if (swapQuote) {
+      json.swap = { outputMint: swapQuote.outputMint, quotedOut: swapQuote.outAmount, minOut: swapQuote.otherAmountThreshold ?? null, priceImpactPct: swapQuote.priceImpactPct };
+    }
     return ctx.done(lines, json);
   },
 };

@@ -1,0 +1,84 @@
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startRelay, type RelayProcess } from "../../tests/support/relay-process";
+import { RelayClient } from "../sdk/http";
+import type { CliIo } from "./context";
+import { runCli } from "./run";
+
+const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
+const WSOL = "So11111111111111111111111111111111111111112";
+const NOPOOL = "mSoLzYCxHdYgdzU16g5QSh3i5K3z3KZK7ytfqcJm7So";
+const cpOut = (a: bigint, rIn: bigint, rOut: bigint): bigint => (a * 997n * rOut) / (rIn * 1000n + a * 997n);
+
+let relay: RelayProcess;
+let cwd: string;
+
+const run = async (...argv: string[]): Promise<{ code: number; out: string; err: string }> => {
+  let out = "";
+  let err = "";
+  const io: CliIo = { stdout: (t) => void (out += t), stderr: (t) => void (err += t), env: { RELAY_URL: relay.url }, cwd };
+  const code = await runCli(argv, io);
+  return { code, out, err };
+};
+
+beforeAll(async () => {
+  relay = await startRelay({ RELAY_RATE_LIMITS: "off" });
+  cwd = mkdtempSync(path.join(tmpdir(), "cli-swap-"));
+  mkdirSync(cwd, { recursive: true });
+  const client = new RelayClient({ baseUrl: relay.url });
+  const pool = await client.sandboxSwapPool({ network: "mainnet", mintA: USDC, mintB: WSOL, reserveA: 1_000_000_000n, reserveB: 5_000_000_000n });
+  expect(pool.ok).toBe(true);
+});
+afterAll(async () => {
+  await relay?.stop();
+  relay?.cleanup();
+  rmSync(cwd, { recursive: true, force: true });
+});
+
+describe("relay-cli quote", () => {
+  it("prints the quote, and as --json the spec's fields", async () => {
+    const human = await run("quote", "--input", USDC, "--output", WSOL, "--amount", "1000000");
+    const out = cpOut(1_000_000n, 1_000_000_000n, 5_000_000_000n);
+    expect(human.code).toBe(0);
+    expect(human.out).toContain(`1000000 of ${USDC} -> ${out} of ${WSOL}`);
+    expect(human.out).toContain(`at least ${(out * 9950n) / 10_000n} (50 bps slippage)`);
+    expect(human.out).toMatch(/route: sandbox-cp \S+: 1000000 -> \d+ \(fee 3000 of EPjF/);
+    const json = await run("quote", "--input", USDC, "--output", WSOL, "--amount", "1000000", "--slippage-bps", "100", "--dexes", "sandbox-cp", "--json");
+    expect(JSON.parse(json.out)).toMatchObject({ network: "mainnet", inAmount: "1000000", outAmount: out.toString(), slippageBps: 100, priceImpactPct: expect.any(Number), routePlan: [{ percent: 100 }] });
+  });
+
+  it("exits 1 with the relay's InsufficientLiquidity, and 2 on bad flags", async () => {
+    expect(await run("quote", "--input", USDC, "--output", NOPOOL, "--amount", "1000")).toMatchObject({ code: 1, err: expect.stringContaining("InsufficientLiquidity") });
+    expect(await run("quote", "--input", USDC, "--output", USDC, "--amount", "1")).toMatchObject({ code: 2 });
+    expect(await run("quote", "--input", USDC, "--output", WSOL, "--amount", "1.5")).toMatchObject({ code: 2 });
+    expect(await run("quote", "--input", USDC, "--output", WSOL, "--amount", "1", "--slippage-bps", "20000")).toMatchObject({ code: 2 });
+    expect(await run("quote", "--output", WSOL, "--amount", "1")).toMatchObject({ code: 2 });
+  });
+});
+
+describe("relay-cli relay --swap-to", () => {
+  it("withdraws through /relay_swap: the recipient receives the quoted output token, the fee stays in the note's mint", async () => {
+    expect((await run("keygen", "--out", "id.json")).code).toBe(0);
+    expect((await run("keygen", "--out", "bob.json")).code).toBe(0);
+    const bob = (JSON.parse((await run("balance", "--keypair", "bob.json", "--mint", USDC, "--json")).out) as { wallet: string }).wallet;
+    expect((await run("airdrop", "--keypair", "id.json", "--mint", USDC, "--amount", "3000000")).code).toBe(0);
+    const dep = JSON.parse((await run("deposit", "--keypair", "id.json", "--mint", USDC, "--amount", "1000000", "--json")).out) as { file: string };
+
+    // A pair without a pool fails at the quote, before any proving.
+    const refused = await run("relay", "--note", dep.file, "--keypair", "id.json", "--recipient", bob, "--swap-to", NOPOOL);
+    expect(refused).toMatchObject({ code: 1, err: expect.stringContaining("InsufficientLiquidity") });
+    expect(refused.err).not.toContain("proving");
+    expect(await run("relay", "--note", dep.file, "--keypair", "id.json", "--recipient", bob, "--swap-to", USDC)).toMatchObject({ code: 2 });
+
+    const fee = (1_000_000n * 25n) / 10_000n;
+    const expected = cpOut(1_000_000n - fee, 1_000_000_000n, 5_000_000_000n);
+    const r = await run("relay", "--note", dep.file, "--keypair", "id.json", "--recipient", bob, "--swap-to", WSOL, "--json");
+    expect(r).toMatchObject({ code: 0, err: expect.stringContaining("quoting the swap") });
+    expect(JSON.parse(r.out)).toMatchObject({ withdrawn: true, fee: fee.toString(), swap: { outputMint: WSOL, quotedOut: expected.toString(), minOut: ((expected * 9950n) / 10_000n).toString() } });
+    expect((await run("balance", "--wallet", bob, "--mint", WSOL)).out.trim()).toBe(expected.toString());
+    expect((await run("balance", "--wallet", bob, "--mint", USDC)).out.trim()).toBe("0");
+    expect((await run("nullifier", "--note", dep.file)).out).toMatch(/spent \(nullifier account/);
+  });
+});
