@@ -28,17 +28,21 @@ const h = await vi.hoisted(async () => {
   return {
     FakeApp,
     app: new FakeApp(),
-    windows: [] as { options: any; url?: string }[],
+    windows: [] as { options: any; url?: string; loads?: number }[],
     ipc: new Map<string, (event: unknown) => unknown>(),
     errorBoxes: [] as string[][],
     startRelay: vi.fn(),
+    /** The latest application menu and tray menu templates, as main built them. */
+    appMenu: [] as any[],
+    trayMenu: [] as any[],
+    trays: 0,
   };
 });
 
 vi.mock("electron", () => ({
   app: new Proxy({}, { get: (_t, key) => Reflect.get(h.app, key, h.app) }),
   BrowserWindow: class extends EventEmitter {
-    record: { options: any; url?: string };
+    record: { options: any; url?: string; loads?: number };
     constructor(options: unknown) {
       super();
       this.record = { options };
@@ -46,6 +50,7 @@ vi.mock("electron", () => ({
     }
     loadURL(url: string) {
       this.record.url = url;
+      this.record.loads = (this.record.loads ?? 0) + 1;
       return Promise.resolve();
     }
     isMinimized = () => false;
@@ -65,6 +70,27 @@ vi.mock("electron", () => ({
     handle: (channel: string, fn: (event: unknown) => unknown) => h.ipc.set(channel, fn),
     removeHandler: (channel: string) => h.ipc.delete(channel),
   },
+  Menu: {
+    buildFromTemplate: (template: any[]) => ({ template }),
+    setApplicationMenu: (menu: { template: any[] }) => (h.appMenu = menu.template),
+  },
+  Tray: class {
+    constructor() {
+      h.trays++;
+    }
+    setToolTip() {}
+    setContextMenu(menu: { template: any[] }) {
+      h.trayMenu = menu.template;
+    }
+    destroy() {}
+  },
+  nativeImage: { createFromDataURL: (url: string) => ({ url }) },
+  safeStorage: {
+    isEncryptionAvailable: () => true,
+    getSelectedStorageBackend: () => "gnome_libsecret",
+    encryptString: (s: string) => Buffer.from(s),
+    decryptString: (b: Buffer) => b.toString(),
+  },
 }));
 
 // Keep the real server out of this test (server-host's own tests cover startRelay).
@@ -75,13 +101,21 @@ vi.mock("./server-host", async (importOriginal) => ({
   startRelay: h.startRelay,
 }));
 
-const relay = () => ({
-  url: "http://127.0.0.1:41000",
-  apiBase: "http://127.0.0.1:41000",
-  consoleUrl: "http://127.0.0.1:41000/console/",
+const relay = (port = 41000) => ({
+  url: `http://127.0.0.1:${port}`,
+  apiBase: `http://127.0.0.1:${port}`,
+  consoleUrl: `http://127.0.0.1:${port}/console/`,
   dataDir: "/fake/userData",
+  operatorToken: "desktop-held-operator-token" as string | null,
   stop: vi.fn(async () => {}),
 });
+
+/** Clicks the Relay menu item with this id, as the operator would. */
+const click = (id: string) => {
+  const item = (h.appMenu[0].submenu as any[]).find((i) => i.id === id);
+  if (!item?.enabled) throw new Error(`menu item ${id} is not enabled`);
+  item.click();
+};
 
 let signalListeners: Map<string, unknown[]>;
 
@@ -97,6 +131,9 @@ beforeEach(() => {
   h.ipc.clear();
   h.errorBoxes.length = 0;
   h.startRelay.mockReset();
+  h.appMenu = [];
+  h.trayMenu = [];
+  h.trays = 0;
   signalListeners = new Map(["SIGINT", "SIGTERM"].map((s) => [s, process.listeners(s as NodeJS.Signals)]));
 });
 
@@ -132,6 +169,44 @@ describe("desktop main", () => {
     expect(h.app.quits).toBe(0); // held until the server stops
     await vi.waitFor(() => expect(h.app.quits).toBe(1));
     expect(running.stop).toHaveBeenCalledTimes(1);
+  });
+
+  it("hands the console the operator token and keeps keys with safeStorage", async () => {
+    h.startRelay.mockResolvedValue(relay());
+    await boot();
+    const options = h.startRelay.mock.calls[0]![0];
+    const store = options.keyStorage("/tmp/relay-data");
+    expect(store.encrypted).toBe(true);
+    expect(store.secrets.protection).toMatch(/safeStorage/);
+    const fromConsole = { senderFrame: { url: "http://127.0.0.1:41000/console/#/health" } };
+    expect(await h.ipc.get(BRIDGE_CHANNELS.getOperatorToken)!(fromConsole)).toBe("desktop-held-operator-token");
+    expect(() => h.ipc.get(BRIDGE_CHANNELS.getOperatorToken)!({ senderFrame: { url: "https://evil.example/" } })).toThrow();
+  });
+
+  it("stops and starts the relay from the Relay menu and the tray, pointing the window at the new server", async () => {
+    const first = relay(41000);
+    const second = relay(42000);
+    h.startRelay.mockResolvedValueOnce(first).mockResolvedValueOnce(second);
+    await boot();
+    expect(h.trays).toBe(1);
+    expect(h.trayMenu.find((i) => i.id === "stop").enabled).toBe(true);
+    expect(h.appMenu[0].submenu[0].label).toBe("Relay running on http://127.0.0.1:41000");
+
+    click("stop");
+    await vi.waitFor(() => expect(first.stop).toHaveBeenCalledTimes(1));
+    await vi.waitFor(() => expect(h.appMenu[0].submenu[0].label).toBe("Relay stopped"));
+    const fromConsole = { senderFrame: { url: "http://127.0.0.1:41000/console/" } };
+    // Stopped: no console exists, so no frame counts as the console and the bridge refuses.
+    expect(() => h.ipc.get(BRIDGE_CHANNELS.getApiBase)!(fromConsole)).toThrow();
+
+    click("start");
+    await vi.waitFor(() => expect(h.windows[0]!.url).toBe("http://127.0.0.1:42000/console/"));
+    expect(h.windows).toHaveLength(1); // the same window, reloaded
+    expect(h.trayMenu.find((i) => i.id === "start").enabled).toBe(false);
+
+    h.app.quit();
+    await vi.waitFor(() => expect(h.app.quits).toBe(1));
+    expect(second.stop).toHaveBeenCalledTimes(1);
   });
 
   it("shows a start-up failure (e.g. a config error) and exits 1 without a window", async () => {

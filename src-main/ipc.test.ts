@@ -32,29 +32,40 @@ describe("bridge handlers", () => {
   beforeEach(() => handlers.clear());
 
   it("registers exactly one handler per contract method", () => {
-    registerBridgeHandlers(createBridgeHandlers({ apiBase: () => "http://127.0.0.1:8080", appInfo: () => info }), () => true);
+    registerBridgeHandlers(createBridgeHandlers({ apiBase: () => "http://127.0.0.1:8080", appInfo: () => info, operatorToken: () => null }), () => true);
     expect([...handlers.keys()].sort()).toEqual(Object.values(BRIDGE_CHANNELS).sort());
   });
 
   it("answers the console", async () => {
     registerBridgeHandlers(
-      createBridgeHandlers({ apiBase: () => "http://127.0.0.1:8080", appInfo: () => info }),
+      createBridgeHandlers({ apiBase: () => "http://127.0.0.1:8080", appInfo: () => info, operatorToken: () => null }),
       (url) => url.startsWith(APP),
     );
     expect(await handlers.get(BRIDGE_CHANNELS.getApiBase)!(fromConsole)).toBe("http://127.0.0.1:8080");
     expect(await handlers.get(BRIDGE_CHANNELS.getAppInfo)!(fromConsole)).toEqual(info);
+    expect(await handlers.get(BRIDGE_CHANNELS.getOperatorToken)!(fromConsole)).toBeNull();
+  });
+
+  it("hands the operator token to the console only", async () => {
+    registerBridgeHandlers(
+      createBridgeHandlers({ apiBase: () => "http://127.0.0.1:8080", appInfo: () => info, operatorToken: () => "desktop-held-token" }),
+      (url) => url.startsWith(APP),
+    );
+    expect(await handlers.get(BRIDGE_CHANNELS.getOperatorToken)!(fromConsole)).toBe("desktop-held-token");
+    expect(() => handlers.get(BRIDGE_CHANNELS.getOperatorToken)!({ senderFrame: { url: "https://evil.example/" } })).toThrow(/refused/);
+    expect(() => handlers.get(BRIDGE_CHANNELS.getOperatorToken)!({ senderFrame: { url: "http://127.0.0.1:8080/other/" } })).toThrow(/refused/);
   });
 
   it("ignores renderer arguments", () => {
     const appInfo = vi.fn(() => info);
-    registerBridgeHandlers(createBridgeHandlers({ apiBase: () => "x", appInfo }), () => true);
+    registerBridgeHandlers(createBridgeHandlers({ apiBase: () => "x", appInfo, operatorToken: () => null }), () => true);
     handlers.get(BRIDGE_CHANNELS.getAppInfo)!(fromConsole, "injected", { evil: true });
     expect(appInfo).toHaveBeenCalledWith();
   });
 
   it("refuses frames outside the console", () => {
     registerBridgeHandlers(
-      createBridgeHandlers({ apiBase: () => "http://127.0.0.1:8080", appInfo: () => info }),
+      createBridgeHandlers({ apiBase: () => "http://127.0.0.1:8080", appInfo: () => info, operatorToken: () => null }),
       (url) => url.startsWith(APP),
     );
     expect(() => handlers.get(BRIDGE_CHANNELS.getApiBase)!({ senderFrame: { url: "https://evil.example/" } })).toThrow(
@@ -64,12 +75,12 @@ describe("bridge handlers", () => {
   });
 
   it("says so while the relay is not running", () => {
-    registerBridgeHandlers(createBridgeHandlers({ apiBase: () => undefined, appInfo: () => info }), () => true);
+    registerBridgeHandlers(createBridgeHandlers({ apiBase: () => undefined, appInfo: () => info, operatorToken: () => null }), () => true);
     expect(() => handlers.get(BRIDGE_CHANNELS.getApiBase)!(fromConsole)).toThrow(/not running/);
   });
 
   it("unregisters everything it registered", () => {
-    const off = registerBridgeHandlers(createBridgeHandlers({ apiBase: () => "x", appInfo: () => info }), () => true);
+    const off = registerBridgeHandlers(createBridgeHandlers({ apiBase: () => "x", appInfo: () => info, operatorToken: () => null }), () => true);
     off();
     expect(handlers.size).toBe(0);
   });

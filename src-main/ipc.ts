@@ -5,6 +5,8 @@ export interface BridgeDeps {
   /** The relay's reachable origin, undefined while it is not running. */
   apiBase(): string | undefined;
   appInfo(): AppInfo;
+  /** The operator token the host holds for the running relay, or null (the console then asks for it). */
+  operatorToken(): string | null;
 }
 
 /** One handler per bridge method (the contract in src-preload/api.ts). */
@@ -16,6 +18,7 @@ export function createBridgeHandlers(deps: BridgeDeps): BridgeHandlers {
       return base;
     },
     getAppInfo: () => deps.appInfo(),
+    getOperatorToken: () => deps.operatorToken(),
   };
 }
 

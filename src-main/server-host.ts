@@ -1,5 +1,7 @@
 import { loadConfig } from "../src-server/config/load";
 import { startServer } from "../src-server/index";
+import type { SecretStore } from "../src-server/ports/secret-store";
+import { desktopOperatorToken } from "./operator-token";
 
 /** What the desktop shell needs of a running relay. */
 export interface HostedRelay {
@@ -10,6 +12,8 @@ export interface HostedRelay {
   /** Where the console is served: `<apiBase>/console/`. */
   consoleUrl: string;
   dataDir: string;
+  /** The console token the host holds (handed to its window), or null when only the server's hash exists. */
+  operatorToken: string | null;
   stop(): Promise<void>;
 }
 
@@ -71,18 +75,25 @@ export interface StartRelayOptions {
   /** The built renderer, served by the relay at /console/. */
   consoleDir: string;
   log: (line: string) => void;
+  /** Where keys live at rest for a data dir (safeStorage in the desktop app); default the headless files. */
+  keyStorage?: (dataDir: string) => { secrets: SecretStore; encrypted: boolean };
 }
 
 /** Load the config (env + RELAY_CONFIG, as headless) and start the relay in this process (it logs its config). */
 export async function startRelay(opts: StartRelayOptions): Promise<HostedRelay> {
-  const config = loadConfig(opts.env, { defaultDataDir: opts.userDataDir });
-  const server = await startServer(config, { consoleDir: opts.consoleDir, log: opts.log });
+  const loaded = loadConfig(opts.env, { defaultDataDir: opts.userDataDir });
+  const keys = opts.keyStorage?.(loaded.dataDir) ?? null;
+  const operatorToken = desktopOperatorToken(opts.env, keys);
+  // The host's token is the configured one; the config object is frozen, so it is copied.
+  const config = operatorToken && !loaded.operatorToken ? { ...loaded, operatorToken } : loaded;
+  const server = await startServer(config, { consoleDir: opts.consoleDir, log: opts.log, ...(keys ? { secrets: keys.secrets } : {}) });
   const apiBase = reachableUrl(server.url);
   return {
     url: server.url,
     apiBase,
     consoleUrl: new URL("/console/", apiBase).href,
     dataDir: config.dataDir,
+    operatorToken,
     stop: () => server.stop(),
   };
 }

@@ -25,6 +25,13 @@ export interface DesktopBridge {
   /** Origin of the in-process relay API, e.g. `http://127.0.0.1:8080` (no trailing slash). */
   getApiBase(): Promise<string>;
   getAppInfo(): Promise<AppInfo>;
+  /**
+   * The console's operator token when the desktop host holds it (kept encrypted
+   * with Electron's safeStorage, or set by RELAY_OPERATOR_TOKEN), so the window
+   * signs in by itself; null when only its hash exists and the operator must
+   * type it. Never put in a MAIN_VITE_* variable or written anywhere by the renderer.
+   */
+  getOperatorToken(): Promise<string | null>;
 }
 
 /** The name under which the preload exposes the bridge: `window.relayDesktop`. */
@@ -34,6 +41,7 @@ export const BRIDGE_KEY = "relayDesktop";
 export const BRIDGE_CHANNELS = {
   getApiBase: "relay:get-api-base",
   getAppInfo: "relay:get-app-info",
+  getOperatorToken: "relay:get-operator-token",
 } as const satisfies { readonly [K in keyof DesktopBridge]: string };
 
 /** What main implements for each method: the same signature, sync or async. */

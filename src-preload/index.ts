@@ -6,6 +6,7 @@ import { BRIDGE_CHANNELS, BRIDGE_KEY, type DesktopBridge } from "./api";
 const bridge = {
   getApiBase: () => ipcRenderer.invoke(BRIDGE_CHANNELS.getApiBase),
   getAppInfo: () => ipcRenderer.invoke(BRIDGE_CHANNELS.getAppInfo),
+  getOperatorToken: () => ipcRenderer.invoke(BRIDGE_CHANNELS.getOperatorToken),
 } satisfies DesktopBridge;
 
 contextBridge.exposeInMainWorld(BRIDGE_KEY, bridge);
