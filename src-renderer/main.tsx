@@ -2,20 +2,38 @@ import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { App } from "./app/App";
 import { resolveApiBase } from "./api/base";
+import { desktopBridge } from "./api/bridge";
 import { createApiClient } from "./api/client";
+import { OperatorSession } from "./auth/session";
 import "./styles/app.css";
+import "./styles/console.css";
 
 const container = document.getElementById("root");
 if (!container) throw new Error("index.html has no #root element");
 const root = createRoot(container);
 
+function tabStorage(): Storage | null {
+  try {
+    return window.sessionStorage;
+  } catch {
+    return null; // storage disabled: the token lives in memory until the tab closes
+  }
+}
+
 resolveApiBase().then(
-  (base) =>
+  (base) => {
+    const session = new OperatorSession(tabStorage());
+    const client = createApiClient(base, undefined, session);
+    const bridge = desktopBridge();
+    void session.resume(client, {
+      desktopToken: async () => (bridge && typeof bridge.getOperatorToken === "function" ? bridge.getOperatorToken() : null),
+    });
     root.render(
       <StrictMode>
-        <App client={createApiClient(base)} />
+        <App client={client} session={session} />
       </StrictMode>,
-    ),
+    );
+  },
   (err: unknown) =>
     root.render(
       <main className="fatal" role="alert">

@@ -39,12 +39,26 @@ export interface ApiClient {
 
 type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
 
-export function createApiClient(base: string, fetchImpl: FetchLike = (i, init) => fetch(i, init)): ApiClient {
+/** How the client authenticates to the admin API: the operator token, and what to do when it is refused. */
+export interface OperatorAuth {
+  token(): string | null;
+  /** Called on a 401 from /admin: the token is no longer (or never was) valid. */
+  onUnauthorized(): void;
+}
+
+/** Only /admin paths carry the operator token; the public API never sees it. */
+export const isAdminPath = (path: string): boolean => path === "/admin" || path.startsWith("/admin/");
+
+export function createApiClient(base: string, fetchImpl: FetchLike = (i, init) => fetch(i, init), auth?: OperatorAuth): ApiClient {
   async function send(method: "GET" | "POST", path: string, body: unknown, opts: RequestOptions = {}): Promise<Response> {
-    const init: RequestInit = { method, headers: { accept: "application/json, text/plain" }, cache: "no-store" };
+    const headers: Record<string, string> = { accept: "application/json, text/plain" };
+    const admin = isAdminPath(path);
+    const token = admin ? auth?.token() : null;
+    if (token) headers.authorization = `Bearer ${token}`;
+    const init: RequestInit = { method, headers, cache: "no-store" };
     if (opts.signal) init.signal = opts.signal;
     if (body !== undefined) {
-      init.headers = { ...init.headers, "content-type": "application/json" };
+      headers["content-type"] = "application/json";
       init.body = JSON.stringify(body);
     }
     let res: Response;
@@ -54,6 +68,7 @@ export function createApiClient(base: string, fetchImpl: FetchLike = (i, init) =
       if (err instanceof DOMException && err.name === "AbortError") throw err;
       throw new UnreachableError(base, err);
     }
+    if (admin && res.status === 401) auth?.onUnauthorized();
     if (!res.ok && !(opts.acceptStatuses ?? []).includes(res.status)) throw await toApiError(res);
     return res;
   }

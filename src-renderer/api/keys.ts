@@ -1,3 +1,5 @@
+import type { AdminRange, RevertStatus } from "../../src-shared/admin-api";
+import type { RelayFilters } from "./admin";
 import type { Network } from "./types";
 
 /** Every query key the console uses, in one place, so invalidation can target a whole area. */
@@ -9,4 +11,21 @@ export const queryKeys = {
   pools: () => [...queryKeys.all, "pools"] as const,
   merkle: (network: Network, mint: string) => [...queryKeys.pools(), "merkle", network, mint] as const,
   appInfo: () => ["desktop", "app-info"] as const,
+  /** Behind the operator token: dropped as a whole on sign-out. */
+  admin: {
+    all: () => [...queryKeys.all, "admin"] as const,
+    health: () => [...queryKeys.admin.all(), "health"] as const,
+    pools: (range: AdminRange) => [...queryKeys.admin.all(), "pools", range] as const,
+    node: (network: Network, mint: string, index: number) => [...queryKeys.admin.all(), "pools", "node", network, mint, index] as const,
+    relays: () => [...queryKeys.admin.all(), "relays"] as const,
+    relayPage: (f: RelayFilters, before: string | null) => [...queryKeys.admin.relays(), "page", f, before] as const,
+    relay: (id: string) => [...queryKeys.admin.relays(), "detail", id] as const,
+    nullifiers: () => [...queryKeys.admin.all(), "nullifiers"] as const,
+    nullifierSearch: (q: string) => [...queryKeys.admin.nullifiers(), "search", q] as const,
+    spent: () => [...queryKeys.admin.nullifiers(), "spent"] as const,
+    settings: () => [...queryKeys.admin.all(), "settings"] as const,
+    money: (range: AdminRange) => [...queryKeys.admin.all(), "money", range] as const,
+    reverts: (status: RevertStatus | "") => [...queryKeys.admin.all(), "reverts", status] as const,
+    compliance: (address: string) => [...queryKeys.admin.all(), "compliance", address] as const,
+  },
 };

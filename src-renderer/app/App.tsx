@@ -1,9 +1,13 @@
-import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { useState } from "react";
+import { QueryClient, QueryClientProvider, useQueryClient } from "@tanstack/react-query";
+import { useEffect, useState } from "react";
 import { ApiError, type ApiClient } from "../api/client";
 import { ApiProvider } from "../api/context";
-import { HealthPage } from "../features/health/HealthPage";
-import { PoolsPage } from "../features/pools/PoolsPage";
+import { queryKeys } from "../api/keys";
+import { SessionProvider, useSession } from "../auth/context";
+import type { OperatorSession } from "../auth/session";
+import { Loading } from "../components/StateViews";
+import { LoginPage } from "../features/login/LoginPage";
+import { Page } from "./pages";
 import { useRoute } from "./routes";
 import { Shell } from "./Shell";
 
@@ -12,7 +16,7 @@ function createQueryClient(): QueryClient {
     defaultOptions: {
       queries: {
         staleTime: 2_000,
-        // A 4xx is an answer (PoolNotFound, ...), not a hiccup: do not retry it.
+        // A 4xx is an answer (PoolNotFound, 401, ...), not a hiccup: do not retry it.
         retry: (failures, error) => !(error instanceof ApiError && error.status < 500) && failures < 2,
         retryDelay: 1_000,
       },
@@ -20,18 +24,44 @@ function createQueryClient(): QueryClient {
   });
 }
 
-export function App({ client }: { client: ApiClient }) {
+export function App({ client, session }: { client: ApiClient; session: OperatorSession }) {
   const [queryClient] = useState(createQueryClient);
   return (
     <ApiProvider client={client}>
-      <QueryClientProvider client={queryClient}>
-        <Routed />
-      </QueryClientProvider>
+      <SessionProvider session={session}>
+        <QueryClientProvider client={queryClient}>
+          <Gate />
+        </QueryClientProvider>
+      </SessionProvider>
     </ApiProvider>
   );
 }
 
+/** Nothing but the sign-in form until the operator token is accepted. */
+function Gate() {
+  const { state } = useSession();
+  const queryClient = useQueryClient();
+  useEffect(() => {
+    // Signed out: nothing fetched with the token may stay on screen or in memory.
+    if (state.status === "signed-out") queryClient.removeQueries({ queryKey: queryKeys.admin.all() });
+  }, [state.status, queryClient]);
+
+  if (state.status === "checking") {
+    return (
+      <main className="login">
+        <Loading label="Signing in…" />
+      </main>
+    );
+  }
+  if (state.status === "signed-out") return <LoginPage />;
+  return <Routed />;
+}
+
 function Routed() {
   const route = useRoute();
-  return <Shell route={route}>{route === "pools" ? <PoolsPage /> : <HealthPage />}</Shell>;
+  return (
+    <Shell route={route.id}>
+      <Page route={route} />
+    </Shell>
+  );
 }

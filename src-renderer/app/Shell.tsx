@@ -1,9 +1,11 @@
 import type { ReactNode } from "react";
 import { useHealthDetail } from "../api/hooks";
+import { useSession } from "../auth/context";
 import { hrefFor, ROUTES, type RouteId } from "./routes";
 
-/** Header (product, sandbox badge, nav) around the current page. */
+/** Header (product, sandbox badge, nav, sign-out) around the current page. */
 export function Shell({ route, children }: { route: RouteId; children: ReactNode }) {
+  const { session, state } = useSession();
   return (
     <div className="shell">
       <header className="shell-header">
@@ -12,6 +14,17 @@ export function Shell({ route, children }: { route: RouteId; children: ReactNode
           <span className="shell-title">Withdrawal Relay</span>
           <span className="shell-subtitle">Operator console</span>
           <SandboxBadge />
+        </div>
+        <div className="shell-account">
+          {state.status === "signed-in" && state.via === "desktop" ? (
+            <span className="muted" title="The desktop app holds the operator token">
+              Signed in by the desktop app
+            </span>
+          ) : (
+            <button type="button" className="button button-small" onClick={() => session.signOut()}>
+              Sign out
+            </button>
+          )}
         </div>
         <nav className="shell-nav" aria-label="Sections">
           {ROUTES.map((r) => (

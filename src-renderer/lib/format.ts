@@ -48,3 +48,8 @@ export function humanizeName(name: string): string {
     .trim();
   return spaced ? spaced[0]!.toUpperCase() + spaced.slice(1) : name;
 }
+
+/** `1 deposit`, `3 deposits`, with the count grouped. */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${formatCount(n)} ${n === 1 ? one : many}`;
+}

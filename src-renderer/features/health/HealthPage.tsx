@@ -1,33 +1,29 @@
+import type { AdminHealth } from "../../../src-shared/admin-api";
+import { REFRESH_MS, useAdminHealth } from "../../api/admin-hooks";
 import { useApi } from "../../api/context";
-import { HEALTH_REFRESH_MS, useHealthDetail, useVersion } from "../../api/hooks";
-import type { HealthDetail } from "../../api/types";
+import { useVersion } from "../../api/hooks";
 import { CopyValue } from "../../components/CopyValue";
+import { PageHeader } from "../../components/PageHeader";
 import { describeError, EmptyState, ErrorState, Loading } from "../../components/StateViews";
+import { hrefFor } from "../../app/routes";
 import { formatClock, formatUptime } from "../../lib/format";
 import { ChecksList } from "./ChecksList";
 import { DesktopFacts } from "./DesktopFacts";
 import { NetworksPanel } from "./NetworksPanel";
+import { IndexerPanel, RateLimitsPanel, StorePanel } from "./DetailPanels";
 
 export function HealthPage() {
-  const health = useHealthDetail();
+  const health = useAdminHealth();
   const { data, error, isFetching, dataUpdatedAt } = health;
 
   return (
     <section className="page" aria-labelledby="health-title">
-      <header className="page-header">
-        <div>
-          <h1 id="health-title">Health</h1>
-          <p className="page-lede">
-            What the relay reports about itself, refreshed every {HEALTH_REFRESH_MS / 1000} s.
-          </p>
-        </div>
-        {data ? (
-          <p className="page-meta" aria-live="polite">
-            <span className={`pulse${isFetching ? " pulse-active" : ""}${error ? " pulse-stale" : ""}`} aria-hidden="true" />
-            Updated {formatClock(dataUpdatedAt)}
-          </p>
-        ) : null}
-      </header>
+      <PageHeader
+        id="health-title"
+        title="Health"
+        lede={`What the relay reports about itself, refreshed every ${REFRESH_MS.health / 1000} s.`}
+        {...(data ? { updatedAt: dataUpdatedAt, fetching: isFetching, stale: Boolean(error) } : {})}
+      />
 
       {data === undefined ? (
         error ? (
@@ -39,6 +35,20 @@ export function HealthPage() {
         <>
           {error ? <StaleNotice error={error} since={dataUpdatedAt} /> : null}
           <StatusBanner detail={data} stale={Boolean(error)} />
+          {data.pauses.length > 0 ? (
+            <div className="banner banner-warn" role="status" data-testid="paused-banner">
+              <span className="banner-icon" aria-hidden="true">
+                ‖
+              </span>
+              <div>
+                <p className="banner-title">Relays paused by the operator</p>
+                <p className="banner-body">
+                  {data.pauses.map((p) => `${p.network}${p.mint ? ` / ${p.mint}` : " (all pools)"}: ${p.reason}`).join("; ")}.{" "}
+                  <a href={hrefFor("settings")}>Pause switches</a>
+                </p>
+              </div>
+            </div>
+          ) : null}
           <Facts detail={data} />
           <NetworksPanel networks={data.networks} />
           <section className="panel" aria-labelledby="checks-title">
@@ -51,6 +61,11 @@ export function HealthPage() {
               <ChecksList checks={data.checks} />
             )}
           </section>
+          <IndexerPanel indexer={data.indexer} />
+          <div className="two-columns">
+            <StorePanel store={data.store} />
+            <RateLimitsPanel limits={data.rateLimits} />
+          </div>
           <DesktopFacts />
         </>
       )}
@@ -58,11 +73,11 @@ export function HealthPage() {
   );
 }
 
-function StatusBanner({ detail, stale }: { detail: HealthDetail; stale: boolean }) {
+function StatusBanner({ detail, stale }: { detail: AdminHealth; stale: boolean }) {
   const failing = detail.checks.filter((c) => !c.ok);
   const ok = detail.status === "ok" && failing.length === 0;
   return (
-    <div className={`banner ${ok ? "banner-ok" : "banner-bad"}${stale ? " banner-stale" : ""}`} role="status">
+    <div className={`banner ${ok ? "banner-ok" : "banner-bad"}${stale ? " banner-stale" : ""}`} role="status" data-testid="health-status">
       <span className="banner-icon" aria-hidden="true">
         {ok ? "✓" : "!"}
       </span>
@@ -83,10 +98,11 @@ function StatusBanner({ detail, stale }: { detail: HealthDetail; stale: boolean 
   );
 }
 
-function Facts({ detail }: { detail: HealthDetail }) {
+function Facts({ detail }: { detail: AdminHealth }) {
   const api = useApi();
   const version = useVersion(detail.version === "");
   const shownVersion = detail.version || version.data || "unknown";
+  const lastDay = Object.values(detail.relays.lastDay).reduce((s, n) => s + (n ?? 0), 0);
   return (
     <dl className="facts">
       <div className="fact">
@@ -96,6 +112,17 @@ function Facts({ detail }: { detail: HealthDetail }) {
       <div className="fact">
         <dt>Version</dt>
         <dd data-testid="relay-version">{shownVersion}</dd>
+      </div>
+      <div className="fact">
+        <dt>Relays in flight</dt>
+        <dd>{detail.relays.inFlight}</dd>
+      </div>
+      <div className="fact">
+        <dt>Relays, last 24 h</dt>
+        <dd title={Object.entries(detail.relays.lastDay).map(([k, v]) => `${k}: ${v}`).join(", ")}>
+          {lastDay}
+          {detail.relays.lastDay.failed ? <span className="muted fact-note"> ({detail.relays.lastDay.failed} failed)</span> : null}
+        </dd>
       </div>
       <div className="fact fact-wide">
         <dt>API address</dt>

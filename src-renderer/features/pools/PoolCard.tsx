@@ -1,64 +1,88 @@
-import { ApiError } from "../../api/client";
-import { useMerkle } from "../../api/hooks";
-import type { Network } from "../../api/types";
+import type { AdminPoolSummary } from "../../../src-shared/admin-api";
+import { hrefFor } from "../../app/routes";
 import { Badge } from "../../components/Badge";
+import { BarChart } from "../../components/BarChart";
 import { CopyValue } from "../../components/CopyValue";
-import { EmptyState, ErrorState, Loading } from "../../components/StateViews";
-import { bytesToHex, formatCount, shortHex } from "../../lib/format";
-import type { KnownPool } from "./defaults";
+import { formatCount, shortHex } from "../../lib/format";
+import { knownMint, mintLabel } from "../../lib/mints";
+import { formatDateTime } from "../../lib/time";
 
-export function PoolCard({ network, pool }: { network: Network; pool: KnownPool }) {
-  const merkle = useMerkle(network, pool.mint);
-  const { data, error, isFetching } = merkle;
-  const notFound = error instanceof ApiError && error.code === "PoolNotFound";
-  const where = `${pool.symbol} on ${network}`;
+export function PoolCard({ pool, exploring }: { pool: AdminPoolSummary; exploring: boolean }) {
+  const symbol = mintLabel(pool.mint);
+  const where = `${symbol} on ${pool.network}`;
+  const root = `0x${pool.root}`;
+  const lag = pool.chainNextIndex === null ? null : pool.chainNextIndex - pool.nextIndex;
 
   return (
-    <article className="pool-card" aria-label={`${pool.symbol} pool on ${network}`} data-pool={`${network}:${pool.symbol}`}>
+    <article className={`pool-card${exploring ? " pool-card-active" : ""}`} aria-label={`${symbol} pool on ${pool.network}`} data-pool={`${pool.network}:${symbol}`}>
       <header className="pool-card-header">
         <div>
-          <h3>{pool.symbol}</h3>
-          <p className="muted">{pool.name}</p>
+          <h3>{symbol}</h3>
+          <p className="muted">{knownMint(pool.mint)?.name ?? "Token"}</p>
         </div>
-        {data && !error ? <Badge tone="ok">open</Badge> : notFound ? <Badge tone="neutral">no pool</Badge> : null}
+        <div className="badges">
+          {pool.paused ? (
+            <Badge tone="warn" title={pool.paused}>
+              paused
+            </Badge>
+          ) : null}
+          {pool.drift ? (
+            <Badge tone="bad" title={pool.drift}>
+              root drift
+            </Badge>
+          ) : lag !== null && lag > 0 ? (
+            <Badge tone="warn">{lag} behind chain</Badge>
+          ) : (
+            <Badge tone="ok">open</Badge>
+          )}
+        </div>
       </header>
       <p className="pool-mint">
         <span className="muted">Mint</span> <CopyValue value={pool.mint} label={`mint of ${where}`} />
       </p>
-
-      {notFound ? (
-        <EmptyState title="No pool yet">
-          Nobody has deposited {pool.symbol} on {network}. The pool opens with its first deposit, or at start when its
-          mint is listed in <code>networks.{network}.pools</code>.
-        </EmptyState>
-      ) : data ? (
-        <dl className="pool-facts">
-          <div>
-            <dt>Root</dt>
-            <dd>
-              <CopyValue value={bytesToHex(data.root)} display={shortHex(bytesToHex(data.root))} label={`root of ${where}`} />
-            </dd>
-          </div>
-          <div>
-            <dt>Deposits (next index)</dt>
-            <dd className="pool-count">{formatCount(data.nextIndex)}</dd>
-          </div>
-          <div>
-            <dt>Tree account</dt>
-            <dd>
-              <CopyValue value={data.address} label={`tree account of ${where}`} />
-            </dd>
-          </div>
-          <div>
-            <dt>Depth</dt>
-            <dd>{data.depth}</dd>
-          </div>
-        </dl>
-      ) : error ? (
-        <ErrorState error={error} onRetry={() => void merkle.refetch()} retrying={isFetching} />
-      ) : (
-        <Loading label={`Reading the ${pool.symbol} tree…`} />
-      )}
+      <dl className="pool-facts">
+        <div>
+          <dt>Root</dt>
+          <dd>
+            <CopyValue value={root} display={shortHex(root)} label={`root of ${where}`} />
+          </dd>
+        </div>
+        <div>
+          <dt>Deposits (next index)</dt>
+          <dd className="pool-count">{formatCount(pool.nextIndex)}</dd>
+        </div>
+        <div>
+          <dt>Tree account (PDA)</dt>
+          <dd>
+            <CopyValue value={pool.address} label={`tree account of ${where}`} />
+          </dd>
+        </div>
+        <div>
+          <dt>Depth</dt>
+          <dd>32</dd>
+        </div>
+      </dl>
+      <BarChart bars={pool.deposits.buckets.map((b) => ({ at: b.at, value: b.count }))} bucketMs={pool.deposits.bucketMs} label={`Deposits into ${where}`} unit={["deposit", "deposits"]} />
+      <details className="roots">
+        <summary>Recent roots ({pool.recentRoots.length})</summary>
+        {pool.recentRoots.length === 0 ? (
+          <p className="muted">No root recorded yet: the tree is empty.</p>
+        ) : (
+          <ol className="roots-list">
+            {pool.recentRoots.map((r) => (
+              <li key={`${r.root}-${r.nextIndex}`}>
+                <code title={`0x${r.root}`}>{shortHex(`0x${r.root}`)}</code>
+                <span className="muted">
+                  {formatCount(r.nextIndex)} leaves · {formatDateTime(r.at)}
+                </span>
+              </li>
+            ))}
+          </ol>
+        )}
+      </details>
+      <a className="button" href={exploring ? hrefFor("pools") : hrefFor("pools", pool.network, pool.mint)}>
+        {exploring ? "Close the tree explorer" : "Explore the tree"}
+      </a>
     </article>
   );
 }

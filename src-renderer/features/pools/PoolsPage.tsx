@@ -1,39 +1,62 @@
-import { useIsFetching, useQueryClient } from "@tanstack/react-query";
-import { queryKeys } from "../../api/keys";
-import { DEFAULT_POOLS, POOL_NETWORKS } from "./defaults";
+import { useState } from "react";
+import type { AdminRange } from "../../../src-shared/admin-api";
+import { REFRESH_MS, usePools } from "../../api/admin-hooks";
+import { NETWORKS, type Network } from "../../api/types";
+import { PageHeader } from "../../components/PageHeader";
+import { QueryView } from "../../components/QueryView";
+import { Segmented } from "../../components/Segmented";
+import { EmptyState } from "../../components/StateViews";
 import { PoolCard } from "./PoolCard";
+import { TreeExplorer } from "./TreeExplorer";
 
-export function PoolsPage() {
-  const queryClient = useQueryClient();
-  const fetching = useIsFetching({ queryKey: queryKeys.pools() });
+export const RANGES: readonly { value: AdminRange; label: string }[] = [
+  { value: "24h", label: "24 h" },
+  { value: "7d", label: "7 days" },
+  { value: "30d", label: "30 days" },
+];
+
+/** `#/pools` or `#/pools/<network>/<mint>` (that pool's tree explorer open). */
+export function PoolsPage({ selected }: { selected: { network: Network; mint: string } | null }) {
+  const [range, setRange] = useState<AdminRange>("24h");
+  const pools = usePools(range);
+
   return (
     <section className="page" aria-labelledby="pools-title">
-      <header className="page-header">
-        <div>
-          <h1 id="pools-title">Pools</h1>
-          <p className="page-lede">
-            The Merkle tree behind each default pool: its current root, how many deposits it holds, and its account.
-          </p>
-        </div>
-        <button
-          type="button"
-          className="button"
-          onClick={() => void queryClient.invalidateQueries({ queryKey: queryKeys.pools() })}
-          disabled={fetching > 0}
-        >
-          {fetching > 0 ? "Refreshing…" : "Refresh"}
-        </button>
-      </header>
-      {POOL_NETWORKS.map((network) => (
-        <section key={network} className="panel" aria-labelledby={`pools-${network}`}>
-          <h2 id={`pools-${network}`}>{network}</h2>
-          <div className="pool-grid">
-            {DEFAULT_POOLS.map((pool) => (
-              <PoolCard key={pool.mint} network={network} pool={pool} />
-            ))}
-          </div>
-        </section>
-      ))}
+      <PageHeader
+        id="pools-title"
+        title="Pools"
+        lede={`Each pool's Merkle tree: root, deposits, tree account and deposits over time; refreshed every ${REFRESH_MS.pools / 1000} s.`}
+        {...(pools.data ? { updatedAt: pools.dataUpdatedAt, fetching: pools.isFetching, stale: Boolean(pools.error) } : {})}
+      >
+        <Segmented label="Chart range" options={RANGES} value={range} onChange={setRange} />
+      </PageHeader>
+      <QueryView query={pools} loading="Reading the pools…">
+        {(list) =>
+          list.length === 0 ? (
+            <EmptyState title="No pools yet">
+              A pool opens at start when its mint is listed in <code>networks.&lt;network&gt;.pools</code>, or with its first deposit.
+            </EmptyState>
+          ) : (
+            <>
+              {selected ? <TreeExplorer network={selected.network} mint={selected.mint} pool={list.find((p) => p.network === selected.network && p.mint === selected.mint) ?? null} /> : null}
+              {NETWORKS.filter((n) => list.some((p) => p.network === n)).map((network) => (
+                <section key={network} className="panel" aria-labelledby={`pools-${network}`}>
+                  <h2 id={`pools-${network}`} className="network-heading">
+                    {network}
+                  </h2>
+                  <div className="pool-grid">
+                    {list
+                      .filter((p) => p.network === network)
+                      .map((pool) => (
+                        <PoolCard key={pool.mint} pool={pool} exploring={selected?.network === network && selected.mint === pool.mint} />
+                      ))}
+                  </div>
+                </section>
+              ))}
+            </>
+          )
+        }
+      </QueryView>
     </section>
   );
 }

@@ -1,0 +1,202 @@
+/**
+ * The operator console's dashboards end to end: a real relay (`scripts/start.mjs`, its own
+ * data dir, RELAY_OPERATOR_TOKEN), a real deposit and a relay with a real Groth16 proof
+ * (tests/support/proofs.ts), and Chromium signing in and reading every dashboard. A
+ * screenshot of each dashboard lands in docs/screenshots/.
+ */
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { revertMessage } from "../src-shared/messages";
+import { prepareWithdrawal, testRecipient, type PreparedWithdrawal } from "../tests/support/proofs";
+import { airdrop, deposit, USDC } from "../tests/support/sandbox";
+import { newWallet, post, type TestWallet } from "../tests/support/wallet";
+import { freshDataDir, launchChromium, openPage, screenshots, signIn, startRelay, stopRelay, type Relay } from "./support";
+
+const TOKEN = "e2e-operator-token-5b1d0c9e2f";
+const admin = { authorization: `Bearer ${TOKEN}` };
+
+describe("operator console dashboards (headless, Chromium)", () => {
+  let dataDir: string;
+  let relay: Relay | undefined;
+  let browser: Browser | undefined;
+  let page: Page;
+  let pageErrors: string[] = [];
+  let wallet: TestWallet;
+  let walletToken: string;
+  let relayed: PreparedWithdrawal;
+  let relaySignature: string;
+
+  const shot = (name: string) => page.screenshot({ path: join(screenshots, `${name}.png`), fullPage: true });
+  const go = async (hash: string, heading: string) => {
+    await page.goto(`${relay!.url}/console/#/${hash}`);
+    await page.getByRole("heading", { level: 1, name: heading }).waitFor();
+  };
+  const login = async (w: TestWallet): Promise<string> => {
+    const t = Math.floor(Date.now() / 1000);
+    return ((await post(`${relay!.url}/login`, { wallet: w.address, signature: w.sign(String(t)), message: t })).json as { id: string }).id;
+  };
+
+  beforeAll(async () => {
+    dataDir = freshDataDir("admin-console");
+    const [started, launched] = await Promise.allSettled([startRelay(dataDir, { RELAY_OPERATOR_TOKEN: TOKEN, RELAY_RATE_LIMITS: "off" }), launchChromium()]);
+    if (started.status === "fulfilled") relay = started.value;
+    if (launched.status === "fulfilled") browser = launched.value;
+    if (started.status === "rejected") throw started.reason;
+    if (launched.status === "rejected") throw launched.reason;
+    const context = await launched.value.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: "light" });
+    ({ page, errors: pageErrors } = await openPage(context));
+    wallet = newWallet();
+    await airdrop(relay!.url, wallet, 50_000_000, USDC);
+    walletToken = await login(wallet);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    if (relay) await stopRelay(relay);
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("asks for the operator token, refuses a wrong one, and keeps a good one for the tab only", async () => {
+    await page.goto(`${relay!.url}/console/`);
+    await page.getByRole("heading", { level: 1, name: "Operator sign-in" }).waitFor();
+    await shot("login");
+    await page.getByLabel("Operator token").fill("not-the-token-at-all");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByText("The relay did not accept this token").waitFor();
+    await signIn(page, relay!.url, TOKEN);
+    await page.getByRole("heading", { level: 1, name: "Health" }).waitFor();
+    expect(await page.evaluate("Object.values(sessionStorage)")).toEqual([TOKEN]);
+    expect(await page.evaluate("localStorage.length")).toBe(0);
+    expect(relay!.output()).not.toContain(TOKEN);
+  });
+
+  it("shows a deposit and its relay in Pools and Relays, down to the leaf and each pipeline step", async () => {
+    relayed = await prepareWithdrawal(relay!.url, wallet, USDC, { recipient: testRecipient("e2e-console"), amount: 1_000_000 });
+    const r = await post(`${relay!.url}/relay`, relayed.body, { "x-api-auth": walletToken });
+    expect(r.status, r.text).toBe(200);
+    relaySignature = (r.json as { signature: string }).signature;
+
+    await go("pools", "Pools");
+    const card = page.locator('[data-pool="mainnet:USDC"]');
+    await card.locator(".pool-count").filter({ hasText: /^1$/ }).waitFor();
+    await card.getByText("Deposits into USDC on mainnet: 1 deposit").waitFor();
+    await shot("pools");
+
+    await card.getByRole("link", { name: "Explore the tree" }).click();
+    const explorer = page.getByTestId("tree-explorer");
+    await explorer.getByText("1 deposit below").waitFor();
+    await explorer.getByRole("button", { name: "Newest leaf" }).click();
+    await explorer.getByText(`Leaf ${relayed.deposit.leafIndex}`).waitFor();
+    await explorer.getByTitle(relayed.deposit.signature).waitFor();
+    await explorer.screenshot({ path: join(screenshots, "tree.png") });
+
+    await go("relays", "Relays");
+    const row = page.locator('[data-testid="relays-table"] tr[data-status="confirmed"]');
+    await row.waitFor();
+    await page.getByTestId("relay-counts").getByText("1 confirmed").waitFor();
+    await shot("relays");
+    await row.getByRole("link").click();
+    await page.getByRole("heading", { level: 1, name: "Relay" }).waitFor();
+    const steps = page.getByTestId("pipeline").locator("[data-step]");
+    await steps.nth(3).waitFor();
+    expect(await steps.evaluateAll((els) => els.map((e) => e.getAttribute("data-step")))).toEqual(["received", "verified", "submitted", "confirmed"]);
+    await page.getByTitle(relaySignature).first().waitFor();
+    await shot("relay-detail");
+  });
+
+  it("finds the spent nullifier and the relay that spent it", async () => {
+    await go("nullifiers", "Nullifiers");
+    const hex = Buffer.from(relayed.body.nullifierHash).toString("hex");
+    await page.getByTestId("spent-table").getByTitle(hex).waitFor();
+    await page.getByLabel("Nullifier hash").fill(JSON.stringify(relayed.body.nullifierHash));
+    await page.getByRole("button", { name: "Search" }).click();
+    const results = page.getByTestId("nullifier-results");
+    await results.getByText("spent", { exact: true }).waitFor();
+    await results.getByText("in the USDC pool on mainnet").waitFor();
+    await shot("nullifiers");
+  });
+
+  it("adds up the fee earned and the relayer's balance", async () => {
+    await go("money", "Money");
+    await page.getByTestId("money-totals").getByText("0.0025 USDC").waitFor();
+    await page.locator('.payer[data-network="mainnet"]').getByText("0.0025 USDC").waitFor();
+    await shot("money");
+  });
+
+  it("pauses a pool from Settings: its relays answer 503 RelayPaused and Health says why, until resumed", async () => {
+    const next = await prepareWithdrawal(relay!.url, wallet, USDC, { recipient: testRecipient("e2e-console-paused"), amount: 1_000_000 });
+    await go("settings", "Settings");
+    const sw = page.locator('[data-switch="mainnet:USDC"]');
+    await sw.getByRole("button", { name: "Pause USDC on mainnet…" }).click();
+    await sw.getByLabel("Reason to pause USDC on mainnet").fill("e2e maintenance");
+    await sw.getByRole("button", { name: "Pause", exact: true }).click();
+    await sw.getByText("paused: e2e maintenance").waitFor();
+    await page.getByTestId("keys-table").getByText("relayer").waitFor();
+    await shot("settings");
+
+    const refused = await post(`${relay!.url}/relay`, next.body, { "x-api-auth": walletToken });
+    expect(refused.status).toBe(503);
+    expect(refused.json).toMatchObject({ status: 503, error: "RelayPaused" });
+    await go("health", "Health");
+    await page.getByTestId("paused-banner").getByText(/e2e maintenance/).waitFor();
+
+    await go("settings", "Settings");
+    await sw.getByRole("button", { name: "Resume USDC on mainnet" }).click();
+    await sw.getByText("relaying").waitFor();
+    expect((await post(`${relay!.url}/relay`, next.body, { "x-api-auth": walletToken })).status).toBe(200);
+  });
+
+  it("turns Health red when a sandbox chain fails, and green when it recovers", async () => {
+    await go("health", "Health");
+    const status = page.getByTestId("health-status");
+    await status.getByText("Operational").waitFor();
+    const down = await post(`${relay!.url}/admin/sandbox/faults`, { network: "devnet", chainDown: true }, admin);
+    expect(down.status).toBe(200);
+    // The dashboard polls every 5 s: no reload needed.
+    await status.getByText("Degraded").waitFor({ timeout: 15_000 });
+    const check = page.locator('[data-check="chain:devnet"]');
+    await check.getByText("Fail").waitFor();
+    await check.getByText(/sandbox chain unreachable/).waitFor();
+    await page.locator('tr[data-network="devnet"]').getByText("chain down (simulated)").waitFor();
+    await shot("health-degraded");
+
+    await page.locator('tr[data-network="devnet"]').getByRole("button", { name: "End outage" }).click();
+    await status.getByText("Operational").waitFor({ timeout: 15_000 });
+    await shot("health");
+  });
+
+  it("lists revert requests and compliance decisions for support", async () => {
+    const failed = await deposit(relay!.url, wallet, new Array(32).fill(0), 2_000_000, USDC);
+    expect(failed.status).toBe("failed");
+    const sig = failed.signature;
+    const reverted = await post(`${relay!.url}/revert/mainnet/${walletToken}/${sig}`, { wallet: wallet.address, signature: wallet.sign(revertMessage(sig)), message: revertMessage(sig) });
+    expect(reverted.status, reverted.text).toBe(200);
+
+    await go("reverts", "Reverts");
+    const row = page.locator("[data-revert]").first();
+    await row.getByText("processed").waitFor();
+    await row.getByText("2 USDC").waitFor();
+    await row.getByRole("button", { name: "Details" }).click();
+    await page.getByText(wallet.address, { exact: true }).waitFor();
+    await shot("reverts");
+
+    await go("compliance", "Compliance");
+    const decisions = page.getByTestId("decisions-table");
+    await decisions.getByText("relay recipient").first().waitFor();
+    await decisions.getByText("clear").first().waitFor();
+    await shot("compliance");
+  });
+
+  it("signing out forgets the token and shows only the sign-in form", async () => {
+    await go("relays", "Relays");
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByLabel("Operator token").waitFor();
+    expect(await page.evaluate("sessionStorage.length")).toBe(0);
+    await page.goto(`${relay!.url}/console/#/money`);
+    await page.getByLabel("Operator token").waitFor();
+    expect(await page.getByRole("heading", { level: 1, name: "Money" }).count()).toBe(0);
+    expect(pageErrors).toEqual([]);
+  });
+});

@@ -1,0 +1,37 @@
+import { CompliancePage } from "../features/compliance/CompliancePage";
+import { HealthPage } from "../features/health/HealthPage";
+import { MoneyPage } from "../features/money/MoneyPage";
+import { NullifiersPage } from "../features/nullifiers/NullifiersPage";
+import { PoolsPage } from "../features/pools/PoolsPage";
+import { RelayDetailPage } from "../features/relays/RelayDetailPage";
+import { RelaysPage } from "../features/relays/RelaysPage";
+import { RevertsPage } from "../features/reverts/RevertsPage";
+import { SettingsPage } from "../features/settings/SettingsPage";
+import { isNetwork } from "../../src-shared/networks";
+import type { Network } from "../api/types";
+import type { Route } from "./routes";
+
+const poolOf = ([network, mint]: string[]): { network: Network; mint: string } | null =>
+  isNetwork(network) && mint ? { network, mint } : null;
+
+/** The dashboard for a route. */
+export function Page({ route }: { route: Route }) {
+  switch (route.id) {
+    case "pools":
+      return <PoolsPage selected={poolOf(route.rest)} />;
+    case "relays":
+      return route.rest[0] ? <RelayDetailPage id={route.rest[0]} /> : <RelaysPage />;
+    case "nullifiers":
+      return <NullifiersPage />;
+    case "money":
+      return <MoneyPage />;
+    case "reverts":
+      return <RevertsPage />;
+    case "compliance":
+      return <CompliancePage />;
+    case "settings":
+      return <SettingsPage />;
+    case "health":
+      return <HealthPage />;
+  }
+}

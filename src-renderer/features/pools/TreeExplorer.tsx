@@ -1,0 +1,132 @@
+import { useEffect, useState, type FormEvent } from "react";
+import type { AdminPoolSummary, AdminTreeNodeRef } from "../../../src-shared/admin-api";
+import { useTreeNode } from "../../api/admin-hooks";
+import type { Network } from "../../api/types";
+import { hrefFor } from "../../app/routes";
+import { Badge } from "../../components/Badge";
+import { CopyValue } from "../../components/CopyValue";
+import { QueryView } from "../../components/QueryView";
+import { formatCount, plural, shortHex } from "../../lib/format";
+import { mintLabel } from "../../lib/mints";
+import { formatDateTime } from "../../lib/time";
+
+const DEPTH = 32;
+const LEAF0 = 2 ** DEPTH;
+
+/** Heap indices from the root down to `index`: 1, ⌊i/2^k⌋, ..., i. */
+export function ancestry(index: number): number[] {
+  const out: number[] = [];
+  for (let i = index; i >= 1; i = Math.floor(i / 2)) out.unshift(i);
+  return out;
+}
+
+/** A walk down a pool's tree in heap order (1 = root, children 2i and 2i+1, leaf j = 2^32 + j). */
+export function TreeExplorer({ network, mint, pool }: { network: Network; mint: string; pool: AdminPoolSummary | null }) {
+  const [index, setIndex] = useState(1);
+  const [jump, setJump] = useState("");
+  const [jumpError, setJumpError] = useState<string | null>(null);
+  useEffect(() => setIndex(1), [network, mint]);
+  const node = useTreeNode(network, mint, index);
+  const path = ancestry(index);
+  const label = `${mintLabel(mint)} on ${network}`;
+
+  const goToLeaf = (e: FormEvent) => {
+    e.preventDefault();
+    const n = Number(jump);
+    if (!/^[0-9]+$/.test(jump) || !Number.isSafeInteger(n) || n >= LEAF0) return setJumpError("A leaf index is a whole number below 2^32.");
+    setJumpError(null);
+    setIndex(LEAF0 + n);
+  };
+
+  return (
+    <section className="panel tree" aria-labelledby="tree-title" data-testid="tree-explorer">
+      <header className="tree-header">
+        <div>
+          <h2 id="tree-title">Tree explorer · {label}</h2>
+          <p className="muted">
+            {pool ? `${plural(pool.nextIndex, "leaf", "leaves")} filled of 2^32. ` : ""}Open a child to walk down; a leaf shows the deposit that inserted it.
+          </p>
+        </div>
+        <a className="button button-small" href={hrefFor("pools")}>
+          Close
+        </a>
+      </header>
+      <div className="tree-tools">
+        <button type="button" className="button button-small" onClick={() => setIndex(1)} disabled={index === 1}>
+          Root
+        </button>
+        <button type="button" className="button button-small" onClick={() => setIndex(Math.floor(index / 2))} disabled={index === 1}>
+          Parent
+        </button>
+        {pool && pool.nextIndex > 0 ? (
+          <button type="button" className="button button-small" onClick={() => setIndex(LEAF0 + pool.nextIndex - 1)}>
+            Newest leaf
+          </button>
+        ) : null}
+        <form className="inline-form" onSubmit={goToLeaf}>
+          <label className="field-inline">
+            <span>Leaf</span>
+            <input className="input input-small" inputMode="numeric" value={jump} onChange={(e) => setJump(e.target.value)} aria-label="Leaf index" placeholder="index" />
+          </label>
+          <button type="submit" className="button button-small">
+            Go
+          </button>
+        </form>
+        {jumpError ? <span className="field-error">{jumpError}</span> : null}
+      </div>
+      <nav className="tree-path" aria-label="Path from the root">
+        {path.map((i, k) => (
+          <button key={i} type="button" className="tree-step" aria-current={i === index ? "step" : undefined} onClick={() => setIndex(i)} title={`heap index ${i}, height ${DEPTH - k}`}>
+            {k === 0 ? "root" : i % 2 === 0 ? "L" : "R"}
+          </button>
+        ))}
+      </nav>
+      <QueryView query={node} loading="Reading the node…">
+        {(n) => (
+          <div className="tree-body">
+            <div className="tree-node" data-testid="tree-node">
+              <p className="tree-node-title">
+                {n.height === DEPTH ? "Root" : n.height === 0 ? `Leaf ${formatCount(n.firstLeaf)}` : `Node at height ${n.height}`}{" "}
+                <span className="muted">heap index {n.index}</span>{" "}
+                {n.empty ? <Badge tone="neutral">empty subtree</Badge> : <Badge tone="ok">{plural(n.filled, "deposit")} below</Badge>}
+              </p>
+              <CopyValue value={`0x${n.value}`} display={shortHex(`0x${n.value}`, 10, 10)} label={`value of node ${n.index}`} />
+              <p className="muted">
+                Covers leaves {formatCount(n.firstLeaf)} to {formatCount(n.firstLeaf + n.span - 1)}
+              </p>
+              {n.leaf ? (
+                <dl className="kv">
+                  <dt>Deposit transaction</dt>
+                  <dd>
+                    <CopyValue value={n.leaf.signature} label="deposit transaction" />
+                  </dd>
+                  <dt>Slot</dt>
+                  <dd>{formatCount(n.leaf.slot)}</dd>
+                  <dt>Indexed</dt>
+                  <dd>{formatDateTime(n.leaf.indexedAt)}</dd>
+                </dl>
+              ) : null}
+            </div>
+            {n.children.length > 0 ? (
+              <div className="tree-children">
+                {n.children.map((c, i) => (
+                  <ChildCard key={c.index} child={c} side={i === 0 ? "Left" : "Right"} onOpen={() => setIndex(c.index)} />
+                ))}
+              </div>
+            ) : null}
+          </div>
+        )}
+      </QueryView>
+    </section>
+  );
+}
+
+function ChildCard({ child, side, onOpen }: { child: AdminTreeNodeRef; side: string; onOpen: () => void }) {
+  return (
+    <button type="button" className={`tree-child${child.filled === 0 ? " tree-child-empty" : ""}`} onClick={onOpen} aria-label={`Open the ${side.toLowerCase()} child, heap index ${child.index}`}>
+      <span className="tree-child-side">{side}</span>
+      <code>{shortHex(`0x${child.value}`)}</code>
+      <span className="muted">{child.filled === 0 ? "empty" : plural(child.filled, "deposit")}</span>
+    </button>
+  );
+}

@@ -1,0 +1,114 @@
+import type { AdminRelayDetail } from "../../../src-shared/admin-api";
+import { useRelay } from "../../api/admin-hooks";
+import { hrefFor } from "../../app/routes";
+import { CopyValue } from "../../components/CopyValue";
+import { PageHeader } from "../../components/PageHeader";
+import { QueryView } from "../../components/QueryView";
+import { StatusBadge } from "../../components/StatusBadge";
+import { formatAmount, mintLabel } from "../../lib/mints";
+import { formatDateTime, formatDuration } from "../../lib/time";
+
+const STEP_TEXT: Record<string, string> = {
+  received: "Received: request parsed, fee fixed, record written",
+  verified: "Proof verified off the event loop",
+  submitted: "Transaction submitted to the chain",
+  confirmed: "Confirmed on chain",
+  failed: "Failed",
+};
+
+export function RelayDetailPage({ id }: { id: string }) {
+  const relay = useRelay(id);
+  return (
+    <section className="page" aria-labelledby="relay-title">
+      <PageHeader
+        id="relay-title"
+        title="Relay"
+        lede={<a href={hrefFor("relays")}>← All relays</a>}
+        {...(relay.data ? { updatedAt: relay.dataUpdatedAt, fetching: relay.isFetching } : {})}
+      />
+      <QueryView query={relay} loading="Reading the relay record…">
+        {(r) => (
+          <>
+            <Facts r={r} />
+            <Pipeline r={r} />
+          </>
+        )}
+      </QueryView>
+    </section>
+  );
+}
+
+function Facts({ r }: { r: AdminRelayDetail }) {
+  return (
+    <section className="panel" aria-label="Relay record">
+      <dl className="kv kv-wide">
+        <dt>Status</dt>
+        <dd>
+          <StatusBadge status={r.status} /> {r.error ? <code>{r.error}</code> : null}
+        </dd>
+        <dt>Pool</dt>
+        <dd title={r.mint}>
+          {mintLabel(r.mint)} on {r.network} {r.kind === "swap" && r.outputMint ? `(swap to ${mintLabel(r.outputMint)})` : ""}
+        </dd>
+        <dt>Deposit size</dt>
+        <dd>{formatAmount(r.depositSize, r.mint)}</dd>
+        <dt>Relayer fee</dt>
+        <dd>
+          {formatAmount(r.fee, r.mint)} <span className="muted">(network cost {r.costLamports} lamports)</span>
+        </dd>
+        <dt>Recipient</dt>
+        <dd>
+          <CopyValue value={r.recipient} label="recipient" display={r.recipient} />
+        </dd>
+        <dt>Nullifier hash</dt>
+        <dd>
+          <CopyValue value={r.nullifierHash} label="nullifier hash" />
+        </dd>
+        <dt>Transaction</dt>
+        <dd>{r.signature ? <CopyValue value={r.signature} label="transaction signature" /> : <span className="muted">none</span>}</dd>
+        <dt>Received</dt>
+        <dd>{formatDateTime(r.receivedAt)}</dd>
+        <dt>Relay id</dt>
+        <dd>
+          <code>{r.id}</code>
+        </dd>
+      </dl>
+    </section>
+  );
+}
+
+/** Each step with its time since receipt and a bar as long as the step took. */
+function Pipeline({ r }: { r: AdminRelayDetail }) {
+  const total = Math.max(1, r.durationMs);
+  return (
+    <section className="panel" aria-labelledby="pipeline-title">
+      <h2 id="pipeline-title">Pipeline · {formatDuration(r.durationMs)} in all</h2>
+      <ol className="pipeline" data-testid="pipeline">
+        {r.steps.map((s) => (
+          <li key={`${s.kind}-${s.at}`} className={`pipeline-step pipeline-${s.kind}`} data-step={s.kind}>
+            <span className="pipeline-dot" aria-hidden="true" />
+            <div className="pipeline-text">
+              <p className="pipeline-name">
+                {STEP_TEXT[s.kind] ?? s.kind} <span className="muted">+{formatDuration(s.sinceStartMs)}</span>
+              </p>
+              <p className="muted">
+                {formatDateTime(s.at)}
+                {s.verifyMs !== undefined ? ` · verification ${formatDuration(s.verifyMs)}` : ""}
+                {s.durationMs !== null ? ` · next step after ${formatDuration(s.durationMs)}` : ""}
+              </p>
+              {s.error ? (
+                <p className="pipeline-error">
+                  <code>{s.error}</code> {s.detail}
+                </p>
+              ) : null}
+              {s.signature ? <CopyValue value={s.signature} label="confirmed transaction" /> : null}
+            </div>
+            {s.durationMs !== null ? (
+              <span className="pipeline-bar" style={{ width: `${Math.max(2, (s.durationMs / total) * 100)}%` }} aria-hidden="true" />
+            ) : null}
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}
