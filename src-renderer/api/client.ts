@@ -35,6 +35,8 @@ export interface ApiClient {
   getText(path: string, opts?: RequestOptions): Promise<string>;
   getJson(path: string, opts?: RequestOptions): Promise<unknown>;
   postJson(path: string, body?: unknown, opts?: RequestOptions): Promise<unknown>;
+  /** POST with a JSON body, answered in plain text (e.g. /revert's transaction signature). */
+  postText(path: string, body?: unknown, opts?: RequestOptions): Promise<string>;
 }
 
 type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
@@ -87,6 +89,7 @@ export function createApiClient(base: string, fetchImpl: FetchLike = (i, init) =
     getText: async (path, opts) => (await send("GET", path, undefined, opts)).text(),
     getJson: async (path, opts) => json(await send("GET", path, undefined, opts)),
     postJson: async (path, body, opts) => json(await send("POST", path, body, opts)),
+    postText: async (path, body, opts) => (await send("POST", path, body, opts)).text(),
   };
 }
 

@@ -1,5 +1,5 @@
 import { QueryClient, QueryClientProvider, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useState } from "react";
+import { lazy, Suspense, useEffect, useState } from "react";
 import { ApiError, type ApiClient } from "../api/client";
 import { ApiProvider } from "../api/context";
 import { queryKeys } from "../api/keys";
@@ -10,6 +10,9 @@ import { LoginPage } from "../features/login/LoginPage";
 import { Page } from "./pages";
 import { useRoute } from "./routes";
 import { Shell } from "./Shell";
+
+/** Loaded only when a depositor opens #/wallet: the wallet adapter stays out of the operator's console. */
+const WalletPage = lazy(() => import("../features/wallet/WalletPage"));
 
 function createQueryClient(): QueryClient {
   return new QueryClient({
@@ -30,11 +33,23 @@ export function App({ client, session }: { client: ApiClient; session: OperatorS
     <ApiProvider client={client}>
       <SessionProvider session={session}>
         <QueryClientProvider client={queryClient}>
-          <Gate />
+          <Root />
         </QueryClientProvider>
       </SessionProvider>
     </ApiProvider>
   );
+}
+
+function Root() {
+  const route = useRoute();
+  if (route.id === "wallet") {
+    return (
+      <Suspense fallback={<Loading label="Loading the wallet page…" />}>
+        <WalletPage />
+      </Suspense>
+    );
+  }
+  return <Gate />;
 }
 
 /** Nothing but the sign-in form until the operator token is accepted. */

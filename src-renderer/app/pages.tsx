@@ -32,6 +32,7 @@ export function Page({ route }: { route: Route }) {
     case "settings":
       return <SettingsPage />;
     case "health":
+    case "wallet": // rendered outside the sign-in (App.tsx), never here
       return <HealthPage />;
   }
 }

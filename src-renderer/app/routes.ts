@@ -15,7 +15,9 @@ export const ROUTES = [
   { id: "compliance", label: "Compliance" },
   { id: "settings", label: "Settings" },
 ] as const;
-export type RouteId = (typeof ROUTES)[number]["id"];
+/** Pages outside the operator's sign-in: the depositor's wallet page. */
+export const PUBLIC_ROUTES = ["wallet"] as const;
+export type RouteId = (typeof ROUTES)[number]["id"] | (typeof PUBLIC_ROUTES)[number];
 
 export const DEFAULT_ROUTE: RouteId = "health";
 
@@ -27,7 +29,7 @@ export interface Route {
 
 export function routeFromHash(hash: string): Route {
   const [head = "", ...rest] = hash.replace(/^#\/?/, "").split("?")[0]!.split("/");
-  const id = ROUTES.find((r) => r.id === head)?.id;
+  const id: RouteId | undefined = ROUTES.find((r) => r.id === head)?.id ?? PUBLIC_ROUTES.find((r) => r === head);
   if (!id) return { id: DEFAULT_ROUTE, rest: [] };
   return { id, rest: rest.filter(Boolean).map((s) => safeDecode(s)) };
 }
