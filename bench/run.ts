@@ -43,7 +43,7 @@ function parseArgs(argv: string[]): { quick: boolean; only: string[] } {
 
 function runCase(name: string, quick: boolean): Promise<CaseResult> {
   return new Promise((resolve, reject) => {
-    const args = ["--expose-gc", "--import", "tsx", "bench/worker.ts", name, ...(quick ? ["--quick"] : [])];
+    const args = ["--import", "tsx", "bench/worker.ts", name, ...(quick ? ["--quick"] : [])];
     const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     let err = "";

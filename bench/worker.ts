@@ -1,7 +1,7 @@
 /**
  * Runs one benchmark case in this (child) process and prints its result as
  * one JSON line after RESULT_MARKER on stdout; progress goes to stderr.
- * Usage: node --expose-gc --import tsx bench/worker.ts <case> [--quick]
+ * Usage: node --import tsx bench/worker.ts <case> [--quick]
  */
 import { CASES } from "./cases/index";
 import { RESULT_MARKER } from "./lib/metric";

@@ -1,3 +1,6 @@
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+
 /** Small numeric helpers shared by the benchmark cases. */
 
 export function median(xs: readonly number[]): number {
@@ -29,7 +32,17 @@ export function fmtNum(n: number, digits?: number): string {
   return n.toLocaleString("en-US", { minimumFractionDigits: d, maximumFractionDigits: d });
 }
 
-/** Allow GC between phases when node runs with --expose-gc (the worker does). */
+let collect: (() => void) | null = null;
+
+/**
+ * A full GC between phases. Enabled at run time rather than with
+ * `--expose-gc` on the command line, because the verifier's worker pool
+ * forwards process.execArgv to its threads and Worker refuses that flag.
+ */
 export function gc(): void {
-  (globalThis as { gc?: () => void }).gc?.();
+  if (!collect) {
+    setFlagsFromString("--expose-gc");
+    collect = runInNewContext("gc") as () => void;
+  }
+  collect();
 }
