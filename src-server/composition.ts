@@ -22,6 +22,7 @@ import { SqlRevertStore } from "./adapters/storage-sqljs/revert-store";
 import { SqlSanctionsStore } from "./adapters/storage-sqljs/sanctions-store";
 import { JupiterSwapApi } from "./adapters/swap-jupiter/jupiter-api";
 import { SandboxSwapVenue } from "./adapters/swap-sandbox/venue";
+import { MemoizingVerifier } from "./adapters/verifier-groth16/memoizing-verifier";
 import { createGroth16Verifier } from "./adapters/verifier-groth16/worker-pool";
 import type { RelayConfig } from "./config/schema";
 import { prepareConsoleAdmin } from "./composition-admin";
@@ -87,7 +88,9 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
   const relayer = loadOrCreateSigner(secrets, "relayer");
   log(`relayer: ${relayer.address}`);
 
-  const verifier = await createGroth16Verifier(config.verifier.vkeyPath, config.verifier.threads > 0 ? { threads: config.verifier.threads } : {});
+  const verifier = new MemoizingVerifier(
+    await createGroth16Verifier(config.verifier.vkeyPath, config.verifier.threads > 0 ? { threads: config.verifier.threads } : {}),
+  );
   const sanctionsStore = new SqlSanctionsStore(db);
   const sanctions = new ReloadingSanctionsList({
     source: config.sanctions.url

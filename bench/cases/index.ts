@@ -19,4 +19,6 @@ export const CASES: Record<string, () => Promise<BenchCase>> = {
   proof: async () => (await import("./proof")).default,
   "proof-http": async () => (await import("./proof-http")).default,
   startup: async () => (await import("./startup")).default,
+  verify: async () => (await import("./verify")).default,
+  relay: async () => (await import("./relay")).default,
 };

@@ -100,10 +100,13 @@ export class RelayService {
     const id = randomUUID();
     const received = this.now();
     const nullifierHex = toHex(req.nullifierHash);
-    await store.create(
+    // Not awaited here: the `submitted` write below is journaled after it, so its
+    // fsync makes both durable before anything reaches the chain (one fsync, not two).
+    const created = store.create(
       { id, kind: outputMint === null ? "relay" : "swap", network: req.network, mint: req.mint, outputMint, recipient: req.recipient, nullifierHash: nullifierHex, depositSize: req.depositSize, fee: quote?.fee ?? 0n, receivedAt: received },
       RelayState.received(received),
     );
+    created.catch(() => {});
     const fail: Fail = async (status, error, detail) => {
       await store.advance(id, RelayState.failed(this.now(), error, detail));
       return { status, error, message: detail };
