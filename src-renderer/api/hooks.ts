@@ -2,12 +2,10 @@ import { useQuery } from "@tanstack/react-query";
 import { desktopBridge } from "./bridge";
 import { useApi } from "./context";
 import { queryKeys } from "./keys";
-import { fetchHealthDetail, fetchMerkle, fetchVersion } from "./relay";
-import type { Network } from "./types";
+import { fetchHealthDetail, fetchVersion } from "./relay";
 
 /** Health is live data: polled every 5 s while the console is open. */
 export const HEALTH_REFRESH_MS = 5_000;
-const POOL_REFRESH_MS = 10_000;
 
 export function useHealthDetail() {
   const api = useApi();
@@ -25,15 +23,6 @@ export function useVersion(enabled = true) {
     queryFn: ({ signal }) => fetchVersion(api, signal),
     enabled,
     staleTime: 60_000,
-  });
-}
-
-export function useMerkle(network: Network, mint: string) {
-  const api = useApi();
-  return useQuery({
-    queryKey: queryKeys.merkle(network, mint),
-    queryFn: ({ signal }) => fetchMerkle(api, network, mint, signal),
-    refetchInterval: POOL_REFRESH_MS,
   });
 }
 

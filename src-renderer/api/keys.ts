@@ -8,8 +8,6 @@ export const queryKeys = {
   health: () => [...queryKeys.all, "health"] as const,
   healthDetail: () => [...queryKeys.health(), "detail"] as const,
   version: () => [...queryKeys.all, "version"] as const,
-  pools: () => [...queryKeys.all, "pools"] as const,
-  merkle: (network: Network, mint: string) => [...queryKeys.pools(), "merkle", network, mint] as const,
   appInfo: () => ["desktop", "app-info"] as const,
   /** Behind the operator token: dropped as a whole on sign-out. */
   admin: {

@@ -1,12 +1,10 @@
 import { ApiError, type ApiClient } from "./client";
-import type { HealthCheck, HealthDetail, MerkleInfo, Network, NetworkStatus } from "./types";
+import type { HealthCheck, HealthDetail, NetworkStatus } from "./types";
 
 /**
  * One function per relay endpoint the console uses. Answers are checked at the edge
  * so components can trust their types; a malformed answer is an ApiError, not a crash.
  */
-
-const TREE_DEPTH = 32;
 
 function malformed(what: string): ApiError {
   return new ApiError(200, "UnexpectedResponse", `The relay's ${what} answer has an unexpected shape`);
@@ -41,19 +39,3 @@ export async function fetchVersion(api: ApiClient, signal?: AbortSignal): Promis
   return (await api.getText("/version", { signal })).trim();
 }
 
-export async function fetchMerkle(api: ApiClient, network: Network, mint: string, signal?: AbortSignal): Promise<MerkleInfo> {
-  const path = `/get_merkle/${encodeURIComponent(mint)}/${TREE_DEPTH}/${network}`;
-  const body = await api.postJson(path, undefined, { signal });
-  if (!isRecord(body) || !isRecord(body.json) || typeof body.address !== "string") throw malformed("get_merkle");
-  const { root, nextIndex, depth } = body.json;
-  if (!Array.isArray(root) || root.length !== 32 || !root.every((b) => Number.isInteger(b) && b >= 0 && b <= 255)) {
-    throw malformed("get_merkle");
-  }
-  if (typeof nextIndex !== "number") throw malformed("get_merkle");
-  return {
-    address: body.address,
-    root: root as number[],
-    nextIndex,
-    depth: typeof depth === "number" ? depth : TREE_DEPTH,
-  };
-}

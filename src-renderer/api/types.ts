@@ -27,12 +27,3 @@ export interface HealthDetail {
   networks: NetworkStatus[];
 }
 
-/** POST /get_merkle/{mint}/32/{network} */
-export interface MerkleInfo {
-  /** The pool's tree account (PDA ["merkle_tree", mint]). */
-  address: string;
-  /** 32 bytes, big-endian. */
-  root: number[];
-  nextIndex: number;
-  depth: number;
-}
