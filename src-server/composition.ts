@@ -72,25 +72,36 @@ export function packageVersion(): string {
 /** The one place adapters are built and wired to services and HTTP. */
 export async function composeRelay(config: RelayConfig, opts: { consoleDir?: string; log: (line: string) => void; secrets?: SecretStore }): Promise<Relay> {
   const { log } = opts;
-  const hasher = await createPoseidonHasher();
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const unlock = lockDataDir(config.dataDir);
-  const db = await DurableDb.open({
-    dir: config.dataDir,
-    migrations: MIGRATIONS,
-    functions: SQL_FUNCTIONS,
-    snapshotIntervalMs: config.storage.snapshotIntervalSec * 1000,
-    snapshotJournalBytes: config.storage.snapshotJournalMiB * 1024 * 1024,
-    log,
-  });
+  // The verifier's workers and the Poseidon wasm boot while the store opens and replays.
+  const verifierStarting = createGroth16Verifier(config.verifier.vkeyPath, config.verifier.threads > 0 ? { threads: config.verifier.threads } : {});
+  verifierStarting.catch(() => {});
+  let db: DurableDb;
+  let hasher: Awaited<ReturnType<typeof createPoseidonHasher>>;
+  try {
+    [hasher, db] = await Promise.all([
+      createPoseidonHasher(),
+      DurableDb.open({
+        dir: config.dataDir,
+        migrations: MIGRATIONS,
+        functions: SQL_FUNCTIONS,
+        snapshotIntervalMs: config.storage.snapshotIntervalSec * 1000,
+        snapshotJournalBytes: config.storage.snapshotJournalMiB * 1024 * 1024,
+        log,
+      }),
+    ]);
+  } catch (e) {
+    await verifierStarting.then((v) => v.close(), () => {});
+    unlock();
+    throw e;
+  }
   // Headless: <dataDir>/keys/*.json, mode 0600; the desktop host passes a safeStorage-backed store.
   const secrets = opts.secrets ?? new FileSecretStore(path.join(config.dataDir, "keys"));
   const relayer = loadOrCreateSigner(secrets, "relayer");
   log(`relayer: ${relayer.address}`);
 
-  const verifier = new MemoizingVerifier(
-    await createGroth16Verifier(config.verifier.vkeyPath, config.verifier.threads > 0 ? { threads: config.verifier.threads } : {}),
-  );
+  const verifier = new MemoizingVerifier(await verifierStarting);
   const sanctionsStore = new SqlSanctionsStore(db);
   const sanctions = new ReloadingSanctionsList({
     source: config.sanctions.url

@@ -24,6 +24,4 @@ export interface TreeStore {
   loadTree(pool: StoredPool, tree: MerkleTree): void;
   /** Persists one append (nodes, root, cursor, leaf metadata) atomically. */
   saveAppend(pool: StoredPool, append: AppendResult, cursor: string | null, leaves: IndexedLeaf[]): Promise<void>;
-  /** Leaf metadata for one deposit signature, if indexed. */
-  findLeafBySignature(network: Network, signature: string): { mint: string; leafIndex: number } | null;
 }

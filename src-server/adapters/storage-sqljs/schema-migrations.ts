@@ -249,6 +249,12 @@ export const MIGRATIONS: Migration[] = [
          PRIMARY KEY (network, mint))`,
     ],
   },
+  {
+    version: 9,
+    name: "drop the unused leaf signature index",
+    // Nothing looks leaves up by signature; the index cost ~100 bytes a leaf on disk and in memory.
+    statements: [`DROP INDEX IF EXISTS indexed_leaves_signature`],
+  },
 ];
 
 /**

@@ -81,14 +81,6 @@ export class SqlTreeStore implements TreeStore {
     pool.cursor = cursor;
   }
 
-  findLeafBySignature(network: Network, signature: string): { mint: string; leafIndex: number } | null {
-    const row = this.db.get<{ mint: string; leaf_index: number }>(
-      "SELECT p.mint, l.leaf_index FROM indexed_leaves l JOIN pools p ON p.id = l.pool_id WHERE l.signature = ? AND p.network = ?",
-      [signature, network],
-    );
-    return row ? { mint: row.mint, leafIndex: row.leaf_index } : null;
-  }
-
   /** Appends touch one contiguous run per level, so each chunk gets one blob_put. */
   private chunkWrites(poolId: number, level: number, start: number, bytes: Uint8Array, out: SqlStatement[]): void {
     const count = bytes.length / NODE;

@@ -57,7 +57,8 @@ const WORKER_URL = new URL(import.meta.url.endsWith(".ts") ? "./verify-worker.ts
  * working directory does not matter) and then imports the .ts entry.
  */
 function workerSpec(): { entry: URL | string; eval: boolean; execArgv: string[] } {
-  const execArgv = withoutTsxLoader(process.execArgv);
+  // Nothing is inherited: Node refuses per-process flags (--expose-gc, …) in workers, and the .ts bootstrap registers tsx itself.
+  const execArgv: string[] = [];
   if (!WORKER_URL.pathname.endsWith(".ts")) return { entry: WORKER_URL, eval: false, execArgv };
   const require = createRequire(import.meta.url);
   const pkgPath = require.resolve("tsx/package.json");
@@ -69,20 +70,6 @@ function workerSpec(): { entry: URL | string; eval: boolean; execArgv: string[] 
     `import(${JSON.stringify(apiUrl)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_URL.href)}); })` +
     `.catch((e) => { setImmediate(() => { throw e; }); });`;
   return { entry: code, eval: true, execArgv };
-}
-
-function withoutTsxLoader(args: readonly string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (/^(--import|--loader|--experimental-loader|--require|-r)$/.test(a) && /\btsx\b/.test(args[i + 1] ?? "")) {
-      i++;
-      continue;
-    }
-    if (/^(--import|--loader|--experimental-loader|--require)=/.test(a) && /\btsx\b/.test(a)) continue;
-    out.push(a);
-  }
-  return out;
 }
 
 interface Job {

@@ -6,7 +6,7 @@ import type { ChainBackend } from "../../ports/chain";
 import type { IndexedPool, IndexerService } from "../../services/indexer";
 import type { RateLimits } from "../middleware/rate-limit";
 import { parseDepthParam, parseIndexParam, parseMintParam, parseNetworkParam, type ParamError } from "../params";
-import { byteArrayJson, invalidRequest, sendError, sendJsonText } from "../respond";
+import { byteArrayJson, invalidRequest, JsonBytes, sendError, sendJsonText } from "../respond";
 
 export interface IndexerRouteDeps {
   indexer: IndexerService;
@@ -49,8 +49,9 @@ export function indexerRoutes(deps: IndexerRouteDeps): Router {
     if (!index.ok) return fail(res, index.error);
     const proof = found.pool.tree.proof(index.value);
     if (!proof.ok) return sendError(res, 400, ErrorName.IndexOutOfRange, `leaf ${index.value} is not in the tree (nextIndex ${found.pool.tree.nextIndex})`);
-    const path = proof.value.path.map(byteArrayJson).join(",");
-    sendJsonText(res, `{"address":"${found.pool.address}","json":{"path":[${path}],"indices":[${proof.value.indices.join(",")}]}}`);
+    const out = new JsonBytes().text(`{"address":"${found.pool.address}","json":{"path":[`);
+    proof.value.path.forEach((node, i) => (i ? out.text(",") : out).bytes(node));
+    sendJsonText(res, out.text(`],"indices":[${proof.value.indices.join(",")}]}}`).done());
   });
 
   r.post("/get_node/:mint/:depth/:index/:network", deps.limits.middleware("get_node"), (req, res) => {
