@@ -3,25 +3,8 @@ import type { RelayState } from "../../core/relay/states";
 import type { ConsoleStore, RelayDailyAggregate, RelayFilter, RelayPageQuery, StoredPause } from "../../ports/console-store";
 import type { RelayRecord } from "../../ports/relay-store";
 import type { DurableDb, SqlStatement, SqlValue } from "./durable-db";
+import { RELAY_COLUMNS, toRelayRecord, type RelayRow } from "./relay-store";
 
-interface RelayRow {
-  id: string;
-  kind: "relay" | "swap";
-  network: Network;
-  mint: string;
-  output_mint: string | null;
-  recipient: string;
-  nullifier_hash: string;
-  deposit_size: string;
-  fee: string;
-  status: RelayState["kind"];
-  error: string | null;
-  signature: string | null;
-  received_at: number;
-  steps: string;
-}
-
-const RELAY_COLUMNS = "id, kind, network, mint, output_mint, recipient, nullifier_hash, deposit_size, fee, status, error, signature, received_at, steps";
 /** Stands for "the whole network" in console_pauses.mint (a primary key column cannot be NULL-unique). */
 const WHOLE_NETWORK = "*";
 const DAY_MS = 86_400_000;
@@ -39,12 +22,12 @@ export class SqlConsoleStore implements ConsoleStore {
       params.push(q.before.receivedAt, q.before.receivedAt, q.before.id);
     }
     const sql = `SELECT ${RELAY_COLUMNS} FROM relays ${clause(where)} ORDER BY received_at DESC, id LIMIT ?`;
-    return this.db.all<RelayRow>(sql, [...params, q.limit]).map(toRelay);
+    return this.db.all<RelayRow>(sql, [...params, q.limit]).map(toRelayRecord);
   }
 
   relayById(id: string): RelayRecord | null {
     const row = this.db.get<RelayRow>(`SELECT ${RELAY_COLUMNS} FROM relays WHERE id = ?`, [id]);
-    return row ? toRelay(row) : null;
+    return row ? toRelayRecord(row) : null;
   }
 
   relayCounts(f: RelayFilter): Partial<Record<RelayState["kind"], number>> {
@@ -54,7 +37,7 @@ export class SqlConsoleStore implements ConsoleStore {
   }
 
   relaysByNullifier(nullifierHex: string): RelayRecord[] {
-    return this.db.all<RelayRow>(`SELECT ${RELAY_COLUMNS} FROM relays WHERE nullifier_hash = ? ORDER BY received_at DESC, id LIMIT 50`, [nullifierHex]).map(toRelay);
+    return this.db.all<RelayRow>(`SELECT ${RELAY_COLUMNS} FROM relays WHERE nullifier_hash = ? ORDER BY received_at DESC, id LIMIT 50`, [nullifierHex]).map(toRelayRecord);
   }
 
   confirmedSince(fromMs: number): { receivedAt: number; network: Network; mint: string; depositSize: bigint; fee: bigint }[] {
@@ -174,21 +157,3 @@ function relayWhere(f: RelayFilter): { where: string[]; params: SqlValue[] } {
 
 const clause = (where: string[]): string => (where.length ? `WHERE ${where.join(" AND ")}` : "");
 
-function toRelay(r: RelayRow): RelayRecord {
-  return {
-    id: r.id,
-    kind: r.kind,
-    network: r.network,
-    mint: r.mint,
-    outputMint: r.output_mint,
-    recipient: r.recipient,
-    nullifierHash: r.nullifier_hash,
-    depositSize: BigInt(r.deposit_size),
-    fee: BigInt(r.fee),
-    receivedAt: r.received_at,
-    status: r.status,
-    error: r.error,
-    signature: r.signature,
-    steps: JSON.parse(r.steps) as RelayState[],
-  };
-}

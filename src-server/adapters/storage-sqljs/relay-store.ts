@@ -2,7 +2,8 @@ import type { RelayState } from "../../core/relay/states";
 import type { NewRelayRecord, RelayRecord, RelayStore, SwapRecord } from "../../ports/relay-store";
 import type { DurableDb } from "./durable-db";
 
-interface Row {
+/** A relays row as selected with RELAY_COLUMNS; shared with the console store. */
+export interface RelayRow {
   id: string;
   kind: "relay" | "swap";
   network: "mainnet" | "devnet";
@@ -22,7 +23,7 @@ interface Row {
   swap_slippage_bps: number | null;
 }
 
-const COLUMNS = "id, kind, network, mint, output_mint, recipient, nullifier_hash, deposit_size, fee, status, error, signature, received_at, steps, swap_quote, swap_out, swap_slippage_bps";
+export const RELAY_COLUMNS = "id, kind, network, mint, output_mint, recipient, nullifier_hash, deposit_size, fee, status, error, signature, received_at, steps, swap_quote, swap_out, swap_slippage_bps";
 
 /** swap_quote's JSON: amounts as text. */
 interface QuoteJson {
@@ -80,16 +81,16 @@ export class SqlRelayStore implements RelayStore {
   }
 
   get(id: string): RelayRecord | null {
-    const row = this.db.get<Row>(`SELECT ${COLUMNS} FROM relays WHERE id = ?`, [id]);
-    return row ? toRecord(row) : null;
+    const row = this.db.get<RelayRow>(`SELECT ${RELAY_COLUMNS} FROM relays WHERE id = ?`, [id]);
+    return row ? toRelayRecord(row) : null;
   }
 
   recent(limit: number): RelayRecord[] {
-    return this.db.all<Row>(`SELECT ${COLUMNS} FROM relays ORDER BY received_at DESC, id LIMIT ?`, [limit]).map(toRecord);
+    return this.db.all<RelayRow>(`SELECT ${RELAY_COLUMNS} FROM relays ORDER BY received_at DESC, id LIMIT ?`, [limit]).map(toRelayRecord);
   }
 }
 
-function toRecord(r: Row): RelayRecord {
+export function toRelayRecord(r: RelayRow): RelayRecord {
   return {
     id: r.id,
     kind: r.kind,
@@ -109,7 +110,7 @@ function toRecord(r: Row): RelayRecord {
   };
 }
 
-function toSwap(r: Row): SwapRecord | null {
+function toSwap(r: RelayRow): SwapRecord | null {
   if (r.swap_quote === null) return null;
   const q = JSON.parse(r.swap_quote) as QuoteJson;
   return {
