@@ -22,17 +22,21 @@ export function indexerRoutes(deps: IndexerRouteDeps): Router {
   const enabled = (n: Network): boolean => deps.chains.has(n);
 
   /** Network, depth and mint checked in that order, then the pool must exist. */
-  const resolvePool = (res: Response, params: Record<string, unknown>): { pool: IndexedPool; mintBytes: Uint8Array } | null => {
+  const resolvePool = (res: Response, params: Record<string, unknown>): { pool: IndexedPool } | null => {
     const network = parseNetworkParam(params.network, enabled);
     if (!network.ok) return fail(res, network.error), null;
     const depth = parseDepthParam(params.depth);
     if (!depth.ok) return fail(res, depth.error), null;
-    const mint = parseMintParam(params.mint);
-    if (!mint.ok) return fail(res, mint.error), null;
-    const pool = deps.indexer.get(network.value, mint.value.mint);
-    if (!pool) return sendError(res, 404, ErrorName.PoolNotFound, `no pool for ${mint.value.mint} on ${network.value}`), null;
+    // A known pool's mint was validated when the pool was opened: skip base58 decoding on the hot path.
+    let pool = typeof params.mint === "string" ? deps.indexer.get(network.value, params.mint) : null;
+    if (!pool) {
+      const mint = parseMintParam(params.mint);
+      if (!mint.ok) return fail(res, mint.error), null;
+      pool = deps.indexer.get(network.value, mint.value.mint);
+      if (!pool) return sendError(res, 404, ErrorName.PoolNotFound, `no pool for ${mint.value.mint} on ${network.value}`), null;
+    }
     if (pool.drift) return sendError(res, 503, ErrorName.IndexerDrift, "the indexer disagrees with the chain; answers are paused"), null;
-    return { pool, mintBytes: mint.value.bytes };
+    return { pool };
   };
 
   r.post("/get_merkle/:mint/:depth/:network", deps.limits.middleware("get_merkle"), (req, res) => {
@@ -76,7 +80,9 @@ export function indexerRoutes(deps: IndexerRouteDeps): Router {
     const chain = deps.chains.get(found.pool.network)!;
     const spent = await chain.isNullifierSpent(found.pool.mint, hash.value);
     if (!spent) return void res.status(200).json({ address: null, json: null });
-    res.status(200).json({ address: deps.nullifierAddress(found.pool.network, found.mintBytes, hash.value), json: { spent: true } });
+    const mintBytes = parseMintParam(found.pool.mint);
+    if (!mintBytes.ok) throw new Error(`pool ${found.pool.mint} has an invalid mint`);
+    res.status(200).json({ address: deps.nullifierAddress(found.pool.network, mintBytes.value.bytes, hash.value), json: { spent: true } });
   });
 
   return r;
