@@ -1,8 +1,6 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
 import type { FieldHasher } from "../../src-shared/crypto/hasher";
@@ -19,50 +17,11 @@ import { getNoteNullifier, getNoteProof } from "./tree";
 import { verifyWithdrawalProof } from "./prove";
 import { withdraw } from "./withdraw";
 import { prepareWithdrawal, testRecipient } from "../../tests/support/proofs";
+import { startRelay, type RelayProcess } from "../../tests/support/relay-process";
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const WSOL = "So11111111111111111111111111111111111111112";
 const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
 const BASE58_SIGNATURE = /^[1-9A-HJ-NP-Za-km-z]{80,90}$/;
-
-interface Relay {
-  url: string;
-  child: ChildProcess;
-  exited: Promise<number | null>;
-  output(): string;
-}
-
-/**
- * Starts the real relay by its run contract (DESIGN §7): the headless entry,
- * RELAY_PORT=0, a fresh data dir, and the `listening on http://HOST:PORT` line.
- */
-async function startRelay(dataDir: string): Promise<Relay> {
-  const child = spawn(process.execPath, ["--import", "tsx", "src-server/main.ts"], {
-    cwd: ROOT,
-    env: { ...process.env, RELAY_PORT: "0", RELAY_HOST: "127.0.0.1", RELAY_DATA_DIR: dataDir, RELAY_RATE_LIMITS: "off" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
-  child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`relay did not print "listening on" within 90 s:\n${out}`)), 90_000);
-    const check = (): void => {
-      const m = /listening on (http:\/\/[0-9.]+:[0-9]+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    };
-    child.stdout!.on("data", check);
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`relay exited with ${code} before listening:\n${out}`));
-    });
-  });
-  return { url, child, exited, output: () => out };
-}
 
 /** Collects a CLI run's output instead of printing it. */
 function captureIo(cwd: string, url: string): CliIo & { out: () => string; err: () => string } {
@@ -73,7 +32,7 @@ function captureIo(cwd: string, url: string): CliIo & { out: () => string; err: 
 
 describe("SDK against the real relay process", () => {
   let dir: string;
-  let relay: Relay;
+  let relay: RelayProcess;
   let client: RelayClient;
   let hasher: FieldHasher;
   let wallet: Keypair;
@@ -81,15 +40,12 @@ describe("SDK against the real relay process", () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), "sdk-http-"));
-    [relay, hasher] = await Promise.all([startRelay(path.join(dir, "data")), createPoseidonHasher()]);
+    [relay, hasher] = await Promise.all([startRelay({ RELAY_RATE_LIMITS: "off" }, path.join(dir, "data")), createPoseidonHasher()]);
     client = new RelayClient({ baseUrl: relay.url, timeoutMs: 15_000 });
   });
 
   afterAll(async () => {
-    if (relay && relay.child.exitCode === null) {
-      relay.child.kill("SIGTERM");
-      await relay.exited;
-    }
+    if (relay && relay.child.exitCode === null) await relay.stop();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -383,7 +339,6 @@ describe("SDK against the real relay process", () => {
   });
 
   it("stops gracefully on SIGTERM", async () => {
-    relay.child.kill("SIGTERM");
-    expect(await relay.exited).toBe(0);
+    expect(await relay.stop()).toBe(0);
   });
 });
