@@ -199,7 +199,7 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
     return [{ name: "sanctions", ok: s.version !== null, detail: s.lastError ? `${list}; last refresh failed: ${s.lastError}` : list }];
   });
   health.add("fees", () => [
-    { name: "fee-balance", ok: true, detail: [...sandboxes.keys()].length === chains.size ? "sandbox networks pay no network fees" : "n/a" },
+    { name: "fee-balance", ok: true, detail: sandboxes.size === chains.size ? "sandbox networks pay no network fees" : "n/a" },
   ]);
 
   const startedAt = Date.now();
