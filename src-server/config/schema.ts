@@ -13,6 +13,39 @@ export interface NetworkConfig {
   pools: string[];
   rpcUrl: string | null;
   wsUrl: string | null;
+  /** Settings of a `solana` network (ignored by the sandbox). */
+  solana: SolanaNetworkConfig;
+}
+
+/** How a `solana` network reaches its cluster and lands transactions (docs/solana.md). */
+export interface SolanaNetworkConfig {
+  commitment: "processed" | "confirmed" | "finalized";
+  /** Solana CLI keypair file (JSON array of 64 bytes) of the fee payer; null: the relay's own relayer key in the data dir. */
+  relayerKeypairPath: string | null;
+  /** Compute-unit limit = simulated units × this margin (at least 1). */
+  computeUnitMargin: number;
+  /** Percentile of getRecentPrioritizationFees over the touched accounts used as the compute-unit price. */
+  priorityFeePercentile: number;
+  /** Hard cap of the compute-unit price, micro-lamports. */
+  maxPriorityMicroLamports: number;
+  /** Fresh-blockhash attempts before a submission is given up as expired. */
+  maxAttempts: number;
+  /** Rebroadcast interval of a signed transaction until it lands or its blockhash expires. */
+  rebroadcastMs: number;
+  /** Per RPC request. */
+  rpcTimeoutMs: number;
+  /** Health: the node must be within this many slots of the cluster. */
+  maxSlotLag: number;
+  /** Health: fee-payer balance below this (lamports) is red. */
+  minFeePayerLamports: bigint;
+  /** Health: deposits seen on chain but not yet in the tree, per pool, before /health turns red. */
+  maxIndexerLagSec: number;
+  /** Live follow: poll interval when no websocket notification arrives. */
+  pollMs: number;
+  /** Price of one base unit of a pool mint in lamports (decimal string); wrapped SOL is 1. Used to keep network cost under the relay fee. */
+  lamportsPerUnit: Record<string, string>;
+  /** Relay even when the network cost exceeds the fee (or the mint has no price). */
+  allowLoss: boolean;
 }
 
 export interface RateLimitConfig {
@@ -128,7 +161,29 @@ const sandboxNetwork = (): NetworkConfig => ({
   pools: [...DEFAULT_POOLS],
   rpcUrl: null,
   wsUrl: null,
+  solana: defaultSolanaConfig(),
 });
+
+export const WRAPPED_SOL_MINT = "So11111111111111111111111111111111111111112";
+
+export function defaultSolanaConfig(): SolanaNetworkConfig {
+  return {
+    commitment: "confirmed",
+    relayerKeypairPath: null,
+    computeUnitMargin: 1.2,
+    priorityFeePercentile: 75,
+    maxPriorityMicroLamports: 1_000_000,
+    maxAttempts: 3,
+    rebroadcastMs: 2000,
+    rpcTimeoutMs: 10_000,
+    maxSlotLag: 150,
+    minFeePayerLamports: 10_000_000n,
+    maxIndexerLagSec: 120,
+    pollMs: 2000,
+    lamportsPerUnit: { [WRAPPED_SOL_MINT]: "1" },
+    allowLoss: false,
+  };
+}
 
 /** Every key's default. The spec's limit table is the rate-limit default. */
 export function defaultConfig(dataDir: string, resourcesDir: string): RelayConfig {

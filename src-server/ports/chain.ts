@@ -53,7 +53,53 @@ export interface SwapLeg {
  * for any other reason; the relay maps these to the spec's errors. The swap
  * refusals apply to a withdrawal with a swap leg.
  */
-export type ChainRejection = "NullifierAlreadySpent" | "InvalidRoot" | "InvalidProof" | "Failed" | "SlippageExceeded" | "InsufficientLiquidity" | "SwapFailed";
+export type ChainRejection =
+  | "NullifierAlreadySpent"
+  | "InvalidRoot"
+  | "InvalidProof"
+  | "Failed"
+  | "SlippageExceeded"
+  | "InsufficientLiquidity"
+  | "SwapFailed"
+  /** Refused before sending: the network cost would exceed what the relay fee covers. */
+  | "Unprofitable"
+  /**
+   * No definitive verdict could be reached (the RPC stayed unreachable past the
+   * blockhash's life): the transaction may still land, so the relay keeps the
+   * nullifier locked and reconciles later.
+   */
+  | "Unknown";
+
+/**
+ * One signed transaction of a submission, as the landing engine saw it. Reported
+ * twice: `pending` once signed and before it is sent (so a crash leaves the
+ * signature on record), then with its verdict.
+ */
+export interface SubmissionAttempt {
+  /** 1-based attempt number; a new attempt is a fresh blockhash. */
+  n: number;
+  signature: string;
+  blockhash: string;
+  lastValidBlockHeight: number;
+  computeUnitLimit: number;
+  computeUnitPriceMicroLamports: number;
+  /** Base fee + priority fee this attempt pays if it lands. */
+  networkFeeLamports: number;
+  /** Unix ms. */
+  sentAt: number;
+  /** Times the signed transaction was sent (first send + rebroadcasts). */
+  broadcasts: number;
+  verdict: "pending" | "landed" | "failed" | "expired" | "unknown";
+  /** Unix ms of the verdict; null while pending. */
+  verdictAt: number | null;
+  slot: number | null;
+  detail: string | null;
+}
+
+/** Receives each attempt of a submission (durably recorded by the relay). */
+export interface SubmissionObserver {
+  attempt(a: SubmissionAttempt): Promise<void>;
+}
 
 /** `outAmount`: what the swap leg delivered, or (SlippageExceeded) would have delivered. */
 export type SubmitResult = { ok: true; signature: string; outAmount?: bigint } | { ok: false; rejection: ChainRejection; detail: string; outAmount?: bigint };
@@ -76,7 +122,7 @@ export interface RevertSubmission {
 }
 
 /** Why the chain refused a revert; `Failed` is a definitive "did not land" for any other reason. */
-export type RevertRejection = "DepositNotFound" | "NotDepositor" | "AlreadyIndexed" | "DepositPending" | "NullifierSpent" | "Failed";
+export type RevertRejection = "DepositNotFound" | "NotDepositor" | "AlreadyIndexed" | "DepositPending" | "NullifierSpent" | "Failed" | "Unknown";
 
 export type RevertResult = { ok: true; signature: string; amount: bigint; mint: string } | { ok: false; rejection: RevertRejection; detail: string };
 
@@ -100,7 +146,7 @@ export interface ChainBackend {
   treeAccount(mint: string): Promise<TreeAccount | null>;
   isNullifierSpent(mint: string, nullifierHash: Uint8Array): Promise<boolean>;
   /** Submits a verified withdrawal and waits for a definitive verdict. */
-  submitWithdrawal(w: WithdrawalSubmission): Promise<SubmitResult>;
+  submitWithdrawal(w: WithdrawalSubmission, observer?: SubmissionObserver): Promise<SubmitResult>;
   /** The deposit made by this transaction, or null when the chain has none. */
   findDeposit(signature: string): Promise<DepositRecord | null>;
   /**

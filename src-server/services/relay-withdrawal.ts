@@ -53,6 +53,8 @@ const REJECTION: Record<ChainRejection, { status: number; error: ErrorNameValue 
   SlippageExceeded: { status: 400, error: ErrorName.SlippageExceeded },
   InsufficientLiquidity: { status: 400, error: ErrorName.InsufficientLiquidity },
   SwapFailed: { status: 400, error: ErrorName.SwapFailed },
+  Unprofitable: { status: 400, error: ErrorName.RelayFailed },
+  Unknown: { status: 500, error: ErrorName.RelayFailed },
 };
 
 type Fail = (status: number, error: ErrorNameValue, detail: string) => Promise<RelayOutcome>;

@@ -39,6 +39,7 @@ const REJECTION: Record<RevertRejection, ErrorNameValue> = {
   DepositPending: ErrorName.DepositPending,
   NullifierSpent: ErrorName.NullifierSpent,
   Failed: ErrorName.RevertFailed,
+  Unknown: ErrorName.RevertFailed,
 };
 
 /** The spec's statuses: 403 NotDepositor, 400 for the other refusals; 500 when the transaction could not be submitted. */
