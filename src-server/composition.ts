@@ -129,6 +129,7 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
   for (const n of NETWORKS) {
     const net = config.networks[n];
     if (!net.enabled) continue;
+    if (net.backend === "solana") throw new Error(`networks.${n}: the solana backend is being wired in this change`);
     const chain = new SandboxChain(n, db, hasher, relayer, programIds.get(n)!, verifier);
     for (const mint of net.pools) await chain.initializePool(mint);
     chains.set(n, chain);

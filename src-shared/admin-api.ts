@@ -1,3 +1,4 @@
+import type { SubmissionAttempt } from "./submission-attempt";
 /**
  * Wire shapes of the operator's admin API (`/admin/*`, `Authorization: Bearer
  * <operator token>`), shared by the server that answers and the console that
@@ -115,6 +116,8 @@ export interface AdminRelayDetail extends AdminRelay {
   steps: RelayStep[];
   /** Network fees the relayer paid for it (lamports; 0 on the sandbox). */
   costLamports: string;
+  /** Each signed transaction sent for it (Solana networks; empty on the sandbox). */
+  attempts: SubmissionAttempt[];
 }
 
 /** GET /admin/relays?network&mint&status&from&to&limit&before */

@@ -20,6 +20,37 @@ describe("loadConfig", () => {
     expect(c.rateLimits.perEndpoint).toMatchObject({ get_merkle: 60, get_proof: 60, get_node: 120, get_nullifier: 60, relay: 10, relay_swap: 10, revert: 5 });
   });
 
+  it("binds a network to solana with its RPC endpoints and landing settings, keeping the other on the sandbox", () => {
+    const f = fileWith(
+      JSON.stringify({
+        networks: {
+          devnet: {
+            backend: "solana",
+            rpcUrl: "http://127.0.0.1:8899",
+            wsUrl: "ws://127.0.0.1:8900",
+            solana: { commitment: "finalized", relayerKeypairPath: "relayer.json", maxAttempts: 5, lamportsPerUnit: { EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v: "0.0055" }, minFeePayerLamports: "50000000" },
+          },
+        },
+      }),
+    );
+    const c = loadConfig({ RELAY_CONFIG: f });
+    expect(c.networks.mainnet.backend).toBe("sandbox");
+    const d = c.networks.devnet;
+    expect(d).toMatchObject({ backend: "solana", rpcUrl: "http://127.0.0.1:8899", wsUrl: "ws://127.0.0.1:8900" });
+    expect(d.solana).toMatchObject({ commitment: "finalized", maxAttempts: 5, minFeePayerLamports: 50_000_000n, computeUnitMargin: 1.2 });
+    expect(d.solana.relayerKeypairPath).toBe(path.resolve("relayer.json"));
+    // Wrapped SOL keeps its built-in price of 1 lamport per base unit.
+    expect(d.solana.lamportsPerUnit).toEqual({ So11111111111111111111111111111111111111112: "1", EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v: "0.0055" });
+    expect(c.networks.mainnet.solana.lamportsPerUnit).toEqual({ So11111111111111111111111111111111111111112: "1" });
+  });
+
+  it("never prints an RPC URL's query (API keys ride there)", () => {
+    const f = fileWith(JSON.stringify({ networks: { mainnet: { backend: "solana", rpcUrl: "https://rpc.example.com/?api-key=SECRET123" } } }));
+    const text = describeConfig(loadConfig({ RELAY_CONFIG: f }));
+    expect(text).toContain("rpc=https://rpc.example.com/?…");
+    expect(text).not.toContain("SECRET123");
+  });
+
   it("lets the environment win over the file", () => {
     const f = fileWith(JSON.stringify({ port: 9000, host: "0.0.0.0" }));
     const c = loadConfig({ RELAY_CONFIG: f, RELAY_PORT: "0" });
@@ -55,6 +86,14 @@ describe("loadConfig", () => {
     [JSON.stringify({ sanctions: { filePollSec: "often" } }), "sanctions.filePollSec"],
     [JSON.stringify({ sanctions: { fetchTimeoutSec: 301 } }), "sanctions.fetchTimeoutSec"],
     [JSON.stringify({ sanctions: { path: "x" } }), "sanctions.path"],
+    [JSON.stringify({ networks: { devnet: { backend: "solana" } } }), "networks.devnet.rpcUrl"],
+    [JSON.stringify({ networks: { devnet: { backend: "solana", rpcUrl: "ws://127.0.0.1:8899" } } }), "networks.devnet.rpcUrl"],
+    [JSON.stringify({ networks: { devnet: { wsUrl: "http://127.0.0.1:8900" } } }), "networks.devnet.wsUrl"],
+    [JSON.stringify({ networks: { devnet: { solana: { commitment: "max" } } } }), "networks.devnet.solana.commitment"],
+    [JSON.stringify({ networks: { devnet: { solana: { computeUnitMargin: 0.5 } } } }), "networks.devnet.solana.computeUnitMargin"],
+    [JSON.stringify({ networks: { devnet: { solana: { lamportsPerUnit: { EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v: 0.005 } } } } }), "networks.devnet.solana.lamportsPerUnit"],
+    [JSON.stringify({ networks: { devnet: { solana: { minFeePayerLamports: -1 } } } }), "networks.devnet.solana.minFeePayerLamports"],
+    [JSON.stringify({ networks: { devnet: { solana: { keypair: "x" } } } }), "networks.devnet.solana.keypair"],
   ])("names the bad key of file %s", (content, key) => {
     const f = fileWith(content);
     expect(() => loadConfig({ RELAY_CONFIG: f })).toThrow(key);

@@ -5,7 +5,7 @@ import { checkListUrl } from "../core/compliance/sanctions";
 import { isSlippageClass, pairKey, SLIPPAGE_CLASS_BPS, SLIPPAGE_CLASSES, type PairSlippage } from "../core/swap/slippage";
 import { NETWORKS } from "../../src-shared/networks";
 import { fileURLToPath } from "node:url";
-import { defaultConfig, RATE_LIMITED_ENDPOINTS, type NetworkConfig, type RelayConfig } from "./schema";
+import { defaultConfig, RATE_LIMITED_ENDPOINTS, type NetworkConfig, type RelayConfig, type SolanaNetworkConfig } from "./schema";
 
 /** resources/ of the repository when run from source (headless, tests). */
 const REPO_RESOURCES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../resources");
@@ -108,8 +108,8 @@ function section(key: string, v: unknown): Obj {
 }
 
 function applyNetwork(key: string, base: NetworkConfig, raw: Obj): NetworkConfig {
-  rejectUnknown(key, raw, ["enabled", "backend", "programId", "pools", "rpcUrl", "wsUrl"]);
-  const out = { ...base };
+  rejectUnknown(key, raw, ["enabled", "backend", "programId", "pools", "rpcUrl", "wsUrl", "solana"]);
+  const out: NetworkConfig = { ...base, solana: { ...base.solana, lamportsPerUnit: { ...base.solana.lamportsPerUnit } } };
   if (raw.enabled !== undefined) out.enabled = bool(`${key}.enabled`, raw.enabled);
   if (raw.backend !== undefined) {
     if (raw.backend !== "sandbox" && raw.backend !== "solana") {
@@ -122,13 +122,82 @@ function applyNetwork(key: string, base: NetworkConfig, raw: Obj): NetworkConfig
     if (!Array.isArray(raw.pools)) throw new ConfigError(`${key}.pools`, "must be an array of mint addresses");
     out.pools = raw.pools.map((m, i) => pubkey(`${key}.pools[${i}]`, m));
   }
-  if (raw.rpcUrl !== undefined) out.rpcUrl = url(`${key}.rpcUrl`, raw.rpcUrl);
-  if (raw.wsUrl !== undefined) out.wsUrl = url(`${key}.wsUrl`, raw.wsUrl);
-  if (out.backend === "solana") {
-    // The RPC backend arrives with the Solana issue; refusing now beats relaying nowhere.
-    throw new ConfigError(`${key}.backend`, `"solana" is not available in this build; use "sandbox"`);
-  }
+  if (raw.rpcUrl !== undefined) out.rpcUrl = rpcUrl(`${key}.rpcUrl`, raw.rpcUrl, ["http:", "https:"]);
+  if (raw.wsUrl !== undefined) out.wsUrl = rpcUrl(`${key}.wsUrl`, raw.wsUrl, ["ws:", "wss:"]);
+  out.solana = applySolana(`${key}.solana`, out.solana, section(`${key}.solana`, raw.solana));
   return out;
+}
+
+/** An RPC endpoint: the scheme must fit (http(s) for JSON-RPC, ws(s) for subscriptions). */
+function rpcUrl(key: string, v: unknown, schemes: readonly string[]): string | null {
+  const s = url(key, v);
+  if (s !== null && !schemes.includes(new URL(s).protocol)) throw new ConfigError(key, `must be a ${schemes.join(" or ")} URL`);
+  return s;
+}
+
+function applySolana(key: string, base: SolanaNetworkConfig, raw: Obj): SolanaNetworkConfig {
+  rejectUnknown(key, raw, [
+    "commitment",
+    "relayerKeypairPath",
+    "computeUnitMargin",
+    "priorityFeePercentile",
+    "maxPriorityMicroLamports",
+    "maxAttempts",
+    "rebroadcastMs",
+    "rpcTimeoutMs",
+    "maxSlotLag",
+    "minFeePayerLamports",
+    "maxIndexerLagSec",
+    "pollMs",
+    "lamportsPerUnit",
+    "allowLoss",
+  ]);
+  const out = { ...base };
+  if (raw.commitment !== undefined) {
+    if (raw.commitment !== "processed" && raw.commitment !== "confirmed" && raw.commitment !== "finalized") {
+      throw new ConfigError(`${key}.commitment`, `must be "processed", "confirmed" or "finalized"`);
+    }
+    out.commitment = raw.commitment;
+  }
+  if (raw.relayerKeypairPath !== undefined) out.relayerKeypairPath = raw.relayerKeypairPath === null ? null : path.resolve(str(`${key}.relayerKeypairPath`, raw.relayerKeypairPath));
+  if (raw.computeUnitMargin !== undefined) {
+    const m = raw.computeUnitMargin;
+    if (typeof m !== "number" || !(m >= 1 && m <= 4)) throw new ConfigError(`${key}.computeUnitMargin`, "must be a number from 1 to 4");
+    out.computeUnitMargin = m;
+  }
+  if (raw.priorityFeePercentile !== undefined) out.priorityFeePercentile = int(`${key}.priorityFeePercentile`, raw.priorityFeePercentile, 0, 100);
+  if (raw.maxPriorityMicroLamports !== undefined) out.maxPriorityMicroLamports = int(`${key}.maxPriorityMicroLamports`, raw.maxPriorityMicroLamports, 0, 1_000_000_000);
+  if (raw.maxAttempts !== undefined) out.maxAttempts = int(`${key}.maxAttempts`, raw.maxAttempts, 1, 20);
+  if (raw.rebroadcastMs !== undefined) out.rebroadcastMs = int(`${key}.rebroadcastMs`, raw.rebroadcastMs, 50, 60_000);
+  if (raw.rpcTimeoutMs !== undefined) out.rpcTimeoutMs = int(`${key}.rpcTimeoutMs`, raw.rpcTimeoutMs, 100, 120_000);
+  if (raw.maxSlotLag !== undefined) out.maxSlotLag = int(`${key}.maxSlotLag`, raw.maxSlotLag, 1, 1_000_000);
+  if (raw.minFeePayerLamports !== undefined) out.minFeePayerLamports = lamports(`${key}.minFeePayerLamports`, raw.minFeePayerLamports);
+  if (raw.maxIndexerLagSec !== undefined) out.maxIndexerLagSec = int(`${key}.maxIndexerLagSec`, raw.maxIndexerLagSec, 1, 86_400);
+  if (raw.pollMs !== undefined) out.pollMs = int(`${key}.pollMs`, raw.pollMs, 50, 600_000);
+  for (const [mint, price] of Object.entries(section(`${key}.lamportsPerUnit`, raw.lamportsPerUnit))) {
+    pubkey(`${key}.lamportsPerUnit.${mint}`, mint);
+    if (typeof price !== "string" || !/^(0|[1-9][0-9]{0,17})(\.[0-9]{1,18})?$/.test(price)) {
+      throw new ConfigError(`${key}.lamportsPerUnit.${mint}`, `must be a decimal string (lamports per base unit), got ${JSON.stringify(price)}`);
+    }
+    out.lamportsPerUnit = { ...out.lamportsPerUnit, [mint]: price };
+  }
+  if (raw.allowLoss !== undefined) out.allowLoss = bool(`${key}.allowLoss`, raw.allowLoss);
+  return out;
+}
+
+function lamports(key: string, v: unknown): bigint {
+  if (typeof v === "number" && Number.isSafeInteger(v) && v >= 0) return BigInt(v);
+  if (typeof v === "string" && /^[0-9]{1,20}$/.test(v)) return BigInt(v);
+  throw new ConfigError(key, "must be a non-negative integer number of lamports (number or decimal string)");
+}
+
+/** A `solana` network cannot run without its RPC endpoint. */
+function checkSolanaNetworks(cfg: RelayConfig): void {
+  for (const n of NETWORKS) {
+    const net = cfg.networks[n];
+    if (!net.enabled || net.backend !== "solana") continue;
+    if (!net.rpcUrl) throw new ConfigError(`networks.${n}.rpcUrl`, `is required when backend is "solana"`);
+  }
 }
 
 /**
@@ -270,6 +339,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { defaultDataDir?: stri
     const id = pubkey("RELAY_PROGRAM_ID", env.RELAY_PROGRAM_ID);
     for (const n of NETWORKS) cfg.networks[n].programId = id;
   }
+  checkSolanaNetworks(cfg);
   return Object.freeze(cfg);
 }
 
@@ -277,7 +347,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { defaultDataDir?: stri
 export function describeConfig(cfg: RelayConfig): string {
   const nets = NETWORKS.map((n) => {
     const c = cfg.networks[n];
-    return `${n}=${c.enabled ? c.backend : "disabled"} program=${c.programId} pools=${c.pools.length}`;
+    const rpc = c.enabled && c.backend === "solana" && c.rpcUrl ? ` rpc=${redactUrl(c.rpcUrl)} commitment=${c.solana.commitment}` : "";
+    return `${n}=${c.enabled ? c.backend : "disabled"} program=${c.programId} pools=${c.pools.length}${rpc}`;
   }).join("; ");
   const limits = cfg.rateLimits.enabled
     ? Object.entries(cfg.rateLimits.perEndpoint).map(([k, v]) => `${k}:${v}`).join(",") + `/${cfg.rateLimits.windowSec}s`

@@ -1,6 +1,9 @@
 import type { Network } from "../../src-shared/networks";
 import type { DepositStatus } from "../core/revert/rules";
 import type { SwapQuote } from "../core/swap/quote";
+import type { SubmissionAttempt } from "../../src-shared/submission-attempt";
+
+export type { SubmissionAttempt };
 
 export interface DepositEvent {
   signature: string;
@@ -69,32 +72,6 @@ export type ChainRejection =
    * nullifier locked and reconciles later.
    */
   | "Unknown";
-
-/**
- * One signed transaction of a submission, as the landing engine saw it. Reported
- * twice: `pending` once signed and before it is sent (so a crash leaves the
- * signature on record), then with its verdict.
- */
-export interface SubmissionAttempt {
-  /** 1-based attempt number; a new attempt is a fresh blockhash. */
-  n: number;
-  signature: string;
-  blockhash: string;
-  lastValidBlockHeight: number;
-  computeUnitLimit: number;
-  computeUnitPriceMicroLamports: number;
-  /** Base fee + priority fee this attempt pays if it lands. */
-  networkFeeLamports: number;
-  /** Unix ms. */
-  sentAt: number;
-  /** Times the signed transaction was sent (first send + rebroadcasts). */
-  broadcasts: number;
-  verdict: "pending" | "landed" | "failed" | "expired" | "unknown";
-  /** Unix ms of the verdict; null while pending. */
-  verdictAt: number | null;
-  slot: number | null;
-  detail: string | null;
-}
 
 /** Receives each attempt of a submission (durably recorded by the relay). */
 export interface SubmissionObserver {

@@ -1,5 +1,6 @@
 import type { Network } from "../../src-shared/networks";
 import type { RelayState } from "../core/relay/states";
+import type { SubmissionAttempt } from "./chain";
 
 export interface NewRelayRecord {
   id: string;
@@ -40,6 +41,10 @@ export interface RelayRecord extends NewRelayRecord {
   steps: RelayState[];
   /** Set on relay_swap records once quoted; absent where a reader does not load it. */
   swap?: SwapRecord | null;
+  /** Each signed transaction the chain backend sent, latest verdict per attempt (empty on the sandbox). */
+  attempts: SubmissionAttempt[];
+  /** Lamports the landed transaction paid (base + priority); null until known. */
+  networkFeeLamports: bigint | null;
 }
 
 /** Relay records for the console; no client address is ever stored beside them. */
@@ -49,6 +54,8 @@ export interface RelayStore {
   advance(id: string, state: RelayState): Promise<void>;
   /** relay_swap: records the quote, then again with the executed output. */
   recordSwap(id: string, swap: SwapRecord): Promise<void>;
+  /** Durable before it resolves: an attempt is on record (signature included) before it is sent. */
+  recordAttempt(id: string, attempt: SubmissionAttempt): Promise<void>;
   get(id: string): RelayRecord | null;
   recent(limit: number): RelayRecord[];
 }

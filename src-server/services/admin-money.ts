@@ -77,7 +77,7 @@ export class AdminMoneyService {
       receivedAt: r.receivedAt,
       depositSize: r.depositSize.toString(),
       fee: r.status === "confirmed" ? r.fee.toString() : "0",
-      costLamports: relayCostLamports(this.deps.chains, r).toString(),
+      costLamports: relayCostLamports(r).toString(),
     }));
 
     return {

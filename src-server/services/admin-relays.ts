@@ -39,12 +39,8 @@ export function relaySteps(r: RelayRecord): RelayStep[] {
   });
 }
 
-/**
- * Network fees the relayer paid for a relay. The sandbox charges none and the
- * only backend in this build is the sandbox; the Solana backend will record
- * each transaction's fee with the relay and answer it here.
- */
-export const relayCostLamports = (_chains: ReadonlyMap<Network, ChainBackend>, _r: { network: Network }): bigint => 0n;
+/** Network fees the relayer paid for a relay, as its chain backend recorded them (the sandbox charges none). */
+export const relayCostLamports = (r: { networkFeeLamports: bigint | null }): bigint => r.networkFeeLamports ?? 0n;
 
 const MAX_PAGE = 200;
 
@@ -82,7 +78,7 @@ export class AdminRelays {
   detail(id: string): AdminRelayDetail | null {
     const record = this.deps.store.relayById(id);
     if (!record) return null;
-    return { ...toAdminRelay(record), steps: relaySteps(record), costLamports: relayCostLamports(this.deps.chains, record).toString() };
+    return { ...toAdminRelay(record), steps: relaySteps(record), costLamports: relayCostLamports(record).toString(), attempts: record.attempts };
   }
 
   /** Every pool (or the given one) asked whether the nullifier is spent, with the relays that carried it. */

@@ -43,7 +43,16 @@ export interface RelayDeps {
   swaps?: SwapRouting;
   now?: () => number;
   log?: (line: string) => void;
+  /**
+   * How long a nullifier stays locked after a submission whose outcome is
+   * unknown (the RPC went away mid-flight): longer than a blockhash lives, so
+   * a transaction still in flight has either landed or can no longer land.
+   */
+  unknownHoldMs?: number;
 }
+
+/** A blockhash lives 150 blocks (~60–90 s); ten minutes leaves a wide margin. */
+const DEFAULT_UNKNOWN_HOLD_MS = 10 * 60_000;
 
 const REJECTION: Record<ChainRejection, { status: number; error: ErrorNameValue }> = {
   NullifierAlreadySpent: { status: 400, error: ErrorName.NullifierAlreadySpent },
@@ -80,7 +89,10 @@ export class RelayService {
   constructor(private readonly deps: RelayDeps) {
     this.now = deps.now ?? Date.now;
     this.log = deps.log ?? (() => {});
+    this.unknownHoldMs = deps.unknownHoldMs ?? DEFAULT_UNKNOWN_HOLD_MS;
   }
+
+  private readonly unknownHoldMs: number;
 
   get inFlightCount(): number {
     return this.inFlight.size;
@@ -126,6 +138,7 @@ export class RelayService {
     const key = `${req.network}/${req.mint}/${nullifierHex}`;
     if (this.inFlight.has(key)) return fail(400, ErrorName.NullifierAlreadySpent, "a relay of this nullifier is in flight");
     this.inFlight.add(key);
+    let hold = false;
     try {
       if (await chain.isNullifierSpent(req.mint, req.nullifierHash)) return await fail(400, ErrorName.NullifierAlreadySpent, "the nullifier account exists");
       let listed: boolean;
@@ -141,10 +154,17 @@ export class RelayService {
         if ("outcome" in taken) return taken.outcome;
         swap = taken;
       }
-      return await this.verifyAndSubmit(id, req, chain, quote.fee, swap, fail);
+      const outcome = await this.verifyAndSubmit(id, req, chain, quote.fee, swap, fail);
+      hold = "unknown" in outcome;
+      return outcome.result;
     } finally {
       // Released only after a definitive verdict: spent on chain, or did not land.
-      this.inFlight.delete(key);
+      if (hold) {
+        this.log(`relay ${id}: outcome unknown; nullifier ${nullifierHex} stays locked for ${Math.round(this.unknownHoldMs / 1000)} s`);
+        setTimeout(() => this.inFlight.delete(key), this.unknownHoldMs).unref();
+      } else {
+        this.inFlight.delete(key);
+      }
     }
   }
 
@@ -155,7 +175,7 @@ export class RelayService {
     fee: bigint,
     swap: QuotedSwap | undefined,
     fail: Fail,
-  ): Promise<RelayOutcome> {
+  ): Promise<{ result: RelayOutcome } | { result: RelayOutcome; unknown: true }> {
     const { store } = this.deps;
     const publicSignals = withdrawalPublicSignals(this.deps.hasher, {
       root: req.root,
@@ -169,9 +189,9 @@ export class RelayService {
     try {
       valid = await this.deps.verifier.verify(req.proof, publicSignals);
     } catch (e) {
-      return fail(500, ErrorName.RelayFailed, `verifier unavailable: ${(e as Error).message}`);
+      return { result: await fail(500, ErrorName.RelayFailed, `verifier unavailable: ${(e as Error).message}`) };
     }
-    if (!valid) return fail(400, ErrorName.InvalidProof, "proof does not verify for these public inputs");
+    if (!valid) return { result: await fail(400, ErrorName.InvalidProof, "proof does not verify for these public inputs") };
     const verifiedAt = this.now();
     void store.advance(id, RelayState.verified(verifiedAt, verifiedAt - t0)).catch(() => {});
 
@@ -189,10 +209,11 @@ export class RelayService {
         depositSize: req.depositSize,
         fee,
         ...(swap ? { swap: swap.leg } : {}),
-      });
+      }, { attempt: (a) => store.recordAttempt(id, a) });
     } catch (e) {
+      // A backend that threw may have sent something: treat it as unknown, not as "did not land".
       this.log(`relay ${id}: submission failed: ${(e as Error).message}`);
-      return fail(500, ErrorName.RelayFailed, "transaction submission failed");
+      return { result: await fail(500, ErrorName.RelayFailed, "transaction submission failed"), unknown: true };
     }
     if (swap && result.outAmount !== undefined) {
       const executedOut = result.outAmount;
@@ -200,10 +221,11 @@ export class RelayService {
     }
     if (!result.ok) {
       const mapped = REJECTION[result.rejection];
-      return fail(mapped.status, mapped.error, result.detail);
+      const failed = await fail(mapped.status, mapped.error, result.detail);
+      return result.rejection === "Unknown" ? { result: failed, unknown: true } : { result: failed };
     }
     await store.advance(id, RelayState.confirmed(this.now(), result.signature));
-    return { status: 200, signature: result.signature };
+    return { result: { status: 200, signature: result.signature } };
   }
 
   /**

@@ -13,6 +13,7 @@ let server: RunningServer;
 let dir: string;
 let token: string;
 let prepared: PreparedWithdrawal;
+let second: PreparedWithdrawal;
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "relay-faults-"));
@@ -22,6 +23,7 @@ beforeAll(async () => {
   const t = Math.floor(Date.now() / 1000);
   token = ((await post(`${server.url}/login`, { wallet: w.address, signature: w.sign(String(t)), message: t })).json as { id: string }).id;
   prepared = await prepareWithdrawal(server.url, w, USDC, { recipient: testRecipient("relay-faults"), amount: 2_000_000 });
+  second = await prepareWithdrawal(server.url, w, USDC, { recipient: testRecipient("relay-faults-2"), amount: 2_000_000 });
 });
 afterAll(async () => {
   await server?.stop();
@@ -29,7 +31,7 @@ afterAll(async () => {
 });
 
 describe("relay submission faults (chain fault injected in-process)", () => {
-  it("answers 500 RelayFailed when submission fails, records the failure, releases the nullifier, and a retry succeeds", async () => {
+  it("answers 500 RelayFailed when the chain says the transaction did not land, records the failure, releases the nullifier, and a retry succeeds", async () => {
     const chain = server.relay.chains.get("mainnet") as ChainBackend;
     const real = chain.submitWithdrawal.bind(chain);
     const seenAtSubmit: string[] = [];
@@ -37,7 +39,7 @@ describe("relay submission faults (chain fault injected in-process)", () => {
       // What the console sees at the moment of submission: the record already exists.
       const rec = server.relay.relayStore.recent(1)[0];
       seenAtSubmit.push(rec?.status ?? "none");
-      throw new Error("RPC node unreachable");
+      return { ok: false, rejection: "Failed", detail: "blockhash expired on every attempt" };
     };
     try {
       const r = await post(`${server.url}/relay`, prepared.body, { "x-api-auth": token });
@@ -61,6 +63,22 @@ describe("relay submission faults (chain fault injected in-process)", () => {
     expect(done.status).toBe("confirmed");
     expect(done.signature).toBe((retry.json as { signature: string }).signature);
     expect(done.steps.map((s) => s.kind)).toEqual(["received", "verified", "submitted", "confirmed"]);
+  });
+
+  it("keeps the nullifier locked when the submission's outcome is unknown (a throw, or the Unknown verdict), so a retry cannot double-submit", async () => {
+    const chain = server.relay.chains.get("mainnet") as ChainBackend;
+    const real = chain.submitWithdrawal.bind(chain);
+    chain.submitWithdrawal = async () => {
+      throw new Error("RPC node unreachable after sending");
+    };
+    try {
+      const r = await post(`${server.url}/relay`, second.body, { "x-api-auth": token });
+      expect(r.json).toMatchObject({ status: 500, error: "RelayFailed" });
+      const retry = await post(`${server.url}/relay`, second.body, { "x-api-auth": token });
+      expect(retry.json).toMatchObject({ status: 400, error: "NullifierAlreadySpent", message: "a relay of this nullifier is in flight" });
+    } finally {
+      chain.submitWithdrawal = real;
+    }
   });
 
   it("maps a definitive chain refusal to the spec error and never double-spends", async () => {

@@ -31,6 +31,7 @@ export function RelayDetailPage({ id }: { id: string }) {
           <>
             <Facts r={r} />
             <Pipeline r={r} />
+            {r.attempts.length ? <Attempts r={r} /> : null}
           </>
         )}
       </QueryView>
@@ -109,6 +110,49 @@ function Pipeline({ r }: { r: AdminRelayDetail }) {
           </li>
         ))}
       </ol>
+    </section>
+  );
+}
+
+/** The landing engine's signed transactions: a relay on a busy cluster may need a fresh blockhash. */
+function Attempts({ r }: { r: AdminRelayDetail }) {
+  return (
+    <section className="panel" aria-labelledby="attempts-title">
+      <h2 id="attempts-title">Transactions sent · {r.attempts.length}</h2>
+      <table className="table" data-testid="attempts">
+        <thead>
+          <tr>
+            <th>#</th>
+            <th>Verdict</th>
+            <th>Signature</th>
+            <th>Sends</th>
+            <th>Compute</th>
+            <th>Fee (lamports)</th>
+            <th>Sent</th>
+            <th>Verdict after</th>
+          </tr>
+        </thead>
+        <tbody>
+          {r.attempts.map((a) => (
+            <tr key={a.n} data-verdict={a.verdict}>
+              <td>{a.n}</td>
+              <td>
+                <code>{a.verdict}</code> {a.detail ? <span className="muted">{a.detail}</span> : null}
+              </td>
+              <td>
+                <CopyValue value={a.signature} label={`attempt ${a.n} signature`} />
+              </td>
+              <td>{a.broadcasts}</td>
+              <td>
+                {a.computeUnitLimit.toLocaleString()} CU @ {a.computeUnitPriceMicroLamports.toLocaleString()} µL
+              </td>
+              <td>{a.networkFeeLamports.toLocaleString()}</td>
+              <td>{formatDateTime(a.sentAt)}</td>
+              <td>{a.verdictAt !== null ? formatDuration(a.verdictAt - a.sentAt) : "pending"}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
     </section>
   );
 }

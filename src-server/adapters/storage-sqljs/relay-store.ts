@@ -1,4 +1,5 @@
 import type { RelayState } from "../../core/relay/states";
+import type { SubmissionAttempt } from "../../ports/chain";
 import type { NewRelayRecord, RelayRecord, RelayStore, SwapRecord } from "../../ports/relay-store";
 import type { DurableDb } from "./durable-db";
 
@@ -21,9 +22,12 @@ export interface RelayRow {
   swap_quote: string | null;
   swap_out: string | null;
   swap_slippage_bps: number | null;
+  attempts: string | null;
+  network_fee_lamports: string | null;
 }
 
-export const RELAY_COLUMNS = "id, kind, network, mint, output_mint, recipient, nullifier_hash, deposit_size, fee, status, error, signature, received_at, steps, swap_quote, swap_out, swap_slippage_bps";
+export const RELAY_COLUMNS =
+  "id, kind, network, mint, output_mint, recipient, nullifier_hash, deposit_size, fee, status, error, signature, received_at, steps, swap_quote, swap_out, swap_slippage_bps, attempts, network_fee_lamports";
 
 /** swap_quote's JSON: amounts as text. */
 interface QuoteJson {
@@ -80,6 +84,22 @@ export class SqlRelayStore implements RelayStore {
     ]);
   }
 
+  async recordAttempt(id: string, a: SubmissionAttempt): Promise<void> {
+    const row = this.db.get<{ attempts: string | null }>("SELECT attempts FROM relays WHERE id = ?", [id]);
+    if (!row) throw new Error(`no relay record ${id}`);
+    const attempts = row.attempts ? (JSON.parse(row.attempts) as SubmissionAttempt[]) : [];
+    const i = attempts.findIndex((x) => x.n === a.n);
+    if (i >= 0) attempts[i] = a;
+    else attempts.push(a);
+    const fee = a.verdict === "landed" || a.verdict === "failed" ? String(a.networkFeeLamports) : null;
+    await this.db.write([
+      {
+        sql: "UPDATE relays SET attempts = ?, network_fee_lamports = COALESCE(?, network_fee_lamports) WHERE id = ?",
+        params: [JSON.stringify(attempts), fee, id],
+      },
+    ]);
+  }
+
   get(id: string): RelayRecord | null {
     const row = this.db.get<RelayRow>(`SELECT ${RELAY_COLUMNS} FROM relays WHERE id = ?`, [id]);
     return row ? toRelayRecord(row) : null;
@@ -107,6 +127,8 @@ export function toRelayRecord(r: RelayRow): RelayRecord {
     signature: r.signature,
     steps: JSON.parse(r.steps) as RelayState[],
     swap: toSwap(r),
+    attempts: r.attempts ? (JSON.parse(r.attempts) as SubmissionAttempt[]) : [],
+    networkFeeLamports: r.network_fee_lamports === null ? null : BigInt(r.network_fee_lamports),
   };
 }
 

@@ -255,6 +255,12 @@ export const MIGRATIONS: Migration[] = [
     // Nothing looks leaves up by signature; the index cost ~100 bytes a leaf on disk and in memory.
     statements: [`DROP INDEX IF EXISTS indexed_leaves_signature`],
   },
+  {
+    version: 10,
+    name: "relay submission attempts and network fee",
+    // A Solana relay may take several signed transactions (fresh blockhash each); every one is kept.
+    statements: [`ALTER TABLE relays ADD COLUMN attempts TEXT`, `ALTER TABLE relays ADD COLUMN network_fee_lamports TEXT`],
+  },
 ];
 
 /**

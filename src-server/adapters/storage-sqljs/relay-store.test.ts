@@ -1,0 +1,73 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { RelayState } from "../../core/relay/states";
+import type { SubmissionAttempt } from "../../ports/chain";
+import { DurableDb } from "./durable-db";
+import { SqlRelayStore } from "./relay-store";
+import { MIGRATIONS, SQL_FUNCTIONS } from "./schema-migrations";
+
+const ID = "00000000-0000-4000-8000-000000000001";
+let dir: string;
+let db: DurableDb;
+let store: SqlRelayStore;
+
+const attempt = (n: number, verdict: SubmissionAttempt["verdict"], fee = 5000 + n): SubmissionAttempt => ({
+  n,
+  signature: `sig${n}`,
+  blockhash: `bh${n}`,
+  lastValidBlockHeight: 150 + n,
+  computeUnitLimit: 240_000,
+  computeUnitPriceMicroLamports: 1000,
+  networkFeeLamports: fee,
+  sentAt: 1000 + n,
+  broadcasts: 1,
+  verdict,
+  verdictAt: verdict === "pending" ? null : 2000 + n,
+  slot: verdict === "landed" ? 42 : null,
+  detail: null,
+});
+
+beforeEach(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), "relay-store-"));
+  db = await DurableDb.open({ dir, migrations: MIGRATIONS, functions: SQL_FUNCTIONS, snapshotIntervalMs: 0 });
+  store = new SqlRelayStore(db);
+  await store.create(
+    { id: ID, kind: "relay", network: "devnet", mint: "M", outputMint: null, recipient: "R", nullifierHash: "00".repeat(32), depositSize: 1000n, fee: 10n, receivedAt: 1 },
+    RelayState.received(1),
+  );
+});
+afterEach(async () => {
+  await db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("SqlRelayStore attempts", () => {
+  it("keeps one entry per attempt number, replaced by its verdict, and the fee of the attempt that landed", async () => {
+    await store.recordAttempt(ID, attempt(1, "pending"));
+    expect(store.get(ID)!.attempts.map((a) => a.verdict)).toEqual(["pending"]);
+    expect(store.get(ID)!.networkFeeLamports).toBeNull();
+    await store.recordAttempt(ID, attempt(1, "expired"));
+    await store.recordAttempt(ID, attempt(2, "pending"));
+    await store.recordAttempt(ID, attempt(2, "landed", 7000));
+    const r = store.get(ID)!;
+    expect(r.attempts.map((a) => [a.n, a.verdict, a.signature])).toEqual([
+      [1, "expired", "sig1"],
+      [2, "landed", "sig2"],
+    ]);
+    expect(r.networkFeeLamports).toBe(7000n);
+  });
+
+  it("has the pending attempt's signature on disk before the send (survives a reopen)", async () => {
+    await store.recordAttempt(ID, attempt(1, "pending"));
+    await db.close();
+    db = await DurableDb.open({ dir, migrations: MIGRATIONS, functions: SQL_FUNCTIONS, snapshotIntervalMs: 0 });
+    store = new SqlRelayStore(db);
+    expect(store.get(ID)!.attempts[0]).toMatchObject({ signature: "sig1", verdict: "pending" });
+  });
+
+  it("refuses an attempt for a relay that was never recorded", async () => {
+    await expect(store.recordAttempt("00000000-0000-4000-8000-00000000ffff", attempt(1, "pending"))).rejects.toThrow("no relay record");
+  });
+});
