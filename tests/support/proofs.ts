@@ -17,7 +17,6 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
 import { encodeBase58 } from "../../src-shared/encoding/base58";
-import { sandboxDepositMessage } from "../../src-shared/messages";
 import type { Network } from "../../src-shared/networks";
 import type { SnarkjsProof } from "../../src-shared/zk/proof-codec";
 import { RelayClient } from "../../src-client/sdk/http";
@@ -25,16 +24,13 @@ import { createNote, withDeposit, type DepositNote, type RandomSource } from "..
 import { DEFAULT_ARTIFACTS, proveWithdrawal, snarkjsProver, verifyWithdrawalProof, type Prover, type WithdrawWitnessInput } from "../../src-client/sdk/prove";
 import { getNoteProof } from "../../src-client/sdk/tree";
 import { encodeProof, fromSnarkjs } from "../../src-shared/zk/proof-codec";
+import { sandboxTestChain, type ChainWallet, type TestChain } from "./test-chain";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const PROOF_CACHE_DIR = path.join(ROOT, "out", "test-proofs");
 
 /** What the helper needs of a wallet: tests/support/wallet.ts's TestWallet fits. */
-export interface ProofWallet {
-  address: string;
-  /** ed25519 over the UTF-8 message, base58. */
-  sign(message: string): string;
-}
+export type { ChainWallet as ProofWallet } from "./test-chain";
 
 /** The JSON body of POST /relay (SPEC: Withdrawal request), ready to send as is. */
 export interface RelayBody {
@@ -62,6 +58,8 @@ export interface PrepareWithdrawalOptions {
   seed?: string;
   /** Default out/test-proofs. */
   cacheDir?: string;
+  /** Where the deposit is made; default the relay's sandbox for `network`. */
+  chain?: TestChain;
 }
 
 export interface PreparedWithdrawal {
@@ -99,7 +97,7 @@ const callCounts = new Map<string, number>();
  * path, and proves a withdrawal to `options.recipient`. The answer's `body`
  * is the /relay request.
  */
-export async function prepareWithdrawal(relayUrl: string, wallet: ProofWallet, mint: string, options: PrepareWithdrawalOptions): Promise<PreparedWithdrawal> {
+export async function prepareWithdrawal(relayUrl: string, wallet: ChainWallet, mint: string, options: PrepareWithdrawalOptions): Promise<PreparedWithdrawal> {
   const network = options.network ?? "mainnet";
   const amount = options.amount ?? 1_000_000;
   const client = new RelayClient({ baseUrl: relayUrl, timeoutMs: 30_000 });
@@ -119,16 +117,15 @@ export async function prepareWithdrawal(relayUrl: string, wallet: ProofWallet, m
   const created = await createNote({ network, mint, amount, hasher, random: seededRandom(seed) });
   if (!created.ok) throw new Error(`note: ${created.error}`);
 
-  const message = sandboxDepositMessage(network, mint, amount, created.value.commitment);
-  const dep = await client.sandboxDeposit({ network, mint, amount, commitment: created.value.commitment, wallet: wallet.address, signature: wallet.sign(message) });
-  if (!dep.ok) throw new Error(`/sandbox/deposit: ${dep.status} ${dep.error} ${dep.message ?? ""}`);
-  if (dep.value.status !== "indexed" || dep.value.leafIndex === null) {
-    throw new Error(`/sandbox/deposit left the deposit ${dep.value.status}: is this note's commitment already in the pool (same seed twice)?`);
+  const chain = options.chain ?? sandboxTestChain(relayUrl, network);
+  const dep = await chain.deposit(wallet, created.value.commitment, amount, mint);
+  if (dep.status !== "indexed" || dep.leafIndex === null) {
+    throw new Error(`the deposit is ${dep.status}: is this note's commitment already in the pool (same seed twice)?`);
   }
-  const note = withDeposit(created.value, { ...dep.value, wallet: wallet.address });
+  const note = withDeposit(created.value, { ...dep, wallet: wallet.address });
 
   const merkle = await getNoteProof(client, note, { hasher });
-  if (!merkle.ok) throw new Error(`Merkle proof of leaf ${dep.value.leafIndex}: ${JSON.stringify(merkle.error)}`);
+  if (!merkle.ok) throw new Error(`Merkle proof of leaf ${dep.leafIndex}: ${JSON.stringify(merkle.error)}`);
 
   const cache = cachedProver(options.cacheDir ?? PROOF_CACHE_DIR);
   const proved = await proveWithdrawal(note, merkle.value, options.recipient, { hasher, prover: cache.prover });
@@ -147,7 +144,7 @@ export async function prepareWithdrawal(relayUrl: string, wallet: ProofWallet, m
       network,
     },
     note,
-    deposit: { signature: dep.value.signature, leafIndex: dep.value.leafIndex },
+    deposit: { signature: dep.signature, leafIndex: dep.leafIndex },
     provingMs: p.provingMs,
     cached: cache.last().cached,
     cacheFile: cache.last().file,

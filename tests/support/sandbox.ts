@@ -19,14 +19,14 @@ export async function airdrop(url: string, wallet: TestWallet, amount: number, m
   if (r.status !== 200) throw new Error(`airdrop failed: ${r.text}`);
 }
 
-export function depositBody(wallet: TestWallet, commitment: number[], amount: number, mint = WSOL, network: Network = "mainnet"): Record<string, unknown> {
+export function depositBody(wallet: Pick<TestWallet, "address" | "sign">, commitment: number[], amount: number, mint = WSOL, network: Network = "mainnet"): Record<string, unknown> {
   const message = sandboxDepositMessage(network, mint, amount, Uint8Array.from(commitment));
   return { network, mint, amount, commitment, wallet: wallet.address, signature: wallet.sign(message) };
 }
 
 export async function deposit(
   url: string,
-  wallet: TestWallet,
+  wallet: Pick<TestWallet, "address" | "sign">,
   commitment: number[],
   amount: number,
   mint = WSOL,

@@ -6,6 +6,8 @@ export interface TestWallet {
   address: string;
   publicKey: Uint8Array;
   sign(message: string): string;
+  /** Raw ed25519 signature over bytes: signs a Solana transaction message. */
+  signBytes(message: Uint8Array): Uint8Array;
 }
 
 export function newWallet(): TestWallet {
@@ -14,6 +16,7 @@ export function newWallet(): TestWallet {
     address: encodeBase58(kp.publicKey),
     publicKey: kp.publicKey,
     sign: (message) => encodeBase58(signEd25519(message, kp.secretKey)),
+    signBytes: (message) => signEd25519(message, kp.secretKey),
   };
 }
 

@@ -1,0 +1,51 @@
+import type { Network } from "../../src-shared/networks";
+import { airdrop as sandboxAirdrop, deposit as sandboxDeposit } from "./sandbox";
+import { get, type TestWallet } from "./wallet";
+
+/** What a chain needs of a wallet: tests/support/wallet.ts's TestWallet fits. */
+export interface ChainWallet {
+  address: string;
+  /** ed25519 over the UTF-8 message, base58 (the sandbox's deposit authorization). */
+  sign(message: string): string;
+  /** Raw ed25519 over bytes: signs a Solana transaction message (solana networks need it). */
+  signBytes?(message: Uint8Array): Uint8Array;
+}
+
+export interface TestDeposit {
+  signature: string;
+  status: "indexed" | "failed";
+  leafIndex: number | null;
+}
+
+/**
+ * What an HTTP test needs of the chain behind a network, whichever backend it
+ * is: fund a wallet, deposit a commitment (and wait until the relay has
+ * indexed it), read a balance. The sandbox does it through /sandbox/*; a
+ * solana network through real transactions to the local validator.
+ */
+export interface TestChain {
+  readonly kind: "sandbox" | "solana";
+  readonly network: Network;
+  /** Test tokens (and, on solana, SOL for fees) to the wallet. */
+  fund(wallet: TestWallet, amount: number, mint: string): Promise<void>;
+  deposit(wallet: ChainWallet, commitment: Uint8Array, amount: number, mint: string): Promise<TestDeposit>;
+  /** Token balance in base units. */
+  balance(owner: string, mint: string): Promise<bigint>;
+}
+
+export function sandboxTestChain(relayUrl: string, network: Network = "mainnet"): TestChain {
+  return {
+    kind: "sandbox",
+    network,
+    fund: (wallet, amount, mint) => sandboxAirdrop(relayUrl, wallet, amount, mint, network),
+    deposit: async (wallet, commitment, amount, mint) => {
+      const d = await sandboxDeposit(relayUrl, wallet, Array.from(commitment), amount, mint, network);
+      return { signature: d.signature, status: d.status as TestDeposit["status"], leafIndex: d.leafIndex };
+    },
+    balance: async (owner, mint) => {
+      const r = await get(`${relayUrl}/sandbox/balance/${network}/${owner}/${mint}`);
+      if (r.status !== 200) throw new Error(`balance: ${r.status} ${r.text}`);
+      return BigInt((r.json as { amount: string }).amount);
+    },
+  };
+}
