@@ -30,6 +30,13 @@ module.exports = {
       to: { path: "^src-server/adapters/storage-sqljs/" },
     },
     {
+      name: "product-never-runs-the-test-validator",
+      comment: "src-localnet is a test and demo tool; the relay, console and client must reach a chain only over RPC.",
+      severity: "error",
+      from: { path: "^src-(server|shared|main|preload|renderer|client)/" },
+      to: { path: "^src-localnet/" },
+    },
+    {
       name: "no-circular",
       severity: "error",
       from: {},
