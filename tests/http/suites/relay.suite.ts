@@ -1,0 +1,215 @@
+import { PublicKey } from "@solana/web3.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bigIntToBytes32 } from "../../../src-shared/encoding/field";
+import { BASE_FIELD_MODULUS } from "../../../src-shared/zk/proof-codec";
+import { prepareWithdrawal, testRecipient, type PreparedWithdrawal, type RelayBody } from "../../support/proofs";
+import type { HarnessFactory, RelayHarness } from "../../support/harness";
+import { startRelay } from "../../support/relay-process";
+import { randomCommitment, USDC } from "../../support/sandbox";
+import { get, newWallet, post, type TestWallet } from "../../support/wallet";
+
+const SANCTIONED = "FuCC7GoYwt5TsNTjWL23Xx9UKCvC18chjMEFPL3vJDCC"; // OFAC SDN, resources/sanctions
+const enc = new TextEncoder();
+
+/**
+ * POST /relay against a running relay whose `mainnet` network is the harness's
+ * backend: every spec error, the race of identical relays, sanctions, bad input.
+ */
+export function relaySuite(start: HarnessFactory): void {
+  let h: RelayHarness;
+  let relay: { url: string };
+  let depositor: TestWallet;
+  let token: string;
+  let valid: PreparedWithdrawal;
+  let rootBefore: number[];
+
+  const login = async (url: string, w: TestWallet): Promise<string> => {
+    const t = Math.floor(Date.now() / 1000);
+    const r = await post(`${url}/login`, { wallet: w.address, signature: w.sign(String(t)), message: t });
+    return (r.json as { id: string }).id;
+  };
+  const relayAs = (body: unknown, auth: string | null = token) => post(`${relay.url}/relay`, body, auth ? { "x-api-auth": auth } : {});
+  const balance = (wallet: string, mint = USDC): Promise<bigint> => h.chain.balance(wallet, mint);
+
+  beforeAll(async () => {
+    h = await start({ RELAY_RATE_LIMITS: "off" });
+    relay = h;
+    depositor = newWallet();
+    await h.chain.fund(depositor, 100_000_000, USDC);
+    token = await login(relay.url, depositor);
+    // A root from the pool's history that the proof was not made against.
+    await h.chain.deposit(depositor, Uint8Array.from(randomCommitment()), 1000, USDC);
+    rootBefore = ((await post(`${relay.url}/get_merkle/${USDC}/32/mainnet`)).json as { json: { root: number[] } }).json.root;
+    valid = await prepareWithdrawal(relay.url, depositor, USDC, { recipient: testRecipient("relay-main"), amount: 1_000_000, chain: h.chain });
+  }, 120_000);
+  afterAll(async () => {
+    await h?.stop();
+  });
+
+  const mutate = (f: (b: RelayBody) => void): RelayBody => {
+    const b = structuredClone(valid.body);
+    f(b);
+    return b;
+  };
+  const setWord = (proof: number[], word: number, value: bigint): void => {
+    proof.splice(32 * word, 32, ...bigIntToBytes32(value));
+  };
+
+  describe("POST /relay: the proof binds every public input (nothing is spent on refusal)", () => {
+    it.each<[string, (b: RelayBody) => void]>([
+      ["another recipient", (b) => (b.recipient = testRecipient("someone-else"))],
+      ["a larger depositSize", (b) => (b.depositSize += 1)],
+      ["a smaller depositSize", (b) => (b.depositSize -= 1)],
+      ["another (unspent) nullifierHash", (b) => (b.nullifierHash[31] = (b.nullifierHash[31]! + 1) % 256)],
+      ["an older root of the same pool", (b) => (b.root = rootBefore)],
+      ["a flipped byte in A", (b) => (b.proof[5] = b.proof[5]! ^ 0x01)],
+      ["a flipped byte in B", (b) => (b.proof[100] = b.proof[100]! ^ 0x80)],
+      ["a flipped byte in C", (b) => (b.proof[255] = b.proof[255]! ^ 0x01)],
+      ["A moved off the curve (y + 1)", (b) => setWord(b.proof, 1, (BigInt("0x" + Buffer.from(b.proof.slice(32, 64)).toString("hex")) + 1n) % BASE_FIELD_MODULUS)],
+      ["B with c0 and c1 swapped", (b) => b.proof.splice(64, 64, ...b.proof.slice(96, 128), ...b.proof.slice(64, 96))],
+      ["A and C swapped", (b) => b.proof.splice(0, 256, ...b.proof.slice(192, 256), ...b.proof.slice(64, 192), ...b.proof.slice(0, 64))],
+      ["an all-zero proof (points at infinity)", (b) => b.proof.fill(0)],
+      ["coordinates not below the base field modulus", (b) => b.proof.fill(255)],
+      ["a coordinate equal to the base field modulus", (b) => setWord(b.proof, 0, BASE_FIELD_MODULUS)],
+    ])("refuses %s with 400 InvalidProof", async (_name, f) => {
+      const r = await relayAs(mutate(f));
+      expect(r.status).toBe(400);
+      expect(r.json).toMatchObject({ status: 400, error: "InvalidProof" });
+    });
+
+    it("refuses a root the pool never had with 400 InvalidRoot", async () => {
+      const r = await relayAs(mutate((b) => (b.root = Array.from(bigIntToBytes32(123456789n)))));
+      expect(r.status).toBe(400);
+      expect(r.json).toMatchObject({ status: 400, error: "InvalidRoot" });
+    });
+
+    it("refuses a mint whose pool does not exist with 400 InvalidRoot", async () => {
+      const r = await relayAs(mutate((b) => (b.mint = newWallet().address)));
+      expect(r.json).toMatchObject({ status: 400, error: "InvalidRoot" });
+    });
+
+    it("left the nullifier unspent through all of the above", async () => {
+      const r = await post(`${relay.url}/get_nullifier/${USDC}/32/mainnet`, { nullifierHash: valid.body.nullifierHash });
+      expect(r.json).toEqual({ address: null, json: null });
+    });
+  });
+
+  describe("POST /relay: authentication (DESIGN §4)", () => {
+    it("answers 401 Unauthorized without x-api-auth, and with an unknown token", async () => {
+      for (const auth of [null, "7d444840-9dc0-11d1-b245-5ffdce74fad2", "garbage"]) {
+        const r = await relayAs(valid.body, auth);
+        expect(r.status).toBe(401);
+        expect(r.json).toMatchObject({ status: 401, error: "Unauthorized" });
+      }
+    });
+  });
+
+  describe("POST /relay: a valid withdrawal", () => {
+    it("succeeds exactly once when 8 identical relays race, pays depositSize - fee, and spends the nullifier", async () => {
+      const fees = (await get(`${relay.url}/fees`)).json as { default: { bps: number; floor: string } };
+      const expectedFee = (() => {
+        const p = (1_000_000n * BigInt(fees.default.bps)) / 10_000n;
+        const floor = BigInt(fees.default.floor);
+        return p > floor ? p : floor;
+      })();
+      const recipient = valid.body.recipient;
+      const before = await balance(recipient);
+
+      const answers = await Promise.all(Array.from({ length: 8 }, () => relayAs(valid.body)));
+      const ok = answers.filter((a) => a.status === 200);
+      expect(ok).toHaveLength(1);
+      expect(ok[0]!.json).toMatchObject({ status: 200 });
+      expect((ok[0]!.json as { signature: string }).signature).toMatch(/^[1-9A-HJ-NP-Za-km-z]{86,88}$/);
+      for (const a of answers.filter((x) => x.status !== 200)) {
+        expect(a.status).toBe(400);
+        expect(a.json).toMatchObject({ status: 400, error: "NullifierAlreadySpent" });
+      }
+      expect((await balance(recipient)) - before).toBe(1_000_000n - expectedFee);
+
+      const pda = PublicKey.findProgramAddressSync(
+        [enc.encode("nullifier"), new PublicKey(USDC).toBytes(), Uint8Array.from(valid.body.nullifierHash)],
+        new PublicKey(h.programId),
+      )[0].toBase58();
+      const spent = await post(`${relay.url}/get_nullifier/${USDC}/32/mainnet`, { nullifierHash: valid.body.nullifierHash });
+      expect(spent.json).toEqual({ address: pda, json: { spent: true } });
+
+      const again = await relayAs(valid.body);
+      expect(again.status).toBe(400);
+      expect(again.json).toMatchObject({ status: 400, error: "NullifierAlreadySpent" });
+    });
+
+    it("refuses a withdrawal to a sanctioned address (real OFAC SDN SOL entry) with 400 OFACCheckFailed", async () => {
+      const w = await prepareWithdrawal(relay.url, depositor, USDC, { recipient: SANCTIONED, amount: 500_000, chain: h.chain });
+      const r = await relayAs(w.body);
+      expect(r.status).toBe(400);
+      expect(r.json).toMatchObject({ status: 400, error: "OFACCheckFailed" });
+      expect(await balance(SANCTIONED)).toBe(0n);
+    });
+  });
+
+  describe("POST /relay: malformed requests answer 400 InvalidRequest naming the field", () => {
+    const base = (): Record<string, unknown> => structuredClone(valid.body) as unknown as Record<string, unknown>;
+    it.each<[string, (b: Record<string, unknown>) => void, string]>([
+      ["a missing nullifierHash", (b) => delete b.nullifierHash, "nullifierHash"],
+      ["a 31-byte nullifierHash", (b) => (b.nullifierHash = (b.nullifierHash as number[]).slice(1)), "nullifierHash"],
+      ["a nullifierHash not below the field modulus", (b) => (b.nullifierHash = new Array(32).fill(255)), "nullifierHash"],
+      ["a 255-byte proof", (b) => (b.proof = (b.proof as number[]).slice(1)), "proof"],
+      ["a proof byte of 256", (b) => ((b.proof as number[])[0] = 256), "proof"],
+      ["a proof of strings", (b) => (b.proof = (b.proof as number[]).map(String)), "proof"],
+      ["a 100,000-element proof", (b) => (b.proof = new Array(100_000).fill(0)), "proof"],
+      ["a root of 33 bytes", (b) => (b.root = [...(b.root as number[]), 0]), "root"],
+      ["a recipient that is not base58", (b) => (b.recipient = "0OIl"), "recipient"],
+      ["a 100,000-character recipient", (b) => (b.recipient = "2".repeat(100_000)), "recipient"],
+      ["depth 31", (b) => (b.depth = 31), "depth"],
+      ["depth as text", (b) => (b.depth = "32"), "depth"],
+      ["a negative depositSize", (b) => (b.depositSize = -1), "depositSize"],
+      ["a fractional depositSize", (b) => (b.depositSize = 1.5), "depositSize"],
+      ["a depositSize above 2^53", (b) => (b.depositSize = 2 ** 60), "depositSize"],
+      ["a mint that is not a key", (b) => (b.mint = "abc"), "mint"],
+      ["an unknown network", (b) => (b.network = "testnet"), "network"],
+    ])("%s", async (_name, f, field) => {
+      const b = base();
+      f(b);
+      const r = await relayAs(b);
+      expect([400, 413]).toContain(r.status);
+      const body = r.json as { status: number; error: string; message: string };
+      expect(body.status).toBe(r.status);
+      if (r.status === 400) {
+        expect(body.error).toBe("InvalidRequest");
+        expect(body.message.startsWith(field)).toBe(true);
+      } else {
+        expect(body.error).toBe("PayloadTooLarge");
+      }
+    });
+
+    it("answers malformed JSON in the relay result shape", async () => {
+      const r = await post(`${relay.url}/relay`, "{nope", { "x-api-auth": token });
+      expect(r.status).toBe(400);
+      expect(r.json).toMatchObject({ status: 400, error: "InvalidRequest" });
+    });
+  });
+
+  describe("GET /fees", () => {
+    it("publishes the fee formula, the default and per-pool overrides", async () => {
+      const r = await get(`${relay.url}/fees`);
+      expect(r.status).toBe(200);
+      expect(r.json).toMatchObject({ default: { bps: 25, floor: "0" }, pools: { mainnet: {}, devnet: {} } });
+    });
+  });
+
+  describe("POST /relay rate limit", () => {
+    it("refuses the 11th relay in a minute with 429 { status: 429, error: RateLimited } and Retry-After", async () => {
+      const limited = await startRelay();
+      try {
+        for (let i = 0; i < 10; i++) expect((await post(`${limited.url}/relay`, {})).status).toBe(400);
+        const r = await post(`${limited.url}/relay`, {});
+        expect(r.status).toBe(429);
+        expect(r.json).toEqual({ status: 429, error: "RateLimited" });
+        expect(Number(r.headers.get("retry-after"))).toBeGreaterThan(0);
+      } finally {
+        await limited.stop();
+        limited.cleanup();
+      }
+    });
+  });
+}
