@@ -1,0 +1,86 @@
+/**
+ * Addresses the pool program uses (docs/pool-program.md "PDAs"). Functions
+ * here take and return base58 strings; the tree/nullifier/vault derivations
+ * of src-shared/solana/pda.ts (which take raw bytes) are re-exported as they are.
+ */
+import { PublicKey } from "@solana/web3.js";
+import type { FieldHasher } from "../crypto/hasher";
+import { nullifierAddress, treeAddress, vaultAddress } from "../solana/pda";
+import { ByteWriter } from "./borsh";
+import { ASSOCIATED_TOKEN_PROGRAM_ID, TOKEN_PROGRAM_ID } from "./constants";
+
+export { nullifierAddress, treeAddress, vaultAddress };
+
+const enc = new TextEncoder();
+
+/** A base58 public key, or its 32 bytes. Throws on anything else (callers validate input first). */
+export function publicKeyBytes(address: string | Uint8Array): Uint8Array {
+  if (address instanceof Uint8Array) {
+    if (address.length !== 32) throw new RangeError(`a public key is 32 bytes, got ${address.length}`);
+    return address;
+  }
+  return new PublicKey(address).toBytes();
+}
+
+/** The associated token account of `owner` for `mint`: PDA([owner, TOKEN_PROGRAM_ID, mint], ASSOCIATED_TOKEN_PROGRAM_ID). */
+export function associatedTokenAddress(owner: string, mint: string): string {
+  return PublicKey.findProgramAddressSync(
+    [publicKeyBytes(owner), publicKeyBytes(TOKEN_PROGRAM_ID), publicKeyBytes(mint)],
+    new PublicKey(ASSOCIATED_TOKEN_PROGRAM_ID),
+  )[0].toBase58();
+}
+
+/** The nonce as a PDA seed: u64 little-endian. */
+export function nonceSeed(nonce: bigint): Uint8Array {
+  return new ByteWriter(8).u64(nonce, "nonce").finish();
+}
+
+/** A deposit receipt: PDA ["deposit", mint, depositor, nonce u64 LE], with its bump. */
+export function findDepositReceiptAddress(programId: string, mint: string, depositor: string, nonce: bigint): [address: string, bump: number] {
+  const [key, bump] = PublicKey.findProgramAddressSync(
+    [enc.encode("deposit"), publicKeyBytes(mint), publicKeyBytes(depositor), nonceSeed(nonce)],
+    new PublicKey(programId),
+  );
+  return [key.toBase58(), bump];
+}
+
+export function depositReceiptAddress(programId: string, mint: string, depositor: string, nonce: bigint): string {
+  return findDepositReceiptAddress(programId, mint, depositor, nonce)[0];
+}
+
+/** The tree PDA with its bump (TreeAccount.bump). */
+export function findTreeAddress(programId: string, mint: string): [address: string, bump: number] {
+  const [key, bump] = PublicKey.findProgramAddressSync([enc.encode("merkle_tree"), publicKeyBytes(mint)], new PublicKey(programId));
+  return [key.toBase58(), bump];
+}
+
+/** Tree, vault and nullifier PDAs from base58 inputs (same derivation as src-shared/solana/pda.ts). */
+export function poolTreeAddress(programId: string, mint: string): string {
+  return treeAddress(publicKeyBytes(programId), publicKeyBytes(mint));
+}
+export function poolVaultAddress(programId: string, mint: string): string {
+  return vaultAddress(publicKeyBytes(programId), publicKeyBytes(mint));
+}
+export function poolNullifierAddress(programId: string, mint: string, nullifierHash: Uint8Array): string {
+  return nullifierAddress(publicKeyBytes(programId), publicKeyBytes(mint), nullifierHash);
+}
+
+/** The revert marker: a nullifier account of kind "revert", PDA ["nullifier", mint, revertNullifier]. */
+export function revertMarkerAddress(programId: string, mint: string, revertNullifier: Uint8Array): string {
+  return poolNullifierAddress(programId, mint, revertNullifier);
+}
+
+/**
+ * revertNullifier = Poseidon(hi, lo) of the receipt's address: its first and
+ * last 16 bytes read big-endian, exactly as a public key enters the circuit
+ * (DESIGN §3; same as pubkeyToField in src-server/core/proof/public-inputs.ts,
+ * which a test checks).
+ */
+export function revertNullifierOfReceipt(hasher: FieldHasher, receiptAddressBytes: Uint8Array): Uint8Array {
+  if (receiptAddressBytes.length !== 32) throw new RangeError("a receipt address is 32 bytes");
+  const hi = new Uint8Array(32);
+  const lo = new Uint8Array(32);
+  hi.set(receiptAddressBytes.subarray(0, 16), 16);
+  lo.set(receiptAddressBytes.subarray(16), 16);
+  return hasher.hash([hi, lo]);
+}

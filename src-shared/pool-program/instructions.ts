@@ -1,0 +1,422 @@
+/**
+ * The pool program's instructions (docs/pool-program.md "Instructions"):
+ * data codec, account lists in order, and web3.js builders. In the data
+ * (PoolInstruction) public keys are 32 raw bytes; builders take base58 strings.
+ */
+import { PublicKey, TransactionInstruction, type AccountMeta } from "@solana/web3.js";
+import { Buffer } from "buffer";
+import { err, ok, type Result } from "../result";
+import {
+  associatedTokenAddress,
+  depositReceiptAddress,
+  poolNullifierAddress,
+  poolTreeAddress,
+  poolVaultAddress,
+  publicKeyBytes,
+  revertMarkerAddress,
+} from "./addresses";
+import { ByteReader, ByteWriter, startsWith } from "./borsh";
+import { ASSOCIATED_TOKEN_PROGRAM_ID, PROOF_SIZE, SYSTEM_PROGRAM_ID, TOKEN_PROGRAM_ID } from "./constants";
+import { INSTRUCTION_DISCRIMINATORS, POOL_INSTRUCTION_NAMES, type PoolInstructionName } from "./discriminators";
+
+// ------------------------------------------------------------------- data
+
+export interface InitializePoolInstruction {
+  name: "initialize_pool";
+}
+export interface DepositInstruction {
+  name: "deposit";
+  commitment: Uint8Array;
+  amount: bigint;
+  nonce: bigint;
+}
+export interface WithdrawArgs {
+  /** 256 bytes, DESIGN §3. */
+  proof: Uint8Array;
+  root: Uint8Array;
+  nullifierHash: Uint8Array;
+  /** The recipient's public key, 32 bytes. */
+  recipient: Uint8Array;
+  amount: bigint;
+  fee: bigint;
+}
+export interface WithdrawInstruction extends WithdrawArgs {
+  name: "withdraw";
+}
+export interface WithdrawSwapInstruction extends WithdrawArgs {
+  name: "withdraw_swap";
+  /** 32 bytes. */
+  outputMint: Uint8Array;
+  minOut: bigint;
+}
+export interface AssertSwapOutInstruction {
+  name: "assert_swap_out";
+  minOut: bigint;
+}
+export interface RevertInstruction {
+  name: "revert";
+  nonce: bigint;
+}
+
+export type PoolInstruction =
+  | InitializePoolInstruction
+  | DepositInstruction
+  | WithdrawInstruction
+  | WithdrawSwapInstruction
+  | AssertSwapOutInstruction
+  | RevertInstruction;
+
+/** Data length of each instruction, discriminator included. */
+export const INSTRUCTION_DATA_SIZES: Record<PoolInstructionName, number> = {
+  initialize_pool: 8,
+  deposit: 8 + 32 + 8 + 8,
+  withdraw: 8 + PROOF_SIZE + 32 + 32 + 32 + 8 + 8,
+  withdraw_swap: 8 + PROOF_SIZE + 32 + 32 + 32 + 8 + 8 + 32 + 8,
+  assert_swap_out: 8 + 8,
+  revert: 8 + 8,
+};
+
+function writeWithdrawArgs(w: ByteWriter, a: WithdrawArgs): ByteWriter {
+  return w
+    .raw(a.proof, PROOF_SIZE, "proof")
+    .raw(a.root, 32, "root")
+    .raw(a.nullifierHash, 32, "nullifierHash")
+    .raw(a.recipient, 32, "recipient")
+    .u64(a.amount, "amount")
+    .u64(a.fee, "fee");
+}
+
+function readWithdrawArgs(r: ByteReader): WithdrawArgs {
+  return { proof: r.raw(PROOF_SIZE), root: r.raw(32), nullifierHash: r.raw(32), recipient: r.raw(32), amount: r.u64(), fee: r.u64() };
+}
+
+/** The instruction's data: discriminator ‖ Borsh args. Throws RangeError on a field of the wrong size. */
+export function encodePoolInstruction(ix: PoolInstruction): Uint8Array {
+  const w = new ByteWriter(INSTRUCTION_DATA_SIZES[ix.name]).raw(INSTRUCTION_DISCRIMINATORS[ix.name], 8, "discriminator");
+  switch (ix.name) {
+    case "initialize_pool":
+      break;
+    case "deposit":
+      w.raw(ix.commitment, 32, "commitment").u64(ix.amount, "amount").u64(ix.nonce, "nonce");
+      break;
+    case "withdraw":
+      writeWithdrawArgs(w, ix);
+      break;
+    case "withdraw_swap":
+      writeWithdrawArgs(w, ix).raw(ix.outputMint, 32, "outputMint").u64(ix.minOut, "minOut");
+      break;
+    case "assert_swap_out":
+      w.u64(ix.minOut, "minOut");
+      break;
+    case "revert":
+      w.u64(ix.nonce, "nonce");
+      break;
+  }
+  return w.finish();
+}
+
+/** Decodes an instruction's data; refuses an unknown discriminator and any length but the exact one. */
+export function decodePoolInstruction(data: Uint8Array): Result<PoolInstruction, string> {
+  if (!(data instanceof Uint8Array)) return err("instruction data: not bytes");
+  if (data.length < 8) return err(`instruction data: truncated (${data.length} bytes, not even a discriminator)`);
+  const name = POOL_INSTRUCTION_NAMES.find((n) => startsWith(data, INSTRUCTION_DISCRIMINATORS[n]));
+  if (!name) return err("instruction data: unknown discriminator");
+  const size = INSTRUCTION_DATA_SIZES[name];
+  if (data.length !== size) return err(`${name}: expected ${size} bytes of data, got ${data.length}`);
+  const r = new ByteReader(data, 8);
+  switch (name) {
+    case "initialize_pool":
+      return ok({ name });
+    case "deposit":
+      return ok({ name, commitment: r.raw(32), amount: r.u64(), nonce: r.u64() });
+    case "withdraw":
+      return ok({ name, ...readWithdrawArgs(r) });
+    case "withdraw_swap":
+      return ok({ name, ...readWithdrawArgs(r), outputMint: r.raw(32), minOut: r.u64() });
+    case "assert_swap_out":
+      return ok({ name, minOut: r.u64() });
+    case "revert":
+      return ok({ name, nonce: r.u64() });
+  }
+}
+
+// -------------------------------------------------------------- accounts
+
+export interface AccountFlags {
+  isMut: boolean;
+  isSigner: boolean;
+}
+
+export const INITIALIZE_POOL_ACCOUNTS = ["authority", "mint", "tree", "vault", "tokenProgram", "systemProgram"] as const;
+export const DEPOSIT_ACCOUNTS = [
+  "depositor",
+  "mint",
+  "tree",
+  "vault",
+  "depositorTokenAccount",
+  "receipt",
+  "tokenProgram",
+  "systemProgram",
+] as const;
+export const WITHDRAW_ACCOUNTS = [
+  "relayer",
+  "mint",
+  "tree",
+  "vault",
+  "nullifier",
+  "recipient",
+  "recipientTokenAccount",
+  "relayerTokenAccount",
+  "tokenProgram",
+  "associatedTokenProgram",
+  "systemProgram",
+] as const;
+/** Withdraw's accounts, then these three, then the swap venue's accounts (remaining accounts). */
+export const WITHDRAW_SWAP_ACCOUNTS = [...WITHDRAW_ACCOUNTS, "relayerOutputTokenAccount", "recipientOutputTokenAccount", "outputMint"] as const;
+export const ASSERT_SWAP_OUT_ACCOUNTS = ["recipientOutputTokenAccount"] as const;
+export const REVERT_ACCOUNTS = [
+  "authority",
+  "mint",
+  "tree",
+  "vault",
+  "depositor",
+  "depositorTokenAccount",
+  "receipt",
+  "revertMarker",
+  "tokenProgram",
+  "systemProgram",
+] as const;
+
+const W = { isMut: true, isSigner: false } as const;
+const WS = { isMut: true, isSigner: true } as const;
+const R = { isMut: false, isSigner: false } as const;
+
+type Flags<T extends readonly string[]> = { readonly [K in T[number]]: AccountFlags };
+
+const WITHDRAW_FLAGS: Flags<typeof WITHDRAW_ACCOUNTS> = {
+  relayer: WS,
+  mint: R,
+  tree: W,
+  vault: W,
+  nullifier: W,
+  recipient: R,
+  recipientTokenAccount: W,
+  relayerTokenAccount: W,
+  tokenProgram: R,
+  associatedTokenProgram: R,
+  systemProgram: R,
+};
+
+/** Writable/signer flags of every named account (docs/pool-program.md's `w`/`s`). */
+export const POOL_INSTRUCTION_ACCOUNT_FLAGS = {
+  initialize_pool: { authority: WS, mint: R, tree: W, vault: W, tokenProgram: R, systemProgram: R } satisfies Flags<typeof INITIALIZE_POOL_ACCOUNTS>,
+  deposit: {
+    depositor: WS,
+    mint: R,
+    tree: W,
+    vault: W,
+    depositorTokenAccount: W,
+    receipt: W,
+    tokenProgram: R,
+    systemProgram: R,
+  } satisfies Flags<typeof DEPOSIT_ACCOUNTS>,
+  withdraw: WITHDRAW_FLAGS,
+  withdraw_swap: {
+    ...WITHDRAW_FLAGS,
+    relayerOutputTokenAccount: W,
+    recipientOutputTokenAccount: W,
+    outputMint: R,
+  } satisfies Flags<typeof WITHDRAW_SWAP_ACCOUNTS>,
+  assert_swap_out: { recipientOutputTokenAccount: R } satisfies Flags<typeof ASSERT_SWAP_OUT_ACCOUNTS>,
+  revert: {
+    authority: WS,
+    mint: R,
+    tree: R,
+    vault: W,
+    depositor: R,
+    depositorTokenAccount: W,
+    receipt: W,
+    revertMarker: W,
+    tokenProgram: R,
+    systemProgram: R,
+  } satisfies Flags<typeof REVERT_ACCOUNTS>,
+} as const;
+
+/** Account names in order, per instruction. */
+export const POOL_INSTRUCTION_ACCOUNTS = {
+  initialize_pool: INITIALIZE_POOL_ACCOUNTS,
+  deposit: DEPOSIT_ACCOUNTS,
+  withdraw: WITHDRAW_ACCOUNTS,
+  withdraw_swap: WITHDRAW_SWAP_ACCOUNTS,
+  assert_swap_out: ASSERT_SWAP_OUT_ACCOUNTS,
+  revert: REVERT_ACCOUNTS,
+} as const satisfies Record<PoolInstructionName, readonly string[]>;
+
+export type PoolInstructionAccountName<N extends PoolInstructionName> = (typeof POOL_INSTRUCTION_ACCOUNTS)[N][number];
+
+/**
+ * Maps an instruction's accounts by name (the validator's view). Returns an
+ * error when fewer accounts than named were passed; extra accounts (a swap's
+ * venue accounts) come back in `remaining`.
+ */
+export function namePoolAccounts<N extends PoolInstructionName, A>(
+  name: N,
+  accounts: readonly A[],
+): Result<{ named: Record<PoolInstructionAccountName<N>, A>; remaining: A[] }, string> {
+  const names: readonly string[] = POOL_INSTRUCTION_ACCOUNTS[name];
+  if (accounts.length < names.length) return err(`${name}: expected ${names.length} accounts, got ${accounts.length}`);
+  const named: Record<string, A> = {};
+  names.forEach((n, i) => (named[n] = accounts[i]!));
+  return ok({ named: named as Record<PoolInstructionAccountName<N>, A>, remaining: accounts.slice(names.length) });
+}
+
+function metas<N extends PoolInstructionName>(name: N, addresses: Record<PoolInstructionAccountName<N>, string>): AccountMeta[] {
+  const flags = POOL_INSTRUCTION_ACCOUNT_FLAGS[name] as Record<string, AccountFlags>;
+  const names: readonly PoolInstructionAccountName<N>[] = POOL_INSTRUCTION_ACCOUNTS[name];
+  return names.map((n) => {
+    const f = flags[n]!;
+    return { pubkey: new PublicKey(addresses[n]), isWritable: f.isMut, isSigner: f.isSigner };
+  });
+}
+
+function instruction(programId: string, keys: AccountMeta[], ix: PoolInstruction): TransactionInstruction {
+  return new TransactionInstruction({ programId: new PublicKey(programId), keys, data: Buffer.from(encodePoolInstruction(ix)) });
+}
+
+// -------------------------------------------------------------- builders
+// Every address is a base58 string; byte values are Uint8Array; amounts bigint.
+
+export function initializePoolInstruction(p: { programId: string; authority: string; mint: string }): TransactionInstruction {
+  return instruction(
+    p.programId,
+    metas("initialize_pool", {
+      authority: p.authority,
+      mint: p.mint,
+      tree: poolTreeAddress(p.programId, p.mint),
+      vault: poolVaultAddress(p.programId, p.mint),
+      tokenProgram: TOKEN_PROGRAM_ID,
+      systemProgram: SYSTEM_PROGRAM_ID,
+    }),
+    { name: "initialize_pool" },
+  );
+}
+
+export function depositInstruction(p: {
+  programId: string;
+  depositor: string;
+  mint: string;
+  commitment: Uint8Array;
+  amount: bigint;
+  nonce: bigint;
+}): TransactionInstruction {
+  return instruction(
+    p.programId,
+    metas("deposit", {
+      depositor: p.depositor,
+      mint: p.mint,
+      tree: poolTreeAddress(p.programId, p.mint),
+      vault: poolVaultAddress(p.programId, p.mint),
+      depositorTokenAccount: associatedTokenAddress(p.depositor, p.mint),
+      receipt: depositReceiptAddress(p.programId, p.mint, p.depositor, p.nonce),
+      tokenProgram: TOKEN_PROGRAM_ID,
+      systemProgram: SYSTEM_PROGRAM_ID,
+    }),
+    { name: "deposit", commitment: p.commitment, amount: p.amount, nonce: p.nonce },
+  );
+}
+
+export interface WithdrawParams {
+  programId: string;
+  relayer: string;
+  mint: string;
+  proof: Uint8Array;
+  root: Uint8Array;
+  nullifierHash: Uint8Array;
+  recipient: string;
+  amount: bigint;
+  fee: bigint;
+}
+
+function withdrawAddresses(p: WithdrawParams): Record<PoolInstructionAccountName<"withdraw">, string> {
+  return {
+    relayer: p.relayer,
+    mint: p.mint,
+    tree: poolTreeAddress(p.programId, p.mint),
+    vault: poolVaultAddress(p.programId, p.mint),
+    nullifier: poolNullifierAddress(p.programId, p.mint, p.nullifierHash),
+    recipient: p.recipient,
+    recipientTokenAccount: associatedTokenAddress(p.recipient, p.mint),
+    relayerTokenAccount: associatedTokenAddress(p.relayer, p.mint),
+    tokenProgram: TOKEN_PROGRAM_ID,
+    associatedTokenProgram: ASSOCIATED_TOKEN_PROGRAM_ID,
+    systemProgram: SYSTEM_PROGRAM_ID,
+  };
+}
+
+function withdrawArgs(p: WithdrawParams): WithdrawArgs {
+  return { proof: p.proof, root: p.root, nullifierHash: p.nullifierHash, recipient: publicKeyBytes(p.recipient), amount: p.amount, fee: p.fee };
+}
+
+export function withdrawInstruction(p: WithdrawParams): TransactionInstruction {
+  return instruction(p.programId, metas("withdraw", withdrawAddresses(p)), { name: "withdraw", ...withdrawArgs(p) });
+}
+
+/**
+ * withdraw_swap: withdraw's accounts, the relayer's and the recipient's output
+ * token accounts (ATAs) and the output mint, then `venueAccounts` as given.
+ */
+export function withdrawSwapInstruction(
+  p: WithdrawParams & { outputMint: string; minOut: bigint; venueAccounts?: readonly AccountMeta[] },
+): TransactionInstruction {
+  const keys = metas("withdraw_swap", {
+    ...withdrawAddresses(p),
+    relayerOutputTokenAccount: associatedTokenAddress(p.relayer, p.outputMint),
+    recipientOutputTokenAccount: associatedTokenAddress(p.recipient, p.outputMint),
+    outputMint: p.outputMint,
+  });
+  return instruction(p.programId, [...keys, ...(p.venueAccounts ?? [])], {
+    name: "withdraw_swap",
+    ...withdrawArgs(p),
+    outputMint: publicKeyBytes(p.outputMint),
+    minOut: p.minOut,
+  });
+}
+
+/** The last instruction of a swap withdrawal: fails the transaction when the recipient got less than minOut. */
+export function assertSwapOutInstruction(p: { programId: string; recipient: string; outputMint: string; minOut: bigint }): TransactionInstruction {
+  return instruction(
+    p.programId,
+    metas("assert_swap_out", { recipientOutputTokenAccount: associatedTokenAddress(p.recipient, p.outputMint) }),
+    { name: "assert_swap_out", minOut: p.minOut },
+  );
+}
+
+/**
+ * revert: signed by the pool's authority; `revertNullifier` is
+ * revertNullifierOfReceipt(hasher, bytes of the receipt address).
+ */
+export function revertInstruction(p: {
+  programId: string;
+  authority: string;
+  mint: string;
+  depositor: string;
+  nonce: bigint;
+  revertNullifier: Uint8Array;
+}): TransactionInstruction {
+  return instruction(
+    p.programId,
+    metas("revert", {
+      authority: p.authority,
+      mint: p.mint,
+      tree: poolTreeAddress(p.programId, p.mint),
+      vault: poolVaultAddress(p.programId, p.mint),
+      depositor: p.depositor,
+      depositorTokenAccount: associatedTokenAddress(p.depositor, p.mint),
+      receipt: depositReceiptAddress(p.programId, p.mint, p.depositor, p.nonce),
+      revertMarker: revertMarkerAddress(p.programId, p.mint, p.revertNullifier),
+      tokenProgram: TOKEN_PROGRAM_ID,
+      systemProgram: SYSTEM_PROGRAM_ID,
+    }),
+    { name: "revert", nonce: p.nonce },
+  );
+}
