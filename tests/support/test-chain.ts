@@ -1,4 +1,9 @@
+import { DEFAULT_PROGRAM_ID } from "../../src-server/config/schema";
+import { revertNullifierOf } from "../../src-server/core/revert/nullifier";
+import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
+import { parseBase58 } from "../../src-shared/encoding/base58";
 import type { Network } from "../../src-shared/networks";
+import { vaultAddress } from "../../src-shared/solana/pda";
 import { airdrop as sandboxAirdrop, deposit as sandboxDeposit } from "./sandbox";
 import { get, type TestWallet } from "./wallet";
 
@@ -31,9 +36,18 @@ export interface TestChain {
   deposit(wallet: ChainWallet, commitment: Uint8Array, amount: number, mint: string): Promise<TestDeposit>;
   /** Token balance in base units. */
   balance(owner: string, mint: string): Promise<bigint>;
+  /** The pool vault's balance. */
+  vaultBalance(mint: string): Promise<bigint>;
+  /** The revert-nullifier a revert of this deposit spends (its derivation is the backend's). */
+  revertNullifier(depositSignature: string): Promise<Uint8Array>;
 }
 
-export function sandboxTestChain(relayUrl: string, network: Network = "mainnet"): TestChain {
+export function sandboxTestChain(relayUrl: string, network: Network = "mainnet", programId: string = DEFAULT_PROGRAM_ID): TestChain {
+  const balance = async (owner: string, mint: string): Promise<bigint> => {
+    const r = await get(`${relayUrl}/sandbox/balance/${network}/${owner}/${mint}`);
+    if (r.status !== 200) throw new Error(`balance: ${r.status} ${r.text}`);
+    return BigInt((r.json as { amount: string }).amount);
+  };
   return {
     kind: "sandbox",
     network,
@@ -42,10 +56,15 @@ export function sandboxTestChain(relayUrl: string, network: Network = "mainnet")
       const d = await sandboxDeposit(relayUrl, wallet, Array.from(commitment), amount, mint, network);
       return { signature: d.signature, status: d.status as TestDeposit["status"], leafIndex: d.leafIndex };
     },
-    balance: async (owner, mint) => {
-      const r = await get(`${relayUrl}/sandbox/balance/${network}/${owner}/${mint}`);
-      if (r.status !== 200) throw new Error(`balance: ${r.status} ${r.text}`);
-      return BigInt((r.json as { amount: string }).amount);
-    },
+    balance,
+    vaultBalance: (mint) => balance(vaultAddress(keyBytes(programId), keyBytes(mint)), mint),
+    // The sandbox derives it from the deposit's transaction signature (docs/decisions.md).
+    revertNullifier: async (sig) => revertNullifierOf(await createPoseidonHasher(), keyBytes(sig, 64)),
   };
+}
+
+function keyBytes(s: string, length = 32): Uint8Array {
+  const b = parseBase58(s, length);
+  if (!b.ok) throw new Error(`not ${length} base58 bytes: ${s}`);
+  return b.value;
 }
