@@ -72,7 +72,7 @@ export function poolErrorFromLogs(logMessages: readonly string[] | null | undefi
   for (const line of logMessages as readonly unknown[]) {
     if (typeof line !== "string" || !line.startsWith("Program log: Error: ")) continue;
     const name = line.slice("Program log: Error: ".length).trim();
-    if (name in POOL_ERRORS) return name as PoolErrorName;
+    if (Object.hasOwn(POOL_ERRORS, name)) return name as PoolErrorName;
   }
   return null;
 }

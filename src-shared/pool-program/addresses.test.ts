@@ -1,0 +1,70 @@
+import { PublicKey } from "@solana/web3.js";
+import { describe, expect, it } from "vitest";
+import { pubkeyToField } from "../../src-server/core/proof/public-inputs";
+import { createPoseidonHasher } from "../crypto/poseidon-wasm";
+import { toHex } from "../encoding/bytes";
+import { nullifierAddress, treeAddress, vaultAddress } from "../solana/pda";
+import {
+  associatedTokenAddress,
+  depositReceiptAddress,
+  findDepositReceiptAddress,
+  findTreeAddress,
+  nonceSeed,
+  poolNullifierAddress,
+  poolTreeAddress,
+  poolVaultAddress,
+  revertMarkerAddress,
+  revertNullifierOfReceipt,
+} from "./addresses";
+import { ASSOCIATED_TOKEN_PROGRAM_ID, DEFAULT_POOL_PROGRAM_ID, NATIVE_MINT, TOKEN_PROGRAM_ID } from "./constants";
+
+const fill = (b: number, n = 32): Uint8Array => new Uint8Array(n).fill(b);
+const PROGRAM = DEFAULT_POOL_PROGRAM_ID;
+const MINT = NATIVE_MINT;
+const OWNER = new PublicKey(fill(0x0d)).toBase58();
+const key = (s: string): Uint8Array => new PublicKey(s).toBytes();
+
+describe("pool addresses", () => {
+  it("the associated token account is PDA([owner, token program, mint]) under the ATA program", () => {
+    const [expected] = PublicKey.findProgramAddressSync([key(OWNER), key(TOKEN_PROGRAM_ID), key(MINT)], new PublicKey(ASSOCIATED_TOKEN_PROGRAM_ID));
+    expect(associatedTokenAddress(OWNER, MINT)).toBe(expected.toBase58());
+    expect(associatedTokenAddress(MINT, OWNER)).not.toBe(expected.toBase58());
+  });
+
+  it("a deposit receipt is PDA ['deposit', mint, depositor, nonce u64 LE] and its bump recreates it", () => {
+    expect(toHex(nonceSeed(0x0102n))).toBe("0201000000000000");
+    const [address, bump] = findDepositReceiptAddress(PROGRAM, MINT, OWNER, 258n);
+    const recreated = PublicKey.createProgramAddressSync(
+      [new TextEncoder().encode("deposit"), key(MINT), key(OWNER), Uint8Array.from([2, 1, 0, 0, 0, 0, 0, 0]), Uint8Array.of(bump)],
+      new PublicKey(PROGRAM),
+    );
+    expect(address).toBe(recreated.toBase58());
+    expect(depositReceiptAddress(PROGRAM, MINT, OWNER, 258n)).toBe(address);
+    expect(depositReceiptAddress(PROGRAM, MINT, OWNER, 259n)).not.toBe(address);
+  });
+
+  it("tree, vault and nullifier from base58 are the shared pda.ts derivations", () => {
+    const p = key(PROGRAM);
+    const m = key(MINT);
+    expect(poolTreeAddress(PROGRAM, MINT)).toBe(treeAddress(p, m));
+    expect(findTreeAddress(PROGRAM, MINT)[0]).toBe(treeAddress(p, m));
+    expect(poolVaultAddress(PROGRAM, MINT)).toBe(vaultAddress(p, m));
+    expect(poolNullifierAddress(PROGRAM, MINT, fill(7))).toBe(nullifierAddress(p, m, fill(7)));
+  });
+
+  it("the revert marker is the nullifier PDA of the revertNullifier", () => {
+    expect(revertMarkerAddress(PROGRAM, MINT, fill(9))).toBe(nullifierAddress(key(PROGRAM), key(MINT), fill(9)));
+  });
+
+  it("revertNullifierOfReceipt is the receipt address as a circuit public key: Poseidon(hi16, lo16), same as the server's pubkeyToField", async () => {
+    const hasher = await createPoseidonHasher();
+    const receipt = key(depositReceiptAddress(PROGRAM, MINT, OWNER, 1n));
+    const hi = new Uint8Array(32);
+    const lo = new Uint8Array(32);
+    hi.set(receipt.subarray(0, 16), 16);
+    lo.set(receipt.subarray(16), 16);
+    expect(revertNullifierOfReceipt(hasher, receipt)).toEqual(hasher.hash([hi, lo]));
+    expect(revertNullifierOfReceipt(hasher, receipt)).toEqual(pubkeyToField(hasher, receipt));
+    expect(() => revertNullifierOfReceipt(hasher, fill(1, 31))).toThrow(RangeError);
+  });
+});

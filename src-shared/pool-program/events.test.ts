@@ -1,0 +1,86 @@
+import { describe, expect, it } from "vitest";
+import { fromHex } from "../encoding/bytes";
+import { encodeBase64 } from "./base64";
+import { DEFAULT_POOL_PROGRAM_ID, TOKEN_PROGRAM_ID } from "./constants";
+import { decodePoolEvent, decodePoolEventLogs, encodePoolEvent, encodePoolEventLog, EVENT_DATA_SIZES, type PoolEvent } from "./events";
+
+const fill = (b: number, n = 32): Uint8Array => new Uint8Array(n).fill(b);
+const PROGRAM = DEFAULT_POOL_PROGRAM_ID;
+
+const deposit: PoolEvent = { name: "DepositEvent", leafIndex: 3, commitment: fill(0x11), depositor: fill(0x22), amount: 1000n, slot: 42n, nonce: 7n };
+const failed: PoolEvent = { name: "DepositFailedEvent", commitment: fill(0), depositor: fill(0x22), amount: 5n, slot: 43n, nonce: 8n, reason: "zero" };
+const withdraw: PoolEvent = { name: "WithdrawEvent", nullifierHash: fill(0x33), recipient: fill(0x44), amount: 1000n, fee: 10n, relayer: fill(0x55) };
+const revert: PoolEvent = { name: "RevertEvent", depositor: fill(0x22), amount: 5n, nonce: 8n, revertNullifier: fill(0x66) };
+
+const DEPOSIT_LINE =
+  "Program data: ePg9Ux+Oa5ADAAAAEREREREREREREREREREREREREREREREREREREREREREiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIugDAAAAAAAAKgAAAAAAAAAHAAAAAAAAAA==";
+
+const invoke = (id: string, depth = 1): string => `Program ${id} invoke [${depth}]`;
+const success = (id: string): string => `Program ${id} success`;
+
+describe("pool events", () => {
+  it("a fixed DepositEvent is logged as the pinned 'Program data:' line", () => {
+    expect(encodePoolEventLog(deposit)).toBe(DEPOSIT_LINE);
+    const layout = "78f83d531f8e6b90" + "03000000" + "11".repeat(32) + "22".repeat(32) + "e803000000000000" + "2a00000000000000" + "0700000000000000";
+    expect(DEPOSIT_LINE).toBe(`Program data: ${btoa(String.fromCharCode(...fromHex(layout)!))}`);
+  });
+
+  it("every event decodes back to itself, with sizes 100/97/120/88", () => {
+    for (const e of [deposit, failed, withdraw, revert]) {
+      const bytes = encodePoolEvent(e);
+      expect(bytes.length).toBe(EVENT_DATA_SIZES[e.name]);
+      expect(decodePoolEvent(bytes)).toEqual(e);
+    }
+    expect(Object.values(EVENT_DATA_SIZES)).toEqual([100, 97, 120, 88]);
+    expect(encodePoolEvent(failed)[96]).toBe(1);
+    expect(encodePoolEvent({ ...failed, reason: "duplicate" })[96]).toBe(3);
+  });
+
+  it("without a programId, every pool 'Program data:' line in order counts", () => {
+    const logs = [encodePoolEventLog(deposit), "Program log: hello", encodePoolEventLog(withdraw)];
+    expect(decodePoolEventLogs(logs)).toEqual([deposit, withdraw]);
+  });
+
+  it("with a programId, only lines logged while our program is the innermost frame count", () => {
+    const logs = [
+      invoke(PROGRAM),
+      "Program log: Instruction: Deposit",
+      invoke(TOKEN_PROGRAM_ID, 2),
+      encodePoolEventLog(failed), // logged by the token program's frame: not ours
+      success(TOKEN_PROGRAM_ID),
+      encodePoolEventLog(deposit),
+      `Program ${PROGRAM} consumed 12345 of 200000 compute units`,
+      success(PROGRAM),
+      encodePoolEventLog(withdraw), // outside any frame
+      invoke("Other111111111111111111111111111111111111111"),
+      encodePoolEventLog(revert), // another program's look-alike
+      "Program Other111111111111111111111111111111111111111 failed: custom program error: 0x1",
+      invoke(PROGRAM),
+      encodePoolEventLog(revert),
+      success(PROGRAM),
+    ];
+    expect(decodePoolEventLogs(logs, PROGRAM)).toEqual([deposit, revert]);
+    expect(decodePoolEventLogs(logs)).toHaveLength(5);
+  });
+
+  it("ignores garbage and never throws: bad base64, wrong sizes, unknown discriminators, non-strings", () => {
+    const bytes = encodePoolEvent(deposit);
+    const logs: unknown[] = [
+      invoke(PROGRAM),
+      "Program data: !!!not base64",
+      "Program data: ",
+      "Program data: ePg9Ux+Oa5AD", // truncated DepositEvent
+      `Program data: ${encodeBase64(new Uint8Array([...bytes, 0]))}`, // trailing byte
+      `Program data: ${encodeBase64(new Uint8Array(100))}`, // unknown discriminator
+      `Program data: ${encodeBase64(encodePoolEvent(failed)).replace("AQ==", "Bw==")}`, // reason 7
+      "Program data: ePg9Ux+Oa5A=", // 8 bytes: a discriminator and nothing
+      42,
+      null,
+      `${PROGRAM} success`,
+      DEPOSIT_LINE,
+    ];
+    expect(decodePoolEventLogs(logs as string[], PROGRAM)).toEqual([deposit]);
+    expect(decodePoolEventLogs(null)).toEqual([]);
+    expect(decodePoolEventLogs(undefined, PROGRAM)).toEqual([]);
+  });
+});

@@ -1,0 +1,185 @@
+import { PublicKey } from "@solana/web3.js";
+import { describe, expect, it } from "vitest";
+import { toHex as hex } from "../encoding/bytes";
+import { associatedTokenAddress, depositReceiptAddress, poolNullifierAddress, poolTreeAddress, poolVaultAddress, revertMarkerAddress } from "./addresses";
+import { ASSOCIATED_TOKEN_PROGRAM_ID, DEFAULT_POOL_PROGRAM_ID, NATIVE_MINT, SYSTEM_PROGRAM_ID, TOKEN_PROGRAM_ID } from "./constants";
+import {
+  assertSwapOutInstruction,
+  decodePoolInstruction,
+  depositInstruction,
+  encodePoolInstruction,
+  initializePoolInstruction,
+  namePoolAccounts,
+  POOL_INSTRUCTION_ACCOUNT_FLAGS,
+  POOL_INSTRUCTION_ACCOUNTS,
+  revertInstruction,
+  withdrawInstruction,
+  withdrawSwapInstruction,
+  WITHDRAW_ACCOUNTS,
+  type PoolInstruction,
+} from "./instructions";
+
+const fill = (b: number, n = 32): Uint8Array => new Uint8Array(n).fill(b);
+const proof = Uint8Array.from({ length: 256 }, (_, i) => i);
+const proofHex = hex(proof);
+
+const PROGRAM = DEFAULT_POOL_PROGRAM_ID;
+const MINT = NATIVE_MINT;
+const RELAYER = new PublicKey(fill(0x0a)).toBase58();
+const RECIPIENT = new PublicKey(fill(0x44)).toBase58();
+const DEPOSITOR = new PublicKey(fill(0x0d)).toBase58();
+const OUTPUT_MINT = new PublicKey(fill(0x55)).toBase58();
+
+const withdrawData = { proof, root: fill(0x22), nullifierHash: fill(0x33), recipient: fill(0x44), amount: 1_000_000_000n, fee: 5000n };
+const withdrawHex = proofHex + "22".repeat(32) + "33".repeat(32) + "44".repeat(32) + "00ca9a3b00000000" + "8813000000000000";
+
+const golden: [PoolInstruction, string][] = [
+  [{ name: "initialize_pool" }, "5fb40aac54aee828"],
+  [{ name: "deposit", commitment: fill(0x11), amount: 1000n, nonce: 7n }, "f223c68952e1f2b6" + "11".repeat(32) + "e803000000000000" + "0700000000000000"],
+  [{ name: "withdraw", ...withdrawData }, "b712469c946da122" + withdrawHex],
+  [
+    { name: "withdraw_swap", ...withdrawData, outputMint: fill(0x55), minOut: 123_456_789n },
+    "efd51e38ddd139e0" + withdrawHex + "55".repeat(32) + "15cd5b0700000000",
+  ],
+  [{ name: "assert_swap_out", minOut: 1n }, "ab98af20a93958fe" + "0100000000000000"],
+  [{ name: "revert", nonce: 2n ** 64n - 1n }, "223f685605798242" + "ffffffffffffffff"],
+];
+
+describe("instruction data", () => {
+  it.each(golden)("%o encodes to the pinned bytes and decodes back", (ix, expected) => {
+    const data = encodePoolInstruction(ix);
+    expect(hex(data)).toBe(expected);
+    expect(decodePoolInstruction(data)).toEqual({ ok: true, value: ix });
+  });
+
+  it("data sizes: withdraw 376 bytes, withdraw_swap 416, deposit 56", () => {
+    expect(golden.map(([ix]) => encodePoolInstruction(ix).length)).toEqual([8, 56, 376, 416, 16, 16]);
+  });
+
+  it("decode refuses truncated data, trailing bytes and unknown discriminators", () => {
+    const deposit = encodePoolInstruction(golden[1]![0]);
+    expect(decodePoolInstruction(deposit.subarray(0, 55))).toEqual({ ok: false, error: "deposit: expected 56 bytes of data, got 55" });
+    expect(decodePoolInstruction(new Uint8Array([...deposit, 0]))).toEqual({ ok: false, error: "deposit: expected 56 bytes of data, got 57" });
+    expect(decodePoolInstruction(new Uint8Array(3))).toEqual({ ok: false, error: "instruction data: truncated (3 bytes, not even a discriminator)" });
+    expect(decodePoolInstruction(new Uint8Array(56))).toEqual({ ok: false, error: "instruction data: unknown discriminator" });
+    const withdraw = encodePoolInstruction(golden[2]![0]);
+    expect(decodePoolInstruction(withdraw.subarray(0, 375))).toEqual({ ok: false, error: "withdraw: expected 376 bytes of data, got 375" });
+  });
+
+  it("encode throws on a proof that is not 256 bytes and an amount that is not a u64", () => {
+    expect(() => encodePoolInstruction({ name: "withdraw", ...withdrawData, proof: new Uint8Array(255) })).toThrow("proof: expected 256 bytes, got 255");
+    expect(() => encodePoolInstruction({ name: "deposit", commitment: fill(1), amount: -1n, nonce: 0n })).toThrow(RangeError);
+    expect(() => encodePoolInstruction({ name: "revert", nonce: 2n ** 64n })).toThrow(RangeError);
+  });
+});
+
+describe("instruction builders", () => {
+  const accountsOf = (ix: { keys: { pubkey: PublicKey; isSigner: boolean; isWritable: boolean }[] }) =>
+    ix.keys.map((k) => [k.pubkey.toBase58(), k.isWritable ? "w" : "", k.isSigner ? "s" : ""].join(""));
+
+  it("initialize_pool: authority (w,s), mint, tree (w), vault (w), token program, system program", () => {
+    const ix = initializePoolInstruction({ programId: PROGRAM, authority: RELAYER, mint: MINT });
+    expect(ix.programId.toBase58()).toBe(PROGRAM);
+    expect(accountsOf(ix)).toEqual([
+      `${RELAYER}ws`,
+      MINT,
+      `${poolTreeAddress(PROGRAM, MINT)}w`,
+      `${poolVaultAddress(PROGRAM, MINT)}w`,
+      TOKEN_PROGRAM_ID,
+      SYSTEM_PROGRAM_ID,
+    ]);
+    expect(hex(ix.data)).toBe("5fb40aac54aee828");
+  });
+
+  it("deposit: the depositor's ATA and the receipt PDA of its nonce, in the doc's order", () => {
+    const ix = depositInstruction({ programId: PROGRAM, depositor: DEPOSITOR, mint: MINT, commitment: fill(0x11), amount: 1000n, nonce: 7n });
+    expect(accountsOf(ix)).toEqual([
+      `${DEPOSITOR}ws`,
+      MINT,
+      `${poolTreeAddress(PROGRAM, MINT)}w`,
+      `${poolVaultAddress(PROGRAM, MINT)}w`,
+      `${associatedTokenAddress(DEPOSITOR, MINT)}w`,
+      `${depositReceiptAddress(PROGRAM, MINT, DEPOSITOR, 7n)}w`,
+      TOKEN_PROGRAM_ID,
+      SYSTEM_PROGRAM_ID,
+    ]);
+    expect(hex(ix.data)).toBe(golden[1]![1]);
+  });
+
+  it("withdraw: relayer pays; tree, vault, nullifier and both token accounts are writable", () => {
+    const ix = withdrawInstruction({ programId: PROGRAM, relayer: RELAYER, mint: MINT, ...withdrawData, recipient: RECIPIENT });
+    expect(accountsOf(ix)).toEqual([
+      `${RELAYER}ws`,
+      MINT,
+      `${poolTreeAddress(PROGRAM, MINT)}w`,
+      `${poolVaultAddress(PROGRAM, MINT)}w`,
+      `${poolNullifierAddress(PROGRAM, MINT, fill(0x33))}w`,
+      RECIPIENT,
+      `${associatedTokenAddress(RECIPIENT, MINT)}w`,
+      `${associatedTokenAddress(RELAYER, MINT)}w`,
+      TOKEN_PROGRAM_ID,
+      ASSOCIATED_TOKEN_PROGRAM_ID,
+      SYSTEM_PROGRAM_ID,
+    ]);
+    expect(hex(ix.data)).toBe(golden[2]![1]);
+  });
+
+  it("withdraw_swap: withdraw's accounts, the output token accounts and mint, then the venue's accounts", () => {
+    const venue = { pubkey: new PublicKey(fill(0x77)), isSigner: false, isWritable: true };
+    const ix = withdrawSwapInstruction({
+      programId: PROGRAM,
+      relayer: RELAYER,
+      mint: MINT,
+      ...withdrawData,
+      recipient: RECIPIENT,
+      outputMint: OUTPUT_MINT,
+      minOut: 123_456_789n,
+      venueAccounts: [venue],
+    });
+    const keys = accountsOf(ix);
+    expect(keys.slice(0, 11)).toEqual(accountsOf(withdrawInstruction({ programId: PROGRAM, relayer: RELAYER, mint: MINT, ...withdrawData, recipient: RECIPIENT })));
+    expect(keys.slice(11)).toEqual([
+      `${associatedTokenAddress(RELAYER, OUTPUT_MINT)}w`,
+      `${associatedTokenAddress(RECIPIENT, OUTPUT_MINT)}w`,
+      OUTPUT_MINT,
+      `${venue.pubkey.toBase58()}w`,
+    ]);
+    expect(hex(ix.data)).toBe(golden[3]![1]);
+    const assert = assertSwapOutInstruction({ programId: PROGRAM, recipient: RECIPIENT, outputMint: OUTPUT_MINT, minOut: 1n });
+    expect(accountsOf(assert)).toEqual([associatedTokenAddress(RECIPIENT, OUTPUT_MINT)]);
+    expect(hex(assert.data)).toBe(golden[4]![1]);
+  });
+
+  it("revert: signed by the authority; receipt and revert marker are the deposit's PDAs", () => {
+    const revertNullifier = fill(0x66);
+    const ix = revertInstruction({ programId: PROGRAM, authority: RELAYER, mint: MINT, depositor: DEPOSITOR, nonce: 7n, revertNullifier });
+    expect(accountsOf(ix)).toEqual([
+      `${RELAYER}ws`,
+      MINT,
+      poolTreeAddress(PROGRAM, MINT),
+      `${poolVaultAddress(PROGRAM, MINT)}w`,
+      DEPOSITOR,
+      `${associatedTokenAddress(DEPOSITOR, MINT)}w`,
+      `${depositReceiptAddress(PROGRAM, MINT, DEPOSITOR, 7n)}w`,
+      `${revertMarkerAddress(PROGRAM, MINT, revertNullifier)}w`,
+      TOKEN_PROGRAM_ID,
+      SYSTEM_PROGRAM_ID,
+    ]);
+    expect(hex(ix.data)).toBe("223f685605798242" + "0700000000000000");
+  });
+
+  it("every named account has flags, and flags name no other account", () => {
+    for (const [name, accounts] of Object.entries(POOL_INSTRUCTION_ACCOUNTS)) {
+      const flags = POOL_INSTRUCTION_ACCOUNT_FLAGS[name as keyof typeof POOL_INSTRUCTION_ACCOUNT_FLAGS];
+      expect(Object.keys(flags).sort(), name).toEqual([...accounts].sort());
+    }
+  });
+
+  it("namePoolAccounts maps accounts by name, returns extras as remaining and refuses too few", () => {
+    const addrs = WITHDRAW_ACCOUNTS.map((n) => `addr-${n}`);
+    const named = namePoolAccounts("withdraw", [...addrs, "venue"]);
+    expect(named.ok && named.value.named.nullifier).toBe("addr-nullifier");
+    expect(named.ok && named.value.remaining).toEqual(["venue"]);
+    expect(namePoolAccounts("withdraw", addrs.slice(1))).toEqual({ ok: false, error: "withdraw: expected 11 accounts, got 10" });
+  });
+});
