@@ -2,8 +2,8 @@ import type { FieldHasher } from "../../../src-shared/crypto/hasher";
 import { verifyEd25519 } from "../../../src-shared/crypto/ed25519";
 import { encodeBase58, parsePublicKey, parseSignature } from "../../../src-shared/encoding/base58";
 import { isCanonicalField, isZeroBytes } from "../../../src-shared/encoding/field";
-import { toHex } from "../../../src-shared/encoding/bytes";
 import { sandboxDepositMessage } from "../../../src-shared/messages";
+import { encodePoolInstruction } from "../../../src-shared/pool-program";
 import type { Network } from "../../../src-shared/networks";
 import { err, ok, type Result } from "../../../src-shared/result";
 import { vaultAddress } from "../../../src-shared/solana/pda";
@@ -84,7 +84,7 @@ export class SandboxChain implements ChainBackend {
 
   async airdrop(wallet: string, mint: string, amount: bigint): Promise<string> {
     const stmts: SqlStatement[] = [];
-    const signature = this.transaction(`airdrop|${wallet}|${mint}|${amount}`, stmts);
+    const signature = this.transaction(() => `airdrop|${wallet}|${mint}|${amount}`, stmts);
     this.credit(wallet, mint, amount, stmts);
     await this.commit(stmts, mint);
     return signature;
@@ -107,7 +107,11 @@ export class SandboxChain implements ChainBackend {
 
     const stmts: SqlStatement[] = [];
     const tree = this.pools.get(req.mint) ?? this.openPool(req.mint, stmts);
-    const signature = this.transaction(`deposit|${req.wallet}|${req.mint}|${req.amount}|${toHex(req.commitment)}`, stmts);
+    // The sandbox's deposit nonce is the slot the deposit lands in (unique per network).
+    const signature = this.transaction(
+      (slot) => encodePoolInstruction({ name: "deposit", commitment: req.commitment, amount: req.amount, nonce: BigInt(slot) }),
+      stmts,
+    );
     this.debit(req.wallet, req.mint, req.amount, stmts);
     this.credit(vaultAddress(this.programId, req.mintBytes), req.mint, req.amount, stmts);
 
@@ -186,8 +190,17 @@ export class SandboxChain implements ChainBackend {
     }
 
     const stmts: SqlStatement[] = [];
-    const swapText = w.swap ? `|swap|${w.swap.outputMint}|${w.swap.minOutAmount}` : "";
-    const signature = this.transaction(`withdraw|${w.mint}|${toHex(w.nullifierHash)}|${w.recipient}|${w.depositSize}|${w.fee}${swapText}`, stmts);
+    const args = { proof: w.proof, root: w.root, nullifierHash: w.nullifierHash, recipient: parsePublicKeyBytes(w.recipient), amount: w.depositSize, fee: w.fee };
+    const swap = w.swap;
+    const signature = this.transaction(
+      () =>
+        encodePoolInstruction(
+          swap
+            ? { name: "withdraw_swap", ...args, outputMint: parsePublicKeyBytes(swap.outputMint), minOut: swap.minOutAmount }
+            : { name: "withdraw", ...args },
+        ),
+      stmts,
+    );
     this.debit(vault, w.mint, w.depositSize, stmts);
     if (w.swap && swapped) {
       // vault -> pool (input mint), pool -> recipient (output mint); the fee never enters the pool.
@@ -228,7 +241,8 @@ export class SandboxChain implements ChainBackend {
     if (this.balance(vault, d.mint) < d.amount) return { ok: false, rejection: "Failed", detail: "vault balance is below the deposit" };
 
     const stmts: SqlStatement[] = [];
-    const signature = this.transaction(`revert|${d.signature}|${d.depositor}|${d.mint}|${d.amount}`, stmts);
+    const nonce = BigInt(this.depositSlot(d.signature));
+    const signature = this.transaction(() => encodePoolInstruction({ name: "revert", nonce }), stmts);
     this.debit(vault, d.mint, d.amount, stmts);
     this.credit(d.depositor, d.mint, d.amount, stmts);
     stmts.push(
@@ -248,6 +262,13 @@ export class SandboxChain implements ChainBackend {
       [this.network, signature],
     );
     return row ? { signature: row.signature, mint: row.mint, amount: BigInt(row.amount), depositor: row.depositor, status: row.status, createdAt: row.created_at } : null;
+  }
+
+  /** The slot a deposit landed in: the sandbox's deposit nonce. */
+  private depositSlot(signature: string): number {
+    const row = this.db.get<{ slot: number }>("SELECT slot FROM sandbox_deposits WHERE network = ? AND signature = ?", [this.network, signature]);
+    if (!row) throw new Error(`sandbox deposit ${signature} has no slot`);
+    return row.slot;
   }
 
   private nullifierSpentNow(mint: string, nullifierHash: Uint8Array): boolean {
@@ -293,11 +314,23 @@ export class SandboxChain implements ChainBackend {
     return tree;
   }
 
-  /** Advances the slot and signs the instruction: the signature is the transaction id. */
-  private transaction(instruction: string, stmts: SqlStatement[]): string {
-    this.slot += 1;
+  /**
+   * Advances the slot and signs `sandbox-tx|<network>|<slot>|` followed by the
+   * instruction's data as the pool program encodes it (src-shared/pool-program;
+   * an airdrop, which the program does not model, signs a text). The signature
+   * is the transaction id; the slot prefix keeps it unique.
+   */
+  private transaction(instruction: (slot: number) => Uint8Array | string, stmts: SqlStatement[]): string {
+    const slot = this.slot + 1;
+    const body = instruction(slot);
+    this.slot = slot;
     stmts.push({ sql: "INSERT INTO sandbox_meta (network, slot) VALUES (?, ?) ON CONFLICT (network) DO UPDATE SET slot = excluded.slot", params: [this.network, this.slot] });
-    return encodeBase58(this.signer.sign(`sandbox-tx|${this.network}|${this.slot}|${instruction}`));
+    const prefix = textEncoder.encode(`sandbox-tx|${this.network}|${slot}|`);
+    const data = typeof body === "string" ? textEncoder.encode(body) : body;
+    const message = new Uint8Array(prefix.length + data.length);
+    message.set(prefix);
+    message.set(data, prefix.length);
+    return encodeBase58(this.signer.sign(message));
   }
 
   private credit(owner: string, mint: string, amount: bigint, stmts: SqlStatement[]): void {
@@ -325,6 +358,8 @@ export class SandboxChain implements ChainBackend {
     });
   }
 }
+
+const textEncoder = new TextEncoder();
 
 function parsePublicKeyBytes(address: string): Uint8Array {
   const r = parsePublicKey(address);
