@@ -302,7 +302,7 @@ describe("fetchDepositEventsPage", () => {
     const rpc = new FakeRpc();
     rpc.add(1);
     const broken: DepositHistoryRpc = {
-      getSignaturesForAddress: (a, o, c) => rpc.getSignaturesForAddress(a, o, c),
+      getSignaturesForAddress: (a, o) => rpc.getSignaturesForAddress(a, o),
       getTransaction: async () => ({ slot: 1, meta: { err: null, logMessages: null } }),
     };
     await expect(fetchDepositEventsPage(broken, POOL, null, 10)).rejects.toThrow(/no log messages/);
