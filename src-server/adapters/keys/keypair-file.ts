@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import nacl from "tweetnacl";
 import { encodeBase58 } from "../../../src-shared/encoding/base58";
@@ -39,18 +39,7 @@ export class Signer {
  * owner-only permissions on first start.
  */
 export function loadOrCreateKeypair(file: string): Signer {
-  if (existsSync(file)) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(readFileSync(file, "utf8"));
-    } catch {
-      throw new Error(`key file ${file} is not a JSON keypair`);
-    }
-    if (!Array.isArray(parsed) || parsed.length !== 64 || !parsed.every((b) => Number.isInteger(b) && b >= 0 && b <= 255)) {
-      throw new Error(`key file ${file} is not a 64-byte Solana keypair`);
-    }
-    return new Signer(Uint8Array.from(parsed as number[]));
-  }
+  if (existsSync(file)) return readKeypairFile(file);
   mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const kp = nacl.sign.keyPair();
   const tmp = `${file}.tmp`;
@@ -58,6 +47,41 @@ export function loadOrCreateKeypair(file: string): Signer {
   renameSync(tmp, file);
   chmodSync(file, 0o600);
   return new Signer(kp.secretKey);
+}
+
+/**
+ * An operator's existing Solana CLI keypair file (`solana-keygen new -o …`).
+ * It must exist: a fee payer is funded on purpose, never created silently.
+ * The error names the file and the problem, never the key's bytes.
+ */
+export function readKeypairFile(file: string): Signer {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (e) {
+    throw new Error(`key file ${file} cannot be read: ${(e as NodeJS.ErrnoException).code ?? "error"}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new Error(`key file ${file} is not a JSON keypair`);
+  }
+  if (!Array.isArray(parsed) || parsed.length !== 64 || !parsed.every((b) => Number.isInteger(b) && b >= 0 && b <= 255)) {
+    throw new Error(`key file ${file} is not a 64-byte Solana keypair`);
+  }
+  const secret = Uint8Array.from(parsed as number[]);
+  // A keypair file whose public half does not match its secret would sign as someone else.
+  const derived = nacl.sign.keyPair.fromSeed(secret.slice(0, 32)).publicKey;
+  if (!derived.every((b, i) => b === secret[32 + i])) throw new Error(`key file ${file}: the public key does not belong to the secret key`);
+  return new Signer(secret);
+}
+
+/** Group- or world-readable key files are refused on POSIX, as ssh does. */
+export function checkKeyFilePermissions(file: string): string | null {
+  if (process.platform === "win32") return null;
+  const mode = statSync(file).mode & 0o777;
+  return mode & 0o077 ? `key file ${file} is readable by others (mode ${mode.toString(8)}); chmod 600 it` : null;
 }
 
 /**
