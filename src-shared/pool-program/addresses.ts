@@ -4,6 +4,7 @@
  * of src-shared/solana/pda.ts (which take raw bytes) are re-exported as they are.
  */
 import { PublicKey } from "@solana/web3.js";
+import { pubkeyToField } from "../crypto/pubkey-field";
 import type { FieldHasher } from "../crypto/hasher";
 import { nullifierAddress, treeAddress, vaultAddress } from "../solana/pda";
 import { ByteWriter } from "./borsh";
@@ -78,9 +79,5 @@ export function revertMarkerAddress(programId: string, mint: string, revertNulli
  */
 export function revertNullifierOfReceipt(hasher: FieldHasher, receiptAddressBytes: Uint8Array): Uint8Array {
   if (receiptAddressBytes.length !== 32) throw new RangeError("a receipt address is 32 bytes");
-  const hi = new Uint8Array(32);
-  const lo = new Uint8Array(32);
-  hi.set(receiptAddressBytes.subarray(0, 16), 16);
-  lo.set(receiptAddressBytes.subarray(16), 16);
-  return hasher.hash([hi, lo]);
+  return pubkeyToField(hasher, receiptAddressBytes);
 }
