@@ -1,0 +1,140 @@
+/**
+ * The local validator, assembled: a ledger producing slots on a timer, the
+ * programs it runs, JSON-RPC over HTTP and the websocket endpoint on
+ * 127.0.0.1, and the fault switches. An unmodified web3.js Connection talks
+ * to it (pass `wsEndpoint: validator.wsUrl`, or set `alsoListenPortPlusOne`
+ * for web3.js's default of port + 1).
+ */
+import { Keypair } from "@solana/web3.js";
+import { Faults } from "./faults";
+import { Ledger, type LedgerOptions, type LedgerSnapshot } from "./ledger/ledger";
+import { RpcNode } from "./rpc/methods";
+import { startRpcServer, type RpcServer } from "./rpc/server";
+import { SubscriptionHub } from "./rpc/subscriptions";
+import { SYSTEM_PROGRAM_ID } from "./ledger/transaction";
+import type { Program } from "./runtime/types";
+
+export interface LocalValidatorOptions extends LedgerOptions {
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** 0 (the default) picks a free port. */
+  port?: number;
+  /** Also serve HTTP and websocket on port + 1 (solana-test-validator's 8899/8900 layout). */
+  alsoListenPortPlusOne?: boolean;
+  /** Slot duration in ms (default 50; the CLI uses 400). */
+  slotMs?: number;
+  /** Programs to run (system, compute budget, SPL token, pool …). */
+  programs?: Program[];
+  /** Program ids that get an executable account at genesis without an implementation here. */
+  programIds?: string[];
+  /** The faucet's lamports at genesis (default 1 000 000 SOL). */
+  faucetLamports?: bigint | number;
+  /** The faucet key (default: a fresh one). */
+  faucet?: Keypair;
+}
+
+export interface LocalValidator {
+  /** http://127.0.0.1:<port> */
+  readonly rpcUrl: string;
+  /** ws://127.0.0.1:<port> (the same port as HTTP). */
+  readonly wsUrl: string;
+  readonly port: number;
+  readonly ledger: Ledger;
+  readonly faults: Faults;
+  readonly faucet: Keypair;
+  registerProgram(program: Program): void;
+  /** Lamports from the faucet as a real signed transfer; resolves with its signature once it landed. */
+  airdrop(address: string, lamports: bigint | number): Promise<string>;
+  /** Credits SPL tokens to the owner's associated token account (created if missing); resolves with the token account. */
+  mintTo(owner: string, mint: string, amount: bigint | number): Promise<string>;
+  /** Produces n slots now (in addition to the timer). */
+  advanceSlots(n?: number): void;
+  /** Resolves once the ledger reached `slot`. */
+  waitForSlot(slot: number): Promise<void>;
+  snapshot(): Promise<LedgerSnapshot>;
+  restore(snapshot: LedgerSnapshot): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_FAUCET_LAMPORTS = 1_000_000n * 1_000_000_000n;
+
+export async function startLocalValidator(opts: LocalValidatorOptions = {}): Promise<LocalValidator> {
+  const host = opts.host ?? "127.0.0.1";
+  const slotMs = opts.slotMs ?? 50;
+  const ledger = new Ledger(opts);
+  const faults = new Faults();
+  const faucet = opts.faucet ?? Keypair.generate();
+  ledger.setAccount(faucet.publicKey.toBase58(), {
+    lamports: BigInt(opts.faucetLamports ?? DEFAULT_FAUCET_LAMPORTS),
+    owner: SYSTEM_PROGRAM_ID,
+    data: new Uint8Array(0),
+    executable: false,
+  });
+  for (const p of opts.programs ?? []) ledger.registerProgram(p);
+  for (const id of opts.programIds ?? []) ledger.ensureExecutable(id);
+
+  let urls: { rpcUrl: string; wsUrl: string } = { rpcUrl: "", wsUrl: "" };
+  const node = new RpcNode({ ledger, faults, faucet, info: () => ({ ...urls, slotMs }) });
+  const hub = new SubscriptionHub(ledger);
+  const offFaults = faults.onChange((s) => {
+    if (s.down) hub.terminateAll();
+  });
+
+  const servers: RpcServer[] = [];
+  try {
+    const main = await startRpcServer({ node, hub, faults, host, port: opts.port ?? 0 });
+    servers.push(main);
+    if (opts.alsoListenPortPlusOne) servers.push(await startRpcServer({ node, hub, faults, host, port: main.port + 1 }));
+  } catch (e) {
+    await Promise.all(servers.map((s) => s.close()));
+    throw e;
+  }
+  const port = servers[0]!.port;
+  const urlHost = host.includes(":") ? `[${host}]` : host;
+  urls = { rpcUrl: `http://${urlHost}:${port}`, wsUrl: `ws://${urlHost}:${port}` };
+
+  const timer = setInterval(() => ledger.advanceSlots(1), slotMs);
+
+  let closed = false;
+  return {
+    rpcUrl: urls.rpcUrl,
+    wsUrl: urls.wsUrl,
+    port,
+    ledger,
+    faults,
+    faucet,
+    registerProgram: (p) => ledger.registerProgram(p),
+    airdrop: (address, lamports) => node.airdrop(address, BigInt(lamports)),
+    mintTo: async (owner, mint, amount) => ledger.mintTo(owner, mint, BigInt(amount)),
+    advanceSlots: (n = 1) => ledger.advanceSlots(n),
+    waitForSlot: (slot) =>
+      new Promise<void>((resolve) => {
+        if (ledger.slot >= slot) return resolve();
+        const off = ledger.on("slot", (s) => {
+          if (s >= slot) {
+            off();
+            resolve();
+          }
+        });
+      }),
+    snapshot: async () => {
+      await ledger.idle();
+      return ledger.snapshot();
+    },
+    restore: async (snapshot) => {
+      await ledger.idle();
+      ledger.restore(snapshot);
+    },
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      clearInterval(timer);
+      offFaults();
+      faults.clear();
+      node.dispose();
+      hub.close();
+      await Promise.all(servers.map((s) => s.close()));
+      await ledger.idle().catch(() => undefined);
+    },
+  };
+}
