@@ -80,15 +80,16 @@ import { createRentExemptAccount } from "./system";
  * Compute units the program charges, close to what an sBPF build would burn,
  * so simulation-based limits mean something. A Poseidon of two inputs is the
  * syscall's price (61·n² + 542); proof verification is the alt_bn128 syscalls
- * of a 5-input Groth16 check (4-pair pairing 84 848, five G1 mul+add ≈ 21 000)
+ * of a 5-input Groth16 check (4-pair pairing 84 848, five G1 mul+add ≈ 21 000,
+ * field checks and the proof's decoding)
  * plus the program's own work. CPIs add their programs' units.
  */
 export const POOL_UNITS = {
   initializePool: 22_000,
   depositBase: 26_000,
   poseidon: 786,
-  withdrawBase: 32_000,
-  proofVerification: 118_000,
+  withdrawBase: 38_000,
+  proofVerification: 130_000,
   revertBase: 16_000,
   assertSwapOut: 1_800,
 } as const;

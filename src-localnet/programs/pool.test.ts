@@ -1,0 +1,491 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { PublicKey, type TransactionInstruction } from "@solana/web3.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { FieldHasher } from "../../src-shared/crypto/hasher";
+import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
+import { encodeBase58 } from "../../src-shared/encoding/base58";
+import { toHex } from "../../src-shared/encoding/bytes";
+import { FIELD_MODULUS, bigIntToBytes32, bytesToBigInt } from "../../src-shared/encoding/field";
+import {
+  ASSOCIATED_TOKEN_PROGRAM_ID,
+  NATIVE_MINT,
+  POOL_ERRORS,
+  SYSTEM_PROGRAM_ID,
+  TOKEN_PROGRAM_ID,
+  assertSwapOutInstruction,
+  associatedTokenAddress,
+  currentRoot,
+  decodeDepositReceipt,
+  decodeNullifierAccount,
+  decodePoolEventLogs,
+  decodeTreeAccount,
+  depositInstruction,
+  depositReceiptAddress,
+  initializePoolInstruction,
+  poolErrorFromLogs,
+  poolNullifierAddress,
+  poolTreeAddress,
+  poolVaultAddress,
+  publicKeyBytes,
+  revertInstruction,
+  revertMarkerAddress,
+  revertNullifierOfReceipt,
+  withdrawInstruction,
+  withdrawSwapInstruction,
+  type TreeAccountData,
+} from "../../src-shared/pool-program";
+import { encodeProof, fromSnarkjs, type SnarkjsProof } from "../../src-shared/zk/proof-codec";
+import { createGroth16Verifier } from "../../src-server/adapters/verifier-groth16/worker-pool";
+import { MerkleTree } from "../../src-server/core/merkle/tree";
+import { pubkeyToField } from "../../src-server/core/proof/public-inputs";
+import type { ProofVerifier } from "../../src-server/ports/proof-verifier";
+import { createDefaultPrograms } from "./index";
+import { commitmentMarkerAddress, POOL_UNITS } from "./pool";
+import { address, MemoryLedger, type TxResult } from "./test-kit";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const VKEY = path.join(ROOT, "resources/zk/verification_key.json");
+const FIXTURES = path.join(ROOT, "src-server/adapters/verifier-groth16/test-fixtures/proofs.json");
+
+const PROGRAM_ID = "FJ5caa9BvE33vmuBc3zFN2JJFAvGHL8UjeQ2b8iBEqZJ";
+const SOL = 1_000_000_000n;
+
+/**
+ * The recorded real proofs (src-server/adapters/verifier-groth16/test-fixtures,
+ * see generate.ts): seven notes of (i+1) SOL deposited in order into the pool
+ * of the mint 0xf0, 0xef, …; proofs for leaves 0, 5 and 6 against the root of
+ * those seven leaves. Depositing the same seven commitments here reproduces
+ * that root, so the proofs verify against the program's tree.
+ */
+const FIXTURE_MINT = encodeBase58(Uint8Array.from({ length: 32 }, (_, i) => 0xf0 - i));
+const NOTE = (i: number) => ({ nullifier: 7000n + BigInt(i), secret: 0x5eed000n + BigInt(i), amount: BigInt(i + 1) * SOL });
+interface Fixture {
+  label: string;
+  proof: Uint8Array;
+  root: Uint8Array;
+  nullifierHash: Uint8Array;
+  recipient: string;
+  amount: bigint;
+}
+const RECIPIENTS: Record<string, Uint8Array> = {
+  "leaf 0, 1 SOL": Uint8Array.from({ length: 32 }, (_, i) => i + 1),
+  "leaf 5, 6 SOL": Uint8Array.from({ length: 32 }, (_, i) => 0xff - 3 * i),
+  "leaf 6, 7 SOL": new Uint8Array(32).fill(0x80),
+};
+
+let hasher: FieldHasher;
+let verifier: ProofVerifier;
+let fixtures: Record<"leaf0" | "leaf5" | "leaf6", Fixture>;
+let commitments: Uint8Array[];
+
+beforeAll(async () => {
+  hasher = await createPoseidonHasher();
+  verifier = await createGroth16Verifier(VKEY, { threads: 1 });
+  const fx = JSON.parse(readFileSync(FIXTURES, "utf8")) as { proofs: { label: string; publicSignals: string[]; proof: SnarkjsProof }[] };
+  const byLabel = (label: string): Fixture => {
+    const p = fx.proofs.find((x) => x.label === label)!;
+    const s = p.publicSignals.map((x) => bigIntToBytes32(BigInt(x)));
+    const recipient = RECIPIENTS[label]!;
+    // The recorded public inputs are the ones the program recomputes (recipient and mint fields included).
+    expect(toHex(s[2]!)).toBe(toHex(pubkeyToField(hasher, recipient)));
+    return { label, proof: encodeProof(fromSnarkjs(p.proof)), root: s[0]!, nullifierHash: s[1]!, recipient: encodeBase58(recipient), amount: BigInt(p.publicSignals[3]!) };
+  };
+  fixtures = { leaf0: byLabel("leaf 0, 1 SOL"), leaf5: byLabel("leaf 5, 6 SOL"), leaf6: byLabel("leaf 6, 7 SOL") };
+  const mintField = pubkeyToField(hasher, publicKeyBytes(FIXTURE_MINT));
+  commitments = [0, 1, 2, 3, 4, 5, 6].map((i) => {
+    const n = NOTE(i);
+    return hasher.hash([bigIntToBytes32(n.nullifier), bigIntToBytes32(n.secret), bigIntToBytes32(n.amount), mintField]);
+  });
+});
+
+afterAll(async () => {
+  await verifier?.close();
+});
+
+const authority = address("relayer-authority");
+const depositor = address("depositor");
+const mint = FIXTURE_MINT;
+
+function pool(): MemoryLedger {
+  const ledger = new MemoryLedger(createDefaultPrograms({ poolProgramId: PROGRAM_ID, hasher, verifier }));
+  ledger.airdrop(authority, 10n * SOL);
+  ledger.airdrop(depositor, 10n * SOL);
+  ledger.fundToken(depositor, mint, 100n * SOL);
+  ledger.fundToken(authority, mint, 0n);
+  return ledger;
+}
+
+function expectOk(r: TxResult): void {
+  if (r.err) throw new Error(`transaction failed: ${JSON.stringify(r.err)} ${r.message}\n${r.logs.join("\n")}`);
+}
+
+function expectCustom(r: TxResult, code: number): void {
+  expect(r.err, r.logs.join("\n")).toEqual({ InstructionError: [expect.any(Number), { Custom: code }] });
+}
+
+/** The codec's deposit instruction with the commitment marker after its accounts (docs/pool-program.md). */
+function deposit(commitment: Uint8Array, amount: bigint, nonce: bigint, from = depositor): TransactionInstruction {
+  const ix = depositInstruction({ programId: PROGRAM_ID, depositor: from, mint, commitment, amount, nonce });
+  if (ix.keys.length === 8) ix.keys.push({ pubkey: new PublicKey(commitmentMarkerAddress(PROGRAM_ID, mint, commitment)), isSigner: false, isWritable: true });
+  return ix;
+}
+
+function tree(ledger: MemoryLedger): TreeAccountData {
+  const t = decodeTreeAccount(ledger.get(poolTreeAddress(PROGRAM_ID, mint))!.data);
+  if (!t.ok) throw new Error(t.error);
+  return t.value;
+}
+
+async function initialized(): Promise<MemoryLedger> {
+  const ledger = pool();
+  expectOk(await ledger.run([initializePoolInstruction({ programId: PROGRAM_ID, authority, mint })], [authority]));
+  return ledger;
+}
+
+/** A pool holding the seven fixture notes (leaves 0..6, nonces 0..6): the proofs' root is its current root. */
+async function withFixtureDeposits(): Promise<MemoryLedger> {
+  const ledger = await initialized();
+  for (let i = 0; i < 7; i++) expectOk(await ledger.run([deposit(commitments[i]!, NOTE(i).amount, BigInt(i))], [depositor]));
+  expect(toHex(currentRoot(tree(ledger)))).toBe(toHex(fixtures.leaf0.root));
+  return ledger;
+}
+
+function withdraw(f: Fixture, fee: bigint, over: Partial<{ root: Uint8Array; amount: bigint; proof: Uint8Array }> = {}): TransactionInstruction {
+  return withdrawInstruction({
+    programId: PROGRAM_ID,
+    relayer: authority,
+    mint,
+    proof: over.proof ?? f.proof,
+    root: over.root ?? f.root,
+    nullifierHash: f.nullifierHash,
+    recipient: f.recipient,
+    amount: over.amount ?? f.amount,
+    fee,
+  });
+}
+
+const vault = (): string => poolVaultAddress(PROGRAM_ID, mint);
+
+describe("initialize_pool", () => {
+  it("creates the tree (empty root Z[32] in slot 0, the signer as authority) and a vault token account that is its own token owner, rent paid by the authority", async () => {
+    const ledger = pool();
+    const before = ledger.lamports(authority);
+    const r = await ledger.run([initializePoolInstruction({ programId: PROGRAM_ID, authority, mint })], [authority]);
+    expectOk(r);
+    const t = tree(ledger);
+    const empty = new MerkleTree(hasher);
+    expect(toHex(currentRoot(t))).toBe(toHex(empty.root()));
+    expect(t.currentRootIndex).toBe(0);
+    expect(t.roots.slice(1).every((x) => x.every((b) => b === 0))).toBe(true);
+    expect(encodeBase58(t.authority)).toBe(authority);
+    expect(t.nextIndex).toBe(0);
+    expect(t.createdSlot).toBe(100n);
+    const v = ledger.get(vault())!;
+    expect(v.owner).toBe(TOKEN_PROGRAM_ID);
+    expect(encodeBase58(v.data.subarray(32, 64))).toBe(vault());
+    expect(ledger.tokenBalance(vault())).toBe(0n);
+    expect(before - ledger.lamports(authority)).toBe(ledger.rentExempt(4353) + ledger.rentExempt(165));
+    expect(ledger.get(poolTreeAddress(PROGRAM_ID, mint))!.lamports).toBe(ledger.rentExempt(4353));
+  });
+
+  it("fails when the tree exists (the system program's AccountAlreadyInUse)", async () => {
+    const ledger = await initialized();
+    const r = await ledger.run([initializePoolInstruction({ programId: PROGRAM_ID, authority, mint })], [authority]);
+    expectCustom(r, 0);
+    expect(r.logs.join("\n")).toMatch(/already in use/);
+  });
+});
+
+describe("deposit", () => {
+  it("moves the amount into the vault and inserts the commitment at nextIndex, the root advancing exactly as MerkleTree's for the same leaves", async () => {
+    const ledger = await initialized();
+    const reference = new MerkleTree(hasher);
+    for (let i = 0; i < 7; i++) {
+      const r = await ledger.run([deposit(commitments[i]!, NOTE(i).amount, BigInt(i))], [depositor]);
+      expectOk(r);
+      reference.append(commitments[i]!);
+      const t = tree(ledger);
+      expect(t.nextIndex).toBe(i + 1);
+      expect(t.currentRootIndex).toBe(i + 1);
+      expect(toHex(currentRoot(t))).toBe(toHex(reference.root()));
+      const events = decodePoolEventLogs(r.logs, PROGRAM_ID);
+      expect(events).toEqual([
+        { name: "DepositEvent", leafIndex: i, commitment: commitments[i], depositor: publicKeyBytes(depositor), amount: NOTE(i).amount, slot: BigInt(100 + 1 + i), nonce: BigInt(i) },
+      ]);
+      const receipt = decodeDepositReceipt(ledger.get(depositReceiptAddress(PROGRAM_ID, mint, depositor, BigInt(i)))!.data);
+      expect(receipt).toMatchObject({ ok: true, value: { status: "indexed", leafIndex: i, amount: NOTE(i).amount, nonce: BigInt(i) } });
+      expect(ledger.get(commitmentMarkerAddress(PROGRAM_ID, mint, commitments[i]!))?.owner).toBe(PROGRAM_ID);
+      // ≈ 60k units: the program, the token CPI, two account creations, 32 Poseidon hashes.
+      expect(r.unitsConsumed).toBeGreaterThan(50_000);
+      expect(r.unitsConsumed).toBeLessThan(70_000);
+    }
+    const t = tree(ledger);
+    expect(t.depositCount).toBe(7n);
+    expect(t.totalDeposited).toBe(28n * SOL);
+    expect(ledger.tokenBalance(vault())).toBe(28n * SOL);
+    expect(ledger.tokenBalance(associatedTokenAddress(depositor, mint))).toBe(72n * SOL);
+    expect(toHex(currentRoot(t))).toBe(toHex(fixtures.leaf0.root));
+  });
+
+  it.each<[string, () => Uint8Array, "zero" | "notAFieldElement" | "duplicate"]>([
+    ["zero", () => new Uint8Array(32), "zero"],
+    ["equal to the field modulus", () => bigIntToBytes32(FIELD_MODULUS), "notAFieldElement"],
+    ["already in the tree", () => commitments[3]!, "duplicate"],
+  ])("a commitment %s fails the deposit: the root stays, the funds still move, the receipt is failed and a DepositFailedEvent names the reason", async (_n, commitment, reason) => {
+    const ledger = await withFixtureDeposits();
+    const before = tree(ledger);
+    const r = await ledger.run([deposit(commitment(), 5n * SOL, 99n)], [depositor]);
+    expectOk(r);
+    const after = tree(ledger);
+    expect(toHex(currentRoot(after))).toBe(toHex(currentRoot(before)));
+    expect(after.nextIndex).toBe(7);
+    expect(after.depositCount).toBe(8n);
+    expect(after.totalDeposited).toBe(33n * SOL);
+    expect(ledger.tokenBalance(vault())).toBe(33n * SOL);
+    expect(decodeDepositReceipt(ledger.get(depositReceiptAddress(PROGRAM_ID, mint, depositor, 99n))!.data)).toMatchObject({
+      ok: true,
+      value: { status: "failed", leafIndex: null, amount: 5n * SOL },
+    });
+    expect(decodePoolEventLogs(r.logs, PROGRAM_ID)).toEqual([expect.objectContaining({ name: "DepositFailedEvent", reason, amount: 5n * SOL, nonce: 99n })]);
+  });
+
+  it("fails without moving anything when the nonce's receipt exists, when the depositor has not the funds, or without the commitment marker", async () => {
+    const ledger = await withFixtureDeposits();
+    const extra = bigIntToBytes32(12345n);
+    expectCustom(await ledger.run([deposit(extra, SOL, 3n)], [depositor]), 0); // receipt in use
+    const poor = address("poor");
+    ledger.airdrop(poor, SOL);
+    ledger.fundToken(poor, mint, 10n);
+    const r = await ledger.run([deposit(extra, SOL, 0n, poor)], [poor]);
+    expectCustom(r, 1); // the token program's InsufficientFunds
+    expect(r.logs).toContain("Program log: Error: insufficient funds");
+    const noMarker = deposit(extra, SOL, 50n);
+    noMarker.keys.pop();
+    expectCustom(await ledger.run([noMarker], [depositor]), 3005);
+    expect(ledger.tokenBalance(vault())).toBe(28n * SOL);
+    expect(tree(ledger).depositCount).toBe(7n);
+  });
+
+  it("refuses a commitment marker at another address (ConstraintSeeds) and a depositor that did not sign (AccountNotSigner)", async () => {
+    const ledger = await initialized();
+    const ix = deposit(commitments[0]!, SOL, 0n);
+    ix.keys[8] = { pubkey: new PublicKey(commitmentMarkerAddress(PROGRAM_ID, mint, commitments[1]!)), isSigner: false, isWritable: true };
+    expectCustom(await ledger.run([ix], [depositor]), 2006);
+    expectCustom(await ledger.run([deposit(commitments[0]!, SOL, 0n)], [authority]), 3010);
+  });
+});
+
+describe("withdraw", () => {
+  it("with a real proof pays amount − fee to the recipient (creating their token account) and the fee to the relayer, and creates the nullifier account", async () => {
+    const ledger = await withFixtureDeposits();
+    const f = fixtures.leaf0;
+    const fee = 10_000_000n;
+    const recipientAta = associatedTokenAddress(f.recipient, mint);
+    expect(ledger.get(recipientAta)).toBeNull();
+    const lamportsBefore = ledger.lamports(authority);
+    const r = await ledger.run([withdraw(f, fee)], [authority]);
+    expectOk(r);
+    expect(ledger.tokenBalance(recipientAta)).toBe(f.amount - fee);
+    expect(ledger.tokenBalance(associatedTokenAddress(authority, mint))).toBe(fee);
+    expect(ledger.tokenBalance(vault())).toBe(28n * SOL - f.amount);
+    const nullifier = poolNullifierAddress(PROGRAM_ID, mint, f.nullifierHash);
+    expect(decodeNullifierAccount(ledger.get(nullifier)!.data)).toEqual({
+      ok: true,
+      value: { mint: publicKeyBytes(mint), nullifierHash: f.nullifierHash, kind: "withdraw", slot: BigInt(ledger.slot - 1) },
+    });
+    expect(ledger.get(nullifier)!.owner).toBe(PROGRAM_ID);
+    // Rent of the nullifier account and of the recipient's token account, both paid by the relayer.
+    expect(lamportsBefore - ledger.lamports(authority)).toBe(ledger.rentExempt(81) + ledger.rentExempt(165));
+    expect(tree(ledger).totalWithdrawn).toBe(f.amount);
+    expect(decodePoolEventLogs(r.logs, PROGRAM_ID)).toEqual([
+      { name: "WithdrawEvent", nullifierHash: f.nullifierHash, recipient: publicKeyBytes(f.recipient), amount: f.amount, fee, relayer: publicKeyBytes(authority) },
+    ]);
+    expect(r.logs).toContain(`Program ${ASSOCIATED_TOKEN_PROGRAM_ID} invoke [2]`);
+    expect(r.logs).toContain(`Program ${SYSTEM_PROGRAM_ID} invoke [3]`);
+    // ≈ 200k units: proof verification dominates.
+    expect(r.unitsConsumed).toBeGreaterThan(180_000);
+    expect(r.unitsConsumed).toBeLessThan(230_000);
+  });
+
+  it("a second withdraw of the same nullifier fails with Custom 6002 (NullifierSpent) and pays nothing", async () => {
+    const ledger = await withFixtureDeposits();
+    expectOk(await ledger.run([withdraw(fixtures.leaf0, 0n)], [authority]));
+    const vaultBefore = ledger.tokenBalance(vault());
+    const r = await ledger.run([withdraw(fixtures.leaf0, 0n)], [authority]);
+    expectCustom(r, POOL_ERRORS.NullifierSpent);
+    expect(r.logs).toContain("Program log: Error: NullifierSpent");
+    expect(poolErrorFromLogs(r.logs)).toBe("NullifierSpent");
+    expect(ledger.tokenBalance(vault())).toBe(vaultBefore);
+  });
+
+  it("a root that is not in the tree's history fails with Custom 6001 (UnknownRoot)", async () => {
+    const ledger = await withFixtureDeposits();
+    const r = await ledger.run([withdraw(fixtures.leaf0, 0n, { root: bigIntToBytes32(bytesToBigInt(fixtures.leaf0.root) ^ 1n) })], [authority]);
+    expectCustom(r, POOL_ERRORS.UnknownRoot);
+    expect(r.logs).toContain("Program log: Error: UnknownRoot");
+  });
+
+  it("a proof that does not verify fails with Custom 6000 (InvalidProof): a flipped byte, or another amount than the proof's", async () => {
+    const ledger = await withFixtureDeposits();
+    const bad = fixtures.leaf6.proof.slice();
+    bad[200]! ^= 1;
+    expectCustom(await ledger.run([withdraw(fixtures.leaf6, 0n, { proof: bad })], [authority]), POOL_ERRORS.InvalidProof);
+    const r = await ledger.run([withdraw(fixtures.leaf6, 0n, { amount: fixtures.leaf6.amount - 1n })], [authority]);
+    expectCustom(r, POOL_ERRORS.InvalidProof);
+    expect(r.logs).toContain("Program log: Error: InvalidProof");
+    expect(ledger.get(poolNullifierAddress(PROGRAM_ID, mint, fixtures.leaf6.nullifierHash))).toBeNull();
+    expect(ledger.tokenBalance(vault())).toBe(28n * SOL);
+  });
+
+  it("a fee above the amount fails with Custom 6003 (FeeExceedsAmount)", async () => {
+    const ledger = await withFixtureDeposits();
+    expectCustom(await ledger.run([withdraw(fixtures.leaf0, fixtures.leaf0.amount + 1n)], [authority]), POOL_ERRORS.FeeExceedsAmount);
+  });
+
+  it("a vault holding less than the amount fails with Custom 6008 (InsufficientVault)", async () => {
+    const ledger = await withFixtureDeposits();
+    // Drain the vault behind the program's back, as a bug elsewhere would.
+    const v = ledger.get(vault())!;
+    const data = v.data.slice();
+    new DataView(data.buffer).setBigUint64(64, SOL / 2n, true);
+    ledger.accounts.set(vault(), { ...v, data });
+    expectCustom(await ledger.run([withdraw(fixtures.leaf0, 0n)], [authority]), POOL_ERRORS.InsufficientVault);
+  });
+
+  it("refuses a nullifier account at another address (ConstraintSeeds) and a recipient account that is not the proof's recipient (ConstraintAddress)", async () => {
+    const ledger = await withFixtureDeposits();
+    const ix = withdraw(fixtures.leaf0, 0n);
+    ix.keys[4] = { pubkey: new PublicKey(poolNullifierAddress(PROGRAM_ID, mint, fixtures.leaf5.nullifierHash)), isSigner: false, isWritable: true };
+    expectCustom(await ledger.run([ix], [authority]), 2006);
+    const ix2 = withdraw(fixtures.leaf0, 0n);
+    ix2.keys[5] = { pubkey: new PublicKey(address("someone")), isSigner: false, isWritable: false };
+    expectCustom(await ledger.run([ix2], [authority]), 2012);
+  });
+
+  it("a simulation-sized unit limit below the withdraw's cost fails with ComputationalBudgetExceeded", async () => {
+    const ledger = await withFixtureDeposits();
+    const r = await ledger.run([withdraw(fixtures.leaf0, 0n)], [authority], { unitLimit: 100_000 });
+    expect(r.err).toEqual({ InstructionError: [0, "ComputationalBudgetExceeded"] });
+    expect(POOL_UNITS.proofVerification).toBeGreaterThan(100_000);
+  });
+});
+
+describe("withdraw_swap and assert_swap_out", () => {
+  const outputMint = NATIVE_MINT;
+
+  function swapTx(f: Fixture, fee: bigint, venueOut: bigint, minOut: bigint): TransactionInstruction[] {
+    const relayerOut = associatedTokenAddress(authority, outputMint);
+    const recipientOut = associatedTokenAddress(f.recipient, outputMint);
+    // The venue's swap stands in as a plain token transfer from the relayer's output account (no Jupiter locally).
+    const venue: TransactionInstruction = {
+      programId: new PublicKey(TOKEN_PROGRAM_ID),
+      keys: [
+        { pubkey: new PublicKey(relayerOut), isSigner: false, isWritable: true },
+        { pubkey: new PublicKey(recipientOut), isSigner: false, isWritable: true },
+        { pubkey: new PublicKey(authority), isSigner: true, isWritable: true },
+      ],
+      data: Buffer.from([3, ...new Uint8Array(new BigUint64Array([venueOut]).buffer)]),
+    } as TransactionInstruction;
+    return [
+      withdrawSwapInstruction({
+        programId: PROGRAM_ID,
+        relayer: authority,
+        mint,
+        proof: f.proof,
+        root: f.root,
+        nullifierHash: f.nullifierHash,
+        recipient: f.recipient,
+        amount: f.amount,
+        fee,
+        outputMint,
+        minOut,
+      }),
+      venue,
+      assertSwapOutInstruction({ programId: PROGRAM_ID, recipient: f.recipient, outputMint, minOut }),
+    ];
+  }
+
+  it("withdraw_swap pays the whole amount to the relayer's input token account and creates the recipient's output account; the swap and the assertion land with it", async () => {
+    const ledger = await withFixtureDeposits();
+    const f = fixtures.leaf5;
+    ledger.fundToken(authority, outputMint, 50n * SOL);
+    const r = await ledger.run(swapTx(f, 1_000n, 3n * SOL, 3n * SOL), [authority]);
+    expectOk(r);
+    expect(ledger.tokenBalance(associatedTokenAddress(authority, mint))).toBe(f.amount);
+    expect(ledger.tokenBalance(associatedTokenAddress(f.recipient, outputMint))).toBe(3n * SOL);
+    expect(ledger.get(associatedTokenAddress(f.recipient, mint))).toBeNull();
+    expect(ledger.get(poolNullifierAddress(PROGRAM_ID, mint, f.nullifierHash))).not.toBeNull();
+    expect(decodePoolEventLogs(r.logs, PROGRAM_ID)).toEqual([expect.objectContaining({ name: "WithdrawEvent", amount: f.amount, fee: 1_000n })]);
+  });
+
+  it("assert_swap_out fails the whole transaction with Custom 6007 (SwapOutputTooLow) when the recipient holds less than minOut: nothing is withdrawn", async () => {
+    const ledger = await withFixtureDeposits();
+    const f = fixtures.leaf5;
+    ledger.fundToken(authority, outputMint, 50n * SOL);
+    const r = await ledger.run(swapTx(f, 0n, 2n * SOL, 3n * SOL), [authority]);
+    expect(r.err).toEqual({ InstructionError: [2, { Custom: POOL_ERRORS.SwapOutputTooLow }] });
+    expect(r.logs).toContain("Program log: Error: SwapOutputTooLow");
+    expect(ledger.get(poolNullifierAddress(PROGRAM_ID, mint, f.nullifierHash))).toBeNull();
+    expect(ledger.tokenBalance(vault())).toBe(28n * SOL);
+    expect(ledger.get(associatedTokenAddress(f.recipient, outputMint))).toBeNull();
+  });
+});
+
+describe("revert", () => {
+  /** A pool with one failed deposit (a duplicate of leaf 3's commitment, 5 SOL, nonce 42). */
+  async function withFailedDeposit(): Promise<MemoryLedger> {
+    const ledger = await withFixtureDeposits();
+    expectOk(await ledger.run([deposit(commitments[3]!, 5n * SOL, 42n)], [depositor]));
+    return ledger;
+  }
+
+  function revert(nonce: bigint, signer = authority): TransactionInstruction {
+    const receipt = depositReceiptAddress(PROGRAM_ID, mint, depositor, nonce);
+    return revertInstruction({ programId: PROGRAM_ID, authority: signer, mint, depositor, nonce, revertNullifier: revertNullifierOfReceipt(hasher, publicKeyBytes(receipt)) });
+  }
+
+  it("pays a failed deposit back to its depositor once, marks the receipt reverted and creates the revert marker; a second revert fails with Custom 6002", async () => {
+    const ledger = await withFailedDeposit();
+    const depositorAta = associatedTokenAddress(depositor, mint);
+    const before = ledger.tokenBalance(depositorAta)!;
+    const r = await ledger.run([revert(42n)], [authority]);
+    expectOk(r);
+    expect(ledger.tokenBalance(depositorAta)).toBe(before + 5n * SOL);
+    expect(ledger.tokenBalance(vault())).toBe(28n * SOL);
+    const receiptAddress = depositReceiptAddress(PROGRAM_ID, mint, depositor, 42n);
+    expect(decodeDepositReceipt(ledger.get(receiptAddress)!.data)).toMatchObject({ ok: true, value: { status: "reverted" } });
+    const revertNullifier = revertNullifierOfReceipt(hasher, publicKeyBytes(receiptAddress));
+    const marker = ledger.get(revertMarkerAddress(PROGRAM_ID, mint, revertNullifier))!;
+    expect(decodeNullifierAccount(marker.data)).toMatchObject({ ok: true, value: { kind: "revert", nullifierHash: revertNullifier } });
+    expect(decodePoolEventLogs(r.logs, PROGRAM_ID)).toEqual([
+      { name: "RevertEvent", depositor: publicKeyBytes(depositor), amount: 5n * SOL, nonce: 42n, revertNullifier },
+    ]);
+
+    const again = await ledger.run([revert(42n)], [authority]);
+    expectCustom(again, POOL_ERRORS.NullifierSpent);
+    expect(again.logs).toContain("Program log: Error: NullifierSpent");
+    expect(ledger.tokenBalance(depositorAta)).toBe(before + 5n * SOL);
+  });
+
+  it("only the tree's authority may revert: another signer fails with Custom 6005 (NotAuthority)", async () => {
+    const ledger = await withFailedDeposit();
+    const r = await ledger.run([revert(42n, depositor)], [depositor]);
+    expectCustom(r, POOL_ERRORS.NotAuthority);
+    expect(r.logs).toContain("Program log: Error: NotAuthority");
+    expect(ledger.tokenBalance(vault())).toBe(33n * SOL);
+  });
+
+  it("a deposit that was inserted (indexed) is not revertable: Custom 6006 (NotRevertable)", async () => {
+    const ledger = await withFailedDeposit();
+    const r = await ledger.run([revert(3n)], [authority]);
+    expectCustom(r, POOL_ERRORS.NotRevertable);
+    expect(r.logs).toContain("Program log: Error: NotRevertable");
+  });
+
+  it("a nonce without a receipt fails with AccountNotInitialized", async () => {
+    const ledger = await withFailedDeposit();
+    expectCustom(await ledger.run([revert(77n)], [authority]), 3012);
+  });
+});
