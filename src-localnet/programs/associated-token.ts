@@ -17,7 +17,7 @@ import {
 } from "../../src-shared/pool-program";
 import type { CompiledInstruction, ExecContext, InstructionAccount, Program } from "../runtime/types";
 import { accountAt, builtinError, customError, invoke, isSigned, load } from "./runtime-helpers";
-import { initializeTokenAccount, readTokenAccount } from "./spl-token";
+import { initializeTokenAccount, loadTokenAccount } from "./spl-token";
 import { createRentExemptAccount } from "./system";
 
 /** Units of the program's own work (derivation, checks); the system and token CPIs add theirs. */
@@ -43,7 +43,7 @@ export function createAssociatedTokenAccount(ctx: ExecContext, p: CreateAssociat
   const existing = load(ctx, p.account.address);
   if (existing && p.idempotent && existing.owner === TOKEN_PROGRAM_ID) {
     ctx.consumeUnits(ATA_UNITS.existing);
-    const t = readTokenAccount(ctx, p.account.address);
+    const t = loadTokenAccount(ctx, p.account.address);
     if (!t) throw builtinError("InvalidAccountData", `${p.account.address} is not a token account`);
     if (!bytesEqual(t.owner, publicKeyBytes(p.wallet))) {
       // AssociatedTokenAccountError::InvalidOwner

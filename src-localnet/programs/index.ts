@@ -14,19 +14,8 @@ import { SystemProgram } from "./system";
 
 export { SystemProgram, SYSTEM_UNITS, MAX_ACCOUNT_DATA } from "./system";
 export { ComputeBudgetProgram, COMPUTE_BUDGET_UNITS } from "./compute-budget";
-export {
-  TokenProgram,
-  TOKEN_UNITS,
-  TOKEN_ERRORS,
-  MINT_SIZE,
-  encodeMintAccount,
-  decodeMintAccount,
-  mintAccountState,
-  tokenAccountState,
-  readTokenAccount,
-  type MintData,
-} from "./spl-token";
-export { AssociatedTokenProgram, ATA_UNITS } from "./associated-token";
+export { TokenProgram, TOKEN_UNITS, TOKEN_ERRORS, transferTokens, loadTokenAccount } from "./spl-token";
+export { AssociatedTokenProgram, ATA_UNITS, createAssociatedTokenAccount } from "./associated-token";
 export { PoolProgram, POOL_UNITS, commitmentMarkerAddress, findCommitmentMarkerAddress, type PoolProgramOptions } from "./pool";
 export { ANCHOR_ERRORS } from "./runtime-helpers";
 

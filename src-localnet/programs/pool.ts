@@ -73,7 +73,8 @@ import type { ProofVerifier } from "../../src-server/ports/proof-verifier";
 import { ProgramError, type CompiledInstruction, type ExecContext, type InstructionAccount, type Program } from "../runtime/types";
 import { createAssociatedTokenAccountCpi } from "./associated-token";
 import { anchorError, builtinError, findPda, load, seed, writeData } from "./runtime-helpers";
-import { decodeMintAccount, initializeTokenAccount, readTokenAccount, transferTokensCpi, type LoadedTokenAccount } from "./spl-token";
+import { decodeMint } from "../ledger/token";
+import { initializeTokenAccount, loadTokenAccount, transferTokensCpi, type LoadedTokenAccount } from "./spl-token";
 import { createRentExemptAccount } from "./system";
 
 /**
@@ -171,7 +172,7 @@ export class PoolProgram implements Program {
     const mintAccount = load(ctx, mint);
     if (mintAccount) {
       if (mintAccount.owner !== TOKEN_PROGRAM_ID) throw anchorError(ctx, "AccountOwnedByWrongProgram", "mint");
-      if (!decodeMintAccount(mintAccount.data)) throw anchorError(ctx, "AccountDidNotDeserialize", "mint");
+      if (!decodeMint(mintAccount.data)) throw anchorError(ctx, "AccountDidNotDeserialize", "mint");
     }
     ctx.consumeUnits(POOL_UNITS.initializePool);
 
@@ -460,7 +461,7 @@ export class PoolProgram implements Program {
     const raw = load(ctx, a.address);
     if (!raw) throw anchorError(ctx, "AccountNotInitialized", name);
     if (raw.owner !== TOKEN_PROGRAM_ID) throw anchorError(ctx, "AccountOwnedByWrongProgram", name);
-    const t = readTokenAccount(ctx, a.address);
+    const t = loadTokenAccount(ctx, a.address);
     if (!t) throw anchorError(ctx, "AccountDidNotDeserialize", name);
     if (mint !== undefined && !bytesEqual(t.mint, publicKeyBytes(mint))) throw anchorError(ctx, "ConstraintTokenMint", name);
     if (owner !== undefined && !bytesEqual(t.owner, publicKeyBytes(owner))) throw anchorError(ctx, "ConstraintTokenOwner", name);

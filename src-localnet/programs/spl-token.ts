@@ -7,8 +7,8 @@
  * program: frozen, mint mismatch, insufficient funds, decimals, owner, signer.
  *
  * Token accounts are read and written with the shared codec
- * (src-shared/pool-program: decodeTokenAccount / TOKEN_ACCOUNT_OFFSETS); the
- * 82-byte Mint layout, which the pool codec does not need, is here.
+ * (src-shared/pool-program: decodeTokenAccount / TOKEN_ACCOUNT_OFFSETS), mints
+ * with the ledger's Mint layout (src-localnet/ledger/token.ts).
  */
 import { PublicKey } from "@solana/web3.js";
 import { bytesEqual } from "../../src-shared/encoding/bytes";
@@ -21,7 +21,8 @@ import {
   publicKeyBytes,
   type TokenAccountData,
 } from "../../src-shared/pool-program";
-import type { AccountState, CompiledInstruction, ExecContext, InstructionAccount, Program } from "../runtime/types";
+import { decodeMint } from "../ledger/token";
+import type { CompiledInstruction, ExecContext, InstructionAccount, Program } from "../runtime/types";
 import { accountAt, builtinError, customError, invoke, isSigned, load, writeData } from "./runtime-helpers";
 
 /** Units the real program spends (measured on mainnet, rounded). */
@@ -44,56 +45,6 @@ function tokenError(ctx: ExecContext, name: TokenErrorName, detail: string) {
   return customError(ctx, code, `${name}: ${detail}`, log);
 }
 
-// -------------------------------------------------------------------- Mint
-
-export const MINT_SIZE = 82;
-
-export interface MintData {
-  mintAuthority: Uint8Array | null;
-  supply: bigint;
-  decimals: number;
-  freezeAuthority: Uint8Array | null;
-}
-
-/** The 82-byte SPL Mint: COption<Pubkey> mintAuthority, supply u64, decimals u8, isInitialized, COption<Pubkey> freezeAuthority. */
-export function encodeMintAccount(m: MintData): Uint8Array {
-  const out = new Uint8Array(MINT_SIZE);
-  const view = new DataView(out.buffer);
-  if (m.mintAuthority) {
-    view.setUint32(0, 1, true);
-    out.set(m.mintAuthority, 4);
-  }
-  view.setBigUint64(36, m.supply, true);
-  out[44] = m.decimals;
-  out[45] = 1;
-  if (m.freezeAuthority) {
-    view.setUint32(46, 1, true);
-    out.set(m.freezeAuthority, 50);
-  }
-  return out;
-}
-
-export function decodeMintAccount(data: Uint8Array): MintData | null {
-  if (data.length !== MINT_SIZE || data[45] !== 1) return null;
-  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
-  return {
-    mintAuthority: view.getUint32(0, true) === 1 ? data.slice(4, 36) : null,
-    supply: view.getBigUint64(36, true),
-    decimals: data[44]!,
-    freezeAuthority: view.getUint32(46, true) === 1 ? data.slice(50, 82) : null,
-  };
-}
-
-/** A mint account as the validator would store it (rent-exempt lamports are the caller's: ctx.rentExempt(MINT_SIZE)). */
-export function mintAccountState(m: MintData, lamports: bigint): AccountState {
-  return { lamports, owner: TOKEN_PROGRAM_ID, data: encodeMintAccount(m), executable: false };
-}
-
-/** A token account as the validator would store it. */
-export function tokenAccountState(t: TokenAccountData, lamports: bigint): AccountState {
-  return { lamports, owner: TOKEN_PROGRAM_ID, data: encodeTokenAccount(t), executable: false };
-}
-
 // ------------------------------------------------------------ token accounts
 
 export interface LoadedTokenAccount extends TokenAccountData {
@@ -102,8 +53,8 @@ export interface LoadedTokenAccount extends TokenAccountData {
   native: boolean;
 }
 
-/** Reads a token account the token program owns; null when it is anything else (missing, another owner, not initialized). */
-export function readTokenAccount(ctx: ExecContext, address: string): LoadedTokenAccount | null {
+/** Reads a token account the token program owns in the transaction's view; null when it is anything else (missing, another owner, not initialized). */
+export function loadTokenAccount(ctx: ExecContext, address: string): LoadedTokenAccount | null {
   const a = load(ctx, address);
   if (!a || a.owner !== TOKEN_PROGRAM_ID) return null;
   const d = decodeTokenAccount(a.data);
@@ -120,7 +71,7 @@ function requireTokenAccount(ctx: ExecContext, a: InstructionAccount): LoadedTok
   const raw = load(ctx, a.address);
   if (!raw) throw builtinError("UninitializedAccount", `token account ${a.address} does not exist`);
   if (raw.owner !== TOKEN_PROGRAM_ID) throw builtinError("IncorrectProgramId", `${a.address} is not owned by the token program`);
-  const t = readTokenAccount(ctx, a.address);
+  const t = loadTokenAccount(ctx, a.address);
   if (!t) {
     if (raw.data.length === TOKEN_ACCOUNT_SIZE && raw.data[TOKEN_ACCOUNT_OFFSETS.state] === 0) throw builtinError("UninitializedAccount", `${a.address} is not initialized`);
     throw builtinError("InvalidAccountData", `${a.address} is not a token account`);
@@ -160,7 +111,7 @@ export function transferTokens(ctx: ExecContext, t: TokenTransfer): void {
     const mintAccount = load(ctx, t.checked.mint.address);
     // A mint account the validator never created is not checked (tests may fund token accounts of bare mint addresses).
     if (mintAccount) {
-      const mint = mintAccount.owner === TOKEN_PROGRAM_ID ? decodeMintAccount(mintAccount.data) : null;
+      const mint = mintAccount.owner === TOKEN_PROGRAM_ID ? decodeMint(mintAccount.data) : null;
       if (!mint) throw tokenError(ctx, "InvalidMint", `${t.checked.mint.address} is not a mint`);
       if (mint.decimals !== t.checked.decimals) throw tokenError(ctx, "MintDecimalsMismatch", `the mint has ${mint.decimals} decimals, not ${t.checked.decimals}`);
     }
@@ -202,7 +153,7 @@ export function initializeTokenAccount(ctx: ExecContext, account: InstructionAcc
     ctx.log("Program log: Instruction: InitializeAccount3");
     const mintAccount = load(ctx, mint);
     // As in transferTokens: a mint address with no account is accepted; anything else must be a mint.
-    if (mintAccount && (mintAccount.owner !== TOKEN_PROGRAM_ID || !decodeMintAccount(mintAccount.data))) {
+    if (mintAccount && (mintAccount.owner !== TOKEN_PROGRAM_ID || !decodeMint(mintAccount.data))) {
       throw tokenError(ctx, "InvalidMint", `${mint} is not a mint`);
     }
     writeData(ctx, account, encodeTokenAccount({ mint: publicKeyBytes(mint), owner: publicKeyBytes(owner), amount: 0n }));

@@ -6,10 +6,11 @@
  * Signers are just addresses.
  */
 import { PublicKey, type TransactionInstruction } from "@solana/web3.js";
-import { associatedTokenAddress, publicKeyBytes } from "../../src-shared/pool-program";
+import { TOKEN_PROGRAM_ID, associatedTokenAddress, encodeTokenAccount, publicKeyBytes } from "../../src-shared/pool-program";
+import { MINT_SIZE, encodeMint } from "../ledger/token";
 import { ProgramError, type AccountState, type AccountView, type CompiledInstruction, type ExecContext, type Program } from "../runtime/types";
 import { describeError } from "./runtime-helpers";
-import { mintAccountState, readTokenAccount, tokenAccountState } from "./spl-token";
+import { loadTokenAccount } from "./spl-token";
 
 export interface TxResult {
   err: { InstructionError: [number, ProgramError["error"]] } | null;
@@ -49,21 +50,23 @@ export class MemoryLedger {
   }
 
   createMint(mint: string, decimals: number): void {
-    this.accounts.set(mint, mintAccountState({ mintAuthority: null, supply: 0n, decimals, freezeAuthority: null }, this.rentExempt(82)));
+    const data = encodeMint({ mintAuthority: null, supply: 0n, decimals, freezeAuthority: null });
+    this.accounts.set(mint, { lamports: this.rentExempt(MINT_SIZE), owner: TOKEN_PROGRAM_ID, data, executable: false });
   }
 
   /** Creates (or tops up) `owner`'s associated token account for `mint`; returns its address. */
   fundToken(owner: string, mint: string, amount: bigint): string {
     const address = associatedTokenAddress(owner, mint);
     const before = this.tokenBalance(address) ?? 0n;
-    this.accounts.set(address, tokenAccountState({ mint: publicKeyBytes(mint), owner: publicKeyBytes(owner), amount: before + amount }, this.rentExempt(165)));
+    const data = encodeTokenAccount({ mint: publicKeyBytes(mint), owner: publicKeyBytes(owner), amount: before + amount });
+    this.accounts.set(address, { lamports: this.rentExempt(165), owner: TOKEN_PROGRAM_ID, data, executable: false });
     return address;
   }
 
   /** A token account's amount, or null when there is none. */
   tokenBalance(address: string): bigint | null {
     const view: AccountView = { get: (a) => this.get(a), set: () => undefined, delete: () => undefined };
-    const t = readTokenAccount({ accounts: view } as ExecContext, address);
+    const t = loadTokenAccount({ accounts: view } as ExecContext, address);
     return t ? t.amount : null;
   }
 
