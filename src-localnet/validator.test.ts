@@ -1,0 +1,365 @@
+/**
+ * The local validator through an unmodified web3.js Connection: transactions
+ * land for real (signatures, blockhash window, duplicates, fees also on
+ * failure), history and transaction shapes are what web3.js parses, and the
+ * websocket subscriptions confirm transactions.
+ */
+import {
+  ComputeBudgetProgram,
+  Connection,
+  Keypair,
+  LAMPORTS_PER_SOL,
+  PublicKey,
+  SendTransactionError,
+  SystemProgram,
+  Transaction,
+  TransactionMessage,
+  VersionedTransaction,
+  sendAndConfirmTransaction,
+  type TransactionInstruction,
+} from "@solana/web3.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { associatedTokenAddress, NATIVE_MINT } from "../src-shared/pool-program";
+import { minimalSystemProgram, rpc, sleep, TEST_PROGRAM_ID, testInstruction, testProgram, until } from "./rpc/test-support";
+import { startLocalValidator, type LocalValidator } from "./validator";
+
+let v: LocalValidator;
+let conn: Connection;
+let payer: Keypair;
+
+beforeAll(async () => {
+  v = await startLocalValidator({ port: 0, slotMs: 20, programs: [minimalSystemProgram, testProgram] });
+  conn = new Connection(v.rpcUrl, { commitment: "confirmed", wsEndpoint: v.wsUrl });
+  payer = Keypair.generate();
+  await v.airdrop(payer.publicKey.toBase58(), 10 * LAMPORTS_PER_SOL);
+});
+
+afterAll(async () => {
+  await v?.close();
+});
+
+async function signed(instructions: TransactionInstruction[], signers: Keypair[] = [payer]) {
+  const { blockhash, lastValidBlockHeight } = await conn.getLatestBlockhash();
+  const tx = new Transaction({ feePayer: signers[0]!.publicKey, blockhash, lastValidBlockHeight }).add(...instructions);
+  tx.sign(...signers);
+  return { tx, wire: tx.serialize(), blockhash, lastValidBlockHeight };
+}
+
+async function sendAndConfirm(instructions: TransactionInstruction[], signers: Keypair[] = [payer], skipPreflight = false) {
+  const s = await signed(instructions, signers);
+  const signature = await conn.sendRawTransaction(s.wire, { skipPreflight });
+  // web3.js resolves with the error from the notification, but rejects with it when its first status poll sees it.
+  const err = await conn.confirmTransaction({ signature, blockhash: s.blockhash, lastValidBlockHeight: s.lastValidBlockHeight }).then(
+    (res) => res.value.err,
+    (e: unknown) => {
+      if (e && typeof e === "object" && !(e instanceof Error)) return e;
+      throw e;
+    },
+  );
+  return { signature, err, ...s };
+}
+
+const transfer = (to: PublicKey, lamports: number, from = payer.publicKey) => SystemProgram.transfer({ fromPubkey: from, toPubkey: to, lamports });
+
+async function sendError(p: Promise<unknown>): Promise<SendTransactionError> {
+  const e = await p.then(
+    () => null,
+    (x: unknown) => x,
+  );
+  expect(e).toBeInstanceOf(SendTransactionError);
+  return e as SendTransactionError;
+}
+
+describe("transactions", () => {
+  it("lands a SystemProgram.transfer through sendAndConfirmTransaction, charging 5000 lamports", async () => {
+    const to = Keypair.generate().publicKey;
+    const before = await conn.getBalance(payer.publicKey);
+    const sig = await sendAndConfirmTransaction(conn, new Transaction().add(transfer(to, 1_000_000)), [payer]);
+    expect(await conn.getBalance(to)).toBe(1_000_000);
+    expect(await conn.getBalance(payer.publicKey)).toBe(before - 1_000_000 - 5000);
+    const tx = await conn.getTransaction(sig, { maxSupportedTransactionVersion: 0 });
+    expect(tx?.meta?.err).toBeNull();
+    expect(tx?.meta?.fee).toBe(5000);
+    expect(tx?.version).toBe("legacy");
+    expect(tx?.meta?.logMessages).toEqual(["Program 11111111111111111111111111111111 invoke [1]", "Program 11111111111111111111111111111111 success"]);
+    expect(tx?.transaction.signatures[0]).toBe(sig);
+    expect(tx?.meta?.preBalances[0]! - tx!.meta!.postBalances[0]!).toBe(1_005_000);
+  });
+
+  it("returns a program's logs in the real format through getTransaction, for legacy and v0 transactions", async () => {
+    const { signature } = await sendAndConfirm([testInstruction(0)]);
+    const tx = await conn.getTransaction(signature, { maxSupportedTransactionVersion: 0 });
+    expect(tx?.meta?.logMessages).toEqual([
+      `Program ${TEST_PROGRAM_ID} invoke [1]`,
+      "Program log: hello from the test program",
+      `Program data: ${Buffer.from("event").toString("base64")}`,
+      `Program ${TEST_PROGRAM_ID} consumed 1234 of 200000 compute units`,
+      `Program ${TEST_PROGRAM_ID} success`,
+    ]);
+    expect(tx?.meta?.computeUnitsConsumed).toBe(1234);
+
+    const { blockhash, lastValidBlockHeight } = await conn.getLatestBlockhash();
+    const msg = new TransactionMessage({ payerKey: payer.publicKey, recentBlockhash: blockhash, instructions: [testInstruction(0)] }).compileToV0Message();
+    const vtx = new VersionedTransaction(msg);
+    vtx.sign([payer]);
+    const sig0 = await conn.sendTransaction(vtx);
+    await conn.confirmTransaction({ signature: sig0, blockhash, lastValidBlockHeight });
+    const got = await conn.getTransaction(sig0, { maxSupportedTransactionVersion: 0 });
+    expect(got?.version).toBe(0);
+    expect(got?.meta?.logMessages?.[1]).toBe("Program log: hello from the test program");
+    // A client that does not declare v0 support is refused, as by a real node.
+    const legacyOnly = await rpc(v.rpcUrl, "getTransaction", [sig0, { encoding: "json", commitment: "confirmed" }]);
+    expect(legacyOnly.body.error.code).toBe(-32015);
+  });
+
+  it("refuses a transaction with a bad signature (preflight), and never lands it when preflight is skipped", async () => {
+    const { wire } = await signed([transfer(Keypair.generate().publicKey, 1_000_000)]);
+    const bad = Buffer.from(wire);
+    bad[1 + 10]! ^= 0xff; // inside the first signature
+    const e = await sendError(conn.sendRawTransaction(bad));
+    expect(e.message).toContain("signature verification failure");
+    const sig = await conn.sendRawTransaction(bad, { skipPreflight: true });
+    await v.ledger.idle();
+    await sleep(100);
+    expect((await conn.getSignatureStatus(sig, { searchTransactionHistory: true })).value).toBeNull();
+  });
+
+  it("refuses an unknown or expired blockhash with BlockhashNotFound", async () => {
+    const stale = await signed([transfer(Keypair.generate().publicKey, 1_000_000)]);
+    v.advanceSlots(151);
+    expect(await conn.isBlockhashValid(stale.blockhash)).toMatchObject({ value: false });
+    const e = await sendError(conn.sendRawTransaction(stale.wire));
+    expect(e.message).toContain("Blockhash not found");
+    const sim = await rpc(v.rpcUrl, "sendTransaction", [stale.wire.toString("base64"), { encoding: "base64" }]);
+    expect(sim.body.error).toMatchObject({ code: -32002, message: "Transaction simulation failed: Blockhash not found", data: { err: "BlockhashNotFound" } });
+
+    const tx = new Transaction({ feePayer: payer.publicKey, recentBlockhash: Keypair.generate().publicKey.toBase58() }).add(transfer(payer.publicKey, 1));
+    tx.sign(payer);
+    expect((await sendError(conn.sendRawTransaction(tx.serialize()))).message).toContain("Blockhash not found");
+  });
+
+  it("refuses a duplicate with AlreadyProcessed", async () => {
+    const { wire } = await sendAndConfirm([transfer(Keypair.generate().publicKey, 1_000_000)]);
+    const e = await sendError(conn.sendRawTransaction(wire));
+    expect(e.message).toContain("This transaction has already been processed");
+  });
+
+  it("refuses a fee payer that cannot pay: AccountNotFound, InsufficientFundsForFee", async () => {
+    const nobody = Keypair.generate();
+    const r1 = await rpc(v.rpcUrl, "sendTransaction", [(await signed([transfer(payer.publicKey, 1, nobody.publicKey)], [nobody])).wire.toString("base64"), { encoding: "base64" }]);
+    expect(r1.body.error.data.err).toBe("AccountNotFound");
+    const poor = Keypair.generate();
+    v.ledger.setAccount(poor.publicKey.toBase58(), { lamports: 4999n, owner: "11111111111111111111111111111111", data: new Uint8Array(0), executable: false });
+    const r2 = await rpc(v.rpcUrl, "sendTransaction", [(await signed([transfer(payer.publicKey, 1, poor.publicKey)], [poor])).wire.toString("base64"), { encoding: "base64" }]);
+    expect(r2.body.error).toMatchObject({ code: -32002, message: "Transaction simulation failed: Insufficient funds for fee", data: { err: "InsufficientFundsForFee" } });
+  });
+
+  it("charges the fee (base + priority) on a failed transaction and keeps nothing else of it", async () => {
+    const target = Keypair.generate();
+    const before = await conn.getBalance(payer.publicKey);
+    const ixs = [
+      ComputeBudgetProgram.setComputeUnitLimit({ units: 300_000 }),
+      ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 10_000 }),
+      testInstruction(3, [
+        { pubkey: target.publicKey, isSigner: false, isWritable: true },
+        { pubkey: payer.publicKey, isSigner: true, isWritable: true },
+      ], [1, 2, 3]),
+      testInstruction(1),
+    ];
+    // Preflight refuses it with the program's logs…
+    const e = await sendError(conn.sendRawTransaction((await signed(ixs)).wire));
+    expect(e.message).toContain("Error processing Instruction 3: custom program error: 0x1772");
+    expect(e.logs).toContain(`Program ${TEST_PROGRAM_ID} failed: custom program error: 0x1772`);
+    expect(await conn.getBalance(payer.publicKey)).toBe(before);
+    // …skipping preflight it lands, failed, and costs its fee only.
+    const { signature, err } = await sendAndConfirm(ixs, [payer], true);
+    expect(err).toEqual({ InstructionError: [3, { Custom: 6002 }] });
+    const fee = 5000 + Math.ceil((10_000 * 300_000) / 1e6);
+    expect(await conn.getBalance(payer.publicKey)).toBe(before - fee);
+    expect(await conn.getAccountInfo(target.publicKey)).toBeNull();
+    const tx = await until("confirmed", () => conn.getTransaction(signature, { maxSupportedTransactionVersion: 0 }));
+    expect(tx?.meta?.fee).toBe(fee);
+    expect(tx?.meta?.logMessages).toEqual([
+      "Program ComputeBudget111111111111111111111111111111 invoke [1]",
+      "Program ComputeBudget111111111111111111111111111111 success",
+      "Program ComputeBudget111111111111111111111111111111 invoke [1]",
+      "Program ComputeBudget111111111111111111111111111111 success",
+      `Program ${TEST_PROGRAM_ID} invoke [1]`,
+      `Program ${TEST_PROGRAM_ID} consumed 1000 of 299700 compute units`,
+      `Program ${TEST_PROGRAM_ID} success`,
+      `Program ${TEST_PROGRAM_ID} invoke [1]`,
+      "Program log: Error: NullifierSpent",
+      `Program ${TEST_PROGRAM_ID} consumed 1000 of 298700 compute units`,
+      `Program ${TEST_PROGRAM_ID} failed: custom program error: 0x1772`,
+    ]);
+    const sigs = await conn.getSignaturesForAddress(payer.publicKey, { limit: 1 });
+    expect(sigs[0]).toMatchObject({ signature, err: { InstructionError: [3, { Custom: 6002 }] } });
+    expect((await conn.getRecentPrioritizationFees({ lockedWritableAccounts: [payer.publicKey] })).some((f) => f.prioritizationFee === 10_000)).toBe(true);
+  });
+
+  it("runs out of compute units as the runtime does, and enforces writable flags", async () => {
+    const { err, signature } = await sendAndConfirm([ComputeBudgetProgram.setComputeUnitLimit({ units: 50_000 }), testInstruction(4)], [payer], true);
+    expect(err).toEqual({ InstructionError: [1, "ComputationalBudgetExceeded"] });
+    const logs = (await until("confirmed", () => conn.getTransaction(signature, { maxSupportedTransactionVersion: 0 }))).meta?.logMessages;
+    expect(logs?.slice(-2)).toEqual([`Program ${TEST_PROGRAM_ID} consumed 49850 of 49850 compute units`, `Program ${TEST_PROGRAM_ID} failed: Computational budget exceeded`]);
+
+    const target = Keypair.generate().publicKey;
+    const readonly = await sendAndConfirm(
+      [testInstruction(3, [{ pubkey: target, isSigner: false, isWritable: false }, { pubkey: payer.publicKey, isSigner: true, isWritable: true }], [9])],
+      [payer],
+      true,
+    );
+    expect(readonly.err).toEqual({ InstructionError: [0, "ReadonlyDataModified"] });
+  });
+
+  it("simulates without changing anything (replaceRecentBlockhash, accounts)", async () => {
+    const target = Keypair.generate();
+    const { tx } = await signed([
+      testInstruction(3, [{ pubkey: target.publicKey, isSigner: false, isWritable: true }, { pubkey: payer.publicKey, isSigner: true, isWritable: true }], [7, 7]),
+    ]);
+    const vtx = new VersionedTransaction(tx.compileMessage());
+    const sim = await conn.simulateTransaction(vtx, { replaceRecentBlockhash: true, accounts: { encoding: "base64", addresses: [target.publicKey.toBase58()] } });
+    expect(sim.value.err).toBeNull();
+    expect(sim.value.unitsConsumed).toBe(1000);
+    expect(sim.value.accounts?.[0]?.data[0]).toBe(Buffer.from([7, 7]).toString("base64"));
+    expect(await conn.getAccountInfo(target.publicKey)).toBeNull();
+    const forged = tx.serialize();
+    forged[5]! ^= 1;
+    const withSig = await rpc(v.rpcUrl, "simulateTransaction", [forged.toString("base64"), { encoding: "base64", sigVerify: true }]);
+    expect(withSig.body.error.code).toBe(-32003);
+  });
+});
+
+describe("history and state", () => {
+  it("pages getSignaturesForAddress newest first with before and until", async () => {
+    const from = Keypair.generate();
+    await v.airdrop(from.publicKey.toBase58(), LAMPORTS_PER_SOL);
+    const sigs: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const { wire } = await signed([transfer(Keypair.generate().publicKey, 1_000_000 + i, from.publicKey)], [from]);
+      sigs.push(await conn.sendRawTransaction(wire));
+    }
+    await v.ledger.idle();
+    await until("confirmed", async () => (await conn.getSignaturesForAddress(from.publicKey)).length === 6);
+    const all = (await conn.getSignaturesForAddress(from.publicKey)).map((s) => s.signature);
+    expect(all.slice(0, 5)).toEqual([...sigs].reverse());
+    const page1 = await conn.getSignaturesForAddress(from.publicKey, { limit: 2 });
+    expect(page1.map((s) => s.signature)).toEqual([sigs[4], sigs[3]]);
+    expect(page1[0]).toMatchObject({ err: null, memo: null, confirmationStatus: expect.stringMatching(/confirmed|finalized/) });
+    expect(typeof page1[0]!.blockTime).toBe("number");
+    const page2 = await conn.getSignaturesForAddress(from.publicKey, { limit: 2, before: page1[1]!.signature });
+    expect(page2.map((s) => s.signature)).toEqual([sigs[2], sigs[1]]);
+    const between = await conn.getSignaturesForAddress(from.publicKey, { before: sigs[4], until: sigs[1] });
+    expect(between.map((s) => s.signature)).toEqual([sigs[3], sigs[2]]);
+    // The default commitment (finalized) sees them only 32 slots later.
+    const finalizedNow = await rpc(v.rpcUrl, "getSignaturesForAddress", [from.publicKey.toBase58(), {}]);
+    expect(Array.isArray(finalizedNow.body.result)).toBe(true);
+    await until("finalized", async () => (await rpc(v.rpcUrl, "getSignaturesForAddress", [from.publicKey.toBase58(), {}])).body.result.length === 6);
+  });
+
+  it("confirms through signatureSubscribe at confirmed and finalized, and streams logs", async () => {
+    const seen: string[] = [];
+    const sub = conn.onLogs(new PublicKey(TEST_PROGRAM_ID), (l) => seen.push(l.signature), "confirmed");
+    await sleep(100); // the subscription is set up
+    const s = await signed([testInstruction(0)]);
+    const signature = await conn.sendRawTransaction(s.wire);
+    const confirmed = await conn.confirmTransaction({ signature, blockhash: s.blockhash, lastValidBlockHeight: s.lastValidBlockHeight }, "confirmed");
+    expect(confirmed.value.err).toBeNull();
+    const finalized = await conn.confirmTransaction({ signature, blockhash: s.blockhash, lastValidBlockHeight: s.lastValidBlockHeight }, "finalized");
+    expect(finalized.value.err).toBeNull();
+    const status = await conn.getSignatureStatus(signature);
+    expect(status.value?.confirmationStatus).toBe("finalized");
+    await until("logs notification", () => seen.includes(signature));
+    await conn.removeOnLogsListener(sub);
+  });
+
+  it("answers account, token and cluster queries in web3.js's shapes", async () => {
+    const owner = Keypair.generate().publicKey.toBase58();
+    const mint = Keypair.generate().publicKey.toBase58();
+    const ata = await v.mintTo(owner, mint, 1_500_000n);
+    expect(ata).toBe(associatedTokenAddress(owner, mint));
+    expect((await conn.getTokenAccountBalance(new PublicKey(ata))).value).toEqual({ amount: "1500000", decimals: 6, uiAmount: 1.5, uiAmountString: "1.5" });
+    const viaRpc = await rpc(v.rpcUrl, "localnet_mintTo", { owner, mint: NATIVE_MINT, amount: "2500000000" });
+    expect((await conn.getTokenAccountBalance(new PublicKey(viaRpc.body.result.tokenAccount))).value).toMatchObject({ amount: "2500000000", decimals: 9, uiAmountString: "2.5" });
+
+    const info = await conn.getAccountInfo(new PublicKey(ata));
+    expect(info?.owner.toBase58()).toBe("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
+    expect(info?.data.length).toBe(165);
+    expect(info?.lamports).toBe(await conn.getMinimumBalanceForRentExemption(165));
+    const multi = await conn.getMultipleAccountsInfo([new PublicKey(ata), Keypair.generate().publicKey]);
+    expect(multi[0]?.data.length).toBe(165);
+    expect(multi[1]).toBeNull();
+
+    const tokenProgram = new PublicKey("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
+    const byOwner = await conn.getProgramAccounts(tokenProgram, { filters: [{ dataSize: 165 }, { memcmp: { offset: 32, bytes: owner } }] });
+    expect(byOwner.map((a) => a.pubkey.toBase58()).sort()).toEqual([ata, viaRpc.body.result.tokenAccount].sort());
+    const byMint = await conn.getProgramAccounts(tokenProgram, { withContext: true, filters: [{ memcmp: { offset: 0, bytes: mint } }, { dataSize: 165 }] });
+    expect(byMint.value.map((a) => a.pubkey.toBase58())).toEqual([ata]);
+
+    expect(await conn.getGenesisHash()).toBe(v.ledger.genesisHash);
+    expect((await conn.getVersion())["solana-core"]).toMatch(/^\d+\.\d+\.\d+$/);
+    const epoch = await conn.getEpochInfo();
+    expect(epoch.absoluteSlot).toBeGreaterThan(0);
+    expect(await conn.getBlockHeight()).toBeGreaterThanOrEqual(epoch.blockHeight!);
+    const { blockhash } = await conn.getLatestBlockhash();
+    const message = new TransactionMessage({
+      payerKey: payer.publicKey,
+      recentBlockhash: blockhash,
+      instructions: [ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 1_000_000 }), testInstruction(0)],
+    }).compileToV0Message();
+    expect((await conn.getFeeForMessage(message)).value).toBe(5000 + 200_000);
+    expect((await rpc(v.rpcUrl, "getHealth")).body.result).toBe("ok");
+
+    const sig = await conn.requestAirdrop(new PublicKey(owner), 2 * LAMPORTS_PER_SOL);
+    expect(await conn.getBalance(new PublicKey(owner))).toBe(2 * LAMPORTS_PER_SOL);
+    const airdropTx = await until("airdrop confirmed", () => conn.getTransaction(sig, { maxSupportedTransactionVersion: 0 }));
+    expect(airdropTx?.transaction.message.staticAccountKeys[0]?.toBase58()).toBe(v.faucet.publicKey.toBase58());
+  });
+
+  it("answers batch requests", async () => {
+    const res = await fetch(v.rpcUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify([
+        { jsonrpc: "2.0", id: "a", method: "getSlot" },
+        { jsonrpc: "2.0", id: "b", method: "nope" },
+        { jsonrpc: "2.0", id: "c", method: "getBalance", params: [payer.publicKey.toBase58()] },
+      ]),
+    });
+    const body = (await res.json()) as any[];
+    expect(body.map((b) => b.id)).toEqual(["a", "b", "c"]);
+    expect(typeof body[0].result).toBe("number");
+    expect(body[1].error.code).toBe(-32601);
+    expect(body[2].result.value).toBeGreaterThan(0);
+    expect(body[2].result.context.slot).toBeGreaterThan(0);
+  });
+
+  it("snapshots and restores the ledger", async () => {
+    const to = Keypair.generate().publicKey;
+    const snap = await v.snapshot();
+    const json = JSON.stringify(snap);
+    const { signature } = await sendAndConfirm([transfer(to, 2_000_000)]);
+    expect(await conn.getBalance(to)).toBe(2_000_000);
+    await v.restore(JSON.parse(json));
+    expect(await conn.getBalance(to)).toBe(0);
+    expect((await conn.getSignatureStatus(signature, { searchTransactionHistory: true })).value).toBeNull();
+    // The clock went back too: blockhashes of the snapshot are valid again, new ones are produced.
+    await sendAndConfirm([transfer(to, 1_000_000)]);
+    expect(await conn.getBalance(to)).toBe(1_000_000);
+  });
+});
+
+describe("port + 1", () => {
+  it("serves web3.js's default websocket endpoint (port + 1) when asked", async () => {
+    const v2 = await startLocalValidator({ port: 0, slotMs: 20, alsoListenPortPlusOne: true, programs: [minimalSystemProgram] });
+    try {
+      const c2 = new Connection(v2.rpcUrl, "confirmed");
+      const kp = Keypair.generate();
+      await v2.airdrop(kp.publicKey.toBase58(), LAMPORTS_PER_SOL);
+      const sig = await sendAndConfirmTransaction(c2, new Transaction().add(SystemProgram.transfer({ fromPubkey: kp.publicKey, toPubkey: payer.publicKey, lamports: 1_000_000 })), [kp]);
+      expect(sig).toBeTruthy();
+    } finally {
+      await v2.close();
+    }
+  });
+});
