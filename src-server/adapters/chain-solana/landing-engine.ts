@@ -1,0 +1,387 @@
+/**
+ * Lands one set of instructions signed by the relayer (docs/solana.md
+ * "Landing engine"):
+ *
+ *  1. simulate (no signature check, latest blockhash, maximum compute units):
+ *     a failed simulation is a definitive refusal and nothing is sent;
+ *  2. compute-unit limit from the simulated units, compute-unit price from the
+ *     recent prioritization fees of the writable accounts, capped by the config
+ *     and by what the relay fee covers (fee-policy.ts);
+ *  3. a fresh blockhash, the signature, the attempt reported `pending` (the
+ *     relay records it durably before anything is sent), then the same bytes
+ *     sent and re-sent every `rebroadcastMs` while the signature status is
+ *     polled, until it reaches the commitment or the block height passes the
+ *     blockhash's lastValidBlockHeight; a final status lookup with history then
+ *     tells landed / failed / expired;
+ *  4. expired: a new attempt from step 1 (the state may have changed), up to
+ *     `maxAttempts`.
+ *
+ * "Did not land" is only ever claimed with evidence (the block height passed
+ * the blockhash's life and the signature is unknown). When the RPC stays
+ * unreachable so long that no verdict is possible, the outcome is `unknown`.
+ */
+import {
+  ComputeBudgetProgram,
+  PublicKey,
+  TransactionMessage,
+  VersionedTransaction,
+  type Commitment,
+  type SignatureStatus,
+  type TransactionError,
+  type TransactionInstruction,
+} from "@solana/web3.js";
+import { encodeBase58 } from "../../../src-shared/encoding/base58";
+import type { SubmissionAttempt, SubmissionObserver } from "../../ports/chain";
+import type { SolanaNetworkConfig } from "../../config/schema";
+import type { Signer } from "../keys/keypair-file";
+import { computeUnitLimit, decidePrice, MAX_COMPUTE_UNIT_LIMIT, networkFeeLamports, percentileFee } from "./fee-policy";
+import type { SolanaRpc } from "./rpc";
+
+export interface LandingRequest {
+  /** What the transaction does; the engine adds the two compute-budget instructions in front. */
+  instructions: TransactionInstruction[];
+  /** Data sizes of the accounts this transaction creates with the relayer's lamports (their rent is a cost). */
+  createdAccountSizes: number[];
+  /** The relay fee the network cost must stay under, in `mint` base units; null: no fee (a revert). */
+  feeBudget: { mint: string; fee: bigint } | null;
+  observer?: SubmissionObserver;
+  /** For log lines ("withdraw <mint>"). */
+  label: string;
+}
+
+/** Where a refusal happened: simulation (nothing sent) or on chain (the fee was paid, nothing else happened). */
+export interface Refusal {
+  kind: "refused";
+  stage: "simulation" | "chain";
+  err: TransactionError | string;
+  logs: string[];
+  /** Program id of each instruction of the transaction, by index (for mapping custom errors). */
+  programIds: string[];
+  signature: string | null;
+  attempts: SubmissionAttempt[];
+}
+
+export type LandingOutcome =
+  | { kind: "landed"; signature: string; slot: number; networkFeeLamports: number; rentLamports: number; attempts: SubmissionAttempt[] }
+  | Refusal
+  /** The network cost would exceed the relay fee (nothing sent). */
+  | { kind: "unprofitable"; detail: string; attempts: SubmissionAttempt[] }
+  /** Nothing of this attempt reached the network (RPC unreachable before sending, attempt not recorded); earlier attempts expired. */
+  | { kind: "not-sent"; detail: string; attempts: SubmissionAttempt[] }
+  /** Every attempt's blockhash expired without it landing. */
+  | { kind: "expired"; detail: string; attempts: SubmissionAttempt[] }
+  /** A signed transaction may still be in flight and no verdict could be reached. */
+  | { kind: "unknown"; detail: string; signature: string; attempts: SubmissionAttempt[] };
+
+export interface LandingTiming {
+  /** Signature status poll interval (default 400 ms). */
+  pollMs?: number;
+  /** No verdict possible (RPC unreachable, block height not advancing) this long → unknown. Default 180 000 (≈ 3 blockhash lives). */
+  unknownAfterMs?: number;
+  /** Before anything is sent, RPC failures are retried this long, then the submission fails (nothing in flight). Default 30 000. */
+  preSendRetryMs?: number;
+  /** First back-off after an RPC error (default 250 ms), doubled up to maxBackoffMs (default 5 000). */
+  backoffMs?: number;
+  maxBackoffMs?: number;
+  now?: () => number;
+}
+
+type Settings = Pick<
+  SolanaNetworkConfig,
+  "commitment" | "computeUnitMargin" | "priorityFeePercentile" | "maxPriorityMicroLamports" | "maxAttempts" | "rebroadcastMs" | "lamportsPerUnit" | "allowLoss"
+>;
+
+/** Any valid base58 blockhash; simulation replaces it with the latest one. */
+const PLACEHOLDER_BLOCKHASH = PublicKey.default.toBase58();
+/** getRecentPrioritizationFees takes at most 128 accounts. */
+const MAX_FEE_ACCOUNTS = 128;
+
+class RpcUnavailable extends Error {}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+const message = (e: unknown) => (e instanceof Error ? e.message : String(e)).split("\n")[0]!.slice(0, 200);
+
+export class LandingEngine {
+  private readonly pollMs: number;
+  private readonly unknownAfterMs: number;
+  private readonly preSendRetryMs: number;
+  private readonly backoffMs: number;
+  private readonly maxBackoffMs: number;
+  private readonly now: () => number;
+  private readonly payer: PublicKey;
+  /** Rent-exempt minimum per data size, asked once. */
+  private readonly rent = new Map<number, number>();
+
+  constructor(
+    private readonly rpc: SolanaRpc,
+    private readonly signer: Signer,
+    private readonly cfg: Settings,
+    timing: LandingTiming = {},
+    private readonly log: (line: string) => void = () => {},
+  ) {
+    this.pollMs = timing.pollMs ?? 400;
+    this.unknownAfterMs = timing.unknownAfterMs ?? 180_000;
+    this.preSendRetryMs = timing.preSendRetryMs ?? 30_000;
+    this.backoffMs = timing.backoffMs ?? 250;
+    this.maxBackoffMs = timing.maxBackoffMs ?? 5_000;
+    this.now = timing.now ?? Date.now;
+    this.payer = new PublicKey(signer.publicKey);
+  }
+
+  /** Rent-exempt lamports of an account of `size` bytes (cached per size). */
+  async rentExempt(size: number): Promise<number> {
+    const cached = this.rent.get(size);
+    if (cached !== undefined) return cached;
+    const v = await this.rpc.getMinimumBalanceForRentExemption(size);
+    this.rent.set(size, v);
+    return v;
+  }
+
+  async land(req: LandingRequest): Promise<LandingOutcome> {
+    const attempts: SubmissionAttempt[] = [];
+    const maxAttempts = Math.max(1, Math.floor(this.cfg.maxAttempts));
+    for (let n = 1; n <= maxAttempts; n++) {
+      const outcome = await this.attempt(n, req, attempts);
+      if (outcome !== "expired") return outcome;
+    }
+    return { kind: "expired", detail: `did not land: the blockhash of each of ${attempts.length} attempts expired`, attempts };
+  }
+
+  /** One fresh-blockhash attempt; "expired" asks for the next. */
+  private async attempt(n: number, req: LandingRequest, attempts: SubmissionAttempt[]): Promise<LandingOutcome | "expired"> {
+    const cfg = this.cfg;
+    const programIds = ["ComputeBudget111111111111111111111111111111", "ComputeBudget111111111111111111111111111111", ...req.instructions.map((i) => i.programId.toBase58())];
+
+    // 1. simulate
+    let sim;
+    try {
+      sim = await this.beforeSend("simulateTransaction", () =>
+        this.rpc.simulateTransaction(this.unsigned(req.instructions, MAX_COMPUTE_UNIT_LIMIT, 0, PLACEHOLDER_BLOCKHASH), {
+          sigVerify: false,
+          replaceRecentBlockhash: true,
+          commitment: cfg.commitment,
+        }),
+      );
+    } catch (e) {
+      return this.notSent(e, attempts);
+    }
+    if (sim.value.err !== null && sim.value.err !== undefined) {
+      return { kind: "refused", stage: "simulation", err: sim.value.err, logs: sim.value.logs ?? [], programIds, signature: null, attempts };
+    }
+
+    // 2. compute units and price
+    const limit = computeUnitLimit(sim.value.unitsConsumed ?? MAX_COMPUTE_UNIT_LIMIT, cfg.computeUnitMargin);
+    let wanted: number;
+    let rentLamports: number;
+    try {
+      const writable = this.writableAccounts(req.instructions);
+      const fees = await this.beforeSend("getRecentPrioritizationFees", () => this.rpc.getRecentPrioritizationFees({ lockedWritableAccounts: writable }));
+      wanted = percentileFee(
+        fees.map((f) => f.prioritizationFee),
+        cfg.priorityFeePercentile,
+      );
+      rentLamports = 0;
+      for (const size of req.createdAccountSizes) rentLamports += await this.beforeSend("getMinimumBalanceForRentExemption", () => this.rentExempt(size));
+    } catch (e) {
+      return this.notSent(e, attempts);
+    }
+    const signatures = 1;
+    const decision = decidePrice({
+      signatures,
+      unitLimit: limit,
+      rentLamports,
+      wantedPrice: wanted,
+      maxPrice: cfg.maxPriorityMicroLamports,
+      budget: req.feeBudget ? { fee: req.feeBudget.fee, lamportsPerUnit: cfg.lamportsPerUnit[req.feeBudget.mint] } : null,
+      allowLoss: cfg.allowLoss,
+    });
+    if (!decision.ok) return { kind: "unprofitable", detail: decision.detail, attempts };
+    const price = decision.price;
+    if (decision.cappedBy) this.log(`${req.label}: compute-unit price ${wanted} µlamports capped to ${price} by the ${decision.cappedBy === "fee" ? "relay fee" : "config (maxPriorityMicroLamports)"}`);
+
+    // 3. blockhash, signature, durable record, then send
+    let blockhash: { blockhash: string; lastValidBlockHeight: number };
+    try {
+      blockhash = await this.beforeSend("getLatestBlockhash", () => this.rpc.getLatestBlockhash(cfg.commitment));
+    } catch (e) {
+      return this.notSent(e, attempts);
+    }
+    const tx = this.unsigned(req.instructions, limit, price, blockhash.blockhash);
+    const sigBytes = this.signer.sign(tx.message.serialize());
+    tx.addSignature(this.payer, sigBytes);
+    const signature = encodeBase58(sigBytes);
+    const wire = tx.serialize();
+    const attempt: SubmissionAttempt = {
+      n,
+      signature,
+      blockhash: blockhash.blockhash,
+      lastValidBlockHeight: blockhash.lastValidBlockHeight,
+      computeUnitLimit: limit,
+      computeUnitPriceMicroLamports: price,
+      networkFeeLamports: networkFeeLamports(signatures, price, limit),
+      sentAt: this.now(),
+      broadcasts: 0,
+      verdict: "pending",
+      verdictAt: null,
+      slot: null,
+      detail: null,
+    };
+    if (req.observer) {
+      try {
+        await req.observer.attempt({ ...attempt });
+      } catch (e) {
+        // Not recorded, so not sent: a crash now must not leave an unrecorded transaction in flight.
+        return { kind: "not-sent", detail: `the attempt could not be recorded before sending: ${message(e)}`, attempts };
+      }
+    }
+    attempts.push(attempt);
+
+    const verdict = await this.track(wire, attempt, req.label);
+    attempt.verdict = verdict.verdict;
+    attempt.verdictAt = this.now();
+    attempt.slot = verdict.slot;
+    attempt.detail = verdict.detail;
+    if (req.observer) {
+      try {
+        await req.observer.attempt({ ...attempt });
+      } catch (e) {
+        this.log(`${req.label}: recording the verdict of ${signature} failed: ${message(e)}`);
+      }
+    }
+    switch (verdict.verdict) {
+      case "landed":
+        return { kind: "landed", signature, slot: verdict.slot!, networkFeeLamports: attempt.networkFeeLamports, rentLamports, attempts };
+      case "failed": {
+        const logs = await this.failureLogs(signature);
+        return { kind: "refused", stage: "chain", err: verdict.err!, logs, programIds, signature, attempts };
+      }
+      case "unknown":
+        return { kind: "unknown", detail: verdict.detail ?? "no verdict", signature, attempts };
+      case "expired":
+        this.log(`${req.label}: attempt ${n} (${signature}) expired after ${attempt.broadcasts} broadcasts`);
+        return "expired";
+    }
+  }
+
+  private unsigned(instructions: TransactionInstruction[], limit: number, price: number, blockhash: string): VersionedTransaction {
+    const msg = new TransactionMessage({
+      payerKey: this.payer,
+      recentBlockhash: blockhash,
+      instructions: [ComputeBudgetProgram.setComputeUnitLimit({ units: limit }), ComputeBudgetProgram.setComputeUnitPrice({ microLamports: price }), ...instructions],
+    }).compileToV0Message();
+    return new VersionedTransaction(msg);
+  }
+
+  private writableAccounts(instructions: TransactionInstruction[]): PublicKey[] {
+    const seen = new Map<string, PublicKey>([[this.payer.toBase58(), this.payer]]);
+    for (const ix of instructions) for (const k of ix.keys) if (k.isWritable) seen.set(k.pubkey.toBase58(), k.pubkey);
+    return [...seen.values()].slice(0, MAX_FEE_ACCOUNTS);
+  }
+
+  private notSent(e: unknown, attempts: SubmissionAttempt[]): LandingOutcome {
+    if (!(e instanceof RpcUnavailable)) throw e;
+    return { kind: "not-sent", detail: e.message, attempts };
+  }
+
+  /** An RPC call made before anything is in flight: retried with back-off for preSendRetryMs, then RpcUnavailable. */
+  private async beforeSend<T>(what: string, call: () => Promise<T>): Promise<T> {
+    const start = this.now();
+    let delay = this.backoffMs;
+    for (;;) {
+      try {
+        return await call();
+      } catch (e) {
+        if (this.now() - start + delay > this.preSendRetryMs) throw new RpcUnavailable(`RPC unavailable (${what}): ${message(e)}`);
+        await sleep(delay);
+        delay = Math.min(delay * 2, this.maxBackoffMs);
+      }
+    }
+  }
+
+  /**
+   * Sends and re-sends the signed bytes until a verdict: the status reached
+   * the commitment (landed or failed), or the block height passed the
+   * blockhash's life and the signature is not found (expired).
+   */
+  private async track(
+    wire: Uint8Array,
+    a: SubmissionAttempt,
+    label: string,
+  ): Promise<{ verdict: "landed" | "failed" | "expired" | "unknown"; slot: number | null; err: TransactionError | null; detail: string | null }> {
+    const commitment = this.cfg.commitment;
+    let lastSendAt = -Infinity;
+    let expired = false;
+    let lastHeight = -1;
+    let progressAt = this.now();
+    let delay = this.backoffMs;
+    let lastError = "";
+    for (;;) {
+      if (!expired && this.now() - lastSendAt >= this.cfg.rebroadcastMs) {
+        lastSendAt = this.now();
+        try {
+          await this.rpc.sendRawTransaction(wire, { skipPreflight: true, maxRetries: 0 });
+          a.broadcasts++;
+        } catch (e) {
+          lastError = `sendTransaction: ${message(e)}`;
+        }
+      }
+      let failed = false;
+      try {
+        const status = (await this.rpc.getSignatureStatuses([a.signature])).value[0] ?? null;
+        if (status && reached(status, commitment)) return verdictOf(status);
+        const height = await this.rpc.getBlockHeight(commitment);
+        if (height > lastHeight) {
+          lastHeight = height;
+          progressAt = this.now();
+        }
+        if (height > a.lastValidBlockHeight) {
+          expired = true;
+          // The blockhash can no longer land anywhere: the history decides.
+          const final = (await this.rpc.getSignatureStatuses([a.signature], { searchTransactionHistory: true })).value[0] ?? null;
+          if (final === null) return { verdict: "expired", slot: null, err: null, detail: `not found after block height ${height} passed ${a.lastValidBlockHeight}` };
+          if (reached(final, commitment)) return verdictOf(final);
+          // Seen in a block not yet at the commitment: keep watching it.
+        }
+        delay = this.backoffMs;
+      } catch (e) {
+        failed = true;
+        lastError = message(e);
+      }
+      if (this.now() - progressAt > this.unknownAfterMs) {
+        const why = lastError ? `RPC unavailable: ${lastError}` : "the block height did not advance";
+        this.log(`${label}: no verdict for ${a.signature} within ${Math.round(this.unknownAfterMs / 1000)} s (${why}); it may still land`);
+        return { verdict: "unknown", slot: null, err: null, detail: `no verdict within ${Math.round(this.unknownAfterMs / 1000)} s: ${why}` };
+      }
+      if (failed) {
+        await sleep(delay);
+        delay = Math.min(delay * 2, this.maxBackoffMs);
+      } else if (expired) {
+        await sleep(this.pollMs);
+      } else {
+        await sleep(Math.max(1, Math.min(this.pollMs, lastSendAt + this.cfg.rebroadcastMs - this.now())));
+      }
+    }
+  }
+
+  /** The failed transaction's logs, best effort (for the program's `Error: <Name>` line). */
+  private async failureLogs(signature: string): Promise<string[]> {
+    try {
+      const tx = await this.rpc.getTransaction(signature, { maxSupportedTransactionVersion: 0, commitment: this.cfg.commitment === "finalized" ? "finalized" : "confirmed" });
+      return tx?.meta?.logMessages ?? [];
+    } catch {
+      return [];
+    }
+  }
+}
+
+const RANK: Record<string, number> = { processed: 0, confirmed: 1, finalized: 2 };
+
+/** Whether a status is at least at `commitment` (no confirmationStatus: rooted, confirmations null). */
+export function reached(s: SignatureStatus, commitment: Commitment): boolean {
+  const have = s.confirmationStatus ?? (s.confirmations === null ? "finalized" : "processed");
+  return (RANK[have] ?? 0) >= (RANK[commitment] ?? 1);
+}
+
+function verdictOf(s: SignatureStatus): { verdict: "landed" | "failed"; slot: number; err: TransactionError | null; detail: string | null } {
+  return s.err ? { verdict: "failed", slot: s.slot, err: s.err, detail: `failed on chain: ${JSON.stringify(s.err)}` } : { verdict: "landed", slot: s.slot, err: null, detail: null };
+}

@@ -1,0 +1,123 @@
+/**
+ * The slice of JSON-RPC the Solana backend uses (docs/solana.md), as an
+ * interface so the landing engine and the backend can be tested against a
+ * scripted fake. `createSolanaRpc` is the real one: a web3.js Connection with
+ * a per-request time-out and no silent retries on HTTP 429 (the landing engine
+ * has its own back-off, and must see every failure).
+ */
+import {
+  Connection,
+  type AccountInfo,
+  type BlockhashWithExpiryBlockHeight,
+  type Commitment,
+  type GetProgramAccountsConfig,
+  type GetProgramAccountsResponse,
+  type GetRecentPrioritizationFeesConfig,
+  type PublicKey,
+  type RecentPrioritizationFees,
+  type RpcResponseAndContext,
+  type SendOptions,
+  type SignatureStatus,
+  type SignatureStatusConfig,
+  type SimulateTransactionConfig,
+  type SimulatedTransactionResponse,
+  type Version,
+  type VersionedTransaction,
+} from "@solana/web3.js";
+import type { Buffer } from "buffer";
+import type { DepositHistoryRpc } from "./deposit-history";
+
+/** getHealth: "ok", or the node's complaint (behindBySlots when it says "Node is behind by N slots"). */
+export type NodeHealth = { ok: true } | { ok: false; behindBySlots: number | null; message: string };
+
+/** Exactly the Connection methods the backend calls (plus getHealth, which web3.js v1 lacks). */
+export interface SolanaRpc extends DepositHistoryRpc {
+  getVersion(): Promise<Version>;
+  getSlot(commitment?: Commitment): Promise<number>;
+  getBlockHeight(commitment?: Commitment): Promise<number>;
+  getHealth(): Promise<NodeHealth>;
+  getBalance(publicKey: PublicKey, commitment?: Commitment): Promise<number>;
+  getAccountInfo(publicKey: PublicKey, commitment?: Commitment): Promise<AccountInfo<Buffer> | null>;
+  getProgramAccounts(programId: PublicKey, config: GetProgramAccountsConfig): Promise<GetProgramAccountsResponse>;
+  getMinimumBalanceForRentExemption(dataLength: number, commitment?: Commitment): Promise<number>;
+  getRecentPrioritizationFees(config?: GetRecentPrioritizationFeesConfig): Promise<RecentPrioritizationFees[]>;
+  simulateTransaction(transaction: VersionedTransaction, config?: SimulateTransactionConfig): Promise<RpcResponseAndContext<SimulatedTransactionResponse>>;
+  getLatestBlockhash(commitment?: Commitment): Promise<BlockhashWithExpiryBlockHeight>;
+  sendRawTransaction(rawTransaction: Buffer | Uint8Array, options?: SendOptions): Promise<string>;
+  getSignatureStatuses(signatures: string[], config?: SignatureStatusConfig): Promise<RpcResponseAndContext<(SignatureStatus | null)[]>>;
+}
+
+export interface SolanaRpcOptions {
+  rpcUrl: string;
+  /** Default: web3.js derives it from rpcUrl (ws on the same host, port + 1 for an explicit port). */
+  wsUrl?: string | null;
+  commitment: Commitment;
+  /** Per HTTP request. */
+  rpcTimeoutMs: number;
+}
+
+/** A fetch that gives up after `ms` (the RPC request fails with an AbortError naming the time-out). */
+export function fetchWithTimeout(ms: number): typeof globalThis.fetch {
+  return async (input, init) => {
+    const ac = new AbortController();
+    const outer = init?.signal;
+    if (outer) {
+      if (outer.aborted) ac.abort(outer.reason);
+      else outer.addEventListener("abort", () => ac.abort(outer.reason), { once: true });
+    }
+    const timer = setTimeout(() => ac.abort(new Error(`RPC request timed out after ${ms} ms`)), ms);
+    try {
+      return await globalThis.fetch(input, { ...init, signal: ac.signal });
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+}
+
+/** A web3.js Connection with getHealth; it satisfies SolanaRpc and the follower's LogsRpc. */
+export class SolanaConnection extends Connection implements SolanaRpc {
+  readonly #fetch: typeof globalThis.fetch;
+  readonly #url: string;
+
+  constructor(opts: SolanaRpcOptions) {
+    const fetch = fetchWithTimeout(opts.rpcTimeoutMs);
+    super(opts.rpcUrl, {
+      commitment: opts.commitment,
+      ...(opts.wsUrl ? { wsEndpoint: opts.wsUrl } : {}),
+      disableRetryOnRateLimit: true,
+      fetch,
+    });
+    this.#fetch = fetch;
+    this.#url = opts.rpcUrl;
+  }
+
+  /** JSON-RPC getHealth: throws only when the node cannot be reached or answers nonsense. */
+  async getHealth(): Promise<NodeHealth> {
+    const res = await this.#fetch(this.#url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getHealth" }),
+    });
+    const text = await res.text();
+    let body: { result?: unknown; error?: { code?: number; message?: string; data?: { numSlotsBehind?: unknown } } };
+    try {
+      body = JSON.parse(text) as typeof body;
+    } catch {
+      throw new Error(`getHealth: HTTP ${res.status} ${text.slice(0, 80)}`);
+    }
+    if (body.result === "ok") return { ok: true };
+    if (body.error) {
+      const n = body.error.data?.numSlotsBehind;
+      const m = /behind by (\d+) slots/i.exec(body.error.message ?? "");
+      const behindBySlots = typeof n === "number" ? n : m ? Number(m[1]) : null;
+      // -32005 is "node unhealthy"; anything else (a proxy's error, 503) is unreachable for our purpose.
+      if (body.error.code === -32005) return { ok: false, behindBySlots, message: body.error.message ?? "node is unhealthy" };
+      throw new Error(`getHealth: ${body.error.code ?? ""} ${body.error.message ?? ""}`.trim());
+    }
+    throw new Error(`getHealth: unexpected answer (HTTP ${res.status})`);
+  }
+}
+
+export function createSolanaRpc(opts: SolanaRpcOptions): SolanaConnection {
+  return new SolanaConnection(opts);
+}
