@@ -251,6 +251,15 @@ describe("deposit", () => {
     expect(decodePoolEventLogs(r.logs, PROGRAM_ID)).toEqual([expect.objectContaining({ name: "DepositFailedEvent", reason, amount: 5n * SOL, nonce: 99n })]);
   });
 
+  it("lamports sent to a commitment's marker address beforehand do not make it a duplicate", async () => {
+    const ledger = await initialized();
+    ledger.airdrop(commitmentMarkerAddress(PROGRAM_ID, mint, commitments[0]!), 1n);
+    const r = await ledger.run([deposit(commitments[0]!, SOL, 0n)], [depositor]);
+    expectOk(r);
+    expect(decodePoolEventLogs(r.logs, PROGRAM_ID)).toEqual([expect.objectContaining({ name: "DepositEvent", leafIndex: 0 })]);
+    expect(ledger.get(commitmentMarkerAddress(PROGRAM_ID, mint, commitments[0]!))).toMatchObject({ owner: PROGRAM_ID, lamports: ledger.rentExempt(0) });
+  });
+
   it("fails without moving anything when the nonce's receipt exists, when the depositor has not the funds, or without the commitment marker", async () => {
     const ledger = await withFixtureDeposits();
     const extra = bigIntToBytes32(12345n);
@@ -362,6 +371,18 @@ describe("withdraw", () => {
     const ix2 = withdraw(fixtures.leaf0, 0n);
     ix2.keys[5] = { pubkey: new PublicKey(address("someone")), isSigner: false, isWritable: false };
     expectCustom(await ledger.run([ix2], [authority]), 2012);
+  });
+
+  it("lamports sent to the nullifier PDA or the recipient's token account beforehand do not block the withdrawal (Anchor's init takes a prefunded address)", async () => {
+    const ledger = await withFixtureDeposits();
+    const f = fixtures.leaf0;
+    const nullifier = poolNullifierAddress(PROGRAM_ID, mint, f.nullifierHash);
+    ledger.airdrop(nullifier, 1_000n);
+    ledger.airdrop(associatedTokenAddress(f.recipient, mint), 5_000_000n);
+    expectOk(await ledger.run([withdraw(f, 0n)], [authority]));
+    expect(ledger.get(nullifier)).toMatchObject({ owner: PROGRAM_ID, lamports: ledger.rentExempt(81) });
+    expect(ledger.tokenBalance(associatedTokenAddress(f.recipient, mint))).toBe(f.amount);
+    expectCustom(await ledger.run([withdraw(f, 0n)], [authority]), POOL_ERRORS.NullifierSpent);
   });
 
   it("a simulation-sized unit limit below the withdraw's cost fails with ComputationalBudgetExceeded", async () => {

@@ -228,7 +228,7 @@ export class PoolProgram implements Program {
       ? "zero"
       : !isCanonicalField(p.commitment)
         ? "notAFieldElement"
-        : load(ctx, marker.address)
+        : this.owns(ctx, marker.address)
           ? "duplicate"
           : null;
     let leafIndex: number | null = null;
@@ -299,7 +299,7 @@ export class PoolProgram implements Program {
     const stateChecks = (): TreeAccountData => {
       const tree = this.loadTree(ctx, a.tree, mint);
       if (!isKnownRoot(tree, p.root)) throw this.poolError(ctx, "UnknownRoot");
-      if (load(ctx, a.nullifier.address)) throw this.poolError(ctx, "NullifierSpent");
+      if (this.owns(ctx, a.nullifier.address)) throw this.poolError(ctx, "NullifierSpent");
       return tree;
     };
     stateChecks();
@@ -375,7 +375,7 @@ export class PoolProgram implements Program {
     const verdict = judgeRevert(
       { depositor: encodeBase58(receipt.depositor), status: receipt.status, createdAt: Number(receipt.createdAt) },
       depositor,
-      load(ctx, a.revertMarker.address) !== null,
+      this.owns(ctx, a.revertMarker.address),
       ctx.unixTime,
       { pendingRevertAfterSec: 0 },
     );
@@ -391,6 +391,11 @@ export class PoolProgram implements Program {
   }
 
   // ------------------------------------------------------------------- helpers
+
+  /** An account of this program exists at `address` (lamports someone merely sent there do not count). */
+  private owns(ctx: ExecContext, address: string): boolean {
+    return load(ctx, address)?.owner === this.id;
+  }
 
   private emptyTree(): { filledSubtrees: Uint8Array[]; root: Uint8Array } {
     if (!this.empty) {

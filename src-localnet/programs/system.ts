@@ -106,15 +106,36 @@ export function createAccount(
 
 /**
  * Another program creating a rent-exempt account through the system program
- * (`invoke_signed` when `to` is its PDA): `payer` pays ctx.rentExempt(space).
- * Returns the rent paid.
+ * (`invoke_signed` when `to` is its PDA), as Anchor's `init` does: `payer`
+ * pays ctx.rentExempt(space). An address someone already sent lamports to
+ * (a plain system account without data) is still taken: the payer tops it up
+ * to the rent, then it is allocated and assigned, so prefunding a PDA cannot
+ * block its creation. Returns what the payer paid.
  */
 export function createRentExemptAccount(
   ctx: ExecContext,
   p: { payer: InstructionAccount; to: InstructionAccount; space: number; owner: string },
 ): bigint {
   const rent = ctx.rentExempt(p.space);
+  const existing = load(ctx, p.to.address);
+  if (existing && existing.lamports > 0n && existing.owner === SYSTEM_PROGRAM_ID && existing.data.length === 0) {
+    const topUp = rent > existing.lamports ? rent - existing.lamports : 0n;
+    if (topUp > 0n) {
+      ctx.consumeUnits(SYSTEM_UNITS);
+      invoke(ctx, SYSTEM_PROGRAM_ID, () => transfer(ctx, { from: p.payer, to: p.to, lamports: topUp }));
+    }
+    ctx.consumeUnits(2 * SYSTEM_UNITS);
+    invoke(ctx, SYSTEM_PROGRAM_ID, () => setAccount(ctx, p.to, { data: new Uint8Array(p.space) })); // Allocate
+    invoke(ctx, SYSTEM_PROGRAM_ID, () => setAccount(ctx, p.to, { owner: p.owner })); // Assign
+    return topUp;
+  }
   ctx.consumeUnits(SYSTEM_UNITS);
   invoke(ctx, SYSTEM_PROGRAM_ID, () => createAccount(ctx, { from: p.payer, to: p.to, lamports: rent, space: p.space, owner: p.owner }));
   return rent;
+}
+
+function setAccount(ctx: ExecContext, to: InstructionAccount, change: { data?: Uint8Array; owner?: string }): void {
+  if (!to.isWritable) throw builtinError("ReadonlyDataModified", `${to.address} is not writable`);
+  const cur = ctx.accounts.get(to.address)!;
+  ctx.accounts.set(to.address, { ...cur, ...change });
 }
