@@ -49,6 +49,16 @@ export function depositReceiptAddress(programId: string, mint: string, depositor
   return findDepositReceiptAddress(programId, mint, depositor, nonce)[0];
 }
 
+/** A commitment's marker: PDA ["commitment", mint, commitment]; it exists once the commitment is in the tree, so a duplicate deposit fails. */
+export function findCommitmentMarkerAddress(programId: string, mint: string, commitment: Uint8Array): [address: string, bump: number] {
+  const [key, bump] = PublicKey.findProgramAddressSync([enc.encode("commitment"), publicKeyBytes(mint), commitment], new PublicKey(programId));
+  return [key.toBase58(), bump];
+}
+
+export function commitmentMarkerAddress(programId: string, mint: string, commitment: Uint8Array): string {
+  return findCommitmentMarkerAddress(programId, mint, commitment)[0];
+}
+
 /** The tree PDA with its bump (TreeAccount.bump). */
 export function findTreeAddress(programId: string, mint: string): [address: string, bump: number] {
   const [key, bump] = PublicKey.findProgramAddressSync([enc.encode("merkle_tree"), publicKeyBytes(mint)], new PublicKey(programId));

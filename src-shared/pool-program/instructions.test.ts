@@ -1,7 +1,7 @@
 import { PublicKey } from "@solana/web3.js";
 import { describe, expect, it } from "vitest";
 import { toHex as hex } from "../encoding/bytes";
-import { associatedTokenAddress, depositReceiptAddress, poolNullifierAddress, poolTreeAddress, poolVaultAddress, revertMarkerAddress } from "./addresses";
+import { associatedTokenAddress, commitmentMarkerAddress, depositReceiptAddress, poolNullifierAddress, poolTreeAddress, poolVaultAddress, revertMarkerAddress } from "./addresses";
 import { ASSOCIATED_TOKEN_PROGRAM_ID, DEFAULT_POOL_PROGRAM_ID, NATIVE_MINT, SYSTEM_PROGRAM_ID, TOKEN_PROGRAM_ID } from "./constants";
 import {
   assertSwapOutInstruction,
@@ -91,7 +91,7 @@ describe("instruction builders", () => {
     expect(hex(ix.data)).toBe("5fb40aac54aee828");
   });
 
-  it("deposit: the depositor's ATA and the receipt PDA of its nonce, in the doc's order", () => {
+  it("deposit: the depositor's ATA, the receipt PDA of its nonce and the commitment marker, in the doc's order", () => {
     const ix = depositInstruction({ programId: PROGRAM, depositor: DEPOSITOR, mint: MINT, commitment: fill(0x11), amount: 1000n, nonce: 7n });
     expect(accountsOf(ix)).toEqual([
       `${DEPOSITOR}ws`,
@@ -102,6 +102,7 @@ describe("instruction builders", () => {
       `${depositReceiptAddress(PROGRAM, MINT, DEPOSITOR, 7n)}w`,
       TOKEN_PROGRAM_ID,
       SYSTEM_PROGRAM_ID,
+      `${commitmentMarkerAddress(PROGRAM, MINT, fill(0x11))}w`,
     ]);
     expect(hex(ix.data)).toBe(golden[1]![1]);
   });

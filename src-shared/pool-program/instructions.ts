@@ -8,6 +8,7 @@ import { Buffer } from "buffer";
 import { err, ok, type Result } from "../result";
 import {
   associatedTokenAddress,
+  commitmentMarkerAddress,
   depositReceiptAddress,
   poolNullifierAddress,
   poolTreeAddress,
@@ -157,6 +158,7 @@ export const DEPOSIT_ACCOUNTS = [
   "receipt",
   "tokenProgram",
   "systemProgram",
+  "commitmentMarker",
 ] as const;
 export const WITHDRAW_ACCOUNTS = [
   "relayer",
@@ -219,6 +221,7 @@ export const POOL_INSTRUCTION_ACCOUNT_FLAGS = {
     receipt: W,
     tokenProgram: R,
     systemProgram: R,
+    commitmentMarker: W,
   } satisfies Flags<typeof DEPOSIT_ACCOUNTS>,
   withdraw: WITHDRAW_FLAGS,
   withdraw_swap: {
@@ -320,6 +323,7 @@ export function depositInstruction(p: {
       receipt: depositReceiptAddress(p.programId, p.mint, p.depositor, p.nonce),
       tokenProgram: TOKEN_PROGRAM_ID,
       systemProgram: SYSTEM_PROGRAM_ID,
+      commitmentMarker: commitmentMarkerAddress(p.programId, p.mint, p.commitment),
     }),
     { name: "deposit", commitment: p.commitment, amount: p.amount, nonce: p.nonce },
   );
