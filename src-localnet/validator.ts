@@ -56,6 +56,8 @@ export interface LocalValidator {
   close(): Promise<void>;
 }
 
+const CLOSE_DRAIN_MS = 150;
+
 export const DEFAULT_FAUCET_LAMPORTS = 1_000_000n * 1_000_000_000n;
 
 export async function startLocalValidator(opts: LocalValidatorOptions = {}): Promise<LocalValidator> {
@@ -128,9 +130,12 @@ export async function startLocalValidator(opts: LocalValidatorOptions = {}): Pro
     close: async () => {
       if (closed) return;
       closed = true;
-      clearInterval(timer);
       offFaults();
       faults.clear();
+      // web3.js polls a signature's status once more after every confirmation, without catching a failure:
+      // keep answering for a moment so that a client closing right after a confirmation sees no rejection.
+      await new Promise((r) => setTimeout(r, CLOSE_DRAIN_MS));
+      clearInterval(timer);
       node.dispose();
       hub.close();
       await Promise.all(servers.map((s) => s.close()));

@@ -145,10 +145,16 @@ export async function startRpcServer(opts: RpcServerOptions): Promise<RpcServer>
     close: async () => {
       closing = true;
       wss.close();
+      // Requests in flight are answered (web3.js leaves some status polls running after a confirmation); idle and
+      // held connections are cut after a short grace.
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
-        server.closeAllConnections?.();
-        for (const s of sockets) s.destroy();
+        server.closeIdleConnections();
+        const cut = setTimeout(() => {
+          server.closeAllConnections();
+          for (const s of sockets) s.destroy();
+        }, 300);
+        cut.unref();
       });
     },
   };
