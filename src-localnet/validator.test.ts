@@ -273,6 +273,22 @@ describe("history and state", () => {
     await conn.removeOnLogsListener(sub);
   });
 
+  it("notifies account changes (accountSubscribe, programSubscribe)", async () => {
+    const watched = Keypair.generate().publicKey;
+    const seen: number[] = [];
+    const owned: string[] = [];
+    const sub = conn.onAccountChange(watched, (info) => seen.push(info.lamports), "confirmed");
+    const progSub = conn.onProgramAccountChange(new PublicKey(TEST_PROGRAM_ID), (k) => owned.push(k.accountId.toBase58()), { commitment: "confirmed", filters: [{ dataSize: 3 }] });
+    await sleep(100);
+    await sendAndConfirm([transfer(watched, 3_000_000)]);
+    await until("account notification", () => seen.includes(3_000_000));
+    const target = Keypair.generate().publicKey;
+    await sendAndConfirm([testInstruction(3, [{ pubkey: target, isSigner: false, isWritable: true }, { pubkey: payer.publicKey, isSigner: true, isWritable: true }], [1, 2, 3])]);
+    await until("program notification", () => owned.includes(target.toBase58()));
+    await conn.removeAccountChangeListener(sub);
+    await conn.removeProgramAccountChangeListener(progSub);
+  });
+
   it("answers account, token and cluster queries in web3.js's shapes", async () => {
     const owner = Keypair.generate().publicKey.toBase58();
     const mint = Keypair.generate().publicKey.toBase58();
