@@ -10,6 +10,7 @@ import {
   type AccountInfo,
   type BlockhashWithExpiryBlockHeight,
   type Commitment,
+  type Finality,
   type GetProgramAccountsConfig,
   type GetProgramAccountsResponse,
   type GetRecentPrioritizationFeesConfig,
@@ -23,12 +24,13 @@ import {
   type SimulatedTransactionResponse,
   type Version,
   type VersionedTransaction,
+  type VersionedTransactionResponse,
 } from "@solana/web3.js";
 import type { Buffer } from "buffer";
 import type { DepositHistoryRpc } from "./deposit-history";
 
 /** getHealth: "ok", or the node's complaint (behindBySlots when it says "Node is behind by N slots"). */
-export type NodeHealth = { ok: true } | { ok: false; behindBySlots: number | null; message: string };
+export type NodeHealth = { ok: true; unsupported?: true } | { ok: false; behindBySlots: number | null; message: string };
 
 /** Exactly the Connection methods the backend calls (plus getHealth, which web3.js v1 lacks). */
 export interface SolanaRpc extends DepositHistoryRpc {
@@ -45,6 +47,7 @@ export interface SolanaRpc extends DepositHistoryRpc {
   getLatestBlockhash(commitment?: Commitment): Promise<BlockhashWithExpiryBlockHeight>;
   sendRawTransaction(rawTransaction: Buffer | Uint8Array, options?: SendOptions): Promise<string>;
   getSignatureStatuses(signatures: string[], config?: SignatureStatusConfig): Promise<RpcResponseAndContext<(SignatureStatus | null)[]>>;
+  getTransaction(signature: string, config: { maxSupportedTransactionVersion: number; commitment?: Finality }): Promise<VersionedTransactionResponse | null>;
 }
 
 export interface SolanaRpcOptions {
@@ -112,6 +115,8 @@ export class SolanaConnection extends Connection implements SolanaRpc {
       const behindBySlots = typeof n === "number" ? n : m ? Number(m[1]) : null;
       // -32005 is "node unhealthy"; anything else (a proxy's error, 503) is unreachable for our purpose.
       if (body.error.code === -32005) return { ok: false, behindBySlots, message: body.error.message ?? "node is unhealthy" };
+      // A provider that does not offer getHealth: the slot checks must do.
+      if (body.error.code === -32601) return { ok: true, unsupported: true };
       throw new Error(`getHealth: ${body.error.code ?? ""} ${body.error.message ?? ""}`.trim());
     }
     throw new Error(`getHealth: unexpected answer (HTTP ${res.status})`);
