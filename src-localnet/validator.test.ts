@@ -5,6 +5,7 @@
  * websocket subscriptions confirm transactions.
  */
 import {
+  AddressLookupTableAccount,
   ComputeBudgetProgram,
   Connection,
   Keypair,
@@ -110,6 +111,34 @@ describe("transactions", () => {
     // A client that does not declare v0 support is refused, as by a real node.
     const legacyOnly = await rpc(v.rpcUrl, "getTransaction", [sig0, { encoding: "json", commitment: "confirmed" }]);
     expect(legacyOnly.body.error.code).toBe(-32015);
+  });
+
+  it("resolves address lookup tables in v0 transactions (loadedAddresses) and answers getParsedTransaction", async () => {
+    const table = Keypair.generate().publicKey;
+    const loaded = [Keypair.generate().publicKey, Keypair.generate().publicKey];
+    const data = Buffer.alloc(56 + 32 * loaded.length);
+    data.writeUInt32LE(1, 0); // LookupTable
+    data.writeBigUInt64LE(0xffffffffffffffffn, 4); // not deactivated
+    loaded.forEach((k, i) => k.toBuffer().copy(data, 56 + 32 * i));
+    v.ledger.setAccount(table.toBase58(), { lamports: 10_000_000n, owner: "AddressLookupTab1e1111111111111111111111111", data: new Uint8Array(data), executable: false });
+    const lookup = new AddressLookupTableAccount({
+      key: table,
+      state: { deactivationSlot: BigInt("0xffffffffffffffff"), lastExtendedSlot: 0, lastExtendedSlotStartIndex: 0, addresses: loaded },
+    });
+    const { blockhash, lastValidBlockHeight } = await conn.getLatestBlockhash();
+    const msg = new TransactionMessage({ payerKey: payer.publicKey, recentBlockhash: blockhash, instructions: [transfer(loaded[1]!, 1_000_000)] }).compileToV0Message([lookup]);
+    expect(msg.addressTableLookups).toHaveLength(1);
+    const vtx = new VersionedTransaction(msg);
+    vtx.sign([payer]);
+    const sig = await conn.sendTransaction(vtx);
+    expect((await conn.confirmTransaction({ signature: sig, blockhash, lastValidBlockHeight })).value.err).toBeNull();
+    expect(await conn.getBalance(loaded[1]!)).toBe(1_000_000);
+    const got = await conn.getTransaction(sig, { maxSupportedTransactionVersion: 0 });
+    expect(got?.meta?.loadedAddresses?.writable.map((k) => k.toBase58())).toEqual([loaded[1]!.toBase58()]);
+    expect(got?.meta?.postBalances).toHaveLength(3);
+    const parsed = await conn.getParsedTransaction(sig, { maxSupportedTransactionVersion: 0 });
+    expect(parsed?.meta?.logMessages?.[0]).toBe("Program 11111111111111111111111111111111 invoke [1]");
+    expect(parsed?.transaction.message.accountKeys[0]).toMatchObject({ signer: true, writable: true });
   });
 
   it("refuses a transaction with a bad signature (preflight), and never lands it when preflight is skipped", async () => {

@@ -200,11 +200,11 @@ export class RpcNode {
       transaction = {
         signatures: r.signatures,
         message: {
-          accountKeys: r.accountKeys.slice(0, staticCount).map((pubkey, i) => ({
+          accountKeys: r.accountKeys.map((pubkey, i) => ({
             pubkey,
             signer: i < r.message.header.numRequiredSignatures,
             writable: r.writable[i]!,
-            source: "transaction",
+            source: i < staticCount ? "transaction" : "lookupTable",
           })),
           instructions: r.message.instructions.map((ix) => ({
             programId: r.accountKeys[ix.programIdIndex]!,
