@@ -16,7 +16,9 @@ export { SystemProgram, SYSTEM_UNITS, MAX_ACCOUNT_DATA } from "./system";
 export { ComputeBudgetProgram, COMPUTE_BUDGET_UNITS } from "./compute-budget";
 export { TokenProgram, TOKEN_UNITS, TOKEN_ERRORS, transferTokens, loadTokenAccount } from "./spl-token";
 export { AssociatedTokenProgram, ATA_UNITS, createAssociatedTokenAccount } from "./associated-token";
-export { PoolProgram, POOL_UNITS, commitmentMarkerAddress, findCommitmentMarkerAddress, type PoolProgramOptions } from "./pool";
+export { PoolProgram, POOL_UNITS, type PoolProgramOptions } from "./pool";
+/** Kept for existing callers: the address functions are the codec's (src-shared/pool-program). */
+export { commitmentMarkerAddress, findCommitmentMarkerAddress } from "../../src-shared/pool-program";
 export { ANCHOR_ERRORS } from "./runtime-helpers";
 
 export interface DefaultProgramsOptions {

@@ -16,6 +16,7 @@ import {
   TOKEN_PROGRAM_ID,
   assertSwapOutInstruction,
   associatedTokenAddress,
+  commitmentMarkerAddress,
   currentRoot,
   decodeDepositReceipt,
   decodeNullifierAccount,
@@ -42,7 +43,7 @@ import { MerkleTree } from "../../src-server/core/merkle/tree";
 import { pubkeyToField } from "../../src-server/core/proof/public-inputs";
 import type { ProofVerifier } from "../../src-server/ports/proof-verifier";
 import { createDefaultPrograms } from "./index";
-import { commitmentMarkerAddress, POOL_UNITS } from "./pool";
+import { POOL_UNITS } from "./pool";
 import { address, MemoryLedger, type TxResult } from "./test-kit";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -125,11 +126,8 @@ function expectCustom(r: TxResult, code: number): void {
   expect(r.err, r.logs.join("\n")).toEqual({ InstructionError: [expect.any(Number), { Custom: code }] });
 }
 
-/** The codec's deposit instruction with the commitment marker after its accounts (docs/pool-program.md). */
 function deposit(commitment: Uint8Array, amount: bigint, nonce: bigint, from = depositor): TransactionInstruction {
-  const ix = depositInstruction({ programId: PROGRAM_ID, depositor: from, mint, commitment, amount, nonce });
-  if (ix.keys.length === 8) ix.keys.push({ pubkey: new PublicKey(commitmentMarkerAddress(PROGRAM_ID, mint, commitment)), isSigner: false, isWritable: true });
-  return ix;
+  return depositInstruction({ programId: PROGRAM_ID, depositor: from, mint, commitment, amount, nonce });
 }
 
 function tree(ledger: MemoryLedger): TreeAccountData {

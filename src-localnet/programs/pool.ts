@@ -14,8 +14,8 @@
  *
  * Duplicate commitments are detected with a commitment marker: an empty
  * account owned by the program at PDA ["commitment", mint, commitment],
- * created when the commitment is inserted and passed to `deposit` after its
- * other accounts (docs/pool-program.md).
+ * created when the commitment is inserted (deposit's last account,
+ * docs/pool-program.md).
  */
 import type { FieldHasher } from "../../src-shared/crypto/hasher";
 import { encodeBase58 } from "../../src-shared/encoding/base58";
@@ -36,6 +36,7 @@ import {
   TREE_ACCOUNT_SIZE,
   TREE_DEPTH,
   associatedTokenAddress,
+  commitmentMarkerAddress,
   decodeDepositReceipt,
   decodePoolInstruction,
   decodeTreeAccount,
@@ -72,7 +73,7 @@ import { judgeRevert } from "../../src-server/core/revert/rules";
 import type { ProofVerifier } from "../../src-server/ports/proof-verifier";
 import { ProgramError, type CompiledInstruction, type ExecContext, type InstructionAccount, type Program } from "../runtime/types";
 import { createAssociatedTokenAccountCpi } from "./associated-token";
-import { anchorError, builtinError, findPda, load, seed, writeData } from "./runtime-helpers";
+import { anchorError, builtinError, load, writeData } from "./runtime-helpers";
 import { decodeMint } from "../ledger/token";
 import { initializeTokenAccount, loadTokenAccount, transferTokensCpi, type LoadedTokenAccount } from "./spl-token";
 import { createRentExemptAccount } from "./system";
@@ -94,14 +95,6 @@ export const POOL_UNITS = {
   revertBase: 16_000,
   assertSwapOut: 1_800,
 } as const;
-
-/** PDA of a commitment's marker: ["commitment", mint, commitment]. */
-export function findCommitmentMarkerAddress(programId: string, mint: string, commitment: Uint8Array): [address: string, bump: number] {
-  return findPda([seed("commitment"), publicKeyBytes(mint), commitment], programId);
-}
-export function commitmentMarkerAddress(programId: string, mint: string, commitment: Uint8Array): string {
-  return findCommitmentMarkerAddress(programId, mint, commitment)[0];
-}
 
 export interface PoolProgramOptions {
   programId: string;
@@ -202,11 +195,8 @@ export class PoolProgram implements Program {
   // -------------------------------------------------------------------- deposit
 
   private deposit(ix: CompiledInstruction, ctx: ExecContext, p: Extract<PoolInstruction, { name: "deposit" }>): void {
-    const { named: a, remaining } = this.accounts(ctx, "deposit", ix.accounts);
-    // The commitment marker follows the codec's named accounts until the codec names it.
-    const marker = (a as unknown as Partial<Record<string, InstructionAccount>>).commitmentMarker ?? remaining[0];
-    if (!marker) throw anchorError(ctx, "AccountNotEnoughKeys", undefined, "deposit: the commitment marker account is missing (9th account)");
-    if (!marker.isWritable) throw anchorError(ctx, "ConstraintMut", "commitment_marker");
+    const a = this.accounts(ctx, "deposit", ix.accounts).named;
+    const marker = a.commitmentMarker;
     this.programAccount(ctx, a.tokenProgram, TOKEN_PROGRAM_ID, "token_program");
     this.programAccount(ctx, a.systemProgram, SYSTEM_PROGRAM_ID, "system_program");
     const mint = a.mint.address;

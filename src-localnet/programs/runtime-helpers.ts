@@ -10,7 +10,6 @@
  * runtime, charges that program's units, and fails the whole instruction
  * with the callee's error.
  */
-import { PublicKey } from "@solana/web3.js";
 import { SYSTEM_PROGRAM_ID } from "../../src-shared/pool-program";
 import { ProgramError, type AccountState, type ExecContext, type InstructionAccount } from "../runtime/types";
 
@@ -91,16 +90,6 @@ export function addLamports(ctx: ExecContext, a: InstructionAccount, delta: bigi
   const lamports = cur.lamports + delta;
   if (lamports < 0n) throw builtinError("InsufficientFunds", `${a.address} would go below zero lamports`);
   ctx.accounts.set(a.address, { ...cur, data: cur.data.slice(), lamports });
-}
-
-// ------------------------------------------------------------------- PDAs
-
-const enc = new TextEncoder();
-export const seed = (s: string): Uint8Array => enc.encode(s);
-
-export function findPda(seeds: readonly Uint8Array[], programId: string): [address: string, bump: number] {
-  const [key, bump] = PublicKey.findProgramAddressSync(seeds as Uint8Array[], new PublicKey(programId));
-  return [key.toBase58(), bump];
 }
 
 // --------------------------------------------------------------- CPI frames
