@@ -202,6 +202,8 @@ describe("RPC faults", () => {
     expect(health.body.error).toEqual({ code: -32005, message: "Node is behind by 10 slots", data: { numSlotsBehind: 10 } });
     const e = await sendError(conn.sendRawTransaction((await signedTransfer()).wire));
     expect(e.message).toContain("Node is behind by 10 slots");
+    const min = await rpc(v.rpcUrl, "getBalance", [payer.publicKey.toBase58(), { minContextSlot: v.ledger.slot }]);
+    expect(min.body.error).toMatchObject({ code: -32016, message: "Minimum context slot has not been reached" });
     const s = await signedTransfer();
     await conn.sendRawTransaction(s.wire, { skipPreflight: true });
     await until("landed", () => status(s.signature));

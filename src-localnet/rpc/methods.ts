@@ -73,7 +73,13 @@ export class RpcNode {
   async call(method: string, params: unknown): Promise<unknown> {
     const handler = Object.hasOwn(this.handlers, method) ? this.handlers[method] : undefined;
     if (!handler) throw new RpcError(-32601, "Method not found");
-    return handler(asParams(params));
+    const p = asParams(params);
+    // Any method's config may carry minContextSlot: a node behind it refuses, as agave does.
+    const config = p.find((x): x is { minContextSlot: unknown } => !!x && typeof x === "object" && !Array.isArray(x) && "minContextSlot" in x);
+    if (config && typeof config.minContextSlot === "number" && config.minContextSlot > this.reportedSlot) {
+      throw new RpcError(-32016, "Minimum context slot has not been reached", { contextSlot: this.reportedSlot });
+    }
+    return handler(p);
   }
 
   // ------------------------------------------------------------ the node's view
