@@ -1,0 +1,366 @@
+import { PublicKey, TransactionMessage } from "@solana/web3.js";
+import nacl from "tweetnacl";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { FieldHasher } from "../../../src-shared/crypto/hasher";
+import { createPoseidonHasher } from "../../../src-shared/crypto/poseidon-wasm";
+import { encodeBase58 } from "../../../src-shared/encoding/base58";
+import {
+  NULLIFIER_ACCOUNT_SIZE,
+  ROOT_HISTORY_SIZE,
+  TREE_DEPTH,
+  associatedTokenAddress,
+  depositInstruction,
+  depositReceiptAddress,
+  encodeDepositReceipt,
+  encodeNullifierAccount,
+  encodePoolEventLog,
+  encodeTreeAccount,
+  poolNullifierAddress,
+  poolTreeAddress,
+  publicKeyBytes,
+  revertMarkerAddress,
+  revertNullifierOfReceipt,
+} from "../../../src-shared/pool-program";
+import { defaultSolanaConfig, WRAPPED_SOL_MINT, type NetworkConfig } from "../../config/schema";
+import type { WithdrawalSubmission } from "../../ports/chain";
+import { Signer } from "../keys/keypair-file";
+import { accountInfo, FakeRpc } from "./fake-rpc";
+import { redactRpcUrl, SolanaChain } from "./solana-chain";
+
+const PROGRAM = "FJ5caa9BvE33vmuBc3zFN2JJFAvGHL8UjeQ2b8iBEqZJ";
+const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
+const MINT = WRAPPED_SOL_MINT;
+const TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
+
+const signer = new Signer(nacl.sign.keyPair().secretKey);
+let hasher: FieldHasher;
+beforeAll(async () => {
+  hasher = await createPoseidonHasher();
+});
+
+function config(over: Partial<NetworkConfig["solana"]> = {}): NetworkConfig {
+  return {
+    enabled: true,
+    backend: "solana",
+    programId: PROGRAM,
+    pools: [MINT, USDC],
+    rpcUrl: "https://rpc.example.com/secret-key?api-key=hunter2",
+    wsUrl: null,
+    solana: { ...defaultSolanaConfig(), rebroadcastMs: 20, ...over },
+  };
+}
+
+function chain(rpc: FakeRpc, over: Partial<NetworkConfig["solana"]> = {}, lines: string[] = []) {
+  return new SolanaChain("devnet", config(over), rpc, signer, hasher, (l) => lines.push(l), {
+    timing: { pollMs: 5, backoffMs: 2, maxBackoffMs: 10, unknownAfterMs: 200, preSendRetryMs: 40 },
+    nowSec: () => 1_700_000_100,
+  });
+}
+
+const bytes = (fill: number) => new Uint8Array(32).fill(fill);
+
+function treeData(mint: string, root: Uint8Array, nextIndex: number): Uint8Array {
+  const roots = Array.from({ length: ROOT_HISTORY_SIZE }, () => new Uint8Array(32));
+  roots[3] = root;
+  return encodeTreeAccount({
+    mint: publicKeyBytes(mint),
+    authority: signer.publicKey,
+    nextIndex,
+    currentRootIndex: 3,
+    roots,
+    filledSubtrees: Array.from({ length: TREE_DEPTH }, () => new Uint8Array(32)),
+    depositCount: BigInt(nextIndex),
+    totalDeposited: 0n,
+    totalWithdrawn: 0n,
+    createdSlot: 1n,
+    bump: 255,
+  });
+}
+
+function withdrawal(over: Partial<WithdrawalSubmission> = {}): WithdrawalSubmission {
+  return {
+    mint: MINT,
+    mintBytes: publicKeyBytes(MINT),
+    recipient: encodeBase58(bytes(9)),
+    root: bytes(1),
+    nullifierHash: bytes(2),
+    proof: new Uint8Array(256),
+    publicSignals: [],
+    depositSize: 1_000_000_000n,
+    fee: 5_000_000n,
+    ...over,
+  };
+}
+
+describe("SolanaChain reads", () => {
+  it("reads the tree account's current root and next index", async () => {
+    const rpc = new FakeRpc();
+    rpc.accounts.set(poolTreeAddress(PROGRAM, MINT), accountInfo(treeData(MINT, bytes(7), 12), PROGRAM));
+    const c = chain(rpc);
+    expect(await c.treeAccount(MINT)).toEqual({ root: bytes(7), nextIndex: 12 });
+    expect(await c.treeAccount(USDC)).toBeNull();
+    // An account at the PDA not owned by the program is no pool.
+    rpc.accounts.set(poolTreeAddress(PROGRAM, USDC), accountInfo(treeData(USDC, bytes(7), 12), "11111111111111111111111111111111"));
+    expect(await c.treeAccount(USDC)).toBeNull();
+  });
+
+  it("tells a spent nullifier by the program's account at its PDA", async () => {
+    const rpc = new FakeRpc();
+    const c = chain(rpc);
+    expect(await c.isNullifierSpent(MINT, bytes(2))).toBe(false);
+    const address = poolNullifierAddress(PROGRAM, MINT, bytes(2));
+    rpc.accounts.set(address, accountInfo(new Uint8Array(0), "11111111111111111111111111111111")); // lamports sent to the PDA
+    expect(await c.isNullifierSpent(MINT, bytes(2))).toBe(false);
+    rpc.accounts.set(address, accountInfo(encodeNullifierAccount({ mint: publicKeyBytes(MINT), nullifierHash: bytes(2), kind: "withdraw", slot: 5n }), PROGRAM));
+    expect(await c.isNullifierSpent(MINT, bytes(2))).toBe(true);
+  });
+
+  it("lists pools from the program's tree accounts, and the configured ones when getProgramAccounts is refused", async () => {
+    const rpc = new FakeRpc();
+    const other = encodeBase58(bytes(44));
+    rpc.programAccounts = [
+      { pubkey: new PublicKey(poolTreeAddress(PROGRAM, other)), account: accountInfo(publicKeyBytes(other), PROGRAM) },
+      // A tree account whose mint does not derive to its address is ignored.
+      { pubkey: new PublicKey(poolTreeAddress(PROGRAM, MINT)), account: accountInfo(publicKeyBytes(other), PROGRAM) },
+    ];
+    rpc.accounts.set(poolTreeAddress(PROGRAM, MINT), accountInfo(treeData(MINT, bytes(7), 0), PROGRAM));
+    const lines: string[] = [];
+    const c = chain(rpc, {}, lines);
+    expect((await c.listPools()).sort()).toEqual([MINT, other].sort());
+    rpc.failures.set("getProgramAccounts", 2);
+    expect(await c.listPools()).toEqual([MINT]);
+    expect(await c.listPools()).toEqual([MINT]);
+    expect(lines.filter((l) => l.includes("getProgramAccounts failed"))).toHaveLength(1);
+  });
+});
+
+describe("SolanaChain withdrawals", () => {
+  it("lands a withdrawal and reports the attempt with its network fee", async () => {
+    const rpc = new FakeRpc();
+    rpc.accounts.set(associatedTokenAddress(signer.address, MINT), accountInfo(new Uint8Array(165), TOKEN_PROGRAM));
+    const seen: string[] = [];
+    const c = chain(rpc);
+    const r = await c.submitWithdrawal(withdrawal(), { attempt: async (a) => void seen.push(`${a.verdict}:${a.networkFeeLamports}`) });
+    expect(r).toEqual({ ok: true, signature: rpc.sends[0]!.signature });
+    expect(seen).toEqual(["pending:5000", "landed:5000"]);
+    // withdraw only (the relayer's token account exists): two compute-budget instructions, then the pool's.
+    const keys = rpc.sends[0]!.tx.message.staticAccountKeys;
+    expect(rpc.sends[0]!.tx.message.compiledInstructions.map((i) => keys[i.programIdIndex]!.toBase58())).toEqual([
+      "ComputeBudget111111111111111111111111111111",
+      "ComputeBudget111111111111111111111111111111",
+      PROGRAM,
+    ]);
+  });
+
+  it("creates the relayer's token account when it is missing", async () => {
+    const rpc = new FakeRpc();
+    const c = chain(rpc);
+    expect((await c.submitWithdrawal(withdrawal())).ok).toBe(true);
+    const keys = rpc.sends[0]!.tx.message.staticAccountKeys;
+    expect(keys[rpc.sends[0]!.tx.message.compiledInstructions[2]!.programIdIndex]!.toBase58()).toBe("ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL");
+  });
+
+  it.each([
+    [6002, "NullifierAlreadySpent"],
+    [6001, "InvalidRoot"],
+    [6000, "InvalidProof"],
+    [6008, "Failed"],
+    [6003, "Failed"],
+  ])("maps the program's error %i in simulation to %s, sending nothing", async (code, rejection) => {
+    const rpc = new FakeRpc();
+    rpc.accounts.set(associatedTokenAddress(signer.address, MINT), accountInfo(new Uint8Array(165), TOKEN_PROGRAM));
+    rpc.simulation = { err: { InstructionError: [2, { Custom: code }] }, logs: [], unitsConsumed: 0 };
+    const r = await chain(rpc).submitWithdrawal(withdrawal());
+    expect(r).toMatchObject({ ok: false, rejection });
+    expect(rpc.sends).toHaveLength(0);
+  });
+
+  it("reads the error name from the logs, and ignores another program's custom code", async () => {
+    const rpc = new FakeRpc();
+    rpc.accounts.set(associatedTokenAddress(signer.address, MINT), accountInfo(new Uint8Array(165), TOKEN_PROGRAM));
+    rpc.simulation = { err: { InstructionError: [0, { Custom: 6000 }] }, logs: [], unitsConsumed: 0 };
+    expect(await chain(rpc).submitWithdrawal(withdrawal())).toMatchObject({ ok: false, rejection: "Failed" });
+    rpc.simulation = { err: { InstructionError: [2, "ProgramFailedToComplete"] }, logs: ["Program log: Error: UnknownRoot"], unitsConsumed: 0 };
+    expect(await chain(rpc).submitWithdrawal(withdrawal())).toMatchObject({ ok: false, rejection: "InvalidRoot" });
+  });
+
+  it("maps an on-chain failure, an unprofitable relay, expiry and an unknown outcome", async () => {
+    const failed = new FakeRpc();
+    failed.onSend = () => ({ err: { InstructionError: [2, { Custom: 6002 }] } });
+    expect(await chain(failed).submitWithdrawal(withdrawal())).toMatchObject({ ok: false, rejection: "NullifierAlreadySpent", detail: expect.stringContaining("failed on chain") });
+
+    const cheap = new FakeRpc();
+    expect(await chain(cheap).submitWithdrawal(withdrawal({ fee: 10n }))).toMatchObject({ ok: false, rejection: "Unprofitable" });
+    expect(cheap.sends).toHaveLength(0);
+    expect(await chain(cheap, { allowLoss: true }).submitWithdrawal(withdrawal({ fee: 10n }))).toMatchObject({ ok: true });
+    expect(await chain(cheap).submitWithdrawal(withdrawal({ mint: USDC, mintBytes: publicKeyBytes(USDC) }))).toMatchObject({
+      ok: false,
+      rejection: "Unprofitable",
+      detail: expect.stringContaining("lamportsPerUnit"),
+    });
+
+    const expiring = new FakeRpc();
+    expiring.blockhashLife = 3;
+    expiring.onSend = () => false;
+    expect(await chain(expiring, { maxAttempts: 2 }).submitWithdrawal(withdrawal())).toMatchObject({ ok: false, rejection: "Failed", detail: expect.stringContaining("expired") });
+    expect(expiring.blockhashCount).toBe(2);
+
+    const lost = new FakeRpc();
+    lost.onSend = () => {
+      lost.down = "socket hang up";
+      return false;
+    };
+    expect(await chain(lost).submitWithdrawal(withdrawal())).toMatchObject({ ok: false, rejection: "Unknown" });
+
+    const unreachable = new FakeRpc();
+    unreachable.down = "ECONNREFUSED";
+    expect(await chain(unreachable).submitWithdrawal(withdrawal())).toMatchObject({ ok: false, rejection: "Failed" });
+  });
+
+  it("refuses a swap leg it cannot build", async () => {
+    const rpc = new FakeRpc();
+    const r = await chain(rpc).submitWithdrawal(
+      withdrawal({ swap: { outputMint: USDC, minOutAmount: 1n, quote: {} as never } }),
+    );
+    expect(r).toMatchObject({ ok: false, rejection: "SwapFailed" });
+    expect(rpc.sends).toHaveLength(0);
+  });
+});
+
+describe("SolanaChain deposits and reverts", () => {
+  const depositor = encodeBase58(bytes(0x33));
+  const nonce = 42n;
+  const commitment = bytes(0);
+
+  function depositTx(rpc: FakeRpc, status: "failed" | "indexed" | "reverted"): string {
+    const signature = encodeBase58(new Uint8Array(64).fill(5));
+    const ix = depositInstruction({ programId: PROGRAM, depositor, mint: MINT, commitment, amount: 700n, nonce });
+    const message = new TransactionMessage({ payerKey: new PublicKey(depositor), recentBlockhash: encodeBase58(bytes(8)), instructions: [ix] }).compileToV0Message();
+    const event =
+      status === "indexed"
+        ? encodePoolEventLog({ name: "DepositEvent", leafIndex: 4, commitment, depositor: publicKeyBytes(depositor), amount: 700n, slot: 9n, nonce })
+        : encodePoolEventLog({ name: "DepositFailedEvent", commitment, depositor: publicKeyBytes(depositor), amount: 700n, slot: 9n, nonce, reason: "zero" });
+    rpc.transactions.set(signature, {
+      slot: 9,
+      blockTime: 1_600_000_000,
+      meta: { err: null, logMessages: [`Program ${PROGRAM} invoke [1]`, event, `Program ${PROGRAM} success`] },
+      transaction: { message, signatures: [signature] },
+    });
+    const receipt = depositReceiptAddress(PROGRAM, MINT, depositor, nonce);
+    rpc.accounts.set(
+      receipt,
+      accountInfo(
+        encodeDepositReceipt({
+          mint: publicKeyBytes(MINT),
+          depositor: publicKeyBytes(depositor),
+          commitment,
+          amount: 700n,
+          nonce,
+          status,
+          leafIndex: status === "indexed" ? 4 : null,
+          createdAt: 1_700_000_000n,
+          bump: 250,
+        }),
+        PROGRAM,
+      ),
+    );
+    return signature;
+  }
+
+  it("finds a deposit by its transaction: mint from the receipt PDA, status and time from the receipt", async () => {
+    const rpc = new FakeRpc();
+    const sig = depositTx(rpc, "failed");
+    const c = chain(rpc);
+    expect(await c.findDeposit(sig)).toEqual({ signature: sig, mint: MINT, amount: 700n, depositor, status: "failed", createdAt: 1_700_000_000 });
+    expect(await c.findDeposit(encodeBase58(new Uint8Array(64).fill(6)))).toBeNull();
+    expect(await c.findDeposit("not-a-signature")).toBeNull();
+  });
+
+  it("reverts a failed deposit as the pool authority, creating the revert marker", async () => {
+    const rpc = new FakeRpc();
+    const sig = depositTx(rpc, "failed");
+    const r = await chain(rpc).revertDeposit({ depositSignature: sig, depositor });
+    expect(r).toEqual({ ok: true, signature: rpc.sends[0]!.signature, amount: 700n, mint: MINT });
+    const receipt = depositReceiptAddress(PROGRAM, MINT, depositor, nonce);
+    const marker = revertMarkerAddress(PROGRAM, MINT, revertNullifierOfReceipt(hasher, publicKeyBytes(receipt)));
+    const keys = rpc.sends[0]!.tx.message.staticAccountKeys.map((k) => k.toBase58());
+    expect(keys[0]).toBe(signer.address);
+    expect(keys).toContain(marker);
+    expect(keys).toContain(receipt);
+  });
+
+  it("applies the revert rules before sending, and maps the program's refusals", async () => {
+    const rpc = new FakeRpc();
+    const sig = depositTx(rpc, "failed");
+    const c = chain(rpc);
+    expect(await c.revertDeposit({ depositSignature: sig, depositor: encodeBase58(bytes(0x44)) })).toMatchObject({ ok: false, rejection: "NotDepositor" });
+    expect(await c.revertDeposit({ depositSignature: encodeBase58(new Uint8Array(64).fill(6)), depositor })).toMatchObject({ ok: false, rejection: "DepositNotFound" });
+    const receipt = depositReceiptAddress(PROGRAM, MINT, depositor, nonce);
+    const marker = revertMarkerAddress(PROGRAM, MINT, revertNullifierOfReceipt(hasher, publicKeyBytes(receipt)));
+    rpc.accounts.set(marker, accountInfo(new Uint8Array(NULLIFIER_ACCOUNT_SIZE), PROGRAM));
+    expect(await c.revertDeposit({ depositSignature: sig, depositor })).toMatchObject({ ok: false, rejection: "NullifierSpent" });
+    rpc.accounts.delete(marker);
+    rpc.simulation = { err: { InstructionError: [2, { Custom: 6002 }] }, logs: [], unitsConsumed: 0 };
+    expect(await c.revertDeposit({ depositSignature: sig, depositor })).toMatchObject({ ok: false, rejection: "NullifierSpent" });
+    rpc.simulation = { err: { InstructionError: [2, { Custom: 6005 }] }, logs: [], unitsConsumed: 0 };
+    expect(await c.revertDeposit({ depositSignature: sig, depositor })).toMatchObject({ ok: false, rejection: "Failed", detail: expect.stringContaining("not the pool's authority") });
+    expect(rpc.sends).toHaveLength(0);
+
+    const indexed = new FakeRpc();
+    const sig2 = depositTx(indexed, "indexed");
+    expect(await chain(indexed).revertDeposit({ depositSignature: sig2, depositor })).toMatchObject({ ok: false, rejection: "AlreadyIndexed" });
+  });
+});
+
+describe("SolanaChain health and start-up", () => {
+  it("is green with a healthy node and a funded fee payer, with the runway", async () => {
+    const rpc = new FakeRpc();
+    rpc.balance = 2_000_000_000;
+    const checks = await chain(rpc).health();
+    expect(checks.map((c) => [c.name, c.ok])).toEqual([
+      ["chain:devnet", true],
+      ["fee-payer:devnet", true],
+    ]);
+    expect(checks[1]!.detail).toMatch(/holds 2\.0000 SOL .*≈ \d+ relays left/);
+    // The RPC's API key never reaches /health.
+    expect(JSON.stringify(checks)).not.toContain("hunter2");
+    expect(JSON.stringify(checks)).not.toContain("secret-key");
+  });
+
+  it("turns red when the node lags past maxSlotLag, the RPC is down or the fee payer runs low, and never throws", async () => {
+    const rpc = new FakeRpc();
+    rpc.health = { ok: false, behindBySlots: 20, message: "Node is behind by 20 slots" };
+    const c = chain(rpc, { maxSlotLag: 50 });
+    expect((await c.health())[0]!.ok).toBe(true);
+    rpc.health = { ok: false, behindBySlots: 200, message: "Node is behind by 200 slots" };
+    expect((await c.health())[0]).toMatchObject({ ok: false, detail: expect.stringContaining("200 slots behind") });
+    rpc.health = { ok: true };
+    rpc.balance = 1_000;
+    expect((await c.health())[1]).toMatchObject({ ok: false, detail: expect.stringContaining("≈ 0 relays left") });
+    rpc.down = "fetch failed";
+    const down = await c.health();
+    expect(down.map((x) => x.ok)).toEqual([false, false]);
+    expect(down[0]!.detail).toContain("unreachable");
+  });
+
+  it("connects only to an answering RPC with the program deployed", async () => {
+    const rpc = new FakeRpc();
+    rpc.down = "ECONNREFUSED";
+    await expect(SolanaChain.connect("devnet", config(), signer, hasher, () => {}, { rpc })).rejects.toThrow(/https:\/\/rpc\.example\.com\/… does not answer/);
+    rpc.down = null;
+    await expect(SolanaChain.connect("devnet", config(), signer, hasher, () => {}, { rpc })).rejects.toThrow(`program ${PROGRAM} does not exist`);
+    rpc.accounts.set(PROGRAM, accountInfo(new Uint8Array(0), "BPFLoaderUpgradeab1e11111111111111111111111"));
+    await expect(SolanaChain.connect("devnet", config(), signer, hasher, () => {}, { rpc })).rejects.toThrow("not an executable program");
+    rpc.accounts.set(PROGRAM, accountInfo(new Uint8Array(0), "BPFLoaderUpgradeab1e11111111111111111111111", { executable: true }));
+    const lines: string[] = [];
+    const c = await SolanaChain.connect("devnet", config(), signer, hasher, (l) => lines.push(l), { rpc });
+    expect(c.kind).toBe("solana");
+    expect(lines.join("\n")).toContain(signer.address);
+    expect(lines.join("\n")).not.toContain("hunter2");
+  });
+
+  it("redacts an RPC URL to its origin", () => {
+    expect(redactRpcUrl("https://mainnet.helius-rpc.com/?api-key=abc")).toBe("https://mainnet.helius-rpc.com/…");
+    expect(redactRpcUrl("http://127.0.0.1:8899")).toBe("http://127.0.0.1:8899");
+  });
+});
