@@ -60,7 +60,7 @@ function chain(rpc: FakeRpc, over: Partial<NetworkConfig["solana"]> = {}, lines:
 const bytes = (fill: number) => new Uint8Array(32).fill(fill);
 
 function treeData(mint: string, root: Uint8Array, nextIndex: number): Uint8Array {
-  const roots = Array.from({ length: ROOT_HISTORY_SIZE }, () => new Uint8Array(32));
+  const roots = Array.from({ length: ROOT_HISTORY_SIZE }, (): Uint8Array => new Uint8Array(32));
   roots[3] = root;
   return encodeTreeAccount({
     mint: publicKeyBytes(mint),
