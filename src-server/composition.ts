@@ -6,8 +6,11 @@ import { parsePublicKey } from "../src-shared/encoding/base58";
 import { NETWORKS, type Network } from "../src-shared/networks";
 import { nullifierAddress, treeAddress } from "../src-shared/solana/pda";
 import { SandboxChain } from "./adapters/chain-sandbox/sandbox-chain";
+import { solanaPoolSubscriber, type MintSubscribe } from "./adapters/chain-solana/follower-subscribe";
+import { createSolanaRpc } from "./adapters/chain-solana/rpc";
+import { SolanaChain } from "./adapters/chain-solana/solana-chain";
 import { FileSecretStore } from "./adapters/keys/file-secret-store";
-import { loadOrCreateSigner } from "./adapters/keys/keypair-file";
+import { checkKeyFilePermissions, loadOrCreateSigner, readKeypairFile, type Signer } from "./adapters/keys/keypair-file";
 import { SqlAuthStore } from "./adapters/storage-sqljs/auth-store";
 import { lockDataDir } from "./adapters/storage-sqljs/data-dir-lock";
 import { DurableDb } from "./adapters/storage-sqljs/durable-db";
@@ -36,6 +39,7 @@ import type { SwapVenue } from "./ports/swap-venue";
 import { AuthService } from "./services/auth";
 import { ComplianceService, recordingSanctionsList } from "./services/compliance";
 import { HealthService } from "./services/health";
+import { ChainFollower, type FollowedNetwork } from "./services/chain-follower";
 import { IndexerService } from "./services/indexer";
 import { RelayService } from "./services/relay-withdrawal";
 import { RevertService } from "./services/revert-deposit";
@@ -63,6 +67,14 @@ const pubkeyBytes = (s: string): Uint8Array => {
   if (!r.ok) throw new Error(`not a public key: ${s}`);
   return r.value;
 };
+
+/** A solana network's fee payer from the operator's keypair file; only its address is ever logged. */
+function operatorKeypair(file: string, log: (line: string) => void): Signer {
+  const signer = readKeypairFile(file);
+  const loose = checkKeyFilePermissions(file);
+  if (loose) log(`WARNING: ${loose}`);
+  return signer;
+}
 
 /** Bundled into the build, so it holds wherever the code runs from (Electron's out/ too). */
 export function packageVersion(): string {
@@ -126,10 +138,31 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
   const programIds = new Map<Network, Uint8Array>(NETWORKS.map((n) => [n, pubkeyBytes(config.networks[n].programId)]));
   const chains = new Map<Network, ChainBackend>();
   const sandboxes = new Map<Network, SandboxChain>();
+  const solanaNetworks = new Map<Network, FollowedNetwork>();
+  const subscribers = new Map<Network, MintSubscribe>();
   for (const n of NETWORKS) {
     const net = config.networks[n];
     if (!net.enabled) continue;
-    if (net.backend === "solana") throw new Error(`networks.${n}: the solana backend is being wired in this change`);
+    if (net.backend === "solana") {
+      // DESIGN §2: a solana network starts only when its RPC answers and the program is deployed.
+      const signer = net.solana.relayerKeypairPath ? operatorKeypair(net.solana.relayerKeypairPath, log) : relayer;
+      const rpc = createSolanaRpc({ rpcUrl: net.rpcUrl!, wsUrl: net.wsUrl, commitment: net.solana.commitment, rpcTimeoutMs: net.solana.rpcTimeoutMs });
+      let chain: SolanaChain;
+      try {
+        chain = await SolanaChain.connect(n, net, signer, hasher, log, { rpc });
+      } catch (e) {
+        // Start-up fails whole: nothing keeps the data dir locked or the workers running.
+        sanctions.stop();
+        await verifier.close();
+        await db.close();
+        unlock();
+        throw e;
+      }
+      chains.set(n, chain);
+      solanaNetworks.set(n, { chain, pollMs: net.solana.pollMs, maxIndexerLagSec: net.solana.maxIndexerLagSec });
+      subscribers.set(n, solanaPoolSubscriber(rpc, { programId: net.programId, commitment: net.solana.commitment, log }));
+      continue;
+    }
     const chain = new SandboxChain(n, db, hasher, relayer, programIds.get(n)!, verifier);
     for (const mint of net.pools) await chain.initializePool(mint);
     chains.set(n, chain);
@@ -160,6 +193,14 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
     log,
   );
   await indexer.start();
+  // Solana pools are followed live (logs subscription + polling); the sandbox indexes on each deposit.
+  const follower = new ChainFollower({
+    indexer,
+    networks: solanaNetworks,
+    subscribe: (pool, onChange) => subscribers.get(pool.network)!(pool.mint, onChange),
+    log,
+  });
+  await follower.start();
 
   const auth = new AuthService(new SqlAuthStore(db), {
     tokenTtlSec: config.auth.tokenTtlSec,
@@ -193,15 +234,15 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
   });
   for (const chain of chains.values()) health.add(`chain:${chain.network}`, admin.faults.guard(chain.network, () => chain.health()));
   health.add("indexer", () => indexer.health());
+  if (solanaNetworks.size) health.add("indexer-lag", () => follower.health());
   health.add("paused", () => admin.pauses.health());
   health.add("sanctions", () => {
     const s = sanctions.status();
     const list = s.version ? `${s.count} addresses (version ${s.version}) from ${s.source}` : `no list loaded from ${s.source}`;
     return [{ name: "sanctions", ok: s.version !== null, detail: s.lastError ? `${list}; last refresh failed: ${s.lastError}` : list }];
   });
-  health.add("fees", () => [
-    { name: "fee-balance", ok: true, detail: sandboxes.size === chains.size ? "sandbox networks pay no network fees" : "n/a" },
-  ]);
+  // Each solana network checks its own fee payer (chain health); the sandbox charges no fees.
+  if (sandboxes.size === chains.size) health.add("fees", () => [{ name: "fee-balance", ok: true, detail: "sandbox networks pay no network fees" }]);
 
   const startedAt = Date.now();
   const relayApp = createApp({
@@ -259,6 +300,7 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
     swapVenues,
     close: async () => {
       sanctions.stop();
+      await follower.stop();
       try {
         await admin.retention.stop();
         await verifier.close();

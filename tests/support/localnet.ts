@@ -1,0 +1,200 @@
+/**
+ * A relay whose `mainnet` network is bound to `solana`, pointed at the local
+ * validator (src-localnet) over real JSON-RPC and websocket: the relay process
+ * is started exactly as operators start it (RELAY_CONFIG), and the tests make
+ * deposits as a wallet would, with signed transactions through web3.js.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { Connection, Keypair, PublicKey, Transaction, type TransactionInstruction } from "@solana/web3.js";
+import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
+import type { Network } from "../../src-shared/networks";
+import {
+  DEFAULT_POOL_PROGRAM_ID,
+  associatedTokenAddress,
+  decodePoolEventLogs,
+  depositInstruction,
+  depositReceiptAddress,
+  initializePoolInstruction,
+  poolVaultAddress,
+  publicKeyBytes,
+  revertNullifierOfReceipt,
+} from "../../src-shared/pool-program";
+import { encodeBase58 } from "../../src-shared/encoding/base58";
+import { createGroth16Verifier } from "../../src-server/adapters/verifier-groth16/worker-pool";
+import { createDefaultPrograms } from "../../src-localnet/programs";
+import { startLocalValidator, type LocalValidator } from "../../src-localnet/validator";
+import { relayHarness, type HarnessFactory } from "./harness";
+import { startRelay } from "./relay-process";
+import { USDC, WSOL } from "./sandbox";
+import type { ChainWallet, TestChain, TestDeposit } from "./test-chain";
+import { post } from "./wallet";
+
+const VKEY = path.resolve(path.dirname(new URL(import.meta.url).pathname), "../../resources/zk/verification_key.json");
+const SOL = 1_000_000_000;
+
+export interface Localnet {
+  validator: LocalValidator;
+  connection: Connection;
+  programId: string;
+  /** The relayer's fee payer, also the pools' authority (it signs reverts). */
+  relayer: Keypair;
+  relayerKeyFile: string;
+  dir: string;
+  /** Sends instructions signed by the given keypairs (the first pays) and waits for confirmation. */
+  send(instructions: TransactionInstruction[], signers: Keypair[]): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** Starts the local validator with the pool program at the default program id and opens the given pools. */
+export async function startLocalnet(opts: { pools?: string[]; slotMs?: number } = {}): Promise<Localnet> {
+  const programId = DEFAULT_POOL_PROGRAM_ID;
+  const hasher = await createPoseidonHasher();
+  const verifier = await createGroth16Verifier(VKEY, { threads: 1 });
+  const validator = await startLocalValidator({
+    port: 0,
+    slotMs: opts.slotMs ?? 50,
+    programs: createDefaultPrograms({ poolProgramId: programId, hasher, verifier }),
+  });
+  const connection = new Connection(validator.rpcUrl, { commitment: "confirmed" });
+  const dir = mkdtempSync(path.join(tmpdir(), "localnet-"));
+  const relayer = Keypair.generate();
+  const relayerKeyFile = path.join(dir, "relayer.json");
+  writeFileSync(relayerKeyFile, JSON.stringify(Array.from(relayer.secretKey)), { mode: 0o600 });
+  await validator.airdrop(relayer.publicKey.toBase58(), 100 * SOL);
+
+  const send = async (instructions: TransactionInstruction[], signers: Keypair[]): Promise<string> => {
+    const { blockhash, lastValidBlockHeight } = await connection.getLatestBlockhash("confirmed");
+    const tx = new Transaction({ feePayer: signers[0]!.publicKey, blockhash, lastValidBlockHeight }).add(...instructions);
+    tx.sign(...signers);
+    const signature = await connection.sendRawTransaction(tx.serialize());
+    await confirmed(connection, signature, lastValidBlockHeight);
+    return signature;
+  };
+  for (const mint of opts.pools ?? [USDC, WSOL]) {
+    await send([initializePoolInstruction({ programId, authority: relayer.publicKey.toBase58(), mint })], [relayer]);
+  }
+  return {
+    validator,
+    connection,
+    programId,
+    relayer,
+    relayerKeyFile,
+    dir,
+    send,
+    close: async () => {
+      await validator.close();
+      await verifier.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Waits for `confirmed` by polling getSignatureStatuses: the tests' own
+ * Connection opens no websocket, so closing the validator leaves nothing
+ * reconnecting behind.
+ */
+async function confirmed(connection: Connection, signature: string, lastValidBlockHeight: number): Promise<void> {
+  for (;;) {
+    const status = (await connection.getSignatureStatuses([signature])).value[0];
+    if (status?.err) throw new Error(`transaction ${signature} failed: ${JSON.stringify(status.err)}`);
+    if (status?.confirmationStatus === "confirmed" || status?.confirmationStatus === "finalized") return;
+    if ((await connection.getBlockHeight("confirmed")) > lastValidBlockHeight) throw new Error(`transaction ${signature} expired`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** Deposits, balances and funding on the local validator, as a wallet does them. */
+export function localnetTestChain(net: Localnet, relayUrl: string, network: Network = "mainnet"): TestChain {
+  const { connection, programId } = net;
+  const tokenBalance = async (account: string): Promise<bigint> => {
+    const info = await connection.getAccountInfo(new PublicKey(account), "confirmed");
+    if (!info) return 0n;
+    return BigInt((await connection.getTokenAccountBalance(new PublicKey(account), "confirmed")).value.amount);
+  };
+  const depositEvent = async (signature: string) => {
+    const tx = await connection.getTransaction(signature, { commitment: "confirmed", maxSupportedTransactionVersion: 0 });
+    const events = decodePoolEventLogs(tx?.meta?.logMessages, programId);
+    const e = events.find((x) => x.name === "DepositEvent" || x.name === "DepositFailedEvent");
+    if (!e || (e.name !== "DepositEvent" && e.name !== "DepositFailedEvent")) throw new Error(`no deposit event in ${signature}`);
+    return e;
+  };
+  return {
+    kind: "solana",
+    network,
+    fund: async (wallet, amount, mint) => {
+      await net.validator.airdrop(wallet.address, SOL);
+      await net.validator.mintTo(wallet.address, mint, BigInt(amount));
+    },
+    deposit: async (wallet: ChainWallet, commitment, amount, mint): Promise<TestDeposit> => {
+      if (!wallet.signBytes) throw new Error("a solana deposit needs a wallet that signs bytes");
+      const nonce = randomBytes(8).readBigUInt64LE();
+      const { blockhash, lastValidBlockHeight } = await connection.getLatestBlockhash("confirmed");
+      const tx = new Transaction({ feePayer: new PublicKey(wallet.address), blockhash, lastValidBlockHeight }).add(
+        depositInstruction({ programId, depositor: wallet.address, mint, commitment, amount: BigInt(amount), nonce }),
+      );
+      tx.addSignature(new PublicKey(wallet.address), Buffer.from(wallet.signBytes(tx.serializeMessage())));
+      const signature = await connection.sendRawTransaction(tx.serialize());
+      await confirmed(connection, signature, lastValidBlockHeight);
+      const e = await depositEvent(signature);
+      if (e.name === "DepositFailedEvent") return { signature, status: "failed", leafIndex: null };
+      // The relay follows the chain; a deposit is usable once its leaf is in the relay's tree.
+      const deadline = Date.now() + 20_000;
+      for (;;) {
+        const r = await post(`${relayUrl}/get_merkle/${mint}/32/${network}`);
+        const next = (r.json as { json?: { nextIndex?: number } } | undefined)?.json?.nextIndex ?? -1;
+        if (next > e.leafIndex) break;
+        if (Date.now() > deadline) throw new Error(`the relay did not index leaf ${e.leafIndex} of ${mint} within 20 s (nextIndex ${next})`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      return { signature, status: "indexed", leafIndex: e.leafIndex };
+    },
+    balance: (owner, mint) => tokenBalance(associatedTokenAddress(owner, mint)),
+    vaultBalance: (mint) => tokenBalance(poolVaultAddress(programId, mint)),
+    revertNullifier: async (signature) => {
+      const e = await depositEvent(signature);
+      const mintOf = await connection.getTransaction(signature, { commitment: "confirmed", maxSupportedTransactionVersion: 0 });
+      const keys = mintOf?.transaction.message.staticAccountKeys.map((k) => k.toBase58()) ?? [];
+      const mint = [USDC, WSOL].find((m) => keys.includes(m));
+      if (!mint) throw new Error(`cannot tell the mint of deposit ${signature}`);
+      const receipt = depositReceiptAddress(programId, mint, encodeBase58(e.depositor), e.nonce);
+      return revertNullifierOfReceipt(await createPoseidonHasher(), publicKeyBytes(receipt));
+    },
+  };
+}
+
+/** The relay config that binds `mainnet` to the local validator; devnet stays the sandbox. */
+export function solanaRelayConfig(net: Localnet, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    networks: {
+      mainnet: {
+        backend: "solana",
+        rpcUrl: net.validator.rpcUrl,
+        wsUrl: net.validator.wsUrl,
+        programId: net.programId,
+        pools: [USDC, WSOL],
+        solana: {
+          relayerKeypairPath: net.relayerKeyFile,
+          pollMs: 200,
+          rebroadcastMs: 300,
+          // Test amounts are tiny: the rent of a nullifier account alone exceeds their fee.
+          allowLoss: true,
+          ...extra,
+        },
+      },
+    },
+  };
+}
+
+/** The HTTP suites' harness for a solana network on the local validator. */
+export const solanaHarness: HarnessFactory = async (env = {}) => {
+  const net = await startLocalnet();
+  const configFile = path.join(net.dir, "relay.json");
+  writeFileSync(configFile, JSON.stringify(solanaRelayConfig(net)));
+  const fullEnv = { RELAY_CONFIG: configFile, ...env };
+  const relay = await startRelay(fullEnv);
+  return relayHarness("solana", relay, (dir) => startRelay(fullEnv, dir), (url) => localnetTestChain(net, url), net.programId, () => net.close());
+};
