@@ -1,0 +1,264 @@
+/**
+ * SolanaChain against the local validator (src-localnet) over real JSON-RPC
+ * with an unmodified web3.js Connection: real signatures and blockhashes, the
+ * pool program verifying real Groth16 proofs (the recorded fixtures of
+ * src-server/adapters/verifier-groth16/test-fixtures), and the validator's
+ * fault switches for dropped transactions, expired blockhashes, a lagging
+ * node and an outage.
+ */
+import { Keypair, PublicKey, Transaction, type TransactionInstruction } from "@solana/web3.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { FieldHasher } from "../../../src-shared/crypto/hasher";
+import { createPoseidonHasher } from "../../../src-shared/crypto/poseidon-wasm";
+import { pubkeyToField } from "../../../src-shared/crypto/pubkey-field";
+import { toHex } from "../../../src-shared/encoding/bytes";
+import { bigIntToBytes32 } from "../../../src-shared/encoding/field";
+import { encodeBase58 } from "../../../src-shared/encoding/base58";
+import {
+  DEFAULT_POOL_PROGRAM_ID,
+  associatedTokenAddress,
+  decodePoolEventLogs,
+  depositInstruction,
+  initializePoolInstruction,
+  poolNullifierAddress,
+  publicKeyBytes,
+} from "../../../src-shared/pool-program";
+import { createDefaultPrograms } from "../../../src-localnet/programs";
+import { startLocalValidator, type LocalValidator } from "../../../src-localnet/validator";
+import { defaultSolanaConfig, type NetworkConfig } from "../../config/schema";
+import type { SubmissionAttempt, WithdrawalSubmission } from "../../ports/chain";
+import type { ProofVerifier } from "../../ports/proof-verifier";
+import { Signer } from "../keys/keypair-file";
+import { loadFixtures, VKEY_PATH, type WireCase } from "../verifier-groth16/test-fixtures/fixtures";
+import { createGroth16Verifier } from "../verifier-groth16/worker-pool";
+import { createSolanaRpc, type SolanaConnection } from "./rpc";
+import { SolanaChain } from "./solana-chain";
+
+const PROGRAM = DEFAULT_POOL_PROGRAM_ID;
+const SOL = 1_000_000_000n;
+/** The fixtures' pool (test-fixtures/generate.ts): seven notes of (i+1) SOL, deposited in order with nonces 0..6. */
+const MINT = encodeBase58(Uint8Array.from({ length: 32 }, (_, i) => 0xf0 - i));
+const NOTE = (i: number) => ({ nullifier: 7000n + BigInt(i), secret: 0x5eed000n + BigInt(i), amount: BigInt(i + 1) * SOL });
+const RECIPIENTS: Record<string, Uint8Array> = {
+  "leaf 0, 1 SOL": Uint8Array.from({ length: 32 }, (_, i) => i + 1),
+  "leaf 5, 6 SOL": Uint8Array.from({ length: 32 }, (_, i) => 0xff - 3 * i),
+  "leaf 6, 7 SOL": new Uint8Array(32).fill(0x80),
+};
+const FEE = 5_000_000n;
+
+let hasher: FieldHasher;
+let verifier: ProofVerifier;
+let validator: LocalValidator;
+let rpc: SolanaConnection;
+let chain: SolanaChain;
+let cases: Map<string, WireCase>;
+const relayerKey = Keypair.generate();
+const relayer = new Signer(new Uint8Array(relayerKey.secretKey));
+const depositor = Keypair.generate();
+const logs: string[] = [];
+
+async function send(instructions: TransactionInstruction[], signers: Keypair[]): Promise<string> {
+  const { blockhash, lastValidBlockHeight } = await rpc.getLatestBlockhash("confirmed");
+  const tx = new Transaction({ feePayer: signers[0]!.publicKey, blockhash, lastValidBlockHeight }).add(...instructions);
+  tx.sign(...signers);
+  const signature = await rpc.sendRawTransaction(tx.serialize());
+  const r = await rpc.confirmTransaction({ signature, blockhash, lastValidBlockHeight }, "confirmed");
+  if (r.value.err) throw new Error(`${signature} failed: ${JSON.stringify(r.value.err)}`);
+  return signature;
+}
+
+function network(): NetworkConfig {
+  return {
+    enabled: true,
+    backend: "solana",
+    programId: PROGRAM,
+    pools: [MINT],
+    rpcUrl: validator.rpcUrl,
+    wsUrl: validator.wsUrl,
+    solana: { ...defaultSolanaConfig(), rebroadcastMs: 150, rpcTimeoutMs: 2_000, lamportsPerUnit: { [MINT]: "1" } },
+  };
+}
+
+function withdrawal(label: string): WithdrawalSubmission {
+  const c = cases.get(label)!;
+  return {
+    mint: MINT,
+    mintBytes: publicKeyBytes(MINT),
+    recipient: encodeBase58(RECIPIENTS[label]!),
+    root: c.signals[0]!,
+    nullifierHash: c.signals[1]!,
+    proof: c.proof,
+    publicSignals: c.signals,
+    depositSize: BigInt(NOTE(Number(/leaf (\d)/.exec(label)![1])).amount),
+    fee: FEE,
+  };
+}
+
+function recorder(): { attempts: SubmissionAttempt[]; observer: { attempt(a: SubmissionAttempt): Promise<void> } } {
+  const attempts: SubmissionAttempt[] = [];
+  return { attempts, observer: { attempt: async (a) => void attempts.push(a) } };
+}
+
+async function tokenBalance(owner: string): Promise<bigint> {
+  const address = new PublicKey(associatedTokenAddress(owner, MINT));
+  if (!(await rpc.getAccountInfo(address))) return 0n;
+  return BigInt((await rpc.getTokenAccountBalance(address)).value.amount);
+}
+
+/** Transactions that touched the nullifier account: exactly one when it was spent once. */
+async function nullifierHistory(w: WithdrawalSubmission): Promise<string[]> {
+  const sigs = await rpc.getSignaturesForAddress(new PublicKey(poolNullifierAddress(PROGRAM, MINT, w.nullifierHash)), {}, "confirmed");
+  return sigs.filter((s) => s.err === null).map((s) => s.signature);
+}
+
+beforeAll(async () => {
+  hasher = await createPoseidonHasher();
+  verifier = await createGroth16Verifier(VKEY_PATH, { threads: 1 });
+  cases = new Map(loadFixtures().map((c) => [c.label, c]));
+  for (const [label, recipient] of Object.entries(RECIPIENTS)) {
+    // The recorded public inputs are the ones the program recomputes.
+    expect(toHex(cases.get(label)!.signals[2]!)).toBe(toHex(pubkeyToField(hasher, recipient)));
+  }
+  validator = await startLocalValidator({ slotMs: 40, programs: createDefaultPrograms({ poolProgramId: PROGRAM, hasher, verifier }), programIds: [PROGRAM] });
+  rpc = createSolanaRpc({ rpcUrl: validator.rpcUrl, wsUrl: validator.wsUrl, commitment: "confirmed", rpcTimeoutMs: 2_000 });
+  await validator.airdrop(relayer.address, 100n * SOL);
+  await validator.airdrop(depositor.publicKey.toBase58(), 10n * SOL);
+  await validator.mintTo(depositor.publicKey.toBase58(), MINT, 40n * SOL);
+  await send([initializePoolInstruction({ programId: PROGRAM, authority: relayer.address, mint: MINT })], [relayerKey]);
+  const mintField = pubkeyToField(hasher, publicKeyBytes(MINT));
+  for (let i = 0; i < 7; i++) {
+    const n = NOTE(i);
+    const commitment = hasher.hash([bigIntToBytes32(n.nullifier), bigIntToBytes32(n.secret), bigIntToBytes32(n.amount), mintField]);
+    await send([depositInstruction({ programId: PROGRAM, depositor: depositor.publicKey.toBase58(), mint: MINT, commitment, amount: n.amount, nonce: BigInt(i) })], [depositor]);
+  }
+  chain = await SolanaChain.connect("devnet", network(), relayer, hasher, (l) => logs.push(l), {
+    rpc,
+    timing: { pollMs: 50, backoffMs: 50, maxBackoffMs: 200, unknownAfterMs: 5_000, preSendRetryMs: 2_000 },
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await validator?.close();
+  await verifier?.close();
+});
+
+describe("SolanaChain on the local validator", () => {
+  it("starts only against a deployed program, and reads the pool", async () => {
+    await expect(SolanaChain.connect("devnet", { ...network(), programId: encodeBase58(new Uint8Array(32).fill(3)) }, relayer, hasher, () => {}, { rpc })).rejects.toThrow(
+      /does not exist on the cluster at http:\/\/127\.0\.0\.1:\d+/,
+    );
+    expect(await chain.listPools()).toEqual([MINT]);
+    const tree = await chain.treeAccount(MINT);
+    expect(tree?.nextIndex).toBe(7);
+    expect(toHex(tree!.root)).toBe(toHex(cases.get("leaf 0, 1 SOL")!.signals[0]!));
+    expect(logs.join("\n")).toContain(relayer.address);
+  });
+
+  it("lands a withdrawal with a real proof: recipient paid, relayer paid the fee, nullifier spent, network fee recorded", async () => {
+    const w = withdrawal("leaf 0, 1 SOL");
+    const { attempts, observer } = recorder();
+    expect(await chain.isNullifierSpent(MINT, w.nullifierHash)).toBe(false);
+    const r = await chain.submitWithdrawal(w, observer);
+    expect(r).toMatchObject({ ok: true });
+    if (!r.ok) return;
+    expect(attempts.map((a) => a.verdict)).toEqual(["pending", "landed"]);
+    expect(attempts[1]!.signature).toBe(r.signature);
+    expect(await chain.isNullifierSpent(MINT, w.nullifierHash)).toBe(true);
+    expect(await tokenBalance(w.recipient)).toBe(w.depositSize - FEE);
+    expect(await tokenBalance(relayer.address)).toBe(FEE);
+    // The fee the attempt recorded is the fee the cluster charged.
+    const tx = await rpc.getTransaction(r.signature, { commitment: "confirmed", maxSupportedTransactionVersion: 0 });
+    expect(tx?.meta?.fee).toBe(attempts[1]!.networkFeeLamports);
+    expect(decodePoolEventLogs(tx?.meta?.logMessages, PROGRAM).map((e) => e.name)).toEqual(["WithdrawEvent"]);
+
+    // The same withdrawal again: refused by simulation, nothing sent.
+    const again = recorder();
+    expect(await chain.submitWithdrawal(w, again.observer)).toMatchObject({ ok: false, rejection: "NullifierAlreadySpent" });
+    expect(again.attempts).toHaveLength(0);
+  });
+
+  it("rebroadcasts a dropped transaction, which lands once", async () => {
+    const w = withdrawal("leaf 5, 6 SOL");
+    validator.faults.set({ dropTransactions: 1 });
+    const { attempts, observer } = recorder();
+    const r = await chain.submitWithdrawal(w, observer);
+    expect(r).toMatchObject({ ok: true });
+    const final = attempts[attempts.length - 1]!;
+    expect(attempts.filter((a) => a.verdict !== "pending")).toHaveLength(1);
+    expect(final.verdict).toBe("landed");
+    expect(final.broadcasts).toBeGreaterThanOrEqual(2);
+    expect(await nullifierHistory(w)).toHaveLength(1);
+    expect(await tokenBalance(w.recipient)).toBe(w.depositSize - FEE);
+  });
+
+  it("retries an expired blockhash with a fresh one; the nullifier is spent once", async () => {
+    const w = withdrawal("leaf 6, 7 SOL");
+    validator.faults.set({ expireNext: 1 });
+    const { attempts, observer } = recorder();
+    const r = await chain.submitWithdrawal(w, observer);
+    expect(r).toMatchObject({ ok: true });
+    const verdicts = attempts.filter((a) => a.verdict !== "pending");
+    expect(verdicts.map((a) => a.verdict)).toEqual(["expired", "landed"]);
+    expect(verdicts[0]!.blockhash).not.toBe(verdicts[1]!.blockhash);
+    // The expired transaction is nowhere in history; the nullifier account was written once.
+    const expired = await rpc.getSignatureStatuses([verdicts[0]!.signature], { searchTransactionHistory: true });
+    expect(expired.value[0]).toBeNull();
+    expect(await nullifierHistory(w)).toEqual([verdicts[1]!.signature]);
+    expect(await tokenBalance(w.recipient)).toBe(w.depositSize - FEE);
+  });
+
+  it("reverts a failed deposit once", async () => {
+    const before = await tokenBalance(depositor.publicKey.toBase58());
+    const sig = await send(
+      [depositInstruction({ programId: PROGRAM, depositor: depositor.publicKey.toBase58(), mint: MINT, commitment: new Uint8Array(32), amount: 1234n, nonce: 100n })],
+      [depositor],
+    );
+    const d = await chain.findDeposit(sig);
+    expect(d).toMatchObject({ signature: sig, mint: MINT, amount: 1234n, depositor: depositor.publicKey.toBase58(), status: "failed" });
+    expect(await chain.revertDeposit({ depositSignature: sig, depositor: encodeBase58(new Uint8Array(32).fill(1)) })).toMatchObject({ ok: false, rejection: "NotDepositor" });
+    const r = await chain.revertDeposit({ depositSignature: sig, depositor: depositor.publicKey.toBase58() });
+    expect(r).toMatchObject({ ok: true, amount: 1234n, mint: MINT });
+    expect(await tokenBalance(depositor.publicKey.toBase58())).toBe(before);
+    expect((await chain.findDeposit(sig))?.status).toBe("reverted");
+    expect(await chain.revertDeposit({ depositSignature: sig, depositor: depositor.publicKey.toBase58() })).toMatchObject({ ok: false, rejection: "NullifierSpent" });
+  });
+
+  it("health goes red while the validator is down or lagging, and green again", async () => {
+    const green = await chain.health();
+    expect(green.map((c) => [c.name, c.ok])).toEqual([
+      ["chain:devnet", true],
+      ["fee-payer:devnet", true],
+    ]);
+    expect(green[1]!.detail).toMatch(/≈ \d+ relays left/);
+
+    validator.faults.set({ down: true });
+    const down = await chain.health();
+    expect(down.map((c) => c.ok)).toEqual([false, false]);
+    expect(down[0]!.detail).toContain("unreachable");
+
+    validator.faults.set({ down: false, lagSlots: 500 });
+    const lagging = await chain.health();
+    expect(lagging[0]).toMatchObject({ ok: false, detail: expect.stringContaining("500 slots behind") });
+
+    validator.faults.clear();
+    expect((await chain.health()).every((c) => c.ok)).toBe(true);
+  });
+
+  it("answers Unknown, not 'did not land', while no verdict is possible, and the transaction is in flight", async () => {
+    const sig = await send(
+      [depositInstruction({ programId: PROGRAM, depositor: depositor.publicKey.toBase58(), mint: MINT, commitment: new Uint8Array(32), amount: 55n, nonce: 101n })],
+      [depositor],
+    );
+    const impatient = new SolanaChain("devnet", network(), rpc, relayer, hasher, () => {}, {
+      timing: { pollMs: 50, backoffMs: 50, maxBackoffMs: 100, unknownAfterMs: 1_000, preSendRetryMs: 1_000 },
+    });
+    // Sent (and dropped), but neither its status nor the block height can be read.
+    validator.faults.set({ dropAll: true, rpcErrors: { methods: ["getSignatureStatuses", "getBlockHeight"], code: 503 } });
+    const r = await impatient.revertDeposit({ depositSignature: sig, depositor: depositor.publicKey.toBase58() });
+    validator.faults.clear();
+    expect(r).toMatchObject({ ok: false, rejection: "Unknown" });
+    // It did not land, so the deposit is still revertable (once).
+    expect((await chain.findDeposit(sig))?.status).toBe("failed");
+    expect(await chain.revertDeposit({ depositSignature: sig, depositor: depositor.publicKey.toBase58() })).toMatchObject({ ok: true, amount: 55n });
+  });
+});
