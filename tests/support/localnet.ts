@@ -26,7 +26,7 @@ import { encodeBase58 } from "../../src-shared/encoding/base58";
 import { createGroth16Verifier } from "../../src-server/adapters/verifier-groth16/worker-pool";
 import { createDefaultPrograms } from "../../src-localnet/programs";
 import { startLocalValidator, type LocalValidator } from "../../src-localnet/validator";
-import { relayHarness, type HarnessFactory } from "./harness";
+import { relayHarness, type HarnessFactory, type RelayHarness } from "./harness";
 import { startRelay } from "./relay-process";
 import { USDC, WSOL } from "./sandbox";
 import type { ChainWallet, TestChain, TestDeposit } from "./test-chain";
@@ -189,12 +189,16 @@ export function solanaRelayConfig(net: Localnet, extra: Record<string, unknown> 
   };
 }
 
-/** The HTTP suites' harness for a solana network on the local validator. */
-export const solanaHarness: HarnessFactory = async (env = {}) => {
+/** A relay bound to the local validator, with the validator at hand (faults, ledger). */
+export async function startSolanaHarness(env: Record<string, string> = {}, extraSolana: Record<string, unknown> = {}): Promise<RelayHarness & { localnet: Localnet }> {
   const net = await startLocalnet();
   const configFile = path.join(net.dir, "relay.json");
-  writeFileSync(configFile, JSON.stringify(solanaRelayConfig(net)));
+  writeFileSync(configFile, JSON.stringify(solanaRelayConfig(net, extraSolana)));
   const fullEnv = { RELAY_CONFIG: configFile, ...env };
   const relay = await startRelay(fullEnv);
-  return relayHarness("solana", relay, (dir) => startRelay(fullEnv, dir), (url) => localnetTestChain(net, url), net.programId, () => net.close());
-};
+  const h = relayHarness("solana", relay, (dir) => startRelay(fullEnv, dir), (url) => localnetTestChain(net, url), net.programId, () => net.close());
+  return Object.assign(h, { localnet: net });
+}
+
+/** The HTTP suites' harness for a solana network on the local validator. */
+export const solanaHarness: HarnessFactory = (env = {}) => startSolanaHarness(env);
