@@ -5,6 +5,12 @@
  *
  *   npm run localnet -- [--port 8899] [--host 127.0.0.1] [--slot-ms 400]
  *                       [--pool-program-id <base58>] [--faucet-sol 1000000]
+ *                       [--demo <dir>]
+ *
+ * With --demo, it also makes (or reuses) a relayer keypair in <dir>, funds it,
+ * opens the wSOL and USDC pools with it as their authority, and writes
+ * <dir>/relay.json binding the relay's mainnet to this validator:
+ * `RELAY_CONFIG=<dir>/relay.json npm start`.
  */
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -13,6 +19,7 @@ import { createPoseidonHasher } from "../src-shared/crypto/poseidon-wasm";
 import { DEFAULT_POOL_PROGRAM_ID } from "../src-shared/pool-program";
 import { createGroth16Verifier } from "../src-server/adapters/verifier-groth16/worker-pool";
 import { createDefaultPrograms } from "./programs";
+import { prepareDemo } from "./demo";
 import { startLocalValidator } from "./validator";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -25,12 +32,13 @@ const { values } = parseArgs({
     "slot-ms": { type: "string", default: "400" },
     "pool-program-id": { type: "string", default: DEFAULT_POOL_PROGRAM_ID },
     "faucet-sol": { type: "string", default: "1000000" },
+    demo: { type: "string" },
     help: { type: "boolean", short: "h", default: false },
   },
 });
 
 if (values.help) {
-  console.log("usage: npm run localnet -- [--port 8899] [--host 127.0.0.1] [--slot-ms 400] [--pool-program-id <base58>] [--faucet-sol 1000000]");
+  console.log("usage: npm run localnet -- [--port 8899] [--host 127.0.0.1] [--slot-ms 400] [--pool-program-id <base58>] [--faucet-sol 1000000] [--demo <dir>]");
   process.exit(0);
 }
 
@@ -59,6 +67,11 @@ console.log(`  programs   ${validator.ledger.programIds.join(", ")}`);
 console.log(`  pool       ${poolProgramId}`);
 console.log(`  faucet     ${validator.faucet.publicKey.toBase58()} (requestAirdrop works for any address)`);
 console.log(`  slots      every ${slotMs} ms; test methods: localnet_mintTo, localnet_setFaults, localnet_clearFaults, localnet_status`);
+
+if (values.demo) {
+  const file = await prepareDemo(path.resolve(values.demo), validator, poolProgramId);
+  console.log(`  demo       pools wSOL and USDC opened; start the relay on it with: RELAY_CONFIG=${file} npm start`);
+}
 
 let stopping = false;
 const stop = async () => {

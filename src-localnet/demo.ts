@@ -1,0 +1,51 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { Connection, Keypair, Transaction } from "@solana/web3.js";
+import { initializePoolInstruction, NATIVE_MINT, poolTreeAddress } from "../src-shared/pool-program";
+import type { LocalValidator } from "./validator";
+
+const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
+
+/**
+ * Everything a relay needs to run against this validator: a funded relayer
+ * keypair (the pools' authority), the wSOL and USDC pools, and a relay config
+ * file. Re-running on the same directory reuses the keypair.
+ */
+export async function prepareDemo(dir: string, validator: LocalValidator, programId: string): Promise<string> {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const keyFile = path.join(dir, "relayer.json");
+  const relayer = existsSync(keyFile) ? Keypair.fromSecretKey(Uint8Array.from(JSON.parse(readFileSync(keyFile, "utf8")) as number[])) : Keypair.generate();
+  if (!existsSync(keyFile)) writeFileSync(keyFile, JSON.stringify(Array.from(relayer.secretKey)), { mode: 0o600 });
+  await validator.airdrop(relayer.publicKey.toBase58(), 100_000_000_000n);
+
+  const connection = new Connection(validator.rpcUrl, "confirmed");
+  for (const mint of [NATIVE_MINT, USDC]) {
+    if (validator.ledger.getAccount(poolTreeAddress(programId, mint))) continue;
+    const { blockhash, lastValidBlockHeight } = await connection.getLatestBlockhash("confirmed");
+    const tx = new Transaction({ feePayer: relayer.publicKey, blockhash, lastValidBlockHeight }).add(
+      initializePoolInstruction({ programId, authority: relayer.publicKey.toBase58(), mint }),
+    );
+    tx.sign(relayer);
+    const signature = await connection.sendRawTransaction(tx.serialize());
+    const result = await connection.confirmTransaction({ signature, blockhash, lastValidBlockHeight }, "confirmed");
+    if (result.value.err) throw new Error(`initialize_pool ${mint}: ${JSON.stringify(result.value.err)}`);
+  }
+
+  const configFile = path.join(dir, "relay.json");
+  const config = {
+    dataDir: path.join(dir, "relay-data"),
+    networks: {
+      mainnet: {
+        backend: "solana",
+        rpcUrl: validator.rpcUrl,
+        wsUrl: validator.wsUrl,
+        programId,
+        pools: [NATIVE_MINT, USDC],
+        // Demo amounts are small: the rent of a nullifier account exceeds their fee.
+        solana: { relayerKeypairPath: keyFile, allowLoss: true },
+      },
+    },
+  };
+  writeFileSync(configFile, `${JSON.stringify(config, null, 2)}\n`);
+  return configFile;
+}
