@@ -122,8 +122,10 @@ export class IndexerService {
       await this.checkRoot(chain, pool);
       this.lastSyncError = null;
     } catch (e) {
-      this.lastSyncError = `${poolKey(network, mint)}: ${(e as Error).message}`;
-      this.log(`indexer: ${this.lastSyncError}`);
+      const error = `${poolKey(network, mint)}: ${(e as Error).message}`;
+      // An outage fails every poll the same way: one line per distinct failure, not one per retry.
+      if (error !== this.lastSyncError) this.log(`indexer: ${error}`);
+      this.lastSyncError = error;
       throw e;
     }
   }
