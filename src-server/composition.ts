@@ -146,7 +146,7 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
     if (net.backend === "solana") {
       // DESIGN §2: a solana network starts only when its RPC answers and the program is deployed.
       const signer = net.solana.relayerKeypairPath ? operatorKeypair(net.solana.relayerKeypairPath, log) : relayer;
-      const rpc = createSolanaRpc({ rpcUrl: net.rpcUrl!, wsUrl: net.wsUrl, commitment: net.solana.commitment, rpcTimeoutMs: net.solana.rpcTimeoutMs });
+      const rpc = createSolanaRpc({ rpcUrl: net.rpcUrl!, wsUrl: net.wsUrl, commitment: net.solana.commitment, rpcTimeoutMs: net.solana.rpcTimeoutMs, log: (line) => log(`${n}: ${line}`) });
       let chain: SolanaChain;
       try {
         chain = await SolanaChain.connect(n, net, signer, hasher, log, { rpc });

@@ -28,6 +28,7 @@ export class IndexerService {
   private readonly pools = new Map<string, IndexedPool>();
   private readonly locks = new Map<string, Promise<unknown>>();
   private lastSyncError: string | null = null;
+  private readonly lastLogged = new Map<string, string>();
 
   constructor(
     private readonly store: TreeStore,
@@ -121,10 +122,12 @@ export class IndexerService {
       }
       await this.checkRoot(chain, pool);
       this.lastSyncError = null;
+      this.lastLogged.delete(poolKey(network, mint));
     } catch (e) {
       const error = `${poolKey(network, mint)}: ${(e as Error).message}`;
-      // An outage fails every poll the same way: one line per distinct failure, not one per retry.
-      if (error !== this.lastSyncError) this.log(`indexer: ${error}`);
+      // An outage fails every poll the same way: one line per pool and distinct failure, not one per retry.
+      if (this.lastLogged.get(poolKey(network, mint)) !== error) this.log(`indexer: ${error}`);
+      this.lastLogged.set(poolKey(network, mint), error);
       this.lastSyncError = error;
       throw e;
     }

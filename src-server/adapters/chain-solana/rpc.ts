@@ -57,6 +57,8 @@ export interface SolanaRpcOptions {
   commitment: Commitment;
   /** Per HTTP request. */
   rpcTimeoutMs: number;
+  /** Where websocket outages are reported (once per outage). */
+  log?: (line: string) => void;
 }
 
 /** A fetch that gives up after `ms` (the RPC request fails with an AbortError naming the time-out). */
@@ -92,6 +94,34 @@ export class SolanaConnection extends Connection implements SolanaRpc {
     });
     this.#fetch = fetch;
     this.#url = opts.rpcUrl;
+    this.quietWebsocketErrors(opts.log);
+  }
+
+  /**
+   * web3.js prints `ws error: …` with console.error on every failed reconnect
+   * (about once a second while the RPC's websocket is down). Replace that with
+   * one line per outage through the relay's log; web3.js's own bookkeeping of
+   * the error is kept.
+   */
+  private quietWebsocketErrors(log: ((line: string) => void) | undefined): void {
+    const internals = this as unknown as {
+      _rpcWebSocket?: { removeAllListeners(event: string): unknown; on(event: string, f: (...args: unknown[]) => void): unknown };
+      _rpcWebSocketConnected?: boolean;
+    };
+    const ws = internals._rpcWebSocket;
+    if (!ws || typeof ws.removeAllListeners !== "function") return;
+    let down = false;
+    ws.removeAllListeners("error");
+    ws.on("error", (err: unknown) => {
+      internals._rpcWebSocketConnected = false;
+      const message = typeof err === "object" && err !== null && "message" in err ? String((err as { message: unknown }).message) : String(err);
+      if (!down) log?.(`solana websocket: ${message}; reconnecting (logged once per outage)`);
+      down = true;
+    });
+    ws.on("open", () => {
+      if (down) log?.("solana websocket: reconnected");
+      down = false;
+    });
   }
 
   /** JSON-RPC getHealth: throws only when the node cannot be reached or answers nonsense. */
