@@ -222,6 +222,8 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
     log,
   });
 
+  await relay.reconcileInterrupted();
+
   const compliance = new ComplianceService({ walletOf: (t) => auth.walletOf(t), sanctions, key: complianceKey, log: complianceLog, logLine: log });
   const revertStore = new SqlRevertStore(db);
   const reverts = new RevertService({ hasher, chains, walletOf: (t) => auth.walletOf(t), store: revertStore, log });

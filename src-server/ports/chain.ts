@@ -122,6 +122,12 @@ export interface ChainBackend {
   /** The program's tree account: what the indexer's root must equal. */
   treeAccount(mint: string): Promise<TreeAccount | null>;
   isNullifierSpent(mint: string, nullifierHash: Uint8Array): Promise<boolean>;
+  /**
+   * The signature of the transaction that spent the nullifier (created its
+   * account), or null while it is unspent. Reconciles relays a crash
+   * interrupted between submission and verdict.
+   */
+  spentBy(mint: string, nullifierHash: Uint8Array): Promise<string | null>;
   /** Submits a verified withdrawal and waits for a definitive verdict. */
   submitWithdrawal(w: WithdrawalSubmission, observer?: SubmissionObserver): Promise<SubmitResult>;
   /** The deposit made by this transaction, or null when the chain has none. */

@@ -57,5 +57,7 @@ export interface RelayStore {
   /** Durable before it resolves: an attempt is on record (signature included) before it is sent. */
   recordAttempt(id: string, attempt: SubmissionAttempt): Promise<void>;
   get(id: string): RelayRecord | null;
+  /** Records without a verdict (neither confirmed nor failed): what a crash left in flight. */
+  unfinished(): RelayRecord[];
   recent(limit: number): RelayRecord[];
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { FieldHasher } from "../../src-shared/crypto/hasher";
-import { toHex } from "../../src-shared/encoding/bytes";
+import { fromHex, toHex } from "../../src-shared/encoding/bytes";
 import { ErrorName, type ErrorNameValue } from "../../src-shared/errors";
 import type { Network } from "../../src-shared/networks";
 import { withdrawalPublicSignals } from "../core/proof/public-inputs";
@@ -10,7 +10,7 @@ import { RelayState, type RelayOutcome } from "../core/relay/states";
 import { minOutAmount, slippageSeenBps, type PairSlippage } from "../core/swap/slippage";
 import type { ChainBackend, ChainRejection, SwapLeg } from "../ports/chain";
 import type { ProofVerifier } from "../ports/proof-verifier";
-import type { RelayStore, SwapRecord } from "../ports/relay-store";
+import type { RelayRecord, RelayStore, SwapRecord } from "../ports/relay-store";
 import type { SanctionsList } from "../ports/sanctions";
 import type { SwapVenue } from "../ports/swap-venue";
 import type { IndexerService } from "./indexer";
@@ -98,6 +98,85 @@ export class RelayService {
     return this.inFlight.size;
   }
 
+  /**
+   * After a restart: every relay a crash left without a verdict gets one. A
+   * relay whose nullifier was spent by one of its own transactions is
+   * confirmed with that signature; spent by another transaction, it failed
+   * NullifierAlreadySpent; unspent and never sent, it failed. Unspent but
+   * possibly still in flight (sent within the hold), its nullifier stays
+   * locked and it is looked at again when the hold ends.
+   */
+  async reconcileInterrupted(): Promise<{ confirmed: number; failed: number; held: number }> {
+    const counts = { confirmed: 0, failed: 0, held: 0 };
+    for (const r of this.deps.store.unfinished()) {
+      const verdict = await this.reconcile(r);
+      counts[verdict] += 1;
+    }
+    if (counts.confirmed + counts.failed + counts.held) {
+      this.log(`relay: after restart, ${counts.confirmed} interrupted relays confirmed, ${counts.failed} failed, ${counts.held} held until their transactions can no longer land`);
+    }
+    return counts;
+  }
+
+  private async reconcile(r: RelayRecord): Promise<"confirmed" | "failed" | "held"> {
+    const { store } = this.deps;
+    const chain = this.deps.chains.get(r.network);
+    const failed = async (error: ErrorNameValue, detail: string): Promise<"failed"> => {
+      await store.advance(r.id, RelayState.failed(this.now(), error, detail));
+      return "failed";
+    };
+    if (!chain) return failed(ErrorName.RelayFailed, `interrupted by a restart; network ${r.network} is no longer enabled`);
+    const submitted = r.steps.some((s) => s.kind === "submitted");
+    if (!submitted) return failed(ErrorName.RelayFailed, "interrupted by a restart before it was submitted");
+    const nullifier = fromHex(r.nullifierHash);
+    if (!nullifier || nullifier.length !== 32) return failed(ErrorName.RelayFailed, "interrupted by a restart; its record has no valid nullifier");
+    let spender: string | null;
+    try {
+      spender = await chain.spentBy(r.mint, nullifier);
+    } catch (e) {
+      this.log(`relay ${r.id}: reconcile after restart: ${(e as Error).message}; held`);
+      return this.hold(r);
+    }
+    const own = new Set(r.attempts.map((a) => a.signature));
+    if (spender !== null && (own.has(spender) || (r.attempts.length === 0 && chain.kind === "sandbox"))) {
+      await store.advance(r.id, RelayState.confirmed(this.now(), spender));
+      return "confirmed";
+    }
+    if (spender !== null) return failed(ErrorName.NullifierAlreadySpent, "interrupted by a restart; the nullifier was spent by another transaction");
+    const lastSent = Math.max(0, ...r.attempts.map((a) => a.sentAt));
+    if (lastSent > 0 && this.now() - lastSent < this.unknownHoldMs) return this.hold(r);
+    return failed(ErrorName.RelayFailed, "interrupted by a restart; none of its transactions landed");
+  }
+
+  /**
+   * A relay answered RelayFailed with an unknown outcome may have landed after
+   * all: once its transactions can no longer land, the record follows the chain.
+   */
+  private async lateVerdict(id: string): Promise<void> {
+    const r = this.deps.store.get(id);
+    const chain = r ? this.deps.chains.get(r.network) : undefined;
+    const nullifier = r ? fromHex(r.nullifierHash) : null;
+    if (!r || !chain || !nullifier || r.status === "confirmed") return;
+    const spender = await chain.spentBy(r.mint, nullifier);
+    if (spender !== null && r.attempts.some((a) => a.signature === spender)) {
+      this.log(`relay ${id}: its transaction ${spender} landed after the outcome was reported unknown`);
+      await this.deps.store.advance(id, RelayState.confirmed(this.now(), spender));
+    }
+  }
+
+  private hold(r: RelayRecord): "held" {
+    const key = `${r.network}/${r.mint}/${r.nullifierHash}`;
+    this.inFlight.add(key);
+    setTimeout(() => {
+      this.inFlight.delete(key);
+      const now = this.deps.store.get(r.id);
+      if (now && now.status !== "confirmed" && now.status !== "failed") {
+        void this.reconcile(now).catch((e: unknown) => this.log(`relay ${r.id}: reconcile: ${(e as Error).message}`));
+      }
+    }, this.unknownHoldMs).unref();
+    return "held";
+  }
+
   relay(req: WithdrawalRequest): Promise<RelayOutcome> {
     return this.run(req, null);
   }
@@ -161,7 +240,10 @@ export class RelayService {
       // Released only after a definitive verdict: spent on chain, or did not land.
       if (hold) {
         this.log(`relay ${id}: outcome unknown; nullifier ${nullifierHex} stays locked for ${Math.round(this.unknownHoldMs / 1000)} s`);
-        setTimeout(() => this.inFlight.delete(key), this.unknownHoldMs).unref();
+        setTimeout(() => {
+          this.inFlight.delete(key);
+          void this.lateVerdict(id).catch((e: unknown) => this.log(`relay ${id}: late verdict: ${(e as Error).message}`));
+        }, this.unknownHoldMs).unref();
       } else {
         this.inFlight.delete(key);
       }

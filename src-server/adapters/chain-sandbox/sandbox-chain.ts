@@ -167,6 +167,13 @@ export class SandboxChain implements ChainBackend {
     return this.nullifierSpentNow(mint, nullifierHash);
   }
 
+  async spentBy(mint: string, nullifierHash: Uint8Array): Promise<string | null> {
+    return (
+      this.db.get<{ signature: string }>("SELECT signature FROM sandbox_nullifiers WHERE network = ? AND mint = ? AND nullifier_hash = ?", [this.network, mint, nullifierHash])?.signature ??
+      null
+    );
+  }
+
   /**
    * The withdraw instruction as the program runs it: verify the proof against
    * the public signals, then, in one atomic step, check the root history and

@@ -81,6 +81,9 @@ class HistoryChain implements ChainBackend {
   isNullifierSpent(): Promise<boolean> {
     throw new Error("not in this test");
   }
+  spentBy(): Promise<string | null> {
+    throw new Error("not in this test");
+  }
   submitWithdrawal(): never {
     throw new Error("not in this test");
   }

@@ -203,6 +203,15 @@ export class SolanaChain implements ChainBackend {
     return this.programAccountExists(poolNullifierAddress(this.programId, mint, nullifierHash));
   }
 
+  async spentBy(mint: string, nullifierHash: Uint8Array): Promise<string | null> {
+    const address = poolNullifierAddress(this.programId, mint, nullifierHash);
+    if (!(await this.programAccountExists(address))) return null;
+    // The nullifier account's history starts with the withdrawal that created it.
+    const history = await this.rpc.getSignaturesForAddress(new PublicKey(address), { limit: 1000 }, this.finality);
+    const created = history.filter((h) => h.err === null).at(-1);
+    return created ? created.signature : null;
+  }
+
   /** Lamports sent to a PDA make a system-owned account there; only the program's own account counts. */
   private async programAccountExists(address: string): Promise<boolean> {
     const info = await this.rpc.getAccountInfo(new PublicKey(address), this.cfg.solana.commitment);

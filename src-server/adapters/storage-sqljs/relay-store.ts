@@ -105,6 +105,10 @@ export class SqlRelayStore implements RelayStore {
     return row ? toRelayRecord(row) : null;
   }
 
+  unfinished(): RelayRecord[] {
+    return this.db.all<RelayRow>(`SELECT ${RELAY_COLUMNS} FROM relays WHERE status NOT IN ('confirmed', 'failed') ORDER BY received_at, id`).map(toRelayRecord);
+  }
+
   recent(limit: number): RelayRecord[] {
     return this.db.all<RelayRow>(`SELECT ${RELAY_COLUMNS} FROM relays ORDER BY received_at DESC, id LIMIT ?`, [limit]).map(toRelayRecord);
   }
