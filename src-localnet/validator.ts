@@ -10,6 +10,8 @@ import { Faults } from "./faults";
 import { Ledger, type LedgerOptions, type LedgerSnapshot } from "./ledger/ledger";
 import { RpcNode } from "./rpc/methods";
 import { startRpcServer, type RpcServer } from "./rpc/server";
+import { JUPITER_PATH, LocalJupiterApi } from "./rpc/jupiter";
+import { createCpPool, readCpPool, type CpPoolInfo } from "./programs/cp-swap";
 import { SubscriptionHub } from "./rpc/subscriptions";
 import { SYSTEM_PROGRAM_ID } from "./ledger/transaction";
 import type { Program } from "./runtime/types";
@@ -43,6 +45,17 @@ export interface LocalValidator {
   readonly faults: Faults;
   readonly faucet: Keypair;
   registerProgram(program: Program): void;
+  /** The Jupiter-compatible swap API (rpc/jupiter.ts) over the cp-swap pools. */
+  readonly jupiter: LocalJupiterApi;
+  /** `<rpcUrl>/jupiter/swap/v1`: what the relay's jupiter.baseUrl points at. */
+  readonly jupiterUrl: string;
+  /**
+   * Creates the constant-product pool of a pair (programs/cp-swap.ts) with
+   * these reserves, or sets an existing pool's reserves to them.
+   */
+  createSwapPool(mintX: string, mintY: string, reserveX: bigint | number, reserveY: bigint | number): Promise<CpPoolInfo>;
+  /** A pair's pool and reserves, or null. */
+  swapPool(mintX: string, mintY: string): CpPoolInfo | null;
   /** Lamports from the faucet as a real signed transfer; resolves with its signature once it landed. */
   airdrop(address: string, lamports: bigint | number): Promise<string>;
   /** Credits SPL tokens to the owner's associated token account (created if missing); resolves with the token account. */
@@ -78,15 +91,16 @@ export async function startLocalValidator(opts: LocalValidatorOptions = {}): Pro
   let urls: { rpcUrl: string; wsUrl: string } = { rpcUrl: "", wsUrl: "" };
   const node = new RpcNode({ ledger, faults, faucet, info: () => ({ ...urls, slotMs }) });
   const hub = new SubscriptionHub(ledger);
+  const jupiter = new LocalJupiterApi({ ledger });
   const offFaults = faults.onChange((s) => {
     if (s.down) hub.terminateAll();
   });
 
   const servers: RpcServer[] = [];
   try {
-    const main = await startRpcServer({ node, hub, faults, host, port: opts.port ?? 0 });
+    const main = await startRpcServer({ node, hub, faults, host, port: opts.port ?? 0, jupiter });
     servers.push(main);
-    if (opts.alsoListenPortPlusOne) servers.push(await startRpcServer({ node, hub, faults, host, port: main.port + 1 }));
+    if (opts.alsoListenPortPlusOne) servers.push(await startRpcServer({ node, hub, faults, host, port: main.port + 1, jupiter }));
   } catch (e) {
     await Promise.all(servers.map((s) => s.close()));
     throw e;
@@ -106,6 +120,13 @@ export async function startLocalValidator(opts: LocalValidatorOptions = {}): Pro
     faults,
     faucet,
     registerProgram: (p) => ledger.registerProgram(p),
+    jupiter,
+    jupiterUrl: `${urls.rpcUrl}${JUPITER_PATH}`,
+    createSwapPool: async (x, y, rx, ry) => {
+      await ledger.idle();
+      return createCpPool(ledger, x, y, BigInt(rx), BigInt(ry));
+    },
+    swapPool: (x, y) => readCpPool(ledger, x, y),
     airdrop: (address, lamports) => node.airdrop(address, BigInt(lamports)),
     mintTo: async (owner, mint, amount) => ledger.mintTo(owner, mint, BigInt(amount)),
     advanceSlots: (n = 1) => ledger.advanceSlots(n),

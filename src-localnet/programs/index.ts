@@ -8,6 +8,7 @@ import type { ProofVerifier } from "../../src-server/ports/proof-verifier";
 import type { Program } from "../runtime/types";
 import { AssociatedTokenProgram } from "./associated-token";
 import { ComputeBudgetProgram } from "./compute-budget";
+import { CpSwapProgram } from "./cp-swap";
 import { PoolProgram } from "./pool";
 import { TokenProgram } from "./spl-token";
 import { SystemProgram } from "./system";
@@ -20,6 +21,18 @@ export { PoolProgram, POOL_UNITS, type PoolProgramOptions } from "./pool";
 /** Kept for existing callers: the address functions are the codec's (src-shared/pool-program). */
 export { commitmentMarkerAddress, findCommitmentMarkerAddress } from "../../src-shared/pool-program";
 export { ANCHOR_ERRORS } from "./runtime-helpers";
+export {
+  CpSwapProgram,
+  CP_SWAP_PROGRAM_ID,
+  CP_SWAP_LABEL,
+  CP_SWAP_ERRORS,
+  cpSwapInstruction,
+  createCpPool,
+  readCpPool,
+  findCpPoolAddress,
+  cpVaultAddress,
+  type CpPoolInfo,
+} from "./cp-swap";
 
 export interface DefaultProgramsOptions {
   poolProgramId: string;
@@ -28,7 +41,7 @@ export interface DefaultProgramsOptions {
   verifier: ProofVerifier;
 }
 
-/** System, compute budget, token, associated token and the pool program at `poolProgramId`. */
+/** System, compute budget, token, associated token, the pool program at `poolProgramId` and the constant-product swap venue (cp-swap.ts). */
 export function createDefaultPrograms(opts: DefaultProgramsOptions): Program[] {
   return [
     new SystemProgram(),
@@ -36,5 +49,6 @@ export function createDefaultPrograms(opts: DefaultProgramsOptions): Program[] {
     new TokenProgram(),
     new AssociatedTokenProgram(),
     new PoolProgram({ programId: opts.poolProgramId, hasher: opts.hasher, verifier: opts.verifier }),
+    new CpSwapProgram(),
   ];
 }

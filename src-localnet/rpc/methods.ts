@@ -11,6 +11,7 @@ import { transactionErrorText } from "../ledger/errors";
 import type { Commitment, Ledger, LedgerSnapshot, TransactionRecord } from "../ledger/ledger";
 import { decodeMint, readTokenAccount, uiTokenAmount } from "../ledger/token";
 import { decodeMessageForFee, decodeTransaction, TransactionDecodeError, type DecodedTransaction } from "../ledger/transaction";
+import { createCpPool } from "../programs/cp-swap";
 import {
   asParams,
   atLeastConfirmed,
@@ -477,6 +478,18 @@ export class RpcNode {
         const amount = parseAmount(args.amount);
         const tokenAccount = ledger.mintTo(owner, mint, amount);
         return { tokenAccount, amount: readTokenAccount(ledger.getAccount(tokenAccount))!.amount.toString() };
+      },
+      localnet_createSwapPool: (p) => {
+        const args = configAt(p, 0);
+        const mintA = pubkeyParam(args.mintA, "mintA");
+        const mintB = pubkeyParam(args.mintB, "mintB");
+        let info;
+        try {
+          info = createCpPool(ledger, mintA, mintB, parseAmount(args.reserveA), parseAmount(args.reserveB));
+        } catch (e) {
+          throw invalidParams(`Invalid params: ${(e as Error).message}`);
+        }
+        return { ...info, reserveA: info.reserveA.toString(), reserveB: info.reserveB.toString() };
       },
       localnet_setFaults: (p) => {
         try {

@@ -10,6 +10,7 @@ import type { Faults } from "../faults";
 import { RpcError } from "./common";
 import type { RpcNode } from "./methods";
 import type { SubscriptionHub } from "./subscriptions";
+import type { LocalJupiterApi } from "./jupiter";
 
 const MAX_BODY = 2 * 1024 * 1024;
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -44,6 +45,8 @@ export interface RpcServerOptions {
   faults: Faults;
   host: string;
   port: number;
+  /** The Jupiter-compatible swap API under /jupiter/swap/v1 (rpc/jupiter.ts). */
+  jupiter?: LocalJupiterApi;
 }
 
 export async function startRpcServer(opts: RpcServerOptions): Promise<RpcServer> {
@@ -86,6 +89,10 @@ export async function startRpcServer(opts: RpcServerOptions): Promise<RpcServer>
       if (req.method === "GET" && (req.url === "/health" || req.url?.startsWith("/health?"))) {
         if (faults.down) return reply(503, "Service Unavailable", "text/plain");
         return reply(200, faults.lagSlots > 0 ? "behind" : "ok", "text/plain");
+      }
+      if (opts.jupiter && req.url?.startsWith("/jupiter/")) {
+        if (faults.down) return reply(503, "Service Unavailable", "text/plain");
+        if (await opts.jupiter.handle(req, res)) return;
       }
       if (req.method !== "POST") return reply(405, "Method Not Allowed", "text/plain");
       const chunks: Buffer[] = [];
