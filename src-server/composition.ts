@@ -149,7 +149,8 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
       const rpc = createSolanaRpc({ rpcUrl: net.rpcUrl!, wsUrl: net.wsUrl, commitment: net.solana.commitment, rpcTimeoutMs: net.solana.rpcTimeoutMs, log: (line) => log(`${n}: ${line}`) });
       let chain: SolanaChain;
       try {
-        chain = await SolanaChain.connect(n, net, signer, hasher, log, { rpc });
+        // relay_swap lands the withdrawal and Jupiter's swap in one transaction: the chain asks Jupiter for the swap's instructions.
+        chain = await SolanaChain.connect(n, net, signer, hasher, log, { rpc, swapInstructions: new JupiterSwapApi(config.jupiter) });
       } catch (e) {
         // Start-up fails whole: nothing keeps the data dir locked or the workers running.
         sanctions.stop();

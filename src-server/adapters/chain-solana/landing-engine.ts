@@ -22,6 +22,7 @@
  */
 import {
   ComputeBudgetProgram,
+  type AddressLookupTableAccount,
   PublicKey,
   TransactionMessage,
   VersionedTransaction,
@@ -47,6 +48,8 @@ export interface LandingRequest {
   observer?: SubmissionObserver;
   /** For log lines ("withdraw <mint>"). */
   label: string;
+  /** Address lookup tables the v0 message may load accounts from (a Jupiter route's). */
+  addressLookupTables?: AddressLookupTableAccount[];
 }
 
 /** Where a refusal happened: simulation (nothing sent) or on chain (the fee was paid, nothing else happened). */
@@ -156,7 +159,7 @@ export class LandingEngine {
     let sim;
     try {
       sim = await this.beforeSend("simulateTransaction", () =>
-        this.rpc.simulateTransaction(this.unsigned(req.instructions, MAX_COMPUTE_UNIT_LIMIT, 0, PLACEHOLDER_BLOCKHASH), {
+        this.rpc.simulateTransaction(this.unsigned(req.instructions, MAX_COMPUTE_UNIT_LIMIT, 0, PLACEHOLDER_BLOCKHASH, req.addressLookupTables), {
           sigVerify: false,
           replaceRecentBlockhash: true,
           commitment: cfg.commitment,
@@ -206,7 +209,7 @@ export class LandingEngine {
     } catch (e) {
       return this.notSent(e, attempts);
     }
-    const tx = this.unsigned(req.instructions, limit, price, blockhash.blockhash);
+    const tx = this.unsigned(req.instructions, limit, price, blockhash.blockhash, req.addressLookupTables);
     const sigBytes = this.signer.sign(tx.message.serialize());
     tx.addSignature(this.payer, sigBytes);
     const signature = encodeBase58(sigBytes);
@@ -263,12 +266,12 @@ export class LandingEngine {
     }
   }
 
-  private unsigned(instructions: TransactionInstruction[], limit: number, price: number, blockhash: string): VersionedTransaction {
+  private unsigned(instructions: TransactionInstruction[], limit: number, price: number, blockhash: string, lookupTables: AddressLookupTableAccount[] = []): VersionedTransaction {
     const msg = new TransactionMessage({
       payerKey: this.payer,
       recentBlockhash: blockhash,
       instructions: [ComputeBudgetProgram.setComputeUnitLimit({ units: limit }), ComputeBudgetProgram.setComputeUnitPrice({ microLamports: price }), ...instructions],
-    }).compileToV0Message();
+    }).compileToV0Message(lookupTables);
     return new VersionedTransaction(msg);
   }
 

@@ -4,7 +4,7 @@
  * and lands withdrawals and reverts through the landing engine. Same
  * semantics as the sandbox (SandboxChain): the relay cannot tell them apart.
  */
-import { PublicKey, TransactionInstruction, type Finality } from "@solana/web3.js";
+import { AddressLookupTableAccount, PublicKey, TransactionInstruction, type Finality, type TransactionError } from "@solana/web3.js";
 import { Buffer } from "buffer";
 import type { FieldHasher } from "../../../src-shared/crypto/hasher";
 import { encodeBase58, parseSignature } from "../../../src-shared/encoding/base58";
@@ -18,8 +18,10 @@ import {
   TOKEN_PROGRAM_ID,
   TREE_ACCOUNT_OFFSETS,
   TREE_ACCOUNT_SIZE,
+  assertSwapOutInstruction,
   associatedTokenAddress,
   currentRoot,
+  decodeTokenAccount,
   decodeDepositReceipt,
   decodePoolEventLogs,
   decodeTreeAccount,
@@ -33,8 +35,14 @@ import {
   revertMarkerAddress,
   revertNullifierOfReceipt,
   withdrawInstruction,
+  withdrawSwapInstruction,
   type PoolErrorName,
 } from "../../../src-shared/pool-program";
+import type { Result } from "../../../src-shared/result";
+import type { SwapQuote } from "../../core/swap/quote";
+import type { SwapVenueError } from "../../ports/swap-venue";
+import type { JupiterInstruction, SwapInstructions } from "../swap-jupiter/decode";
+import type { SwapInstructionsRequest } from "../swap-jupiter/jupiter-api";
 import type { NetworkConfig } from "../../config/schema";
 import { judgeRevert } from "../../core/revert/rules";
 import type {
@@ -48,6 +56,7 @@ import type {
   RevertSubmission,
   SubmissionObserver,
   SubmitResult,
+  SwapLeg,
   TreeAccount,
   WithdrawalSubmission,
 } from "../../ports/chain";
@@ -57,8 +66,18 @@ import { LAMPORTS_PER_SIGNATURE } from "./fee-policy";
 import { LandingEngine, type LandingOutcome, type LandingTiming, type Refusal } from "./landing-engine";
 import { createSolanaRpc, type SolanaRpc } from "./rpc";
 
+/** Where a swap leg's instructions come from: Jupiter's POST /swap-instructions (JupiterSwapApi). */
+export interface SwapInstructionsSource {
+  swapInstructions(quote: SwapQuote, req: SwapInstructionsRequest): Promise<Result<SwapInstructions, SwapVenueError>>;
+}
+
+/** Jupiter's aggregator program: its custom error 6001 is SlippageToleranceExceeded (so is the local cp-swap venue's). */
+const VENUE_SLIPPAGE_ERROR = 6001;
+
 export interface SolanaChainOptions {
   timing?: LandingTiming;
+  /** relay_swap: the venue that builds the swap's instructions (the network's Jupiter). Without it a swap leg is refused SwapFailed. */
+  swapInstructions?: SwapInstructionsSource;
   /** Unix seconds (revert rules). */
   nowSec?: () => number;
 }
@@ -106,6 +125,7 @@ export class SolanaChain implements ChainBackend {
   private readonly nowSec: () => number;
   private readonly costs: number[] = [];
   private programAccountsRefused = false;
+  private readonly swapSource: SwapInstructionsSource | null;
 
   constructor(
     readonly network: Network,
@@ -121,6 +141,7 @@ export class SolanaChain implements ChainBackend {
     this.finality = cfg.solana.commitment === "finalized" ? "finalized" : "confirmed";
     this.where = cfg.rpcUrl ? redactRpcUrl(cfg.rpcUrl) : "(no rpcUrl)";
     this.nowSec = opts.nowSec ?? (() => Math.floor(Date.now() / 1000));
+    this.swapSource = opts.swapInstructions ?? null;
     this.engine = new LandingEngine(rpc, signer, cfg.solana, opts.timing, (line) => log(`${network}: ${line}`));
   }
 
@@ -270,13 +291,7 @@ export class SolanaChain implements ChainBackend {
   // ------------------------------------------------------------------ writes
 
   async submitWithdrawal(w: WithdrawalSubmission, observer?: SubmissionObserver): Promise<SubmitResult> {
-    if (w.swap) {
-      return {
-        ok: false,
-        rejection: "SwapFailed",
-        detail: "relay_swap on a solana network needs Jupiter's swap instructions in the withdrawal transaction (withdraw_swap + swap + assert_swap_out), which this relay does not build yet; use /relay",
-      };
-    }
+    if (w.swap) return this.submitSwapWithdrawal(w, w.swap, observer);
     const relayer = this.signer.address;
     const relayerAta = associatedTokenAddress(relayer, w.mint);
     const recipientAta = associatedTokenAddress(w.recipient, w.mint);
@@ -310,6 +325,147 @@ export class SolanaChain implements ChainBackend {
     const createdAccountSizes = recipientAtaExists ? [NULLIFIER_ACCOUNT_SIZE] : [NULLIFIER_ACCOUNT_SIZE, TOKEN_ACCOUNT_SIZE];
     const out = await this.engine.land({ instructions, createdAccountSizes, feeBudget: { mint: w.mint, fee: w.fee }, observer, label: `withdraw ${w.mint}` });
     return this.withdrawResult(out);
+  }
+
+  /**
+   * relay_swap (docs/solana.md "Swaps"): one transaction of
+   *   [create the relayer's input token account if missing]
+   *   create-idempotent of the recipient's output token account (the relayer pays),
+   *   withdraw_swap (depositSize to the relayer's input token account; the fee stays there),
+   *   Jupiter's setup, swap (user = relayer, destination = the recipient's output
+   *   token account, depositSize − fee in) and cleanup instructions,
+   *   assert_swap_out (the recipient's output balance ≥ its balance before + minOut),
+   * on the route's address lookup tables. Landed: outAmount is the recipient's
+   * output balance delta in that transaction.
+   */
+  private async submitSwapWithdrawal(w: WithdrawalSubmission, swap: SwapLeg, observer?: SubmissionObserver): Promise<SubmitResult> {
+    if (!this.swapSource) return { ok: false, rejection: "SwapFailed", detail: `no swap venue is configured for ${this.network}` };
+    const toSwap = w.depositSize - w.fee;
+    if (swap.quote.venue !== "jupiter" || swap.quote.inputMint !== w.mint || swap.quote.outputMint !== swap.outputMint || swap.quote.inAmount !== toSwap) {
+      return { ok: false, rejection: "SwapFailed", detail: `the quote (${swap.quote.venue}, ${swap.quote.inAmount} ${swap.quote.inputMint} -> ${swap.quote.outputMint}) is not a Jupiter quote of ${toSwap} ${w.mint} -> ${swap.outputMint}` };
+    }
+    const relayer = this.signer.address;
+    const out = swap.outputMint;
+    const relayerAta = associatedTokenAddress(relayer, w.mint);
+    const recipientOut = associatedTokenAddress(w.recipient, out);
+    const c = this.cfg.solana.commitment;
+    let relayerAtaExists: boolean;
+    let recipientOutExists: boolean;
+    let balanceBefore: bigint;
+    try {
+      const [a, b] = await Promise.all([this.rpc.getAccountInfo(new PublicKey(relayerAta), c), this.rpc.getAccountInfo(new PublicKey(recipientOut), c)]);
+      relayerAtaExists = a !== null;
+      recipientOutExists = b !== null;
+      const decoded = b ? decodeTokenAccount(new Uint8Array(b.data)) : null;
+      balanceBefore = decoded && decoded.ok ? decoded.value.amount : 0n;
+    } catch (e) {
+      return { ok: false, rejection: "Failed", detail: `RPC unavailable before sending: ${short(e)}` };
+    }
+
+    let route: SwapInstructions;
+    try {
+      const r = await this.swapSource.swapInstructions(swap.quote, { userPublicKey: relayer, destinationTokenAccount: recipientOut, wrapAndUnwrapSol: false });
+      if (!r.ok) return { ok: false, rejection: r.error.kind === "InsufficientLiquidity" ? "InsufficientLiquidity" : "SwapFailed", detail: `swap instructions: ${r.error.detail}` };
+      route = r.value;
+    } catch (e) {
+      return { ok: false, rejection: "SwapFailed", detail: `swap instructions: ${short(e)}` };
+    }
+    let lookupTables: AddressLookupTableAccount[];
+    try {
+      lookupTables = await Promise.all(route.addressLookupTableAddresses.map((a) => this.lookupTable(a)));
+    } catch (e) {
+      return { ok: false, rejection: "SwapFailed", detail: `the route's address lookup tables: ${short(e)}` };
+    }
+
+    const instructions: TransactionInstruction[] = [];
+    if (!relayerAtaExists) instructions.push(createAtaIdempotent(relayer, relayerAta, relayer, w.mint));
+    instructions.push(createAtaIdempotent(relayer, recipientOut, w.recipient, out));
+    instructions.push(
+      withdrawSwapInstruction({
+        programId: this.programId,
+        relayer,
+        mint: w.mint,
+        proof: w.proof,
+        root: w.root,
+        nullifierHash: w.nullifierHash,
+        recipient: w.recipient,
+        amount: w.depositSize,
+        fee: w.fee,
+        outputMint: out,
+        minOut: swap.minOutAmount,
+      }),
+    );
+    // Indexes in the landed transaction: the engine puts its two compute-budget instructions first.
+    const venue = new Set<number>();
+    for (const ix of [...route.setupInstructions, route.swapInstruction, ...(route.cleanupInstruction ? [route.cleanupInstruction] : [])]) {
+      venue.add(instructions.length + 2);
+      instructions.push(toInstruction(ix));
+    }
+    // assert_swap_out checks the recipient's balance: what they held before plus the least the swap may pay.
+    const assertAt = instructions.length + 2;
+    instructions.push(assertSwapOutInstruction({ programId: this.programId, recipient: w.recipient, outputMint: out, minOut: balanceBefore + swap.minOutAmount }));
+
+    const createdAccountSizes = recipientOutExists ? [NULLIFIER_ACCOUNT_SIZE] : [NULLIFIER_ACCOUNT_SIZE, TOKEN_ACCOUNT_SIZE];
+    const landed = await this.engine.land({
+      instructions,
+      createdAccountSizes,
+      feeBudget: { mint: w.mint, fee: w.fee },
+      observer,
+      label: `withdraw_swap ${w.mint} -> ${out}`,
+      addressLookupTables: lookupTables,
+    });
+    if (landed.kind === "refused") {
+      const failed = failedInstruction(landed.err);
+      if (failed && failed.index === assertAt) {
+        return { ok: false, rejection: "SlippageExceeded", detail: `${refusalDetail(landed, "SwapOutputTooLow")}: the recipient would receive less than ${swap.minOutAmount} ${out}` };
+      }
+      if (failed && venue.has(failed.index)) {
+        const slippage = typeof failed.error === "object" && failed.error !== null && "Custom" in failed.error && failed.error.Custom === VENUE_SLIPPAGE_ERROR;
+        const where = landed.stage === "simulation" ? "simulation refused the transaction" : `transaction ${landed.signature} failed on chain`;
+        return slippage
+          ? { ok: false, rejection: "SlippageExceeded", detail: `${where}: the swap would pay less than the quote's minimum (${JSON.stringify(failed.error)})` }
+          : { ok: false, rejection: "SwapFailed", detail: `${where}: the swap instruction failed (${JSON.stringify(failed.error)})` };
+      }
+    }
+    const result = this.withdrawResult(landed);
+    if (!result.ok || landed.kind !== "landed") return result;
+    const outAmount = await this.outputDelta(landed.signature, recipientOut, balanceBefore);
+    if (outAmount !== null) this.log(`${this.network}: swap of ${toSwap} ${w.mint} paid ${outAmount} ${out} to ${w.recipient} (quoted ${swap.quote.outAmount}, minimum ${swap.minOutAmount})`);
+    return outAmount === null ? result : { ...result, outAmount };
+  }
+
+  /** An address lookup table as the v0 message needs it. */
+  private async lookupTable(address: string): Promise<AddressLookupTableAccount> {
+    const key = new PublicKey(address);
+    const info = await this.rpc.getAccountInfo(key, this.cfg.solana.commitment);
+    if (!info) throw new Error(`lookup table ${address} does not exist`);
+    return new AddressLookupTableAccount({ key, state: AddressLookupTableAccount.deserialize(new Uint8Array(info.data)) });
+  }
+
+  /** The recipient's output balance change in the landed transaction (pre/postTokenBalances), else the balance now less the balance before. */
+  private async outputDelta(signature: string, account: string, before: bigint): Promise<bigint | null> {
+    try {
+      const tx = await this.rpc.getTransaction(signature, { maxSupportedTransactionVersion: 0, commitment: this.finality });
+      if (tx?.meta) {
+        const keys = tx.transaction.message
+          .getAccountKeys({ accountKeysFromLookups: tx.meta.loadedAddresses ?? null })
+          .keySegments()
+          .flat()
+          .map((k) => k.toBase58());
+        const index = keys.indexOf(account);
+        const amount = (list: typeof tx.meta.postTokenBalances) => BigInt(list?.find((b) => b.accountIndex === index)?.uiTokenAmount.amount ?? "0");
+        if (index >= 0 && tx.meta.postTokenBalances) return amount(tx.meta.postTokenBalances) - amount(tx.meta.preTokenBalances);
+      }
+    } catch (e) {
+      this.log(`${this.network}: reading swap transaction ${signature} failed (${short(e)}); reading the balance instead`);
+    }
+    try {
+      const info = await this.rpc.getAccountInfo(new PublicKey(account), this.cfg.solana.commitment);
+      const decoded = info ? decodeTokenAccount(new Uint8Array(info.data)) : null;
+      return decoded && decoded.ok ? decoded.value.amount - before : null;
+    } catch {
+      return null;
+    }
   }
 
   private withdrawResult(out: LandingOutcome): SubmitResult {
@@ -446,4 +602,21 @@ function createAtaIdempotent(payer: string, ata: string, owner: string, mint: st
     ],
     data: Buffer.from([1]),
   });
+}
+
+/** A Jupiter instruction as web3.js wants it. */
+function toInstruction(ix: JupiterInstruction): TransactionInstruction {
+  return new TransactionInstruction({
+    programId: new PublicKey(ix.programId),
+    keys: ix.accounts.map((a) => ({ pubkey: new PublicKey(a.pubkey), isSigner: a.isSigner, isWritable: a.isWritable })),
+    data: Buffer.from(ix.data),
+  });
+}
+
+/** `{ InstructionError: [index, error] }`: which instruction failed, and how. */
+function failedInstruction(err: TransactionError | string): { index: number; error: unknown } | null {
+  if (typeof err !== "object" || err === null || !("InstructionError" in err)) return null;
+  const ie = (err as { InstructionError: unknown }).InstructionError;
+  if (!Array.isArray(ie) || typeof ie[0] !== "number") return null;
+  return { index: ie[0], error: ie[1] };
 }
