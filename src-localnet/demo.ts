@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { Connection, Keypair, Transaction } from "@solana/web3.js";
 import { initializePoolInstruction, NATIVE_MINT, poolTreeAddress } from "../src-shared/pool-program";
+import { confirmSignature } from "./confirm";
 import type { LocalValidator } from "./validator";
 
 const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
@@ -27,8 +28,7 @@ export async function prepareDemo(dir: string, validator: LocalValidator, progra
     );
     tx.sign(relayer);
     const signature = await connection.sendRawTransaction(tx.serialize());
-    const result = await connection.confirmTransaction({ signature, blockhash, lastValidBlockHeight }, "confirmed");
-    if (result.value.err) throw new Error(`initialize_pool ${mint}: ${JSON.stringify(result.value.err)}`);
+    await confirmSignature(connection, signature, lastValidBlockHeight);
   }
 
   const configFile = path.join(dir, "relay.json");

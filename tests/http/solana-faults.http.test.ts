@@ -8,6 +8,7 @@ import { PublicKey, Transaction } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { currentRoot, decodeTreeAccount, depositInstruction, encodeTreeAccount, poolTreeAddress } from "../../src-shared/pool-program";
 import type { SubmissionAttempt } from "../../src-shared/submission-attempt";
+import { confirmSignature } from "../../src-localnet/confirm";
 import { startSolanaHarness, type Localnet } from "../support/localnet";
 import type { RelayHarness } from "../support/harness";
 import { prepareWithdrawal, testRecipient, type PreparedWithdrawal } from "../support/proofs";
@@ -181,10 +182,5 @@ async function depositWithoutWaiting(w: TestWallet, i: number): Promise<void> {
   );
   tx.addSignature(new PublicKey(w.address), Buffer.from(w.signBytes(tx.serializeMessage())));
   const sig = await net.connection.sendRawTransaction(tx.serialize());
-  for (;;) {
-    const s = (await net.connection.getSignatureStatuses([sig])).value[0];
-    if (s?.err) throw new Error(`deposit failed: ${JSON.stringify(s.err)}`);
-    if (s?.confirmationStatus === "confirmed" || s?.confirmationStatus === "finalized") return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  await confirmSignature(net.connection, sig, lastValidBlockHeight);
 }

@@ -25,6 +25,7 @@ import {
 import { encodeBase58 } from "../../src-shared/encoding/base58";
 import { createGroth16Verifier } from "../../src-server/adapters/verifier-groth16/worker-pool";
 import { createDefaultPrograms } from "../../src-localnet/programs";
+import { confirmSignature } from "../../src-localnet/confirm";
 import { startLocalValidator, type LocalValidator } from "../../src-localnet/validator";
 import { relayHarness, type HarnessFactory, type RelayHarness } from "./harness";
 import { startRelay } from "./relay-process";
@@ -70,7 +71,7 @@ export async function startLocalnet(opts: { pools?: string[]; slotMs?: number } 
     const tx = new Transaction({ feePayer: signers[0]!.publicKey, blockhash, lastValidBlockHeight }).add(...instructions);
     tx.sign(...signers);
     const signature = await connection.sendRawTransaction(tx.serialize());
-    await confirmed(connection, signature, lastValidBlockHeight);
+    await confirmSignature(connection, signature, lastValidBlockHeight);
     return signature;
   };
   for (const mint of opts.pools ?? [USDC, WSOL]) {
@@ -90,21 +91,6 @@ export async function startLocalnet(opts: { pools?: string[]; slotMs?: number } 
       rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-/**
- * Waits for `confirmed` by polling getSignatureStatuses: the tests' own
- * Connection opens no websocket, so closing the validator leaves nothing
- * reconnecting behind.
- */
-async function confirmed(connection: Connection, signature: string, lastValidBlockHeight: number): Promise<void> {
-  for (;;) {
-    const status = (await connection.getSignatureStatuses([signature])).value[0];
-    if (status?.err) throw new Error(`transaction ${signature} failed: ${JSON.stringify(status.err)}`);
-    if (status?.confirmationStatus === "confirmed" || status?.confirmationStatus === "finalized") return;
-    if ((await connection.getBlockHeight("confirmed")) > lastValidBlockHeight) throw new Error(`transaction ${signature} expired`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 /** Deposits, balances and funding on the local validator, as a wallet does them. */
@@ -138,7 +124,7 @@ export function localnetTestChain(net: Localnet, relayUrl: string, network: Netw
       );
       tx.addSignature(new PublicKey(wallet.address), Buffer.from(wallet.signBytes(tx.serializeMessage())));
       const signature = await connection.sendRawTransaction(tx.serialize());
-      await confirmed(connection, signature, lastValidBlockHeight);
+      await confirmSignature(connection, signature, lastValidBlockHeight);
       const e = await depositEvent(signature);
       if (e.name === "DepositFailedEvent") return { signature, status: "failed", leafIndex: null };
       // The relay follows the chain; a deposit is usable once its leaf is in the relay's tree.
