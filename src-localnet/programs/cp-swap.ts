@@ -26,7 +26,15 @@
 import { PublicKey, TransactionInstruction } from "@solana/web3.js";
 import { Buffer } from "buffer";
 import { bytesEqual } from "../../src-shared/encoding/bytes";
-import { TOKEN_ACCOUNT_OFFSETS, TOKEN_PROGRAM_ID, associatedTokenAddress, decodeTokenAccount, publicKeyBytes } from "../../src-shared/pool-program";
+import {
+  ASSOCIATED_TOKEN_PROGRAM_ID,
+  SYSTEM_PROGRAM_ID,
+  TOKEN_ACCOUNT_OFFSETS,
+  TOKEN_PROGRAM_ID,
+  associatedTokenAddress,
+  decodeTokenAccount,
+  publicKeyBytes,
+} from "../../src-shared/pool-program";
 import { cpAmountOut } from "../../src-server/core/swap/constant-product";
 import type { CompiledInstruction, ExecContext, Program } from "../runtime/types";
 import { accountAt, builtinError, customError, load } from "./runtime-helpers";
@@ -63,6 +71,28 @@ export function findCpPoolAddress(x: string, y: string, programId: string = CP_S
   const [a, b] = sortMints(x, y);
   const [k, bump] = PublicKey.findProgramAddressSync([new TextEncoder().encode("cp_pool"), publicKeyBytes(a), publicKeyBytes(b)], new PublicKey(programId));
   return [k.toBase58(), bump];
+}
+
+export const ADDRESS_LOOKUP_TABLE_PROGRAM_ID = "AddressLookupTab1e1111111111111111111111111";
+
+/**
+ * The pool's address lookup table (as Jupiter's routes come with theirs): at
+ * the program's PDA ["cp_alt", pool], frozen (no authority), holding the
+ * pool, its two vaults, the two mints, and the token, system and associated
+ * token programs.
+ */
+export function cpLookupTableAddress(pool: string, programId: string = CP_SWAP_PROGRAM_ID): string {
+  return PublicKey.findProgramAddressSync([new TextEncoder().encode("cp_alt"), publicKeyBytes(pool)], new PublicKey(programId))[0].toBase58();
+}
+
+/** An address lookup table account's data: 56 bytes of metadata (type 1, never deactivated, no authority), then the addresses. */
+export function encodeLookupTable(addresses: readonly string[]): Uint8Array {
+  const out = new Uint8Array(56 + 32 * addresses.length);
+  const v = new DataView(out.buffer);
+  v.setUint32(0, 1, true);
+  v.setBigUint64(4, (1n << 64n) - 1n, true);
+  addresses.forEach((a, i) => out.set(publicKeyBytes(a), 56 + 32 * i));
+  return out;
 }
 
 /** A pool's vault for one of its mints: the pool PDA's associated token account. */
@@ -176,6 +206,8 @@ export interface CpPoolLedger {
 
 export interface CpPoolInfo {
   pool: string;
+  /** The pool's address lookup table (cpLookupTableAddress). */
+  lookupTable: string;
   mintA: string;
   mintB: string;
   vaultA: string;
@@ -209,6 +241,8 @@ export function createCpPool(ledger: CpPoolLedger, x: string, y: string, reserve
     new DataView(data.buffer).setBigUint64(TOKEN_ACCOUNT_OFFSETS.amount, amount, true);
     ledger.setAccount(vault, { ...existing, data });
   }
+  const table = encodeLookupTable([pool, cpVaultAddress(pool, mintA), cpVaultAddress(pool, mintB), mintA, mintB, TOKEN_PROGRAM_ID, SYSTEM_PROGRAM_ID, ASSOCIATED_TOKEN_PROGRAM_ID]);
+  ledger.setAccount(cpLookupTableAddress(pool, programId), { lamports: ledger.rentExempt(table.length), owner: ADDRESS_LOOKUP_TABLE_PROGRAM_ID, data: table, executable: false });
   return readCpPool(ledger, x, y, programId)!;
 }
 
@@ -224,5 +258,5 @@ export function readCpPool(ledger: Pick<CpPoolLedger, "getAccount">, x: string, 
     const t = decodeTokenAccount(a.data);
     return t.ok ? t.value.amount : 0n;
   };
-  return { pool, mintA: state.mintA, mintB: state.mintB, vaultA: cpVaultAddress(pool, state.mintA), vaultB: cpVaultAddress(pool, state.mintB), reserveA: balance(state.mintA), reserveB: balance(state.mintB) };
+  return { pool, lookupTable: cpLookupTableAddress(pool, programId), mintA: state.mintA, mintB: state.mintB, vaultA: cpVaultAddress(pool, state.mintA), vaultB: cpVaultAddress(pool, state.mintB), reserveA: balance(state.mintA), reserveB: balance(state.mintB) };
 }

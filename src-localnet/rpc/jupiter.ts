@@ -16,7 +16,9 @@
  *    source = the user's associated token account of the input mint,
  *    destination = destinationTokenAccount or the user's associated token
  *    account of the output mint) as `swapInstruction`, no setup or cleanup
- *    instructions, `addressLookupTableAddresses: []`.
+ *    instructions, and the pool's address lookup table (pool, vaults, mints,
+ *    token / system / associated token programs) in
+ *    `addressLookupTableAddresses`, as Jupiter's routes come with theirs.
  *
  * `beforeNextSwapInstructions(fn)` runs `fn` once before the next
  * swap-instructions answer: tests move a pool between a relay's quote and its
@@ -172,7 +174,7 @@ export class LocalJupiterApi {
       swapInstruction: wire(ix),
       cleanupInstruction: null,
       otherInstructions: [],
-      addressLookupTableAddresses: [],
+      addressLookupTableAddresses: [pool.lookupTable],
       prioritizationFeeLamports: 0,
       computeUnitLimit: 200_000,
     };

@@ -365,7 +365,8 @@ export class SolanaChain implements ChainBackend {
     let route: SwapInstructions;
     try {
       const r = await this.swapSource.swapInstructions(swap.quote, { userPublicKey: relayer, destinationTokenAccount: recipientOut, wrapAndUnwrapSol: false });
-      if (!r.ok) return { ok: false, rejection: r.error.kind === "InsufficientLiquidity" ? "InsufficientLiquidity" : "SwapFailed", detail: `swap instructions: ${r.error.detail}` };
+      // The quote was good when taken: any failure to build its swap now is SwapFailed (the user may ask again).
+      if (!r.ok) return { ok: false, rejection: "SwapFailed", detail: `swap instructions: ${r.error.detail}` };
       route = r.value;
     } catch (e) {
       return { ok: false, rejection: "SwapFailed", detail: `swap instructions: ${short(e)}` };
