@@ -24,7 +24,7 @@ import {
 } from "../../src-shared/pool-program";
 import { encodeBase58 } from "../../src-shared/encoding/base58";
 import { createGroth16Verifier } from "../../src-server/adapters/verifier-groth16/worker-pool";
-import { createDefaultPrograms } from "../../src-localnet/programs";
+import { createDefaultPrograms, type CpPoolInfo } from "../../src-localnet/programs";
 import { confirmSignature } from "../../src-localnet/confirm";
 import { startLocalValidator, type LocalValidator } from "../../src-localnet/validator";
 import { relayHarness, type HarnessFactory, type RelayHarness } from "./harness";
@@ -155,6 +155,8 @@ export function localnetTestChain(net: Localnet, relayUrl: string, network: Netw
 /** The relay config that binds `mainnet` to the local validator; devnet stays the sandbox. */
 export function solanaRelayConfig(net: Localnet, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
+    // The network's swap venue: the validator's Jupiter-compatible API over its cp-swap pools (src-localnet/rpc/jupiter.ts).
+    jupiter: { baseUrl: net.validator.jupiterUrl },
     networks: {
       mainnet: {
         backend: "solana",
@@ -176,14 +178,24 @@ export function solanaRelayConfig(net: Localnet, extra: Record<string, unknown> 
 }
 
 /** A relay bound to the local validator, with the validator at hand (faults, ledger). */
-export async function startSolanaHarness(env: Record<string, string> = {}, extraSolana: Record<string, unknown> = {}): Promise<RelayHarness & { localnet: Localnet }> {
+export interface SolanaHarness extends RelayHarness {
+  localnet: Localnet;
+  /**
+   * Creates the validator's constant-product pool of a pair (the relay's
+   * Jupiter venue routes through it), or sets its reserves; resolves with the
+   * pool (address, vaults, lookup table, reserves in the pool's mint order).
+   */
+  createSwapPool(mintX: string, mintY: string, reserveX: bigint | number, reserveY: bigint | number): Promise<CpPoolInfo>;
+}
+
+export async function startSolanaHarness(env: Record<string, string> = {}, extraSolana: Record<string, unknown> = {}): Promise<SolanaHarness> {
   const net = await startLocalnet();
   const configFile = path.join(net.dir, "relay.json");
   writeFileSync(configFile, JSON.stringify(solanaRelayConfig(net, extraSolana)));
   const fullEnv = { RELAY_CONFIG: configFile, ...env };
   const relay = await startRelay(fullEnv);
   const h = relayHarness("solana", relay, (dir) => startRelay(fullEnv, dir), (url) => localnetTestChain(net, url), net.programId, () => net.close());
-  return Object.assign(h, { localnet: net });
+  return Object.assign(h, { localnet: net, createSwapPool: (x: string, y: string, rx: bigint | number, ry: bigint | number) => net.validator.createSwapPool(x, y, rx, ry) });
 }
 
 /** The HTTP suites' harness for a solana network on the local validator. */
