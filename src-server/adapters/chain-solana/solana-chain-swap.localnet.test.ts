@@ -34,6 +34,7 @@ import { loadFixtures, VKEY_PATH, type WireCase } from "../verifier-groth16/test
 import { createGroth16Verifier } from "../verifier-groth16/worker-pool";
 import { createSolanaRpc, type SolanaConnection } from "./rpc";
 import { SolanaChain } from "./solana-chain";
+import { confirmSignature } from "../../../src-localnet/confirm";
 
 const PROGRAM = DEFAULT_POOL_PROGRAM_ID;
 const SOL = 1_000_000_000n;
@@ -69,8 +70,7 @@ async function send(instructions: TransactionInstruction[], signers: Keypair[]):
   const tx = new Transaction({ feePayer: signers[0]!.publicKey, blockhash, lastValidBlockHeight }).add(...instructions);
   tx.sign(...signers);
   const signature = await rpc.sendRawTransaction(tx.serialize());
-  const r = await rpc.confirmTransaction({ signature, blockhash, lastValidBlockHeight }, "confirmed");
-  if (r.value.err) throw new Error(`${signature} failed: ${JSON.stringify(r.value.err)}`);
+  await confirmSignature(rpc, signature, lastValidBlockHeight);
   return signature;
 }
 
