@@ -37,6 +37,7 @@ import {
   withdrawInstruction,
   withdrawSwapInstruction,
   type PoolErrorName,
+  type WithdrawParams,
 } from "../../../src-shared/pool-program";
 import type { Result } from "../../../src-shared/result";
 import type { SwapQuote } from "../../core/swap/quote";
@@ -233,6 +234,21 @@ export class SolanaChain implements ChainBackend {
     return created ? created.signature : null;
   }
 
+  /** The withdraw instruction's fields, the same for withdraw and withdraw_swap. */
+  private withdrawParams(w: WithdrawalSubmission, relayer: string): WithdrawParams {
+    return {
+      programId: this.programId,
+      relayer,
+      mint: w.mint,
+      proof: w.proof,
+      root: w.root,
+      nullifierHash: w.nullifierHash,
+      recipient: w.recipient,
+      amount: w.depositSize,
+      fee: w.fee,
+    };
+  }
+
   /** Lamports sent to a PDA make a system-owned account there; only the program's own account counts. */
   private async programAccountExists(address: string): Promise<boolean> {
     const info = await this.rpc.getAccountInfo(new PublicKey(address), this.cfg.solana.commitment);
@@ -309,17 +325,7 @@ export class SolanaChain implements ChainBackend {
     // The relayer's own token account receives the fee. Its rent stays the relayer's (recoverable), so it is not charged to this relay.
     if (!relayerAtaExists) instructions.push(createAtaIdempotent(relayer, relayerAta, relayer, w.mint));
     instructions.push(
-      withdrawInstruction({
-        programId: this.programId,
-        relayer,
-        mint: w.mint,
-        proof: w.proof,
-        root: w.root,
-        nullifierHash: w.nullifierHash,
-        recipient: w.recipient,
-        amount: w.depositSize,
-        fee: w.fee,
-      }),
+      withdrawInstruction(this.withdrawParams(w, relayer)),
     );
     // The relayer pays the nullifier account's rent, and the recipient's token account when the program creates it.
     const createdAccountSizes = recipientAtaExists ? [NULLIFIER_ACCOUNT_SIZE] : [NULLIFIER_ACCOUNT_SIZE, TOKEN_ACCOUNT_SIZE];
@@ -382,19 +388,7 @@ export class SolanaChain implements ChainBackend {
     if (!relayerAtaExists) instructions.push(createAtaIdempotent(relayer, relayerAta, relayer, w.mint));
     instructions.push(createAtaIdempotent(relayer, recipientOut, w.recipient, out));
     instructions.push(
-      withdrawSwapInstruction({
-        programId: this.programId,
-        relayer,
-        mint: w.mint,
-        proof: w.proof,
-        root: w.root,
-        nullifierHash: w.nullifierHash,
-        recipient: w.recipient,
-        amount: w.depositSize,
-        fee: w.fee,
-        outputMint: out,
-        minOut: swap.minOutAmount,
-      }),
+      withdrawSwapInstruction({ ...this.withdrawParams(w, relayer), outputMint: out, minOut: swap.minOutAmount }),
     );
     // Indexes in the landed transaction: the engine puts its two compute-budget instructions first.
     const venue = new Set<number>();
