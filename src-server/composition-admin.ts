@@ -86,7 +86,6 @@ export function prepareConsoleAdmin(opts: {
       store,
       indexer: late.indexer,
       chains: late.chains,
-      relayer: late.relayer,
       balanceOf: (n, owner, mint) => late.sandboxes.get(n)?.balance(owner, mint) ?? null,
     });
     const status = new AdminStatus({

@@ -274,7 +274,13 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
       relayer,
       inFlightRelays: () => relay.inFlightCount,
       rateLimitStats: () => relayApp.limits.stats(),
-      otherKeys: () => [{ name: "compliance", purpose: "signs OFAC compliance signatures", publicKey: complianceKey.publicKey, address: complianceKey.address }],
+      otherKeys: () => [
+        { name: "compliance", purpose: "signs OFAC compliance signatures", publicKey: complianceKey.publicKey, address: complianceKey.address },
+        // A solana network may pay from the operator's own keypair file instead of the relay's key.
+        ...[...chains.values()]
+          .filter((c) => c.feePayer !== relayer.address)
+          .map((c) => ({ name: `fee payer (${c.network})`, purpose: `signs and pays for withdrawals on ${c.network}; the operator's keypair file`, publicKey: pubkeyBytes(c.feePayer), address: c.feePayer })),
+      ],
       support: { reverts: revertStore, decisions: complianceLog, sanctionsStatus: () => sanctions.status(), overrides: sanctionsOverrides },
       nullifierAddress: (n, mint, hash) => nullifierAddress(programIds.get(n)!, mint, hash),
       version: packageVersion(),

@@ -116,6 +116,8 @@ export interface HealthCheck {
 export interface ChainBackend {
   readonly network: Network;
   readonly kind: "sandbox" | "solana";
+  /** Address that signs and pays for this network's transactions (and receives relay fees). */
+  readonly feePayer: string;
   /** Mints that have an initialized pool on chain. */
   listPools(): Promise<string[]>;
   fetchDepositEvents(mint: string, cursor: string | null, limit: number): Promise<DepositEventPage>;

@@ -12,7 +12,6 @@ export interface AdminMoneyDeps {
   store: ConsoleStore;
   indexer: IndexerService;
   chains: ReadonlyMap<Network, ChainBackend>;
-  relayer: { address: string };
   /** The owner's token balance on a sandbox network; null where the backend cannot say. */
   balanceOf(network: Network, owner: string, mint: string): bigint | null;
   now?: () => number;
@@ -57,10 +56,10 @@ export class AdminMoneyService {
       const sandbox = chain.kind === "sandbox";
       return {
         network: chain.network,
-        address: this.deps.relayer.address,
+        address: chain.feePayer,
         sandbox,
         balances: mints.flatMap((mint) => {
-          const amount = this.deps.balanceOf(chain.network, this.deps.relayer.address, mint);
+          const amount = this.deps.balanceOf(chain.network, chain.feePayer, mint);
           return amount === null ? [] : [{ mint, amount: amount.toString() }];
         }),
         note: sandbox

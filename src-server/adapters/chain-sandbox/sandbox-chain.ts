@@ -51,6 +51,9 @@ export type SandboxError = "InvalidSignature" | "InsufficientFunds" | "TreeFull"
  */
 export class SandboxChain implements ChainBackend {
   readonly kind = "sandbox" as const;
+  get feePayer(): string {
+    return this.signer.address;
+  }
   private readonly pools = new Map<string, FrontierTree>();
   /** Constant-product swap pools for relay_swap; their reserves are ledger balances. */
   readonly swapPools: SandboxSwapPools;

@@ -42,6 +42,7 @@ const TOTAL = 324;
  * cap pages, fail, or lie.
  */
 class HistoryChain implements ChainBackend {
+  readonly feePayer = "11111111111111111111111111111111";
   readonly network = NETWORK;
   readonly kind = "solana" as const;
   readonly cursors: (string | null)[] = [];

@@ -118,6 +118,9 @@ function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
 
 export class SolanaChain implements ChainBackend {
   readonly kind = "solana" as const;
+  get feePayer(): string {
+    return this.signer.address;
+  }
   readonly engine: LandingEngine;
   private readonly programId: string;
   private readonly programKey: PublicKey;
