@@ -110,6 +110,16 @@ describe("landing engine faults through /relay", () => {
   });
 });
 
+describe("console", () => {
+  it("shows the solana network's fee payer (the operator's keypair file) in the keys and money views", async () => {
+    const feePayer = net.relayer.publicKey.toBase58();
+    const settings = await admin<{ keys: { name: string; publicKey: string }[] }>("/settings");
+    expect(settings.keys).toContainEqual(expect.objectContaining({ name: "fee payer (mainnet)", publicKey: feePayer }));
+    const money = await admin<{ feePayers: { network: string; address: string; sandbox: boolean }[] }>("/money");
+    expect(money.feePayers).toContainEqual(expect.objectContaining({ network: "mainnet", address: feePayer, sandbox: false }));
+  });
+});
+
 describe("RPC outage", () => {
   it("turns /health to 503 naming the chain while the RPC is down, and back to 200 ok when it returns", async () => {
     expect((await get(`${h.url}/health`)).status).toBe(200);
