@@ -21,4 +21,6 @@ export const CASES: Record<string, () => Promise<BenchCase>> = {
   startup: async () => (await import("./startup")).default,
   verify: async () => (await import("./verify")).default,
   relay: async () => (await import("./relay")).default,
+  "relay-solana": async () => (await import("./relay-solana")).default,
+  backfill: async () => (await import("./backfill")).default,
 };
