@@ -18,7 +18,7 @@ export interface FrontierState {
  * full tree must agree with it after every batch.
  */
 export class FrontierTree {
-  private readonly zeros: Uint8Array[];
+  private readonly zeros: readonly Uint8Array[];
   private readonly filled: Uint8Array;
   private readonly history: RootHistory;
   private current: Uint8Array;

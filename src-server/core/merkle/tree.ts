@@ -34,7 +34,7 @@ export type TreeError = "IndexOutOfRange" | "TreeFull";
  * about k + depth hashes, one hasher call per level.
  */
 export class MerkleTree {
-  readonly zeros: Uint8Array[];
+  readonly zeros: readonly Uint8Array[];
   private readonly levels: LevelBuffer[];
   private readonly history: RootHistory;
 
