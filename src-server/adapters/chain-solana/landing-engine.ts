@@ -361,7 +361,10 @@ export class LandingEngine {
       } else if (expired) {
         await sleep(this.pollMs);
       } else {
-        await sleep(Math.max(1, Math.min(this.pollMs, lastSendAt + this.cfg.rebroadcastMs - this.now())));
+        // Most transactions land within a slot or two of the send: look early, then settle at pollMs.
+        const sinceSend = this.now() - lastSendAt;
+        const poll = Math.min(this.pollMs, Math.max(FIRST_POLL_MS, sinceSend / 2));
+        await sleep(Math.max(1, Math.min(poll, lastSendAt + this.cfg.rebroadcastMs - this.now())));
       }
     }
   }
@@ -376,6 +379,9 @@ export class LandingEngine {
     }
   }
 }
+
+/** The first status check after a send; the interval then grows with the time since the send, up to pollMs. */
+const FIRST_POLL_MS = 40;
 
 const RANK: Record<string, number> = { processed: 0, confirmed: 1, finalized: 2 };
 
