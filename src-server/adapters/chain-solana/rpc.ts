@@ -27,7 +27,7 @@ import {
   type VersionedTransactionResponse,
 } from "@solana/web3.js";
 import type { Buffer } from "buffer";
-import type { DepositHistoryRpc } from "./deposit-history";
+import type { DepositHistoryRpc, HistoryTransaction } from "./deposit-history";
 
 /** getHealth: "ok", or the node's complaint (behindBySlots when it says "Node is behind by N slots"). */
 export type NodeHealth = { ok: true; unsupported?: true } | { ok: false; behindBySlots: number | null; message: string };
@@ -124,6 +124,29 @@ export class SolanaConnection extends Connection implements SolanaRpc {
     });
   }
 
+  /**
+   * getTransaction as raw JSON-RPC, reading only slot, meta.err and
+   * meta.logMessages: web3.js validates every field of every answer, which
+   * costs ~3 ms a transaction during a backfill.
+   */
+  async getTransactionLogs(signature: string, commitment: Finality): Promise<HistoryTransaction | null> {
+    const res = await this.#fetch(this.#url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getTransaction", params: [signature, { encoding: "base64", commitment, maxSupportedTransactionVersion: 0 }] }),
+    });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`getTransaction: HTTP ${res.status} ${text.slice(0, 80)}`);
+    let body: { result?: unknown; error?: { code?: number; message?: string } };
+    try {
+      body = JSON.parse(text) as typeof body;
+    } catch {
+      throw new Error(`getTransaction: HTTP ${res.status} answered no JSON`);
+    }
+    if (body.error) throw new Error(`getTransaction: ${body.error.code ?? ""} ${body.error.message ?? ""}`.trim());
+    return parseHistoryTransaction(body.result);
+  }
+
   /** JSON-RPC getHealth: throws only when the node cannot be reached or answers nonsense. */
   async getHealth(): Promise<NodeHealth> {
     const res = await this.#fetch(this.#url, {
@@ -155,4 +178,20 @@ export class SolanaConnection extends Connection implements SolanaRpc {
 
 export function createSolanaRpc(opts: SolanaRpcOptions): SolanaConnection {
   return new SolanaConnection(opts);
+}
+
+/** The fields the history reader needs, checked by hand; anything else in the answer is ignored. */
+export function parseHistoryTransaction(result: unknown): HistoryTransaction | null {
+  if (result === null || result === undefined) return null;
+  if (typeof result !== "object") throw new Error("getTransaction: the result is not an object");
+  const r = result as { slot?: unknown; meta?: unknown };
+  if (typeof r.slot !== "number" || !Number.isSafeInteger(r.slot)) throw new Error("getTransaction: the result has no slot");
+  if (r.meta === null || r.meta === undefined) return { slot: r.slot, meta: null };
+  if (typeof r.meta !== "object") throw new Error("getTransaction: meta is not an object");
+  const m = r.meta as { err?: unknown; logMessages?: unknown };
+  const logs = m.logMessages;
+  if (logs !== null && logs !== undefined && !(Array.isArray(logs) && logs.every((l) => typeof l === "string"))) {
+    throw new Error("getTransaction: meta.logMessages is not a list of strings");
+  }
+  return { slot: r.slot, meta: { err: m.err ?? null, logMessages: (logs as string[] | null | undefined) ?? null } };
 }
