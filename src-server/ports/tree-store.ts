@@ -24,4 +24,6 @@ export interface TreeStore {
   loadTree(pool: StoredPool, tree: MerkleTree): void;
   /** Persists one append (nodes, root, cursor, leaf metadata) atomically. */
   saveAppend(pool: StoredPool, append: AppendResult, cursor: string | null, leaves: IndexedLeaf[]): Promise<void>;
+  /** Moves the cursor past chain history that held no deposits (withdrawals, failed deposits). */
+  saveCursor(pool: StoredPool, cursor: string | null): Promise<void>;
 }

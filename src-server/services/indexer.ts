@@ -99,7 +99,11 @@ export class IndexerService {
     try {
       for (;;) {
         const page = await chain.fetchDepositEvents(mint, pool.stored.cursor, PAGE);
-        if (page.events.length === 0) break;
+        if (page.events.length === 0) {
+          // History without deposits still moves the cursor, so a restart does not read it again.
+          if (page.cursor !== pool.stored.cursor) await this.store.saveCursor(pool.stored, page.cursor);
+          break;
+        }
         const leaves = new Uint8Array(page.events.length * 32);
         const meta: IndexedLeaf[] = [];
         page.events.forEach((e, i) => {

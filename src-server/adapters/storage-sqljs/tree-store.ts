@@ -58,6 +58,11 @@ export class SqlTreeStore implements TreeStore {
     }
   }
 
+  async saveCursor(pool: StoredPool, cursor: string | null): Promise<void> {
+    await this.db.write([{ sql: "UPDATE pools SET cursor = ? WHERE id = ?", params: [cursor, pool.id] }]);
+    pool.cursor = cursor;
+  }
+
   async saveAppend(pool: StoredPool, append: AppendResult, cursor: string | null, leaves: IndexedLeaf[]): Promise<void> {
     const now = this.now();
     const stmts: SqlStatement[] = [];
