@@ -279,7 +279,13 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
         // A solana network may pay from the operator's own keypair file instead of the relay's key.
         ...[...chains.values()]
           .filter((c) => c.feePayer !== relayer.address)
-          .map((c) => ({ name: `fee payer (${c.network})`, purpose: `signs and pays for withdrawals on ${c.network}; the operator's keypair file`, publicKey: pubkeyBytes(c.feePayer), address: c.feePayer })),
+          .map((c) => ({
+            name: `fee payer (${c.network})`,
+            purpose: `signs and pays for withdrawals on ${c.network}`,
+            publicKey: pubkeyBytes(c.feePayer),
+            address: c.feePayer,
+            storage: `operator's keypair file ${config.networks[c.network].solana.relayerKeypairPath ?? ""}`.trim(),
+          })),
       ],
       support: { reverts: revertStore, decisions: complianceLog, sanctionsStatus: () => sanctions.status(), overrides: sanctionsOverrides },
       nullifierAddress: (n, mint, hash) => nullifierAddress(programIds.get(n)!, mint, hash),

@@ -16,6 +16,8 @@ export interface HeldKey {
   purpose: string;
   publicKey: Uint8Array;
   address: string;
+  /** Where it is kept, when not in the relay's own secret store (an operator's keypair file). */
+  storage?: string;
 }
 
 export interface AdminStatusDeps {
@@ -118,7 +120,7 @@ export class AdminStatus {
       purpose: k.purpose,
       publicKey: k.address,
       fingerprint: keyFingerprint(k.publicKey),
-      storage: this.deps.keyStorage,
+      storage: k.storage ?? this.deps.keyStorage,
     }));
     keys.push({
       name: "operator-token",

@@ -114,7 +114,7 @@ describe("console", () => {
   it("shows the solana network's fee payer (the operator's keypair file) in the keys and money views", async () => {
     const feePayer = net.relayer.publicKey.toBase58();
     const settings = await admin<{ keys: { name: string; publicKey: string }[] }>("/settings");
-    expect(settings.keys).toContainEqual(expect.objectContaining({ name: "fee payer (mainnet)", publicKey: feePayer }));
+    expect(settings.keys).toContainEqual(expect.objectContaining({ name: "fee payer (mainnet)", publicKey: feePayer, storage: `operator's keypair file ${net.relayerKeyFile}` }));
     const money = await admin<{ feePayers: { network: string; address: string; sandbox: boolean }[] }>("/money");
     expect(money.feePayers).toContainEqual(expect.objectContaining({ network: "mainnet", address: feePayer, sandbox: false }));
   });
