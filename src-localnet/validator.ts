@@ -97,13 +97,18 @@ export async function startLocalValidator(opts: LocalValidatorOptions = {}): Pro
   });
 
   const servers: RpcServer[] = [];
-  try {
-    const main = await startRpcServer({ node, hub, faults, host, port: opts.port ?? 0, jupiter });
-    servers.push(main);
-    if (opts.alsoListenPortPlusOne) servers.push(await startRpcServer({ node, hub, faults, host, port: main.port + 1, jupiter }));
-  } catch (e) {
-    await Promise.all(servers.map((s) => s.close()));
-    throw e;
+  // A free port's neighbour may be taken: with port 0, look for a free pair (a few tries).
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const main = await startRpcServer({ node, hub, faults, host, port: opts.port ?? 0, jupiter });
+      servers.push(main);
+      if (opts.alsoListenPortPlusOne) servers.push(await startRpcServer({ node, hub, faults, host, port: main.port + 1, jupiter }));
+      break;
+    } catch (e) {
+      await Promise.all(servers.splice(0).map((s) => s.close()));
+      const inUse = (e as NodeJS.ErrnoException).code === "EADDRINUSE";
+      if (!(inUse && opts.alsoListenPortPlusOne && !opts.port && attempt < 20)) throw e;
+    }
   }
   const port = servers[0]!.port;
   const urlHost = host.includes(":") ? `[${host}]` : host;
