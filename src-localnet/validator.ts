@@ -44,6 +44,8 @@ export interface LocalValidator {
   readonly ledger: Ledger;
   readonly faults: Faults;
   readonly faucet: Keypair;
+  /** Live websocket subscriptions (a test waits for one before acting on its notification). */
+  readonly subscriptionCount: number;
   registerProgram(program: Program): void;
   /** The Jupiter-compatible swap API (rpc/jupiter.ts) over the cp-swap pools. */
   readonly jupiter: LocalJupiterApi;
@@ -124,6 +126,9 @@ export async function startLocalValidator(opts: LocalValidatorOptions = {}): Pro
     ledger,
     faults,
     faucet,
+    get subscriptionCount() {
+      return hub.subscriptionCount;
+    },
     registerProgram: (p) => ledger.registerProgram(p),
     jupiter,
     jupiterUrl: `${urls.rpcUrl}${JUPITER_PATH}`,

@@ -304,11 +304,12 @@ describe("deposit history on the local validator", () => {
     await follower.start();
     const before = indexer.get(NETWORK, USDC)!.tree.nextIndex;
     await depositNow();
-    const waited = await until("indexed by polling", () => indexer.get(NETWORK, USDC)!.tree.nextIndex === before + 1, 10 * pollMs);
-    expect(waited).toBeLessThanOrEqual(4 * pollMs);
+    await until("indexed by polling", () => indexer.get(NETWORK, USDC)!.tree.nextIndex === before + 1, 20_000);
+    // No notification exists here: the poll did it (how fast is the bench's business, not a test's).
+    expect(follower.stats()[0]!.notifications).toBe(0);
     const pool = indexer.get(NETWORK, USDC)!;
     expect(toHex(pool.tree.root())).toBe(toHex((await chainTree()).root));
-    await until("lag measured", () => follower.stats()[0]!.chainNextIndex === before + 1, 2 * pollMs);
+    await until("lag measured", () => follower.stats()[0]!.chainNextIndex === before + 1, 20_000);
     expect(follower.stats()[0]!).toMatchObject({ lagDeposits: 0, lagSec: 0, treeNextIndex: before + 1, failures: 0 });
     expect(follower.health()).toEqual([{ name: "indexer-lag:mainnet", ok: true, detail: "1 pools in sync" }]);
     await follower.stop();
@@ -360,11 +361,14 @@ describe("deposit history on the local validator", () => {
       subscribe: ({ mint }, onChange) => subscribe(mint, onChange),
     });
     await follower.start();
-    await until("subscribed", () => follower.stats()[0]?.subscribed === true, 2_000);
-    await new Promise((r) => setTimeout(r, 300)); // the websocket's logsSubscribe round trip
+    const subscriptionsBefore = validator.subscriptionCount;
+    await until("subscribed", () => follower.stats()[0]?.subscribed === true, 20_000);
+    // The websocket's logsSubscribe reached the validator: a deposit now is notified.
+    await until("logsSubscribe registered", () => validator.subscriptionCount > subscriptionsBefore, 20_000);
     const before = indexer.get(NETWORK, USDC)!.tree.nextIndex;
     await depositNow();
-    await until("indexed on notification", () => indexer.get(NETWORK, USDC)!.tree.nextIndex === before + 1, 5_000);
+    // pollMs is 60 s: only the notification can index it within this bound.
+    await until("indexed on notification", () => indexer.get(NETWORK, USDC)!.tree.nextIndex === before + 1, 30_000);
     expect(follower.stats()[0]!.notifications).toBeGreaterThanOrEqual(1);
     expect(toHex(indexer.get(NETWORK, USDC)!.tree.root())).toBe(toHex((await chainTree()).root));
     await follower.stop();
