@@ -33,7 +33,8 @@ module.exports = {
       name: "product-never-runs-the-test-validator",
       comment: "src-localnet is a test and demo tool; the relay, console and client must reach a chain only over RPC.",
       severity: "error",
-      from: { path: "^src-(server|shared|main|preload|renderer|client)/" },
+      // Test fixtures beside the code they serve are tests, like *.test.ts.
+      from: { path: "^src-(server|shared|main|preload|renderer|client)/", pathNot: "/test-fixtures/" },
       to: { path: "^src-localnet/" },
     },
     {

@@ -5,105 +5,39 @@
  * the swap runs in the cp-swap program, and the pool program verifies real
  * Groth16 proofs (the recorded fixtures of verifier-groth16/test-fixtures).
  */
-import { Keypair, PublicKey, Transaction, type TransactionInstruction } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { FieldHasher } from "../../../src-shared/crypto/hasher";
-import { createPoseidonHasher } from "../../../src-shared/crypto/poseidon-wasm";
-import { pubkeyToField } from "../../../src-shared/crypto/pubkey-field";
-import { bigIntToBytes32 } from "../../../src-shared/encoding/field";
 import { encodeBase58 } from "../../../src-shared/encoding/base58";
-import {
-  DEFAULT_POOL_PROGRAM_ID,
-  associatedTokenAddress,
-  decodePoolEventLogs,
-  depositInstruction,
-  initializePoolInstruction,
-  poolVaultAddress,
-  publicKeyBytes,
-} from "../../../src-shared/pool-program";
-import { createDefaultPrograms } from "../../../src-localnet/programs";
-import { startLocalValidator, type LocalValidator } from "../../../src-localnet/validator";
-import { defaultSolanaConfig, type NetworkConfig } from "../../config/schema";
+import { associatedTokenAddress, decodePoolEventLogs, poolVaultAddress } from "../../../src-shared/pool-program";
+import type { LocalValidator } from "../../../src-localnet/validator";
 import { minOutAmount } from "../../core/swap/slippage";
 import type { SwapQuote } from "../../core/swap/quote";
-import type { SubmissionAttempt, WithdrawalSubmission } from "../../ports/chain";
-import type { ProofVerifier } from "../../ports/proof-verifier";
-import { Signer } from "../keys/keypair-file";
+import type { WithdrawalSubmission } from "../../ports/chain";
+import type { Signer } from "../keys/keypair-file";
 import { JupiterSwapApi } from "../swap-jupiter/jupiter-api";
-import { loadFixtures, VKEY_PATH, type WireCase } from "../verifier-groth16/test-fixtures/fixtures";
-import { createGroth16Verifier } from "../verifier-groth16/worker-pool";
-import { createSolanaRpc, type SolanaConnection } from "./rpc";
 import { SolanaChain } from "./solana-chain";
-import { confirmSignature } from "../../../src-localnet/confirm";
+import { FEE, MINT, NOTE, PROGRAM, RECIPIENTS, SOL, TEST_TIMING, recorder, startFixturePool, type FixturePool } from "./test-fixtures/localnet-pool";
 
-const PROGRAM = DEFAULT_POOL_PROGRAM_ID;
-const SOL = 1_000_000_000n;
-/** The fixtures' pool (test-fixtures/generate.ts): seven notes of (i+1) SOL, deposited in order with nonces 0..6. */
-const MINT = encodeBase58(Uint8Array.from({ length: 32 }, (_, i) => 0xf0 - i));
 const OUT = encodeBase58(Uint8Array.from({ length: 32 }, (_, i) => 0x30 + i));
-const NOTE = (i: number) => ({ nullifier: 7000n + BigInt(i), secret: 0x5eed000n + BigInt(i), amount: BigInt(i + 1) * SOL });
-const RECIPIENTS: Record<string, Uint8Array> = {
-  "leaf 0, 1 SOL": Uint8Array.from({ length: 32 }, (_, i) => i + 1),
-  "leaf 5, 6 SOL": Uint8Array.from({ length: 32 }, (_, i) => 0xff - 3 * i),
-  "leaf 6, 7 SOL": new Uint8Array(32).fill(0x80),
-};
-const FEE = 5_000_000n;
 const SLIPPAGE_BPS = 50;
 const RESERVES = { in: 100n * SOL, out: 400_000_000_000n };
 /** DESIGN §6, written out again so the test does not trust the code under test. */
 const cpOut = (a: bigint, rIn: bigint, rOut: bigint): bigint => (a * 997n * rOut) / (rIn * 1000n + a * 997n);
 
-let hasher: FieldHasher;
-let verifier: ProofVerifier;
+let pool: FixturePool;
 let validator: LocalValidator;
-let rpc: SolanaConnection;
 let chain: SolanaChain;
 let jupiter: JupiterSwapApi;
-let cases: Map<string, WireCase>;
-const relayerKey = Keypair.generate();
-const relayer = new Signer(new Uint8Array(relayerKey.secretKey));
-const depositor = Keypair.generate();
+let relayer: Signer;
 const logs: string[] = [];
 
-async function send(instructions: TransactionInstruction[], signers: Keypair[]): Promise<string> {
-  const { blockhash, lastValidBlockHeight } = await rpc.getLatestBlockhash("confirmed");
-  const tx = new Transaction({ feePayer: signers[0]!.publicKey, blockhash, lastValidBlockHeight }).add(...instructions);
-  tx.sign(...signers);
-  const signature = await rpc.sendRawTransaction(tx.serialize());
-  await confirmSignature(rpc, signature, lastValidBlockHeight);
-  return signature;
-}
-
-function network(): NetworkConfig {
-  return {
-    enabled: true,
-    backend: "solana",
-    programId: PROGRAM,
-    pools: [MINT],
-    rpcUrl: validator.rpcUrl,
-    wsUrl: validator.wsUrl,
-    solana: { ...defaultSolanaConfig(), rebroadcastMs: 150, rpcTimeoutMs: 2_000, lamportsPerUnit: { [MINT]: "1" }, allowLoss: true },
-  };
-}
+const balance = (account: string): Promise<bigint> => pool.balance(account);
 
 function depositSizeOf(label: string): bigint {
   return NOTE(Number(/leaf (\d)/.exec(label)![1])).amount;
 }
 
 function withdrawal(label: string, quote: SwapQuote): WithdrawalSubmission {
-  const c = cases.get(label)!;
-  return {
-    mint: MINT,
-    mintBytes: publicKeyBytes(MINT),
-    recipient: encodeBase58(RECIPIENTS[label]!),
-    root: c.signals[0]!,
-    nullifierHash: c.signals[1]!,
-    proof: c.proof,
-    publicSignals: c.signals,
-    depositSize: depositSizeOf(label),
-    fee: FEE,
-    swap: { outputMint: OUT, quote, minOutAmount: minOutAmount(quote.outAmount, SLIPPAGE_BPS) },
-  };
+  return { ...pool.withdrawal(label), swap: { outputMint: OUT, quote, minOutAmount: minOutAmount(quote.outAmount, SLIPPAGE_BPS) } };
 }
 
 async function quoteFor(label: string): Promise<SwapQuote> {
@@ -112,16 +46,7 @@ async function quoteFor(label: string): Promise<SwapQuote> {
   return q.value;
 }
 
-function recorder(): { attempts: SubmissionAttempt[]; observer: { attempt(a: SubmissionAttempt): Promise<void> } } {
-  const attempts: SubmissionAttempt[] = [];
-  return { attempts, observer: { attempt: async (a) => void attempts.push(a) } };
-}
 
-async function balance(account: string): Promise<bigint> {
-  const address = new PublicKey(account);
-  if (!(await rpc.getAccountInfo(address))) return 0n;
-  return BigInt((await rpc.getTokenAccountBalance(address)).value.amount);
-}
 
 const reserves = () => {
   const p = validator.swapPool(MINT, OUT)!;
@@ -129,33 +54,19 @@ const reserves = () => {
 };
 
 beforeAll(async () => {
-  hasher = await createPoseidonHasher();
-  verifier = await createGroth16Verifier(VKEY_PATH, { threads: 1 });
-  cases = new Map(loadFixtures().map((c) => [c.label, c]));
-  validator = await startLocalValidator({ slotMs: 40, programs: createDefaultPrograms({ poolProgramId: PROGRAM, hasher, verifier }), programIds: [PROGRAM] });
-  rpc = createSolanaRpc({ rpcUrl: validator.rpcUrl, wsUrl: validator.wsUrl, commitment: "confirmed", rpcTimeoutMs: 2_000 });
-  await validator.airdrop(relayer.address, 100n * SOL);
-  await validator.airdrop(depositor.publicKey.toBase58(), 10n * SOL);
-  await validator.mintTo(depositor.publicKey.toBase58(), MINT, 40n * SOL);
-  await send([initializePoolInstruction({ programId: PROGRAM, authority: relayer.address, mint: MINT })], [relayerKey]);
-  const mintField = pubkeyToField(hasher, publicKeyBytes(MINT));
-  for (let i = 0; i < 7; i++) {
-    const n = NOTE(i);
-    const commitment = hasher.hash([bigIntToBytes32(n.nullifier), bigIntToBytes32(n.secret), bigIntToBytes32(n.amount), mintField]);
-    await send([depositInstruction({ programId: PROGRAM, depositor: depositor.publicKey.toBase58(), mint: MINT, commitment, amount: n.amount, nonce: BigInt(i) })], [depositor]);
-  }
+  pool = await startFixturePool();
+  ({ validator, relayer } = pool);
   await validator.createSwapPool(MINT, OUT, RESERVES.in, RESERVES.out);
   jupiter = new JupiterSwapApi({ baseUrl: validator.jupiterUrl, apiKey: null, timeoutMs: 5_000, restrictIntermediateTokens: true });
-  chain = await SolanaChain.connect("devnet", network(), relayer, hasher, (l) => logs.push(l), {
-    rpc,
+  chain = await SolanaChain.connect("devnet", pool.network({ allowLoss: true }), relayer, pool.hasher, (l) => logs.push(l), {
+    rpc: pool.rpc,
     swapInstructions: jupiter,
-    timing: { pollMs: 50, backoffMs: 50, maxBackoffMs: 200, unknownAfterMs: 5_000, preSendRetryMs: 2_000 },
+    timing: TEST_TIMING,
   });
 }, 120_000);
 
 afterAll(async () => {
-  await validator?.close();
-  await verifier?.close();
+  await pool?.close();
 });
 
 describe("SolanaChain relay_swap on the local validator (Jupiter API → cp-swap)", () => {
@@ -185,7 +96,7 @@ describe("SolanaChain relay_swap on the local validator (Jupiter API → cp-swap
     expect(vaultBefore - (await balance(poolVaultAddress(PROGRAM, MINT)))).toBe(w.depositSize);
     expect(reserves()).toEqual([RESERVES.in + w.depositSize - FEE, RESERVES.out - expected]);
     expect(await chain.isNullifierSpent(MINT, w.nullifierHash)).toBe(true);
-    const tx = await rpc.getTransaction(r.signature, { commitment: "confirmed", maxSupportedTransactionVersion: 0 });
+    const tx = await pool.rpc.getTransaction(r.signature, { commitment: "confirmed", maxSupportedTransactionVersion: 0 });
     expect(tx?.version).toBe(0);
     // The route's lookup table (from swap-instructions) is what keeps the transaction under 1232 bytes.
     expect(tx?.transaction.message.addressTableLookups.map((l) => l.accountKey.toBase58())).toEqual([validator.swapPool(MINT, OUT)!.lookupTable]);

@@ -6,104 +6,44 @@
  * fault switches for dropped transactions, expired blockhashes, a lagging
  * node and an outage.
  */
-import { Keypair, PublicKey, Transaction, type TransactionInstruction } from "@solana/web3.js";
+import { PublicKey, type Keypair, type TransactionInstruction } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FieldHasher } from "../../../src-shared/crypto/hasher";
-import { createPoseidonHasher } from "../../../src-shared/crypto/poseidon-wasm";
 import { pubkeyToField } from "../../../src-shared/crypto/pubkey-field";
 import { toHex } from "../../../src-shared/encoding/bytes";
-import { bigIntToBytes32 } from "../../../src-shared/encoding/field";
 import { encodeBase58 } from "../../../src-shared/encoding/base58";
 import {
-  DEFAULT_POOL_PROGRAM_ID,
   associatedTokenAddress,
   decodePoolEventLogs,
   depositInstruction,
-  initializePoolInstruction,
   poolNullifierAddress,
-  publicKeyBytes,
 } from "../../../src-shared/pool-program";
-import { createDefaultPrograms } from "../../../src-localnet/programs";
-import { startLocalValidator, type LocalValidator } from "../../../src-localnet/validator";
-import { defaultSolanaConfig, type NetworkConfig } from "../../config/schema";
-import type { SubmissionAttempt, WithdrawalSubmission } from "../../ports/chain";
+import type { LocalValidator } from "../../../src-localnet/validator";
+import type { NetworkConfig } from "../../config/schema";
+import type { WithdrawalSubmission } from "../../ports/chain";
 import type { ProofVerifier } from "../../ports/proof-verifier";
 import { Signer } from "../keys/keypair-file";
-import { loadFixtures, VKEY_PATH, type WireCase } from "../verifier-groth16/test-fixtures/fixtures";
-import { createGroth16Verifier } from "../verifier-groth16/worker-pool";
-import { createSolanaRpc, type SolanaConnection } from "./rpc";
+import type { WireCase } from "../verifier-groth16/test-fixtures/fixtures";
+import type { SolanaConnection } from "./rpc";
 import { SolanaChain } from "./solana-chain";
-import { confirmSignature } from "../../../src-localnet/confirm";
+import { FEE, MINT, PROGRAM, RECIPIENTS, SOL, TEST_TIMING, recorder, startFixturePool, type FixturePool } from "./test-fixtures/localnet-pool";
 
-const PROGRAM = DEFAULT_POOL_PROGRAM_ID;
-const SOL = 1_000_000_000n;
-/** The fixtures' pool (test-fixtures/generate.ts): seven notes of (i+1) SOL, deposited in order with nonces 0..6. */
-const MINT = encodeBase58(Uint8Array.from({ length: 32 }, (_, i) => 0xf0 - i));
-const NOTE = (i: number) => ({ nullifier: 7000n + BigInt(i), secret: 0x5eed000n + BigInt(i), amount: BigInt(i + 1) * SOL });
-const RECIPIENTS: Record<string, Uint8Array> = {
-  "leaf 0, 1 SOL": Uint8Array.from({ length: 32 }, (_, i) => i + 1),
-  "leaf 5, 6 SOL": Uint8Array.from({ length: 32 }, (_, i) => 0xff - 3 * i),
-  "leaf 6, 7 SOL": new Uint8Array(32).fill(0x80),
-};
-const FEE = 5_000_000n;
-
+let pool: FixturePool;
 let hasher: FieldHasher;
 let verifier: ProofVerifier;
 let validator: LocalValidator;
 let rpc: SolanaConnection;
 let chain: SolanaChain;
 let cases: Map<string, WireCase>;
-const relayerKey = Keypair.generate();
-const relayer = new Signer(new Uint8Array(relayerKey.secretKey));
-const depositor = Keypair.generate();
+let relayerKey: Keypair;
+let relayer: Signer;
+let depositor: Keypair;
 const logs: string[] = [];
 
-async function send(instructions: TransactionInstruction[], signers: Keypair[]): Promise<string> {
-  const { blockhash, lastValidBlockHeight } = await rpc.getLatestBlockhash("confirmed");
-  const tx = new Transaction({ feePayer: signers[0]!.publicKey, blockhash, lastValidBlockHeight }).add(...instructions);
-  tx.sign(...signers);
-  const signature = await rpc.sendRawTransaction(tx.serialize());
-  await confirmSignature(rpc, signature, lastValidBlockHeight);
-  return signature;
-}
-
-function network(): NetworkConfig {
-  return {
-    enabled: true,
-    backend: "solana",
-    programId: PROGRAM,
-    pools: [MINT],
-    rpcUrl: validator.rpcUrl,
-    wsUrl: validator.wsUrl,
-    solana: { ...defaultSolanaConfig(), rebroadcastMs: 150, rpcTimeoutMs: 2_000, lamportsPerUnit: { [MINT]: "1" } },
-  };
-}
-
-function withdrawal(label: string): WithdrawalSubmission {
-  const c = cases.get(label)!;
-  return {
-    mint: MINT,
-    mintBytes: publicKeyBytes(MINT),
-    recipient: encodeBase58(RECIPIENTS[label]!),
-    root: c.signals[0]!,
-    nullifierHash: c.signals[1]!,
-    proof: c.proof,
-    publicSignals: c.signals,
-    depositSize: BigInt(NOTE(Number(/leaf (\d)/.exec(label)![1])).amount),
-    fee: FEE,
-  };
-}
-
-function recorder(): { attempts: SubmissionAttempt[]; observer: { attempt(a: SubmissionAttempt): Promise<void> } } {
-  const attempts: SubmissionAttempt[] = [];
-  return { attempts, observer: { attempt: async (a) => void attempts.push(a) } };
-}
-
-async function tokenBalance(owner: string): Promise<bigint> {
-  const address = new PublicKey(associatedTokenAddress(owner, MINT));
-  if (!(await rpc.getAccountInfo(address))) return 0n;
-  return BigInt((await rpc.getTokenAccountBalance(address)).value.amount);
-}
+const send = (instructions: TransactionInstruction[], signers: Keypair[]): Promise<string> => pool.send(instructions, signers);
+const network = (): NetworkConfig => pool.network();
+const withdrawal = (label: string): WithdrawalSubmission => pool.withdrawal(label);
+const tokenBalance = (owner: string): Promise<bigint> => pool.balance(associatedTokenAddress(owner, MINT));
 
 /** Transactions that touched the nullifier account: exactly one when it was spent once. */
 async function nullifierHistory(w: WithdrawalSubmission): Promise<string[]> {
@@ -112,34 +52,17 @@ async function nullifierHistory(w: WithdrawalSubmission): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  hasher = await createPoseidonHasher();
-  verifier = await createGroth16Verifier(VKEY_PATH, { threads: 1 });
-  cases = new Map(loadFixtures().map((c) => [c.label, c]));
+  pool = await startFixturePool();
+  ({ hasher, verifier, validator, rpc, cases, relayerKey, relayer, depositor } = pool);
   for (const [label, recipient] of Object.entries(RECIPIENTS)) {
     // The recorded public inputs are the ones the program recomputes.
     expect(toHex(cases.get(label)!.signals[2]!)).toBe(toHex(pubkeyToField(hasher, recipient)));
   }
-  validator = await startLocalValidator({ slotMs: 40, programs: createDefaultPrograms({ poolProgramId: PROGRAM, hasher, verifier }), programIds: [PROGRAM] });
-  rpc = createSolanaRpc({ rpcUrl: validator.rpcUrl, wsUrl: validator.wsUrl, commitment: "confirmed", rpcTimeoutMs: 2_000 });
-  await validator.airdrop(relayer.address, 100n * SOL);
-  await validator.airdrop(depositor.publicKey.toBase58(), 10n * SOL);
-  await validator.mintTo(depositor.publicKey.toBase58(), MINT, 40n * SOL);
-  await send([initializePoolInstruction({ programId: PROGRAM, authority: relayer.address, mint: MINT })], [relayerKey]);
-  const mintField = pubkeyToField(hasher, publicKeyBytes(MINT));
-  for (let i = 0; i < 7; i++) {
-    const n = NOTE(i);
-    const commitment = hasher.hash([bigIntToBytes32(n.nullifier), bigIntToBytes32(n.secret), bigIntToBytes32(n.amount), mintField]);
-    await send([depositInstruction({ programId: PROGRAM, depositor: depositor.publicKey.toBase58(), mint: MINT, commitment, amount: n.amount, nonce: BigInt(i) })], [depositor]);
-  }
-  chain = await SolanaChain.connect("devnet", network(), relayer, hasher, (l) => logs.push(l), {
-    rpc,
-    timing: { pollMs: 50, backoffMs: 50, maxBackoffMs: 200, unknownAfterMs: 5_000, preSendRetryMs: 2_000 },
-  });
+  chain = await SolanaChain.connect("devnet", network(), relayer, hasher, (l) => logs.push(l), { rpc, timing: TEST_TIMING });
 }, 120_000);
 
 afterAll(async () => {
-  await validator?.close();
-  await verifier?.close();
+  await pool?.close();
 });
 
 describe("SolanaChain on the local validator", () => {

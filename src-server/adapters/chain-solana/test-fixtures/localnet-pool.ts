@@ -1,0 +1,137 @@
+/**
+ * The verifier fixtures' pool (verifier-groth16/test-fixtures/generate.ts) on
+ * a local validator: seven notes of (i+1) SOL deposited in order with nonces
+ * 0..6, so the recorded proofs verify against its root. Shared by the
+ * SolanaChain localnet tests.
+ */
+import { Keypair, PublicKey, Transaction, type TransactionInstruction } from "@solana/web3.js";
+import type { FieldHasher } from "../../../../src-shared/crypto/hasher";
+import { createPoseidonHasher } from "../../../../src-shared/crypto/poseidon-wasm";
+import { pubkeyToField } from "../../../../src-shared/crypto/pubkey-field";
+import { bigIntToBytes32 } from "../../../../src-shared/encoding/field";
+import { encodeBase58 } from "../../../../src-shared/encoding/base58";
+import { DEFAULT_POOL_PROGRAM_ID, depositInstruction, initializePoolInstruction, publicKeyBytes } from "../../../../src-shared/pool-program";
+import { confirmSignature } from "../../../../src-localnet/confirm";
+import { createDefaultPrograms } from "../../../../src-localnet/programs";
+import { startLocalValidator, type LocalValidator } from "../../../../src-localnet/validator";
+import { defaultSolanaConfig, type NetworkConfig, type SolanaNetworkConfig } from "../../../config/schema";
+import type { SubmissionAttempt, WithdrawalSubmission } from "../../../ports/chain";
+import type { ProofVerifier } from "../../../ports/proof-verifier";
+import { Signer } from "../../keys/keypair-file";
+import { loadFixtures, VKEY_PATH, type WireCase } from "../../verifier-groth16/test-fixtures/fixtures";
+import { createGroth16Verifier } from "../../verifier-groth16/worker-pool";
+import { createSolanaRpc, type SolanaConnection } from "../rpc";
+
+export const PROGRAM = DEFAULT_POOL_PROGRAM_ID;
+export const SOL = 1_000_000_000n;
+export const MINT = encodeBase58(Uint8Array.from({ length: 32 }, (_, i) => 0xf0 - i));
+export const NOTE = (i: number) => ({ nullifier: 7000n + BigInt(i), secret: 0x5eed000n + BigInt(i), amount: BigInt(i + 1) * SOL });
+export const RECIPIENTS: Record<string, Uint8Array> = {
+  "leaf 0, 1 SOL": Uint8Array.from({ length: 32 }, (_, i) => i + 1),
+  "leaf 5, 6 SOL": Uint8Array.from({ length: 32 }, (_, i) => 0xff - 3 * i),
+  "leaf 6, 7 SOL": new Uint8Array(32).fill(0x80),
+};
+export const FEE = 5_000_000n;
+/** Engine timings small enough for tests. */
+export const TEST_TIMING = { pollMs: 50, backoffMs: 50, maxBackoffMs: 200, unknownAfterMs: 5_000, preSendRetryMs: 2_000 };
+
+export interface FixturePool {
+  hasher: FieldHasher;
+  verifier: ProofVerifier;
+  validator: LocalValidator;
+  rpc: SolanaConnection;
+  cases: Map<string, WireCase>;
+  /** The pool's authority and the relayer's fee payer. */
+  relayerKey: Keypair;
+  relayer: Signer;
+  depositor: Keypair;
+  send(instructions: TransactionInstruction[], signers: Keypair[]): Promise<string>;
+  /** A solana network bound to this validator. */
+  network(solana?: Partial<SolanaNetworkConfig>): NetworkConfig;
+  /** The recorded proof of `label` as the relay would submit it. */
+  withdrawal(label: string): WithdrawalSubmission;
+  /** A token account's balance (0 when it does not exist). */
+  balance(account: string): Promise<bigint>;
+  close(): Promise<void>;
+}
+
+export async function startFixturePool(): Promise<FixturePool> {
+  const hasher = await createPoseidonHasher();
+  const verifier = await createGroth16Verifier(VKEY_PATH, { threads: 1 });
+  const cases = new Map(loadFixtures().map((c) => [c.label, c]));
+  const validator = await startLocalValidator({ slotMs: 40, programs: createDefaultPrograms({ poolProgramId: PROGRAM, hasher, verifier }), programIds: [PROGRAM] });
+  const rpc = createSolanaRpc({ rpcUrl: validator.rpcUrl, wsUrl: validator.wsUrl, commitment: "confirmed", rpcTimeoutMs: 2_000 });
+  const relayerKey = Keypair.generate();
+  const relayer = new Signer(new Uint8Array(relayerKey.secretKey));
+  const depositor = Keypair.generate();
+
+  const send = async (instructions: TransactionInstruction[], signers: Keypair[]): Promise<string> => {
+    const { blockhash, lastValidBlockHeight } = await rpc.getLatestBlockhash("confirmed");
+    const tx = new Transaction({ feePayer: signers[0]!.publicKey, blockhash, lastValidBlockHeight }).add(...instructions);
+    tx.sign(...signers);
+    const signature = await rpc.sendRawTransaction(tx.serialize());
+    await confirmSignature(rpc, signature, lastValidBlockHeight);
+    return signature;
+  };
+
+  await validator.airdrop(relayer.address, 100n * SOL);
+  await validator.airdrop(depositor.publicKey.toBase58(), 10n * SOL);
+  await validator.mintTo(depositor.publicKey.toBase58(), MINT, 40n * SOL);
+  await send([initializePoolInstruction({ programId: PROGRAM, authority: relayer.address, mint: MINT })], [relayerKey]);
+  const mintField = pubkeyToField(hasher, publicKeyBytes(MINT));
+  for (let i = 0; i < 7; i++) {
+    const n = NOTE(i);
+    const commitment = hasher.hash([bigIntToBytes32(n.nullifier), bigIntToBytes32(n.secret), bigIntToBytes32(n.amount), mintField]);
+    await send([depositInstruction({ programId: PROGRAM, depositor: depositor.publicKey.toBase58(), mint: MINT, commitment, amount: n.amount, nonce: BigInt(i) })], [depositor]);
+  }
+
+  return {
+    hasher,
+    verifier,
+    validator,
+    rpc,
+    cases,
+    relayerKey,
+    relayer,
+    depositor,
+    send,
+    network: (solana = {}) => ({
+      enabled: true,
+      backend: "solana",
+      programId: PROGRAM,
+      pools: [MINT],
+      rpcUrl: validator.rpcUrl,
+      wsUrl: validator.wsUrl,
+      solana: { ...defaultSolanaConfig(), rebroadcastMs: 150, rpcTimeoutMs: 2_000, lamportsPerUnit: { [MINT]: "1" }, ...solana },
+    }),
+    withdrawal: (label) => {
+      const c = cases.get(label)!;
+      return {
+        mint: MINT,
+        mintBytes: publicKeyBytes(MINT),
+        recipient: encodeBase58(RECIPIENTS[label]!),
+        root: c.signals[0]!,
+        nullifierHash: c.signals[1]!,
+        proof: c.proof,
+        publicSignals: c.signals,
+        depositSize: NOTE(Number(/leaf (\d)/.exec(label)![1])).amount,
+        fee: FEE,
+      };
+    },
+    balance: async (account) => {
+      const address = new PublicKey(account);
+      if (!(await rpc.getAccountInfo(address))) return 0n;
+      return BigInt((await rpc.getTokenAccountBalance(address)).value.amount);
+    },
+    close: async () => {
+      await validator.close();
+      await verifier.close();
+    },
+  };
+}
+
+/** Collects a submission's attempts as the relay's store would. */
+export function recorder(): { attempts: SubmissionAttempt[]; observer: { attempt(a: SubmissionAttempt): Promise<void> } } {
+  const attempts: SubmissionAttempt[] = [];
+  return { attempts, observer: { attempt: async (a) => void attempts.push(a) } };
+}
