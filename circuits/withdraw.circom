@@ -3,13 +3,22 @@ pragma circom 2.1.0;
 // Withdraw circuit (DESIGN.md §3). Compile with:
 //   npx circom2 circuits/withdraw.circom --r1cs --wasm --O2 -l node_modules -o out/zk
 //
-// Public inputs, in this order: root, nullifierHash, recipient, amount, mint.
+// Protocol v2. Public inputs, in this order:
+//   root, nullifierHash, recipient, amount, mint, extDataHash.
 // circom lists public inputs in the order they are DECLARED in the main
 // template (not the order of the `public [...]` list), so the declarations
 // below must stay in that order.
 //
 // recipient and mint are the field elements Poseidon(hi, lo) of the 32-byte
 // public keys (hi/lo = first/last 16 bytes, big-endian), computed outside.
+// extDataHash = Poseidon(relayer, fee, outputMint, minOut) is computed outside
+// too (by the relay and by the pool program from the transaction): it binds
+// who receives the fee, the fee, and a swap's output mint and minimum, so a
+// proof copied out of a transaction is worthless on any other terms.
+//
+// The leaf is never taken from the depositor: the pool computes it as
+// Poseidon(precommitment, amount, mint) from the amount it received, with
+// precommitment = Poseidon(nullifier, secret); the circuit recomputes it.
 
 include "circomlib/circuits/poseidon.circom";
 
@@ -68,6 +77,7 @@ template Withdraw(levels) {
     signal input recipient;
     signal input amount;
     signal input mint;
+    signal input extDataHash;
 
     // Private.
     signal input nullifier;
@@ -80,12 +90,16 @@ template Withdraw(levels) {
     nullifierHasher.inputs[0] <== nullifier;
     nullifierHash === nullifierHasher.out;
 
-    // commitment = Poseidon(nullifier, secret, amount, mint)
-    component commitmentHasher = Poseidon(4);
-    commitmentHasher.inputs[0] <== nullifier;
-    commitmentHasher.inputs[1] <== secret;
-    commitmentHasher.inputs[2] <== amount;
-    commitmentHasher.inputs[3] <== mint;
+    // precommitment = Poseidon(nullifier, secret)
+    component precommitmentHasher = Poseidon(2);
+    precommitmentHasher.inputs[0] <== nullifier;
+    precommitmentHasher.inputs[1] <== secret;
+
+    // commitment = Poseidon(precommitment, amount, mint), as the pool computes it
+    component commitmentHasher = Poseidon(3);
+    commitmentHasher.inputs[0] <== precommitmentHasher.out;
+    commitmentHasher.inputs[1] <== amount;
+    commitmentHasher.inputs[2] <== mint;
 
     component tree = MerkleTreeInclusion(levels);
     tree.leaf <== commitmentHasher.out;
@@ -100,6 +114,10 @@ template Withdraw(levels) {
     // (a non-linear constraint survives --O2 simplification).
     signal recipientSquare;
     recipientSquare <== recipient * recipient;
+
+    // Same for extDataHash: the relay's terms are bound by this constraint alone.
+    signal extDataHashSquare;
+    extDataHashSquare <== extDataHash * extDataHash;
 }
 
-component main {public [root, nullifierHash, recipient, amount, mint]} = Withdraw(32);
+component main {public [root, nullifierHash, recipient, amount, mint, extDataHash]} = Withdraw(32);

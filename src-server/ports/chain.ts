@@ -32,9 +32,12 @@ export interface WithdrawalSubmission {
   root: Uint8Array;
   nullifierHash: Uint8Array;
   proof: Uint8Array;
-  /** Public signals as the relay recomputed them; the program checks them again. */
-  publicSignals: Uint8Array[];
   depositSize: bigint;
+  /**
+   * Paid to this chain's `feePayer` (the relayer), bound by the proof through
+   * extDataHash: the chain recomputes every public signal from its own signer
+   * and these fields, as the pool program does, and never takes them from the relay.
+   */
   fee: bigint;
   /**
    * relay_swap: depositSize − fee is swapped into `outputMint` for the
@@ -47,8 +50,11 @@ export interface SwapLeg {
   outputMint: string;
   /** The quote taken when the request arrived (a Jupiter quote goes back to swap-instructions verbatim). */
   quote: SwapQuote;
-  /** The swap refuses to deliver less: the quote minus the pair's slippage. */
-  minOutAmount: bigint;
+  /**
+   * The request's minOut, bound by the proof (extDataHash): the recipient
+   * receives at least this much of outputMint or the whole withdrawal fails.
+   */
+  minOut: bigint;
 }
 
 /**

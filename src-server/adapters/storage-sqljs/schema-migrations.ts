@@ -261,6 +261,91 @@ export const MIGRATIONS: Migration[] = [
     // A Solana relay may take several signed transactions (fresh blockhash each); every one is kept.
     statements: [`ALTER TABLE relays ADD COLUMN attempts TEXT`, `ALTER TABLE relays ADD COLUMN network_fee_lamports TEXT`],
   },
+  {
+    version: 11,
+    name: "protocol v2",
+    // Protocol v2 (docs/protocol.md): leaves are Poseidon(precommitment, amount, mint), computed by
+    // the pool. The sandbox pools of a v1 store were built on the v1 leaf rule and are archived
+    // whole (their trees, deposits, commitment markers, nullifiers and events move to v1_*
+    // tables); the indexer's copies of those pools are dropped so the sandbox starts v2 pools
+    // afresh. Relay, revert and compliance records are kept. Solana pools are left alone: the
+    // chain is their source of truth and the indexer rechecks its root against it.
+    statements: [
+      `CREATE TABLE archived_pools (
+         network TEXT NOT NULL,
+         mint TEXT NOT NULL,
+         protocol INTEGER NOT NULL,
+         leaves INTEGER NOT NULL,
+         root BLOB,
+         archived_at INTEGER NOT NULL,
+         reason TEXT NOT NULL,
+         PRIMARY KEY (network, mint, protocol))`,
+      `INSERT INTO archived_pools (network, mint, protocol, leaves, root, archived_at, reason)
+         SELECT s.network, s.mint, 1, s.next_index, p.root, CAST(strftime('%s', 'now') AS INTEGER) * 1000,
+                'sandbox pool built on protocol v1 leaves (depositor-supplied commitments)'
+         FROM sandbox_pools s LEFT JOIN pools p ON p.network = s.network AND p.mint = s.mint`,
+      `DELETE FROM tree_chunks WHERE pool_id IN (SELECT p.id FROM pools p JOIN sandbox_pools s ON p.network = s.network AND p.mint = s.mint)`,
+      `DELETE FROM tree_roots WHERE pool_id IN (SELECT p.id FROM pools p JOIN sandbox_pools s ON p.network = s.network AND p.mint = s.mint)`,
+      `DELETE FROM indexed_leaves WHERE pool_id IN (SELECT p.id FROM pools p JOIN sandbox_pools s ON p.network = s.network AND p.mint = s.mint)`,
+      `DELETE FROM pools WHERE EXISTS (SELECT 1 FROM sandbox_pools s WHERE s.network = pools.network AND s.mint = pools.mint)`,
+      `ALTER TABLE sandbox_pools RENAME TO v1_sandbox_pools`,
+      `ALTER TABLE sandbox_deposits RENAME TO v1_sandbox_deposits`,
+      `ALTER TABLE sandbox_commitments RENAME TO v1_sandbox_commitments`,
+      `ALTER TABLE sandbox_nullifiers RENAME TO v1_sandbox_nullifiers`,
+      `ALTER TABLE sandbox_events RENAME TO v1_sandbox_events`,
+      `DROP INDEX IF EXISTS sandbox_events_pool`,
+      `CREATE TABLE sandbox_pools (
+         network TEXT NOT NULL,
+         mint TEXT NOT NULL,
+         next_index INTEGER NOT NULL,
+         filled_subtrees BLOB NOT NULL,
+         roots BLOB NOT NULL,
+         created_slot INTEGER NOT NULL,
+         PRIMARY KEY (network, mint))`,
+      // precommitment: what the depositor sent; commitment: the leaf the pool computed from it
+      // and the amount it moved (NULL when the precommitment was not a usable field element).
+      `CREATE TABLE sandbox_deposits (
+         network TEXT NOT NULL,
+         signature TEXT NOT NULL,
+         mint TEXT NOT NULL,
+         amount TEXT NOT NULL,
+         precommitment BLOB NOT NULL,
+         commitment BLOB,
+         depositor TEXT NOT NULL,
+         status TEXT NOT NULL,
+         leaf_index INTEGER,
+         slot INTEGER NOT NULL,
+         created_at INTEGER NOT NULL,
+         PRIMARY KEY (network, signature))`,
+      `CREATE TABLE sandbox_commitments (
+         network TEXT NOT NULL,
+         mint TEXT NOT NULL,
+         commitment BLOB NOT NULL,
+         PRIMARY KEY (network, mint, commitment))`,
+      `CREATE TABLE sandbox_nullifiers (
+         network TEXT NOT NULL,
+         mint TEXT NOT NULL,
+         nullifier_hash BLOB NOT NULL,
+         kind TEXT NOT NULL,
+         signature TEXT NOT NULL,
+         slot INTEGER NOT NULL,
+         PRIMARY KEY (network, mint, nullifier_hash))`,
+      `CREATE TABLE sandbox_events (
+         id INTEGER PRIMARY KEY,
+         network TEXT NOT NULL,
+         mint TEXT NOT NULL,
+         signature TEXT NOT NULL,
+         leaf_index INTEGER NOT NULL,
+         commitment BLOB NOT NULL,
+         depositor TEXT NOT NULL,
+         amount TEXT NOT NULL,
+         slot INTEGER NOT NULL)`,
+      `CREATE INDEX sandbox_events_pool ON sandbox_events (network, mint, id)`,
+      // The terms each relay's proof was bound to (extDataHash): who received the fee, and a swap's minimum.
+      `ALTER TABLE relays ADD COLUMN relayer TEXT`,
+      `ALTER TABLE relays ADD COLUMN min_out TEXT`,
+    ],
+  },
 ];
 
 /**

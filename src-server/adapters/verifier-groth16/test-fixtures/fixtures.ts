@@ -8,9 +8,10 @@ import { buildBn128 } from "ffjavascript";
 import * as snarkjsUntyped from "snarkjs";
 import { encodeProof, fromSnarkjs, type SnarkjsProof } from "../../../core/proof/codec";
 import { bigIntToBytes32, bytesToBigInt } from "../../../../src-shared/encoding/field";
-import { FIXTURES_PATH, VKEY_PATH, vkeySha256, type ProofFixtures } from "./generate";
+import { FIXTURES_PATH, VKEY_PATH, vkeySha256, type FixtureTerms, type ProofFixtures } from "./generate";
 
 export { VKEY_PATH };
+export { FIXTURE_CASES, FIXTURE_FEE, FIXTURE_MINT, FIXTURE_NOTE, FIXTURE_OUTPUT_MINT, FIXTURE_RELAYER_SEED, type FixtureTerms } from "./generate";
 
 export interface SnarkjsGroth16 {
   groth16: { verify(vkey: object, publicSignals: string[], proof: SnarkjsProof): Promise<boolean> };
@@ -51,6 +52,8 @@ export interface WireCase {
   signals: Uint8Array[];
   snarkjsProof: SnarkjsProof;
   snarkjsSignals: string[];
+  /** The relayer, fee and (swap) output mint and minOut the proof is bound to. */
+  terms: FixtureTerms;
 }
 
 export function loadFixtures(): WireCase[] {
@@ -66,6 +69,7 @@ export function loadFixtures(): WireCase[] {
     signals: p.publicSignals.map((s) => bigIntToBytes32(BigInt(s))),
     snarkjsProof: p.proof,
     snarkjsSignals: p.publicSignals,
+    terms: p.terms,
   }));
 }
 

@@ -1,7 +1,9 @@
 /**
- * Regenerates proofs.json: three real withdraw proofs (snarkjs fullProve with
- * the committed resources/zk artifacts) for different leaves, recipients and
- * amounts, so the verifier tests need not prove on every run (~2 s each).
+ * Regenerates proofs.json: real withdraw proofs (snarkjs fullProve with the
+ * committed resources/zk artifacts) for different leaves, recipients, amounts
+ * and relay terms (three plain withdrawals, two withdraw_swaps), all bound to
+ * one fixed relayer and fee, so the verifier and chain tests need not prove on
+ * every run (~3 s each).
  *
  *   npx tsx src-server/adapters/verifier-groth16/test-fixtures/generate.ts
  *
@@ -16,7 +18,10 @@ import { fileURLToPath } from "node:url";
 import { buildBn128 } from "ffjavascript";
 // @ts-ignore -- snarkjs ships no type declarations; the slice used here is typed below.
 import * as snarkjsUntyped from "snarkjs";
-import { pubkeyToField, withdrawalPublicSignals } from "../../../core/proof/public-inputs";
+import nacl from "tweetnacl";
+import { withdrawalPublicSignals } from "../../../core/proof/public-inputs";
+import { computeLeaf, computePrecommitment } from "../../../../src-shared/crypto/protocol";
+import { encodeBase58 } from "../../../../src-shared/encoding/base58";
 import type { SnarkjsProof } from "../../../core/proof/codec";
 import { createPoseidonHasher } from "../../../../src-shared/crypto/poseidon-wasm";
 import { bigIntToBytes32, bytesToBigInt } from "../../../../src-shared/encoding/field";
@@ -29,11 +34,23 @@ interface SnarkjsSlice {
 }
 const snarkjs = snarkjsUntyped as unknown as SnarkjsSlice;
 
+/** The relay's terms a recorded proof is bound to (extDataHash, protocol v2). */
+export interface FixtureTerms {
+  /** base58: the fixture relayer ({@link FIXTURE_RELAYER_SEED}). */
+  relayer: string;
+  /** Decimal base units of the withdrawn mint. */
+  fee: string;
+  /** base58, for a withdraw_swap proof. */
+  outputMint?: string;
+  /** Decimal base units of outputMint, for a withdraw_swap proof. */
+  minOut?: string;
+}
 export interface ProofFixture {
   label: string;
-  /** Decimal strings in circuit order: root, nullifierHash, recipient, amount, mint. */
+  /** Decimal strings in circuit order: root, nullifierHash, recipient, amount, mint, extDataHash. */
   publicSignals: string[];
   proof: SnarkjsProof;
+  terms: FixtureTerms;
 }
 export interface ProofFixtures {
   vkeySha256: string;
@@ -47,6 +64,34 @@ export const VKEY_PATH = join(ROOT, "resources/zk/verification_key.json");
 export const FIXTURES_PATH = join(HERE, "proofs.json");
 const DEPTH = 32;
 
+/**
+ * The relayer every recorded proof is bound to: an ed25519 keypair from this
+ * 32-byte seed (Keypair.fromSeed / nacl.sign.keyPair.fromSeed), so a test that
+ * signs with it can land the recorded proofs, and any other signer cannot.
+ */
+export const FIXTURE_RELAYER_SEED = createHash("sha256").update("private-withdrawal-relay/test-fixtures/relayer").digest();
+export const FIXTURE_FEE = 5_000_000n;
+export const FIXTURE_MINT = Uint8Array.from({ length: 32 }, (_, i) => 0xf0 - i);
+/** The output mint of the swap cases. */
+export const FIXTURE_OUTPUT_MINT = Uint8Array.from({ length: 32 }, (_, i) => 0x30 + i);
+/** The seven deposited notes; note i holds (i + 1) SOL. */
+export const FIXTURE_NOTE = (i: number) => ({ nullifier: 7000n + BigInt(i), secret: 0x5eed000n + BigInt(i), amount: BigInt(i + 1) * 1_000_000_000n });
+
+interface FixtureCase {
+  label: string;
+  index: number;
+  recipient: Uint8Array;
+  swap?: { minOut: bigint };
+}
+export const FIXTURE_CASES: readonly FixtureCase[] = [
+  { label: "leaf 0, 1 SOL", index: 0, recipient: Uint8Array.from({ length: 32 }, (_, i) => i + 1) },
+  { label: "leaf 5, 6 SOL", index: 5, recipient: Uint8Array.from({ length: 32 }, (_, i) => 0xff - 3 * i) },
+  { label: "leaf 6, 7 SOL", index: 6, recipient: new Uint8Array(32).fill(0x80) },
+  // withdraw_swap proofs: one any venue with depth reaches, one that asks for more than a pool can pay.
+  { label: "leaf 1, 2 SOL, swap min 1", index: 1, recipient: Uint8Array.from({ length: 32 }, (_, i) => 0x11 + i), swap: { minOut: 1n } },
+  { label: "leaf 2, 3 SOL, swap unreachable", index: 2, recipient: Uint8Array.from({ length: 32 }, (_, i) => 0x51 + i), swap: { minOut: 1n << 62n } },
+];
+
 export const vkeySha256 = (): string => createHash("sha256").update(readFileSync(VKEY_PATH)).digest("hex");
 
 async function main(): Promise<void> {
@@ -57,19 +102,15 @@ async function main(): Promise<void> {
   const zeros = [0n];
   for (let i = 0; i < DEPTH; i++) zeros.push(H([zeros[i]!, zeros[i]!]));
 
-  const mint = Uint8Array.from({ length: 32 }, (_, i) => 0xf0 - i);
-  const mintField = bytesToBigInt(pubkeyToField(hasher, mint));
-  const notes = [0, 1, 2, 3, 4, 5, 6].map((i) => ({ nullifier: 7000n + BigInt(i), secret: 0x5eed000n + BigInt(i), amount: BigInt(i + 1) * 1_000_000_000n }));
-  const leaves = notes.map((n) => H([n.nullifier, n.secret, n.amount, mintField]));
+  const relayer = nacl.sign.keyPair.fromSeed(FIXTURE_RELAYER_SEED).publicKey;
+  const notes = [0, 1, 2, 3, 4, 5, 6].map(FIXTURE_NOTE);
+  const leaves = notes.map((n) =>
+    bytesToBigInt(computeLeaf(hasher, computePrecommitment(hasher, bigIntToBytes32(n.nullifier), bigIntToBytes32(n.secret)), n.amount, FIXTURE_MINT)),
+  );
 
-  const cases = [
-    { label: "leaf 0, 1 SOL", index: 0, recipient: Uint8Array.from({ length: 32 }, (_, i) => i + 1) },
-    { label: "leaf 5, 6 SOL", index: 5, recipient: Uint8Array.from({ length: 32 }, (_, i) => 0xff - 3 * i) },
-    { label: "leaf 6, 7 SOL", index: 6, recipient: new Uint8Array(32).fill(0x80) },
-  ];
   const vkey = JSON.parse(readFileSync(VKEY_PATH, "utf8")) as object;
   const proofs: ProofFixture[] = [];
-  for (const c of cases) {
+  for (const c of FIXTURE_CASES) {
     const pathElements: bigint[] = [];
     const pathIndices: number[] = [];
     let level = leaves.slice();
@@ -83,12 +124,14 @@ async function main(): Promise<void> {
       idx >>= 1;
     }
     const note = notes[c.index]!;
+    const swap = c.swap ? { outputMint: FIXTURE_OUTPUT_MINT, minOut: c.swap.minOut } : null;
     const signals = withdrawalPublicSignals(hasher, {
       root: bigIntToBytes32(level[0]!),
       nullifierHash: bigIntToBytes32(H([note.nullifier])),
       recipient: c.recipient,
       amount: note.amount,
-      mint,
+      mint: FIXTURE_MINT,
+      terms: { relayer, fee: FIXTURE_FEE, swap },
     }).map((s) => bytesToBigInt(s).toString());
     const input = {
       root: signals[0],
@@ -96,6 +139,7 @@ async function main(): Promise<void> {
       recipient: signals[2],
       amount: signals[3],
       mint: signals[4],
+      extDataHash: signals[5],
       nullifier: note.nullifier.toString(),
       secret: note.secret.toString(),
       pathElements: pathElements.map(String),
@@ -104,7 +148,12 @@ async function main(): Promise<void> {
     const { proof, publicSignals } = await snarkjs.groth16.fullProve(input, join(ROOT, "resources/zk/withdraw.wasm"), join(ROOT, "resources/zk/withdraw.zkey"));
     if (JSON.stringify(publicSignals) !== JSON.stringify(signals)) throw new Error(`${c.label}: circuit public signals differ from the relay's`);
     if (!(await snarkjs.groth16.verify(vkey, publicSignals, proof))) throw new Error(`${c.label}: snarkjs rejects its own proof`);
-    proofs.push({ label: c.label, publicSignals, proof: { pi_a: proof.pi_a, pi_b: proof.pi_b, pi_c: proof.pi_c, protocol: "groth16", curve: "bn128" } });
+    const terms: FixtureTerms = {
+      relayer: encodeBase58(relayer),
+      fee: FIXTURE_FEE.toString(),
+      ...(swap ? { outputMint: encodeBase58(swap.outputMint), minOut: swap.minOut.toString() } : {}),
+    };
+    proofs.push({ label: c.label, publicSignals, proof: { pi_a: proof.pi_a, pi_b: proof.pi_b, pi_c: proof.pi_c, protocol: "groth16", curve: "bn128" }, terms });
     console.log(`proved ${c.label}`);
   }
   const out: ProofFixtures = { vkeySha256: vkeySha256(), generatedBy: "src-server/adapters/verifier-groth16/test-fixtures/generate.ts", proofs };
