@@ -44,15 +44,15 @@ const wallet = (): W => {
   const kp = nacl.sign.keyPair();
   return { address: encodeBase58(kp.publicKey), bytes: kp.publicKey, secret: kp.secretKey };
 };
-const deposit = async (w: W, amount: bigint, commitment: Uint8Array): Promise<string> => {
+const deposit = async (w: W, amount: bigint, precommitment: Uint8Array): Promise<string> => {
   const r = await chain.deposit({
     mint: MINT,
     mintBytes: mintBytes.ok ? mintBytes.value : new Uint8Array(32),
     amount,
-    commitment,
+    precommitment,
     wallet: w.address,
     walletBytes: w.bytes,
-    signature: signEd25519(sandboxDepositMessage("mainnet", MINT, amount, commitment), w.secret),
+    signature: signEd25519(sandboxDepositMessage("mainnet", MINT, amount, precommitment), w.secret),
   });
   if (!r.ok) throw new Error(r.error);
   return r.value.signature;
@@ -63,7 +63,7 @@ describe("SandboxChain.revertDeposit", () => {
   it("pays a failed deposit back exactly once when ten reverts race, spends the revert-nullifier and marks it reverted", async () => {
     const w = wallet();
     await chain.airdrop(w.address, MINT, 1000n);
-    const sig = await deposit(w, 700n, new Uint8Array(32)); // a zero commitment: failed
+    const sig = await deposit(w, 700n, new Uint8Array(32)); // a zero precommitment: failed
     expect(await chain.findDeposit(sig)).toMatchObject({ status: "failed", depositor: w.address, amount: 700n, mint: MINT });
     const vaultBefore = chain.balance(vault(), MINT);
     expect(chain.balance(w.address, MINT)).toBe(300n);
@@ -86,9 +86,9 @@ describe("SandboxChain.revertDeposit", () => {
     const w = wallet();
     await chain.airdrop(w.address, MINT, 1000n);
     const failed = await deposit(w, 100n, new Uint8Array(32).fill(255));
-    const commitment = new Uint8Array(32);
-    commitment[31] = 42;
-    const indexed = await deposit(w, 100n, commitment);
+    const precommitment = new Uint8Array(32);
+    precommitment[31] = 42;
+    const indexed = await deposit(w, 100n, precommitment);
     const vaultBefore = chain.balance(vault(), MINT);
 
     expect(await chain.revertDeposit({ depositSignature: encodeBase58(new Uint8Array(64).fill(1)), depositor: w.address })).toMatchObject({ ok: false, rejection: "DepositNotFound" });

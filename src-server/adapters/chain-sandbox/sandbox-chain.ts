@@ -1,4 +1,5 @@
 import type { FieldHasher } from "../../../src-shared/crypto/hasher";
+import { computeLeaf, U64_MAX, withdrawalPublicSignals } from "../../../src-shared/crypto/protocol";
 import { verifyEd25519 } from "../../../src-shared/crypto/ed25519";
 import { encodeBase58, parsePublicKey, parseSignature } from "../../../src-shared/encoding/base58";
 import { isCanonicalField, isZeroBytes } from "../../../src-shared/encoding/field";
@@ -30,7 +31,8 @@ export interface SandboxDepositRequest {
   mint: string;
   mintBytes: Uint8Array;
   amount: bigint;
-  commitment: Uint8Array;
+  /** Poseidon(nullifier, secret), chosen by the depositor (protocol v2): any 32 bytes reach the chain. */
+  precommitment: Uint8Array;
   wallet: string;
   walletBytes: Uint8Array;
   signature: Uint8Array;
@@ -40,6 +42,12 @@ export interface SandboxDepositResult {
   signature: string;
   status: "indexed" | "failed";
   leafIndex: number | null;
+  /**
+   * The leaf the pool computed, Poseidon(precommitment, amount, mintField);
+   * null when the precommitment is not a usable field element (zero, or not
+   * below the modulus). A failed deposit of a leaf already in the tree has one.
+   */
+  commitment: Uint8Array | null;
 }
 
 export type SandboxError = "InvalidSignature" | "InsufficientFunds" | "TreeFull";
@@ -99,12 +107,17 @@ export class SandboxChain implements ChainBackend {
   }
 
   /**
-   * The deposit instruction. Funds reach the vault either way; a commitment the
-   * program cannot insert (zero, not a field element, already present) leaves
-   * the deposit `failed`, which its depositor can later revert.
+   * The deposit instruction (protocol v2). The depositor names a
+   * precommitment; the program moves `amount` into the vault and computes the
+   * leaf from what it moved, Poseidon(precommitment, amount, mintField), so a
+   * note can only ever be withdrawn as what was paid for it. Funds reach the
+   * vault either way; a precommitment that is not a usable field element (zero,
+   * not below the modulus) or a leaf already in the tree leaves the deposit
+   * `failed`, which its depositor can later revert.
    */
   async deposit(req: SandboxDepositRequest): Promise<Result<SandboxDepositResult, SandboxError>> {
-    const message = sandboxDepositMessage(this.network, req.mint, req.amount, req.commitment);
+    if (req.amount <= 0n || req.amount > U64_MAX) throw new RangeError(`a deposit amount is a positive u64, got ${req.amount}`);
+    const message = sandboxDepositMessage(this.network, req.mint, req.amount, req.precommitment);
     if (!verifyEd25519(message, req.signature, req.walletBytes)) return err("InvalidSignature");
     if (this.balance(req.wallet, req.mint) < req.amount) return err("InsufficientFunds");
 
@@ -112,41 +125,42 @@ export class SandboxChain implements ChainBackend {
     const tree = this.pools.get(req.mint) ?? this.openPool(req.mint, stmts);
     // The sandbox's deposit nonce is the slot the deposit lands in (unique per network).
     const signature = this.transaction(
-      (slot) => encodePoolInstruction({ name: "deposit", commitment: req.commitment, amount: req.amount, nonce: BigInt(slot) }),
+      (slot) => encodePoolInstruction({ name: "deposit", precommitment: req.precommitment, amount: req.amount, nonce: BigInt(slot) }),
       stmts,
     );
     this.debit(req.wallet, req.mint, req.amount, stmts);
     this.credit(vaultAddress(this.programId, req.mintBytes), req.mint, req.amount, stmts);
 
+    // The leaf is the program's, from the amount it has just moved; nothing of the client's but the precommitment.
+    const commitment = !isZeroBytes(req.precommitment) && isCanonicalField(req.precommitment) ? computeLeaf(this.hasher, req.precommitment, req.amount, req.mintBytes) : null;
     const insertable =
-      !isZeroBytes(req.commitment) &&
-      isCanonicalField(req.commitment) &&
-      !this.db.get("SELECT 1 AS x FROM sandbox_commitments WHERE network = ? AND mint = ? AND commitment = ?", [this.network, req.mint, req.commitment]);
+      commitment !== null &&
+      !this.db.get("SELECT 1 AS x FROM sandbox_commitments WHERE network = ? AND mint = ? AND commitment = ?", [this.network, req.mint, commitment]);
     let leafIndex: number | null = null;
     if (insertable) {
-      const inserted = tree.insert(req.commitment);
+      const inserted = tree.insert(commitment);
       if (!inserted.ok) return err("TreeFull");
       leafIndex = inserted.value;
       const state = tree.state();
       stmts.push(
-        { sql: "INSERT INTO sandbox_commitments (network, mint, commitment) VALUES (?, ?, ?)", params: [this.network, req.mint, req.commitment] },
+        { sql: "INSERT INTO sandbox_commitments (network, mint, commitment) VALUES (?, ?, ?)", params: [this.network, req.mint, commitment] },
         {
           sql: "UPDATE sandbox_pools SET next_index = ?, filled_subtrees = ?, roots = ? WHERE network = ? AND mint = ?",
           params: [state.nextIndex, state.filledSubtrees, concat(state.roots), this.network, req.mint],
         },
         {
           sql: "INSERT INTO sandbox_events (network, mint, signature, leaf_index, commitment, depositor, amount, slot) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-          params: [this.network, req.mint, signature, leafIndex, req.commitment, req.wallet, req.amount.toString(), this.slot],
+          params: [this.network, req.mint, signature, leafIndex, commitment, req.wallet, req.amount.toString(), this.slot],
         },
       );
     }
     const status = leafIndex === null ? "failed" : "indexed";
     stmts.push({
-      sql: "INSERT INTO sandbox_deposits (network, signature, mint, amount, commitment, depositor, status, leaf_index, slot, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-      params: [this.network, signature, req.mint, req.amount.toString(), req.commitment, req.wallet, status, leafIndex, this.slot, this.now()],
+      sql: "INSERT INTO sandbox_deposits (network, signature, mint, amount, precommitment, commitment, depositor, status, leaf_index, slot, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      params: [this.network, signature, req.mint, req.amount.toString(), req.precommitment, commitment, req.wallet, status, leafIndex, this.slot, this.now()],
     });
     await this.commit(stmts, req.mint);
-    return ok({ signature, status, leafIndex });
+    return ok({ signature, status, leafIndex, commitment });
   }
 
   async fetchDepositEvents(mint: string, cursor: string | null, limit: number): Promise<DepositEventPage> {
@@ -178,13 +192,34 @@ export class SandboxChain implements ChainBackend {
   }
 
   /**
-   * The withdraw instruction as the program runs it: verify the proof against
-   * the public signals, then, in one atomic step, check the root history and
-   * the nullifier account, pay the recipient and the relayer from the vault,
-   * and create the nullifier account.
+   * The withdraw (or withdraw_swap + assert_swap_out) instructions as the
+   * program runs them (protocol v2). The six public signals are recomputed
+   * here from the transaction alone: root, nullifierHash, recipient, amount and
+   * mint from the instruction's arguments, and extDataHash from this chain's
+   * own signer (the relayer, who receives the fee), the fee argument and, for a
+   * swap, the output mint and minOut. A proof made for any other relayer, fee or
+   * minimum does not verify. Then, in one atomic step: the root history, the
+   * nullifier account, the vault; the recipient is paid exactly amount − fee
+   * (or, swapped, at least minOut of the output mint, else nothing happens at
+   * all) and the relayer exactly fee; the nullifier account is created.
    */
   async submitWithdrawal(w: WithdrawalSubmission): Promise<SubmitResult> {
-    if (!(await this.verifier.verify(w.proof, w.publicSignals))) return { ok: false, rejection: "InvalidProof", detail: "the program's verifier refused the proof" };
+    if (w.depositSize <= 0n || w.depositSize > U64_MAX) return { ok: false, rejection: "Failed", detail: `amount ${w.depositSize} is not a positive u64` };
+    if (w.fee < 0n || w.fee > w.depositSize) return { ok: false, rejection: "Failed", detail: `FeeExceedsAmount: fee ${w.fee} is not within 0..${w.depositSize}` };
+    if (w.swap && (w.swap.minOut < 0n || w.swap.minOut > U64_MAX)) return { ok: false, rejection: "Failed", detail: `minOut ${w.swap.minOut} is not a u64` };
+    const recipient = parsePublicKeyBytes(w.recipient);
+    const swapTerms = w.swap ? { outputMint: parsePublicKeyBytes(w.swap.outputMint), minOut: w.swap.minOut } : null;
+    const publicSignals = withdrawalPublicSignals(this.hasher, {
+      root: w.root,
+      nullifierHash: w.nullifierHash,
+      recipient,
+      amount: w.depositSize,
+      mint: w.mintBytes,
+      terms: { relayer: this.signer.publicKey, fee: w.fee, swap: swapTerms },
+    });
+    if (!(await this.verifier.verify(w.proof, publicSignals))) {
+      return { ok: false, rejection: "InvalidProof", detail: "the program's verifier refused the proof for this transaction's signer, fee and terms" };
+    }
     // Everything below runs in one synchronous turn, so concurrent withdrawals cannot interleave.
     const tree = this.pools.get(w.mint);
     if (!tree || !tree.isKnownRoot(w.root)) return { ok: false, rejection: "InvalidRoot", detail: "root is not in the pool's recent roots" };
@@ -192,31 +227,34 @@ export class SandboxChain implements ChainBackend {
     const vault = vaultAddress(this.programId, w.mintBytes);
     if (this.balance(vault, w.mint) < w.depositSize) return { ok: false, rejection: "Failed", detail: "vault balance is below the withdrawal" };
     const toRecipient = w.depositSize - w.fee;
-    let swapped: SwapExecution | null = null;
+    let swapped: (SwapExecution & { outputMint: string }) | null = null;
     if (w.swap) {
-      const leg = this.swapPools.execute(w.mint, w.swap.outputMint, toRecipient, w.swap.minOutAmount);
-      if (!leg.ok) return { ok: false, ...leg.error };
-      swapped = leg.value;
+      // The swap and assert_swap_out's check are one step: below minOut the whole transaction fails.
+      const executed = this.swapPools.execute(w.mint, w.swap.outputMint, toRecipient, w.swap.minOut);
+      if (!executed.ok) return { ok: false, ...executed.error };
+      swapped = { ...executed.value, outputMint: w.swap.outputMint };
     }
 
     const stmts: SqlStatement[] = [];
-    const args = { proof: w.proof, root: w.root, nullifierHash: w.nullifierHash, recipient: parsePublicKeyBytes(w.recipient), amount: w.depositSize, fee: w.fee };
-    const swap = w.swap;
+    const args = { proof: w.proof, root: w.root, nullifierHash: w.nullifierHash, recipient, amount: w.depositSize, fee: w.fee };
+    const leg = swapped; // a const, so the closure below keeps its narrowing
     const signature = this.transaction(
       () =>
-        encodePoolInstruction(
-          swap
-            ? { name: "withdraw_swap", ...args, outputMint: parsePublicKeyBytes(swap.outputMint), minOut: swap.minOutAmount }
-            : { name: "withdraw", ...args },
-        ),
+        leg && swapTerms
+          ? concatBytes(
+              encodePoolInstruction({ name: "withdraw_swap", ...args, ...swapTerms }),
+              // The recipient's output balance before the swap plus the proof-bound minimum.
+              encodePoolInstruction({ name: "assert_swap_out", requiredBalance: this.balance(w.recipient, leg.outputMint) + swapTerms.minOut }),
+            )
+          : encodePoolInstruction({ name: "withdraw", ...args }),
       stmts,
     );
     this.debit(vault, w.mint, w.depositSize, stmts);
-    if (w.swap && swapped) {
+    if (leg) {
       // vault -> pool (input mint), pool -> recipient (output mint); the fee never enters the pool.
-      this.credit(swapped.ammKey, w.mint, toRecipient, stmts);
-      this.debit(swapped.ammKey, w.swap.outputMint, swapped.swap.amountOut, stmts);
-      this.credit(w.recipient, w.swap.outputMint, swapped.swap.amountOut, stmts);
+      this.credit(leg.ammKey, w.mint, toRecipient, stmts);
+      this.debit(leg.ammKey, leg.outputMint, leg.swap.amountOut, stmts);
+      this.credit(w.recipient, leg.outputMint, leg.swap.amountOut, stmts);
     } else {
       this.credit(w.recipient, w.mint, toRecipient, stmts);
     }
@@ -226,7 +264,7 @@ export class SandboxChain implements ChainBackend {
       params: [this.network, w.mint, w.nullifierHash, signature, this.slot],
     });
     await this.commit(stmts, w.mint);
-    return swapped ? { ok: true, signature, outAmount: swapped.swap.amountOut } : { ok: true, signature };
+    return leg ? { ok: true, signature, outAmount: leg.swap.amountOut } : { ok: true, signature };
   }
 
   async findDeposit(signature: string): Promise<DepositRecord | null> {
@@ -375,6 +413,16 @@ function parsePublicKeyBytes(address: string): Uint8Array {
   const r = parsePublicKey(address);
   if (!r.ok) throw new Error(`not a public key: ${address}`);
   return r.value;
+}
+
+function concatBytes(...parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let offset = 0;
+  for (const p of parts) {
+    out.set(p, offset);
+    offset += p.length;
+  }
+  return out;
 }
 
 function concat(parts: readonly Uint8Array[]): Uint8Array {

@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from "express";
 import { parsePublicKey, parseSignature } from "../../../src-shared/encoding/base58";
-import { parseByteArray } from "../../../src-shared/encoding/bytes";
+import { parseByteArray, toByteArray } from "../../../src-shared/encoding/bytes";
 import { ErrorName } from "../../../src-shared/errors";
 import { isNetwork, type Network } from "../../../src-shared/networks";
 import type { SandboxChain } from "../../adapters/chain-sandbox/sandbox-chain";
@@ -50,9 +50,13 @@ export function sandboxRoutes(sandboxes: ReadonlyMap<Network, SandboxChain>, ind
     if (!mint.ok) return sendError(res, 400, ErrorName.InvalidMint, `mint: ${mint.error}`);
     const amount = parseAmount(b.amount);
     if (!amount.ok) return invalidRequest(res, `amount ${amount.error}`);
-    // Any 32 bytes are accepted here: a commitment the program cannot insert makes the deposit `failed`.
-    const commitment = parseByteArray(b.commitment, 32);
-    if (!commitment.ok) return invalidRequest(res, `commitment: ${commitment.error} (32 bytes)`);
+    // Protocol v2: the pool computes the leaf; a v1 body naming its own commitment is refused outright.
+    if (Object.hasOwn(b, "commitment")) {
+      return invalidRequest(res, "commitment: not accepted (protocol v2): send precommitment = Poseidon(nullifier, secret); the pool computes the commitment from the amount it receives");
+    }
+    // Any 32 bytes are accepted here: a precommitment the program cannot use (zero, not below the modulus) makes the deposit `failed`.
+    const precommitment = parseByteArray(b.precommitment, 32);
+    if (!precommitment.ok) return invalidRequest(res, `precommitment: ${precommitment.error} (32 bytes, Poseidon(nullifier, secret))`);
     const wallet = parsePublicKey(b.wallet);
     if (!wallet.ok) return invalidRequest(res, `wallet: ${wallet.error}`);
     const signature = parseSignature(b.signature);
@@ -62,7 +66,7 @@ export function sandboxRoutes(sandboxes: ReadonlyMap<Network, SandboxChain>, ind
       mint: b.mint as string,
       mintBytes: mint.value,
       amount: amount.value,
-      commitment: commitment.value,
+      precommitment: precommitment.value,
       wallet: b.wallet as string,
       walletBytes: wallet.value,
       signature: signature.value,
@@ -74,7 +78,8 @@ export function sandboxRoutes(sandboxes: ReadonlyMap<Network, SandboxChain>, ind
     }
     // Answer once the relay's own indexer has the leaf, so get_proof works right away.
     await indexer.sync(chain.network, b.mint as string);
-    res.status(200).json(result.value);
+    const { commitment, ...rest } = result.value;
+    res.status(200).json({ ...rest, commitment: commitment ? toByteArray(commitment) : null });
   });
 
   r.get("/sandbox/balance/:network/:wallet/:mint", limit, (req, res) => {
