@@ -178,6 +178,11 @@ const RECEIPT_STATUSES: readonly DepositReceiptStatus[] = ["indexed", "failed", 
 export interface DepositReceiptData {
   mint: Uint8Array;
   depositor: Uint8Array;
+  /**
+   * The leaf the program computed from the amount it moved,
+   * Poseidon(precommitment, amount, mintField); 32 zero bytes when the
+   * precommitment could not make one (zero, or not a field element).
+   */
   commitment: Uint8Array;
   amount: bigint;
   nonce: bigint;

@@ -13,6 +13,13 @@ export const ASSOCIATED_TOKEN_PROGRAM_ID = "ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTN
 export const SYSTEM_PROGRAM_ID = "11111111111111111111111111111111";
 /** Use web3.js's ComputeBudgetProgram to build its instructions; this id is for matching. */
 export const COMPUTE_BUDGET_PROGRAM_ID = "ComputeBudget111111111111111111111111111111";
+/**
+ * The Instructions sysvar: the transaction's top-level instructions, which
+ * withdraw_swap reads to find its assert_swap_out (docs/pool-program.md).
+ */
+export const SYSVAR_INSTRUCTIONS_ID = "Sysvar1nstructions1111111111111111111111111";
+/** Owner of every sysvar account. */
+export const SYSVAR_OWNER_ID = "Sysvar1111111111111111111111111111111111111";
 /** Wrapped SOL: a mint like any other for the pool. */
 export const NATIVE_MINT = "So11111111111111111111111111111111111111112";
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { POOL_ERRORS, poolErrorFromLogs, poolErrorFromTransactionError, poolErrorLogLine } from "./errors";
 
 describe("pool errors", () => {
-  it("codes are 6000..6008 in the doc's order", () => {
+  it("codes are 6000..6014 in the doc's order (v2's checks after the v1 codes, which keep their numbers)", () => {
     expect(Object.entries(POOL_ERRORS)).toEqual([
       ["InvalidProof", 6000],
       ["UnknownRoot", 6001],
@@ -13,12 +13,19 @@ describe("pool errors", () => {
       ["NotRevertable", 6006],
       ["SwapOutputTooLow", 6007],
       ["InsufficientVault", 6008],
+      ["WrongTokenAccount", 6009],
+      ["SwapAssertMissing", 6010],
+      ["SwapAssertDuplicated", 6011],
+      ["SwapAssertWrongAccount", 6012],
+      ["RequiredBalanceTooLow", 6013],
+      ["DuplicateWithdrawSwap", 6014],
     ]);
   });
 
   it("reads { InstructionError: [i, { Custom: n }] } into the error's name and the instruction index", () => {
     expect(poolErrorFromTransactionError({ InstructionError: [2, { Custom: 6002 }] })).toEqual({ name: "NullifierSpent", instructionIndex: 2 });
     expect(poolErrorFromTransactionError({ InstructionError: [0, { Custom: 6007 }] })).toEqual({ name: "SwapOutputTooLow", instructionIndex: 0 });
+    expect(poolErrorFromTransactionError({ InstructionError: [3, { Custom: 6010 }] })).toEqual({ name: "SwapAssertMissing", instructionIndex: 3 });
   });
 
   it("returns null for other errors, other programs' codes and malformed values", () => {
@@ -28,7 +35,7 @@ describe("pool errors", () => {
       "BlockhashNotFound",
       { InstructionError: [0, "InvalidArgument"] },
       { InstructionError: [0, { Custom: 1 }] },
-      { InstructionError: [0, { Custom: 6009 }] },
+      { InstructionError: [0, { Custom: 6015 }] },
       { InstructionError: [0, { Custom: "6000" }] },
       { InstructionError: ["0", { Custom: 6000 }] },
       { InstructionError: [0] },

@@ -13,6 +13,13 @@ export const POOL_ERRORS = {
   NotRevertable: 6006,
   SwapOutputTooLow: 6007,
   InsufficientVault: 6008,
+  // Protocol v2: the relay's terms and where the funds go.
+  WrongTokenAccount: 6009,
+  SwapAssertMissing: 6010,
+  SwapAssertDuplicated: 6011,
+  SwapAssertWrongAccount: 6012,
+  RequiredBalanceTooLow: 6013,
+  DuplicateWithdrawSwap: 6014,
 } as const;
 
 export type PoolErrorName = keyof typeof POOL_ERRORS;
@@ -26,8 +33,14 @@ export const POOL_ERROR_MESSAGES: Record<PoolErrorName, string> = {
   TreeFull: "The Merkle tree is full",
   NotAuthority: "The signer is not the pool's authority",
   NotRevertable: "The deposit is not in the failed state",
-  SwapOutputTooLow: "The recipient received less than minOut",
+  SwapOutputTooLow: "The recipient's output token account holds less than requiredBalance",
   InsufficientVault: "The vault holds less than the amount",
+  WrongTokenAccount: "A token account that receives funds has the wrong owner or mint",
+  SwapAssertMissing: "withdraw_swap needs an assert_swap_out of this program after it in the same transaction",
+  SwapAssertDuplicated: "The transaction holds more than one assert_swap_out of this program",
+  SwapAssertWrongAccount: "assert_swap_out does not name the recipient's output token account",
+  RequiredBalanceTooLow: "assert_swap_out's requiredBalance is below the recipient's output balance plus minOut",
+  DuplicateWithdrawSwap: "The transaction holds more than one withdraw_swap of this program",
 };
 
 const NAME_BY_CODE = new Map<number, PoolErrorName>((Object.entries(POOL_ERRORS) as [PoolErrorName, number][]).map(([n, c]) => [c, n]));

@@ -10,6 +10,7 @@ import { EVENT_DISCRIMINATORS, POOL_EVENT_NAMES, type PoolEventName } from "./di
 export interface DepositEvent {
   name: "DepositEvent";
   leafIndex: number;
+  /** The leaf the program computed and inserted: Poseidon(precommitment, amount, mintField). */
   commitment: Uint8Array;
   depositor: Uint8Array;
   amount: bigint;
@@ -17,12 +18,15 @@ export interface DepositEvent {
   nonce: bigint;
 }
 
-/** Why a deposit's commitment was not inserted. */
+/** Why a deposit's leaf was not inserted: the precommitment is zero or not a field element, or the leaf is already in the tree. */
 export const DEPOSIT_FAILED_REASONS = { zero: 1, notAFieldElement: 2, duplicate: 3 } as const;
 export type DepositFailedReason = keyof typeof DEPOSIT_FAILED_REASONS;
 
 export interface DepositFailedEvent {
   name: "DepositFailedEvent";
+  /** What the depositor sent. */
+  precommitment: Uint8Array;
+  /** The leaf the program computed (a duplicate); 32 zero bytes when the precommitment could not make one. */
   commitment: Uint8Array;
   depositor: Uint8Array;
   amount: bigint;
@@ -53,7 +57,7 @@ export type PoolEvent = DepositEvent | DepositFailedEvent | WithdrawEvent | Reve
 /** Encoded size of each event, discriminator included. */
 export const EVENT_DATA_SIZES: Record<PoolEventName, number> = {
   DepositEvent: 8 + 4 + 32 + 32 + 8 + 8 + 8,
-  DepositFailedEvent: 8 + 32 + 32 + 8 + 8 + 8 + 1,
+  DepositFailedEvent: 8 + 32 + 32 + 32 + 8 + 8 + 8 + 1,
   WithdrawEvent: 8 + 32 + 32 + 8 + 8 + 32,
   RevertEvent: 8 + 32 + 8 + 8 + 32,
 };
@@ -69,8 +73,8 @@ export function encodePoolEvent(e: PoolEvent): Uint8Array {
       w.u64(e.amount, "amount").u64(e.slot, "slot").u64(e.nonce, "nonce");
       break;
     case "DepositFailedEvent":
-      w.raw(e.commitment, 32, "commitment").raw(e.depositor, 32, "depositor").u64(e.amount, "amount").u64(e.slot, "slot").u64(e.nonce, "nonce");
-      w.u8(DEPOSIT_FAILED_REASONS[e.reason], "reason");
+      w.raw(e.precommitment, 32, "precommitment").raw(e.commitment, 32, "commitment").raw(e.depositor, 32, "depositor");
+      w.u64(e.amount, "amount").u64(e.slot, "slot").u64(e.nonce, "nonce").u8(DEPOSIT_FAILED_REASONS[e.reason], "reason");
       break;
     case "WithdrawEvent":
       w.raw(e.nullifierHash, 32, "nullifierHash").raw(e.recipient, 32, "recipient").u64(e.amount, "amount").u64(e.fee, "fee");
@@ -101,7 +105,7 @@ export function decodePoolEvent(data: Uint8Array): PoolEvent | null {
     case "DepositEvent":
       return { name, leafIndex: r.u32(), commitment: r.raw(32), depositor: r.raw(32), amount: r.u64(), slot: r.u64(), nonce: r.u64() };
     case "DepositFailedEvent": {
-      const fields = { commitment: r.raw(32), depositor: r.raw(32), amount: r.u64(), slot: r.u64(), nonce: r.u64() };
+      const fields = { precommitment: r.raw(32), commitment: r.raw(32), depositor: r.raw(32), amount: r.u64(), slot: r.u64(), nonce: r.u64() };
       const reason = REASON_BY_CODE.get(r.u8());
       return reason ? { name, ...fields, reason } : null;
     }

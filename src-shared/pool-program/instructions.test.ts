@@ -1,11 +1,16 @@
 import { PublicKey } from "@solana/web3.js";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { FieldHasher } from "../crypto/hasher";
+import { createPoseidonHasher } from "../crypto/poseidon-wasm";
+import { computeLeaf } from "../crypto/protocol";
 import { toHex as hex } from "../encoding/bytes";
+import { FIELD_MODULUS, bigIntToBytes32 } from "../encoding/field";
 import { associatedTokenAddress, commitmentMarkerAddress, depositReceiptAddress, poolNullifierAddress, poolTreeAddress, poolVaultAddress, revertMarkerAddress } from "./addresses";
-import { ASSOCIATED_TOKEN_PROGRAM_ID, DEFAULT_POOL_PROGRAM_ID, NATIVE_MINT, SYSTEM_PROGRAM_ID, TOKEN_PROGRAM_ID } from "./constants";
+import { ASSOCIATED_TOKEN_PROGRAM_ID, DEFAULT_POOL_PROGRAM_ID, NATIVE_MINT, SYSTEM_PROGRAM_ID, SYSVAR_INSTRUCTIONS_ID, TOKEN_PROGRAM_ID } from "./constants";
 import {
   assertSwapOutInstruction,
   decodePoolInstruction,
+  depositCommitment,
   depositInstruction,
   encodePoolInstruction,
   initializePoolInstruction,
@@ -35,13 +40,13 @@ const withdrawHex = proofHex + "22".repeat(32) + "33".repeat(32) + "44".repeat(3
 
 const golden: [PoolInstruction, string][] = [
   [{ name: "initialize_pool" }, "5fb40aac54aee828"],
-  [{ name: "deposit", commitment: fill(0x11), amount: 1000n, nonce: 7n }, "f223c68952e1f2b6" + "11".repeat(32) + "e803000000000000" + "0700000000000000"],
+  [{ name: "deposit", precommitment: fill(0x11), amount: 1000n, nonce: 7n }, "f223c68952e1f2b6" + "11".repeat(32) + "e803000000000000" + "0700000000000000"],
   [{ name: "withdraw", ...withdrawData }, "b712469c946da122" + withdrawHex],
   [
     { name: "withdraw_swap", ...withdrawData, outputMint: fill(0x55), minOut: 123_456_789n },
     "efd51e38ddd139e0" + withdrawHex + "55".repeat(32) + "15cd5b0700000000",
   ],
-  [{ name: "assert_swap_out", minOut: 1n }, "ab98af20a93958fe" + "0100000000000000"],
+  [{ name: "assert_swap_out", requiredBalance: 1n }, "ab98af20a93958fe" + "0100000000000000"],
   [{ name: "revert", nonce: 2n ** 64n - 1n }, "223f685605798242" + "ffffffffffffffff"],
 ];
 
@@ -68,12 +73,17 @@ describe("instruction data", () => {
 
   it("encode throws on a proof that is not 256 bytes and an amount that is not a u64", () => {
     expect(() => encodePoolInstruction({ name: "withdraw", ...withdrawData, proof: new Uint8Array(255) })).toThrow("proof: expected 256 bytes, got 255");
-    expect(() => encodePoolInstruction({ name: "deposit", commitment: fill(1), amount: -1n, nonce: 0n })).toThrow(RangeError);
+    expect(() => encodePoolInstruction({ name: "deposit", precommitment: fill(1), amount: -1n, nonce: 0n })).toThrow(RangeError);
+    expect(() => encodePoolInstruction({ name: "assert_swap_out", requiredBalance: 2n ** 64n })).toThrow(RangeError);
     expect(() => encodePoolInstruction({ name: "revert", nonce: 2n ** 64n })).toThrow(RangeError);
   });
 });
 
 describe("instruction builders", () => {
+  let hasher: FieldHasher;
+  beforeAll(async () => {
+    hasher = await createPoseidonHasher();
+  });
   const accountsOf = (ix: { keys: { pubkey: PublicKey; isSigner: boolean; isWritable: boolean }[] }) =>
     ix.keys.map((k) => [k.pubkey.toBase58(), k.isWritable ? "w" : "", k.isSigner ? "s" : ""].join(""));
 
@@ -91,8 +101,10 @@ describe("instruction builders", () => {
     expect(hex(ix.data)).toBe("5fb40aac54aee828");
   });
 
-  it("deposit: the depositor's ATA, the receipt PDA of its nonce and the commitment marker, in the doc's order", () => {
-    const ix = depositInstruction({ programId: PROGRAM, depositor: DEPOSITOR, mint: MINT, commitment: fill(0x11), amount: 1000n, nonce: 7n });
+  it("deposit: the depositor's ATA, the receipt PDA of its nonce and the marker of the leaf the program computes, in the doc's order", () => {
+    const precommitment = fill(0x11);
+    const ix = depositInstruction({ programId: PROGRAM, depositor: DEPOSITOR, mint: MINT, precommitment, amount: 1000n, nonce: 7n, hasher });
+    const leaf = computeLeaf(hasher, precommitment, 1000n, new PublicKey(MINT).toBytes());
     expect(accountsOf(ix)).toEqual([
       `${DEPOSITOR}ws`,
       MINT,
@@ -102,9 +114,20 @@ describe("instruction builders", () => {
       `${depositReceiptAddress(PROGRAM, MINT, DEPOSITOR, 7n)}w`,
       TOKEN_PROGRAM_ID,
       SYSTEM_PROGRAM_ID,
-      `${commitmentMarkerAddress(PROGRAM, MINT, fill(0x11))}w`,
+      `${commitmentMarkerAddress(PROGRAM, MINT, leaf)}w`,
     ]);
     expect(hex(ix.data)).toBe(golden[1]![1]);
+  });
+
+  it("depositCommitment: Poseidon(precommitment, amount, mintField) of a usable precommitment, null for zero or a value not below the modulus", () => {
+    const p = bigIntToBytes32(12345n);
+    expect(hex(depositCommitment(hasher, p, 7n, MINT)!)).toBe(hex(computeLeaf(hasher, p, 7n, new PublicKey(MINT).toBytes())));
+    expect(hex(depositCommitment(hasher, p, 7n, MINT)!)).not.toBe(hex(depositCommitment(hasher, p, 8n, MINT)!));
+    expect(depositCommitment(hasher, new Uint8Array(32), 7n, MINT)).toBeNull();
+    expect(depositCommitment(hasher, bigIntToBytes32(FIELD_MODULUS), 7n, MINT)).toBeNull();
+    // A precommitment that makes no leaf: the marker account is never touched; the builder names the precommitment's PDA.
+    const ix = depositInstruction({ programId: PROGRAM, depositor: DEPOSITOR, mint: MINT, precommitment: new Uint8Array(32), amount: 7n, nonce: 1n, hasher });
+    expect(ix.keys[8]!.pubkey.toBase58()).toBe(commitmentMarkerAddress(PROGRAM, MINT, new Uint8Array(32)));
   });
 
   it("withdraw: relayer pays; tree, vault, nullifier and both token accounts are writable", () => {
@@ -125,7 +148,7 @@ describe("instruction builders", () => {
     expect(hex(ix.data)).toBe(golden[2]![1]);
   });
 
-  it("withdraw_swap: withdraw's accounts, the output token accounts and mint, then the venue's accounts", () => {
+  it("withdraw_swap: withdraw's accounts, the output token accounts and mint, the Instructions sysvar, then the venue's accounts", () => {
     const venue = { pubkey: new PublicKey(fill(0x77)), isSigner: false, isWritable: true };
     const ix = withdrawSwapInstruction({
       programId: PROGRAM,
@@ -143,10 +166,11 @@ describe("instruction builders", () => {
       `${associatedTokenAddress(RELAYER, OUTPUT_MINT)}w`,
       `${associatedTokenAddress(RECIPIENT, OUTPUT_MINT)}w`,
       OUTPUT_MINT,
+      SYSVAR_INSTRUCTIONS_ID,
       `${venue.pubkey.toBase58()}w`,
     ]);
     expect(hex(ix.data)).toBe(golden[3]![1]);
-    const assert = assertSwapOutInstruction({ programId: PROGRAM, recipient: RECIPIENT, outputMint: OUTPUT_MINT, minOut: 1n });
+    const assert = assertSwapOutInstruction({ programId: PROGRAM, recipient: RECIPIENT, outputMint: OUTPUT_MINT, requiredBalance: 1n });
     expect(accountsOf(assert)).toEqual([associatedTokenAddress(RECIPIENT, OUTPUT_MINT)]);
     expect(hex(assert.data)).toBe(golden[4]![1]);
   });

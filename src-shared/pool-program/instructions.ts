@@ -5,6 +5,9 @@
  */
 import { PublicKey, TransactionInstruction, type AccountMeta } from "@solana/web3.js";
 import { Buffer } from "buffer";
+import type { FieldHasher } from "../crypto/hasher";
+import { computeLeaf } from "../crypto/protocol";
+import { isCanonicalField, isZeroBytes } from "../encoding/field";
 import { err, ok, type Result } from "../result";
 import {
   associatedTokenAddress,
@@ -17,7 +20,7 @@ import {
   revertMarkerAddress,
 } from "./addresses";
 import { ByteReader, ByteWriter, startsWith } from "./borsh";
-import { ASSOCIATED_TOKEN_PROGRAM_ID, PROOF_SIZE, SYSTEM_PROGRAM_ID, TOKEN_PROGRAM_ID } from "./constants";
+import { ASSOCIATED_TOKEN_PROGRAM_ID, PROOF_SIZE, SYSTEM_PROGRAM_ID, SYSVAR_INSTRUCTIONS_ID, TOKEN_PROGRAM_ID } from "./constants";
 import { INSTRUCTION_DISCRIMINATORS, POOL_INSTRUCTION_NAMES, type PoolInstructionName } from "./discriminators";
 
 // ------------------------------------------------------------------- data
@@ -27,7 +30,12 @@ export interface InitializePoolInstruction {
 }
 export interface DepositInstruction {
   name: "deposit";
-  commitment: Uint8Array;
+  /**
+   * Poseidon(nullifier, secret), chosen by the depositor (protocol v2). The
+   * program computes the leaf Poseidon(precommitment, amount, mintField) from
+   * the amount it moved; no leaf is ever taken from the depositor.
+   */
+  precommitment: Uint8Array;
   amount: bigint;
   nonce: bigint;
 }
@@ -48,11 +56,17 @@ export interface WithdrawSwapInstruction extends WithdrawArgs {
   name: "withdraw_swap";
   /** 32 bytes. */
   outputMint: Uint8Array;
+  /** The least the recipient must receive of outputMint; bound by the proof (extDataHash). */
   minOut: bigint;
 }
 export interface AssertSwapOutInstruction {
   name: "assert_swap_out";
-  minOut: bigint;
+  /**
+   * The balance the recipient's output token account must hold when this
+   * instruction runs; withdraw_swap requires it to be at least that account's
+   * balance before the swap plus minOut.
+   */
+  requiredBalance: bigint;
 }
 export interface RevertInstruction {
   name: "revert";
@@ -98,7 +112,7 @@ export function encodePoolInstruction(ix: PoolInstruction): Uint8Array {
     case "initialize_pool":
       break;
     case "deposit":
-      w.raw(ix.commitment, 32, "commitment").u64(ix.amount, "amount").u64(ix.nonce, "nonce");
+      w.raw(ix.precommitment, 32, "precommitment").u64(ix.amount, "amount").u64(ix.nonce, "nonce");
       break;
     case "withdraw":
       writeWithdrawArgs(w, ix);
@@ -107,7 +121,7 @@ export function encodePoolInstruction(ix: PoolInstruction): Uint8Array {
       writeWithdrawArgs(w, ix).raw(ix.outputMint, 32, "outputMint").u64(ix.minOut, "minOut");
       break;
     case "assert_swap_out":
-      w.u64(ix.minOut, "minOut");
+      w.u64(ix.requiredBalance, "requiredBalance");
       break;
     case "revert":
       w.u64(ix.nonce, "nonce");
@@ -129,13 +143,13 @@ export function decodePoolInstruction(data: Uint8Array): Result<PoolInstruction,
     case "initialize_pool":
       return ok({ name });
     case "deposit":
-      return ok({ name, commitment: r.raw(32), amount: r.u64(), nonce: r.u64() });
+      return ok({ name, precommitment: r.raw(32), amount: r.u64(), nonce: r.u64() });
     case "withdraw":
       return ok({ name, ...readWithdrawArgs(r) });
     case "withdraw_swap":
       return ok({ name, ...readWithdrawArgs(r), outputMint: r.raw(32), minOut: r.u64() });
     case "assert_swap_out":
-      return ok({ name, minOut: r.u64() });
+      return ok({ name, requiredBalance: r.u64() });
     case "revert":
       return ok({ name, nonce: r.u64() });
   }
@@ -173,8 +187,14 @@ export const WITHDRAW_ACCOUNTS = [
   "associatedTokenProgram",
   "systemProgram",
 ] as const;
-/** Withdraw's accounts, then these three, then the swap venue's accounts (remaining accounts). */
-export const WITHDRAW_SWAP_ACCOUNTS = [...WITHDRAW_ACCOUNTS, "relayerOutputTokenAccount", "recipientOutputTokenAccount", "outputMint"] as const;
+/** Withdraw's accounts, then these four, then the swap venue's accounts (remaining accounts). */
+export const WITHDRAW_SWAP_ACCOUNTS = [
+  ...WITHDRAW_ACCOUNTS,
+  "relayerOutputTokenAccount",
+  "recipientOutputTokenAccount",
+  "outputMint",
+  "instructionsSysvar",
+] as const;
 export const ASSERT_SWAP_OUT_ACCOUNTS = ["recipientOutputTokenAccount"] as const;
 export const REVERT_ACCOUNTS = [
   "authority",
@@ -229,6 +249,7 @@ export const POOL_INSTRUCTION_ACCOUNT_FLAGS = {
     relayerOutputTokenAccount: W,
     recipientOutputTokenAccount: W,
     outputMint: R,
+    instructionsSysvar: R,
   } satisfies Flags<typeof WITHDRAW_SWAP_ACCOUNTS>,
   assert_swap_out: { recipientOutputTokenAccount: R } satisfies Flags<typeof ASSERT_SWAP_OUT_ACCOUNTS>,
   revert: {
@@ -304,14 +325,33 @@ export function initializePoolInstruction(p: { programId: string; authority: str
   );
 }
 
+/**
+ * The leaf the program will insert for a deposit of `amount` base units of
+ * `mint` with this precommitment: Poseidon(precommitment, amount, mintField);
+ * null when the precommitment is zero or not below the field modulus (the
+ * deposit then fails, revertable, and no leaf exists).
+ */
+export function depositCommitment(hasher: FieldHasher, precommitment: Uint8Array, amount: bigint, mint: string): Uint8Array | null {
+  if (precommitment.length !== 32 || isZeroBytes(precommitment) || !isCanonicalField(precommitment)) return null;
+  return computeLeaf(hasher, precommitment, amount, publicKeyBytes(mint));
+}
+
+/**
+ * deposit: the commitment marker account is the PDA of the leaf the program
+ * computes ({@link depositCommitment}); the hasher only names that account.
+ * For a precommitment that cannot make a leaf, the marker is never touched and
+ * the PDA of the precommitment itself stands in.
+ */
 export function depositInstruction(p: {
   programId: string;
   depositor: string;
   mint: string;
-  commitment: Uint8Array;
+  precommitment: Uint8Array;
   amount: bigint;
   nonce: bigint;
+  hasher: FieldHasher;
 }): TransactionInstruction {
+  const commitment = depositCommitment(p.hasher, p.precommitment, p.amount, p.mint) ?? p.precommitment;
   return instruction(
     p.programId,
     metas("deposit", {
@@ -323,9 +363,9 @@ export function depositInstruction(p: {
       receipt: depositReceiptAddress(p.programId, p.mint, p.depositor, p.nonce),
       tokenProgram: TOKEN_PROGRAM_ID,
       systemProgram: SYSTEM_PROGRAM_ID,
-      commitmentMarker: commitmentMarkerAddress(p.programId, p.mint, p.commitment),
+      commitmentMarker: commitmentMarkerAddress(p.programId, p.mint, commitment),
     }),
-    { name: "deposit", commitment: p.commitment, amount: p.amount, nonce: p.nonce },
+    { name: "deposit", precommitment: p.precommitment, amount: p.amount, nonce: p.nonce },
   );
 }
 
@@ -367,7 +407,10 @@ export function withdrawInstruction(p: WithdrawParams): TransactionInstruction {
 
 /**
  * withdraw_swap: withdraw's accounts, the relayer's and the recipient's output
- * token accounts (ATAs) and the output mint, then `venueAccounts` as given.
+ * token accounts (ATAs), the output mint and the Instructions sysvar, then
+ * `venueAccounts` as given. The same transaction must hold, after it, exactly
+ * one {@link assertSwapOutInstruction} with requiredBalance ≥ the recipient's
+ * output balance before the swap + minOut.
  */
 export function withdrawSwapInstruction(
   p: WithdrawParams & { outputMint: string; minOut: bigint; venueAccounts?: readonly AccountMeta[] },
@@ -377,6 +420,7 @@ export function withdrawSwapInstruction(
     relayerOutputTokenAccount: associatedTokenAddress(p.relayer, p.outputMint),
     recipientOutputTokenAccount: associatedTokenAddress(p.recipient, p.outputMint),
     outputMint: p.outputMint,
+    instructionsSysvar: SYSVAR_INSTRUCTIONS_ID,
   });
   return instruction(p.programId, [...keys, ...(p.venueAccounts ?? [])], {
     name: "withdraw_swap",
@@ -386,12 +430,16 @@ export function withdrawSwapInstruction(
   });
 }
 
-/** The last instruction of a swap withdrawal: fails the transaction when the recipient got less than minOut. */
-export function assertSwapOutInstruction(p: { programId: string; recipient: string; outputMint: string; minOut: bigint }): TransactionInstruction {
+/**
+ * The last instruction of a swap withdrawal: fails the transaction
+ * (SwapOutputTooLow) when the recipient's output token account holds less than
+ * `requiredBalance` = its balance before the swap + the proof's minOut.
+ */
+export function assertSwapOutInstruction(p: { programId: string; recipient: string; outputMint: string; requiredBalance: bigint }): TransactionInstruction {
   return instruction(
     p.programId,
     metas("assert_swap_out", { recipientOutputTokenAccount: associatedTokenAddress(p.recipient, p.outputMint) }),
-    { name: "assert_swap_out", minOut: p.minOut },
+    { name: "assert_swap_out", requiredBalance: p.requiredBalance },
   );
 }
 
