@@ -1,10 +1,9 @@
 import type { FieldHasher } from "../../../src-shared/crypto/hasher";
-import { computeLeaf, U64_MAX, withdrawalPublicSignals } from "../../../src-shared/crypto/protocol";
+import { U64_MAX, withdrawalPublicSignals } from "../../../src-shared/crypto/protocol";
 import { verifyEd25519 } from "../../../src-shared/crypto/ed25519";
 import { encodeBase58, parsePublicKey, parseSignature } from "../../../src-shared/encoding/base58";
-import { isCanonicalField, isZeroBytes } from "../../../src-shared/encoding/field";
 import { sandboxDepositMessage } from "../../../src-shared/messages";
-import { encodePoolInstruction } from "../../../src-shared/pool-program";
+import { depositCommitment, encodePoolInstruction } from "../../../src-shared/pool-program";
 import type { Network } from "../../../src-shared/networks";
 import { err, ok, type Result } from "../../../src-shared/result";
 import { vaultAddress } from "../../../src-shared/solana/pda";
@@ -132,7 +131,7 @@ export class SandboxChain implements ChainBackend {
     this.credit(vaultAddress(this.programId, req.mintBytes), req.mint, req.amount, stmts);
 
     // The leaf is the program's, from the amount it has just moved; nothing of the client's but the precommitment.
-    const commitment = !isZeroBytes(req.precommitment) && isCanonicalField(req.precommitment) ? computeLeaf(this.hasher, req.precommitment, req.amount, req.mintBytes) : null;
+    const commitment = depositCommitment(this.hasher, req.precommitment, req.amount, req.mint);
     const insertable =
       commitment !== null &&
       !this.db.get("SELECT 1 AS x FROM sandbox_commitments WHERE network = ? AND mint = ? AND commitment = ?", [this.network, req.mint, commitment]);

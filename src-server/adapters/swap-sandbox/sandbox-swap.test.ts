@@ -3,10 +3,11 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import nacl from "tweetnacl";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signEd25519 } from "../../../src-shared/crypto/ed25519";
+import { signEd25519, verifyEd25519 } from "../../../src-shared/crypto/ed25519";
 import { createPoseidonHasher } from "../../../src-shared/crypto/poseidon-wasm";
-import { encodeBase58, parsePublicKey } from "../../../src-shared/encoding/base58";
+import { encodeBase58, parsePublicKey, parseSignature } from "../../../src-shared/encoding/base58";
 import { sandboxDepositMessage } from "../../../src-shared/messages";
+import { encodePoolInstruction } from "../../../src-shared/pool-program";
 import { vaultAddress } from "../../../src-shared/solana/pda";
 import { cpAmountOut } from "../../core/swap/constant-product";
 import type { SwapQuote } from "../../core/swap/quote";
@@ -46,15 +47,15 @@ beforeAll(async () => {
   const depositor = nacl.sign.keyPair();
   const wallet = encodeBase58(depositor.publicKey);
   await chain.airdrop(wallet, USDC, 100_000_000n);
-  const commitment = new Uint8Array(32).fill(7);
+  const precommitment = new Uint8Array(32).fill(7);
   const r = await chain.deposit({
     mint: USDC,
     mintBytes: key(USDC),
     amount: 100_000_000n,
-    commitment,
+    precommitment,
     wallet,
     walletBytes: depositor.publicKey,
-    signature: signEd25519(sandboxDepositMessage("mainnet", USDC, 100_000_000n, commitment), depositor.secretKey),
+    signature: signEd25519(sandboxDepositMessage("mainnet", USDC, 100_000_000n, precommitment), depositor.secretKey),
   });
   if (!r.ok || r.value.status !== "indexed") throw new Error("deposit");
 });
@@ -109,14 +110,13 @@ describe("SandboxChain.submitWithdrawal with a swap leg", () => {
     root: ROOT(),
     nullifierHash: new Uint8Array(32).fill(nullifierByte),
     proof: new Uint8Array(256),
-    publicSignals: [],
     depositSize: 10_000_000n,
     fee: 25_000n,
     ...(swap ? { swap } : {}),
   });
   const RECIPIENT = encodeBase58(nacl.sign.keyPair().publicKey);
   const ROOT = (): Uint8Array => (chain as unknown as { pools: Map<string, { root(): Uint8Array }> }).pools.get(USDC)!.root();
-  const leg = (minOutAmount: bigint) => ({ outputMint: SOL, minOutAmount, quote: {} as SwapQuote });
+  const leg = (minOut: bigint) => ({ outputMint: SOL, minOut, quote: {} as SwapQuote });
   const snapshot = () => {
     const amm = chain.swapPools.ammKeyOf(USDC, SOL);
     return {
@@ -148,6 +148,26 @@ describe("SandboxChain.submitWithdrawal with a swap leg", () => {
     expect(await chain.isNullifierSpent(USDC, new Uint8Array(32).fill(1))).toBe(true);
   });
 
+  it("signs withdraw_swap then assert_swap_out { requiredBalance: the recipient's output balance before + minOut }", async () => {
+    const before = snapshot();
+    const out = cpAmountOut(9_975_000n, before.poolUsdc, before.poolSol);
+    const minOut = out - 1_000n;
+    const s = submission(5, leg(minOut));
+    const r = await chain.submitWithdrawal(s);
+    if (!r.ok) throw new Error(r.detail);
+    const slot = (chain as unknown as { slot: number }).slot;
+    const args = { proof: s.proof, root: s.root, nullifierHash: s.nullifierHash, recipient: key(RECIPIENT), amount: s.depositSize, fee: s.fee };
+    const data = [
+      new TextEncoder().encode(`sandbox-tx|mainnet|${slot}|`),
+      encodePoolInstruction({ name: "withdraw_swap", ...args, outputMint: key(SOL), minOut }),
+      encodePoolInstruction({ name: "assert_swap_out", requiredBalance: before.recipientSol + minOut }),
+    ];
+    const message = Uint8Array.from(data.flatMap((d) => [...d]));
+    const sig = parseSignature(r.signature);
+    expect(sig.ok && verifyEd25519(message, sig.value, relayer.publicKey)).toBe(true);
+    expect(chain.balance(RECIPIENT, SOL)).toBe(before.recipientSol + out);
+  });
+
   it("refuses SlippageExceeded below the minimum, saying what it would have delivered, and changes nothing", async () => {
     const before = snapshot();
     const out = cpAmountOut(9_975_000n, before.poolUsdc, before.poolSol);
@@ -161,7 +181,7 @@ describe("SandboxChain.submitWithdrawal with a swap leg", () => {
     await chain.swapPools.set(USDC, SOL, 1_000_000n, 1_000_000n, 2);
     const before = snapshot();
     expect(await chain.submitWithdrawal(submission(3, leg(0n)))).toMatchObject({ ok: false, rejection: "InsufficientLiquidity" });
-    expect(await chain.submitWithdrawal(submission(3, { outputMint: BONK, minOutAmount: 0n, quote: {} as SwapQuote }))).toMatchObject({ ok: false, rejection: "InsufficientLiquidity" });
+    expect(await chain.submitWithdrawal(submission(3, { outputMint: BONK, minOut: 0n, quote: {} as SwapQuote }))).toMatchObject({ ok: false, rejection: "InsufficientLiquidity" });
     expect(snapshot()).toEqual(before);
     expect(await chain.isNullifierSpent(USDC, new Uint8Array(32).fill(3))).toBe(false);
   });
