@@ -72,8 +72,8 @@ describe("Groth16MclVerifier", () => {
   });
   afterAll(() => verifier.close());
 
-  it("accepts the three recorded withdraw proofs with their public signals", () => {
-    expect(fixtures).toHaveLength(3);
+  it("accepts the five recorded withdraw proofs (three withdraw, two withdraw_swap) with their public signals", () => {
+    expect(fixtures).toHaveLength(5);
     for (const f of fixtures) expect(verifier.verify(f.proof, f.signals)).toBe(true);
   });
 
