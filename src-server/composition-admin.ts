@@ -12,6 +12,7 @@ import { SandboxFaults } from "./services/admin-faults";
 import { AdminMoneyService } from "./services/admin-money";
 import { OperatorToken, operatorTokenNotice } from "./services/admin-operator-token";
 import { PauseService } from "./services/admin-pauses";
+import { FeeSchedule } from "./services/fee-schedule";
 import { AdminPools } from "./services/admin-pools";
 import { AdminRelays } from "./services/admin-relays";
 import { RetentionJob } from "./services/admin-retention";
@@ -40,6 +41,8 @@ export interface ConsoleAdminLate {
 export interface ConsoleAdmin {
   operatorToken: OperatorToken;
   pauses: PauseService;
+  /** The fees in force: the config's under the operator's run-time changes. */
+  fees: FeeSchedule;
   faults: SandboxFaults;
   retention: RetentionJob;
   /** The /admin router, once the services it reads exist. */
@@ -65,6 +68,7 @@ export function prepareConsoleAdmin(opts: {
     : OperatorToken.loadOrCreate(secrets, (token) => operatorTokenNotice(token, config.dataDir).forEach((line) => log(line)));
   log(`console: operator token ${operatorToken.source === "configured" ? "from configuration" : "generated earlier (hash in the data dir)"}, fingerprint ${operatorToken.fingerprint}`);
   const pauses = new PauseService(store);
+  const fees = new FeeSchedule(config.fees, store, config.fees.graceSec * 1000);
   const faults = new SandboxFaults(opts.sandboxNetworks);
   const retention = new RetentionJob(store, config.console.retentionDays, log);
 
@@ -95,6 +99,7 @@ export function prepareConsoleAdmin(opts: {
       chains: late.chains,
       health: late.health,
       pauses,
+      fees,
       faults,
       operatorToken,
       keys: () => [
@@ -115,11 +120,12 @@ export function prepareConsoleAdmin(opts: {
       relays,
       status,
       pauses,
+      fees,
       money,
       faults,
       ...(late.support ? { support: new AdminSupport(late.support) } : {}),
     });
   };
 
-  return { operatorToken, pauses, faults, retention, routes };
+  return { operatorToken, pauses, fees, faults, retention, routes };
 }

@@ -180,7 +180,14 @@ export interface AdminKeyFingerprint {
 /** GET /admin/settings */
 export interface AdminSettings {
   networks: { name: Network; enabled: boolean; backend: string; sandbox: boolean; programId: string; pools: string[]; rpcUrl: string | null }[];
-  fees: { default: { bps: number; floor: string }; pools: { network: Network; mint: string; bps: number; floor: string }[] };
+  fees: {
+    default: { bps: number; floor: string };
+    pools: { network: Network; mint: string; bps: number; floor: string }[];
+    /** After a change, the replaced fee is still accepted this long (proofs bind the fee). */
+    graceSec: number;
+    /** The key that signs each network's withdrawals and receives the fee (proofs bind it). */
+    relayers: { network: Network; address: string }[];
+  };
   limits: {
     rateLimitsEnabled: boolean;
     windowSec: number;

@@ -44,6 +44,8 @@ export const ErrorName = {
   RelayPaused: "RelayPaused",
   /** Revert of a deposit that may still be indexed (docs/decisions.md). */
   DepositPending: "DepositPending",
+  /** A relay whose fee is below the one GET /fees publishes (protocol v2: the proof binds the fee). */
+  FeeTooLow: "FeeTooLow",
   /** Revert whose transaction could not be submitted (the revert twin of RelayFailed). */
   RevertFailed: "RevertFailed",
 } as const;

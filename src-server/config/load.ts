@@ -264,8 +264,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { defaultDataDir?: stri
   if (storage.snapshotJournalMiB !== undefined) cfg.storage.snapshotJournalMiB = int("storage.snapshotJournalMiB", storage.snapshotJournalMiB, 1, 4096);
 
   const fees = section("fees", file.fees);
-  rejectUnknown("fees", fees, ["default", "pools"]);
+  rejectUnknown("fees", fees, ["default", "pools", "graceSec"]);
   if (fees.default !== undefined) cfg.fees.default = feeSetting("fees.default", fees.default);
+  if (fees.graceSec !== undefined) cfg.fees.graceSec = int("fees.graceSec", fees.graceSec, 0, 86400);
   const feePools = section("fees.pools", fees.pools);
   rejectUnknown("fees.pools", feePools, NETWORKS);
   for (const n of NETWORKS) {

@@ -82,6 +82,11 @@ export interface FeesConfig {
   default: FeeSetting;
   /** Per network, per mint overrides. */
   pools: Record<Network, Record<string, FeeSetting>>;
+  /**
+   * After the operator changes a fee, the fee it replaced is still accepted
+   * this long: wallets prove for the published fee (protocol v2 binds it).
+   */
+  graceSec: number;
 }
 
 /** relay_swap's allowed slippage per pair, by the spec's guidance (core/swap/slippage.ts). */
@@ -216,7 +221,7 @@ export function defaultConfig(dataDir: string, resourcesDir: string): RelayConfi
     http: { bodyLimitBytes: 32 * 1024, trustProxy: false },
     storage: { snapshotIntervalSec: 30, snapshotJournalMiB: 64 },
     console: { retentionDays: 30 },
-    fees: { default: { bps: 25, floor: 0n }, pools: { mainnet: {}, devnet: {} } },
+    fees: { default: { bps: 25, floor: 0n }, pools: { mainnet: {}, devnet: {} }, graceSec: 120 },
     swap: {
       // USDC and USDT on Solana mainnet.
       stablecoins: ["EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", "Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB"],

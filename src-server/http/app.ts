@@ -23,12 +23,15 @@ import { metaRoutes, type MetaInfo } from "./routes/meta";
 import { revertRoutes } from "./routes/revert";
 import { sandboxRoutes } from "./routes/sandbox";
 import { sendError } from "./respond";
+import type { FeeSchedule } from "../services/fee-schedule";
 
 export interface AppDeps {
   config: RelayConfig;
   auth: AuthService;
   indexer: IndexerService;
   relay: RelayService;
+  /** The fees GET /fees publishes (services/fee-schedule.ts). */
+  fees: FeeSchedule;
   swaps: SwapRoutingService;
   compliance: ComplianceService;
   reverts: RevertService;
@@ -68,7 +71,7 @@ export function createApp(deps: AppDeps): RelayApp {
   app.use(metaRoutes(deps.health, deps.meta));
   app.use(authRoutes(deps.auth, limits));
   app.use(indexerRoutes({ indexer: deps.indexer, chains: deps.chains, nullifierAddress: deps.nullifierAddress, limits }));
-  app.use(relayRoutes({ relay: deps.relay, auth: deps.auth, limits, config: deps.config }));
+  app.use(relayRoutes({ relay: deps.relay, fees: deps.fees, chains: deps.chains, auth: deps.auth, limits, config: deps.config }));
   app.use(swapRoutes({ swaps: deps.swaps, limits, log: deps.log }));
   app.use(revertRoutes({ reverts: deps.reverts, limits, enabled: (n) => deps.chains.has(n) }));
   app.use(complianceRoutes({ compliance: deps.compliance, limits, enabled: (n) => deps.chains.has(n) }));

@@ -39,6 +39,19 @@ export interface StoredPause {
 }
 
 /**
+ * A fee the operator set at run time. `policy` null: back to the config
+ * file's. `previous`: what was in force before, accepted for the grace period.
+ */
+export interface StoredFeeOverride {
+  network: Network;
+  /** null: the network's default. */
+  mint: string | null;
+  policy: { bps: number; floor: bigint } | null;
+  previous: { bps: number; floor: bigint };
+  at: number;
+}
+
+/**
  * The console's reads over what the relay already records (relays, indexed
  * leaves, roots) plus its own state (pause switches, daily aggregates).
  */
@@ -62,4 +75,6 @@ export interface ConsoleStore {
   pauses(): StoredPause[];
   setPause(p: StoredPause): Promise<void>;
   clearPause(network: Network, mint: string | null): Promise<void>;
+  feeOverrides(): StoredFeeOverride[];
+  setFeeOverride(o: StoredFeeOverride): Promise<void>;
 }

@@ -12,6 +12,13 @@ export interface NewRelayRecord {
   nullifierHash: string;
   depositSize: bigint;
   fee: bigint;
+  /**
+   * The terms the proof was checked against (protocol v2, extDataHash): the
+   * key that signed and received the fee, and a swap's minimum output. Null
+   * on records written before v2.
+   */
+  relayer: string | null;
+  minOut: bigint | null;
   receivedAt: number;
 }
 

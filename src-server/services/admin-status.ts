@@ -6,6 +6,7 @@ import type { ChainBackend } from "../ports/chain";
 import type { ConsoleStore } from "../ports/console-store";
 import type { SandboxFaults } from "./admin-faults";
 import type { OperatorToken } from "./admin-operator-token";
+import type { FeeSchedule } from "./fee-schedule";
 import type { PauseService } from "./admin-pauses";
 import type { HealthService } from "./health";
 import type { IndexerService } from "./indexer";
@@ -27,6 +28,7 @@ export interface AdminStatusDeps {
   chains: ReadonlyMap<Network, ChainBackend>;
   health: HealthService;
   pauses: PauseService;
+  fees: FeeSchedule;
   faults: SandboxFaults;
   operatorToken: OperatorToken;
   /** Every key pair the relay holds (relayer, compliance, ...). */
@@ -113,6 +115,20 @@ export class AdminStatus {
     };
   }
 
+  /** The fees in force (config under the operator's changes) and each network's fee receiver. */
+  feeSettings(): AdminSettings["fees"] {
+    const schedule = this.deps.fees.schedule();
+    return {
+      default: schedule.default,
+      pools: NETWORKS.flatMap((n) => Object.entries(schedule.pools[n]).map(([mint, s]) => ({ network: n, mint, ...s }))),
+      graceSec: this.deps.fees.graceSec,
+      relayers: NETWORKS.flatMap((n) => {
+        const chain = this.deps.chains.get(n);
+        return chain ? [{ network: n, address: chain.feePayer }] : [];
+      }),
+    };
+  }
+
   settings(): AdminSettings {
     const { config: c } = this.deps;
     const keys: AdminKeyFingerprint[] = this.deps.keys().map((k) => ({
@@ -142,10 +158,7 @@ export class AdminStatus {
           rpcUrl: redactUrl(net.rpcUrl),
         };
       }),
-      fees: {
-        default: { bps: c.fees.default.bps, floor: c.fees.default.floor.toString() },
-        pools: NETWORKS.flatMap((n) => Object.entries(c.fees.pools[n]).map(([mint, s]) => ({ network: n, mint, bps: s.bps, floor: s.floor.toString() }))),
-      },
+      fees: this.feeSettings(),
       limits: {
         rateLimitsEnabled: c.rateLimits.enabled,
         windowSec: c.rateLimits.windowSec,

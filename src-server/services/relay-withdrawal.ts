@@ -3,11 +3,12 @@ import type { FieldHasher } from "../../src-shared/crypto/hasher";
 import { fromHex, toHex } from "../../src-shared/encoding/bytes";
 import { ErrorName, type ErrorNameValue } from "../../src-shared/errors";
 import type { Network } from "../../src-shared/networks";
-import { withdrawalPublicSignals } from "../core/proof/public-inputs";
-import { quoteFee, type FeePolicy } from "../core/relay/fee";
+import { parsePublicKey } from "../../src-shared/encoding/base58";
+import { withdrawalPublicSignals, type RelayTerms } from "../core/proof/public-inputs";
+import { decideFee, type FeeInForce } from "../core/relay/fee";
 import type { SwapWithdrawalRequest, WithdrawalRequest } from "../core/relay/request";
 import { RelayState, type RelayOutcome } from "../core/relay/states";
-import { minOutAmount, slippageSeenBps, type PairSlippage } from "../core/swap/slippage";
+import { slippageSeenBps, type PairSlippage } from "../core/swap/slippage";
 import type { ChainBackend, ChainRejection, SwapLeg } from "../ports/chain";
 import type { ProofVerifier } from "../ports/proof-verifier";
 import type { RelayRecord, RelayStore, SwapRecord } from "../ports/relay-store";
@@ -15,8 +16,9 @@ import type { SanctionsList } from "../ports/sanctions";
 import type { SwapVenue } from "../ports/swap-venue";
 import type { IndexerService } from "./indexer";
 
-export interface FeeSchedule {
-  policyFor(network: Network, mint: string): FeePolicy;
+/** The fee in force for a pool, and the one it replaced while still in its grace period (services/fee-schedule.ts). */
+export interface FeesInForce {
+  inForce(network: Network, mint: string): FeeInForce;
 }
 
 /** The operator's pause switches (services/admin-pauses.ts): why this pool's relays are refused, or null. */
@@ -37,7 +39,7 @@ export interface RelayDeps {
   verifier: ProofVerifier;
   sanctions: SanctionsList;
   store: RelayStore;
-  fees: FeeSchedule;
+  fees: FeesInForce;
   pauses?: RelayPauses;
   /** Without it, relay_swap answers SwapFailed. */
   swaps?: SwapRouting;
@@ -181,22 +183,36 @@ export class RelayService {
     return this.run(req, null);
   }
 
-  /** /relay_swap: the same pipeline; depositSize − fee is swapped into output_mint for the recipient. */
+  /** /relay_swap: the same pipeline; depositSize − fee is swapped into output_mint, at least minOut of it for the recipient. */
   relaySwap(req: SwapWithdrawalRequest): Promise<RelayOutcome> {
-    return this.run(req, req.outputMint);
+    return this.run(req, { outputMint: req.outputMint, outputMintBytes: req.outputMintBytes, minOut: req.minOut });
   }
 
-  private async run(req: WithdrawalRequest, outputMint: string | null): Promise<RelayOutcome> {
+  private async run(req: WithdrawalRequest, swapTerms: { outputMint: string; outputMintBytes: Uint8Array; minOut: bigint } | null): Promise<RelayOutcome> {
     const { indexer, chains, store } = this.deps;
-    // The fee is fixed here, at receipt: a fee change never reaches a relay in flight.
-    const quote = quoteFee(req.depositSize, this.deps.fees.policyFor(req.network, req.mint));
-    const id = randomUUID();
     const received = this.now();
+    // The fee is fixed here, at receipt: a fee change never reaches a relay in flight.
+    const fee = decideFee(req.depositSize, req.fee, this.deps.fees.inForce(req.network, req.mint), received);
+    const chain = chains.get(req.network);
+    const id = randomUUID();
     const nullifierHex = toHex(req.nullifierHash);
     // Not awaited here: the `submitted` write below is journaled after it, so its
     // fsync makes both durable before anything reaches the chain (one fsync, not two).
     const created = store.create(
-      { id, kind: outputMint === null ? "relay" : "swap", network: req.network, mint: req.mint, outputMint, recipient: req.recipient, nullifierHash: nullifierHex, depositSize: req.depositSize, fee: quote?.fee ?? 0n, receivedAt: received },
+      {
+        id,
+        kind: swapTerms === null ? "relay" : "swap",
+        network: req.network,
+        mint: req.mint,
+        outputMint: swapTerms?.outputMint ?? null,
+        recipient: req.recipient,
+        nullifierHash: nullifierHex,
+        depositSize: req.depositSize,
+        fee: fee.ok ? fee.fee : (req.fee ?? 0n),
+        relayer: chain?.feePayer ?? req.relayer,
+        minOut: swapTerms?.minOut ?? null,
+        receivedAt: received,
+      },
       RelayState.received(received),
     );
     created.catch(() => {});
@@ -207,12 +223,19 @@ export class RelayService {
 
     const paused = this.deps.pauses?.pausedReason(req.network, req.mint);
     if (paused) return fail(503, ErrorName.RelayPaused, paused);
-    const chain = chains.get(req.network);
     if (!chain) return fail(400, ErrorName.InvalidRequest, `network: ${req.network} is not enabled on this relay`);
+    if (req.relayer !== null && req.relayer !== chain.feePayer) {
+      return fail(400, ErrorName.InvalidRequest, `relayer: this relay's key on ${req.network} is ${chain.feePayer} (GET /fees); a proof bound to another relayer cannot be relayed here`);
+    }
+    if (!fee.ok) {
+      if (fee.kind === "Uncoverable") return fail(400, ErrorName.InvalidRequest, "depositSize: does not cover the relayer fee");
+      return fail(400, ErrorName.FeeTooLow, `fee: ${req.fee} is below this relay's fee of ${fee.published} for depositSize ${req.depositSize} of ${req.mint} on ${req.network} (GET /fees)`);
+    }
     const pool = indexer.get(req.network, req.mint);
     if (!pool) return fail(400, ErrorName.InvalidRoot, `no pool for ${req.mint} on ${req.network}`);
     if (!pool.tree.isKnownRoot(req.root)) return fail(400, ErrorName.InvalidRoot, "root is not the pool's current root or one of its last 100");
-    if (!quote) return fail(400, ErrorName.InvalidRequest, "depositSize: does not cover the relayer fee");
+    const relayerBytes = parsePublicKey(chain.feePayer);
+    if (!relayerBytes.ok) return fail(500, ErrorName.RelayFailed, `the ${req.network} relayer key is not a public key`);
 
     const key = `${req.network}/${req.mint}/${nullifierHex}`;
     if (this.inFlight.has(key)) return fail(400, ErrorName.NullifierAlreadySpent, "a relay of this nullifier is in flight");
@@ -228,12 +251,13 @@ export class RelayService {
       }
       if (listed) return await fail(400, ErrorName.OFACCheckFailed, "recipient is on a sanctions list");
       let swap: QuotedSwap | undefined;
-      if (outputMint !== null) {
-        const taken = await this.takeQuote(id, req, outputMint, quote.toRecipient, fail);
+      if (swapTerms !== null) {
+        const taken = await this.takeQuote(id, req, swapTerms, req.depositSize - fee.fee, fail);
         if ("outcome" in taken) return taken.outcome;
         swap = taken;
       }
-      const outcome = await this.verifyAndSubmit(id, req, chain, quote.fee, swap, fail);
+      const terms = { relayer: relayerBytes.value, fee: fee.fee, swap: swapTerms && { outputMint: swapTerms.outputMintBytes, minOut: swapTerms.minOut } };
+      const outcome = await this.verifyAndSubmit(id, req, chain, terms, swap, fail);
       hold = "unknown" in outcome;
       return outcome.result;
     } finally {
@@ -254,17 +278,21 @@ export class RelayService {
     id: string,
     req: WithdrawalRequest,
     chain: ChainBackend,
-    fee: bigint,
+    terms: RelayTerms,
     swap: QuotedSwap | undefined,
     fail: Fail,
   ): Promise<{ result: RelayOutcome } | { result: RelayOutcome; unknown: true }> {
     const { store } = this.deps;
+    const { fee } = terms;
+    // All six public signals from the request and this relay's own terms: a proof made for any
+    // other relayer, fee, output mint or minOut does not verify (extDataHash).
     const publicSignals = withdrawalPublicSignals(this.deps.hasher, {
       root: req.root,
       nullifierHash: req.nullifierHash,
       recipient: req.recipientBytes,
       amount: req.depositSize,
       mint: req.mintBytes,
+      terms,
     });
     const t0 = this.now();
     let valid: boolean;
@@ -287,7 +315,6 @@ export class RelayService {
         root: req.root,
         nullifierHash: req.nullifierHash,
         proof: req.proof,
-        publicSignals,
         depositSize: req.depositSize,
         fee,
         ...(swap ? { swap: swap.leg } : {}),
@@ -311,11 +338,18 @@ export class RelayService {
   }
 
   /**
-   * The quote the swap is held to: what depositSize − fee buys now, less the
-   * pair's slippage. No venue, no route or too little depth refuse the relay
-   * before any proof work.
+   * The quote the swap is held to: what depositSize − fee buys now. No venue,
+   * no route, too little depth, or an output below the proof's minOut refuse
+   * the relay before any proof work and before anything is sent.
    */
-  private async takeQuote(id: string, req: WithdrawalRequest, outputMint: string, amount: bigint, fail: Fail): Promise<QuotedSwap | { outcome: RelayOutcome }> {
+  private async takeQuote(
+    id: string,
+    req: WithdrawalRequest,
+    terms: { outputMint: string; minOut: bigint },
+    amount: bigint,
+    fail: Fail,
+  ): Promise<QuotedSwap | { outcome: RelayOutcome }> {
+    const { outputMint, minOut } = terms;
     const venue = this.deps.swaps?.venueFor(req.network) ?? null;
     if (!venue) return { outcome: await fail(400, ErrorName.SwapFailed, `no swap venue on ${req.network}`) };
     const slippage = this.deps.swaps!.slippageFor(req.network, req.mint, outputMint);
@@ -332,7 +366,6 @@ export class RelayService {
       return { outcome: await fail(400, name, e.detail) };
     }
     const q = quoted.value;
-    const leg: SwapLeg = { outputMint, quote: q, minOutAmount: minOutAmount(q.outAmount, slippage.bps) };
     const record: SwapRecord = {
       venue: venue.kind,
       quotedAt: this.now(),
@@ -340,11 +373,14 @@ export class RelayService {
       quotedOut: q.outAmount,
       priceImpactPct: q.priceImpactPct,
       slippageBps: slippage.bps,
-      minOut: leg.minOutAmount,
+      minOut,
       executedOut: null,
       slippageSeenBps: null,
     };
     await this.deps.store.recordSwap(id, record);
-    return { leg, record };
+    if (q.outAmount < minOut) {
+      return { outcome: await fail(400, ErrorName.SlippageExceeded, `the venue now delivers ${q.outAmount} of ${outputMint} for ${amount}, below minOut ${minOut}`) };
+    }
+    return { leg: { outputMint, quote: q, minOut }, record };
   }
 }

@@ -1,6 +1,6 @@
 import type { Network } from "../../../src-shared/networks";
 import type { RelayState } from "../../core/relay/states";
-import type { ConsoleStore, RelayDailyAggregate, RelayFilter, RelayPageQuery, StoredPause } from "../../ports/console-store";
+import type { ConsoleStore, RelayDailyAggregate, RelayFilter, RelayPageQuery, StoredFeeOverride, StoredPause } from "../../ports/console-store";
 import type { RelayRecord } from "../../ports/relay-store";
 import type { DurableDb, SqlStatement, SqlValue } from "./durable-db";
 import { RELAY_COLUMNS, toRelayRecord, type RelayRow } from "./relay-store";
@@ -141,6 +141,31 @@ export class SqlConsoleStore implements ConsoleStore {
 
   async clearPause(network: Network, mint: string | null): Promise<void> {
     await this.db.write([{ sql: "DELETE FROM console_pauses WHERE network = ? AND mint = ?", params: [network, mint ?? WHOLE_NETWORK] }]);
+  }
+
+  feeOverrides(): StoredFeeOverride[] {
+    return this.db
+      .all<{ network: Network; mint: string; bps: number | null; floor: string | null; prev_bps: number; prev_floor: string; set_at: number }>(
+        "SELECT network, mint, bps, floor, prev_bps, prev_floor, set_at FROM fee_overrides ORDER BY network, mint",
+      )
+      .map((r) => ({
+        network: r.network,
+        mint: r.mint === WHOLE_NETWORK ? null : r.mint,
+        policy: r.bps === null || r.floor === null ? null : { bps: r.bps, floor: BigInt(r.floor) },
+        previous: { bps: r.prev_bps, floor: BigInt(r.prev_floor) },
+        at: r.set_at,
+      }));
+  }
+
+  async setFeeOverride(o: StoredFeeOverride): Promise<void> {
+    await this.db.write([
+      {
+        sql: `INSERT INTO fee_overrides (network, mint, bps, floor, prev_bps, prev_floor, set_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+              ON CONFLICT (network, mint) DO UPDATE SET bps = excluded.bps, floor = excluded.floor, prev_bps = excluded.prev_bps,
+                prev_floor = excluded.prev_floor, set_at = excluded.set_at`,
+        params: [o.network, o.mint ?? WHOLE_NETWORK, o.policy?.bps ?? null, o.policy?.floor.toString() ?? null, o.previous.bps, o.previous.floor.toString(), o.at],
+      },
+    ]);
   }
 }
 

@@ -24,10 +24,12 @@ export interface RelayRow {
   swap_slippage_bps: number | null;
   attempts: string | null;
   network_fee_lamports: string | null;
+  relayer: string | null;
+  min_out: string | null;
 }
 
 export const RELAY_COLUMNS =
-  "id, kind, network, mint, output_mint, recipient, nullifier_hash, deposit_size, fee, status, error, signature, received_at, steps, swap_quote, swap_out, swap_slippage_bps, attempts, network_fee_lamports";
+  "id, kind, network, mint, output_mint, recipient, nullifier_hash, deposit_size, fee, status, error, signature, received_at, steps, swap_quote, swap_out, swap_slippage_bps, attempts, network_fee_lamports, relayer, min_out";
 
 /** swap_quote's JSON: amounts as text. */
 interface QuoteJson {
@@ -46,9 +48,9 @@ export class SqlRelayStore implements RelayStore {
   async create(r: NewRelayRecord, first: RelayState): Promise<void> {
     await this.db.write([
       {
-        sql: `INSERT INTO relays (id, kind, network, mint, output_mint, recipient, nullifier_hash, deposit_size, fee, status, error, signature, received_at, updated_at, steps)
-              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?, ?, ?)`,
-        params: [r.id, r.kind, r.network, r.mint, r.outputMint, r.recipient, r.nullifierHash, r.depositSize.toString(), r.fee.toString(), first.kind, r.receivedAt, first.at, JSON.stringify([first])],
+        sql: `INSERT INTO relays (id, kind, network, mint, output_mint, recipient, nullifier_hash, deposit_size, fee, relayer, min_out, status, error, signature, received_at, updated_at, steps)
+              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?, ?, ?)`,
+        params: [r.id, r.kind, r.network, r.mint, r.outputMint, r.recipient, r.nullifierHash, r.depositSize.toString(), r.fee.toString(), r.relayer, r.minOut?.toString() ?? null, first.kind, r.receivedAt, first.at, JSON.stringify([first])],
       },
     ]);
   }
@@ -125,6 +127,8 @@ export function toRelayRecord(r: RelayRow): RelayRecord {
     nullifierHash: r.nullifier_hash,
     depositSize: BigInt(r.deposit_size),
     fee: BigInt(r.fee),
+    relayer: r.relayer,
+    minOut: r.min_out === null ? null : BigInt(r.min_out),
     receivedAt: r.received_at,
     status: r.status,
     error: r.error,

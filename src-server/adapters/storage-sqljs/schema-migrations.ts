@@ -344,6 +344,18 @@ export const MIGRATIONS: Migration[] = [
       // The terms each relay's proof was bound to (extDataHash): who received the fee, and a swap's minimum.
       `ALTER TABLE relays ADD COLUMN relayer TEXT`,
       `ALTER TABLE relays ADD COLUMN min_out TEXT`,
+      // Fees the operator set at run time (mint '*': the network's default), over the config file's.
+      // prev_*: the fee in force before, still accepted until set_at + fees.graceSec, since
+      // wallets prove for the published fee and a proof in flight must survive an increase.
+      `CREATE TABLE fee_overrides (
+         network TEXT NOT NULL,
+         mint TEXT NOT NULL,
+         bps INTEGER,
+         floor TEXT,
+         prev_bps INTEGER NOT NULL,
+         prev_floor TEXT NOT NULL,
+         set_at INTEGER NOT NULL,
+         PRIMARY KEY (network, mint))`,
     ],
   },
 ];

@@ -1,3 +1,4 @@
+import { U64_MAX } from "../../../src-shared/crypto/protocol";
 import { parsePublicKey } from "../../../src-shared/encoding/base58";
 import { parseByteArray } from "../../../src-shared/encoding/bytes";
 import { parseFieldBytes } from "../../../src-shared/encoding/field";
@@ -15,11 +16,44 @@ export interface WithdrawalRequest {
   root: Uint8Array;
   proof: Uint8Array;
   depositSize: bigint;
+  /**
+   * The fee the client proved for (protocol v2, bound by extDataHash), in base
+   * units of the mint; null: the fee GET /fees publishes now.
+   */
+  fee: bigint | null;
+  /** The relayer key the client proved for (base58); null: this relay's own. */
+  relayer: string | null;
 }
 
 export interface SwapWithdrawalRequest extends WithdrawalRequest {
   outputMint: string;
   outputMintBytes: Uint8Array;
+  /** The least the recipient must receive of outputMint, bound by the proof. */
+  minOut: bigint;
+}
+
+const DECIMAL = /^(?:0|[1-9][0-9]{0,19})$/;
+
+/**
+ * A u64 amount as a JSON number (a safe integer: a larger number already lost
+ * precision in JSON) or a decimal string. `positive` refuses zero.
+ */
+export function parseU64(value: unknown, positive: boolean): Result<bigint, string> {
+  let x: bigint;
+  if (typeof value === "number") {
+    if (!Number.isInteger(value)) return err("must be an integer number of base units");
+    if (!Number.isSafeInteger(value)) return err("must be at most 2^53 - 1 as a JSON number (send larger amounts as a decimal string)");
+    x = BigInt(value);
+  } else if (typeof value === "string") {
+    if (!DECIMAL.test(value)) return err("must be a decimal string of base units (digits only, no sign, no leading zeros)");
+    x = BigInt(value);
+  } else {
+    return err("must be an integer (JSON number or decimal string) of base units");
+  }
+  if (x < 0n) return err("must not be negative");
+  if (positive && x === 0n) return err("must be positive");
+  if (x > U64_MAX) return err("must fit in a u64");
+  return ok(x);
 }
 
 /** Which field is wrong and how, for `{ status: 400, error: "InvalidRequest", message }`. */
@@ -55,6 +89,19 @@ export function parseWithdrawalRequest(body: unknown, mintField: "mint" | "input
   if (!mint.ok) return bad(mintField, `${mint.error} (a base58 public key)`);
   const network = b.network === undefined ? "mainnet" : b.network;
   if (!isNetwork(network)) return bad("network", "must be mainnet or devnet");
+  let fee: bigint | null = null;
+  if (b.fee !== undefined) {
+    const parsedFee = parseU64(b.fee, false);
+    if (!parsedFee.ok) return bad("fee", parsedFee.error);
+    if (parsedFee.value > BigInt(ds)) return bad("fee", `must not exceed depositSize (${ds})`);
+    fee = parsedFee.value;
+  }
+  let relayer: string | null = null;
+  if (b.relayer !== undefined) {
+    const parsedRelayer = parsePublicKey(b.relayer);
+    if (!parsedRelayer.ok) return bad("relayer", `${parsedRelayer.error} (a base58 public key)`);
+    relayer = b.relayer as string;
+  }
 
   return ok({
     network,
@@ -66,6 +113,8 @@ export function parseWithdrawalRequest(body: unknown, mintField: "mint" | "input
     root: root.value,
     proof: proof.value,
     depositSize: BigInt(ds),
+    fee,
+    relayer,
   });
 }
 
@@ -76,5 +125,9 @@ export function parseSwapWithdrawalRequest(body: unknown): Result<SwapWithdrawal
   const outputMint = parsePublicKey(out);
   if (!outputMint.ok) return bad("output_mint", `${outputMint.error} (a base58 public key)`);
   if (out === base.value.mint) return bad("output_mint", "must differ from input_mint (use /relay to withdraw without a swap)");
-  return ok({ ...base.value, outputMint: out as string, outputMintBytes: outputMint.value });
+  const rawMinOut = (body as Record<string, unknown>).minOut;
+  if (rawMinOut === undefined) return bad("minOut", "is required: the least the recipient must receive of output_mint, as bound by the proof");
+  const minOut = parseU64(rawMinOut, true);
+  if (!minOut.ok) return bad("minOut", minOut.error);
+  return ok({ ...base.value, outputMint: out as string, outputMintBytes: outputMint.value, minOut: minOut.value });
 }

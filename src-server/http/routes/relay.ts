@@ -5,12 +5,22 @@ import type { Result } from "../../../src-shared/result";
 import { parseSwapWithdrawalRequest, parseWithdrawalRequest, type RequestProblem } from "../../core/relay/request";
 import type { RelayOutcome } from "../../core/relay/states";
 import type { RelayConfig } from "../../config/schema";
+import type { Network } from "../../../src-shared/networks";
+import type { ChainBackend } from "../../ports/chain";
+import type { FeeSchedule } from "../../services/fee-schedule";
 import type { AuthService } from "../../services/auth";
 import type { RelayService } from "../../services/relay-withdrawal";
 import type { RateLimits } from "../middleware/rate-limit";
 import { sendRelayError } from "../respond";
 
-export function relayRoutes(deps: { relay: RelayService; auth: AuthService; limits: RateLimits; config: RelayConfig }): Router {
+export function relayRoutes(deps: {
+  relay: RelayService;
+  fees: FeeSchedule;
+  chains: ReadonlyMap<Network, ChainBackend>;
+  auth: AuthService;
+  limits: RateLimits;
+  config: RelayConfig;
+}): Router {
   const r = Router();
 
   /** /relay and /relay_swap: parse, authenticate, run the pipeline; the HTTP status equals the body's. */
@@ -29,14 +39,18 @@ export function relayRoutes(deps: { relay: RelayService; auth: AuthService; limi
   r.post("/relay", deps.limits.middleware("relay", "relay"), relayEndpoint((b) => parseWithdrawalRequest(b), (w) => deps.relay.relay(w)));
   r.post("/relay_swap", deps.limits.middleware("relay_swap", "relay"), relayEndpoint(parseSwapWithdrawalRequest, (w) => deps.relay.relaySwap(w)));
 
-  /** Published before a client relays: what the recipient will receive is depositSize minus this. */
+  /**
+   * Published before a client relays: a wallet proves for this fee and this
+   * relayer (protocol v2 binds both), and the recipient receives depositSize minus the fee.
+   */
   r.get("/fees", (_req, res) => {
-    const fees = deps.config.fees;
-    const setting = (s: { bps: number; floor: bigint }): { bps: number; floor: string } => ({ bps: s.bps, floor: s.floor.toString() });
+    const schedule = deps.fees.schedule();
     res.status(200).json({
       formula: "fee = max(floor, floor(depositSize * bps / 10000)); recipient receives depositSize - fee",
-      default: setting(fees.default),
-      pools: Object.fromEntries(NETWORKS.map((n) => [n, Object.fromEntries(Object.entries(fees.pools[n]).map(([m, s]) => [m, setting(s)]))])),
+      default: schedule.default,
+      pools: schedule.pools,
+      relayers: Object.fromEntries(NETWORKS.map((n) => [n, deps.chains.get(n)?.feePayer ?? null])),
+      graceSec: deps.fees.graceSec,
     });
   });
 

@@ -3,6 +3,7 @@ import { ErrorName } from "../../../../src-shared/errors";
 import type { SandboxFaults } from "../../../services/admin-faults";
 import type { AdminMoneyService } from "../../../services/admin-money";
 import type { PauseService } from "../../../services/admin-pauses";
+import type { FeeSchedule } from "../../../services/fee-schedule";
 import type { AdminPools } from "../../../services/admin-pools";
 import type { AdminRelays } from "../../../services/admin-relays";
 import type { AdminStatus } from "../../../services/admin-status";
@@ -22,6 +23,7 @@ export interface AdminRouteDeps {
   relays: AdminRelays;
   status: AdminStatus;
   pauses: PauseService;
+  fees: FeeSchedule;
   money: AdminMoneyService;
   faults: SandboxFaults;
   /** Revert queue and compliance log, when the relay has them. */
