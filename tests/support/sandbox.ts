@@ -7,11 +7,29 @@ import type { TestWallet } from "./wallet";
 export const WSOL = "So11111111111111111111111111111111111111112";
 export const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
 
-/** A random commitment below the field modulus (top byte < 0x30 keeps it there). */
-export function randomCommitment(): number[] {
+/** 32 random bytes below the field modulus (top byte < 0x30 keeps it there), as a JSON byte array. */
+export function randomFieldBytes(): number[] {
   const b = randomBytes(32);
   b[0] = b[0]! % 0x30;
   return Array.from(b);
+}
+
+/**
+ * A random precommitment (protocol v2): any nonzero field element makes a
+ * deposit the pool can insert. A test that needs to withdraw uses a real note
+ * (tests/support/proofs.ts); this is for deposits only.
+ */
+export const randomPrecommitment = randomFieldBytes;
+
+/** @deprecated v1 name: a random field element; deposits take {@link randomPrecommitment}. */
+export const randomCommitment = randomFieldBytes;
+
+/** POST /sandbox/deposit's answer (DESIGN §6): `commitment` is the leaf the pool computed, or null. */
+export interface SandboxDepositAnswer {
+  signature: string;
+  status: "indexed" | "failed";
+  leafIndex: number | null;
+  commitment: number[] | null;
 }
 
 export async function airdrop(url: string, wallet: TestWallet, amount: number, mint = WSOL, network: Network = "mainnet"): Promise<void> {
@@ -19,20 +37,21 @@ export async function airdrop(url: string, wallet: TestWallet, amount: number, m
   if (r.status !== 200) throw new Error(`airdrop failed: ${r.text}`);
 }
 
-export function depositBody(wallet: Pick<TestWallet, "address" | "sign">, commitment: number[], amount: number, mint = WSOL, network: Network = "mainnet"): Record<string, unknown> {
-  const message = sandboxDepositMessage(network, mint, amount, Uint8Array.from(commitment));
-  return { network, mint, amount, commitment, wallet: wallet.address, signature: wallet.sign(message) };
+/** The body of POST /sandbox/deposit, signed by the wallet over `Deposit: <network> <mint> <amount> <precommitment hex>`. */
+export function depositBody(wallet: Pick<TestWallet, "address" | "sign">, precommitment: number[], amount: number, mint = WSOL, network: Network = "mainnet"): Record<string, unknown> {
+  const message = sandboxDepositMessage(network, mint, amount, Uint8Array.from(precommitment));
+  return { network, mint, amount, precommitment, wallet: wallet.address, signature: wallet.sign(message) };
 }
 
 export async function deposit(
   url: string,
   wallet: Pick<TestWallet, "address" | "sign">,
-  commitment: number[],
+  precommitment: number[],
   amount: number,
   mint = WSOL,
   network: Network = "mainnet",
-): Promise<{ signature: string; status: string; leafIndex: number | null }> {
-  const r = await post(`${url}/sandbox/deposit`, depositBody(wallet, commitment, amount, mint, network));
+): Promise<SandboxDepositAnswer> {
+  const r = await post(`${url}/sandbox/deposit`, depositBody(wallet, precommitment, amount, mint, network));
   if (r.status !== 200) throw new Error(`deposit failed: ${r.status} ${r.text}`);
-  return r.json as { signature: string; status: string; leafIndex: number | null };
+  return r.json as SandboxDepositAnswer;
 }

@@ -20,12 +20,17 @@ export interface TestDeposit {
   signature: string;
   status: "indexed" | "failed";
   leafIndex: number | null;
+  /**
+   * The leaf the pool computed, Poseidon(precommitment, amount, mintField)
+   * (protocol v2); null when the precommitment could not make one.
+   */
+  commitment: Uint8Array | null;
 }
 
 /**
  * What an HTTP test needs of the chain behind a network, whichever backend it
- * is: fund a wallet, deposit a commitment (and wait until the relay has
- * indexed it), read a balance. The sandbox does it through /sandbox/*; a
+ * is: fund a wallet, deposit a precommitment (and wait until the relay has
+ * indexed the leaf the pool computed from it), read a balance. The sandbox does it through /sandbox/*; a
  * solana network through real transactions to the local validator.
  */
 export interface TestChain {
@@ -33,7 +38,8 @@ export interface TestChain {
   readonly network: Network;
   /** Test tokens (and, on solana, SOL for fees) to the wallet. */
   fund(wallet: TestWallet, amount: number, mint: string): Promise<void>;
-  deposit(wallet: ChainWallet, commitment: Uint8Array, amount: number, mint: string): Promise<TestDeposit>;
+  /** Protocol v2: the wallet sends a precommitment, Poseidon(nullifier, secret); the pool computes the leaf. */
+  deposit(wallet: ChainWallet, precommitment: Uint8Array, amount: number, mint: string): Promise<TestDeposit>;
   /** Token balance in base units. */
   balance(owner: string, mint: string): Promise<bigint>;
   /** The pool vault's balance. */
@@ -52,9 +58,9 @@ export function sandboxTestChain(relayUrl: string, network: Network = "mainnet",
     kind: "sandbox",
     network,
     fund: (wallet, amount, mint) => sandboxAirdrop(relayUrl, wallet, amount, mint, network),
-    deposit: async (wallet, commitment, amount, mint) => {
-      const d = await sandboxDeposit(relayUrl, wallet, Array.from(commitment), amount, mint, network);
-      return { signature: d.signature, status: d.status as TestDeposit["status"], leafIndex: d.leafIndex };
+    deposit: async (wallet, precommitment, amount, mint) => {
+      const d = await sandboxDeposit(relayUrl, wallet, Array.from(precommitment), amount, mint, network);
+      return { signature: d.signature, status: d.status, leafIndex: d.leafIndex, commitment: d.commitment ? Uint8Array.from(d.commitment) : null };
     },
     balance,
     vaultBalance: (mint) => balance(vaultAddress(keyBytes(programId), keyBytes(mint)), mint),
