@@ -74,7 +74,8 @@ export function createContext(io: CliIo, client: RelayClient, opts: { url: strin
       return code;
     },
     apiFailure(what, f) {
-      const unreachable = f.status === 0 || f.error === "BadResponse";
+      // A garbled answer, or a deposit answered with a leaf the note cannot open, is a relay fault like no answer at all.
+      const unreachable = f.status === 0 || f.error === "BadResponse" || f.error === "LeafMismatch";
       const detail = f.message ? `: ${f.message}` : "";
       const retry = f.retryAfterSec !== undefined ? ` (retry after ${f.retryAfterSec} s)` : "";
       const message = unreachable ? `${what}: ${f.error}${detail}` : `${what}: relay answered ${f.status} ${f.error}${detail}${retry}`;

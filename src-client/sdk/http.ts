@@ -1,4 +1,5 @@
 import type { Network } from "../../src-shared/networks";
+import { U64_MAX } from "../../src-shared/crypto/protocol";
 import { err, ok, type Result } from "../../src-shared/result";
 import {
   decodeBalance,
@@ -40,6 +41,11 @@ export const ClientError = {
   NetworkError: "NetworkError",
   /** The relay answered 2xx with a body that does not have the documented shape. */
   BadResponse: "BadResponse",
+  /**
+   * The sandbox answered a deposit with a leaf other than Poseidon(precommitment,
+   * amount, mintField): the note's secrets do not open what the pool inserted.
+   */
+  LeafMismatch: "LeafMismatch",
 } as const;
 
 export interface ApiSuccess<T> {
@@ -105,11 +111,21 @@ export interface WithdrawalRequest {
   depositSize: Amount;
   mint: string;
   network?: Network;
+  /**
+   * Protocol v2 (DESIGN §8): the fee the proof was made for, in base units of
+   * the withdrawn mint. Left out, the relay charges its published fee, so a
+   * proof bound to any other fee is then refused (InvalidProof).
+   */
+  fee?: Amount;
+  /** The relayer key the proof was made for (GET /fees `relayers[network]`); another key is refused. */
+  relayer?: string;
 }
 
 export interface SwapWithdrawalRequest extends Omit<WithdrawalRequest, "mint"> {
   input_mint: string;
   output_mint: string;
+  /** The least the recipient must receive of output_mint, in its base units; bound by the proof, sent as decimal text. */
+  minOut: Amount;
 }
 
 export interface RevertRequest {
@@ -140,7 +156,8 @@ export interface SandboxDepositRequest {
   network: Network;
   mint: string;
   amount: Amount;
-  commitment: Uint8Array;
+  /** Poseidon(nullifier, secret): the pool computes the leaf from it (protocol v2). */
+  precommitment: Uint8Array;
   wallet: string;
   signature: string;
 }
@@ -162,6 +179,13 @@ export function amountToWire(amount: Amount): number {
     throw new RangeError(`amount ${amount} is not an integer from 0 to 2^53 - 1`);
   }
   return n;
+}
+
+/** A u64 as decimal text: minOut may exceed what a JSON number carries exactly. */
+export function u64ToWire(value: Amount, what: string): string {
+  const v = typeof value === "number" ? (Number.isSafeInteger(value) ? BigInt(value) : -1n) : value;
+  if (v < 0n || v > U64_MAX) throw new RangeError(`${what} ${value} is not an integer from 0 to 2^64 - 1`);
+  return v.toString();
 }
 
 /**
@@ -256,11 +280,11 @@ export class RelayClient {
   }
 
   relaySwap(req: SwapWithdrawalRequest): Promise<ApiResult<RelaySuccess>> {
-    const { input_mint, output_mint, ...rest } = req;
+    const { input_mint, output_mint, minOut, ...rest } = req;
     return this.call({
       method: "POST",
       path: "/relay_swap",
-      body: { ...withdrawalWire(rest), input_mint, output_mint },
+      body: { ...withdrawalWire(rest), input_mint, output_mint, minOut: u64ToWire(minOut, "minOut") },
       headers: this.authHeader(),
       read: { json: decodeRelaySuccess },
     });
@@ -321,7 +345,7 @@ export class RelayClient {
     return this.call({
       method: "POST",
       path: "/sandbox/deposit",
-      body: { ...req, amount: amountToWire(req.amount), commitment: bytes(req.commitment) },
+      body: { ...req, amount: amountToWire(req.amount), precommitment: bytes(req.precommitment) },
       read: { json: decodeSandboxDeposit },
     });
   }
@@ -391,7 +415,7 @@ export class RelayClient {
 }
 
 function withdrawalWire(req: Omit<WithdrawalRequest, "mint">): Record<string, unknown> {
-  return {
+  const wire: Record<string, unknown> = {
     nullifierHash: bytes(req.nullifierHash),
     proof: bytes(req.proof),
     root: bytes(req.root),
@@ -400,6 +424,9 @@ function withdrawalWire(req: Omit<WithdrawalRequest, "mint">): Record<string, un
     depositSize: amountToWire(req.depositSize),
     network: req.network ?? "mainnet",
   };
+  if (req.fee !== undefined) wire.fee = amountToWire(req.fee);
+  if (req.relayer !== undefined) wire.relayer = req.relayer;
+  return wire;
 }
 
 const nonEmptyText = (t: string): Result<string, string> => (t.trim() ? ok(t.trim()) : err("empty body"));

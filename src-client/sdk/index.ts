@@ -7,6 +7,7 @@ export {
   failureFrom,
   parseRetryAfter,
   relayFee,
+  u64ToWire,
   type Amount,
   type ApiFailure,
   type ApiResult,
@@ -50,6 +51,7 @@ export {
   describeNote,
   loadNote,
   noteCommitment,
+  notePrecommitment,
   nullifierHashOf,
   parseNote,
   publicKeyField,
@@ -64,7 +66,7 @@ export {
   type NoteSummary,
   type RandomSource,
 } from "./note";
-export { depositAndSaveNote, sandboxDeposit, type DepositError } from "./deposit";
+export { depositAndSaveNote, isLeafMismatch, sandboxDeposit, type DepositError, type LeafMismatchFailure } from "./deposit";
 export {
   getMerkle,
   getNoteNullifier,
@@ -85,10 +87,12 @@ export {
   type MerklePathInput,
   type ProveError,
   type ProveOptions,
+  type ProveWithdrawalOptions,
   type Prover,
   type WithdrawWitnessInput,
   type WithdrawalProof,
   type WithdrawalStatement,
+  type WithdrawalTerms,
 } from "./prove";
 export {
   COMPLIANCE_VALIDITY_SEC,
@@ -103,7 +107,17 @@ export {
   type ComplianceSignatureResult,
 } from "./compliance";
 export { revertDeposit, type RevertError } from "./revert";
-export { quoteSwap, withdraw, type WithdrawError, type WithdrawOptions, type WithdrawResult, type WithdrawStage } from "./withdraw";
+export {
+  quoteSwap,
+  relayTermsNow,
+  withdraw,
+  type RelayTermsNow,
+  type WithdrawError,
+  type WithdrawOptions,
+  type WithdrawResult,
+  type WithdrawStage,
+} from "./withdraw";
+export { PUBLIC_SIGNAL_NAMES, computeExtDataHash, computeLeaf, computePrecommitment } from "../../src-shared/crypto/protocol";
 export { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
 export type { FieldHasher } from "../../src-shared/crypto/hasher";
 export type { Network } from "../../src-shared/networks";

@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
 import type { FieldHasher } from "../../src-shared/crypto/hasher";
 import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
+import { computeLeaf, computePrecommitment } from "../../src-shared/crypto/protocol";
+import { pubkeyToField } from "../../src-shared/crypto/pubkey-field";
 import { parsePublicKey } from "../../src-shared/encoding/base58";
 import { bytesEqual, fromHex, toHex } from "../../src-shared/encoding/bytes";
 import { FIELD_MODULUS, bigIntToBytes32, bytesToBigInt } from "../../src-shared/encoding/field";
@@ -8,7 +10,13 @@ import { isNetwork, type Network } from "../../src-shared/networks";
 import { err, ok, type Result } from "../../src-shared/result";
 import { writeSecretFile } from "./secret-file";
 
-export const NOTE_VERSION = 1;
+/**
+ * Protocol v2 (DESIGN §8): the depositor sends Poseidon(nullifier, secret) and
+ * the pool computes the leaf. A version 1 note committed to a leaf the
+ * depositor chose, Poseidon(nullifier, secret, amount, mint), which no v2 pool
+ * holds, so a v1 note is refused with a message that says so.
+ */
+export const NOTE_VERSION = 2;
 export const NOTE_KIND = "private-withdrawal-relay/deposit-note";
 /** The largest amount a JSON number carries exactly; the relay refuses more (docs/decisions.md, Amounts). */
 export const MAX_AMOUNT = BigInt(Number.MAX_SAFE_INTEGER);
@@ -58,7 +66,9 @@ export interface DepositNote {
   mint: string;
   amount: bigint;
   secrets: NoteSecrets;
-  /** Poseidon(nullifier, secret, amount, mintField): the leaf. */
+  /** Poseidon(nullifier, secret): what the deposit sends to the pool. */
+  precommitment: Uint8Array;
+  /** Poseidon(precommitment, amount, mintField): the leaf the pool computes and inserts. */
   commitment: Uint8Array;
   /** Poseidon(nullifier): what a withdrawal reveals and get_nullifier looks up. */
   nullifierHash: Uint8Array;
@@ -93,12 +103,7 @@ const fe = (x: bigint): Uint8Array => bigIntToBytes32(x);
 
 /** DESIGN §3: a public key enters the circuit as Poseidon(hi, lo) of its big-endian 16-byte halves. */
 export function publicKeyField(hasher: FieldHasher, publicKey: Uint8Array): Uint8Array {
-  if (publicKey.length !== 32) throw new RangeError("a public key is 32 bytes");
-  const hi = new Uint8Array(32);
-  const lo = new Uint8Array(32);
-  hi.set(publicKey.subarray(0, 16), 16);
-  lo.set(publicKey.subarray(16, 32), 16);
-  return hasher.hash([hi, lo]);
+  return pubkeyToField(hasher, publicKey);
 }
 
 export interface CommitmentInputs {
@@ -109,9 +114,17 @@ export interface CommitmentInputs {
   mint: Uint8Array;
 }
 
-/** DESIGN §3: commitment = Poseidon(nullifier, secret, amount, mintField). */
+/** DESIGN §3 (v2): precommitment = Poseidon(nullifier, secret), what a deposit sends. */
+export function notePrecommitment(hasher: FieldHasher, nullifier: bigint, secret: bigint): Uint8Array {
+  return computePrecommitment(hasher, fe(nullifier), fe(secret));
+}
+
+/**
+ * DESIGN §3 (v2): the leaf the pool computes for this deposit,
+ * Poseidon(Poseidon(nullifier, secret), amount, mintField).
+ */
 export function noteCommitment(hasher: FieldHasher, inputs: CommitmentInputs): Uint8Array {
-  return hasher.hash([fe(inputs.nullifier), fe(inputs.secret), fe(inputs.amount), publicKeyField(hasher, inputs.mint)]);
+  return computeLeaf(hasher, notePrecommitment(hasher, inputs.nullifier, inputs.secret), inputs.amount, inputs.mint);
 }
 
 /** DESIGN §3: nullifierHash = Poseidon(nullifier). */
@@ -139,13 +152,15 @@ export async function createNote(options: CreateNoteOptions): Promise<Result<Dep
   const random = options.random ?? defaultRandom;
   const nullifier = randomFieldElement(random);
   const secret = randomFieldElement(random);
+  const precommitment = notePrecommitment(hasher, nullifier, secret);
   return ok({
     version: NOTE_VERSION,
     network: options.network,
     mint: options.mint,
     amount: amount.value,
     secrets: new NoteSecrets(nullifier, secret),
-    commitment: noteCommitment(hasher, { nullifier, secret, amount: amount.value, mint: mint.value }),
+    precommitment,
+    commitment: computeLeaf(hasher, precommitment, amount.value, mint.value),
     nullifierHash: nullifierHashOf(hasher, nullifier),
     createdAt: (options.now?.() ?? new Date()).toISOString(),
     deposit: null,
@@ -175,6 +190,7 @@ export function serializeNote(note: DepositNote): string {
     amount: note.amount.toString(),
     nullifier: hex32(fe(note.secrets.nullifier)),
     secret: hex32(fe(note.secrets.secret)),
+    precommitment: hex32(note.precommitment),
     commitment: hex32(note.commitment),
     nullifierHash: hex32(note.nullifierHash),
     createdAt: note.createdAt,
@@ -218,15 +234,27 @@ export async function parseNote(text: string, hasher?: FieldHasher): Promise<Res
   }
   if (!isObject(raw)) return err("not a JSON note");
   if (raw.kind !== NOTE_KIND) return err(`not a deposit note (kind must be ${NOTE_KIND})`);
-  if (raw.version !== NOTE_VERSION) return err(`note version ${String(raw.version)} is not supported (this SDK reads version ${NOTE_VERSION})`);
+  if (raw.version === 1) {
+    return err(
+      "this note was made for protocol v1 (its leaf was chosen by the depositor); the relay and this SDK speak protocol v2, " +
+        "where the pool computes each leaf, so a v1 note cannot be withdrawn here (v1 sandbox pools were archived at the upgrade)",
+    );
+  }
+  if (raw.version !== NOTE_VERSION) return err(`note version ${String(raw.version)} is not supported (this SDK reads version ${NOTE_VERSION}, protocol v2)`);
   if (!isNetwork(raw.network)) return err("network must be mainnet or devnet");
   const mint = parsePublicKey(raw.mint);
   if (!mint.ok) return err(`mint: ${mint.error}`);
   if (typeof raw.amount !== "string" || !/^[0-9]{1,16}$/.test(raw.amount)) return err("amount must be a decimal string of base units");
   const amount = checkAmount(BigInt(raw.amount));
   if (!amount.ok) return amount;
-  const fields: Record<"nullifier" | "secret" | "commitment" | "nullifierHash", bigint> = { nullifier: 0n, secret: 0n, commitment: 0n, nullifierHash: 0n };
-  for (const name of ["nullifier", "secret", "commitment", "nullifierHash"] as const) {
+  const fields: Record<"nullifier" | "secret" | "precommitment" | "commitment" | "nullifierHash", bigint> = {
+    nullifier: 0n,
+    secret: 0n,
+    precommitment: 0n,
+    commitment: 0n,
+    nullifierHash: 0n,
+  };
+  for (const name of ["nullifier", "secret", "precommitment", "commitment", "nullifierHash"] as const) {
     const f = parseField(raw[name], name);
     if (!f.ok) return f;
     fields[name] = f.value;
@@ -236,7 +264,9 @@ export async function parseNote(text: string, hasher?: FieldHasher): Promise<Res
   if (typeof raw.createdAt !== "string") return err("createdAt must be a timestamp string");
 
   const h = hasher ?? (await createPoseidonHasher());
-  const commitment = noteCommitment(h, { nullifier: fields.nullifier, secret: fields.secret, amount: amount.value, mint: mint.value });
+  const precommitment = notePrecommitment(h, fields.nullifier, fields.secret);
+  if (!bytesEqual(precommitment, fe(fields.precommitment))) return err("precommitment does not match the note's nullifier and secret: the note is corrupted");
+  const commitment = computeLeaf(h, precommitment, amount.value, mint.value);
   if (!bytesEqual(commitment, fe(fields.commitment))) return err("commitment does not match the note's secrets, amount and mint: the note is corrupted");
   const nullifierHash = nullifierHashOf(h, fields.nullifier);
   if (!bytesEqual(nullifierHash, fe(fields.nullifierHash))) return err("nullifierHash does not match the note's nullifier: the note is corrupted");
@@ -247,6 +277,7 @@ export async function parseNote(text: string, hasher?: FieldHasher): Promise<Res
     mint: raw.mint as string,
     amount: amount.value,
     secrets: new NoteSecrets(fields.nullifier, fields.secret),
+    precommitment,
     commitment,
     nullifierHash,
     createdAt: raw.createdAt,
@@ -274,6 +305,7 @@ export interface NoteSummary {
   network: Network;
   mint: string;
   amount: string;
+  precommitment: string;
   commitment: string;
   nullifierHash: string;
   createdAt: string;
@@ -288,6 +320,7 @@ export function describeNote(note: DepositNote, options: { revealSecrets?: boole
     network: note.network,
     mint: note.mint,
     amount: note.amount.toString(),
+    precommitment: hex32(note.precommitment),
     commitment: hex32(note.commitment),
     nullifierHash: hex32(note.nullifierHash),
     createdAt: note.createdAt,

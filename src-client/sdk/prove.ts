@@ -2,14 +2,15 @@ import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { FieldHasher } from "../../src-shared/crypto/hasher";
 import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
+import { PUBLIC_SIGNAL_NAMES, U64_MAX, withdrawalPublicSignals as protocolPublicSignals, type RelayTerms } from "../../src-shared/crypto/protocol";
 import { parsePublicKey } from "../../src-shared/encoding/base58";
 import { bytesEqual, toHex } from "../../src-shared/encoding/bytes";
-import { bytesToBigInt, isCanonicalField } from "../../src-shared/encoding/field";
+import { bigIntToBytes32, bytesToBigInt, isCanonicalField } from "../../src-shared/encoding/field";
 import type { Network } from "../../src-shared/networks";
 import { err, ok, type Result } from "../../src-shared/result";
 import { decodeProof, encodeProof, fromSnarkjs, toSnarkjs, type SnarkjsProof } from "../../src-shared/zk/proof-codec";
 import { TREE_DEPTH } from "./http";
-import { noteCommitment, nullifierHashOf, publicKeyField, type DepositNote } from "./note";
+import { noteCommitment, notePrecommitment, nullifierHashOf, type DepositNote } from "./note";
 import { loadSnarkjs, withSingleThreadedCurve } from "./snarkjs";
 import { rootFromPath } from "./tree";
 
@@ -33,7 +34,7 @@ export interface MerklePathInput {
 
 /**
  * The withdraw circuit's input object exactly as snarkjs takes it (signal
- * names and order of DESIGN §3), every value a decimal field element.
+ * names and order of DESIGN §3, protocol v2), every value a decimal field element.
  */
 export interface WithdrawWitnessInput {
   root: string;
@@ -43,14 +44,31 @@ export interface WithdrawWitnessInput {
   amount: string;
   /** Poseidon(hi, lo) of the mint's 32 bytes. */
   mint: string;
+  /** Poseidon(relayerField, fee, outputMintField, minOut): the relay's terms (DESIGN §8). */
+  extDataHash: string;
   nullifier: string;
   secret: string;
   pathElements: string[];
   pathIndices: string[];
 }
 
+/**
+ * The relay's terms a proof is bound to (DESIGN §8): who signs the withdrawal
+ * and receives the fee, the fee, and for /relay_swap the output mint and the
+ * least the recipient must receive of it. A proof for other terms is refused
+ * by the relay (InvalidProof) and by the pool program.
+ */
+export interface WithdrawalTerms {
+  /** base58: GET /fees `relayers[network]` of the relay that will submit it. */
+  relayer: string;
+  /** Base units of the note's mint; at most the note's amount. */
+  fee: bigint | number;
+  /** For /relay_swap; absent or null for /relay (outputMint 0, minOut 0). */
+  swap?: { outputMint: string; minOut: bigint | number } | null;
+}
+
 /** What a withdrawal states publicly; the relay rebuilds the circuit's public signals from exactly these. */
-export interface WithdrawalStatement {
+export interface WithdrawalStatement extends WithdrawalTerms {
   root: Uint8Array;
   nullifierHash: Uint8Array;
   /** base58 */
@@ -63,6 +81,8 @@ export interface WithdrawalStatement {
 export type ProveError =
   /** The recipient is not a base58 public key. */
   | { kind: "recipient"; message: string }
+  /** The relayer, fee, output mint or minOut cannot be proved (not a key, not a u64, a fee above the amount). */
+  | { kind: "terms"; message: string }
   /** The note's stored hashes do not follow from its secrets: no proof can exist. */
   | { kind: "note"; message: string }
   /** The path is malformed or does not rebuild the root from the note's leaf. */
@@ -76,28 +96,46 @@ export type ProveError =
 
 const dec = (b: Uint8Array): string => bytesToBigInt(b).toString();
 
+const toU64 = (value: bigint | number, what: string): Result<bigint, ProveError> => {
+  const v = typeof value === "number" ? (Number.isSafeInteger(value) ? BigInt(value) : null) : value;
+  return v !== null && v >= 0n && v <= U64_MAX ? ok(v) : err({ kind: "terms", message: `${what} ${String(value)} is not a whole number of base units from 0 to 2^64 - 1` });
+};
+
+/** The terms in protocol form: keys parsed, amounts checked as u64, the fee within the amount. */
+function relayTerms(t: WithdrawalTerms, amount: bigint): Result<RelayTerms, ProveError> {
+  const relayer = parsePublicKey(t.relayer);
+  if (!relayer.ok) return err({ kind: "terms", message: `relayer ${String(t.relayer)}: ${relayer.error} (a base58 public key)` });
+  const fee = toU64(t.fee, "fee");
+  if (!fee.ok) return fee;
+  if (fee.value > amount) return err({ kind: "terms", message: `fee ${fee.value} is above the amount withdrawn (${amount})` });
+  if (!t.swap) return ok({ relayer: relayer.value, fee: fee.value, swap: null });
+  const outputMint = parsePublicKey(t.swap.outputMint);
+  if (!outputMint.ok) return err({ kind: "terms", message: `output mint ${String(t.swap.outputMint)}: ${outputMint.error} (a base58 public key)` });
+  const minOut = toU64(t.swap.minOut, "minOut");
+  if (!minOut.ok) return minOut;
+  return ok({ relayer: relayer.value, fee: fee.value, swap: { outputMint: outputMint.value, minOut: minOut.value } });
+}
+
 /**
  * The circuit's public signals in its order `root, nullifierHash, recipient,
- * amount, mint`, computed the way the relay computes them from a /relay
- * request (DESIGN §3: it never trusts a client's public inputs).
+ * amount, mint, extDataHash`, computed the way the relay computes them from a
+ * /relay or /relay_swap request and its own key (DESIGN §3: it never trusts a
+ * client's public inputs), as decimal strings.
  */
 export function withdrawalPublicSignals(hasher: FieldHasher, s: WithdrawalStatement): Result<string[], ProveError> {
   const recipient = parsePublicKey(s.recipient);
   if (!recipient.ok) return err({ kind: "recipient", message: `recipient ${s.recipient}: ${recipient.error} (a base58 public key)` });
   const mint = parsePublicKey(s.mint);
   if (!mint.ok) return err({ kind: "note", message: `mint ${s.mint}: ${mint.error}` });
-  return ok([
-    dec(s.root),
-    dec(s.nullifierHash),
-    dec(publicKeyField(hasher, recipient.value)),
-    s.amount.toString(),
-    dec(publicKeyField(hasher, mint.value)),
-  ]);
+  const terms = relayTerms(s, s.amount);
+  if (!terms.ok) return terms;
+  const signals = protocolPublicSignals(hasher, { root: s.root, nullifierHash: s.nullifierHash, recipient: recipient.value, amount: s.amount, mint: mint.value, terms: terms.value });
+  return ok(signals.map(dec));
 }
 
 /**
- * The witness input for withdrawing `note` to `recipient` along `merkle`,
- * and the public signals the proof must come out with. Everything the
+ * The witness input for withdrawing `note` to `recipient` along `merkle` on
+ * `terms`, and the public signals the proof must come out with. Everything the
  * circuit asserts is checked here first, so a bad note or path is reported
  * plainly instead of as a witness assertion deep inside snarkjs.
  */
@@ -106,14 +144,25 @@ export function buildWithdrawalInput(
   note: DepositNote,
   merkle: MerklePathInput,
   recipient: string,
+  terms: WithdrawalTerms,
 ): Result<{ input: WithdrawWitnessInput; publicSignals: string[] }, ProveError> {
-  const signals = withdrawalPublicSignals(hasher, { root: merkle.root, nullifierHash: note.nullifierHash, recipient, amount: note.amount, mint: note.mint });
+  const signals = withdrawalPublicSignals(hasher, {
+    root: merkle.root,
+    nullifierHash: note.nullifierHash,
+    recipient,
+    amount: note.amount,
+    mint: note.mint,
+    relayer: terms.relayer,
+    fee: terms.fee,
+    swap: terms.swap ?? null,
+  });
   if (!signals.ok) return signals;
 
   const { nullifier, secret } = note.secrets;
   const mint = parsePublicKey(note.mint);
   if (!mint.ok) return err({ kind: "note", message: `mint: ${mint.error}` });
   const commitment = noteCommitment(hasher, { nullifier, secret, amount: note.amount, mint: mint.value });
+  if (!bytesEqual(notePrecommitment(hasher, nullifier, secret), note.precommitment)) return err({ kind: "note", message: "the note's precommitment does not follow from its nullifier and secret" });
   if (!bytesEqual(commitment, note.commitment)) return err({ kind: "note", message: "the note's commitment does not follow from its secrets, amount and mint" });
   if (!bytesEqual(nullifierHashOf(hasher, nullifier), note.nullifierHash)) return err({ kind: "note", message: "the note's nullifierHash does not follow from its nullifier" });
 
@@ -128,12 +177,14 @@ export function buildWithdrawalInput(
     return err({ kind: "path", message: `the path rebuilds 0x${toHex(rebuilt)} from the note's leaf, not the root 0x${toHex(root)}` });
   }
 
+  const [rootS, nullifierHashS, recipientS, amountS, mintS, extDataHashS] = signals.value as [string, string, string, string, string, string];
   const input: WithdrawWitnessInput = {
-    root: signals.value[0]!,
-    nullifierHash: signals.value[1]!,
-    recipient: signals.value[2]!,
-    amount: signals.value[3]!,
-    mint: signals.value[4]!,
+    root: rootS,
+    nullifierHash: nullifierHashS,
+    recipient: recipientS,
+    amount: amountS,
+    mint: mintS,
+    extDataHash: extDataHashS,
     nullifier: nullifier.toString(),
     secret: secret.toString(),
     pathElements: path.map(dec),
@@ -162,10 +213,13 @@ export interface ProveOptions {
   prover?: Prover;
 }
 
+/** proveWithdrawal's last argument: the terms the proof binds, and how to prove. */
+export type ProveWithdrawalOptions = WithdrawalTerms & ProveOptions;
+
 export interface WithdrawalProof {
   /** The 256-byte wire proof (DESIGN §3): what /relay takes as `proof`. */
   proof: Uint8Array;
-  /** Decimal strings in circuit order: root, nullifierHash, recipient, amount, mint. */
+  /** Decimal strings in circuit order: root, nullifierHash, recipient, amount, mint, extDataHash. */
   publicSignals: string[];
   root: Uint8Array;
   nullifierHash: Uint8Array;
@@ -174,19 +228,34 @@ export interface WithdrawalProof {
   /** The note's amount: /relay's depositSize. */
   amount: bigint;
   network: Network;
+  /** The relayer key the proof is bound to: /relay's `relayer`. */
+  relayer: string;
+  /** The fee the proof is bound to: /relay's `fee`. */
+  fee: bigint;
+  /** For /relay_swap: its `output_mint` and `minOut`; null for /relay. */
+  swap: { outputMint: string; minOut: bigint } | null;
+  /** Poseidon(relayerField, fee, outputMintField, minOut), the sixth public signal, 32 bytes. */
+  extDataHash: Uint8Array;
   /** Wall-clock time of the prover call. */
   provingMs: number;
 }
 
 /**
  * Proves that the caller knows the secrets of a leaf under `merkle.root`,
- * bound to `recipient`, then checks that the proof's public signals are
- * exactly what the relay will rebuild from the /relay request, and encodes the
- * proof in the 256-byte wire form.
+ * bound to `recipient` and to the relay's terms (`relayer`, `fee`, and for a
+ * swap `swap.outputMint` and `swap.minOut`), then checks that the proof's
+ * public signals are exactly what the relay will rebuild from the request and
+ * its own key, and encodes the proof in the 256-byte wire form.
  */
-export async function proveWithdrawal(note: DepositNote, merkle: MerklePathInput, recipient: string, options: ProveOptions = {}): Promise<Result<WithdrawalProof, ProveError>> {
+export async function proveWithdrawal(
+  note: DepositNote,
+  merkle: MerklePathInput,
+  recipient: string,
+  options: ProveWithdrawalOptions,
+): Promise<Result<WithdrawalProof, ProveError>> {
   const hasher = options.hasher ?? (await createPoseidonHasher());
-  const built = buildWithdrawalInput(hasher, note, merkle, recipient);
+  const terms: WithdrawalTerms = { relayer: options.relayer, fee: options.fee, swap: options.swap ?? null };
+  const built = buildWithdrawalInput(hasher, note, merkle, recipient, terms);
   if (!built.ok) return built;
 
   const wasmPath = options.wasmPath ?? DEFAULT_ARTIFACTS.wasmPath;
@@ -208,7 +277,8 @@ export async function proveWithdrawal(note: DepositNote, merkle: MerklePathInput
   const expected = built.value.publicSignals;
   const got = out.publicSignals.map(String);
   if (got.length !== expected.length || got.some((s, i) => s !== expected[i])) {
-    return err({ kind: "signals", message: `the proof's public signals [${got.join(", ")}] are not the relay's [${expected.join(", ")}]` });
+    const hint = got.length !== expected.length ? ` (${got.length} signals, not the ${PUBLIC_SIGNAL_NAMES.length} of protocol v2: are resources/zk/ the v2 artifacts?)` : "";
+    return err({ kind: "signals", message: `the proof's public signals [${got.join(", ")}] are not the relay's [${expected.join(", ")}]${hint}` });
   }
 
   let proof: Uint8Array;
@@ -220,6 +290,7 @@ export async function proveWithdrawal(note: DepositNote, merkle: MerklePathInput
   // The relay decodes with the same codec; a coordinate at or above the base field would be refused there.
   if (!decodeProof(proof).ok) return err({ kind: "prover", message: "snarkjs answered a proof with a coordinate outside the base field" });
 
+  const swap = terms.swap ? { outputMint: terms.swap.outputMint, minOut: BigInt(terms.swap.minOut) } : null;
   return ok({
     proof,
     publicSignals: expected,
@@ -229,6 +300,10 @@ export async function proveWithdrawal(note: DepositNote, merkle: MerklePathInput
     mint: note.mint,
     amount: note.amount,
     network: note.network,
+    relayer: terms.relayer,
+    fee: BigInt(terms.fee),
+    swap,
+    extDataHash: bigIntToBytes32(BigInt(built.value.input.extDataHash)),
     provingMs,
   });
 }

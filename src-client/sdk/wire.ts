@@ -1,3 +1,4 @@
+import { parsePublicKey } from "../../src-shared/encoding/base58";
 import { isCanonicalField } from "../../src-shared/encoding/field";
 import { err, ok, type Result } from "../../src-shared/result";
 
@@ -99,6 +100,11 @@ export interface SandboxDepositAnswer {
   signature: string;
   status: "indexed" | "failed";
   leafIndex: number | null;
+  /**
+   * The leaf the pool computed, Poseidon(precommitment, amount, mintField)
+   * (DESIGN §6, protocol v2); null when the precommitment was refused (the deposit is failed).
+   */
+  commitment: Uint8Array | null;
 }
 
 /** One fee setting of GET /fees: fee = max(floor, floor(depositSize · bps / 10 000)). */
@@ -107,10 +113,17 @@ export interface FeeSetting {
   floor: bigint;
 }
 
-/** GET /fees: the default and per-pool overrides (`pools[network][mint]`). */
+/**
+ * GET /fees: the default and per-pool overrides (`pools[network][mint]`), and
+ * (protocol v2, DESIGN §8) `relayers[network]`: the key that signs that
+ * network's withdrawals and receives the fee, which a proof must be bound to.
+ * A network is missing from `relayers` when the relay published no key for it
+ * (null on the wire) or none at all (a relay older than v2).
+ */
 export interface FeeSchedule {
   default: FeeSetting;
   pools: Record<string, Record<string, FeeSetting>>;
+  relayers: Record<string, string>;
   formula?: string;
 }
 
@@ -245,11 +258,20 @@ export const decodeSignatureAnswer: Decoder<{ signature: string }> = (v) =>
   isObject(v) && isString(v.signature) ? ok({ signature: v.signature }) : err("expected { signature }");
 
 export const decodeSandboxDeposit: Decoder<SandboxDepositAnswer> = (v) => {
-  if (!isObject(v) || !isString(v.signature)) return err("expected { signature, status, leafIndex }");
+  if (!isObject(v) || !isString(v.signature)) return err("expected { signature, status, leafIndex, commitment }");
   if (v.status !== "indexed" && v.status !== "failed") return err("status must be indexed or failed");
   if (v.leafIndex !== null && !isNonNegInt(v.leafIndex)) return err("leafIndex must be a non-negative integer or null");
   if ((v.status === "indexed") !== (v.leafIndex !== null)) return err("an indexed deposit has a leafIndex and a failed one has none");
-  return ok({ signature: v.signature, status: v.status, leafIndex: v.leafIndex });
+  // Protocol v2: the pool answers the leaf it computed. A relay that leaves it out is older than v2.
+  if (!("commitment" in v)) return err("commitment is missing (a protocol v2 relay answers the leaf the pool computed)");
+  let commitment: Uint8Array | null = null;
+  if (v.commitment !== null) {
+    const c = field(v.commitment, "commitment");
+    if (!c.ok) return c;
+    commitment = c.value;
+  }
+  if (v.status === "indexed" && commitment === null) return err("an indexed deposit has the commitment the pool inserted");
+  return ok({ signature: v.signature, status: v.status, leafIndex: v.leafIndex, commitment });
 };
 
 export const decodeBalance: Decoder<{ amount: bigint }> = (v) =>
@@ -282,7 +304,17 @@ export const decodeFeeSchedule: Decoder<FeeSchedule> = (v) => {
       }
     }
   }
-  const out: FeeSchedule = { default: def.value, pools };
+  const relayers: Record<string, string> = {};
+  if (v.relayers !== undefined) {
+    if (!isObject(v.relayers)) return err("relayers is not an object");
+    for (const [network, key] of Object.entries(v.relayers)) {
+      // null: the relay has no key for that network (no chain configured); it cannot withdraw there.
+      if (key === null) continue;
+      if (!isString(key) || !parsePublicKey(key).ok) return err(`relayers.${network} is not a base58 public key or null`);
+      relayers[network] = key;
+    }
+  }
+  const out: FeeSchedule = { default: def.value, pools, relayers };
   if (isString(v.formula)) out.formula = v.formula;
   return ok(out);
 };

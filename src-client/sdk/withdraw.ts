@@ -1,5 +1,6 @@
 import type { FieldHasher } from "../../src-shared/crypto/hasher";
 import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
+import { U64_MAX } from "../../src-shared/crypto/protocol";
 import { err, ok, type Result } from "../../src-shared/result";
 import { ClientError, relayFee, type ApiFailure, type ApiResult, type RelayClient, type WithdrawalRequest } from "./http";
 import type { WalletSigner } from "./keypair";
@@ -9,7 +10,7 @@ import { proveWithdrawal, type ProveError, type ProveOptions, type WithdrawalPro
 import { getNoteNullifier, getNoteProof, type NoteProofError, type VerifiedNoteProof } from "./tree";
 import type { RelaySuccess, SwapQuote } from "./wire";
 
-export type WithdrawStage = "login" | "nullifier" | "quote" | "merkle" | "prove" | "relay";
+export type WithdrawStage = "login" | "nullifier" | "fees" | "quote" | "merkle" | "prove" | "relay";
 
 export interface WithdrawOptions {
   /**
@@ -24,10 +25,31 @@ export interface WithdrawOptions {
   /** Told as each stage starts, so a CLI can say why it is waiting (proving takes seconds). */
   onStage?: (stage: WithdrawStage) => void;
   /**
+   * The fee to prove and pay, in base units of the note's mint. Default: the
+   * fee GET /fees publishes for this pool and deposit size. More is accepted
+   * and charged; less is refused (FeeTooLow).
+   */
+  fee?: bigint | number;
+  /**
    * Withdraw through /relay_swap: the recipient receives this mint, bought
-   * with depositSize − fee at the pair's slippage; the fee stays in the note's mint.
+   * with depositSize − fee; the fee stays in the note's mint.
    */
   swapTo?: string;
+  /**
+   * With swapTo: the least the recipient must receive, in base units of
+   * swapTo, bound by the proof. Default: the quote's otherAmountThreshold
+   * (its output less the pair's slippage).
+   */
+  minOut?: bigint | number;
+}
+
+/** What a withdrawal through this relay costs now (GET /fees), and whom the proof must name. */
+export interface RelayTermsNow {
+  /** base58: `relayers[network]`, the key that signs the withdrawal and receives the fee. */
+  relayer: string;
+  fee: bigint;
+  /** depositSize − fee: what the recipient receives (or what a swap sells). */
+  toRecipient: bigint;
 }
 
 export interface WithdrawResult {
@@ -35,6 +57,8 @@ export interface WithdrawResult {
   signature: string;
   proof: WithdrawalProof;
   merkle: VerifiedNoteProof;
+  /** The terms proved and sent: the relayer, the fee, what the recipient receives, and a swap's minOut. */
+  terms: RelayTermsNow & { minOut: bigint | null };
   /** With swapTo: the quote checked before proving (the relay takes its own when the request arrives). */
   quote?: SwapQuote;
 }
@@ -42,7 +66,12 @@ export interface WithdrawResult {
 export type WithdrawError =
   | { stage: "login"; failure: ApiFailure }
   | { stage: "nullifier"; failure: ApiFailure }
-  /** With swapTo: /fees or /jupiter refused (InsufficientLiquidity: no route for the pair); nothing was proved. */
+  /**
+   * GET /fees failed, names no relayer for the note's network (a relay older
+   * than protocol v2), or its fee does not leave anything of the deposit.
+   */
+  | { stage: "fees"; failure: ApiFailure }
+  /** With swapTo: /jupiter refused (InsufficientLiquidity: no route for the pair) or gave no usable minimum; nothing was proved. */
   | { stage: "quote"; failure: ApiFailure }
   /** get_nullifier says the note was already withdrawn; nothing was proved or sent. */
   | { stage: "spent"; address: string }
@@ -56,14 +85,26 @@ export type WithdrawError =
    */
   | { stage: "relay"; failure: ApiFailure; proof: WithdrawalProof; landed?: boolean | null };
 
+const positiveInteger = (value: bigint | number, what: string): bigint => {
+  const v = typeof value === "number" ? (Number.isSafeInteger(value) ? BigInt(value) : -1n) : value;
+  if (v <= 0n || v > U64_MAX) throw new RangeError(`${what} ${value} is not a positive whole number of base units below 2^64`);
+  return v;
+};
+
 /**
- * Withdraws a deposited note to `recipient` through the relay (SPEC /relay):
- * logs in if needed, refuses a spent note before spending seconds on a proof,
- * fetches and locally checks the note's Merkle path, proves, and relays. The
- * recipient receives the note's amount minus the relayer's fee (GET /fees).
+ * Withdraws a deposited note to `recipient` through the relay (SPEC /relay,
+ * or /relay_swap with `swapTo`): logs in if needed, refuses a spent note
+ * before spending seconds on a proof, reads the relay's key and fee (GET
+ * /fees), quotes a swap, fetches and locally checks the note's Merkle path,
+ * proves for exactly those terms (DESIGN §8), and relays them. The recipient
+ * receives the note's amount minus the fee, or for a swap at least `minOut`.
  */
 export async function withdraw(client: RelayClient, note: DepositNote, recipient: string, options: WithdrawOptions = {}): Promise<Result<WithdrawResult, WithdrawError>> {
   const stage = options.onStage ?? (() => {});
+  // Caller mistakes are thrown before anything is sent.
+  const feeOverride = options.fee === undefined ? undefined : options.fee === 0 || options.fee === 0n ? 0n : positiveInteger(options.fee, "fee");
+  const minOutOverride = options.minOut === undefined ? undefined : positiveInteger(options.minOut, "minOut");
+  if (minOutOverride !== undefined && options.swapTo === undefined) throw new RangeError("minOut applies to a swap: give swapTo too");
   const hasher = options.hasher ?? (await createPoseidonHasher());
 
   if (!client.authToken && options.wallet) {
@@ -77,13 +118,30 @@ export async function withdraw(client: RelayClient, note: DepositNote, recipient
   if (!spent.ok) return err({ stage: "nullifier", failure: spent });
   if (spent.value.address !== null) return err({ stage: "spent", address: spent.value.address });
 
+  stage("fees");
+  const termsNow = await relayTermsNow(client, note, feeOverride === undefined ? {} : { fee: feeOverride });
+  if (!termsNow.ok) return err({ stage: "fees", failure: termsNow });
+  const terms = termsNow.value;
+
   let quote: SwapQuote | undefined;
+  let minOut: bigint | null = null;
   if (options.swapTo !== undefined) {
     stage("quote");
     // A pair without a route fails here, before seconds of proving.
-    const quoted = await quoteSwap(client, note, options.swapTo);
+    const quoted = await client.quote({ inputMint: note.mint, outputMint: options.swapTo, amount: terms.toRecipient, network: note.network });
     if (!quoted.ok) return err({ stage: "quote", failure: quoted });
     quote = quoted.value;
+    if (minOutOverride !== undefined) minOut = minOutOverride;
+    else {
+      const least = quote.otherAmountThreshold;
+      if (least === undefined) {
+        return err({ stage: "quote", failure: { ok: false, status: quoted.status, error: ClientError.BadResponse, message: "the quote has no otherAmountThreshold to prove as minOut: pass minOut" } });
+      }
+      if (BigInt(least) === 0n) {
+        return err({ stage: "quote", failure: { ok: false, status: 400, error: "InvalidRequest", message: `minOut: the quote's otherAmountThreshold for ${terms.toRecipient} is 0, too little to swap` } });
+      }
+      minOut = BigInt(least);
+    }
   }
 
   stage("merkle");
@@ -91,7 +149,8 @@ export async function withdraw(client: RelayClient, note: DepositNote, recipient
   if (!merkle.ok) return err({ stage: "merkle", error: merkle.error });
 
   stage("prove");
-  const proved = await proveWithdrawal(note, merkle.value, recipient, { ...options.prove, hasher });
+  const swap = options.swapTo !== undefined && minOut !== null ? { outputMint: options.swapTo, minOut } : null;
+  const proved = await proveWithdrawal(note, merkle.value, recipient, { ...options.prove, hasher, relayer: terms.relayer, fee: terms.fee, swap });
   if (!proved.ok) return err({ stage: "prove", error: proved.error });
   const proof = proved.value;
 
@@ -105,15 +164,16 @@ export async function withdraw(client: RelayClient, note: DepositNote, recipient
     depositSize: proof.amount,
     mint: proof.mint,
     network: proof.network,
+    fee: proof.fee,
+    relayer: proof.relayer,
   };
   // Proving blocks the event loop for seconds, so a pooled keep-alive connection the relay closed
   // meanwhile is still in the pool: one turn of the loop lets the close be seen before it is reused.
   await new Promise((resolve) => setTimeout(resolve, 20));
-  const swapTo = options.swapTo;
   const send = (): Promise<ApiResult<RelaySuccess>> => {
-    if (swapTo === undefined) return client.relay(request);
+    if (proof.swap === null) return client.relay(request);
     const { mint, ...rest } = request;
-    return client.relaySwap({ ...rest, input_mint: mint, output_mint: swapTo });
+    return client.relaySwap({ ...rest, input_mint: mint, output_mint: proof.swap.outputMint, minOut: proof.swap.minOut });
   };
   let relayed = await send();
   if (!relayed.ok && relayed.error === ClientError.NetworkError) {
@@ -128,7 +188,9 @@ export async function withdraw(client: RelayClient, note: DepositNote, recipient
     if (!token.ok) return err({ stage: "login", failure: token });
     relayed = await send();
   }
-  if (relayed.ok) return ok({ signature: relayed.value.signature, proof, merkle: merkle.value, ...(quote ? { quote } : {}) });
+  if (relayed.ok) {
+    return ok({ signature: relayed.value.signature, proof, merkle: merkle.value, terms: { ...terms, minOut }, ...(quote ? { quote } : {}) });
+  }
 
   // No answer, a garbled one, or a submission failure: the transaction may have landed anyway, so ask the chain's view.
   if (relayed.status === 0 || relayed.status >= 500 || relayed.error === ClientError.BadResponse) {
@@ -139,13 +201,33 @@ export async function withdraw(client: RelayClient, note: DepositNote, recipient
 }
 
 /**
- * What relay_swap would swap for this note now: depositSize − fee (GET /fees)
- * into `outputMint`, at the pair's slippage (the relay's default for the pair).
+ * The relay's terms for withdrawing this note now (GET /fees): its key for
+ * the note's network and the fee for the pool and deposit size, or `fee` when
+ * given (a caller paying more). A relay that names no key for the network
+ * speaks an older protocol: a proof cannot be bound to it.
  */
-export async function quoteSwap(client: RelayClient, note: DepositNote, outputMint: string): Promise<ApiResult<SwapQuote>> {
+export async function relayTermsNow(client: RelayClient, note: DepositNote, options: { fee?: bigint } = {}): Promise<ApiResult<RelayTermsNow>> {
   const fees = await client.fees();
   if (!fees.ok) return fees;
-  const fee = relayFee(fees.value, note.network, note.mint, note.amount);
-  if (!fee) return { ok: false, status: 400, error: "InvalidRequest", message: "depositSize: does not cover the relayer fee" };
-  return client.quote({ inputMint: note.mint, outputMint, amount: fee.toRecipient, network: note.network });
+  const relayer = fees.value.relayers[note.network];
+  if (relayer === undefined) {
+    return { ok: false, status: fees.status, error: ClientError.BadResponse, message: `GET /fees names no relayer for ${note.network} (relayers[${note.network}]): the relay does not speak protocol v2` };
+  }
+  const published = relayFee(fees.value, note.network, note.mint, note.amount);
+  const fee = options.fee ?? published?.fee;
+  if (fee === undefined || fee >= note.amount) {
+    return { ok: false, status: 400, error: "InvalidRequest", message: `depositSize: ${note.amount} does not cover the relayer fee${fee === undefined ? "" : ` ${fee}`}` };
+  }
+  return { ok: true, status: fees.status, value: { relayer, fee, toRecipient: note.amount - fee } };
+}
+
+/**
+ * What relay_swap would swap for this note now: depositSize − fee (GET /fees,
+ * or `options.fee`) into `outputMint`, at the pair's slippage. Its
+ * otherAmountThreshold is the minOut a wallet proves with.
+ */
+export async function quoteSwap(client: RelayClient, note: DepositNote, outputMint: string, options: { fee?: bigint } = {}): Promise<ApiResult<SwapQuote>> {
+  const terms = await relayTermsNow(client, note, options);
+  if (!terms.ok) return terms;
+  return client.quote({ inputMint: note.mint, outputMint, amount: terms.value.toRecipient, network: note.network });
 }

@@ -16,10 +16,12 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
+import { PUBLIC_SIGNAL_COUNT, PUBLIC_SIGNAL_NAMES } from "../../src-shared/crypto/protocol";
+import { bytesEqual, toHex } from "../../src-shared/encoding/bytes";
 import { encodeBase58 } from "../../src-shared/encoding/base58";
 import type { Network } from "../../src-shared/networks";
 import type { SnarkjsProof } from "../../src-shared/zk/proof-codec";
-import { RelayClient } from "../../src-client/sdk/http";
+import { RelayClient, relayFee } from "../../src-client/sdk/http";
 import { createNote, withDeposit, type DepositNote, type RandomSource } from "../../src-client/sdk/note";
 import { DEFAULT_ARTIFACTS, proveWithdrawal, snarkjsProver, verifyWithdrawalProof, type Prover, type WithdrawWitnessInput } from "../../src-client/sdk/prove";
 import { getNoteProof } from "../../src-client/sdk/tree";
@@ -32,7 +34,12 @@ export const PROOF_CACHE_DIR = path.join(ROOT, "out", "test-proofs");
 /** What the helper needs of a wallet: tests/support/wallet.ts's TestWallet fits. */
 export type { ChainWallet as ProofWallet } from "./test-chain";
 
-/** The JSON body of POST /relay (SPEC: Withdrawal request), ready to send as is. */
+/**
+ * The JSON body of POST /relay (SPEC: Withdrawal request, plus protocol v2's
+ * `fee` and `relayer`, DESIGN §8), ready to send as is. When the withdrawal
+ * was proved for a swap it also carries `minOut`, and `swapBody` is the
+ * matching /relay_swap request.
+ */
 export interface RelayBody {
   nullifierHash: number[];
   proof: number[];
@@ -42,6 +49,19 @@ export interface RelayBody {
   depositSize: number;
   mint: string;
   network: Network;
+  /** Base units of `mint`: the fee the proof is bound to. */
+  fee: number;
+  /** base58: the relayer key the proof is bound to. */
+  relayer: string;
+  /** Only for a proof made for a swap: the least the recipient receives of the output mint (decimal text). */
+  minOut?: string;
+}
+
+/** The JSON body of POST /relay_swap for a proof made with `swap`. */
+export interface RelaySwapBody extends Omit<RelayBody, "mint" | "minOut"> {
+  input_mint: string;
+  output_mint: string;
+  minOut: string;
 }
 
 export interface PrepareWithdrawalOptions {
@@ -60,11 +80,30 @@ export interface PrepareWithdrawalOptions {
   cacheDir?: string;
   /** Where the deposit is made; default the relay's sandbox for `network`. */
   chain?: TestChain;
+  /**
+   * The relayer key the proof is bound to. Default: the relay's own,
+   * GET /fees `relayers[network]`. Give another to make a proof the relay
+   * must refuse (the body then names that key too; change `body.relayer` back
+   * to get InvalidProof instead of the request-level refusal).
+   */
+  relayer?: string;
+  /** The fee the proof is bound to, in base units of `mint`. Default: the fee GET /fees publishes for the pool and amount. */
+  fee?: number | bigint;
+  /**
+   * Prove for /relay_swap into `outputMint`. `minOut` defaults to the
+   * otherAmountThreshold of a /jupiter quote for amount − fee (so the swap
+   * pool must exist by then); give it to bind any other minimum.
+   */
+  swap?: { outputMint: string; minOut?: number | bigint | string };
 }
 
 export interface PreparedWithdrawal {
-  /** POST it to /relay with an x-api-auth token. */
+  /** POST it to /relay with an x-api-auth token (for a swap proof, see `swapBody`). */
   body: RelayBody;
+  /** With `swap`: the /relay_swap request the proof was made for. */
+  swapBody?: RelaySwapBody;
+  /** The terms the proof is bound to. */
+  terms: { relayer: string; fee: bigint; swap: { outputMint: string; minOut: bigint } | null };
   note: DepositNote;
   deposit: { signature: string; leafIndex: number };
   /** Time spent in the prover, or checking the cached proof on a hit. */
@@ -89,13 +128,26 @@ export function seededRandom(seed: string): RandomSource {
   };
 }
 
+/** The relay's terms now (GET /fees): its key for `network` and the fee for a withdrawal of `amount` from the pool. */
+export async function relayTerms(relayUrl: string, network: Network, mint: string, amount: number | bigint): Promise<{ relayer: string; fee: bigint }> {
+  const client = new RelayClient({ baseUrl: relayUrl, timeoutMs: 30_000 });
+  const fees = await client.fees();
+  if (!fees.ok) throw new Error(`GET /fees: ${fees.status} ${fees.error} ${fees.message ?? ""}`);
+  const relayer = fees.value.relayers[network];
+  if (!relayer) throw new Error(`GET /fees names no relayer for ${network} (protocol v2 publishes relayers[network])`);
+  const fee = relayFee(fees.value, network, mint, BigInt(amount));
+  if (!fee) throw new Error(`a withdrawal of ${amount} does not cover the fee`);
+  return { relayer, fee: fee.fee };
+}
+
 const callCounts = new Map<string, number>();
 
 /**
- * Makes a note of `amount` of `mint`, deposits it from `wallet` (which must
- * hold the funds) through /sandbox/deposit, fetches and checks its Merkle
- * path, and proves a withdrawal to `options.recipient`. The answer's `body`
- * is the /relay request.
+ * Makes a note of `amount` of `mint`, deposits its precommitment from
+ * `wallet` (which must hold the funds), fetches and checks its Merkle path
+ * (which rebuilds the relay's root only if the pool inserted the note's own
+ * leaf), and proves a withdrawal to `options.recipient` bound to the relay's
+ * terms (or the ones given). The answer's `body` is the /relay request.
  */
 export async function prepareWithdrawal(relayUrl: string, wallet: ChainWallet, mint: string, options: PrepareWithdrawalOptions): Promise<PreparedWithdrawal> {
   const network = options.network ?? "mainnet";
@@ -117,32 +169,67 @@ export async function prepareWithdrawal(relayUrl: string, wallet: ChainWallet, m
   const created = await createNote({ network, mint, amount, hasher, random: seededRandom(seed) });
   if (!created.ok) throw new Error(`note: ${created.error}`);
 
-  const chain = options.chain ?? sandboxTestChain(relayUrl, network);
-  const dep = await chain.deposit(wallet, created.value.commitment, amount, mint);
-  if (dep.status !== "indexed" || dep.leafIndex === null) {
-    throw new Error(`the deposit is ${dep.status}: is this note's commitment already in the pool (same seed twice)?`);
+  const relayerAndFee =
+    options.relayer !== undefined && options.fee !== undefined
+      ? { relayer: options.relayer, fee: BigInt(options.fee) }
+      : { ...(await relayTerms(relayUrl, network, mint, amount)), ...(options.relayer !== undefined ? { relayer: options.relayer } : {}), ...(options.fee !== undefined ? { fee: BigInt(options.fee) } : {}) };
+
+  let swap: { outputMint: string; minOut: bigint } | null = null;
+  if (options.swap) {
+    let minOut: bigint;
+    if (options.swap.minOut !== undefined) minOut = BigInt(options.swap.minOut);
+    else {
+      const q = await client.quote({ inputMint: mint, outputMint: options.swap.outputMint, amount: BigInt(amount) - relayerAndFee.fee, network });
+      if (!q.ok) throw new Error(`/jupiter ${mint} -> ${options.swap.outputMint}: ${q.status} ${q.error} ${q.message ?? ""} (create the swap pool before preparing, or give swap.minOut)`);
+      if (q.value.otherAmountThreshold === undefined) throw new Error("the quote has no otherAmountThreshold");
+      minOut = BigInt(q.value.otherAmountThreshold);
+    }
+    swap = { outputMint: options.swap.outputMint, minOut };
   }
-  const note = withDeposit(created.value, { ...dep, wallet: wallet.address });
+
+  const chain = options.chain ?? sandboxTestChain(relayUrl, network);
+  // Protocol v2: the deposit carries the precommitment; the pool computes the leaf (note.commitment).
+  const dep = await chain.deposit(wallet, created.value.precommitment, amount, mint);
+  if (dep.status !== "indexed" || dep.leafIndex === null) {
+    throw new Error(`the deposit is ${dep.status}: is this note's leaf already in the pool (same seed twice)?`);
+  }
+  if (!dep.commitment || !bytesEqual(dep.commitment, created.value.commitment)) {
+    const got = dep.commitment ? `0x${toHex(dep.commitment)}` : "no leaf";
+    throw new Error(`the pool answered ${got}, not Poseidon(precommitment, amount, mint) = 0x${toHex(created.value.commitment)}`);
+  }
+  const note = withDeposit(created.value, { signature: dep.signature, status: dep.status, leafIndex: dep.leafIndex, wallet: wallet.address });
 
   const merkle = await getNoteProof(client, note, { hasher });
   if (!merkle.ok) throw new Error(`Merkle proof of leaf ${dep.leafIndex}: ${JSON.stringify(merkle.error)}`);
 
   const cache = cachedProver(options.cacheDir ?? PROOF_CACHE_DIR);
-  const proved = await proveWithdrawal(note, merkle.value, options.recipient, { hasher, prover: cache.prover });
+  const proved = await proveWithdrawal(note, merkle.value, options.recipient, { hasher, prover: cache.prover, relayer: relayerAndFee.relayer, fee: relayerAndFee.fee, swap });
   if (!proved.ok) throw new Error(`proving: ${proved.error.kind}: ${proved.error.message}`);
   const p = proved.value;
 
+  const body: RelayBody = {
+    nullifierHash: Array.from(p.nullifierHash),
+    proof: Array.from(p.proof),
+    root: Array.from(p.root),
+    recipient: options.recipient,
+    depth: 32,
+    depositSize: amount,
+    mint,
+    network,
+    fee: Number(p.fee),
+    relayer: p.relayer,
+    ...(swap ? { minOut: swap.minOut.toString() } : {}),
+  };
+  let swapBody: RelaySwapBody | undefined;
+  if (swap) {
+    const { mint: inputMint, minOut: _minOut, ...rest } = body;
+    swapBody = { ...rest, input_mint: inputMint, output_mint: swap.outputMint, minOut: swap.minOut.toString() };
+  }
+
   return {
-    body: {
-      nullifierHash: Array.from(p.nullifierHash),
-      proof: Array.from(p.proof),
-      root: Array.from(p.root),
-      recipient: options.recipient,
-      depth: 32,
-      depositSize: amount,
-      mint,
-      network,
-    },
+    body,
+    ...(swapBody ? { swapBody } : {}),
+    terms: { relayer: p.relayer, fee: p.fee, swap },
     note,
     deposit: { signature: dep.signature, leafIndex: dep.leafIndex },
     provingMs: p.provingMs,
@@ -171,20 +258,16 @@ function artifactsDigest(wasmPath: string, zkeyPath: string): string {
   return digest;
 }
 
-/** The cache key: SHA-256 over the artifacts' digest and the witness input's canonical JSON. */
+/**
+ * The cache key: SHA-256 over the artifacts' digest, the protocol, and the
+ * witness input's canonical JSON: every field, in sorted order, so a field
+ * added to the input (v2's extDataHash) is part of the key without anyone
+ * remembering to add it, and a v1 input can never name a v2 proof.
+ */
 export function witnessInputKey(input: WithdrawWitnessInput, wasmPath: string = DEFAULT_ARTIFACTS.wasmPath, zkeyPath: string = DEFAULT_ARTIFACTS.zkeyPath): string {
-  const canonical = JSON.stringify([
-    input.root,
-    input.nullifierHash,
-    input.recipient,
-    input.amount,
-    input.mint,
-    input.nullifier,
-    input.secret,
-    input.pathElements,
-    input.pathIndices,
-  ]);
-  return createHash("sha256").update(artifactsDigest(wasmPath, zkeyPath)).update(canonical).digest("hex");
+  const record = input as unknown as Record<string, unknown>;
+  const canonical = JSON.stringify(Object.keys(record).sort().map((k) => [k, record[k]]));
+  return createHash("sha256").update(artifactsDigest(wasmPath, zkeyPath)).update(`protocol-${PUBLIC_SIGNAL_COUNT === 6 ? 2 : 1}\n`).update(canonical).digest("hex");
 }
 
 /**
@@ -198,7 +281,8 @@ export function cachedProver(cacheDir: string = PROOF_CACHE_DIR): { prover: Prov
   const prover: Prover = async (input, wasmPath, zkeyPath) => {
     const key = witnessInputKey(input, wasmPath, zkeyPath);
     const file = path.join(cacheDir, `${key}.json`);
-    const expected = [input.root, input.nullifierHash, input.recipient, input.amount, input.mint];
+    // The public signals in circuit order (root, nullifierHash, recipient, amount, mint, extDataHash).
+    const expected = PUBLIC_SIGNAL_NAMES.map((name) => input[name]);
     const hit = readEntry(file, key);
     if (hit && hit.publicSignals.join() === expected.join()) {
       const verdict = await verifyWithdrawalProof(encodeProof(fromSnarkjs(hit.proof)), expected);

@@ -20,7 +20,17 @@ function defaultNoteName(note: DepositNote): string {
 
 function noteJson(note: DepositNote, file: string): JsonValue {
   const s = describeNote(note);
-  return { file, network: s.network, mint: s.mint, amount: s.amount, commitment: s.commitment, nullifierHash: s.nullifierHash, createdAt: s.createdAt, deposit: s.deposit ? { ...s.deposit } : null };
+  return {
+    file,
+    network: s.network,
+    mint: s.mint,
+    amount: s.amount,
+    precommitment: s.precommitment,
+    commitment: s.commitment,
+    nullifierHash: s.nullifierHash,
+    createdAt: s.createdAt,
+    deposit: s.deposit ? { ...s.deposit } : null,
+  };
 }
 
 /**
@@ -35,9 +45,11 @@ function guardNotesDir(dir: string): void {
 
 export const deposit: CommandSpec = {
   name: "deposit",
-  summary: "create a note, save it, and deposit its commitment into the sandbox pool",
+  summary: "create a note, save it, and deposit its precommitment into the sandbox pool",
   details:
     `The note is written (mode 0600) before any funds move, then updated with the deposit's signature, status and leaf.\n` +
+    "The deposit sends Poseidon(nullifier, secret); the pool computes the leaf from the amount it received, and the\n" +
+    "CLI checks it is the note's own (exit 3 and the note is not marked deposited if it is not).\n" +
     `Default file: ${DEFAULT_NOTES_DIR}/<network>-<mint>-<time>-<commitment>.json. The note holds the secrets that withdraw\n` +
     "the deposit: whoever has the file has the funds. Exit 1 when the deposit is `failed` (funds are in the vault; revert it).",
   options: {
@@ -74,6 +86,12 @@ export const deposit: CommandSpec = {
         ctx.note(`deposit ${e.note.deposit?.status} (signature ${e.note.deposit?.signature}, leaf ${e.note.deposit?.leafIndex}) but the note could not be updated`);
         return ctx.fail(Exit.LocalFile, `${e.message}; ${e.noteFile} still holds the secrets`, { deposit: e.note.deposit ? { ...e.note.deposit } : null });
       }
+      if (e.stage === "leaf") {
+        const a = e.failure.answer;
+        ctx.note(`deposit ${a.status} (signature ${a.signature}) but the pool's leaf is not this note's: the note cannot withdraw it`);
+        ctx.note(`${e.noteFile} keeps the secrets, not marked deposited`);
+        return ctx.apiFailure("deposit", e.failure);
+      }
       if (e.noteFile) ctx.note(`the deposit's outcome is unknown; keep ${e.noteFile}: it holds the secrets if the funds moved`);
       return ctx.apiFailure("deposit", e.failure);
     }
@@ -86,6 +104,7 @@ export const deposit: CommandSpec = {
         ? `deposit indexed at leaf ${d.leafIndex}`
         : `deposit FAILED: the funds are in the pool vault; get them back with \`relay-cli revert --keypair <file> --deposit ${d.signature}\``,
       `signature: ${d.signature}`,
+      `precommitment: ${hex(note.precommitment)}`,
       `commitment: ${hex(note.commitment)}`,
       `nullifierHash: ${hex(note.nullifierHash)}`,
     ];
@@ -172,6 +191,7 @@ export const noteCommand: CommandSpec = {
       `network: ${s.network}`,
       `mint: ${s.mint}`,
       `amount: ${s.amount}`,
+      `precommitment: ${s.precommitment}`,
       `commitment: ${s.commitment}`,
       `nullifierHash: ${s.nullifierHash}`,
       `created: ${s.createdAt}`,

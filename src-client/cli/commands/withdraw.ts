@@ -1,11 +1,11 @@
 import { writeFileSync } from "node:fs";
+import { PUBLIC_SIGNAL_NAMES, U64_MAX } from "../../../src-shared/crypto/protocol";
 import { parsePublicKey } from "../../../src-shared/encoding/base58";
 import { toHex } from "../../../src-shared/encoding/bytes";
-import { relayFee } from "../../sdk/http";
 import type { DepositNote } from "../../sdk/note";
 import { proveWithdrawal, verifyWithdrawalProof, type ProveError, type ProveOptions, type WithdrawalProof } from "../../sdk/prove";
 import { getNoteNullifier, getNoteProof } from "../../sdk/tree";
-import { withdraw, type WithdrawStage } from "../../sdk/withdraw";
+import { relayTermsNow, withdraw, type WithdrawStage } from "../../sdk/withdraw";
 import { Exit, type CliContext, type ExitCode, type JsonValue } from "../context";
 import { keypairInput, noteInput, resolvePath, type Input } from "../inputs";
 import { str, type CommandSpec, type OptionSpec, type ParsedValues } from "../spec";
@@ -38,6 +38,7 @@ function artifactsInput(ctx: CliContext, values: ParsedValues): Omit<ProveOption
 function proveFailure(ctx: CliContext, e: ProveError): ExitCode {
   switch (e.kind) {
     case "recipient":
+    case "terms":
       return ctx.fail(Exit.Usage, e.message);
     case "note":
     case "artifacts":
@@ -53,32 +54,57 @@ function proveFailure(ctx: CliContext, e: ProveError): ExitCode {
 const STAGE_TEXT: Record<WithdrawStage, string> = {
   login: "logging in",
   nullifier: "checking the note is unspent",
+  fees: "reading the relay's key and fee (GET /fees)",
   quote: "quoting the swap (POST /jupiter)",
   merkle: "fetching and checking the Merkle proof",
   prove: "proving the withdrawal (a few seconds)",
   relay: "relaying",
 };
 
-/** The /relay request as JSON: what a proof file carries, so it can be sent with any HTTP client. */
+/** The /relay (or, for a swap, /relay_swap) request as JSON: what a proof file carries, so it can be sent with any HTTP client. */
 function relayRequestJson(p: WithdrawalProof): { [k: string]: JsonValue } {
-  return {
+  const common: { [k: string]: JsonValue } = {
     nullifierHash: Array.from(p.nullifierHash),
     proof: Array.from(p.proof),
     root: Array.from(p.root),
     recipient: p.recipient,
     depth: 32,
     depositSize: Number(p.amount),
-    mint: p.mint,
-    network: p.network,
   };
+  const terms = { network: p.network, fee: Number(p.fee), relayer: p.relayer };
+  if (p.swap === null) return { ...common, mint: p.mint, ...terms };
+  return { ...common, input_mint: p.mint, output_mint: p.swap.outputMint, ...terms, minOut: p.swap.minOut.toString() };
 }
 
-/** What the recipient will get, when /fees can be read; the relay fixes the fee when it receives the request. */
-async function feeLine(ctx: CliContext, note: DepositNote): Promise<{ fee: bigint; toRecipient: bigint } | null> {
-  const fees = await ctx.client.fees();
-  if (!fees.ok) return null;
-  return relayFee(fees.value, note.network, note.mint, note.amount);
+/** A whole number of base units from a flag (`--fee`, `--min-out`). */
+function baseUnitsFlag(ctx: CliContext, values: ParsedValues, name: string, min: bigint): Input<bigint | undefined> {
+  const text = str(values, name);
+  if (text === undefined) return { ok: true, value: undefined };
+  if (!/^[0-9]{1,20}$/.test(text) || BigInt(text) < min || BigInt(text) > U64_MAX) {
+    return { ok: false, code: ctx.fail(Exit.Usage, `--${name} ${text} must be a whole number of base units from ${min} to 2^64 - 1 (no decimals or exponents)`) };
+  }
+  return { ok: true, value: BigInt(text) };
 }
+
+/** --swap-to: a mint other than the note's; --min-out only with it. */
+function swapInput(ctx: CliContext, values: ParsedValues, note: DepositNote): Input<{ outputMint: string; minOut: bigint | undefined } | null> {
+  const swapTo = str(values, "swap-to");
+  const minOut = baseUnitsFlag(ctx, values, "min-out", 1n);
+  if (!minOut.ok) return minOut;
+  if (swapTo === undefined) {
+    if (minOut.value !== undefined) return { ok: false, code: ctx.fail(Exit.Usage, "--min-out is the least a swap must deliver: give --swap-to <mint> too") };
+    return { ok: true, value: null };
+  }
+  const parsed = parsePublicKey(swapTo);
+  if (!parsed.ok) return { ok: false, code: ctx.fail(Exit.Usage, `--swap-to ${swapTo}: ${parsed.error}`) };
+  if (swapTo === note.mint) return { ok: false, code: ctx.fail(Exit.Usage, "--swap-to is the note's own mint: leave it out to withdraw without a swap") };
+  return { ok: true, value: { outputMint: swapTo, minOut: minOut.value } };
+}
+
+const swapOptions: Record<string, OptionSpec> = {
+  "swap-to": { type: "string", value: "mint", help: "receive this token instead: swap through /relay_swap" },
+  "min-out": { type: "string", value: "base units", help: "with --swap-to: the least the recipient must receive (default: the quote's otherAmountThreshold)" },
+};
 
 export const prove: CommandSpec = {
   name: "prove",
@@ -86,11 +112,17 @@ export const prove: CommandSpec = {
   details:
     "Fetches and checks the note's Merkle proof, proves with snarkjs (a few seconds), checks the proof against\n" +
     "resources/zk/verification_key.json, and prints the 256-byte proof and the public signals. --out saves them\n" +
-    "with the exact /relay request. `relay` does all of this itself: use `prove` to look, `relay` to withdraw.\n" +
-    "A proof is bound to its root: after more deposits than the relay keeps roots (100), prove again.",
+    "with the exact /relay request (/relay_swap with --swap-to). `relay` does all of this itself: use `prove` to look,\n" +
+    "`relay` to withdraw. The proof is bound to the relay's terms: the relayer key and the fee (default: this relay's,\n" +
+    "from GET /fees), and with --swap-to the output mint and minOut (default: the quote's otherAmountThreshold).\n" +
+    "A relay refuses a proof made for any other terms. A proof is bound to its root too: after more deposits\n" +
+    "than the relay keeps roots (100), prove again.",
   options: {
     note: noteOption,
     recipient: recipientOption,
+    relayer: { type: "string", value: "address", help: "the relayer key to bind (default: GET /fees relayers[network] of --url)" },
+    fee: { type: "string", value: "base units", help: "the fee to bind, in the note's mint (default: the fee GET /fees publishes)" },
+    ...swapOptions,
     out: { type: "string", value: "file", help: "save the proof, public signals and /relay request as JSON" },
     ...artifactOptions,
   },
@@ -99,34 +131,77 @@ export const prove: CommandSpec = {
     if (!recipient.ok) return recipient.code;
     const note = await noteInput(ctx, values);
     if (!note.ok) return note.code;
+    const relayerFlag = str(values, "relayer");
+    if (relayerFlag !== undefined && !parsePublicKey(relayerFlag).ok) return ctx.fail(Exit.Usage, `--relayer ${relayerFlag} is not a base58 public key`);
+    const feeFlag = baseUnitsFlag(ctx, values, "fee", 0n);
+    if (!feeFlag.ok) return feeFlag.code;
+    if (feeFlag.value !== undefined && feeFlag.value >= note.value.amount) return ctx.fail(Exit.Usage, `--fee ${feeFlag.value} must be below the note's amount (${note.value.amount})`);
+    const swap = swapInput(ctx, values, note.value);
+    if (!swap.ok) return swap.code;
     const hasher = await ctx.hasher();
 
     const spent = await getNoteNullifier(ctx.client, note.value);
     if (spent.ok && spent.value.address !== null) ctx.note(`warning: this note was already withdrawn (nullifier account ${spent.value.address}); the relay will refuse this proof`);
+
+    // The relay's own terms, unless both are given (then GET /fees is only read to warn about a mismatch).
+    const published = await relayTermsNow(ctx.client, note.value);
+    if (!published.ok && (relayerFlag === undefined || feeFlag.value === undefined)) return ctx.apiFailure("fees", published);
+    const relayer = relayerFlag ?? (published.ok ? published.value.relayer : "");
+    const fee = feeFlag.value ?? (published.ok ? published.value.fee : 0n);
+    if (published.ok && relayer !== published.value.relayer) ctx.note(`warning: the relay at ${ctx.url} signs ${note.value.network} withdrawals with ${published.value.relayer}; it will refuse a proof for ${relayer}`);
+    if (published.ok && fee < published.value.fee) ctx.note(`warning: ${fee} is below the relay's fee (${published.value.fee}); it will refuse the request (FeeTooLow)`);
+
+    let minOut: bigint | null = null;
+    if (swap.value) {
+      minOut = swap.value.minOut ?? null;
+      if (minOut === null) {
+        ctx.note(`${STAGE_TEXT.quote}...`);
+        const q = await ctx.client.quote({ inputMint: note.value.mint, outputMint: swap.value.outputMint, amount: note.value.amount - fee, network: note.value.network });
+        if (!q.ok) return ctx.apiFailure("quote", q);
+        if (q.value.otherAmountThreshold === undefined || BigInt(q.value.otherAmountThreshold) === 0n) {
+          return ctx.fail(Exit.Refused, "the quote gives no positive otherAmountThreshold to prove as minOut: give --min-out");
+        }
+        minOut = BigInt(q.value.otherAmountThreshold);
+      }
+    }
+
     const merkle = await getNoteProof(ctx.client, note.value, { hasher });
     if (!merkle.ok) return noteProofFailure(ctx, merkle.error);
     ctx.note(`${STAGE_TEXT.prove}...`);
-    const proved = await proveWithdrawal(note.value, merkle.value, recipient.value, { ...artifactsInput(ctx, values), hasher });
+    const proved = await proveWithdrawal(note.value, merkle.value, recipient.value, {
+      ...artifactsInput(ctx, values),
+      hasher,
+      relayer,
+      fee,
+      swap: swap.value && minOut !== null ? { outputMint: swap.value.outputMint, minOut } : null,
+    });
     if (!proved.ok) return proveFailure(ctx, proved.error);
     const p = proved.value;
     const verified = await verifyWithdrawalProof(p.proof, p.publicSignals);
     if (!verified.ok) return ctx.fail(Exit.LocalFile, verified.error);
     if (!verified.value) return ctx.fail(Exit.ProveFailed, "the proof does not verify against resources/zk/verification_key.json: the proving key and the verification key differ");
 
+    const endpoint = p.swap === null ? "/relay" : "/relay_swap";
     // The leaf index and commitment stay out: they would link this withdrawal to its deposit.
     const json: { [k: string]: JsonValue } = {
       kind: "private-withdrawal-relay/withdrawal-proof",
+      protocol: 2,
       network: p.network,
       mint: p.mint,
       recipient: p.recipient,
       depositSize: p.amount.toString(),
+      relayer: p.relayer,
+      fee: p.fee.toString(),
+      swap: p.swap === null ? null : { outputMint: p.swap.outputMint, minOut: p.swap.minOut.toString() },
       root: hex(p.root),
       nullifierHash: hex(p.nullifierHash),
+      extDataHash: hex(p.extDataHash),
       proof: hex(p.proof),
       publicSignals: p.publicSignals,
-      publicSignalNames: ["root", "nullifierHash", "recipient", "amount", "mint"],
+      publicSignalNames: [...PUBLIC_SIGNAL_NAMES],
       verified: true,
       provingMs: p.provingMs,
+      endpoint,
       request: relayRequestJson(p),
     };
     const out = str(values, "out");
@@ -139,17 +214,17 @@ export const prove: CommandSpec = {
         return ctx.fail(Exit.LocalFile, `cannot write ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
       }
     }
-    const names = ["root", "nullifierHash", "recipient", "amount", "mint"];
     return ctx.done(
       [
         `withdrawal proof of ${p.amount} ${p.mint} on ${p.network} to ${p.recipient}`,
         `proved in ${p.provingMs} ms; verifies against resources/zk/verification_key.json`,
+        `bound to relayer ${p.relayer}, fee ${p.fee}` + (p.swap ? `, swap into ${p.swap.outputMint} of at least ${p.swap.minOut}` : ""),
         `root: ${hex(p.root)}`,
         `nullifierHash: ${hex(p.nullifierHash)}`,
         `proof (256 bytes): ${hex(p.proof)}`,
         "public signals:",
-        ...p.publicSignals.map((s, i) => `  ${names[i]!.padEnd(13)} ${s}`),
-        ...(file ? [`saved to ${file} (with the /relay request under "request")`] : ["not relayed: `relay` proves and submits in one step"]),
+        ...p.publicSignals.map((s, i) => `  ${(PUBLIC_SIGNAL_NAMES[i] ?? `#${i}`).padEnd(13)} ${s}`),
+        ...(file ? [`saved to ${file} (with the ${endpoint} request under "request")`] : ["not relayed: `relay` proves and submits in one step"]),
       ],
       file ? { ...json, file } : json,
     );
@@ -161,17 +236,19 @@ export const relay: CommandSpec = {
   summary: "withdraw a note to a recipient: log in, prove, and submit through the relay (/relay, or /relay_swap with --swap-to)",
   details:
     "Logs in with --keypair (any wallet: it only authenticates the request and does not need to be the depositor),\n" +
-    "refuses a note that is already spent, checks the Merkle proof, proves (a few seconds) and POSTs /relay.\n" +
-    "The recipient receives the note's amount minus the relayer's fee (GET /fees). Exit 1 when the relay refuses;\n" +
-    "after a time-out the CLI asks get_nullifier whether the withdrawal landed before telling you to retry.\n" +
+    "refuses a note that is already spent, reads the relay's key and fee (GET /fees), checks the Merkle proof, proves\n" +
+    "(a few seconds) for exactly that relayer and fee, and POSTs /relay with them. The recipient receives the note's\n" +
+    "amount minus the fee. Exit 1 when the relay refuses; after a time-out the CLI asks get_nullifier whether the\n" +
+    "withdrawal landed before telling you to retry.\n" +
     "--swap-to <mint> withdraws through /relay_swap: the amount minus the fee is swapped into that mint for the\n" +
-    "recipient (the fee stays in the note's mint). The swap is quoted before proving; the relay refuses with\n" +
-    "SlippageExceeded if it would deliver less than its own quote minus the pair's slippage, and nothing is spent.",
+    "recipient (the fee stays in the note's mint). The swap is quoted before proving, and the proof binds its\n" +
+    "otherAmountThreshold (or --min-out) as minOut: the recipient receives at least that, or nothing happens\n" +
+    "(SlippageExceeded spends nothing; run it again for a fresh quote).",
   options: {
     note: noteOption,
     keypair: { type: "string", value: "file", help: "a wallet keypair to log in with (x-api-auth)", required: true },
     recipient: recipientOption,
-    "swap-to": { type: "string", value: "mint", help: "receive this token instead: swap through /relay_swap" },
+    ...swapOptions,
     ...artifactOptions,
   },
   async run(ctx, values) {
@@ -181,20 +258,17 @@ export const relay: CommandSpec = {
     if (!note.ok) return note.code;
     const kp = keypairInput(ctx, values);
     if (!kp.ok) return kp.code;
-    const swapTo = str(values, "swap-to");
-    if (swapTo !== undefined) {
-      const parsed = parsePublicKey(swapTo);
-      if (!parsed.ok) return ctx.fail(Exit.Usage, `--swap-to ${swapTo}: ${parsed.error}`);
-      if (swapTo === note.value.mint) return ctx.fail(Exit.Usage, "--swap-to is the note's own mint: leave it out to withdraw without a swap");
-    }
-    const quote = await feeLine(ctx, note.value);
+    const swap = swapInput(ctx, values, note.value);
+    if (!swap.ok) return swap.code;
+    const swapTo = swap.value?.outputMint;
 
     const r = await withdraw(ctx.client, note.value, recipient.value, {
       wallet: kp.value,
       hasher: await ctx.hasher(),
       prove: artifactsInput(ctx, values),
       onStage: (s) => ctx.note(`${STAGE_TEXT[s]}...`),
-      ...(swapTo !== undefined ? { swapTo } : {}),
+      ...(swap.value ? { swapTo: swap.value.outputMint } : {}),
+      ...(swap.value?.minOut !== undefined ? { minOut: swap.value.minOut } : {}),
     });
     if (!r.ok) {
       const e = r.error;
@@ -203,6 +277,8 @@ export const relay: CommandSpec = {
           return ctx.apiFailure("login", e.failure);
         case "nullifier":
           return ctx.apiFailure("get_nullifier", e.failure);
+        case "fees":
+          return ctx.apiFailure("fees", e.failure);
         case "quote":
           return ctx.apiFailure("quote", e.failure);
         case "spent":
@@ -221,16 +297,19 @@ export const relay: CommandSpec = {
           }
           if (e.landed === false) ctx.note("the note's nullifier is still unspent: nothing was withdrawn, and running `relay` again is safe");
           if (e.landed === null) ctx.note("whether the withdrawal landed is unknown: run `nullifier --note` before relaying again");
-          if (e.failure.error === "SlippageExceeded") ctx.note("the price moved past the pair's slippage before the swap: nothing was withdrawn; run `relay` again for a fresh quote");
+          if (e.failure.error === "SlippageExceeded") ctx.note("the price moved below the proof's minOut before the swap: nothing was withdrawn; run `relay` again for a fresh quote");
+          if (e.failure.error === "FeeTooLow") ctx.note("the relay raised its fee while the proof was built: nothing was withdrawn; run `relay` again to prove for the new fee");
           return ctx.apiFailure(swapTo === undefined ? "relay" : "relay_swap", e.failure);
       }
     }
-    const { signature, proof: p, quote: swapQuote } = r.value;
+    const { signature, proof: p, quote: swapQuote, terms } = r.value;
     const lines = [`withdrawn: ${p.amount} of ${p.mint} on ${p.network} to ${p.recipient}`, `signature: ${signature}`];
-    if (quote && swapQuote) {
-      const least = swapQuote.otherAmountThreshold ? `, at least ${swapQuote.otherAmountThreshold}` : "";
-      lines.push(`fee: ${quote.fee} of ${p.mint}; ${quote.toRecipient} swapped into ${swapQuote.outputMint}: about ${swapQuote.outAmount}${least} (quoted before proving)`);
-    } else if (quote) lines.push(`fee: ${quote.fee}; the recipient receives ${quote.toRecipient} (per GET /fees)`);
+    if (swapQuote && terms.minOut !== null) {
+      lines.push(
+        `fee: ${terms.fee} of ${p.mint} to relayer ${terms.relayer}; ${terms.toRecipient} swapped into ${swapQuote.outputMint}: ` +
+          `about ${swapQuote.outAmount}, at least ${terms.minOut} (bound by the proof)`,
+      );
+    } else lines.push(`fee: ${terms.fee} to relayer ${terms.relayer}; the recipient receives ${terms.toRecipient}`);
     lines.push(`proving took ${p.provingMs} ms`);
     const json: { [k: string]: JsonValue } = {
       withdrawn: true,
@@ -242,10 +321,12 @@ export const relay: CommandSpec = {
       nullifierHash: hex(p.nullifierHash),
       root: hex(p.root),
       provingMs: p.provingMs,
+      relayer: terms.relayer,
+      fee: terms.fee.toString(),
+      toRecipient: terms.toRecipient.toString(),
     };
-    if (quote) Object.assign(json, { fee: quote.fee.toString(), toRecipient: quote.toRecipient.toString() });
     if (swapQuote) {
-      json.swap = { outputMint: swapQuote.outputMint, quotedOut: swapQuote.outAmount, minOut: swapQuote.otherAmountThreshold ?? null, priceImpactPct: swapQuote.priceImpactPct };
+      json.swap = { outputMint: swapQuote.outputMint, quotedOut: swapQuote.outAmount, minOut: terms.minOut?.toString() ?? null, priceImpactPct: swapQuote.priceImpactPct };
     }
     return ctx.done(lines, json);
   },
