@@ -68,6 +68,7 @@ interface WithdrawInput {
   recipient: string; // Poseidon(hi, lo) of the 32-byte recipient pubkey
   amount: string;
   mint: string; // Poseidon(hi, lo) of the 32-byte mint pubkey
+  extDataHash: string; // Poseidon(relayerField, fee, outputMintField, minOut): the relay's terms
   // private
   nullifier: string;
   secret: string;
@@ -104,11 +105,12 @@ describe("committed zk artifacts", () => {
     expect(sha256(VKEY)).toBe(artifacts.sha256["verification_key.json"]);
   });
 
-  it("verification key is groth16/bn128 with the 5 public inputs", () => {
+  it("verification key is groth16/bn128 with protocol v2's 6 public inputs", () => {
     expect(vkey.protocol).toBe("groth16");
     expect(vkey.curve).toBe("bn128");
-    expect(vkey.nPublic).toBe(5);
-    expect(vkey.IC).toHaveLength(6);
+    expect(vkey.nPublic).toBe(6);
+    expect(vkey.IC).toHaveLength(7);
+    expect(artifacts.publicInputs).toEqual(["root", "nullifierHash", "recipient", "amount", "mint", "extDataHash"]);
   });
 
   it("recompiling circuits/withdraw.circom with the recorded flags gives the recorded r1cs and the committed wasm", async () => {
@@ -129,10 +131,10 @@ describe("committed zk artifacts", () => {
 
       const r1cs = await snarkjs.r1cs.info(r1csPath);
       expect(r1cs.nConstraints).toBe(artifacts.constraints);
-      expect(r1cs.nPubInputs).toBe(5);
+      expect(r1cs.nPubInputs).toBe(6);
       const header = zkeyHeader(ZKEY);
-      expect(header).toEqual({ protocol: 1, nVars: r1cs.nVars, nPublic: 5, domainSize: 2 ** artifacts.ptauPower });
-      expect(r1cs.nConstraints + 5 + 1).toBeLessThanOrEqual(header.domainSize);
+      expect(header).toEqual({ protocol: 1, nVars: r1cs.nVars, nPublic: 6, domainSize: 2 ** artifacts.ptauPower });
+      expect(r1cs.nConstraints + 6 + 1).toBeLessThanOrEqual(header.domainSize);
     } finally {
       rmSync(out, { recursive: true, force: true });
     }
@@ -198,8 +200,12 @@ describe("withdraw proof end to end", () => {
   const AMOUNT = 1_000_000_000n;
   const mintField = () => pubkeyField(Uint8Array.from({ length: 32 }, (_, i) => 0xf0 - i)); // bytes >= 0x80 in both halves
   const note = (i: number) => ({ nullifier: 1000n + BigInt(i), secret: 0xabcdef000n + BigInt(i) });
-  /** commitment = Poseidon(nullifier, secret, amount, mintField) */
-  const buildCommitment = (i: number) => H([note(i).nullifier, note(i).secret, AMOUNT, mintField()]).toString();
+  /** Protocol v2: commitment = Poseidon(Poseidon(nullifier, secret), amount, mintField), as the pool computes it. */
+  const buildCommitment = (i: number) => H([H([note(i).nullifier, note(i).secret]), AMOUNT, mintField()]).toString();
+  /** extDataHash = Poseidon(relayerField, fee, 0, 0) for a plain withdrawal. */
+  const RELAYER = Uint8Array.from({ length: 32 }, (_, i) => 0x40 + i);
+  const FEE = 2_500_000n;
+  const extDataHash = () => H([pubkeyField(RELAYER), FEE, 0n, 0n]);
 
   function buildInput(index: number): { input: WithdrawInput; publicSignals: string[] } {
     const mint = mintField();
@@ -216,12 +222,13 @@ describe("withdraw proof end to end", () => {
       recipient: recipient.toString(),
       amount: amount.toString(),
       mint: mint.toString(),
+      extDataHash: extDataHash().toString(),
       nullifier: nullifier.toString(),
       secret: secret.toString(),
       pathElements: pathElements.map(String),
       pathIndices: pathIndices.map(String),
     };
-    return { input, publicSignals: [input.root, input.nullifierHash, input.recipient, input.amount, input.mint] };
+    return { input, publicSignals: [input.root, input.nullifierHash, input.recipient, input.amount, input.mint, input.extDataHash] };
   }
 
   it("fullProve + verify for leaf 3 of a 5-leaf tree; altered public inputs are rejected", async () => {
@@ -232,6 +239,7 @@ describe("withdraw proof end to end", () => {
       "recipient",
       "amount",
       "mint",
+      "extDataHash",
       "nullifier",
       "secret",
       "pathElements",
@@ -240,13 +248,17 @@ describe("withdraw proof end to end", () => {
     expect(input.pathIndices.slice(0, 4)).toEqual(["1", "1", "0", "0"]);
 
     const { proof, publicSignals } = await snarkjs.groth16.fullProve({ ...input }, WASM, ZKEY);
-    // snarkjs outputs the public signals in the circuit's order: root, nullifierHash, recipient, amount, mint.
+    // snarkjs outputs the public signals in the circuit's order: root, nullifierHash, recipient, amount, mint, extDataHash.
     expect(publicSignals).toEqual(expected);
     expect(await snarkjs.groth16.verify(vkey, publicSignals, proof)).toBe(true);
 
     const otherRecipient = pubkeyField(new Uint8Array(32).fill(9)).toString();
-    expect(await snarkjs.groth16.verify(vkey, [expected[0]!, expected[1]!, otherRecipient, expected[3]!, expected[4]!], proof)).toBe(false);
-    expect(await snarkjs.groth16.verify(vkey, [expected[0]!, expected[1]!, expected[2]!, "1", expected[4]!], proof)).toBe(false);
+    const replace = (i: number, v: string) => expected.map((x, j) => (j === i ? v : x));
+    expect(await snarkjs.groth16.verify(vkey, replace(2, otherRecipient), proof)).toBe(false);
+    expect(await snarkjs.groth16.verify(vkey, replace(3, "1"), proof)).toBe(false);
+    // The relay's terms: another fee or another fee receiver gives another extDataHash.
+    expect(await snarkjs.groth16.verify(vkey, replace(5, H([pubkeyField(RELAYER), FEE + 1n, 0n, 0n]).toString()), proof)).toBe(false);
+    expect(await snarkjs.groth16.verify(vkey, replace(5, H([pubkeyField(new Uint8Array(32).fill(3)), FEE, 0n, 0n]).toString()), proof)).toBe(false);
   }, SLOW);
 
   it("fullProve + verify for leaf 4 (left child at level 0)", async () => {
@@ -274,6 +286,11 @@ describe("withdraw proof end to end", () => {
 
       await expect(witness({ ...input, root: (BigInt(input.root) + 1n).toString() })).rejects.toThrow(/MerkleTreeInclusion/);
       await expect(witness({ ...input, amount: "1" })).rejects.toThrow(/MerkleTreeInclusion/);
+      // A v1 leaf, Poseidon(nullifier, secret, amount, mint) chosen by the depositor, proves nothing under v2.
+      const v1Leaf = H([note(3).nullifier, note(3).secret, AMOUNT, mintField()]);
+      const v1Leaves = [0, 1, 2, 3, 4].map((i) => (i === 3 ? v1Leaf : BigInt(buildCommitment(i))));
+      const v1 = merklePath(v1Leaves, 3);
+      await expect(witness({ ...input, root: v1.root.toString(), pathElements: v1.pathElements.map(String) })).rejects.toThrow(/MerkleTreeInclusion/);
       await expect(witness({ ...input, nullifierHash: "1" })).rejects.toThrow(/Assert Failed/);
     } finally {
       for (const m of mute) m.mockRestore();
