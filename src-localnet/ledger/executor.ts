@@ -14,6 +14,7 @@ import {
   type ExecContext,
   type Program,
 } from "../runtime/types";
+import { encodeInstructionsSysvar, instructionsSysvarAccount, setInstructionsSysvarIndex, SYSVAR_INSTRUCTIONS_ID } from "../runtime/instructions-sysvar";
 import { instructionError, instructionErrorText, type InstructionErrorJson, type TransactionErrorJson } from "./errors";
 import { BUILTIN_PROGRAM_IDS, COMPUTE_BUDGET_PROGRAM_ID, type DecodedTransaction, type ResolvedAccounts } from "./transaction";
 
@@ -98,22 +99,26 @@ export async function executeTransaction(input: ExecutionInput): Promise<Executi
     }
   }
 
+  const compiled: CompiledInstruction[] = tx.instructions.map((raw) => ({
+    programId: accounts.keys[raw.programIdIndex]!,
+    accounts: raw.accountIndexes.map((i) => ({ address: accounts.keys[i]!, isSigner: signers.has(accounts.keys[i]!), isWritable: accounts.writable[i]! })),
+    data: raw.data.slice(),
+  }));
+  // The Instructions sysvar exists for a transaction that lists it: its top-level instructions, and which one runs.
+  const sysvar = accounts.keys.includes(SYSVAR_INSTRUCTIONS_ID) ? encodeInstructionsSysvar(compiled) : null;
+
   for (let index = 0; index < tx.instructions.length; index++) {
-    const raw = tx.instructions[index]!;
-    const programId = accounts.keys[raw.programIdIndex]!;
+    const programId = compiled[index]!.programId;
     const program = input.programs.get(programId) ?? (programId === COMPUTE_BUDGET_PROGRAM_ID ? COMPUTE_BUDGET_BUILTIN : undefined);
     if (!program) {
       // An executable account (opts.programIds) with no implementation registered here.
       logs.push(`Program ${programId} invoke [1]`, `Program ${programId} failed: ${instructionErrorText("UnsupportedProgramId")}`);
       return { err: instructionError(index, "UnsupportedProgramId"), logs, unitsConsumed: consumed, stage };
     }
-    const ix: CompiledInstruction = {
-      programId,
-      accounts: raw.accountIndexes.map((i) => ({ address: accounts.keys[i]!, isSigner: signers.has(accounts.keys[i]!), isWritable: accounts.writable[i]! })),
-      data: raw.data.slice(),
-    };
+    const ix: CompiledInstruction = { ...compiled[index]!, data: compiled[index]!.data.slice() };
     const remaining = limit - consumed;
-    const ixView = new StagedView((address) => stage.peek(address));
+    if (sysvar) setInstructionsSysvarIndex(sysvar, index);
+    const ixView = new StagedView((address) => (sysvar && address === SYSVAR_INSTRUCTIONS_ID ? instructionsSysvarAccount(sysvar) : stage.peek(address)));
     let charged = 0;
     const ctx: ExecContext = {
       slot: input.slot,

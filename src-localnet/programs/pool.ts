@@ -12,18 +12,26 @@
  * constraints as Anchor's framework errors (ConstraintSeeds 2006, …), and the
  * system and token programs' errors from their CPIs.
  *
- * Duplicate commitments are detected with a commitment marker: an empty
- * account owned by the program at PDA ["commitment", mint, commitment],
- * created when the commitment is inserted (deposit's last account,
- * docs/pool-program.md).
+ * Protocol v2 (DESIGN §8): a deposit names a precommitment and the program
+ * computes the leaf Poseidon(precommitment, amount, mintField) from the amount
+ * that reached its vault; a withdrawal's six public signals are recomputed
+ * from the transaction, extDataHash from its signer (the relayer), its fee and,
+ * for withdraw_swap, its outputMint and minOut; withdraw_swap reads the
+ * Instructions sysvar to require its one assert_swap_out.
+ *
+ * Duplicate leaves are detected with a commitment marker: an empty account
+ * owned by the program at PDA ["commitment", mint, commitment], created when
+ * the leaf is inserted (deposit's last account, docs/pool-program.md).
  */
 import type { FieldHasher } from "../../src-shared/crypto/hasher";
+import { computeLeaf } from "../../src-shared/crypto/protocol";
 import { encodeBase58 } from "../../src-shared/encoding/base58";
 import { bytesEqual } from "../../src-shared/encoding/bytes";
 import { isCanonicalField, isZeroBytes } from "../../src-shared/encoding/field";
 import {
   ASSOCIATED_TOKEN_PROGRAM_ID,
   DEPOSIT_RECEIPT_SIZE,
+  INSTRUCTION_DISCRIMINATORS,
   NO_LEAF_INDEX,
   NULLIFIER_ACCOUNT_SIZE,
   POOL_ERRORS,
@@ -31,6 +39,7 @@ import {
   POOL_INSTRUCTION_ACCOUNT_FLAGS,
   ROOT_HISTORY_SIZE,
   SYSTEM_PROGRAM_ID,
+  SYSVAR_INSTRUCTIONS_ID,
   TOKEN_ACCOUNT_SIZE,
   TOKEN_PROGRAM_ID,
   TREE_ACCOUNT_SIZE,
@@ -71,6 +80,7 @@ import { FrontierTree } from "../../src-server/core/merkle/frontier";
 import { withdrawalPublicSignals } from "../../src-server/core/proof/public-inputs";
 import { judgeRevert } from "../../src-server/core/revert/rules";
 import type { ProofVerifier } from "../../src-server/ports/proof-verifier";
+import { decodeInstructionsSysvar } from "../runtime/instructions-sysvar";
 import { ProgramError, type CompiledInstruction, type ExecContext, type InstructionAccount, type Program } from "../runtime/types";
 import { createAssociatedTokenAccountCpi } from "./associated-token";
 import { anchorError, builtinError, load, writeData } from "./runtime-helpers";
@@ -82,7 +92,7 @@ import { createRentExemptAccount } from "./system";
  * Compute units the program charges, close to what an sBPF build would burn,
  * so simulation-based limits mean something. A Poseidon of two inputs is the
  * syscall's price (61·n² + 542); proof verification is the alt_bn128 syscalls
- * of a 5-input Groth16 check (4-pair pairing 84 848, five G1 mul+add ≈ 21 000,
+ * of a 6-input Groth16 check (4-pair pairing 84 848, six G1 mul+add ≈ 25 200,
  * field checks and the proof's decoding)
  * plus the program's own work. CPIs add their programs' units.
  */
@@ -91,9 +101,11 @@ export const POOL_UNITS = {
   depositBase: 26_000,
   poseidon: 786,
   withdrawBase: 38_000,
-  proofVerification: 130_000,
+  proofVerification: 134_000,
   revertBase: 16_000,
   assertSwapOut: 1_800,
+  /** Reading the Instructions sysvar: a few instruction loads and compares. */
+  swapAssertionCheck: 2_500,
 } as const;
 
 export interface PoolProgramOptions {
@@ -145,7 +157,7 @@ export class PoolProgram implements Program {
       case "withdraw_swap":
         return this.withdraw(ix, ctx, p);
       case "assert_swap_out":
-        return this.assertSwapOut(ix, ctx, p.minOut);
+        return this.assertSwapOut(ix, ctx, p.requiredBalance);
       case "revert":
         return this.revert(ix, ctx, p.nonce);
     }
@@ -202,47 +214,50 @@ export class PoolProgram implements Program {
     const mint = a.mint.address;
     const depositor = a.depositor.address;
     let tree = this.loadTree(ctx, a.tree, mint);
-    this.vault(ctx, a.vault, mint);
+    const vaultBefore = this.vault(ctx, a.vault, mint).amount;
     this.tokenAccount(ctx, a.depositorTokenAccount, "depositor_token_account", mint, depositor);
     const [receiptAddress, receiptBump] = findDepositReceiptAddress(this.id, mint, depositor, p.nonce);
     this.seeds(ctx, a.receipt, receiptAddress, "receipt");
-    this.seeds(ctx, marker, commitmentMarkerAddress(this.id, mint, p.commitment), "commitment_marker");
     ctx.consumeUnits(POOL_UNITS.depositBase);
     // `init` of the receipt: a nonce used twice fails with the system program's AccountAlreadyInUse.
     createRentExemptAccount(ctx, { payer: a.depositor, to: a.receipt, space: DEPOSIT_RECEIPT_SIZE, owner: this.id });
 
     transferTokensCpi(ctx, { source: a.depositorTokenAccount, destination: a.vault, authority: a.depositor, amount: p.amount });
+    // The leaf is computed from what the vault actually received, never from a value the depositor chose.
+    const received = this.vault(ctx, a.vault, mint).amount - vaultBefore;
 
-    // Funds reach the vault either way; a commitment that cannot be inserted leaves the deposit failed (revertable).
-    const failure: DepositFailedReason | null = isZeroBytes(p.commitment)
-      ? "zero"
-      : !isCanonicalField(p.commitment)
-        ? "notAFieldElement"
-        : this.owns(ctx, marker.address)
-          ? "duplicate"
-          : null;
-    let leafIndex: number | null = null;
+    // Funds reach the vault either way; a precommitment that cannot make a leaf, or a leaf already in the tree, leaves the deposit failed (revertable).
+    let failure: DepositFailedReason | null = isZeroBytes(p.precommitment) ? "zero" : !isCanonicalField(p.precommitment) ? "notAFieldElement" : null;
+    let commitment: Uint8Array | null = null;
     if (failure === null) {
+      ctx.consumeUnits(2 * POOL_UNITS.poseidon);
+      commitment = computeLeaf(this.hasher, p.precommitment, received, publicKeyBytes(mint));
+      this.seeds(ctx, marker, commitmentMarkerAddress(this.id, mint, commitment), "commitment_marker");
+      if (this.owns(ctx, marker.address)) failure = "duplicate";
+    }
+    let leafIndex: number | null = null;
+    if (failure === null && commitment !== null) {
       if (tree.nextIndex >= MAX_LEAVES) throw this.poolError(ctx, "TreeFull");
       ctx.consumeUnits(TREE_DEPTH * POOL_UNITS.poseidon);
       const frontier = new FrontierTree(this.hasher, { nextIndex: tree.nextIndex, filledSubtrees: concat(tree.filledSubtrees), roots: rootsOldestFirst(tree) }, TREE_DEPTH);
-      const inserted = frontier.insert(p.commitment);
+      const inserted = frontier.insert(commitment);
       if (!inserted.ok) throw this.poolError(ctx, "TreeFull");
       leafIndex = inserted.value;
       const state = frontier.state();
       tree = pushRoot({ ...tree, nextIndex: state.nextIndex, filledSubtrees: split(state.filledSubtrees) }, frontier.root());
       createRentExemptAccount(ctx, { payer: a.depositor, to: marker, space: 0, owner: this.id });
     }
-    const totalDeposited = tree.totalDeposited + p.amount;
+    const totalDeposited = tree.totalDeposited + received;
     if (totalDeposited > U64_MAX) throw builtinError("ArithmeticOverflow", "totalDeposited overflows u64");
     tree = { ...tree, depositCount: tree.depositCount + 1n, totalDeposited };
     writeData(ctx, a.tree, encodeTreeAccount(tree));
 
+    const leaf = commitment ?? new Uint8Array(32);
     const receipt: DepositReceiptData = {
       mint: publicKeyBytes(mint),
       depositor: publicKeyBytes(depositor),
-      commitment: p.commitment,
-      amount: p.amount,
+      commitment: leaf,
+      amount: received,
       nonce: p.nonce,
       status: leafIndex === null ? "failed" : "indexed",
       leafIndex,
@@ -251,8 +266,11 @@ export class PoolProgram implements Program {
     };
     writeData(ctx, a.receipt, encodeDepositReceipt(receipt));
 
-    const base = { commitment: p.commitment, depositor: publicKeyBytes(depositor), amount: p.amount, slot: BigInt(ctx.slot), nonce: p.nonce };
-    this.emit(ctx, leafIndex === null ? { name: "DepositFailedEvent", ...base, reason: failure! } : { name: "DepositEvent", leafIndex, ...base });
+    const base = { commitment: leaf, depositor: publicKeyBytes(depositor), amount: received, slot: BigInt(ctx.slot), nonce: p.nonce };
+    this.emit(
+      ctx,
+      leafIndex === null ? { name: "DepositFailedEvent", precommitment: p.precommitment, ...base, reason: failure! } : { name: "DepositEvent", leafIndex, ...base },
+    );
   }
 
   // ------------------------------------------------------- withdraw, withdraw_swap
@@ -270,8 +288,10 @@ export class PoolProgram implements Program {
     this.seeds(ctx, a.nullifier, poolNullifierAddress(this.id, mint, p.nullifierHash), "nullifier");
     if (a.recipient.address !== recipient) throw anchorError(ctx, "ConstraintAddress", "recipient");
     if (a.recipientTokenAccount.address !== associatedTokenAddress(recipient, mint)) throw anchorError(ctx, "ConstraintAssociated", "recipient_token_account");
-    this.tokenAccount(ctx, a.relayerTokenAccount, "relayer_token_account", mint, relayer);
-    let swap: { outputMint: string; relayerOutput: InstructionAccount; recipientOutput: InstructionAccount } | null = null;
+    // Every token account that receives funds is the right owner's, of the right mint.
+    if (!load(ctx, a.relayerTokenAccount.address)) throw anchorError(ctx, "AccountNotInitialized", "relayer_token_account");
+    this.receivingTokenAccount(ctx, a.relayerTokenAccount, mint, relayer);
+    let swap: { outputMint: string; recipientOutput: InstructionAccount; balanceBefore: bigint; sysvar: InstructionAccount } | null = null;
     if (p.name === "withdraw_swap") {
       const s = this.accounts(ctx, "withdraw_swap", ix.accounts).named;
       const outputMint = encodeBase58(p.outputMint);
@@ -280,11 +300,15 @@ export class PoolProgram implements Program {
       if (s.recipientOutputTokenAccount.address !== associatedTokenAddress(recipient, outputMint)) {
         throw anchorError(ctx, "ConstraintAssociated", "recipient_output_token_account");
       }
-      swap = { outputMint, relayerOutput: s.relayerOutputTokenAccount, recipientOutput: s.recipientOutputTokenAccount };
+      if (s.instructionsSysvar.address !== SYSVAR_INSTRUCTIONS_ID) throw anchorError(ctx, "ConstraintAddress", "instructions_sysvar");
+      const existing = this.receivingTokenAccount(ctx, s.recipientOutputTokenAccount, outputMint, recipient);
+      swap = { outputMint, recipientOutput: s.recipientOutputTokenAccount, balanceBefore: existing?.amount ?? 0n, sysvar: s.instructionsSysvar };
+    } else {
+      this.receivingTokenAccount(ctx, a.recipientTokenAccount, mint, recipient);
     }
     ctx.consumeUnits(POOL_UNITS.withdrawBase);
 
-    // Cheap checks first, then the proof: the fee, the root history, the nullifier account.
+    // Cheap checks first, then the proof: the fee, the root history, the nullifier account, a swap's assertion.
     if (p.fee > p.amount) throw this.poolError(ctx, "FeeExceedsAmount");
     const stateChecks = (): TreeAccountData => {
       const tree = this.loadTree(ctx, a.tree, mint);
@@ -293,10 +317,19 @@ export class PoolProgram implements Program {
       return tree;
     };
     stateChecks();
+    if (p.name === "withdraw_swap" && swap) this.checkSwapAssertion(ctx, swap.sysvar, swap.recipientOutput.address, swap.balanceBefore + p.minOut);
 
-    // The public inputs are recomputed from the instruction exactly as the relay does; nothing the client computed is trusted.
-    ctx.consumeUnits(POOL_UNITS.proofVerification + 2 * POOL_UNITS.poseidon);
-    const signals = withdrawalPublicSignals(this.hasher, { root: p.root, nullifierHash: p.nullifierHash, recipient: p.recipient, amount: p.amount, mint: publicKeyBytes(mint) });
+    // The six public inputs are recomputed from the transaction exactly as the relay does: extDataHash from the
+    // signer (the relayer, who receives the fee), the fee argument and a swap's outputMint and minOut. Nothing the client computed is trusted.
+    ctx.consumeUnits(POOL_UNITS.proofVerification + 5 * POOL_UNITS.poseidon);
+    const signals = withdrawalPublicSignals(this.hasher, {
+      root: p.root,
+      nullifierHash: p.nullifierHash,
+      recipient: p.recipient,
+      amount: p.amount,
+      mint: publicKeyBytes(mint),
+      terms: { relayer: publicKeyBytes(relayer), fee: p.fee, swap: p.name === "withdraw_swap" ? { outputMint: p.outputMint, minOut: p.minOut } : null },
+    });
     let valid: boolean;
     try {
       valid = await this.verifier.verify(p.proof, signals);
@@ -332,16 +365,44 @@ export class PoolProgram implements Program {
   }
 
   /**
-   * The last instruction of a swap withdrawal. The interface names only the
-   * recipient's output token account, so the rule is on its balance:
-   * it must hold at least minOut after the swap (withdraw_swap creates the
-   * account when missing, so for a fresh recipient this is what it received).
+   * withdraw_swap's guarantee, read from the Instructions sysvar: this is the
+   * transaction's only withdraw_swap of this program, and after it comes exactly
+   * one assert_swap_out of this program (none before it either) naming the
+   * recipient's output token account with requiredBalance ≥ that account's
+   * balance now + minOut. So the recipient ends up with at least minOut more,
+   * or nothing happens, whatever the relayer put in between.
    */
-  private assertSwapOut(ix: CompiledInstruction, ctx: ExecContext, minOut: bigint): void {
+  private checkSwapAssertion(ctx: ExecContext, sysvarAccount: InstructionAccount, recipientOutput: string, least: bigint): void {
+    ctx.consumeUnits(POOL_UNITS.swapAssertionCheck);
+    const raw = ctx.accounts.get(sysvarAccount.address);
+    const sysvar = raw ? decodeInstructionsSysvar(raw.data) : null;
+    if (!sysvar) throw anchorError(ctx, "AccountDidNotDeserialize", "instructions_sysvar");
+    const ours = (ix: CompiledInstruction, name: "withdraw_swap" | "assert_swap_out"): boolean =>
+      ix.programId === this.id && ix.data.length >= 8 && INSTRUCTION_DISCRIMINATORS[name].every((b, i) => ix.data[i] === b);
+    const current = sysvar.instructions[sysvar.currentIndex];
+    if (!current || !ours(current, "withdraw_swap")) {
+      throw builtinError("InvalidAccountData", "withdraw_swap must be a top-level instruction: the Instructions sysvar's current instruction is not it");
+    }
+    if (sysvar.instructions.filter((ix) => ours(ix, "withdraw_swap")).length !== 1) throw this.poolError(ctx, "DuplicateWithdrawSwap");
+    const asserts = sysvar.instructions.flatMap((ix, index) => (ours(ix, "assert_swap_out") ? [{ ix, index }] : []));
+    if (asserts.length > 1) throw this.poolError(ctx, "SwapAssertDuplicated");
+    const assert = asserts[0];
+    const decoded = assert ? decodePoolInstruction(assert.ix.data) : null;
+    if (!assert || assert.index < sysvar.currentIndex || !decoded?.ok || decoded.value.name !== "assert_swap_out") throw this.poolError(ctx, "SwapAssertMissing");
+    if (assert.ix.accounts[0]?.address !== recipientOutput) throw this.poolError(ctx, "SwapAssertWrongAccount");
+    if (decoded.value.requiredBalance < least) throw this.poolError(ctx, "RequiredBalanceTooLow");
+  }
+
+  /**
+   * The last instruction of a swap withdrawal: the recipient's output token
+   * account must hold at least requiredBalance (which withdraw_swap checked is
+   * at least its balance before the swap + minOut).
+   */
+  private assertSwapOut(ix: CompiledInstruction, ctx: ExecContext, requiredBalance: bigint): void {
     const a = this.accounts(ctx, "assert_swap_out", ix.accounts).named;
     const out = this.tokenAccount(ctx, a.recipientOutputTokenAccount, "recipient_output_token_account");
     ctx.consumeUnits(POOL_UNITS.assertSwapOut);
-    if (out.amount < minOut) throw this.poolError(ctx, "SwapOutputTooLow");
+    if (out.amount < requiredBalance) throw this.poolError(ctx, "SwapOutputTooLow");
   }
 
   // --------------------------------------------------------------------- revert
@@ -449,6 +510,20 @@ export class PoolProgram implements Program {
   private vault(ctx: ExecContext, a: InstructionAccount, mint: string): LoadedTokenAccount {
     this.seeds(ctx, a, poolVaultAddress(this.id, mint), "vault");
     return this.tokenAccount(ctx, a, "vault", mint, a.address);
+  }
+
+  /**
+   * A token account the program pays into: when it exists it must be an SPL
+   * token account of `mint` whose token owner is `owner` (WrongTokenAccount
+   * otherwise). Returns it, or null when there is none yet (lamports someone
+   * sent to the address do not make one; the program creates it).
+   */
+  private receivingTokenAccount(ctx: ExecContext, a: InstructionAccount, mint: string, owner: string): LoadedTokenAccount | null {
+    const raw = load(ctx, a.address);
+    if (!raw || (raw.owner === SYSTEM_PROGRAM_ID && raw.data.length === 0)) return null;
+    const t = raw.owner === TOKEN_PROGRAM_ID ? loadTokenAccount(ctx, a.address) : null;
+    if (!t || !bytesEqual(t.mint, publicKeyBytes(mint)) || !bytesEqual(t.owner, publicKeyBytes(owner))) throw this.poolError(ctx, "WrongTokenAccount");
+    return t;
   }
 
   /** An existing SPL token account, optionally of `mint` and token owner `owner` (Anchor token::mint / token::authority). */
