@@ -108,6 +108,14 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
     unlock();
     throw e;
   }
+  // Protocol v2 (migration 11) set aside the sandbox pools a v1 store held: say so on every start.
+  const archived = db.all<{ network: string; mint: string; leaves: number }>("SELECT network, mint, leaves FROM archived_pools WHERE protocol = 1 ORDER BY network, mint");
+  if (archived.length) {
+    log(
+      `protocol v2: ${archived.length} sandbox pool(s) built on protocol v1 leaves are archived and never relayed from: ` +
+        `${archived.map((a) => `${a.network}/${a.mint} (${a.leaves} leaves)`).join(", ")}; relay, revert and compliance records are kept (console: Pools)`,
+    );
+  }
   // Headless: <dataDir>/keys/*.json, mode 0600; the desktop host passes a safeStorage-backed store.
   const secrets = opts.secrets ?? new FileSecretStore(path.join(config.dataDir, "keys"));
   const relayer = loadOrCreateSigner(secrets, "relayer");

@@ -177,6 +177,22 @@ export interface AdminKeyFingerprint {
   storage: string;
 }
 
+/**
+ * GET /admin/pools/archived: pools set aside at a protocol upgrade (their
+ * leaves follow an older leaf rule; protocol v2 never mixes them with its own).
+ */
+export interface AdminArchivedPool {
+  network: Network;
+  mint: string;
+  /** The protocol their leaves follow. */
+  protocol: number;
+  leaves: number;
+  /** The last root, hex; null when the indexer had none. */
+  root: string | null;
+  archivedAt: number;
+  reason: string;
+}
+
 /** GET /admin/settings */
 export interface AdminSettings {
   networks: { name: Network; enabled: boolean; backend: string; sandbox: boolean; programId: string; pools: string[]; rpcUrl: string | null }[];

@@ -1,3 +1,4 @@
+import type { AdminArchivedPool } from "../../src-shared/admin-api";
 import type { Network } from "../../src-shared/networks";
 import type { RelayRecord } from "./relay-store";
 
@@ -76,5 +77,7 @@ export interface ConsoleStore {
   setPause(p: StoredPause): Promise<void>;
   clearPause(network: Network, mint: string | null): Promise<void>;
   feeOverrides(): StoredFeeOverride[];
+  /** Pools set aside at a protocol upgrade (migration 11), newest first. */
+  archivedPools(): AdminArchivedPool[];
   setFeeOverride(o: StoredFeeOverride): Promise<void>;
 }

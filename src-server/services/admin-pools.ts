@@ -1,4 +1,4 @@
-import { ADMIN_RANGES, type AdminPoolSummary, type AdminRange, type AdminTreeNode, type AdminTreeNodeRef, type TimeBucket } from "../../src-shared/admin-api";
+import { ADMIN_RANGES, type AdminArchivedPool, type AdminPoolSummary, type AdminRange, type AdminTreeNode, type AdminTreeNodeRef, type TimeBucket } from "../../src-shared/admin-api";
 import { bytesEqual, toHex } from "../../src-shared/encoding/bytes";
 import type { Network } from "../../src-shared/networks";
 import type { ChainBackend } from "../ports/chain";
@@ -26,6 +26,11 @@ export class AdminPools {
   async list(range: AdminRange): Promise<AdminPoolSummary[]> {
     const pools = [...this.deps.indexer.list()].sort((a, b) => a.network.localeCompare(b.network) || a.mint.localeCompare(b.mint));
     return Promise.all(pools.map((p) => this.summary(p, range, 5)));
+  }
+
+  /** Pools set aside at a protocol upgrade: shown apart, never relayed from. */
+  archived(): AdminArchivedPool[] {
+    return this.deps.store.archivedPools();
   }
 
   async get(network: Network, mint: string, range: AdminRange): Promise<AdminPoolSummary | null> {

@@ -47,6 +47,7 @@ interface ArtifactsJson {
   compileFlags: string[];
   constraints: number;
   wires: number;
+  publicInputs: string[];
   ptauPower: number;
   seedLabel: string;
   date: string;

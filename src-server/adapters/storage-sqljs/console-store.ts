@@ -1,3 +1,5 @@
+import type { AdminArchivedPool } from "../../../src-shared/admin-api";
+import { toHex } from "../../../src-shared/encoding/bytes";
 import type { Network } from "../../../src-shared/networks";
 import type { RelayState } from "../../core/relay/states";
 import type { ConsoleStore, RelayDailyAggregate, RelayFilter, RelayPageQuery, StoredFeeOverride, StoredPause } from "../../ports/console-store";
@@ -141,6 +143,14 @@ export class SqlConsoleStore implements ConsoleStore {
 
   async clearPause(network: Network, mint: string | null): Promise<void> {
     await this.db.write([{ sql: "DELETE FROM console_pauses WHERE network = ? AND mint = ?", params: [network, mint ?? WHOLE_NETWORK] }]);
+  }
+
+  archivedPools(): AdminArchivedPool[] {
+    return this.db
+      .all<{ network: Network; mint: string; protocol: number; leaves: number; root: Uint8Array | null; archived_at: number; reason: string }>(
+        "SELECT network, mint, protocol, leaves, root, archived_at, reason FROM archived_pools ORDER BY archived_at DESC, network, mint",
+      )
+      .map((r) => ({ network: r.network, mint: r.mint, protocol: r.protocol, leaves: r.leaves, root: r.root ? toHex(r.root) : null, archivedAt: r.archived_at, reason: r.reason }));
   }
 
   feeOverrides(): StoredFeeOverride[] {

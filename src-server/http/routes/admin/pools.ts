@@ -4,7 +4,7 @@ import type { AdminPools } from "../../../services/admin-pools";
 import { sendError } from "../../respond";
 import { optionalMint, optionalNetwork, range } from "./query";
 
-/** GET /admin/pools, /admin/pools/{network}/{mint}, /admin/pools/{network}/{mint}/nodes/{heapIndex} */
+/** GET /admin/pools, /admin/pools/archived, /admin/pools/{network}/{mint}, /admin/pools/{network}/{mint}/nodes/{heapIndex} */
 export function adminPoolRoutes(pools: AdminPools): Router {
   const r = Router();
 
@@ -12,6 +12,10 @@ export function adminPoolRoutes(pools: AdminPools): Router {
     const rg = range(req, res, "7d");
     if (!rg) return;
     res.json({ pools: await pools.list(rg) });
+  });
+
+  r.get("/pools/archived", (_req, res) => {
+    res.json({ archived: pools.archived() });
   });
 
   r.get("/pools/:network/:mint", async (req, res) => {
