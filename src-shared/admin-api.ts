@@ -104,6 +104,9 @@ export interface AdminRelay {
   nullifierHash: string;
   depositSize: string;
   fee: string;
+  /** The terms the proof was checked against (protocol v2): who signed and received the fee, and a swap's minimum output (base units of outputMint). Null on records from before v2. */
+  relayer: string | null;
+  minOut: string | null;
   status: RelayStatus;
   error: string | null;
   signature: string | null;
@@ -217,6 +220,12 @@ export interface AdminSettings {
   operatorToken: { source: "configured" | "generated"; fingerprint: string };
   pauses: AdminPause[];
 }
+
+/**
+ * POST /admin/fees: a pool's fee, or (mint null) the default of every pool
+ * without its own; `reset` goes back to the config file's. Answers the fees in force.
+ */
+export type AdminFeeRequest = { network: Network; mint: string | null } & ({ bps: number; floor: string } | { reset: true });
 
 /** POST /admin/pauses { network, mint?, paused, reason? } → { pauses } */
 export interface AdminPauseRequest {

@@ -1,7 +1,8 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import type { AdminFault, AdminOverrideRequest, AdminPauseRequest, AdminRange, RevertStatus } from "../../src-shared/admin-api";
+import type { AdminFault, AdminFeeRequest, AdminOverrideRequest, AdminPauseRequest, AdminRange, RevertStatus } from "../../src-shared/admin-api";
 import {
   fetchAdminHealth,
+  fetchArchivedPools,
   fetchCompliance,
   fetchMoney,
   fetchPools,
@@ -13,6 +14,7 @@ import {
   fetchTreeNode,
   searchNullifier,
   setFault,
+  setFee,
   setOverride,
   setPause,
   type RelayFilters,
@@ -27,6 +29,12 @@ export const REFRESH_MS = { health: 5_000, relays: 3_000, pools: 10_000, money: 
 export function useAdminHealth() {
   const api = useApi();
   return useQuery({ queryKey: queryKeys.admin.health(), queryFn: ({ signal }) => fetchAdminHealth(api, { signal }), refetchInterval: REFRESH_MS.health });
+}
+
+/** Pools set aside at a protocol upgrade; they change only at an upgrade, so read once. */
+export function useArchivedPools() {
+  const api = useApi();
+  return useQuery({ queryKey: queryKeys.admin.archivedPools(), queryFn: ({ signal }) => fetchArchivedPools(api, { signal }), staleTime: Infinity });
 }
 
 export function usePools(range: AdminRange) {
@@ -115,6 +123,7 @@ function useAdminMutation<T, R>(run: (api: ReturnType<typeof useApi>, arg: T) =>
   });
 }
 
+export const useSetFee = () => useAdminMutation((api, req: AdminFeeRequest) => setFee(api, req));
 export const useSetPause = () => useAdminMutation((api, req: AdminPauseRequest) => setPause(api, req));
 export const useSetFault = () => useAdminMutation((api, f: AdminFault) => setFault(api, f));
 export const useSetOverride = () => useAdminMutation((api, req: AdminOverrideRequest) => setOverride(api, req));

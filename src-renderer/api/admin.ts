@@ -1,9 +1,11 @@
 import type {
+  AdminArchivedPool,
   AdminCompliance,
   AdminFault,
   AdminHealth,
   AdminMoney,
   AdminNullifierSearch,
+  AdminFeeRequest,
   AdminOverrideRequest,
   AdminPause,
   AdminPauseRequest,
@@ -91,6 +93,12 @@ export const fetchSettings = async (api: ApiClient, o: Opt = {}) =>
 
 export const fetchMoney = async (api: ApiClient, range: AdminRange, o: Opt = {}) =>
   shaped<AdminMoney>(await api.getJson(`/admin/money${query({ range })}`, o), "money", { feePayers: "array", earned: "array", totals: "array" });
+
+export const setFee = async (api: ApiClient, req: AdminFeeRequest) =>
+  shaped<AdminSettings["fees"]>(await api.postJson("/admin/fees", req), "fees", { default: "object", pools: "array", relayers: "array", graceSec: "number" });
+
+export const fetchArchivedPools = async (api: ApiClient, o: Opt = {}) =>
+  shaped<{ archived: AdminArchivedPool[] }>(await api.getJson("/admin/pools/archived", o), "archived pools", { archived: "array" }).archived;
 
 export const setPause = async (api: ApiClient, req: AdminPauseRequest) =>
   shaped<{ pauses: AdminPause[] }>(await api.postJson("/admin/pauses", req), "pauses", { pauses: "array" }).pauses;

@@ -14,6 +14,7 @@ export const queryKeys = {
     all: () => [...queryKeys.all, "admin"] as const,
     health: () => [...queryKeys.admin.all(), "health"] as const,
     pools: (range: AdminRange) => [...queryKeys.admin.all(), "pools", range] as const,
+    archivedPools: () => [...queryKeys.admin.all(), "pools", "archived"] as const,
     node: (network: Network, mint: string, index: number) => [...queryKeys.admin.all(), "pools", "node", network, mint, index] as const,
     relays: () => [...queryKeys.admin.all(), "relays"] as const,
     relayPage: (f: RelayFilters, before: string | null) => [...queryKeys.admin.relays(), "page", f, before] as const,

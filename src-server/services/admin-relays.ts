@@ -18,6 +18,8 @@ export function toAdminRelay(r: RelayRecord): AdminRelay {
     nullifierHash: r.nullifierHash,
     depositSize: r.depositSize.toString(),
     fee: r.fee.toString(),
+    relayer: r.relayer,
+    minOut: r.minOut?.toString() ?? null,
     status: r.status,
     error: r.error,
     signature: r.signature,

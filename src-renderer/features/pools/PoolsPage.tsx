@@ -6,6 +6,7 @@ import { PageHeader } from "../../components/PageHeader";
 import { QueryView } from "../../components/QueryView";
 import { Segmented } from "../../components/Segmented";
 import { EmptyState } from "../../components/StateViews";
+import { ArchivedPools } from "./ArchivedPools";
 import { PoolCard } from "./PoolCard";
 import { TreeExplorer } from "./TreeExplorer";
 
@@ -57,6 +58,7 @@ export function PoolsPage({ selected }: { selected: { network: Network; mint: st
           )
         }
       </QueryView>
+      <ArchivedPools />
     </section>
   );
 }

@@ -57,6 +57,18 @@ function Facts({ r }: { r: AdminRelayDetail }) {
         <dd>
           {formatAmount(r.fee, r.mint)} <span className="muted">(network cost {r.costLamports} lamports)</span>
         </dd>
+        <dt>Fee receiver</dt>
+        <dd title="The key that signed the withdrawal and received the fee; the proof is bound to it">
+          {r.relayer ? <CopyValue value={r.relayer} label="fee receiver" display={r.relayer} /> : <span className="muted">not recorded (before protocol v2)</span>}
+        </dd>
+        {r.kind === "swap" ? (
+          <>
+            <dt>Minimum output</dt>
+            <dd title="The least the recipient must receive of the output mint; the proof is bound to it">
+              {r.minOut !== null && r.outputMint ? formatAmount(r.minOut, r.outputMint) : <span className="muted">not recorded (before protocol v2)</span>}
+            </dd>
+          </>
+        ) : null}
         <dt>Recipient</dt>
         <dd>
           <CopyValue value={r.recipient} label="recipient" display={r.recipient} />

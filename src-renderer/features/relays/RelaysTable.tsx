@@ -16,6 +16,7 @@ export function RelaysTable({ items, now = Date.now() }: { items: readonly Admin
             <th scope="col">Pool</th>
             <th scope="col">Amount</th>
             <th scope="col">Fee</th>
+            <th scope="col">Min out</th>
             <th scope="col">Status</th>
             <th scope="col">Took</th>
             <th scope="col">Recipient</th>
@@ -34,7 +35,10 @@ export function RelaysTable({ items, now = Date.now() }: { items: readonly Admin
                 {r.kind === "swap" ? <span className="muted"> → {r.outputMint ? mintLabel(r.outputMint) : "?"}</span> : null}
               </td>
               <td className="num">{formatAmount(r.depositSize, r.mint)}</td>
-              <td className="num">{formatAmount(r.fee, r.mint)}</td>
+              <td className="num" title={r.relayer ? `paid to ${r.relayer}` : undefined}>
+                {formatAmount(r.fee, r.mint)}
+              </td>
+              <td className="num">{r.kind === "swap" && r.minOut !== null && r.outputMint ? formatAmount(r.minOut, r.outputMint) : <span className="muted">–</span>}</td>
               <td>
                 <StatusBadge status={r.status} />
                 {r.error ? <span className="muted cell-note"> {r.error}</span> : null}

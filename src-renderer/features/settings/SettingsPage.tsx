@@ -1,3 +1,4 @@
+import { Fragment } from "react";
 import type { AdminSettings } from "../../../src-shared/admin-api";
 import { REFRESH_MS, useSettings } from "../../api/admin-hooks";
 import { Badge } from "../../components/Badge";
@@ -6,6 +7,7 @@ import { PageHeader } from "../../components/PageHeader";
 import { QueryView } from "../../components/QueryView";
 import { formatCount } from "../../lib/format";
 import { formatAmount, mintLabel } from "../../lib/mints";
+import { FeeEditor } from "./FeeEditor";
 import { PauseSwitches } from "./PauseSwitches";
 
 export function SettingsPage() {
@@ -15,7 +17,7 @@ export function SettingsPage() {
       <PageHeader
         id="settings-title"
         title="Settings"
-        lede={`The configuration in force (change it in the config file and restart), pause switches, and the keys the relay holds, by fingerprint only. Refreshed every ${REFRESH_MS.settings / 1000} s.`}
+        lede={`The configuration in force (change it in the config file and restart; fees also here), pause switches, and the keys the relay holds, by fingerprint only. Refreshed every ${REFRESH_MS.settings / 1000} s.`}
         {...(settings.data ? { updatedAt: settings.dataUpdatedAt, fetching: settings.isFetching } : {})}
       />
       <QueryView query={settings} loading="Reading the settings…">
@@ -72,7 +74,20 @@ function Fees({ s }: { s: AdminSettings }) {
   return (
     <section className="panel" aria-labelledby="fees-title">
       <h2 id="fees-title">Relayer fees</h2>
-      <p className="muted">fee = max(floor, depositSize × bps / 10 000), fixed when a relay is received.</p>
+      <p className="muted">
+        fee = max(floor, depositSize × bps / 10 000), fixed when a relay is received. Wallets prove for the fee and the fee receiver published at{" "}
+        <code>GET /fees</code>: after a change the replaced fee is still accepted for {s.fees.graceSec} s, so proofs made just before it still land.
+      </p>
+      <dl className="kv">
+        {s.fees.relayers.map((r) => (
+          <Fragment key={r.network}>
+            <dt>Fee receiver on {r.network}</dt>
+            <dd>
+              <CopyValue value={r.address} label={`fee receiver on ${r.network}`} display={r.address} />
+            </dd>
+          </Fragment>
+        ))}
+      </dl>
       <table className="table table-compact">
         <thead>
           <tr>
@@ -98,6 +113,7 @@ function Fees({ s }: { s: AdminSettings }) {
           ))}
         </tbody>
       </table>
+      <FeeEditor s={s} />
     </section>
   );
 }
