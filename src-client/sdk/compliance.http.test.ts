@@ -37,10 +37,10 @@ const run = async (...argv: string[]): Promise<{ code: number; out: string; err:
 };
 const client = (): RelayClient => new RelayClient({ baseUrl: relay.url, timeoutMs: 30_000 });
 
-/** A deposit the program cannot insert (zero commitment): failed, revertable. */
-async function failedDeposit(kp: Keypair, amount: number, commitment = new Uint8Array(32)): Promise<string> {
+/** A deposit the program cannot insert (zero precommitment): failed, revertable. */
+async function failedDeposit(kp: Keypair, amount: number, precommitment = new Uint8Array(32)): Promise<string> {
   const c = client();
-  const r = await c.sandboxDeposit({ network: "mainnet", mint: WSOL, amount, commitment, wallet: kp.address, signature: encodeBase58(kp.sign(sandboxDepositMessage("mainnet", WSOL, amount, commitment))) });
+  const r = await c.sandboxDeposit({ network: "mainnet", mint: WSOL, amount, precommitment, wallet: kp.address, signature: encodeBase58(kp.sign(sandboxDepositMessage("mainnet", WSOL, amount, precommitment))) });
   if (!r.ok) throw new Error(JSON.stringify(r));
   return r.value.signature;
 }

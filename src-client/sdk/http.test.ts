@@ -63,8 +63,43 @@ describe("RelayClient transport", () => {
     const s = scripted([json(200, { address: "T", json: { root: [1, 2], nextIndex: 0, depth: 32 } }), json(200, { signature: "s", status: "indexed", leafIndex: null })]);
     const c = new RelayClient({ baseUrl: "http://relay.test", fetch: s.fetch });
     expect(await c.getMerkle(WSOL, "mainnet")).toMatchObject({ ok: false, status: 200, error: "BadResponse", message: expect.stringMatching(/root/) });
-    const dep = await c.sandboxDeposit({ network: "mainnet", mint: WSOL, amount: 1, commitment: new Uint8Array(32), wallet: WSOL, signature: "s" });
+    const dep = await c.sandboxDeposit({ network: "mainnet", mint: WSOL, amount: 1, precommitment: new Uint8Array(32), wallet: WSOL, signature: "s" });
     expect(dep).toMatchObject({ ok: false, error: "BadResponse" });
+  });
+
+  it("sends v2 fields: a deposit's precommitment, a withdrawal's fee and relayer, a swap's minOut as decimal text", async () => {
+    const leaf = new Array(32).fill(0).map((_, i) => i);
+    const sig = { status: 200, signature: "5sig" };
+    const s = scripted([
+      json(200, { signature: "d", status: "indexed", leafIndex: 3, commitment: leaf }),
+      json(200, { signature: "d", status: "failed", leafIndex: null, commitment: null }),
+      json(200, { signature: "d", status: "indexed", leafIndex: 3 }),
+      json(200, { signature: "d", status: "indexed", leafIndex: 3, commitment: null }),
+      json(200, sig),
+      json(200, sig),
+      json(200, { default: { bps: 25, floor: "1000" }, pools: {}, relayers: { mainnet: WSOL, devnet: null } }),
+      json(200, { default: { bps: 25, floor: "1000" }, pools: {}, relayers: { mainnet: "nope" } }),
+    ]);
+    const c = new RelayClient({ baseUrl: "http://relay.test", fetch: s.fetch });
+    const pre = new Uint8Array(32).fill(7);
+    const deposit = { network: "mainnet" as const, mint: WSOL, amount: 1, precommitment: pre, wallet: WSOL, signature: "s" };
+    expect(await c.sandboxDeposit(deposit)).toEqual({ ok: true, status: 200, value: { signature: "d", status: "indexed", leafIndex: 3, commitment: Uint8Array.from(leaf) } });
+    expect(JSON.parse(String(s.seen[0]!.init?.body))).toEqual({ network: "mainnet", mint: WSOL, amount: 1, precommitment: Array.from(pre), wallet: WSOL, signature: "s" });
+    expect(await c.sandboxDeposit(deposit)).toMatchObject({ ok: true, value: { status: "failed", commitment: null } });
+    // A relay older than v2 answers no commitment; an indexed deposit must name the leaf it inserted.
+    expect(await c.sandboxDeposit(deposit)).toMatchObject({ ok: false, error: "BadResponse", message: expect.stringMatching(/commitment is missing/) });
+    expect(await c.sandboxDeposit(deposit)).toMatchObject({ ok: false, error: "BadResponse", message: expect.stringMatching(/indexed deposit/) });
+
+    const w = { nullifierHash: new Uint8Array(32), proof: new Uint8Array(256), root: new Uint8Array(32), recipient: WSOL, depositSize: 1_000_000n, network: "devnet" as const };
+    await c.relay({ ...w, mint: WSOL, fee: 2500n, relayer: WSOL });
+    expect(JSON.parse(String(s.seen[4]!.init?.body))).toMatchObject({ mint: WSOL, fee: 2500, relayer: WSOL, network: "devnet" });
+    await c.relaySwap({ ...w, input_mint: WSOL, output_mint: WSOL, fee: 2500, relayer: WSOL, minOut: (1n << 64n) - 1n });
+    expect(JSON.parse(String(s.seen[5]!.init?.body))).toMatchObject({ input_mint: WSOL, output_mint: WSOL, fee: 2500, relayer: WSOL, minOut: "18446744073709551615" });
+    expect(() => c.relaySwap({ ...w, input_mint: WSOL, output_mint: WSOL, minOut: 1n << 64n })).toThrow(RangeError);
+
+    // GET /fees: the relayer of each network; null means none.
+    expect(await c.fees()).toMatchObject({ ok: true, value: { relayers: { mainnet: WSOL } } });
+    expect(await c.fees()).toMatchObject({ ok: false, error: "BadResponse", message: expect.stringMatching(/relayers\.mainnet/) });
   });
 
   it("treats /health's 503 as an answer", async () => {

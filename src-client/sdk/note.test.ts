@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { inspect } from "node:util";
@@ -7,11 +7,13 @@ import bs58 from "bs58";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FieldHasher } from "../../src-shared/crypto/hasher";
 import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
+import { computeLeaf } from "../../src-shared/crypto/protocol";
 import { FIELD_MODULUS, bytesToBigInt } from "../../src-shared/encoding/field";
 import {
   createNote,
   describeNote,
   loadNote,
+  noteCommitment,
   parseNote,
   publicKeyField,
   randomFieldElement,
@@ -52,8 +54,8 @@ async function newNote(mint = WSOL, amount: bigint | number = 1_000_000n, seed =
   return r.value;
 }
 
-describe("commitment derivation (DESIGN §3)", () => {
-  it("matches circomlibjs: Poseidon(nullifier, secret, amount, Poseidon(hi, lo))", async () => {
+describe("commitment derivation (DESIGN §3, protocol v2)", () => {
+  it("matches circomlibjs: precommitment Poseidon(nullifier, secret), leaf Poseidon(precommitment, amount, Poseidon(hi, lo))", async () => {
     for (const [mint, amount, seed] of [
       [WSOL, 1_000_000n, 1],
       [USDC, 1n, 2],
@@ -63,8 +65,14 @@ describe("commitment derivation (DESIGN §3)", () => {
       const mintBytes = bs58.decode(mint);
       const mintField = H([be(mintBytes.subarray(0, 16)), be(mintBytes.subarray(16, 32))]);
       const { nullifier, secret } = note.secrets;
-      expect(bytesToBigInt(note.commitment)).toBe(H([nullifier, secret, amount, mintField]));
+      const precommitment = H([nullifier, secret]);
+      expect(bytesToBigInt(note.precommitment)).toBe(precommitment);
+      expect(bytesToBigInt(note.commitment)).toBe(H([precommitment, amount, mintField]));
+      // Not the v1 leaf, which the depositor chose.
+      expect(bytesToBigInt(note.commitment)).not.toBe(H([nullifier, secret, amount, mintField]));
       expect(bytesToBigInt(note.nullifierHash)).toBe(H([nullifier]));
+      expect(noteCommitment(hasher, { nullifier, secret, amount, mint: mintBytes })).toEqual(note.commitment);
+      expect(note.commitment).toEqual(computeLeaf(hasher, note.precommitment, amount, mintBytes));
     }
   });
 
@@ -125,12 +133,14 @@ describe("note file", () => {
     const note = withDeposit(await newNote(), { signature: "5sig", status: "indexed", leafIndex: 4, wallet: "Wallet111" });
     const text = serializeNote(note);
     const file = JSON.parse(text) as Record<string, unknown>;
-    expect(file).toMatchObject({ kind: "private-withdrawal-relay/deposit-note", version: 1, network: "mainnet", mint: WSOL, amount: "1000000" });
-    expect(file.nullifier).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(file).toMatchObject({ kind: "private-withdrawal-relay/deposit-note", version: 2, network: "mainnet", mint: WSOL, amount: "1000000" });
+    expect(Object.keys(file)).toEqual(["kind", "version", "warning", "network", "mint", "amount", "nullifier", "secret", "precommitment", "commitment", "nullifierHash", "createdAt", "deposit"]);
+    for (const k of ["nullifier", "secret", "precommitment", "commitment", "nullifierHash"]) expect(file[k]).toMatch(/^0x[0-9a-f]{64}$/);
     const back = await parseNote(text, hasher);
     if (!back.ok) throw new Error(back.error);
     expect(back.value.secrets.nullifier).toBe(note.secrets.nullifier);
     expect(back.value.secrets.secret).toBe(note.secrets.secret);
+    expect(back.value.precommitment).toEqual(note.precommitment);
     expect(back.value.commitment).toEqual(note.commitment);
     expect(back.value.nullifierHash).toEqual(note.nullifierHash);
     expect(back.value.deposit).toEqual(note.deposit);
@@ -143,9 +153,27 @@ describe("note file", () => {
     expect(await tamper("amount", "999")).toMatchObject({ ok: false, error: expect.stringMatching(/commitment does not match/) });
     expect(await tamper("mint", USDC)).toMatchObject({ ok: false, error: expect.stringMatching(/commitment does not match/) });
     expect(await tamper("nullifierHash", `0x${"00".repeat(32)}`)).toMatchObject({ ok: false, error: expect.stringMatching(/nullifierHash/) });
+    expect(await tamper("precommitment", file.commitment!)).toMatchObject({ ok: false, error: expect.stringMatching(/precommitment does not match/) });
     expect(await tamper("secret", `0x${"ff".repeat(32)}`)).toMatchObject({ ok: false, error: expect.stringMatching(/modulus/) });
-    expect(await parseNote(JSON.stringify({ ...file, version: 2 }), hasher)).toMatchObject({ ok: false, error: expect.stringMatching(/version 2/) });
+    expect(await parseNote(JSON.stringify({ ...file, version: 3 }), hasher)).toMatchObject({ ok: false, error: expect.stringMatching(/version 3/) });
     expect(await parseNote("{", hasher)).toMatchObject({ ok: false });
+  });
+
+  it("refuses a v1 note, saying it was made for protocol v1", async () => {
+    // A v1 note file as the previous SDK wrote it: no precommitment, the leaf Poseidon(nullifier, secret, amount, mint).
+    const note = await newNote();
+    const { nullifier, secret } = note.secrets;
+    const mintBytes = bs58.decode(WSOL);
+    const v1Leaf = H([nullifier, secret, 1_000_000n, H([be(mintBytes.subarray(0, 16)), be(mintBytes.subarray(16, 32))])]);
+    const file = JSON.parse(serializeNote(note)) as Record<string, unknown>;
+    delete file.precommitment;
+    const v1 = { ...file, version: 1, commitment: `0x${v1Leaf.toString(16).padStart(64, "0")}` };
+    const r = await parseNote(JSON.stringify(v1), hasher);
+    expect(r).toMatchObject({ ok: false, error: expect.stringMatching(/made for protocol v1/) });
+    expect(!r.ok && r.error).toMatch(/cannot be withdrawn/);
+    const f = path.join(dir, "v1-note.json");
+    writeFileSync(f, JSON.stringify(v1));
+    expect(await loadNote(f, hasher)).toMatchObject({ ok: false, error: expect.stringMatching(/v1-note\.json: this note was made for protocol v1/) });
   });
 
   it("is saved owner-only and never silently replaced", async () => {

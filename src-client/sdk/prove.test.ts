@@ -1,10 +1,12 @@
 import { readFileSync } from "node:fs";
+import bs58 from "bs58";
 import { buildBn128, type Bn128Curve } from "ffjavascript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FieldHasher } from "../../src-shared/crypto/hasher";
 import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
+import { PUBLIC_SIGNAL_NAMES, computeExtDataHash, withdrawalPublicSignals as relaySignals } from "../../src-shared/crypto/protocol";
 import { encodeBase58 } from "../../src-shared/encoding/base58";
-import { bytesToBigInt } from "../../src-shared/encoding/field";
+import { bigIntToBytes32, bytesToBigInt } from "../../src-shared/encoding/field";
 import { decodeProof, encodeProof, toSnarkjs, type SnarkjsProof } from "../../src-shared/zk/proof-codec";
 import { NoteSecrets, createNote, publicKeyField, type DepositNote } from "./note";
 import { DEFAULT_ARTIFACTS, buildWithdrawalInput, proveWithdrawal, snarkjsProver, verifyWithdrawalProof, type MerklePathInput, type Prover } from "./prove";
@@ -14,6 +16,10 @@ import { leafIndexBits, rootFromPath } from "./tree";
 const WSOL = "So11111111111111111111111111111111111111112";
 const RECIPIENT = encodeBase58(Uint8Array.from({ length: 32 }, (_, i) => 0xff - 3 * i)); // high bytes in both halves
 const OTHER = encodeBase58(new Uint8Array(32).fill(9));
+const RELAYER = encodeBase58(Uint8Array.from({ length: 32 }, (_, i) => (7 * i + 1) & 0xff));
+const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
+const TERMS = { relayer: RELAYER, fee: 2500n } as const;
+const key = (s: string): Uint8Array => bs58.decode(s);
 const DEPTH = 32;
 const vkey = JSON.parse(readFileSync(DEFAULT_ARTIFACTS.vkeyPath, "utf8")) as object;
 
@@ -57,20 +63,51 @@ describe("proveWithdrawal", () => {
     await curve?.terminate();
   });
 
-  it("builds the circuit's input: public signals in order, recipient and mint as Poseidon(hi, lo)", () => {
+  it("builds the circuit's input: public signals in order, recipient and mint as Poseidon(hi, lo), extDataHash of the terms", () => {
     const merkle = localTree(hasher, notes.map((n) => n.commitment), 1);
-    const built = buildWithdrawalInput(hasher, notes[1]!, merkle, RECIPIENT);
+    const built = buildWithdrawalInput(hasher, notes[1]!, merkle, RECIPIENT, TERMS);
     if (!built.ok) throw new Error(built.error.message);
     const { input, publicSignals } = built.value;
-    expect(Object.keys(input)).toEqual(["root", "nullifierHash", "recipient", "amount", "mint", "nullifier", "secret", "pathElements", "pathIndices"]);
-    expect(publicSignals).toEqual([input.root, input.nullifierHash, input.recipient, input.amount, input.mint]);
+    expect(Object.keys(input)).toEqual(["root", "nullifierHash", "recipient", "amount", "mint", "extDataHash", "nullifier", "secret", "pathElements", "pathIndices"]);
+    expect(publicSignals).toEqual(PUBLIC_SIGNAL_NAMES.map((n) => input[n]));
     expect(input.amount).toBe("1000001");
     expect(input.root).toBe(bytesToBigInt(merkle.root).toString());
     expect(input.recipient).toBe(bytesToBigInt(publicKeyField(hasher, Uint8Array.from({ length: 32 }, (_, i) => 0xff - 3 * i))).toString());
+    // extDataHash = Poseidon(relayerField, fee, 0, 0) for a plain withdrawal.
+    const relayerField = publicKeyField(hasher, key(RELAYER));
+    const zero = new Uint8Array(32);
+    expect(input.extDataHash).toBe(bytesToBigInt(hasher.hash([relayerField, bigIntToBytes32(2500n), zero, zero])).toString());
+    // Exactly what the relay recomputes from the request and its own key (src-shared/crypto/protocol.ts).
+    const relay = relaySignals(hasher, { root: merkle.root, nullifierHash: notes[1]!.nullifierHash, recipient: key(RECIPIENT), amount: 1_000_001n, mint: key(WSOL), terms: { relayer: key(RELAYER), fee: 2500n, swap: null } });
+    expect(publicSignals).toEqual(relay.map((b) => bytesToBigInt(b).toString()));
     // Leaf 1 is a right child at level 0 and a left child above.
     expect(input.pathIndices.slice(0, 3)).toEqual(["1", "0", "0"]);
     expect(input.pathElements[0]).toBe(bytesToBigInt(notes[0]!.commitment).toString());
     expect(input.pathElements).toHaveLength(32);
+  });
+
+  it("binds every term: another relayer, fee, output mint or minOut changes extDataHash and nothing else", () => {
+    const merkle = localTree(hasher, notes.map((n) => n.commitment), 0);
+    const signalsFor = (terms: Parameters<typeof buildWithdrawalInput>[4]): string[] => {
+      const b = buildWithdrawalInput(hasher, notes[0]!, merkle, RECIPIENT, terms);
+      if (!b.ok) throw new Error(b.error.message);
+      return b.value.publicSignals;
+    };
+    const swap = { outputMint: USDC, minOut: 4_975_000n };
+    const base = signalsFor({ ...TERMS, swap });
+    expect(base[5]).toBe(bytesToBigInt(computeExtDataHash(hasher, { relayer: key(RELAYER), fee: 2500n, swap: { outputMint: key(USDC), minOut: 4_975_000n } })).toString());
+    const variants = [
+      signalsFor(TERMS),
+      signalsFor({ ...TERMS, relayer: OTHER, swap }),
+      signalsFor({ ...TERMS, fee: 2501n, swap }),
+      signalsFor({ ...TERMS, swap: { ...swap, outputMint: OTHER } }),
+      signalsFor({ ...TERMS, swap: { ...swap, minOut: 4_974_999n } }),
+    ];
+    for (const v of variants) {
+      expect(v.slice(0, 5)).toEqual(base.slice(0, 5));
+      expect(v[5]).not.toBe(base[5]);
+    }
+    expect(new Set(variants.map((v) => v[5])).size).toBe(variants.length);
   });
 
   it("a proof for a locally built tree verifies with snarkjs; the wire form round-trips to the same verdicts", async () => {
@@ -82,13 +119,15 @@ describe("proveWithdrawal", () => {
       original = out.proof;
       return out;
     };
-    const r = await proveWithdrawal(notes[2]!, merkle, RECIPIENT, { hasher, prover: capture });
+    const r = await proveWithdrawal(notes[2]!, merkle, RECIPIENT, { ...TERMS, hasher, prover: capture });
     if (!r.ok) throw new Error(`${r.error.kind}: ${r.error.message}`);
     const { proof, publicSignals } = r.value;
     console.log(`proving time (single-threaded snarkjs, witness + prove): ${r.value.provingMs} ms`);
     expect(proof).toBeInstanceOf(Uint8Array);
     expect(proof).toHaveLength(256);
-    expect(r.value).toMatchObject({ root: merkle.root, nullifierHash: notes[2]!.nullifierHash, recipient: RECIPIENT, mint: WSOL, amount: 1_000_002n, network: "mainnet" });
+    expect(r.value).toMatchObject({ root: merkle.root, nullifierHash: notes[2]!.nullifierHash, recipient: RECIPIENT, mint: WSOL, amount: 1_000_002n, network: "mainnet", relayer: RELAYER, fee: 2500n, swap: null });
+    expect(publicSignals).toHaveLength(6);
+    expect(bytesToBigInt(r.value.extDataHash).toString()).toBe(publicSignals[5]);
 
     const groth16 = await loadSnarkjs();
     const decoded = decodeProof(proof);
@@ -103,10 +142,19 @@ describe("proveWithdrawal", () => {
     expect(await groth16.verify(vkey, publicSignals, fromWire)).toBe(true);
     expect(await verifyWithdrawalProof(proof, publicSignals)).toEqual({ ok: true, value: true });
 
-    // The same proof for another recipient, or another amount, is refused by both forms alike.
-    const other = buildWithdrawalInput(hasher, notes[2]!, merkle, OTHER);
-    if (!other.ok) throw new Error(other.error.message);
-    const tampered = [other.value.publicSignals, publicSignals.map((s, i) => (i === 3 ? "1" : s))];
+    // The same proof for another recipient, another amount, another relayer, another fee or a swap is refused by both forms alike.
+    const signalsFor = (recipient: string, terms: Parameters<typeof buildWithdrawalInput>[4]): string[] => {
+      const b = buildWithdrawalInput(hasher, notes[2]!, merkle, recipient, terms);
+      if (!b.ok) throw new Error(b.error.message);
+      return b.value.publicSignals;
+    };
+    const tampered = [
+      signalsFor(OTHER, TERMS),
+      publicSignals.map((s, i) => (i === 3 ? "1" : s)),
+      signalsFor(RECIPIENT, { ...TERMS, relayer: OTHER }),
+      signalsFor(RECIPIENT, { ...TERMS, fee: 1_000_002n }),
+      signalsFor(RECIPIENT, { ...TERMS, swap: { outputMint: USDC, minOut: 1n } }),
+    ];
     for (const signals of tampered) {
       expect(await groth16.verify(vkey, signals, original!)).toBe(false);
       expect(await groth16.verify(vkey, signals, fromWire)).toBe(false);
@@ -120,9 +168,15 @@ describe("proveWithdrawal", () => {
   it("refuses what cannot be proved before running the prover", async () => {
     const merkle = localTree(hasher, notes.map((n) => n.commitment), 0);
     const never: Prover = () => Promise.reject(new Error("the prover must not run"));
-    const prove = (note: DepositNote, m: MerklePathInput, recipient = RECIPIENT, extra = {}) => proveWithdrawal(note, m, recipient, { hasher, prover: never, ...extra });
+    const prove = (note: DepositNote, m: MerklePathInput, recipient = RECIPIENT, extra = {}) => proveWithdrawal(note, m, recipient, { ...TERMS, hasher, prover: never, ...extra });
 
     expect(await prove(notes[0]!, merkle, "not-base58!")).toMatchObject({ ok: false, error: { kind: "recipient" } });
+    expect(await prove(notes[0]!, merkle, RECIPIENT, { relayer: "not-base58!" })).toMatchObject({ ok: false, error: { kind: "terms", message: expect.stringMatching(/^relayer/) } });
+    expect(await prove(notes[0]!, merkle, RECIPIENT, { fee: 1_000_001n })).toMatchObject({ ok: false, error: { kind: "terms", message: expect.stringMatching(/above the amount/) } });
+    expect(await prove(notes[0]!, merkle, RECIPIENT, { fee: -1n })).toMatchObject({ ok: false, error: { kind: "terms" } });
+    expect(await prove(notes[0]!, merkle, RECIPIENT, { fee: 1.5 })).toMatchObject({ ok: false, error: { kind: "terms" } });
+    expect(await prove(notes[0]!, merkle, RECIPIENT, { swap: { outputMint: "nope", minOut: 1n } })).toMatchObject({ ok: false, error: { kind: "terms", message: expect.stringMatching(/output mint/) } });
+    expect(await prove(notes[0]!, merkle, RECIPIENT, { swap: { outputMint: USDC, minOut: 1n << 64n } })).toMatchObject({ ok: false, error: { kind: "terms", message: expect.stringMatching(/minOut/) } });
     expect(await prove(notes[1]!, merkle)).toMatchObject({ ok: false, error: { kind: "path", message: expect.stringMatching(/rebuilds/) } });
     expect(await prove(notes[0]!, { ...merkle, path: merkle.path.slice(1) })).toMatchObject({ ok: false, error: { kind: "path" } });
     expect(await prove(notes[0]!, { ...merkle, indices: [2, ...merkle.indices.slice(1)] })).toMatchObject({ ok: false, error: { kind: "path" } });
@@ -135,7 +189,13 @@ describe("proveWithdrawal", () => {
   it("refuses a proof whose public signals are not what the relay recomputes", async () => {
     const merkle = localTree(hasher, notes.map((n) => n.commitment), 0);
     const fake: SnarkjsProof = { pi_a: ["1", "2", "1"], pi_b: [["1", "2"], ["3", "4"], ["1", "0"]], pi_c: ["1", "2", "1"] };
-    const wrongRecipient: Prover = async (input) => ({ proof: fake, publicSignals: [input.root, input.nullifierHash, "5", input.amount, input.mint] });
-    expect(await proveWithdrawal(notes[0]!, merkle, RECIPIENT, { hasher, prover: wrongRecipient })).toMatchObject({ ok: false, error: { kind: "signals" } });
+    const wrongRecipient: Prover = async (input) => ({ proof: fake, publicSignals: [input.root, input.nullifierHash, "5", input.amount, input.mint, input.extDataHash] });
+    expect(await proveWithdrawal(notes[0]!, merkle, RECIPIENT, { ...TERMS, hasher, prover: wrongRecipient })).toMatchObject({ ok: false, error: { kind: "signals" } });
+    // A prover bound to other terms (another extDataHash) is caught before anything is sent.
+    const otherTerms: Prover = async (input) => ({ proof: fake, publicSignals: [input.root, input.nullifierHash, input.recipient, input.amount, input.mint, "7"] });
+    expect(await proveWithdrawal(notes[0]!, merkle, RECIPIENT, { ...TERMS, hasher, prover: otherTerms })).toMatchObject({ ok: false, error: { kind: "signals" } });
+    // v1 artifacts answer five signals: the message says what is wrong.
+    const v1: Prover = async (input) => ({ proof: fake, publicSignals: [input.root, input.nullifierHash, input.recipient, input.amount, input.mint] });
+    expect(await proveWithdrawal(notes[0]!, merkle, RECIPIENT, { ...TERMS, hasher, prover: v1 })).toMatchObject({ ok: false, error: { kind: "signals", message: expect.stringMatching(/protocol v2/) } });
   });
 });

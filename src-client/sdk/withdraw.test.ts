@@ -1,12 +1,15 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { FieldHasher } from "../../src-shared/crypto/hasher";
 import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
+import bs58 from "bs58";
+import { computeExtDataHash } from "../../src-shared/crypto/protocol";
+import { bytesToBigInt } from "../../src-shared/encoding/field";
 import { RelayClient } from "./http";
 import { Keypair } from "./keypair";
 import { createNote, withDeposit, type DepositNote } from "./note";
-import type { Prover } from "./prove";
+import type { Prover, WithdrawWitnessInput } from "./prove";
 import { leafIndexBits } from "./tree";
-import { withdraw, type WithdrawStage } from "./withdraw";
+import { withdraw, type WithdrawOptions, type WithdrawStage } from "./withdraw";
 
 const WSOL = "So11111111111111111111111111111111111111112";
 const RECIPIENT = "9Uk1q4P21VNYeSt6pxPRpQh8WJDrXoQTBL7DyU6UpE7m";
@@ -17,10 +20,19 @@ const DEPTH = 32;
  * answers the expected public signals with a dummy proof. Real proofs against
  * the real relay are in sdk.http.test.ts.
  */
-const standInProver: Prover = async (input) => ({
-  proof: { pi_a: ["1", "2", "1"], pi_b: [["3", "4"], ["5", "6"], ["1", "0"]], pi_c: ["7", "8", "1"] },
-  publicSignals: [input.root, input.nullifierHash, input.recipient, input.amount, input.mint],
-});
+const provedInputs: WithdrawWitnessInput[] = [];
+const standInProver: Prover = async (input) => {
+  provedInputs.push(input);
+  return {
+    proof: { pi_a: ["1", "2", "1"], pi_b: [["3", "4"], ["5", "6"], ["1", "0"]], pi_c: ["7", "8", "1"] },
+    publicSignals: [input.root, input.nullifierHash, input.recipient, input.amount, input.mint, input.extDataHash],
+  };
+};
+
+const RELAYER = "5ZWj7a1f8tWkjBESHKgrLmXshuXxqeY9SYcfbshpAqPG";
+const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
+/** 25 bps, floor 1000: 2500 of a 1 000 000 deposit. */
+const FEES = { default: { bps: 25, floor: "1000" }, pools: {}, relayers: { mainnet: "11111111111111111111111111111111", devnet: RELAYER } };
 
 type RelayStep = { status: number; body: unknown } | "drop";
 
@@ -29,6 +41,7 @@ interface FakeRelay {
   calls: string[];
   relayBodies: Record<string, unknown>[];
   relayTokens: (string | null)[];
+  quoteBodies: Record<string, unknown>[];
   spent: { value: boolean };
 }
 
@@ -49,10 +62,11 @@ beforeAll(async () => {
 });
 
 /** Answers login, get_nullifier, get_merkle and get_proof like the relay; /relay follows `steps`. */
-function fakeRelay(steps: RelayStep[], options: { spent?: boolean; token?: string } = {}): FakeRelay {
+function fakeRelay(steps: RelayStep[], options: { spent?: boolean; token?: string; fees?: unknown; quote?: unknown } = {}): FakeRelay {
   const calls: string[] = [];
   const relayBodies: Record<string, unknown>[] = [];
   const relayTokens: (string | null)[] = [];
+  const quoteBodies: Record<string, unknown>[] = [];
   const spent = { value: options.spent ?? false };
   let logins = 0;
   const reply = (status: number, body: unknown): Response => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
@@ -64,7 +78,13 @@ function fakeRelay(steps: RelayStep[], options: { spent?: boolean; token?: strin
     if (name === "get_nullifier") return reply(200, spent.value ? { address: "Nullifier1111111111111111111111111111111111", json: { spent: true } } : { address: null, json: null });
     if (name === "get_merkle") return reply(200, { address: "Tree", json: { root: Array.from(tree.root), nextIndex: 1, depth: DEPTH } });
     if (name === "get_proof") return reply(200, { address: "Tree", json: { path: tree.path.map((p) => Array.from(p)), indices: leafIndexBits(0) } });
-    if (name === "relay") {
+    if (name === "fees") return reply(200, options.fees ?? FEES);
+    if (name === "jupiter") {
+      const body = JSON.parse(String(init?.body)) as Record<string, unknown>;
+      quoteBodies.push(body);
+      return reply(200, options.quote ?? { inputMint: body.inputMint, outputMint: body.outputMint, inAmount: String(body.amount), outAmount: "5000", otherAmountThreshold: "4975", slippageBps: 50, priceImpactPct: 0.1, routePlan: [] });
+    }
+    if (name === "relay" || name === "relay_swap") {
       relayBodies.push(JSON.parse(String(init?.body)) as Record<string, unknown>);
       relayTokens.push(new Headers(init?.headers).get("x-api-auth"));
       const step = steps.shift();
@@ -75,34 +95,97 @@ function fakeRelay(steps: RelayStep[], options: { spent?: boolean; token?: strin
     }
     throw new Error(`unexpected ${path}`);
   }) as typeof fetch;
-  return { client: new RelayClient({ baseUrl: "http://relay.test", fetch: fetchImpl, authToken: options.token }), calls, relayBodies, relayTokens, spent };
+  return { client: new RelayClient({ baseUrl: "http://relay.test", fetch: fetchImpl, authToken: options.token }), calls, relayBodies, relayTokens, quoteBodies, spent };
 }
 
 const ok200 = { status: 200, body: { status: 200, signature: "5Af9byqcNKxE7jR3cCD6dNMgj1hbuHAuAgfv6GMuQ1w4L4N8vhBiRV8pfBxm7XpYnxDkTCESnGuTLCNPwVHZa1yw" } };
-const run = (relay: FakeRelay, withWallet = true) => {
+const run = (relay: FakeRelay, withWallet = true, extra: Partial<WithdrawOptions> = {}) => {
   const stages: WithdrawStage[] = [];
-  const result = withdraw(relay.client, note, RECIPIENT, { hasher, wallet: withWallet ? Keypair.generate() : undefined, prove: { prover: standInProver }, onStage: (s) => stages.push(s) });
+  const result = withdraw(relay.client, note, RECIPIENT, { hasher, wallet: withWallet ? Keypair.generate() : undefined, prove: { prover: standInProver }, onStage: (s) => stages.push(s), ...extra });
   return result.then((r) => ({ r, stages }));
 };
+const extDataHash = (relayer: string, fee: bigint, swap: { outputMint: string; minOut: bigint } | null = null): string =>
+  bytesToBigInt(computeExtDataHash(hasher, { relayer: bs58.decode(relayer), fee, swap: swap && { outputMint: bs58.decode(swap.outputMint), minOut: swap.minOut } })).toString();
 
 describe("withdraw", () => {
-  it("logs in, checks the nullifier, fetches the path, proves and relays the spec's request", async () => {
+  it("logs in, checks the nullifier, reads the relay's key and fee, fetches the path, proves for them and relays the request", async () => {
     const relay = fakeRelay([ok200]);
+    provedInputs.length = 0;
     const { r, stages } = await run(relay);
-    expect(r).toMatchObject({ ok: true, value: { signature: ok200.body.signature } });
-    expect(stages).toEqual(["login", "nullifier", "merkle", "prove", "relay"]);
-    expect(relay.calls).toEqual(["login", "get_nullifier", "get_merkle", "get_proof", "get_merkle", "relay"]);
+    expect(r).toMatchObject({ ok: true, value: { signature: ok200.body.signature, terms: { relayer: RELAYER, fee: 2500n, toRecipient: 997_500n, minOut: null } } });
+    expect(stages).toEqual(["login", "nullifier", "fees", "merkle", "prove", "relay"]);
+    expect(relay.calls).toEqual(["login", "get_nullifier", "fees", "get_merkle", "get_proof", "get_merkle", "relay"]);
     expect(relay.relayTokens).toEqual(["token-1"]);
-    expect(relay.relayBodies[0]).toMatchObject({
+    expect(relay.relayBodies[0]).toEqual({
       nullifierHash: Array.from(note.nullifierHash),
+      proof: expect.any(Array),
       root: Array.from(tree.root),
       recipient: RECIPIENT,
       depth: 32,
       depositSize: 1_000_000,
       mint: WSOL,
       network: "devnet",
+      // The devnet key of GET /fees (not mainnet's), and the published fee: exactly what the proof binds.
+      fee: 2500,
+      relayer: RELAYER,
     });
     expect(relay.relayBodies[0]!.proof).toHaveLength(256);
+    expect(provedInputs[0]!.extDataHash).toBe(extDataHash(RELAYER, 2500n));
+    if (r.ok) expect(r.value.proof).toMatchObject({ relayer: RELAYER, fee: 2500n, swap: null });
+  });
+
+  it("proves and sends a higher fee when asked", async () => {
+    const relay = fakeRelay([ok200]);
+    provedInputs.length = 0;
+    const { r } = await run(relay, true, { fee: 4000n });
+    expect(r).toMatchObject({ ok: true, value: { terms: { fee: 4000n, toRecipient: 996_000n } } });
+    expect(relay.relayBodies[0]).toMatchObject({ fee: 4000, relayer: RELAYER });
+    expect(provedInputs[0]!.extDataHash).toBe(extDataHash(RELAYER, 4000n));
+  });
+
+  it("stops before proving when GET /fees names no relayer for the network or its fee eats the deposit", async () => {
+    for (const fees of [{ ...FEES, relayers: { mainnet: RELAYER } }, { default: FEES.default, pools: {} }, { ...FEES, relayers: { devnet: null } }]) {
+      const relay = fakeRelay([], { fees });
+      const { r, stages } = await run(relay);
+      expect(r).toMatchObject({ ok: false, error: { stage: "fees", failure: { error: "BadResponse", message: expect.stringMatching(/no relayer for devnet/) } } });
+      expect(stages).not.toContain("prove");
+    }
+    const costly = fakeRelay([], { fees: { ...FEES, default: { bps: 0, floor: "1000000" } } });
+    expect((await run(costly)).r).toMatchObject({ ok: false, error: { stage: "fees", failure: { error: "InvalidRequest", message: expect.stringMatching(/does not cover/) } } });
+    expect(costly.calls).not.toContain("relay");
+  });
+
+  it("swap: quotes depositSize - fee from the note's mint, proves with the quote's otherAmountThreshold as minOut, and sends it to /relay_swap", async () => {
+    const relay = fakeRelay([ok200]);
+    provedInputs.length = 0;
+    const { r, stages } = await run(relay, true, { swapTo: USDC });
+    expect(stages).toEqual(["login", "nullifier", "fees", "quote", "merkle", "prove", "relay"]);
+    expect(relay.quoteBodies[0]).toMatchObject({ inputMint: WSOL, outputMint: USDC, amount: 997_500, network: "devnet" });
+    expect(r).toMatchObject({ ok: true, value: { terms: { relayer: RELAYER, fee: 2500n, minOut: 4975n }, quote: { otherAmountThreshold: "4975" } } });
+    expect(relay.calls.at(-1)).toBe("relay_swap");
+    const body = relay.relayBodies[0]!;
+    expect(body).toMatchObject({ input_mint: WSOL, output_mint: USDC, minOut: "4975", fee: 2500, relayer: RELAYER, depositSize: 1_000_000, network: "devnet" });
+    expect(body).not.toHaveProperty("mint");
+    expect(provedInputs[0]!.extDataHash).toBe(extDataHash(RELAYER, 2500n, { outputMint: USDC, minOut: 4975n }));
+
+    // An explicit minOut overrides the quote's.
+    const explicit = fakeRelay([ok200]);
+    provedInputs.length = 0;
+    expect((await run(explicit, true, { swapTo: USDC, minOut: 4000n })).r).toMatchObject({ ok: true, value: { terms: { minOut: 4000n } } });
+    expect(explicit.relayBodies[0]).toMatchObject({ minOut: "4000" });
+    expect(provedInputs[0]!.extDataHash).toBe(extDataHash(RELAYER, 2500n, { outputMint: USDC, minOut: 4000n }));
+  });
+
+  it("swap: a quote without a usable otherAmountThreshold stops before proving; bad options throw", async () => {
+    const base = { inputMint: WSOL, outputMint: USDC, inAmount: "997500", outAmount: "5000", priceImpactPct: 0.1, routePlan: [] };
+    for (const quote of [base, { ...base, otherAmountThreshold: "0" }]) {
+      const relay = fakeRelay([], { quote });
+      const { r, stages } = await run(relay, true, { swapTo: USDC });
+      expect(r).toMatchObject({ ok: false, error: { stage: "quote" } });
+      expect(stages).not.toContain("prove");
+    }
+    await expect(run(fakeRelay([]), true, { swapTo: USDC, minOut: 0n })).rejects.toThrow(/minOut/);
+    await expect(run(fakeRelay([]), true, { minOut: 5n })).rejects.toThrow(/swapTo/);
   });
 
   it("keeps a token the client already has, and sends none when there is neither token nor wallet", async () => {
