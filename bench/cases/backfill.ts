@@ -11,6 +11,8 @@ import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { Keypair, PublicKey, Transaction, TransactionInstruction, type AccountMeta } from "@solana/web3.js";
 import { MerkleTree as FixedMerkleTree } from "fixed-merkle-tree";
+import type { FieldHasher } from "../../src-shared/crypto/hasher";
+import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
 import { encodeBase58 } from "../../src-shared/encoding/base58";
 import { toHex } from "../../src-shared/encoding/bytes";
 import {
@@ -18,6 +20,7 @@ import {
   commitmentMarkerAddress,
   currentRoot,
   decodeTreeAccount,
+  depositCommitment,
   depositInstruction,
   depositReceiptAddress,
   encodePoolInstruction,
@@ -110,11 +113,11 @@ function ledgerBusy(net: Localnet): { ms(): number; restore(): void } {
 }
 
 /**
- * Makes `leaves.length / 32` deposits of 1 base unit, in order (leaf i is
- * leaves[i]): transactions are sent one after another, and the validator
+ * Makes `leaves.length / 32` deposits of 1 base unit, in order (deposit i
+ * sends precommitments[i]; the program makes it leaf i, leaves[i]): transactions are sent one after another, and the validator
  * queues them in arrival order, so chain order is this order.
  */
-async function makeDeposits(net: Localnet, leaves: Uint8Array, log: (m: string) => void): Promise<MakeStats> {
+async function makeDeposits(net: Localnet, precommitments: Uint8Array, leaves: Uint8Array, hasher: FieldHasher, log: (m: string) => void): Promise<MakeStats> {
   const { connection, programId } = net;
   const n = leaves.length / 32;
   const depositors: Depositor[] = [];
@@ -124,7 +127,7 @@ async function makeDeposits(net: Localnet, leaves: Uint8Array, log: (m: string) 
     await net.validator.airdrop(address, 1_000 * SOL);
     await net.validator.mintTo(address, USDC, BigInt(n));
     const key = createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, keypair.secretKey.subarray(0, 32)]), format: "der", type: "pkcs8" });
-    const template = depositInstruction({ programId, depositor: address, mint: USDC, commitment: new Uint8Array(32), amount: 1n, nonce: 0n });
+    const template = depositInstruction({ programId, depositor: address, mint: USDC, precommitment: new Uint8Array(32), amount: 1n, nonce: 0n, hasher });
     depositors.push({ keypair, address, key, keys: template.keys, nextNonce: 0n });
   }
   const program = new PublicKey(programId);
@@ -142,12 +145,13 @@ async function makeDeposits(net: Localnet, leaves: Uint8Array, log: (m: string) 
         let t = performance.now();
         const tx = new Transaction({ feePayer: d.keypair.publicKey, recentBlockhash: blockhash });
         for (let j = 0; j < DEPOSITS_PER_TX && next < n; j++, next++) {
+          const precommitment = precommitments.subarray(32 * next, 32 * next + 32);
           const commitment = leaves.subarray(32 * next, 32 * next + 32);
           const nonce = d.nextNonce++;
           const keys = d.keys.slice();
           keys[RECEIPT_KEY] = { ...keys[RECEIPT_KEY]!, pubkey: new PublicKey(depositReceiptAddress(programId, USDC, d.address, nonce)) };
           keys[MARKER_KEY] = { ...keys[MARKER_KEY]!, pubkey: new PublicKey(commitmentMarkerAddress(programId, USDC, commitment)) };
-          tx.add(new TransactionInstruction({ programId: program, keys, data: Buffer.from(encodePoolInstruction({ name: "deposit", commitment, amount: 1n, nonce })) }));
+          tx.add(new TransactionInstruction({ programId: program, keys, data: Buffer.from(encodePoolInstruction({ name: "deposit", precommitment, amount: 1n, nonce })) }));
         }
         const message = tx.serializeMessage();
         stats.buildMs += performance.now() - t;
@@ -238,7 +242,11 @@ const backfill: BenchCase = {
   title: "Indexer backfill of deposits from chain history",
   async run({ quick, log }) {
     const n = quick ? 1_000 : 10_000;
-    const leaves = makeLeaves(n, 41);
+    // Protocol v2: depositors send precommitments; the program computes each leaf from the amount (1 unit).
+    const precommitments = makeLeaves(n, 41);
+    const hasher = await createPoseidonHasher();
+    const leaves = new Uint8Array(32 * n);
+    for (let i = 0; i < n; i++) leaves.set(depositCommitment(hasher, precommitments.subarray(32 * i, 32 * i + 32), 1n, USDC)!, 32 * i);
 
     log(`starting the local validator (slot ${SLOT_MS} ms) with the pool program`);
     const net = await startLocalnet({ pools: [USDC], slotMs: SLOT_MS });
@@ -262,7 +270,7 @@ const backfill: BenchCase = {
 
       log(`making ${fmtNum(n)} deposits: ${DEPOSITS_PER_TX} per transaction, ${DEPOSITORS} depositors, waves of ${WAVE_TXS} transactions per blockhash`);
       const cpu0 = process.cpuUsage();
-      const made = await makeDeposits(net, leaves, log);
+      const made = await makeDeposits(net, precommitments, leaves, hasher, log);
       const makeCpu = process.cpuUsage(cpu0);
       const onChain = await chainTree(net);
       if (onChain.nextIndex !== n) throw new Error(`the tree account holds ${onChain.nextIndex} leaves, expected ${n}`);
