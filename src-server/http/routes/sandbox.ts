@@ -78,8 +78,9 @@ export function sandboxRoutes(sandboxes: ReadonlyMap<Network, SandboxChain>, ind
     }
     // Answer once the relay's own indexer has the leaf, so get_proof works right away.
     await indexer.sync(chain.network, b.mint as string);
-    const { commitment, ...rest } = result.value;
-    res.status(200).json({ ...rest, commitment: commitment ? toByteArray(commitment) : null });
+    // DESIGN §6: `commitment` is the leaf the pool computed (null when the precommitment could not make one).
+    const { signature: txSignature, status, leafIndex, commitment } = result.value;
+    res.status(200).json({ signature: txSignature, status, leafIndex, commitment: commitment ? toByteArray(commitment) : null });
   });
 
   r.get("/sandbox/balance/:network/:wallet/:mint", limit, (req, res) => {
