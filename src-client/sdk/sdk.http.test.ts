@@ -2,7 +2,9 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import bs58 from "bs58";
 import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
+import { computeLeaf } from "../../src-shared/crypto/protocol";
 import type { FieldHasher } from "../../src-shared/crypto/hasher";
 import { encodeBase58 } from "../../src-shared/encoding/base58";
 import { sandboxDepositMessage } from "../../src-shared/messages";
@@ -77,7 +79,7 @@ describe("SDK against the real relay process", () => {
     expect(await client.sandboxBalance("mainnet", wallet.address, WSOL)).toMatchObject({ ok: true, value: { amount: 10_000_000n } });
   });
 
-  it("deposit: two notes are indexed at leaves 0 and 1; the saved note records it", async () => {
+  it("deposit: two notes are indexed at leaves 0 and 1, at the leaves the notes expect; the saved note records it", async () => {
     for (let i = 0; i < 2; i++) {
       const created = await createNote({ network: "mainnet", mint: WSOL, amount: 1_000_000n, hasher });
       if (!created.ok) throw new Error(created.error);
@@ -85,6 +87,10 @@ describe("SDK against the real relay process", () => {
       const r = await depositAndSaveNote(client, wallet, created.value, file);
       if (!r.ok) throw new Error(JSON.stringify(r.error));
       expect(r.value.deposit).toMatchObject({ status: "indexed", leafIndex: i, wallet: wallet.address });
+      // The pool computed the leaf from the precommitment, the amount it moved and the mint: the note's own.
+      const leaf = await client.getNode(WSOL, 2 ** 32 + i, "mainnet");
+      expect(leaf).toMatchObject({ ok: true, value: { json: { value: created.value.commitment } } });
+      expect(created.value.commitment).toEqual(computeLeaf(hasher, created.value.precommitment, 1_000_000n, bs58.decode(WSOL)));
       expect(r.value.deposit!.signature).toMatch(/^[1-9A-HJ-NP-Za-km-z]{80,90}$/);
       const saved = await loadNote(file, hasher);
       expect(saved.ok && saved.value.deposit).toEqual(r.value.deposit);
@@ -125,21 +131,21 @@ describe("SDK against the real relay process", () => {
     expect(await res.json()).toEqual({ address: null, json: null });
   });
 
-  it("an all-zero commitment leaves the deposit failed, without a leaf", async () => {
-    const commitment = new Uint8Array(32);
+  it("an all-zero precommitment leaves the deposit failed, without a leaf", async () => {
+    const precommitment = new Uint8Array(32);
     const r = await client.sandboxDeposit({
       network: "mainnet",
       mint: WSOL,
       amount: 1000n,
-      commitment,
+      precommitment,
       wallet: wallet.address,
-      signature: encodeBase58(wallet.sign(sandboxDepositMessage("mainnet", WSOL, 1000n, commitment))),
+      signature: encodeBase58(wallet.sign(sandboxDepositMessage("mainnet", WSOL, 1000n, precommitment))),
     });
-    expect(r).toMatchObject({ ok: true, value: { status: "failed", leafIndex: null } });
+    expect(r).toMatchObject({ ok: true, value: { status: "failed", leafIndex: null, commitment: null } });
     expect(await client.getMerkle(WSOL, "mainnet")).toMatchObject({ ok: true, value: { json: { nextIndex: 2 } } });
   });
 
-  it("a repeated commitment fails; its note gets no proof, and an unfunded deposit is refused", async () => {
+  it("a repeated precommitment (the same leaf) fails; its note gets no proof, and an unfunded deposit is refused", async () => {
     const again = await sandboxDeposit(client, wallet, { ...notes[0]!, deposit: null });
     if (!again.ok) throw new Error(JSON.stringify(again));
     expect(again.value.deposit).toMatchObject({ status: "failed", leafIndex: null });
@@ -203,8 +209,13 @@ describe("SDK against the real relay process", () => {
     const r = await withdraw(fresh, notes[0]!, recipient, { wallet, hasher, onStage: (s) => stages.push(s) });
     if (!r.ok) throw new Error(JSON.stringify(r.error, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v)));
     console.log(`withdraw: proving took ${r.value.proof.provingMs} ms`);
-    expect(stages).toEqual(["login", "nullifier", "merkle", "prove", "relay"]);
+    expect(stages).toEqual(["login", "nullifier", "fees", "merkle", "prove", "relay"]);
     expect(fresh.authToken).toMatch(/^[0-9a-f-]{36}$/);
+    // Proved for, and sent with, this relay's mainnet key and its published fee.
+    expect(fees.value.relayers.mainnet).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
+    expect(r.value.terms).toEqual({ relayer: fees.value.relayers.mainnet, fee, toRecipient: depositSize - fee, minOut: null });
+    expect(r.value.proof).toMatchObject({ relayer: fees.value.relayers.mainnet, fee, swap: null });
+    expect(r.value.proof.publicSignals).toHaveLength(6);
     expect(r.value.signature).toMatch(BASE58_SIGNATURE);
     expect(r.value.proof.proof).toHaveLength(256);
     expect(await verifyWithdrawalProof(r.value.proof.proof, r.value.proof.publicSignals)).toEqual({ ok: true, value: true });
@@ -238,7 +249,7 @@ describe("SDK against the real relay process", () => {
     expect(await withdraw(fresh, notes[0]!, recipient, { wallet, hasher })).toMatchObject({ ok: false, error: { stage: "spent" } });
   });
 
-  it("with a bad token the relay answers 401 before verifying; a proof is refused for another recipient (InvalidProof)", async () => {
+  it("with a bad token the relay answers 401 before verifying; a proof is refused for another recipient, amount, fee or relayer", async () => {
     const note = notes[1]!;
     // No wallet to log in with: the bad token is sent as is, and the proof comes back with the refusal.
     const refused = await withdraw(new RelayClient({ baseUrl: relay.url, authToken: "not-a-token", timeoutMs: 30_000 }), note, Keypair.generate().address, { hasher });
@@ -250,8 +261,17 @@ describe("SDK against the real relay process", () => {
     expect(stolen).toMatchObject({ ok: false, status: 400, error: "InvalidProof" });
     const otherAmount = await client.relay({ nullifierHash: p.nullifierHash, proof: p.proof, root: p.root, recipient: p.recipient, depositSize: p.amount - 1n, mint: p.mint });
     expect(otherAmount).toMatchObject({ ok: false, status: 400, error: "InvalidProof" });
+    // Protocol v2: the fee and the relayer are bound too. A relay (or anyone) charging more than the proof says is refused.
+    const same = { nullifierHash: p.nullifierHash, proof: p.proof, root: p.root, recipient: p.recipient, depositSize: p.amount, mint: p.mint };
+    expect(await client.relay({ ...same, fee: p.fee + 1n, relayer: p.relayer })).toMatchObject({ ok: false, status: 400, error: "InvalidProof" });
+    expect(await client.relay({ ...same, fee: p.amount, relayer: p.relayer })).toMatchObject({ ok: false, status: 400, error: "InvalidProof" });
+    expect(await client.relay({ ...same, fee: p.fee - 1n, relayer: p.relayer })).toMatchObject({ ok: false, status: 400, error: "FeeTooLow" });
+    const otherRelayer = await client.relay({ ...same, fee: p.fee, relayer: Keypair.generate().address });
+    expect(otherRelayer).toMatchObject({ ok: false, status: 400, error: "InvalidRequest", message: expect.stringMatching(/^relayer/) });
+    expect(!otherRelayer.ok && otherRelayer.message).toContain(p.relayer);
     expect(await getNoteNullifier(client, note)).toMatchObject({ ok: true, value: { address: null, json: null } });
 
+    // Fee and relayer left out: the relay takes its published fee and its own key, the terms the proof was made for.
     const intended = await client.relay({ nullifierHash: p.nullifierHash, proof: p.proof, root: p.root, recipient: p.recipient, depositSize: p.amount, mint: p.mint });
     expect(intended).toMatchObject({ ok: true, status: 200, value: { status: 200, signature: expect.stringMatching(BASE58_SIGNATURE) } });
   });
@@ -263,7 +283,12 @@ describe("SDK against the real relay process", () => {
     const prepared = await prepareWithdrawal(relay.url, testWallet, WSOL, { recipient, network: "devnet", amount: 1_500_000 });
     console.log(`tests/support/proofs.ts: ${prepared.cached ? "cached proof checked" : "proved"} in ${prepared.provingMs} ms (${prepared.cacheFile})`);
     expect(prepared.deposit.leafIndex).toBe(0);
-    expect(prepared.body).toMatchObject({ recipient, depth: 32, depositSize: 1_500_000, mint: WSOL, network: "devnet" });
+    const fees = await client.fees();
+    if (!fees.ok) throw new Error(JSON.stringify(fees));
+    const quote = relayFee(fees.value, "devnet", WSOL, 1_500_000n)!;
+    expect(prepared.body).toMatchObject({ recipient, depth: 32, depositSize: 1_500_000, mint: WSOL, network: "devnet", fee: Number(quote.fee), relayer: fees.value.relayers.devnet });
+    expect(prepared.body).not.toHaveProperty("minOut");
+    expect(prepared.swapBody).toBeUndefined();
     expect(prepared.body.proof).toHaveLength(256);
     const res = await fetch(`${relay.url}/relay`, {
       method: "POST",
@@ -273,10 +298,34 @@ describe("SDK against the real relay process", () => {
     const answer = (await res.json()) as { status: number; signature?: string };
     expect(res.status).toBe(200);
     expect(answer).toMatchObject({ status: 200, signature: expect.stringMatching(BASE58_SIGNATURE) });
+    expect(await client.sandboxBalance("devnet", recipient, WSOL)).toMatchObject({ ok: true, value: { amount: quote.toRecipient } });
+  });
+
+  it("tests/support/proofs.ts proves for a swap: the /relay_swap body carries minOut; the recipient receives at least it", async () => {
+    await client.sandboxAirdrop({ network: "devnet", wallet: wallet.address, mint: WSOL, amount: 1_000_000n });
+    expect(await client.sandboxSwapPool({ network: "devnet", mintA: WSOL, mintB: USDC, reserveA: 1_000_000_000n, reserveB: 5_000_000_000n })).toMatchObject({ ok: true });
+    const testWallet = { address: wallet.address, sign: (m: string) => encodeBase58(wallet.sign(m)) };
+    const recipient = testRecipient("sdk.http.test-swap");
+    const prepared = await prepareWithdrawal(relay.url, testWallet, WSOL, { recipient, network: "devnet", amount: 1_000_000, swap: { outputMint: USDC } });
     const fees = await client.fees();
     if (!fees.ok) throw new Error(JSON.stringify(fees));
-    const quote = relayFee(fees.value, "devnet", WSOL, 1_500_000n)!;
-    expect(await client.sandboxBalance("devnet", recipient, WSOL)).toMatchObject({ ok: true, value: { amount: quote.toRecipient } });
+    const fee = relayFee(fees.value, "devnet", WSOL, 1_000_000n)!;
+    const q = await client.quote({ inputMint: WSOL, outputMint: USDC, amount: fee.toRecipient, network: "devnet" });
+    if (!q.ok) throw new Error(JSON.stringify(q));
+    const minOut = q.value.otherAmountThreshold!;
+    expect(prepared.terms).toEqual({ relayer: fees.value.relayers.devnet, fee: fee.fee, swap: { outputMint: USDC, minOut: BigInt(minOut) } });
+    expect(prepared.body).toMatchObject({ mint: WSOL, minOut, fee: Number(fee.fee) });
+    expect(prepared.swapBody).toMatchObject({ input_mint: WSOL, output_mint: USDC, minOut, fee: Number(fee.fee), relayer: fees.value.relayers.devnet, network: "devnet" });
+    expect(prepared.swapBody).not.toHaveProperty("mint");
+    const post = (p: string, body: unknown) =>
+      fetch(`${relay.url}${p}`, { method: "POST", headers: { "content-type": "application/json", "x-api-auth": client.authToken! }, body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, json: (await r.json()) as Record<string, unknown> }));
+    // The same proof under a lower minOut, or as a plain /relay, is another statement: refused, nothing spent.
+    expect(await post("/relay_swap", { ...prepared.swapBody, minOut: "1" })).toMatchObject({ status: 400, json: { error: "InvalidProof" } });
+    const { minOut: _m, ...plain } = prepared.body;
+    expect(await post("/relay", plain)).toMatchObject({ status: 400, json: { error: "InvalidProof" } });
+    expect(await post("/relay_swap", prepared.swapBody)).toMatchObject({ status: 200, json: { status: 200, signature: expect.stringMatching(BASE58_SIGNATURE) } });
+    const got = await client.sandboxBalance("devnet", recipient, USDC);
+    expect(got.ok && got.value.amount >= BigInt(minOut)).toBe(true);
   });
 
   it("the CLI runs the three-command flow against the same relay", async () => {
@@ -314,7 +363,11 @@ describe("SDK against the real relay process", () => {
     expect(proved.code).toBe(0);
     const saved = JSON.parse(readFileSync(path.join(cwd, "proof.json"), "utf8")) as { proof: string; publicSignals: string[]; verified: boolean; request: Record<string, unknown> };
     expect(saved).toMatchObject({ verified: true, proof: expect.stringMatching(/^0x[0-9a-f]{512}$/), publicSignals: expect.any(Array) });
-    expect(saved.request).toMatchObject({ recipient: bob, depth: 32, depositSize: 200, mint: USDC, network: "mainnet" });
+    const cliFees = await client.fees();
+    if (!cliFees.ok) throw new Error(JSON.stringify(cliFees));
+    const cliFee = relayFee(cliFees.value, "mainnet", USDC, 200n)!.fee;
+    expect(saved.request).toMatchObject({ recipient: bob, depth: 32, depositSize: 200, mint: USDC, network: "mainnet", fee: Number(cliFee), relayer: cliFees.value.relayers.mainnet });
+    expect(saved).toMatchObject({ protocol: 2, relayer: cliFees.value.relayers.mainnet, fee: cliFee.toString(), swap: null, endpoint: "/relay", publicSignalNames: ["root", "nullifierHash", "recipient", "amount", "mint", "extDataHash"] });
     expect(saved.request.proof).toHaveLength(256);
     expect(JSON.stringify(saved)).not.toMatch(/leafIndex|commitment|secret/);
     expect((await run("nullifier", "--note", result.file)).out).toMatch(/not spent/);
@@ -323,7 +376,7 @@ describe("SDK against the real relay process", () => {
     const relayed = await run("relay", "--note", result.file, "--keypair", "id.json", "--recipient", bob, "--json");
     expect(relayed).toMatchObject({ code: 0, err: expect.stringContaining("proving the withdrawal") });
     const answer = JSON.parse(relayed.out) as { signature: string; toRecipient: string };
-    expect(answer).toMatchObject({ withdrawn: true, signature: expect.stringMatching(BASE58_SIGNATURE), recipient: bob, depositSize: "200" });
+    expect(answer).toMatchObject({ withdrawn: true, signature: expect.stringMatching(BASE58_SIGNATURE), recipient: bob, depositSize: "200", fee: cliFee.toString(), relayer: cliFees.value.relayers.mainnet });
     expect((await run("balance", "--wallet", bob, "--mint", USDC)).out.trim()).toBe(answer.toRecipient);
     expect((await run("nullifier", "--note", result.file)).out).toMatch(/spent \(nullifier account/);
     const again = await run("relay", "--note", result.file, "--keypair", "id.json", "--recipient", bob, "--json");
