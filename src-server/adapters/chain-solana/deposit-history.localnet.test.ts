@@ -15,8 +15,16 @@ import { createPoseidonHasher } from "../../../src-shared/crypto/poseidon-wasm";
 import { toHex } from "../../../src-shared/encoding/bytes";
 import { FIELD_MODULUS, bigIntToBytes32, bytesToBigInt } from "../../../src-shared/encoding/field";
 import type { Network } from "../../../src-shared/networks";
-import { DEFAULT_POOL_PROGRAM_ID, currentRoot, decodeTreeAccount, depositInstruction, initializePoolInstruction, poolTreeAddress } from "../../../src-shared/pool-program";
-import { commitmentMarkerAddress, createDefaultPrograms } from "../../../src-localnet/programs";
+import {
+  DEFAULT_POOL_PROGRAM_ID,
+  currentRoot,
+  decodeTreeAccount,
+  depositCommitment,
+  depositInstruction,
+  initializePoolInstruction,
+  poolTreeAddress,
+} from "../../../src-shared/pool-program";
+import { createDefaultPrograms } from "../../../src-localnet/programs";
 import { startLocalValidator, type LocalValidator } from "../../../src-localnet/validator";
 import type { ChainBackend, DepositEventPage, TreeAccount } from "../../ports/chain";
 import { ChainFollower } from "../../services/chain-follower";
@@ -111,13 +119,11 @@ let lastTreeSignature = "";
 const randomCommitment = (): Uint8Array => bigIntToBytes32(bytesToBigInt(randomBytes(32)) % FIELD_MODULUS);
 const nonce = (): bigint => randomBytes(8).readBigUInt64LE();
 
-function depositTx(from: Keypair, commitments: Uint8Array[], blockhash: string, amount = AMOUNT): Transaction {
+/** Deposits of these precommitments (protocol v2: the program computes each leaf from the amount it received). */
+function depositTx(from: Keypair, precommitments: Uint8Array[], blockhash: string, amount = AMOUNT): Transaction {
   const tx = new Transaction({ feePayer: from.publicKey, recentBlockhash: blockhash });
-  for (const c of commitments) {
-    const ix = depositInstruction({ programId: PROGRAM, depositor: from.publicKey.toBase58(), mint: USDC, commitment: c, amount, nonce: nonce() });
-    // The local pool program detects duplicates with a commitment marker account after the documented ones.
-    if (ix.keys.length === 8) ix.keys.push({ pubkey: new PublicKey(commitmentMarkerAddress(PROGRAM, USDC, c)), isSigner: false, isWritable: true });
-    tx.add(ix);
+  for (const p of precommitments) {
+    tx.add(depositInstruction({ programId: PROGRAM, depositor: from.publicKey.toBase58(), mint: USDC, precommitment: p, amount, nonce: nonce(), hasher }));
   }
   tx.sign(from);
   return tx;
@@ -195,7 +201,7 @@ beforeAll(async () => {
   await sendAll([init]);
 
   // 162 transactions of 1–3 deposits (324 inserted), plus failed transactions
-  // (more than the balance: the token transfer fails) and zero commitments
+  // (more than the balance: the token transfer fails) and zero precommitments
   // (the program records a DepositFailedEvent and inserts nothing).
   ({ blockhash } = await connection.getLatestBlockhash("confirmed"));
   const txs: Transaction[] = [];
@@ -204,9 +210,9 @@ beforeAll(async () => {
     const from = depositors[k % depositors.length]!;
     if (k % 40 === 13) txs.push(depositTx(from, [randomCommitment()], blockhash, 10_000n * AMOUNT));
     if (k % 50 === 7) txs.push(depositTx(from, [new Uint8Array(32)], blockhash));
-    const cs = Array.from({ length: 1 + (k % 3) }, randomCommitment);
-    expected.push(cs);
-    txs.push(depositTx(from, cs, blockhash));
+    const ps = Array.from({ length: 1 + (k % 3) }, randomCommitment);
+    expected.push(ps.map((p) => depositCommitment(hasher, p, AMOUNT, USDC)!));
+    txs.push(depositTx(from, ps, blockhash));
   }
   // Sent in waves: within a wave the landing order is the validator's, so leaf order is read back from the chain.
   const signatures = await sendAll(txs);
@@ -216,7 +222,7 @@ beforeAll(async () => {
   for (const e of page.events) byLeaf.set(e.leafIndex, e.commitment);
   for (let i = 0; i < byLeaf.size; i++) inserted.push(byLeaf.get(i)!);
   lastTreeSignature = (await connection.getSignaturesForAddress(new PublicKey(TREE), { limit: 1 }, "confirmed"))[0]!.signature;
-  // Every commitment we sent is in, once.
+  // Every leaf the program computed from our precommitments is in, once.
   expect(new Set(inserted.map(toHex))).toEqual(new Set(expected.flat().map(toHex)));
 }, 120_000);
 

@@ -7,17 +7,20 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeBase58 } from "../../../src-shared/encoding/base58";
-import { associatedTokenAddress, decodePoolEventLogs, poolVaultAddress } from "../../../src-shared/pool-program";
+import { SYSVAR_INSTRUCTIONS_ID, associatedTokenAddress, decodePoolEventLogs, decodePoolInstruction, poolVaultAddress } from "../../../src-shared/pool-program";
 import type { LocalValidator } from "../../../src-localnet/validator";
-import { minOutAmount } from "../../core/swap/slippage";
 import type { SwapQuote } from "../../core/swap/quote";
 import type { WithdrawalSubmission } from "../../ports/chain";
 import type { Signer } from "../keys/keypair-file";
 import { JupiterSwapApi } from "../swap-jupiter/jupiter-api";
 import { SolanaChain } from "./solana-chain";
-import { FEE, MINT, NOTE, PROGRAM, RECIPIENTS, SOL, TEST_TIMING, recorder, startFixturePool, type FixturePool } from "./test-fixtures/localnet-pool";
+import { FEE, MINT, NOTE, OUTPUT_MINT, PROGRAM, RECIPIENTS, SOL, TEST_TIMING, recorder, startFixturePool, type FixturePool } from "./test-fixtures/localnet-pool";
 
-const OUT = encodeBase58(Uint8Array.from({ length: 32 }, (_, i) => 0x30 + i));
+/** The output mint the recorded withdraw_swap proofs are bound to. */
+const OUT = OUTPUT_MINT;
+/** The recorded withdraw_swap proofs: minOut 1, and minOut 2^62 (more than any pool pays). */
+const REACHABLE = "leaf 1, 2 SOL, swap min 1";
+const UNREACHABLE = "leaf 2, 3 SOL, swap unreachable";
 const SLIPPAGE_BPS = 50;
 const RESERVES = { in: 100n * SOL, out: 400_000_000_000n };
 /** DESIGN §6, written out again so the test does not trust the code under test. */
@@ -36,8 +39,9 @@ function depositSizeOf(label: string): bigint {
   return NOTE(Number(/leaf (\d)/.exec(label)![1])).amount;
 }
 
+/** The recorded proof with its swap leg: the proof's own output mint and minOut. */
 function withdrawal(label: string, quote: SwapQuote): WithdrawalSubmission {
-  return { ...pool.withdrawal(label), swap: { outputMint: OUT, quote, minOutAmount: minOutAmount(quote.outAmount, SLIPPAGE_BPS) } };
+  return { ...pool.withdrawal(label), swap: { outputMint: OUT, quote, minOut: pool.minOut(label) } };
 }
 
 async function quoteFor(label: string): Promise<SwapQuote> {
@@ -45,8 +49,6 @@ async function quoteFor(label: string): Promise<SwapQuote> {
   if (!q.ok) throw new Error(q.error.detail);
   return q.value;
 }
-
-
 
 const reserves = () => {
   const p = validator.swapPool(MINT, OUT)!;
@@ -71,45 +73,44 @@ afterAll(async () => {
 
 describe("SolanaChain relay_swap on the local validator (Jupiter API → cp-swap)", () => {
   it("quotes over Jupiter's HTTP API exactly the constant-product output", async () => {
-    const q = await quoteFor("leaf 0, 1 SOL");
-    const out = cpOut(1n * SOL - FEE, RESERVES.in, RESERVES.out);
-    expect(q).toMatchObject({ venue: "jupiter", inputMint: MINT, outputMint: OUT, inAmount: SOL - FEE, outAmount: out, otherAmountThreshold: (out * 9950n) / 10_000n, slippageBps: 50 });
-    expect(q.priceImpactPct).toBeCloseTo((100 * Number(SOL - FEE)) / Number(RESERVES.in + SOL - FEE), 9);
+    const q = await quoteFor(REACHABLE);
+    const amount = depositSizeOf(REACHABLE) - FEE;
+    const out = cpOut(amount, RESERVES.in, RESERVES.out);
+    expect(q).toMatchObject({ venue: "jupiter", inputMint: MINT, outputMint: OUT, inAmount: amount, outAmount: out, otherAmountThreshold: (out * 9950n) / 10_000n, slippageBps: 50 });
+    expect(q.priceImpactPct).toBeCloseTo((100 * Number(amount)) / Number(RESERVES.in + amount), 9);
     expect(q.routePlan).toHaveLength(1);
     expect(q.routePlan[0]!.swapInfo).toMatchObject({ ammKey: validator.swapPool(MINT, OUT)!.pool, label: "localnet-cp", feeMint: MINT });
   });
 
-  it("lands withdraw_swap + swap + assert_swap_out in one transaction: the recipient gets the CP output, the relayer the fee, the nullifier is spent", async () => {
-    const label = "leaf 0, 1 SOL";
-    const q = await quoteFor(label);
-    const w = withdrawal(label, q);
-    const expected = cpOut(w.depositSize - FEE, RESERVES.in, RESERVES.out);
+  it("an unreachable minOut (2^62): SlippageExceeded, nothing withdrawn, whether the quote already shows it or the venue, asked for at least minOut, refuses in simulation", async () => {
+    const q = await quoteFor(UNREACHABLE);
+    const w = withdrawal(UNREACHABLE, q);
+    expect(w.swap!.minOut).toBe(1n << 62n);
     const vaultBefore = await balance(poolVaultAddress(PROGRAM, MINT));
     const { attempts, observer } = recorder();
-    const r = await chain.submitWithdrawal(w, observer);
-    expect(r).toEqual({ ok: true, signature: expect.any(String), outAmount: expected });
-    if (!r.ok) return;
-    expect(attempts.map((a) => a.verdict)).toEqual(["pending", "landed"]);
-    expect(await balance(associatedTokenAddress(w.recipient, OUT))).toBe(expected);
-    expect(await balance(associatedTokenAddress(w.recipient, MINT))).toBe(0n);
-    expect(await balance(associatedTokenAddress(relayer.address, MINT))).toBe(FEE);
-    expect(vaultBefore - (await balance(poolVaultAddress(PROGRAM, MINT)))).toBe(w.depositSize);
-    expect(reserves()).toEqual([RESERVES.in + w.depositSize - FEE, RESERVES.out - expected]);
-    expect(await chain.isNullifierSpent(MINT, w.nullifierHash)).toBe(true);
-    const tx = await pool.rpc.getTransaction(r.signature, { commitment: "confirmed", maxSupportedTransactionVersion: 0 });
-    expect(tx?.version).toBe(0);
-    // The route's lookup table (from swap-instructions) is what keeps the transaction under 1232 bytes.
-    expect(tx?.transaction.message.addressTableLookups.map((l) => l.accountKey.toBase58())).toEqual([validator.swapPool(MINT, OUT)!.lookupTable]);
-    expect(decodePoolEventLogs(tx?.meta?.logMessages, PROGRAM).map((e) => e.name)).toEqual(["WithdrawEvent"]);
-    expect(tx?.meta?.logMessages?.some((l) => l.startsWith(`Program log: swap ${w.depositSize - FEE} ${MINT} -> ${expected} ${OUT}`))).toBe(true);
-    expect(logs.join("\n")).toContain(`paid ${expected} ${OUT}`);
-
-    // Again: the nullifier is spent, refused by simulation.
-    expect(await chain.submitWithdrawal(withdrawal(label, await quoteFor(label)), recorder().observer)).toMatchObject({ ok: false, rejection: "NullifierAlreadySpent" });
+    expect(await chain.submitWithdrawal(w, observer)).toMatchObject({ ok: false, rejection: "SlippageExceeded", outAmount: q.outAmount, detail: expect.stringContaining("less than minOut") });
+    // A quote claiming more than the pool pays: the swap instruction carries minOut as its minimum, and the venue refuses it.
+    const inflated: SwapQuote = { ...q, outAmount: w.swap!.minOut };
+    const r = await chain.submitWithdrawal(withdrawal(UNREACHABLE, inflated), observer);
+    expect(r).toMatchObject({ ok: false, rejection: "SlippageExceeded", detail: expect.stringContaining("simulation refused") });
+    expect(attempts).toHaveLength(0);
+    expect(await chain.isNullifierSpent(MINT, w.nullifierHash)).toBe(false);
+    expect(await balance(poolVaultAddress(PROGRAM, MINT))).toBe(vaultBefore);
+    expect(reserves()).toEqual([RESERVES.in, RESERVES.out]);
   });
 
-  it("refuses SlippageExceeded, atomically, when the pool moves between quote and execution: the venue's own minimum, then assert_swap_out", async () => {
-    const label = "leaf 5, 6 SOL";
+  it("refuses SwapFailed without touching the chain when the quote is not a Jupiter quote of depositSize − fee, or the venue refuses", async () => {
+    const q = await quoteFor(REACHABLE);
+    const r1 = await chain.submitWithdrawal({ ...withdrawal(REACHABLE, q), fee: FEE + 1n }, recorder().observer);
+    expect(r1).toMatchObject({ ok: false, rejection: "SwapFailed" });
+    const gone: SwapQuote = { ...q, raw: { ...(q.raw as object), routePlan: [{ swapInfo: { ammKey: encodeBase58(new Uint8Array(32).fill(9)) } }] } };
+    const r2 = await chain.submitWithdrawal(withdrawal(REACHABLE, gone), recorder().observer);
+    expect(r2).toMatchObject({ ok: false, rejection: "SwapFailed", detail: expect.stringContaining("MARKET_NOT_FOUND") });
+    expect(await chain.isNullifierSpent(MINT, withdrawal(REACHABLE, q).nullifierHash)).toBe(false);
+  });
+
+  it("refuses SlippageExceeded, atomically, when the pool moves between quote and execution; then lands withdraw_swap + swap + assert_swap_out in one transaction: the recipient gets the CP output (≥ minOut) on top of what they held, the relayer the fee", async () => {
+    const label = REACHABLE;
     const recipient = encodeBase58(RECIPIENTS[label]!);
     // The recipient already holds some of the output mint: assert_swap_out must count only what the swap adds.
     await validator.mintTo(recipient, OUT, 1_000_000n);
@@ -125,35 +126,44 @@ describe("SolanaChain relay_swap on the local validator (Jupiter API → cp-swap
     await validator.createSwapPool(MINT, OUT, rIn, (rOut * 95n) / 100n);
     const before = await snapshot();
 
-    // 1. The venue's swap instruction enforces the quote's otherAmountThreshold (Jupiter's 6001 SlippageToleranceExceeded).
+    // The venue's swap instruction enforces the quote's otherAmountThreshold (Jupiter's 6001 SlippageToleranceExceeded).
     const venueRefusal = recorder();
     const r1 = await chain.submitWithdrawal(withdrawal(label, q), venueRefusal.observer);
     expect(r1).toMatchObject({ ok: false, rejection: "SlippageExceeded" });
     expect(venueRefusal.attempts).toHaveLength(0);
-
-    // 2. A route that does not enforce a minimum itself: assert_swap_out refuses (the recipient's prior balance does not count).
-    const lax: SwapQuote = { ...q, raw: { ...(q.raw as object), otherAmountThreshold: "0" } };
-    const r2 = await chain.submitWithdrawal(withdrawal(label, lax), recorder().observer);
-    expect(r2).toMatchObject({ ok: false, rejection: "SlippageExceeded", detail: expect.stringContaining("SwapOutputTooLow") });
-
     expect(await chain.isNullifierSpent(MINT, withdrawal(label, q).nullifierHash)).toBe(false);
     expect(await snapshot()).toEqual(before);
 
     // The pool back where it was quoted: the same withdrawal lands, paying the quote on top of the recipient's balance.
     await validator.createSwapPool(MINT, OUT, rIn, rOut);
-    const r3 = await chain.submitWithdrawal(withdrawal(label, q), recorder().observer);
-    expect(r3).toEqual({ ok: true, signature: expect.any(String), outAmount: q.outAmount });
+    const w = withdrawal(label, q);
+    const vaultBefore = await balance(poolVaultAddress(PROGRAM, MINT));
+    const { attempts, observer } = recorder();
+    const r = await chain.submitWithdrawal(w, observer);
+    expect(r).toEqual({ ok: true, signature: expect.any(String), outAmount: q.outAmount });
+    if (!r.ok) return;
+    expect(q.outAmount).toBeGreaterThanOrEqual(w.swap!.minOut);
+    expect(attempts.map((a) => a.verdict)).toEqual(["pending", "landed"]);
     expect(await balance(associatedTokenAddress(recipient, OUT))).toBe(1_000_000n + q.outAmount);
-  });
+    expect(await balance(associatedTokenAddress(recipient, MINT))).toBe(0n);
+    expect(await balance(associatedTokenAddress(relayer.address, MINT))).toBe(FEE);
+    expect(vaultBefore - (await balance(poolVaultAddress(PROGRAM, MINT)))).toBe(w.depositSize);
+    expect(reserves()).toEqual([rIn + w.depositSize - FEE, rOut - q.outAmount]);
+    expect(await chain.isNullifierSpent(MINT, w.nullifierHash)).toBe(true);
+    const tx = await pool.rpc.getTransaction(r.signature, { commitment: "confirmed", maxSupportedTransactionVersion: 0 });
+    expect(tx?.version).toBe(0);
+    // The route's lookup table (from swap-instructions) is what keeps the transaction under 1232 bytes.
+    expect(tx?.transaction.message.addressTableLookups.map((l) => l.accountKey.toBase58())).toEqual([validator.swapPool(MINT, OUT)!.lookupTable]);
+    const keys = tx!.transaction.message.getAccountKeys({ accountKeysFromLookups: tx!.meta!.loadedAddresses ?? null }).keySegments().flat().map((k) => k.toBase58());
+    expect(keys).toContain(SYSVAR_INSTRUCTIONS_ID);
+    const poolIxs = tx!.transaction.message.compiledInstructions.filter((i) => keys[i.programIdIndex] === PROGRAM).map((i) => decodePoolInstruction(Uint8Array.from(i.data)));
+    expect(poolIxs.map((d) => d.ok && d.value.name)).toEqual(["withdraw_swap", "assert_swap_out"]);
+    expect(poolIxs[1]).toEqual({ ok: true, value: { name: "assert_swap_out", requiredBalance: 1_000_000n + w.swap!.minOut } });
+    expect(decodePoolEventLogs(tx?.meta?.logMessages, PROGRAM).map((e) => e.name)).toEqual(["WithdrawEvent"]);
+    expect(tx?.meta?.logMessages?.some((l) => l.startsWith(`Program log: swap ${w.depositSize - FEE} ${MINT} -> ${q.outAmount} ${OUT}`))).toBe(true);
+    expect(logs.join("\n")).toContain(`paid ${q.outAmount} ${OUT}`);
 
-  it("refuses SwapFailed without touching the chain when the quote is not a Jupiter quote of depositSize − fee, or the venue refuses", async () => {
-    const label = "leaf 6, 7 SOL";
-    const q = await quoteFor(label);
-    const r1 = await chain.submitWithdrawal({ ...withdrawal(label, q), fee: FEE + 1n }, recorder().observer);
-    expect(r1).toMatchObject({ ok: false, rejection: "SwapFailed" });
-    const gone: SwapQuote = { ...q, raw: { ...(q.raw as object), routePlan: [{ swapInfo: { ammKey: encodeBase58(new Uint8Array(32).fill(9)) } }] } };
-    const r2 = await chain.submitWithdrawal(withdrawal(label, gone), recorder().observer);
-    expect(r2).toMatchObject({ ok: false, rejection: "SwapFailed", detail: expect.stringContaining("MARKET_NOT_FOUND") });
-    expect(await chain.isNullifierSpent(MINT, withdrawal(label, q).nullifierHash)).toBe(false);
+    // Again: the nullifier is spent, refused by simulation.
+    expect(await chain.submitWithdrawal(withdrawal(label, await quoteFor(label)), recorder().observer)).toMatchObject({ ok: false, rejection: "NullifierAlreadySpent" });
   });
 });

@@ -6,7 +6,7 @@
  * fault switches for dropped transactions, expired blockhashes, a lagging
  * node and an outage.
  */
-import { PublicKey, type Keypair, type TransactionInstruction } from "@solana/web3.js";
+import { Keypair, PublicKey, type TransactionInstruction } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FieldHasher } from "../../../src-shared/crypto/hasher";
 import { pubkeyToField } from "../../../src-shared/crypto/pubkey-field";
@@ -77,6 +77,19 @@ describe("SolanaChain on the local validator", () => {
     expect(logs.join("\n")).toContain(relayer.address);
   });
 
+  it("refuses InvalidProof, sending nothing, a proof made for another relayer or another fee (extDataHash)", async () => {
+    const w = withdrawal("leaf 0, 1 SOL");
+    const otherKey = Keypair.generate();
+    await validator.airdrop(otherKey.publicKey.toBase58(), 10n * SOL);
+    const other = await SolanaChain.connect("devnet", network(), new Signer(new Uint8Array(otherKey.secretKey)), hasher, () => {}, { rpc, timing: TEST_TIMING });
+    const a = recorder();
+    expect(await other.submitWithdrawal(w, a.observer)).toMatchObject({ ok: false, rejection: "InvalidProof" });
+    const b = recorder();
+    expect(await chain.submitWithdrawal({ ...w, fee: FEE + 1n }, b.observer)).toMatchObject({ ok: false, rejection: "InvalidProof" });
+    expect([...a.attempts, ...b.attempts]).toHaveLength(0);
+    expect(await chain.isNullifierSpent(MINT, w.nullifierHash)).toBe(false);
+  });
+
   it("lands a withdrawal with a real proof: recipient paid, relayer paid the fee, nullifier spent, network fee recorded", async () => {
     const w = withdrawal("leaf 0, 1 SOL");
     const { attempts, observer } = recorder();
@@ -133,7 +146,7 @@ describe("SolanaChain on the local validator", () => {
   it("reverts a failed deposit once", async () => {
     const before = await tokenBalance(depositor.publicKey.toBase58());
     const sig = await send(
-      [depositInstruction({ programId: PROGRAM, depositor: depositor.publicKey.toBase58(), mint: MINT, commitment: new Uint8Array(32), amount: 1234n, nonce: 100n })],
+      [depositInstruction({ programId: PROGRAM, depositor: depositor.publicKey.toBase58(), mint: MINT, precommitment: new Uint8Array(32), amount: 1234n, nonce: 100n, hasher })],
       [depositor],
     );
     const d = await chain.findDeposit(sig);
@@ -169,7 +182,7 @@ describe("SolanaChain on the local validator", () => {
 
   it("answers Unknown, not 'did not land', while no verdict is possible, and the transaction is in flight", async () => {
     const sig = await send(
-      [depositInstruction({ programId: PROGRAM, depositor: depositor.publicKey.toBase58(), mint: MINT, commitment: new Uint8Array(32), amount: 55n, nonce: 101n })],
+      [depositInstruction({ programId: PROGRAM, depositor: depositor.publicKey.toBase58(), mint: MINT, precommitment: new Uint8Array(32), amount: 55n, nonce: 101n, hasher })],
       [depositor],
     );
     const impatient = new SolanaChain("devnet", network(), rpc, relayer, hasher, () => {}, {

@@ -7,13 +7,16 @@ import { encodeBase58 } from "../../../src-shared/encoding/base58";
 import {
   NULLIFIER_ACCOUNT_SIZE,
   ROOT_HISTORY_SIZE,
+  SYSVAR_INSTRUCTIONS_ID,
   TREE_DEPTH,
   associatedTokenAddress,
+  decodePoolInstruction,
   depositInstruction,
   depositReceiptAddress,
   encodeDepositReceipt,
   encodeNullifierAccount,
   encodePoolEventLog,
+  encodeTokenAccount,
   encodeTreeAccount,
   poolNullifierAddress,
   poolTreeAddress,
@@ -22,10 +25,12 @@ import {
   revertNullifierOfReceipt,
 } from "../../../src-shared/pool-program";
 import { defaultSolanaConfig, WRAPPED_SOL_MINT, type NetworkConfig } from "../../config/schema";
+import type { SwapQuote } from "../../core/swap/quote";
 import type { WithdrawalSubmission } from "../../ports/chain";
+import type { SwapInstructions } from "../swap-jupiter/decode";
 import { Signer } from "../keys/keypair-file";
 import { accountInfo, FakeRpc } from "./fake-rpc";
-import { redactRpcUrl, SolanaChain } from "./solana-chain";
+import { atLeast, redactRpcUrl, SolanaChain, type SwapInstructionsSource } from "./solana-chain";
 
 const PROGRAM = "FJ5caa9BvE33vmuBc3zFN2JJFAvGHL8UjeQ2b8iBEqZJ";
 const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
@@ -85,7 +90,6 @@ function withdrawal(over: Partial<WithdrawalSubmission> = {}): WithdrawalSubmiss
     root: bytes(1),
     nullifierHash: bytes(2),
     proof: new Uint8Array(256),
-    publicSignals: [],
     depositSize: 1_000_000_000n,
     fee: 5_000_000n,
     ...over,
@@ -166,6 +170,14 @@ describe("SolanaChain withdrawals", () => {
     [6000, "InvalidProof"],
     [6008, "Failed"],
     [6003, "Failed"],
+    [6007, "SlippageExceeded"],
+    // v2: where the funds go and the swap's assertion are the transaction's fault, not the proof's.
+    [6009, "Failed"],
+    [6010, "Failed"],
+    [6011, "Failed"],
+    [6012, "Failed"],
+    [6013, "Failed"],
+    [6014, "Failed"],
   ])("maps the program's error %i in simulation to %s, sending nothing", async (code, rejection) => {
     const rpc = new FakeRpc();
     rpc.accounts.set(associatedTokenAddress(signer.address, MINT), accountInfo(new Uint8Array(165), TOKEN_PROGRAM));
@@ -220,26 +232,100 @@ describe("SolanaChain withdrawals", () => {
   it("refuses a swap leg it cannot build", async () => {
     const rpc = new FakeRpc();
     const r = await chain(rpc).submitWithdrawal(
-      withdrawal({ swap: { outputMint: USDC, minOutAmount: 1n, quote: {} as never } }),
+      withdrawal({ swap: { outputMint: USDC, minOut: 1n, quote: {} as never } }),
     );
     expect(r).toMatchObject({ ok: false, rejection: "SwapFailed" });
     expect(rpc.sends).toHaveLength(0);
   });
 });
 
+describe("SolanaChain withdraw_swap (protocol v2)", () => {
+  const quote = (threshold: bigint, rawThreshold: string = threshold.toString()): SwapQuote => ({
+    venue: "jupiter",
+    inputMint: MINT,
+    outputMint: USDC,
+    inAmount: 995_000_000n,
+    outAmount: 150_000_000n,
+    otherAmountThreshold: threshold,
+    slippageBps: 50,
+    priceImpactPct: 0.1,
+    routePlan: [],
+    raw: { inAmount: "995000000", otherAmountThreshold: rawThreshold },
+  });
+
+  it("atLeast raises the route's minimum to the proof's minOut, in the decoded quote and in the raw one Jupiter gets back", () => {
+    expect(atLeast(quote(100n), 50n)).toEqual(quote(100n));
+    expect(atLeast(quote(100n), 120n)).toEqual(quote(120n));
+    // The raw quote's threshold is what Jupiter builds from: a lower one there is raised too.
+    expect(atLeast(quote(100n, "0"), 50n)).toEqual(quote(100n));
+    expect(atLeast(quote(100n, "junk"), 50n)).toEqual(quote(100n));
+    expect(atLeast({ ...quote(10n), raw: undefined }, 50n)).toEqual({ ...quote(10n), otherAmountThreshold: 50n, raw: undefined });
+  });
+
+  it("builds withdraw_swap with the Instructions sysvar and the proof's minOut, the venue's swap with a minimum no lower than minOut, and assert_swap_out { requiredBalance: balance before + minOut }", async () => {
+    const rpc = new FakeRpc();
+    const recipient = encodeBase58(bytes(9));
+    rpc.accounts.set(associatedTokenAddress(signer.address, MINT), accountInfo(new Uint8Array(165), TOKEN_PROGRAM));
+    // The recipient already holds 7 of the output mint.
+    const recipientOut = associatedTokenAddress(recipient, USDC);
+    rpc.accounts.set(recipientOut, accountInfo(encodeTokenAccount({ mint: publicKeyBytes(USDC), owner: publicKeyBytes(recipient), amount: 7n }), TOKEN_PROGRAM));
+    const venueProgram = encodeBase58(bytes(0x66));
+    const asked: SwapQuote[] = [];
+    const source: SwapInstructionsSource = {
+      swapInstructions: async (q) => {
+        asked.push(q);
+        const route: SwapInstructions = {
+          tokenLedgerInstruction: null,
+          computeBudgetInstructions: [],
+          setupInstructions: [],
+          swapInstruction: { programId: venueProgram, accounts: [{ pubkey: recipientOut, isSigner: false, isWritable: true }], data: Uint8Array.from([1, 2, 3]) },
+          cleanupInstruction: null,
+          otherInstructions: [],
+          addressLookupTableAddresses: [],
+        };
+        return { ok: true, value: route };
+      },
+    };
+    const c = new SolanaChain("devnet", config({ allowLoss: true }), rpc, signer, hasher, () => {}, {
+      timing: { pollMs: 5, backoffMs: 2, maxBackoffMs: 10, unknownAfterMs: 200, preSendRetryMs: 40 },
+      swapInstructions: source,
+    });
+    const minOut = 140_000_000n;
+    const r = await c.submitWithdrawal(withdrawal({ recipient, swap: { outputMint: USDC, minOut, quote: quote(100_000_000n) } }));
+    expect(r.ok).toBe(true);
+    expect(asked).toHaveLength(1);
+    expect(asked[0]!.otherAmountThreshold).toBe(minOut);
+    expect((asked[0]!.raw as { otherAmountThreshold: string }).otherAmountThreshold).toBe(minOut.toString());
+
+    const msg = rpc.sends[0]!.tx.message;
+    const keys = msg.getAccountKeys().staticAccountKeys.map((k) => k.toBase58());
+    const ixs = msg.compiledInstructions.map((i) => ({ program: keys[i.programIdIndex]!, accounts: i.accountKeyIndexes.map((k) => keys[k]!), data: Uint8Array.from(i.data) }));
+    const pool = ixs.filter((i) => i.program === PROGRAM);
+    expect(pool).toHaveLength(2);
+    const ws = decodePoolInstruction(pool[0]!.data);
+    expect(ws.ok && ws.value.name === "withdraw_swap" && ws.value).toMatchObject({ fee: 5_000_000n, minOut, amount: 1_000_000_000n });
+    expect(pool[0]!.accounts).toContain(SYSVAR_INSTRUCTIONS_ID);
+    expect(decodePoolInstruction(pool[1]!.data)).toEqual({ ok: true, value: { name: "assert_swap_out", requiredBalance: 7n + minOut } });
+    expect(pool[1]!.accounts).toEqual([recipientOut]);
+    // Order: withdraw_swap, the venue's swap, then assert_swap_out last.
+    expect(ixs.map((i) => i.program).slice(-3)).toEqual([PROGRAM, venueProgram, PROGRAM]);
+  });
+});
+
 describe("SolanaChain deposits and reverts", () => {
   const depositor = encodeBase58(bytes(0x33));
   const nonce = 42n;
+  const precommitment = bytes(0);
   const commitment = bytes(0);
 
   function depositTx(rpc: FakeRpc, status: "failed" | "indexed" | "reverted"): string {
     const signature = encodeBase58(new Uint8Array(64).fill(5));
-    const ix = depositInstruction({ programId: PROGRAM, depositor, mint: MINT, commitment, amount: 700n, nonce });
+    const ix = depositInstruction({ programId: PROGRAM, depositor, mint: MINT, precommitment, amount: 700n, nonce, hasher });
     const message = new TransactionMessage({ payerKey: new PublicKey(depositor), recentBlockhash: encodeBase58(bytes(8)), instructions: [ix] }).compileToV0Message();
     const event =
       status === "indexed"
         ? encodePoolEventLog({ name: "DepositEvent", leafIndex: 4, commitment, depositor: publicKeyBytes(depositor), amount: 700n, slot: 9n, nonce })
-        : encodePoolEventLog({ name: "DepositFailedEvent", commitment, depositor: publicKeyBytes(depositor), amount: 700n, slot: 9n, nonce, reason: "zero" });
+        : encodePoolEventLog({ name: "DepositFailedEvent", precommitment, commitment, depositor: publicKeyBytes(depositor), amount: 700n, slot: 9n, nonce, reason: "zero" });
     rpc.transactions.set(signature, {
       slot: 9,
       blockTime: 1_600_000_000,

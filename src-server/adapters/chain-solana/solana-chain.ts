@@ -90,6 +90,37 @@ interface LoadedDeposit {
   receipt: string;
 }
 
+/**
+ * The pool program's refusals of a withdrawal as the relay reports them
+ * (docs/pool-program.md "Program errors"). A proof made for other terms
+ * (relayer, fee, output mint, minOut) fails InvalidProof; the v2 checks of
+ * where funds go and of the swap's assertion (WrongTokenAccount,
+ * SwapAssert*, RequiredBalanceTooLow, DuplicateWithdrawSwap) are the relay's
+ * transaction or the recipient's accounts at fault, not the proof: Failed
+ * (RelayFailed), like every other program error.
+ */
+export const WITHDRAW_REJECTIONS: Partial<Record<PoolErrorName, ChainRejection>> = {
+  NullifierSpent: "NullifierAlreadySpent",
+  UnknownRoot: "InvalidRoot",
+  InvalidProof: "InvalidProof",
+  SwapOutputTooLow: "SlippageExceeded",
+};
+
+/**
+ * The quote Jupiter's swap-instructions is asked with: the route's own
+ * minimum (otherAmountThreshold), raised to the proof's minOut when it is
+ * lower, so the venue refuses (SlippageToleranceExceeded) before
+ * assert_swap_out has to.
+ */
+export function atLeast(quote: SwapQuote, minOut: bigint): SwapQuote {
+  const raw = typeof quote.raw === "object" && quote.raw !== null ? (quote.raw as Record<string, unknown>) : null;
+  // Jupiter builds the swap from the raw quote it is sent back: its threshold is the one that counts.
+  const rawThreshold = raw && typeof raw.otherAmountThreshold === "string" && /^[0-9]{1,20}$/.test(raw.otherAmountThreshold) ? BigInt(raw.otherAmountThreshold) : null;
+  if (quote.otherAmountThreshold >= minOut && (raw === null || (rawThreshold !== null && rawThreshold >= minOut))) return quote;
+  const threshold = quote.otherAmountThreshold > minOut ? quote.otherAmountThreshold : minOut;
+  return { ...quote, otherAmountThreshold: threshold, raw: raw ? { ...raw, otherAmountThreshold: threshold.toString() } : quote.raw };
+}
+
 /** Landed costs remembered for the fee payer's runway. */
 const COST_SAMPLES = 50;
 
@@ -340,18 +371,25 @@ export class SolanaChain implements ChainBackend {
    * relay_swap (docs/solana.md "Swaps"): one transaction of
    *   [create the relayer's input token account if missing]
    *   create-idempotent of the recipient's output token account (the relayer pays),
-   *   withdraw_swap (depositSize to the relayer's input token account; the fee stays there),
+   *   withdraw_swap (depositSize to the relayer's input token account; the fee stays there;
+   *     the proof binds the relayer, the fee, the output mint and minOut),
    *   Jupiter's setup, swap (user = relayer, destination = the recipient's output
-   *   token account, depositSize − fee in) and cleanup instructions,
-   *   assert_swap_out (the recipient's output balance ≥ its balance before + minOut),
-   * on the route's address lookup tables. Landed: outAmount is the recipient's
-   * output balance delta in that transaction.
+   *   token account, depositSize − fee in, its minimum no lower than minOut) and cleanup instructions,
+   *   assert_swap_out { requiredBalance = the recipient's output balance before + minOut },
+   * on the route's address lookup tables. The program itself requires that
+   * assert_swap_out (Instructions sysvar) and its requiredBalance ≥ balance + minOut,
+   * so minOut holds whatever this code reads. Landed: outAmount is the
+   * recipient's output balance delta in that transaction.
    */
   private async submitSwapWithdrawal(w: WithdrawalSubmission, swap: SwapLeg, observer?: SubmissionObserver): Promise<SubmitResult> {
     if (!this.swapSource) return { ok: false, rejection: "SwapFailed", detail: `no swap venue is configured for ${this.network}` };
     const toSwap = w.depositSize - w.fee;
     if (swap.quote.venue !== "jupiter" || swap.quote.inputMint !== w.mint || swap.quote.outputMint !== swap.outputMint || swap.quote.inAmount !== toSwap) {
       return { ok: false, rejection: "SwapFailed", detail: `the quote (${swap.quote.venue}, ${swap.quote.inAmount} ${swap.quote.inputMint} -> ${swap.quote.outputMint}) is not a Jupiter quote of ${toSwap} ${w.mint} -> ${swap.outputMint}` };
+    }
+    // The proof's minimum is out of the quote's reach: the swap cannot deliver it, so nothing is built or sent.
+    if (swap.quote.outAmount < swap.minOut) {
+      return { ok: false, rejection: "SlippageExceeded", detail: `the quote pays ${swap.quote.outAmount} ${swap.outputMint}, less than minOut ${swap.minOut}`, outAmount: swap.quote.outAmount };
     }
     const relayer = this.signer.address;
     const out = swap.outputMint;
@@ -373,7 +411,7 @@ export class SolanaChain implements ChainBackend {
 
     let route: SwapInstructions;
     try {
-      const r = await this.swapSource.swapInstructions(swap.quote, { userPublicKey: relayer, destinationTokenAccount: recipientOut, wrapAndUnwrapSol: false });
+      const r = await this.swapSource.swapInstructions(atLeast(swap.quote, swap.minOut), { userPublicKey: relayer, destinationTokenAccount: recipientOut, wrapAndUnwrapSol: false });
       // The quote was good when taken: any failure to build its swap now is SwapFailed (the user may ask again).
       if (!r.ok) return { ok: false, rejection: "SwapFailed", detail: `swap instructions: ${r.error.detail}` };
       route = r.value;
@@ -391,7 +429,7 @@ export class SolanaChain implements ChainBackend {
     if (!relayerAtaExists) instructions.push(createAtaIdempotent(relayer, relayerAta, relayer, w.mint));
     instructions.push(createAtaIdempotent(relayer, recipientOut, w.recipient, out));
     instructions.push(
-      withdrawSwapInstruction({ ...this.withdrawParams(w, relayer), outputMint: out, minOut: swap.minOutAmount }),
+      withdrawSwapInstruction({ ...this.withdrawParams(w, relayer), outputMint: out, minOut: swap.minOut }),
     );
     // Indexes in the landed transaction: the engine puts its two compute-budget instructions first.
     const venue = new Set<number>();
@@ -399,9 +437,9 @@ export class SolanaChain implements ChainBackend {
       venue.add(instructions.length + 2);
       instructions.push(toInstruction(ix));
     }
-    // assert_swap_out checks the recipient's balance: what they held before plus the least the swap may pay.
+    // assert_swap_out checks the recipient's balance: what they held before plus the proof's minOut (withdraw_swap refuses less).
     const assertAt = instructions.length + 2;
-    instructions.push(assertSwapOutInstruction({ programId: this.programId, recipient: w.recipient, outputMint: out, minOut: balanceBefore + swap.minOutAmount }));
+    instructions.push(assertSwapOutInstruction({ programId: this.programId, recipient: w.recipient, outputMint: out, requiredBalance: balanceBefore + swap.minOut }));
 
     const createdAccountSizes = recipientOutExists ? [NULLIFIER_ACCOUNT_SIZE] : [NULLIFIER_ACCOUNT_SIZE, TOKEN_ACCOUNT_SIZE];
     const landed = await this.engine.land({
@@ -415,7 +453,7 @@ export class SolanaChain implements ChainBackend {
     if (landed.kind === "refused") {
       const failed = failedInstruction(landed.err);
       if (failed && failed.index === assertAt) {
-        return { ok: false, rejection: "SlippageExceeded", detail: `${refusalDetail(landed, "SwapOutputTooLow")}: the recipient would receive less than ${swap.minOutAmount} ${out}` };
+        return { ok: false, rejection: "SlippageExceeded", detail: `${refusalDetail(landed, "SwapOutputTooLow")}: the recipient would receive less than ${swap.minOut} ${out}` };
       }
       if (failed && venue.has(failed.index)) {
         const slippage = typeof failed.error === "object" && failed.error !== null && "Custom" in failed.error && failed.error.Custom === VENUE_SLIPPAGE_ERROR;
@@ -428,7 +466,7 @@ export class SolanaChain implements ChainBackend {
     const result = this.withdrawResult(landed);
     if (!result.ok || landed.kind !== "landed") return result;
     const outAmount = await this.outputDelta(landed.signature, recipientOut, balanceBefore);
-    if (outAmount !== null) this.log(`${this.network}: swap of ${toSwap} ${w.mint} paid ${outAmount} ${out} to ${w.recipient} (quoted ${swap.quote.outAmount}, minimum ${swap.minOutAmount})`);
+    if (outAmount !== null) this.log(`${this.network}: swap of ${toSwap} ${w.mint} paid ${outAmount} ${out} to ${w.recipient} (quoted ${swap.quote.outAmount}, minimum ${swap.minOut})`);
     return outAmount === null ? result : { ...result, outAmount };
   }
 
@@ -474,13 +512,7 @@ export class SolanaChain implements ChainBackend {
         return { ok: true, signature: out.signature };
       case "refused": {
         const name = this.poolError(out);
-        const map: Partial<Record<PoolErrorName, ChainRejection>> = {
-          NullifierSpent: "NullifierAlreadySpent",
-          UnknownRoot: "InvalidRoot",
-          InvalidProof: "InvalidProof",
-          SwapOutputTooLow: "SlippageExceeded",
-        };
-        return { ok: false, rejection: (name && map[name]) ?? "Failed", detail: refusalDetail(out, name) };
+        return { ok: false, rejection: (name && WITHDRAW_REJECTIONS[name]) ?? "Failed", detail: refusalDetail(out, name) };
       }
       case "unprofitable":
         return { ok: false, rejection: "Unprofitable", detail: out.detail };

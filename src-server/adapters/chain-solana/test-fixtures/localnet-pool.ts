@@ -1,13 +1,15 @@
 /**
  * The verifier fixtures' pool (verifier-groth16/test-fixtures/generate.ts) on
- * a local validator: seven notes of (i+1) SOL deposited in order with nonces
- * 0..6, so the recorded proofs verify against its root. Shared by the
- * SolanaChain localnet tests.
+ * a local validator: seven notes of (i+1) SOL deposited in order as
+ * precommitments with nonces 0..6, so the recorded proofs verify against its
+ * root; the relayer (the pool's authority and fee payer) is the fixture
+ * relayer every recorded proof is bound to. Shared by the SolanaChain and
+ * pool program localnet tests.
  */
 import { Keypair, PublicKey, Transaction, type TransactionInstruction } from "@solana/web3.js";
 import type { FieldHasher } from "../../../../src-shared/crypto/hasher";
 import { createPoseidonHasher } from "../../../../src-shared/crypto/poseidon-wasm";
-import { pubkeyToField } from "../../../../src-shared/crypto/pubkey-field";
+import { computePrecommitment } from "../../../../src-shared/crypto/protocol";
 import { bigIntToBytes32 } from "../../../../src-shared/encoding/field";
 import { encodeBase58 } from "../../../../src-shared/encoding/base58";
 import { DEFAULT_POOL_PROGRAM_ID, depositInstruction, initializePoolInstruction, publicKeyBytes } from "../../../../src-shared/pool-program";
@@ -18,20 +20,34 @@ import { defaultSolanaConfig, type NetworkConfig, type SolanaNetworkConfig } fro
 import type { SubmissionAttempt, WithdrawalSubmission } from "../../../ports/chain";
 import type { ProofVerifier } from "../../../ports/proof-verifier";
 import { Signer } from "../../keys/keypair-file";
-import { loadFixtures, VKEY_PATH, type WireCase } from "../../verifier-groth16/test-fixtures/fixtures";
+import {
+  FIXTURE_FEE,
+  FIXTURE_MINT,
+  FIXTURE_NOTE,
+  FIXTURE_OUTPUT_MINT,
+  FIXTURE_RELAYER_SEED,
+  loadFixtures,
+  VKEY_PATH,
+  type WireCase,
+} from "../../verifier-groth16/test-fixtures/fixtures";
 import { createGroth16Verifier } from "../../verifier-groth16/worker-pool";
 import { createSolanaRpc, type SolanaConnection } from "../rpc";
 
 export const PROGRAM = DEFAULT_POOL_PROGRAM_ID;
 export const SOL = 1_000_000_000n;
-export const MINT = encodeBase58(Uint8Array.from({ length: 32 }, (_, i) => 0xf0 - i));
-export const NOTE = (i: number) => ({ nullifier: 7000n + BigInt(i), secret: 0x5eed000n + BigInt(i), amount: BigInt(i + 1) * SOL });
+export const MINT = encodeBase58(FIXTURE_MINT);
+/** The output mint the withdraw_swap proofs are bound to. */
+export const OUTPUT_MINT = encodeBase58(FIXTURE_OUTPUT_MINT);
+export const NOTE = FIXTURE_NOTE;
 export const RECIPIENTS: Record<string, Uint8Array> = {
   "leaf 0, 1 SOL": Uint8Array.from({ length: 32 }, (_, i) => i + 1),
   "leaf 5, 6 SOL": Uint8Array.from({ length: 32 }, (_, i) => 0xff - 3 * i),
   "leaf 6, 7 SOL": new Uint8Array(32).fill(0x80),
+  "leaf 1, 2 SOL, swap min 1": Uint8Array.from({ length: 32 }, (_, i) => 0x11 + i),
+  "leaf 2, 3 SOL, swap unreachable": Uint8Array.from({ length: 32 }, (_, i) => 0x51 + i),
 };
-export const FEE = 5_000_000n;
+/** The fee every recorded proof is bound to. */
+export const FEE = FIXTURE_FEE;
 /** Engine timings small enough for tests. */
 export const TEST_TIMING = { pollMs: 50, backoffMs: 50, maxBackoffMs: 200, unknownAfterMs: 5_000, preSendRetryMs: 2_000 };
 
@@ -41,15 +57,17 @@ export interface FixturePool {
   validator: LocalValidator;
   rpc: SolanaConnection;
   cases: Map<string, WireCase>;
-  /** The pool's authority and the relayer's fee payer. */
+  /** The pool's authority and the relayer's fee payer: the fixture relayer the recorded proofs are bound to. */
   relayerKey: Keypair;
   relayer: Signer;
   depositor: Keypair;
   send(instructions: TransactionInstruction[], signers: Keypair[]): Promise<string>;
   /** A solana network bound to this validator. */
   network(solana?: Partial<SolanaNetworkConfig>): NetworkConfig;
-  /** The recorded proof of `label` as the relay would submit it. */
+  /** The recorded proof of `label` as the relay would submit it (its terms' fee; no swap leg). */
   withdrawal(label: string): WithdrawalSubmission;
+  /** The recorded proof's minOut (0 for a plain withdrawal's). */
+  minOut(label: string): bigint;
   /** A token account's balance (0 when it does not exist). */
   balance(account: string): Promise<bigint>;
   close(): Promise<void>;
@@ -61,7 +79,7 @@ export async function startFixturePool(): Promise<FixturePool> {
   const cases = new Map(loadFixtures().map((c) => [c.label, c]));
   const validator = await startLocalValidator({ slotMs: 40, programs: createDefaultPrograms({ poolProgramId: PROGRAM, hasher, verifier }), programIds: [PROGRAM] });
   const rpc = createSolanaRpc({ rpcUrl: validator.rpcUrl, wsUrl: validator.wsUrl, commitment: "confirmed", rpcTimeoutMs: 2_000 });
-  const relayerKey = Keypair.generate();
+  const relayerKey = Keypair.fromSeed(FIXTURE_RELAYER_SEED);
   const relayer = new Signer(new Uint8Array(relayerKey.secretKey));
   const depositor = Keypair.generate();
 
@@ -78,11 +96,10 @@ export async function startFixturePool(): Promise<FixturePool> {
   await validator.airdrop(depositor.publicKey.toBase58(), 10n * SOL);
   await validator.mintTo(depositor.publicKey.toBase58(), MINT, 40n * SOL);
   await send([initializePoolInstruction({ programId: PROGRAM, authority: relayer.address, mint: MINT })], [relayerKey]);
-  const mintField = pubkeyToField(hasher, publicKeyBytes(MINT));
   for (let i = 0; i < 7; i++) {
     const n = NOTE(i);
-    const commitment = hasher.hash([bigIntToBytes32(n.nullifier), bigIntToBytes32(n.secret), bigIntToBytes32(n.amount), mintField]);
-    await send([depositInstruction({ programId: PROGRAM, depositor: depositor.publicKey.toBase58(), mint: MINT, commitment, amount: n.amount, nonce: BigInt(i) })], [depositor]);
+    const precommitment = computePrecommitment(hasher, bigIntToBytes32(n.nullifier), bigIntToBytes32(n.secret));
+    await send([depositInstruction({ programId: PROGRAM, depositor: depositor.publicKey.toBase58(), mint: MINT, precommitment, amount: n.amount, nonce: BigInt(i), hasher })], [depositor]);
   }
 
   return {
@@ -113,11 +130,11 @@ export async function startFixturePool(): Promise<FixturePool> {
         root: c.signals[0]!,
         nullifierHash: c.signals[1]!,
         proof: c.proof,
-        publicSignals: c.signals,
         depositSize: NOTE(Number(/leaf (\d)/.exec(label)![1])).amount,
-        fee: FEE,
+        fee: BigInt(c.terms.fee),
       };
     },
+    minOut: (label) => BigInt(cases.get(label)!.terms.minOut ?? "0"),
     balance: async (account) => {
       const address = new PublicKey(account);
       if (!(await rpc.getAccountInfo(address))) return 0n;
