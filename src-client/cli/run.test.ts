@@ -33,6 +33,12 @@ describe("relay-cli argument handling (no relay needed)", () => {
     expect(await run("deposit", "--keypair", "k.json", "extra")).toMatchObject({ code: 2, err: expect.stringContaining('"extra"') });
     expect(await run("relay", "--note", "n.json", "--keypair", "k.json")).toMatchObject({ code: 2, err: expect.stringContaining("--recipient") });
     expect(await run("prove", "--note", "n.json", "--recipient", "0OIl")).toMatchObject({ code: 2, err: expect.stringContaining("--recipient 0OIl") });
+    const to = ["--note", "n.json", "--recipient", "So11111111111111111111111111111111111111112"];
+    expect(await run("prove", ...to, "--min-out", "1")).toMatchObject({ code: 2, err: expect.stringContaining("--swap-to") });
+    expect(await run("relay", ...to, "--keypair", "k.json", "--min-out", "5")).toMatchObject({ code: 2, err: expect.stringContaining("--swap-to") });
+    expect(await run("prove", ...to, "--swap-to", "So11111111111111111111111111111111111111112", "--min-out", "0")).toMatchObject({ code: 2, err: expect.stringContaining("--min-out 0") });
+    expect(await run("prove", ...to, "--fee", "1.5")).toMatchObject({ code: 2, err: expect.stringContaining("--fee 1.5") });
+    expect(await run("prove", ...to, "--relayer", "nope")).toMatchObject({ code: 2, err: expect.stringContaining("--relayer nope") });
   });
 
   it("reports unreadable local files with exit 4, as JSON under --json", async () => {

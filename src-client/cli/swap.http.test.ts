@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -74,9 +74,27 @@ describe("relay-cli relay --swap-to", () => {
 
     const fee = (1_000_000n * 25n) / 10_000n;
     const expected = cpOut(1_000_000n - fee, 1_000_000_000n, 5_000_000_000n);
+    const least = (expected * 9950n) / 10_000n;
+    const fees = await new RelayClient({ baseUrl: relay.url }).fees();
+    if (!fees.ok) throw new Error(JSON.stringify(fees));
+    const relayer = fees.value.relayers.mainnet;
+
+    // prove --swap-to: bound to the quote's otherAmountThreshold; the saved request is the /relay_swap body.
+    const proved = await run("prove", "--note", dep.file, "--recipient", bob, "--swap-to", WSOL, "--out", "swap-proof.json", "--json");
+    expect(proved).toMatchObject({ code: 0, err: expect.stringContaining("quoting the swap") });
+    const saved = JSON.parse(readFileSync(path.join(cwd, "swap-proof.json"), "utf8")) as { request: Record<string, unknown> };
+    expect(saved).toMatchObject({ endpoint: "/relay_swap", relayer, fee: fee.toString(), swap: { outputMint: WSOL, minOut: least.toString() } });
+    expect(saved.request).toMatchObject({ input_mint: USDC, output_mint: WSOL, minOut: least.toString(), fee: Number(fee), relayer, depositSize: 1_000_000 });
+    expect(saved.request).not.toHaveProperty("mint");
+
+    // --min-out above what the venue delivers: the relay refuses before sending anything, and the note stays unspent.
+    const tooHigh = await run("relay", "--note", dep.file, "--keypair", "id.json", "--recipient", bob, "--swap-to", WSOL, "--min-out", (expected + 1n).toString(), "--json");
+    expect(tooHigh).toMatchObject({ code: 1, err: expect.stringContaining("SlippageExceeded") });
+    expect((await run("nullifier", "--note", dep.file)).out).toMatch(/not spent/);
+
     const r = await run("relay", "--note", dep.file, "--keypair", "id.json", "--recipient", bob, "--swap-to", WSOL, "--json");
     expect(r).toMatchObject({ code: 0, err: expect.stringContaining("quoting the swap") });
-    expect(JSON.parse(r.out)).toMatchObject({ withdrawn: true, fee: fee.toString(), swap: { outputMint: WSOL, quotedOut: expected.toString(), minOut: ((expected * 9950n) / 10_000n).toString() } });
+    expect(JSON.parse(r.out)).toMatchObject({ withdrawn: true, fee: fee.toString(), relayer, swap: { outputMint: WSOL, quotedOut: expected.toString(), minOut: least.toString() } });
     expect((await run("balance", "--wallet", bob, "--mint", WSOL)).out.trim()).toBe(expected.toString());
     expect((await run("balance", "--wallet", bob, "--mint", USDC)).out.trim()).toBe("0");
     expect((await run("nullifier", "--note", dep.file)).out).toMatch(/spent \(nullifier account/);

@@ -86,8 +86,8 @@ function baseUnitsFlag(ctx: CliContext, values: ParsedValues, name: string, min:
   return { ok: true, value: BigInt(text) };
 }
 
-/** --swap-to: a mint other than the note's; --min-out only with it. */
-function swapInput(ctx: CliContext, values: ParsedValues, note: DepositNote): Input<{ outputMint: string; minOut: bigint | undefined } | null> {
+/** --swap-to and --min-out as given (checked against the note by {@link swapAgainstNote}); --min-out only with --swap-to. */
+function swapInput(ctx: CliContext, values: ParsedValues): Input<{ outputMint: string; minOut: bigint | undefined } | null> {
   const swapTo = str(values, "swap-to");
   const minOut = baseUnitsFlag(ctx, values, "min-out", 1n);
   if (!minOut.ok) return minOut;
@@ -97,8 +97,13 @@ function swapInput(ctx: CliContext, values: ParsedValues, note: DepositNote): In
   }
   const parsed = parsePublicKey(swapTo);
   if (!parsed.ok) return { ok: false, code: ctx.fail(Exit.Usage, `--swap-to ${swapTo}: ${parsed.error}`) };
-  if (swapTo === note.mint) return { ok: false, code: ctx.fail(Exit.Usage, "--swap-to is the note's own mint: leave it out to withdraw without a swap") };
   return { ok: true, value: { outputMint: swapTo, minOut: minOut.value } };
+}
+
+/** A swap into the note's own mint is a plain withdrawal asked for the wrong way. */
+function swapAgainstNote(ctx: CliContext, swap: { outputMint: string } | null, note: DepositNote): ExitCode | null {
+  if (swap && swap.outputMint === note.mint) return ctx.fail(Exit.Usage, "--swap-to is the note's own mint: leave it out to withdraw without a swap");
+  return null;
 }
 
 const swapOptions: Record<string, OptionSpec> = {
@@ -129,15 +134,17 @@ export const prove: CommandSpec = {
   async run(ctx, values) {
     const recipient = recipientInput(ctx, values);
     if (!recipient.ok) return recipient.code;
-    const note = await noteInput(ctx, values);
-    if (!note.ok) return note.code;
     const relayerFlag = str(values, "relayer");
     if (relayerFlag !== undefined && !parsePublicKey(relayerFlag).ok) return ctx.fail(Exit.Usage, `--relayer ${relayerFlag} is not a base58 public key`);
     const feeFlag = baseUnitsFlag(ctx, values, "fee", 0n);
     if (!feeFlag.ok) return feeFlag.code;
-    if (feeFlag.value !== undefined && feeFlag.value >= note.value.amount) return ctx.fail(Exit.Usage, `--fee ${feeFlag.value} must be below the note's amount (${note.value.amount})`);
-    const swap = swapInput(ctx, values, note.value);
+    const swap = swapInput(ctx, values);
     if (!swap.ok) return swap.code;
+    const note = await noteInput(ctx, values);
+    if (!note.ok) return note.code;
+    if (feeFlag.value !== undefined && feeFlag.value >= note.value.amount) return ctx.fail(Exit.Usage, `--fee ${feeFlag.value} must be below the note's amount (${note.value.amount})`);
+    const sameMint = swapAgainstNote(ctx, swap.value, note.value);
+    if (sameMint !== null) return sameMint;
     const hasher = await ctx.hasher();
 
     const spent = await getNoteNullifier(ctx.client, note.value);
@@ -254,12 +261,14 @@ export const relay: CommandSpec = {
   async run(ctx, values) {
     const recipient = recipientInput(ctx, values);
     if (!recipient.ok) return recipient.code;
+    const swap = swapInput(ctx, values);
+    if (!swap.ok) return swap.code;
     const note = await noteInput(ctx, values);
     if (!note.ok) return note.code;
     const kp = keypairInput(ctx, values);
     if (!kp.ok) return kp.code;
-    const swap = swapInput(ctx, values, note.value);
-    if (!swap.ok) return swap.code;
+    const sameMint = swapAgainstNote(ctx, swap.value, note.value);
+    if (sameMint !== null) return sameMint;
     const swapTo = swap.value?.outputMint;
 
     const r = await withdraw(ctx.client, note.value, recipient.value, {
