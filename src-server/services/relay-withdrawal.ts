@@ -302,6 +302,11 @@ export class RelayService {
       return { result: await fail(500, ErrorName.RelayFailed, `verifier unavailable: ${(e as Error).message}`) };
     }
     if (!valid) return { result: await fail(400, ErrorName.InvalidProof, "proof does not verify for these public inputs") };
+    // After verification, so a request that changed minOut or output_mint under its proof is InvalidProof, not this.
+    if (swap && swap.record.quotedOut < swap.leg.minOut) {
+      const detail = `the venue now delivers ${swap.record.quotedOut} of ${swap.leg.outputMint} for ${swap.record.inAmount}, below minOut ${swap.leg.minOut}`;
+      return { result: await fail(400, ErrorName.SlippageExceeded, detail) };
+    }
     const verifiedAt = this.now();
     void store.advance(id, RelayState.verified(verifiedAt, verifiedAt - t0)).catch(() => {});
 
@@ -339,8 +344,9 @@ export class RelayService {
 
   /**
    * The quote the swap is held to: what depositSize − fee buys now. No venue,
-   * no route, too little depth, or an output below the proof's minOut refuse
-   * the relay before any proof work and before anything is sent.
+   * no route or too little depth refuse the relay before any proof work; an
+   * output below the proof's minOut refuses it after verification, before
+   * anything is sent.
    */
   private async takeQuote(
     id: string,
@@ -378,9 +384,6 @@ export class RelayService {
       slippageSeenBps: null,
     };
     await this.deps.store.recordSwap(id, record);
-    if (q.outAmount < minOut) {
-      return { outcome: await fail(400, ErrorName.SlippageExceeded, `the venue now delivers ${q.outAmount} of ${outputMint} for ${amount}, below minOut ${minOut}`) };
-    }
     return { leg: { outputMint, quote: q, minOut }, record };
   }
 }

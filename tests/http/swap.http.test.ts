@@ -26,13 +26,13 @@ let relay: RelayProcess;
 let depositor: TestWallet;
 let token: string;
 let relayer: string;
+/** A swap proof into WSOL bound to the quote's otherAmountThreshold; one into THIN (a shallow pool) bound to minOut 1 000 000; one into WSOL asking more than the pool delivers. */
 let valid: PreparedWithdrawal;
 let spare: PreparedWithdrawal;
+let greedy: PreparedWithdrawal;
 
-const swapBody = (w: PreparedWithdrawal, outputMint: string, over: Record<string, unknown> = {}): Record<string, unknown> => {
-  const { mint, ...rest } = w.body;
-  return { ...rest, input_mint: mint, output_mint: outputMint, ...over };
-};
+/** The /relay_swap request a swap proof was made for, with fields replaced. */
+const swapBody = (w: PreparedWithdrawal, over: Record<string, unknown> = {}): Record<string, unknown> => ({ ...w.swapBody!, ...over });
 const relaySwap = (body: unknown, auth: string | null = token) => post(`${relay.url}/relay_swap`, body, auth ? { "x-api-auth": auth } : {});
 const quote = (body: Record<string, unknown>) => post(`${relay.url}/jupiter`, body);
 const balance = async (owner: string, mint: string, network = "mainnet"): Promise<bigint> =>
@@ -52,8 +52,6 @@ beforeAll(async () => {
   await airdrop(relay.url, depositor, 100_000_000, USDC);
   const t = Math.floor(Date.now() / 1000);
   token = ((await post(`${relay.url}/login`, { wallet: depositor.address, signature: depositor.sign(String(t)), message: t })).json as { id: string }).id;
-  valid = await prepareWithdrawal(relay.url, depositor, USDC, { recipient: testRecipient("swap-main"), amount: 1_000_000 });
-  spare = await prepareWithdrawal(relay.url, depositor, USDC, { recipient: testRecipient("swap-spare"), amount: 1_000_000 });
   for (const [a, b, ra, rb] of [
     [USDC, WSOL, 1_000_000_000, 5_000_000_000],
     [USDC, USDT, 2_000_000_000, 2_000_000_000],
@@ -61,6 +59,11 @@ beforeAll(async () => {
   ] as const) {
     expect((await swapPool(a, b, ra, rb)).json).toEqual({ ok: true });
   }
+  // Protocol v2: each proof is bound to its output mint and minOut (the quote's otherAmountThreshold by default).
+  valid = await prepareWithdrawal(relay.url, depositor, USDC, { recipient: testRecipient("swap-main"), amount: 1_000_000, swap: { outputMint: WSOL } });
+  spare = await prepareWithdrawal(relay.url, depositor, USDC, { recipient: testRecipient("swap-spare"), amount: 1_000_000, swap: { outputMint: THIN, minOut: 1_000_000 } });
+  const q = (await quote({ inputMint: USDC, outputMint: WSOL, amount: 997_500, slippageBps: 50, dexes: [] })).json as { outAmount: string };
+  greedy = await prepareWithdrawal(relay.url, depositor, USDC, { recipient: testRecipient("swap-greedy"), amount: 1_000_000, swap: { outputMint: WSOL, minOut: BigInt(q.outAmount) * 2n } });
 });
 afterAll(async () => {
   await relay?.stop();
@@ -208,7 +211,7 @@ describe("POST /relay_swap: refusals change nothing", () => {
     const before = await snapshot();
     expect(before.nullifier).toEqual({ address: null, json: null });
     for (const output of [NOPOOL, THIN]) {
-      const r = await relaySwap(swapBody(spare, output));
+      const r = await relaySwap(swapBody(spare, { output_mint: output }));
       expect(r.status).toBe(400);
       expect(r.json).toMatchObject({ status: 400, error: "InsufficientLiquidity" });
     }
@@ -219,16 +222,42 @@ describe("POST /relay_swap: refusals change nothing", () => {
     ["a tampered proof", "InvalidProof", (b) => (b.proof[5] = b.proof[5]! ^ 1)],
     ["a root the pool never had", "InvalidRoot", (b) => (b.root = new Array(32).fill(1))],
   ])("refuses %s with the /relay error %s", async (_name, error, f) => {
-    const b = structuredClone(spare);
+    const b = structuredClone(valid);
     f(b.body);
-    const r = await relaySwap(swapBody(b, WSOL));
+    const { mint: _mint, ...rest } = b.body;
+    const r = await relaySwap({ ...swapBody(valid), ...rest });
     expect(r.status).toBe(400);
     expect(r.json).toMatchObject({ status: 400, error });
-    expect(await nullifierOf(spare)).toEqual({ address: null, json: null });
+    expect(await nullifierOf(valid)).toEqual({ address: null, json: null });
+  });
+
+  it.each<[string, (minOut: bigint) => Record<string, unknown>]>([
+    ["another output mint (a pool exists)", () => ({ output_mint: USDT })],
+    ["a lower minOut", (m) => ({ minOut: (m - 1n).toString() })],
+    ["a higher minOut", (m) => ({ minOut: (m + 1n).toString() })],
+    ["another fee", () => ({ fee: 2_501 })],
+  ])("refuses the swap proof with %s under it: 400 InvalidProof, nothing spent (extDataHash binds the terms)", async (_name, over) => {
+    const body = swapBody(valid, over(BigInt(valid.swapBody!.minOut)));
+    const before = await balance(valid.body.recipient, WSOL);
+    const r = await relaySwap(body);
+    expect(r.status).toBe(400);
+    expect(r.json).toMatchObject({ status: 400, error: "InvalidProof" });
+    expect(await balance(valid.body.recipient, WSOL)).toBe(before);
+    expect(await nullifierOf(valid)).toEqual({ address: null, json: null });
+  });
+
+  it("answers 400 SlippageExceeded before sending anything when the venue cannot deliver the proof's minOut, and the note stays withdrawable", async () => {
+    const amm = await ammKeyOf(USDC, WSOL);
+    const before = { reserves: [await balance(amm, USDC), await balance(amm, WSOL)], vault: await balance(USDC_VAULT, USDC), recipient: await balance(greedy.body.recipient, WSOL) };
+    const r = await relaySwap(swapBody(greedy));
+    expect(r.status).toBe(400);
+    expect(r.json).toMatchObject({ status: 400, error: "SlippageExceeded", message: expect.stringMatching(/below minOut/) });
+    expect({ reserves: [await balance(amm, USDC), await balance(amm, WSOL)], vault: await balance(USDC_VAULT, USDC), recipient: await balance(greedy.body.recipient, WSOL) }).toEqual(before);
+    expect(await nullifierOf(greedy)).toEqual({ address: null, json: null });
   });
 
   it("answers 401 Unauthorized without a token", async () => {
-    const r = await relaySwap(swapBody(spare, WSOL), null);
+    const r = await relaySwap(swapBody(spare), null);
     expect(r.status).toBe(401);
     expect(r.json).toMatchObject({ status: 401, error: "Unauthorized" });
   });
@@ -240,8 +269,14 @@ describe("POST /relay_swap: refusals change nothing", () => {
     ["mint instead of input_mint", (b) => ((b.mint = b.input_mint), delete b.input_mint), "input_mint"],
     ["a bad input_mint", (b) => (b.input_mint = "x"), "input_mint"],
     ["depth 31", (b) => (b.depth = 31), "depth"],
+    ["no minOut", (b) => delete b.minOut, "minOut"],
+    ["minOut zero", (b) => (b.minOut = 0), "minOut"],
+    ["a negative minOut", (b) => (b.minOut = "-5"), "minOut"],
+    ["a malformed minOut", (b) => (b.minOut = "1e6"), "minOut"],
+    ["a fee above depositSize", (b) => (b.fee = 1_000_001), "fee"],
+    ["a relayer that is not this relay's", (b) => (b.relayer = USDT), "relayer"],
   ])("answers 400 InvalidRequest naming the field for %s", async (_name, f, field) => {
-    const b = swapBody(spare, WSOL);
+    const b = swapBody(spare);
     f(b);
     const r = await relaySwap(b);
     expect(r.status).toBe(400);
@@ -251,9 +286,11 @@ describe("POST /relay_swap: refusals change nothing", () => {
 
   it("lets the refused withdrawal through once the pool has liquidity: the user can retry", async () => {
     await swapPool(USDC, THIN, 1_000_000_000, 2_000_000_000);
-    const r = await relaySwap(swapBody(spare, THIN));
+    const r = await relaySwap(swapBody(spare));
     expect(r.status).toBe(200);
-    expect(await balance(spare.body.recipient, THIN)).toBe(cpOut(997_500n, 1_000_000_000n, 2_000_000_000n));
+    const received = await balance(spare.body.recipient, THIN);
+    expect(received).toBe(cpOut(997_500n, 1_000_000_000n, 2_000_000_000n));
+    expect(received).toBeGreaterThanOrEqual(1_000_000n);
   });
 });
 
@@ -270,7 +307,8 @@ describe("POST /relay_swap: a valid withdrawal with a swap", () => {
       reserves: [await balance(amm, USDC), await balance(amm, WSOL)],
     };
 
-    const r = await relaySwap(swapBody(valid, WSOL));
+    expect(BigInt(valid.swapBody!.minOut)).toBe(BigInt(q.otherAmountThreshold));
+    const r = await relaySwap(swapBody(valid));
     expect(r.status).toBe(200);
     expect(r.json).toEqual({ status: 200, signature: expect.stringMatching(/^[1-9A-HJ-NP-Za-km-z]{86,88}$/) });
 
@@ -283,7 +321,7 @@ describe("POST /relay_swap: a valid withdrawal with a swap", () => {
     expect([await balance(amm, USDC), await balance(amm, WSOL)]).toEqual([before.reserves[0]! + 1_000_000n - fee, before.reserves[1]! - received]);
     expect((await nullifierOf(valid)) as { json: unknown }).toMatchObject({ json: { spent: true } });
 
-    const again = await relaySwap(swapBody(valid, WSOL));
+    const again = await relaySwap(swapBody(valid));
     expect(again.status).toBe(400);
     expect(again.json).toMatchObject({ status: 400, error: "NullifierAlreadySpent" });
   });
