@@ -30,9 +30,13 @@ const RESERVES = { usdc: 1_000_000_000, wsol: 5_000_000_000 };
 const TO_SWAP = 1_000_000n - (1_000_000n * 25n) / 10_000n; // depositSize − the default 25 bps fee
 
 const setPool = (usdc: number, wsol: number) => post(`${server.url}/sandbox/swap_pool`, { network: "mainnet", mintA: USDC, mintB: WSOL, reserveA: usdc, reserveB: wsol });
-const relaySwap = (w: PreparedWithdrawal) => {
-  const { mint, ...rest } = w.body;
-  return post(`${server.url}/relay_swap`, { ...rest, input_mint: mint, output_mint: WSOL }, { "x-api-auth": token });
+const relaySwap = (w: PreparedWithdrawal) => post(`${server.url}/relay_swap`, w.swapBody!, { "x-api-auth": token });
+/** What a wallet proves for: the quote less the pair's 50 bps (otherAmountThreshold). */
+const threshold = (quoted: bigint): bigint => (quoted * 9950n) / 10_000n;
+/** The pool as the second test finds it: after the first test's swap landed. */
+const AFTER_FIRST = {
+  usdc: RESERVES.usdc + Number(TO_SWAP),
+  wsol: RESERVES.wsol - Number(cpOut(TO_SWAP, BigInt(RESERVES.usdc), BigInt(RESERVES.wsol))),
 };
 const balance = async (owner: string, mint: string): Promise<bigint> =>
   BigInt(((await get(`${server.url}/sandbox/balance/mainnet/${owner}/${mint}`)).json as { amount: string }).amount);
@@ -64,9 +68,11 @@ beforeAll(async () => {
   await airdrop(server.url, w, 10_000_000, USDC);
   const t = Math.floor(Date.now() / 1000);
   token = ((await post(`${server.url}/login`, { wallet: w.address, signature: w.sign(String(t)), message: t })).json as { id: string }).id;
-  drained = await prepareWithdrawal(server.url, w, USDC, { recipient: testRecipient("swap-drained"), amount: 1_000_000 });
-  moved = await prepareWithdrawal(server.url, w, USDC, { recipient: testRecipient("swap-moved"), amount: 1_000_000 });
-  broken = await prepareWithdrawal(server.url, w, USDC, { recipient: testRecipient("swap-broken"), amount: 1_000_000 });
+  // Protocol v2: each proof binds its minOut, the threshold of the quote the wallet saw.
+  const swapTo = (reserves: { usdc: number; wsol: number }) => ({ outputMint: WSOL, minOut: threshold(cpOut(TO_SWAP, BigInt(reserves.usdc), BigInt(reserves.wsol))) });
+  drained = await prepareWithdrawal(server.url, w, USDC, { recipient: testRecipient("swap-drained"), amount: 1_000_000, swap: swapTo(RESERVES) });
+  moved = await prepareWithdrawal(server.url, w, USDC, { recipient: testRecipient("swap-moved"), amount: 1_000_000, swap: swapTo(AFTER_FIRST) });
+  broken = await prepareWithdrawal(server.url, w, USDC, { recipient: testRecipient("swap-broken"), amount: 1_000_000, swap: { outputMint: WSOL, minOut: 1 } });
   await setPool(RESERVES.usdc, RESERVES.wsol);
 });
 afterAll(async () => {
@@ -98,7 +104,7 @@ describe("relay_swap: the pool moves between quote and execution", () => {
       quotedOut: quoted,
       priceImpactPct: (100 * Number(TO_SWAP)) / (RESERVES.usdc + Number(TO_SWAP)),
       slippageBps: 50,
-      minOut: (quoted * 9950n) / 10_000n,
+      minOut: threshold(quoted),
       executedOut: wouldBe,
       slippageSeenBps: Number(((quoted - wouldBe) * 1_000_000n) / quoted) / 100,
     });
@@ -115,7 +121,7 @@ describe("relay_swap: the pool moves between quote and execution", () => {
   });
 
   it("lands when the pool moved less than the pair's slippage, delivering less than quoted but at least the minimum", async () => {
-    const before = { usdc: RESERVES.usdc + Number(TO_SWAP), wsol: RESERVES.wsol - Number(cpOut(TO_SWAP, BigInt(RESERVES.usdc), BigInt(RESERVES.wsol))) };
+    const before = AFTER_FIRST;
     await setPool(before.usdc, before.wsol);
     const quoted = cpOut(TO_SWAP, BigInt(before.usdc), BigInt(before.wsol));
     // Someone else's trade takes 0.2 % of the output reserve after the quote: within the 50 bps allowed.
@@ -127,7 +133,8 @@ describe("relay_swap: the pool moves between quote and execution", () => {
     const got = await balance(moved.body.recipient, WSOL);
     expect(got).toBe(cpOut(TO_SWAP, BigInt(before.usdc), BigInt(Math.floor(before.wsol * 0.998))));
     expect(got).toBeLessThan(quoted);
-    expect(got).toBeGreaterThanOrEqual((quoted * 9950n) / 10_000n);
+    expect(got).toBeGreaterThanOrEqual(threshold(quoted));
+    expect(threshold(quoted)).toBe(BigInt(moved.swapBody!.minOut));
     const rec = lastRecord().swap!;
     expect(rec.executedOut).toBe(got);
     expect(rec.slippageSeenBps).toBeGreaterThan(0);
