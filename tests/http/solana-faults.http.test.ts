@@ -188,7 +188,7 @@ describe("indexer", () => {
 async function depositWithoutWaiting(w: TestWallet, i: number): Promise<void> {
   const { blockhash, lastValidBlockHeight } = await net.connection.getLatestBlockhash("confirmed");
   const tx = new Transaction({ feePayer: new PublicKey(w.address), blockhash, lastValidBlockHeight }).add(
-    depositInstruction({ programId: net.programId, depositor: w.address, mint: WSOL, commitment: Uint8Array.from(randomCommitment()), amount: 1000n, nonce: BigInt(1000 + i) }),
+    depositInstruction({ programId: net.programId, depositor: w.address, mint: WSOL, precommitment: Uint8Array.from(randomCommitment()), amount: 1000n, nonce: BigInt(1000 + i), hasher: net.hasher }),
   );
   tx.addSignature(new PublicKey(w.address), Buffer.from(w.signBytes(tx.serializeMessage())));
   const sig = await net.connection.sendRawTransaction(tx.serialize());

@@ -2,14 +2,17 @@
  * A relay whose `mainnet` network is bound to `solana`, pointed at the local
  * validator (src-localnet) over real JSON-RPC and websocket: the relay process
  * is started exactly as operators start it (RELAY_CONFIG), and the tests make
- * deposits as a wallet would, with signed transactions through web3.js.
+ * deposits as a wallet would, with signed transactions through web3.js
+ * (protocol v2: the wallet sends a precommitment, the program computes the leaf).
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Connection, Keypair, PublicKey, Transaction, type TransactionInstruction } from "@solana/web3.js";
+import type { FieldHasher } from "../../src-shared/crypto/hasher";
 import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
+import { isZeroBytes } from "../../src-shared/encoding/field";
 import type { Network } from "../../src-shared/networks";
 import {
   DEFAULT_POOL_PROGRAM_ID,
@@ -38,6 +41,7 @@ const SOL = 1_000_000_000;
 
 export interface Localnet {
   validator: LocalValidator;
+  hasher: FieldHasher;
   connection: Connection;
   programId: string;
   /** The relayer's fee payer, also the pools' authority (it signs reverts). */
@@ -79,6 +83,7 @@ export async function startLocalnet(opts: { pools?: string[]; slotMs?: number } 
   }
   return {
     validator,
+    hasher,
     connection,
     programId,
     relayer,
@@ -115,18 +120,19 @@ export function localnetTestChain(net: Localnet, relayUrl: string, network: Netw
       await net.validator.airdrop(wallet.address, SOL);
       await net.validator.mintTo(wallet.address, mint, BigInt(amount));
     },
-    deposit: async (wallet: ChainWallet, commitment, amount, mint): Promise<TestDeposit> => {
+    deposit: async (wallet: ChainWallet, precommitment, amount, mint): Promise<TestDeposit> => {
       if (!wallet.signBytes) throw new Error("a solana deposit needs a wallet that signs bytes");
       const nonce = randomBytes(8).readBigUInt64LE();
       const { blockhash, lastValidBlockHeight } = await connection.getLatestBlockhash("confirmed");
       const tx = new Transaction({ feePayer: new PublicKey(wallet.address), blockhash, lastValidBlockHeight }).add(
-        depositInstruction({ programId, depositor: wallet.address, mint, commitment, amount: BigInt(amount), nonce }),
+        depositInstruction({ programId, depositor: wallet.address, mint, precommitment, amount: BigInt(amount), nonce, hasher: net.hasher }),
       );
       tx.addSignature(new PublicKey(wallet.address), Buffer.from(wallet.signBytes(tx.serializeMessage())));
       const signature = await connection.sendRawTransaction(tx.serialize());
       await confirmSignature(connection, signature, lastValidBlockHeight);
       const e = await depositEvent(signature);
-      if (e.name === "DepositFailedEvent") return { signature, status: "failed", leafIndex: null };
+      // The leaf the program computed (a failed deposit's is zero when the precommitment could not make one).
+      if (e.name === "DepositFailedEvent") return { signature, status: "failed", leafIndex: null, commitment: isZeroBytes(e.commitment) ? null : e.commitment };
       // The relay follows the chain; a deposit is usable once its leaf is in the relay's tree.
       const deadline = Date.now() + 20_000;
       for (;;) {
@@ -136,7 +142,7 @@ export function localnetTestChain(net: Localnet, relayUrl: string, network: Netw
         if (Date.now() > deadline) throw new Error(`the relay did not index leaf ${e.leafIndex} of ${mint} within 20 s (nextIndex ${next})`);
         await new Promise((r) => setTimeout(r, 50));
       }
-      return { signature, status: "indexed", leafIndex: e.leafIndex };
+      return { signature, status: "indexed", leafIndex: e.leafIndex, commitment: e.commitment };
     },
     balance: (owner, mint) => tokenBalance(associatedTokenAddress(owner, mint)),
     vaultBalance: (mint) => tokenBalance(poolVaultAddress(programId, mint)),
