@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { startRelay, type RelayProcess } from "../support/relay-process";
-import { airdrop, depositBody, randomCommitment, WSOL } from "../support/sandbox";
+import { airdrop, depositBody, randomPrecommitment, WSOL } from "../support/sandbox";
 import { newWallet, post } from "../support/wallet";
 
 const started: RelayProcess[] = [];
@@ -24,12 +24,12 @@ describe("crash safety (kill -9)", () => {
       let stop = false;
       const writers = Array.from({ length: 4 }, async () => {
         while (!stop) {
-          const c = randomCommitment();
           try {
-            const r = await post(`${relay.url}/sandbox/deposit`, depositBody(w, c, 1));
+            const r = await post(`${relay.url}/sandbox/deposit`, depositBody(w, randomPrecommitment(), 1));
             if (r.status === 200) {
-              const body = r.json as { leafIndex: number };
-              acknowledged.set(body.leafIndex, c);
+              // The leaf the pool computed (protocol v2): what the tree must keep.
+              const body = r.json as { leafIndex: number; commitment: number[] };
+              acknowledged.set(body.leafIndex, body.commitment);
             }
           } catch {
             return; // connection cut by the kill: not acknowledged

@@ -3,7 +3,7 @@ import { PublicKey } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bytesToBigInt, FIELD_MODULUS, bigIntToBytes32 } from "../../../src-shared/encoding/field";
 import { DEFAULT_TEST_PROGRAM_ID, type HarnessFactory, type RelayHarness } from "../../support/harness";
-import { randomCommitment, USDC, WSOL } from "../../support/sandbox";
+import { randomPrecommitment, USDC, WSOL } from "../../support/sandbox";
 import { newWallet, post } from "../../support/wallet";
 
 /**
@@ -33,10 +33,10 @@ export function indexerSuite(start: HarnessFactory): void {
     const w = newWallet();
     await h.chain.fund(w, 1_000_000, USDC);
     for (let i = 0; i < 3; i++) {
-      const c = randomCommitment();
-      commitments.push(c);
-      const d = await h.chain.deposit(w, Uint8Array.from(c), 1000, USDC);
+      // Protocol v2: the pool computes each leaf from the precommitment and the amount it received.
+      const d = await h.chain.deposit(w, Uint8Array.from(randomPrecommitment()), 1000, USDC);
       expect(d).toMatchObject({ status: "indexed", leafIndex: i });
+      commitments.push(Array.from(d.commitment!));
     }
   }, 120_000);
   afterAll(async () => {
@@ -147,12 +147,12 @@ export function indexerSuite(start: HarnessFactory): void {
 
   describe("POST /get_nullifier/{mint}/{depth}/{network}", () => {
     it("answers an unspent nullifier with address null and json null", async () => {
-      const r = await post(`${relay.url}/get_nullifier/${USDC}/32/mainnet`, { nullifierHash: randomCommitment() });
+      const r = await post(`${relay.url}/get_nullifier/${USDC}/32/mainnet`, { nullifierHash: randomPrecommitment() });
       expect(r.status).toBe(200);
       expect(r.json).toEqual({ address: null, json: null });
     });
 
-    const good = randomCommitment();
+    const good = randomPrecommitment();
     it.each([
       ["no body", undefined],
       ["a JSON array", []],

@@ -1,11 +1,12 @@
+import { readFileSync } from "node:fs";
 import { PublicKey } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bigIntToBytes32 } from "../../../src-shared/encoding/field";
-import { BASE_FIELD_MODULUS } from "../../../src-shared/zk/proof-codec";
+import { BASE_FIELD_MODULUS, encodeProof, fromSnarkjs, type SnarkjsProof } from "../../../src-shared/zk/proof-codec";
 import { prepareWithdrawal, testRecipient, type PreparedWithdrawal, type RelayBody } from "../../support/proofs";
 import type { HarnessFactory, RelayHarness } from "../../support/harness";
 import { startRelay } from "../../support/relay-process";
-import { randomCommitment, USDC } from "../../support/sandbox";
+import { randomPrecommitment, USDC } from "../../support/sandbox";
 import { get, newWallet, post, type TestWallet } from "../../support/wallet";
 
 const SANCTIONED = "FuCC7GoYwt5TsNTjWL23Xx9UKCvC18chjMEFPL3vJDCC"; // OFAC SDN, resources/sanctions
@@ -38,7 +39,7 @@ export function relaySuite(start: HarnessFactory): void {
     await h.chain.fund(depositor, 100_000_000, USDC);
     token = await login(relay.url, depositor);
     // A root from the pool's history that the proof was not made against.
-    await h.chain.deposit(depositor, Uint8Array.from(randomCommitment()), 1000, USDC);
+    await h.chain.deposit(depositor, Uint8Array.from(randomPrecommitment()), 1000, USDC);
     rootBefore = ((await post(`${relay.url}/get_merkle/${USDC}/32/mainnet`)).json as { json: { root: number[] } }).json.root;
     valid = await prepareWithdrawal(relay.url, depositor, USDC, { recipient: testRecipient("relay-main"), amount: 1_000_000, chain: h.chain });
   }, 120_000);
@@ -147,6 +148,97 @@ export function relaySuite(start: HarnessFactory): void {
     });
   });
 
+  describe("POST /relay: the proof binds this relay's terms (protocol v2; nothing is spent on refusal)", () => {
+    let published: { relayer: string; fee: bigint };
+    let fresh: PreparedWithdrawal;
+    const v1 = JSON.parse(readFileSync(new URL("../../support/v1-proof.json", import.meta.url), "utf8")) as { proof: SnarkjsProof };
+
+    beforeAll(async () => {
+      const fees = (await get(`${relay.url}/fees`)).json as { relayers: Record<string, string | null> };
+      published = { relayer: fees.relayers.mainnet!, fee: 2_500n };
+      fresh = await prepareWithdrawal(relay.url, depositor, USDC, { recipient: testRecipient("relay-v2-terms"), amount: 1_000_000, chain: h.chain });
+      expect(fresh.terms).toMatchObject(published);
+    }, 120_000);
+
+    const send = (over: Partial<Record<keyof RelayBody, unknown>>, drop: (keyof RelayBody)[] = []) => {
+      const b: Record<string, unknown> = { ...structuredClone(fresh.body), ...over };
+      for (const k of drop) delete b[k];
+      return relayAs(b);
+    };
+    const unspent = async (w: PreparedWithdrawal) =>
+      expect((await post(`${relay.url}/get_nullifier/${USDC}/32/mainnet`, { nullifierHash: w.body.nullifierHash })).json).toEqual({ address: null, json: null });
+
+    it("GET /fees names the key that signs this network's withdrawals and receives the fee", async () => {
+      const r = (await get(`${relay.url}/fees`)).json as { relayers: Record<string, string | null>; graceSec: number };
+      expect(r.relayers.mainnet).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
+      expect(r.graceSec).toBe(120);
+    });
+
+    it("refuses a fee changed under the proof with 400 InvalidProof", async () => {
+      const r = await send({ fee: Number(published.fee) + 1 });
+      expect(r.status).toBe(400);
+      expect(r.json).toMatchObject({ status: 400, error: "InvalidProof" });
+      await unspent(fresh);
+    });
+
+    it("refuses a fee below the published one with 400 FeeTooLow saying what the fee is", async () => {
+      for (const fee of [Number(published.fee) - 1, 0, "2499"]) {
+        const r = await send({ fee });
+        expect(r.status).toBe(400);
+        expect(r.json).toMatchObject({ status: 400, error: "FeeTooLow", message: expect.stringContaining(`fee of ${published.fee}`) });
+      }
+      await unspent(fresh);
+    });
+
+    it("refuses a fee above depositSize with 400 InvalidRequest naming fee", async () => {
+      const r = await send({ fee: 1_000_001 });
+      expect(r.status).toBe(400);
+      expect(r.json).toMatchObject({ status: 400, error: "InvalidRequest", message: expect.stringMatching(/^fee: /) });
+    });
+
+    it("refuses a relayer that is not this relay's with 400 InvalidRequest naming relayer and the expected key", async () => {
+      const r = await send({ relayer: testRecipient("another-relayer") });
+      expect(r.status).toBe(400);
+      expect(r.json).toMatchObject({ status: 400, error: "InvalidRequest", message: expect.stringContaining(published.relayer) });
+      expect((r.json as { message: string }).message.startsWith("relayer: ")).toBe(true);
+    });
+
+    it("refuses a proof made for another relayer with 400 InvalidProof, even when the body names this relay", async () => {
+      const other = await prepareWithdrawal(relay.url, depositor, USDC, { recipient: testRecipient("relay-v2-other-relayer"), amount: 1_000_000, chain: h.chain, relayer: testRecipient("another-relayer") });
+      for (const body of [{ ...other.body, relayer: published.relayer }, (({ relayer: _r, ...rest }) => rest)(other.body)]) {
+        const r = await relayAs(body);
+        expect(r.status).toBe(400);
+        expect(r.json).toMatchObject({ status: 400, error: "InvalidProof" });
+      }
+      await unspent(other);
+    }, 60_000);
+
+    it("refuses a real protocol v1 proof (five public inputs, the retired key) with 400 InvalidProof", async () => {
+      const r = await send({ proof: Array.from(encodeProof(fromSnarkjs(v1.proof))) });
+      expect(r.status).toBe(400);
+      expect(r.json).toMatchObject({ status: 400, error: "InvalidProof" });
+      await unspent(fresh);
+    });
+
+    it("charges a fee above the published one exactly as proved: the recipient gets depositSize - fee, the relayer the fee", async () => {
+      const fee = published.fee * 3n;
+      const generous = await prepareWithdrawal(relay.url, depositor, USDC, { recipient: testRecipient("relay-v2-generous"), amount: 1_000_000, chain: h.chain, fee });
+      const before = { recipient: await balance(generous.body.recipient), relayer: await balance(published.relayer) };
+      const r = await relayAs(generous.body);
+      expect(r.status).toBe(200);
+      expect((await balance(generous.body.recipient)) - before.recipient).toBe(1_000_000n - fee);
+      expect((await balance(published.relayer)) - before.relayer).toBe(fee);
+    }, 60_000);
+
+    it("relays a body without fee and relayer at the published fee, paying exactly depositSize - fee", async () => {
+      const before = { recipient: await balance(fresh.body.recipient), relayer: await balance(published.relayer) };
+      const r = await send({}, ["fee", "relayer"]);
+      expect(r.status).toBe(200);
+      expect((await balance(fresh.body.recipient)) - before.recipient).toBe(1_000_000n - published.fee);
+      expect((await balance(published.relayer)) - before.relayer).toBe(published.fee);
+    });
+  });
+
   describe("POST /relay: malformed requests answer 400 InvalidRequest naming the field", () => {
     const base = (): Record<string, unknown> => structuredClone(valid.body) as unknown as Record<string, unknown>;
     it.each<[string, (b: Record<string, unknown>) => void, string]>([
@@ -190,10 +282,10 @@ export function relaySuite(start: HarnessFactory): void {
   });
 
   describe("GET /fees", () => {
-    it("publishes the fee formula, the default and per-pool overrides", async () => {
+    it("publishes the fee formula, the default, per-pool overrides and each network's fee receiver", async () => {
       const r = await get(`${relay.url}/fees`);
       expect(r.status).toBe(200);
-      expect(r.json).toMatchObject({ default: { bps: 25, floor: "0" }, pools: { mainnet: {}, devnet: {} } });
+      expect(r.json).toMatchObject({ default: { bps: 25, floor: "0" }, pools: { mainnet: {}, devnet: {} }, relayers: { mainnet: expect.any(String) }, graceSec: 120 });
     });
   });
 

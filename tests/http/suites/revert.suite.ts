@@ -3,7 +3,7 @@ import { encodeBase58 } from "../../../src-shared/encoding/base58";
 import { login, withStoppedDb } from "../../support/compliance";
 import type { HarnessFactory, RelayHarness } from "../../support/harness";
 import { startRelay } from "../../support/relay-process";
-import { randomCommitment, WSOL } from "../../support/sandbox";
+import { randomPrecommitment, WSOL } from "../../support/sandbox";
 import { newWallet, post, type TestWallet } from "../../support/wallet";
 
 const SIG = /^[1-9A-HJ-NP-Za-km-z]{86,88}$/;
@@ -36,7 +36,7 @@ export function revertSuite(start: HarnessFactory): void {
     aliceToken = await login(h.url, alice);
     bobToken = await login(h.url, bob);
     failedSig = (await h.chain.deposit(alice, ZERO, 1000, WSOL)).signature;
-    indexedSig = (await h.chain.deposit(alice, Uint8Array.from(randomCommitment()), 500, WSOL)).signature;
+    indexedSig = (await h.chain.deposit(alice, Uint8Array.from(randomPrecommitment()), 500, WSOL)).signature;
   }, 120_000);
   afterAll(async () => {
     await h?.stop();
