@@ -128,7 +128,7 @@ export const prove: CommandSpec = {
     relayer: { type: "string", value: "address", help: "the relayer key to bind (default: GET /fees relayers[network] of --url)" },
     fee: { type: "string", value: "base units", help: "the fee to bind, in the note's mint (default: the fee GET /fees publishes)" },
     ...swapOptions,
-    out: { type: "string", value: "file", help: "save the proof, public signals and /relay request as JSON" },
+    out: { type: "string", value: "file", help: "save the proof, public signals and /relay (or /relay_swap) request as JSON" },
     ...artifactOptions,
   },
   async run(ctx, values) {
