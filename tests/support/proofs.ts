@@ -1,11 +1,15 @@
 /**
- * Real withdrawals for the relay's HTTP tests: a note made and deposited
- * through /sandbox/deposit, its Merkle path fetched from the relay and checked,
- * and a real Groth16 proof built with the committed artifacts. Nothing here
- * fakes a proof. Proving costs seconds, so proofs are cached on disk by the
- * exact witness input (and the artifacts): a re-run that builds the same tree
- * and withdraws the same note to the same recipient reuses the proof, and a
- * cached proof is verified against the verification key before it is used.
+ * Real withdrawals for the relay's HTTP tests (protocol v2): a note made and
+ * its precommitment deposited through /sandbox/deposit (or the test chain),
+ * its Merkle path fetched from the relay and checked, and a real Groth16 proof
+ * built with the committed artifacts, bound to the relay's terms (its key and
+ * fee from GET /fees, and for a swap the output mint and minOut) or to the
+ * terms a test asks for. Nothing here fakes a proof. Proving costs seconds,
+ * so proofs are cached on disk by the exact witness input, extDataHash
+ * included (and the artifacts): a re-run that builds the same tree and
+ * withdraws the same note to the same recipient on the same terms reuses the
+ * proof, and a cached proof is verified against the verification key before
+ * it is used.
  *
  * Cache hits need a deterministic test: the same deposits in the same order
  * into a fresh relay (the root depends on every earlier leaf of the pool), a
@@ -169,10 +173,9 @@ export async function prepareWithdrawal(relayUrl: string, wallet: ChainWallet, m
   const created = await createNote({ network, mint, amount, hasher, random: seededRandom(seed) });
   if (!created.ok) throw new Error(`note: ${created.error}`);
 
-  const relayerAndFee =
-    options.relayer !== undefined && options.fee !== undefined
-      ? { relayer: options.relayer, fee: BigInt(options.fee) }
-      : { ...(await relayTerms(relayUrl, network, mint, amount)), ...(options.relayer !== undefined ? { relayer: options.relayer } : {}), ...(options.fee !== undefined ? { fee: BigInt(options.fee) } : {}) };
+  // GET /fees is read only for what the test left out.
+  const published = options.relayer !== undefined && options.fee !== undefined ? null : await relayTerms(relayUrl, network, mint, amount);
+  const relayerAndFee = { relayer: options.relayer ?? published!.relayer, fee: options.fee !== undefined ? BigInt(options.fee) : published!.fee };
 
   let swap: { outputMint: string; minOut: bigint } | null = null;
   if (options.swap) {
