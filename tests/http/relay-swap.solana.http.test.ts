@@ -10,7 +10,8 @@ import { newWallet, post, type TestWallet } from "../support/wallet";
  * Jupiter client talks to the local validator's Jupiter-compatible API
  * (src-localnet/rpc/jupiter.ts), which routes through the validator's
  * constant-product pools, and the withdrawal and the swap land in one
- * transaction (withdraw_swap + swap + assert_swap_out).
+ * transaction (withdraw_swap + swap + assert_swap_out). Protocol v2: each proof
+ * binds its minOut, the threshold of the quote the wallet saw.
  */
 let h: SolanaHarness;
 let depositor: TestWallet;
@@ -25,10 +26,11 @@ const TO_SWAP = 1_000_000n - FEE;
 /** DESIGN §6, written out again here so the test does not trust the code under test. */
 const cpOut = (a: bigint, rIn: bigint, rOut: bigint): bigint => (a * 997n * rOut) / (rIn * 1000n + a * 997n);
 
-const swapBody = (w: PreparedWithdrawal, outputMint: string): Record<string, unknown> => {
-  const { mint, ...rest } = w.body;
-  return { ...rest, input_mint: mint, output_mint: outputMint };
-};
+/** What a wallet proves for: the quote less the pair's 50 bps (otherAmountThreshold). */
+const threshold = (quoted: bigint): bigint => (quoted * 9950n) / 10_000n;
+/** The pool as the second test finds it: after the first test's swap landed. */
+const AFTER_FIRST = { usdc: RESERVES.usdc + TO_SWAP, wsol: RESERVES.wsol - cpOut(TO_SWAP, RESERVES.usdc, RESERVES.wsol) };
+const swapBody = (w: PreparedWithdrawal): Record<string, unknown> => ({ ...w.swapBody! });
 const relaySwap = (body: unknown) => post(`${h.url}/relay_swap`, body, { "x-api-auth": token });
 const quote = (body: Record<string, unknown>) => post(`${h.url}/jupiter`, body);
 const balance = (owner: string, mint: string) => h.chain.balance(owner, mint);
@@ -46,8 +48,9 @@ beforeAll(async () => {
   await h.chain.fund(depositor, 100_000_000, USDC);
   const t = Math.floor(Date.now() / 1000);
   token = ((await post(`${h.url}/login`, { wallet: depositor.address, signature: depositor.sign(String(t)), message: t })).json as { id: string }).id;
-  main = await prepareWithdrawal(h.url, depositor, USDC, { recipient: testRecipient("solana-swap-main"), amount: 1_000_000, chain: h.chain });
-  slipped = await prepareWithdrawal(h.url, depositor, USDC, { recipient: testRecipient("solana-swap-slipped"), amount: 1_000_000, chain: h.chain });
+  const swapTo = (r: { usdc: bigint; wsol: bigint }) => ({ outputMint: WSOL, minOut: threshold(cpOut(TO_SWAP, r.usdc, r.wsol)) });
+  main = await prepareWithdrawal(h.url, depositor, USDC, { recipient: testRecipient("solana-swap-main"), amount: 1_000_000, chain: h.chain, swap: swapTo(RESERVES) });
+  slipped = await prepareWithdrawal(h.url, depositor, USDC, { recipient: testRecipient("solana-swap-slipped"), amount: 1_000_000, chain: h.chain, swap: swapTo(AFTER_FIRST) });
   await h.createSwapPool(USDC, WSOL, RESERVES.usdc, RESERVES.wsol);
 }, 180_000);
 afterAll(async () => {
@@ -86,12 +89,13 @@ describe("POST /relay_swap on a solana network", () => {
     const recipient = main.body.recipient;
     const before = { relayerUsdc: await balance(relayer, USDC), vault: await h.chain.vaultBalance(USDC), reserves: reserves() };
 
-    const r = await relaySwap(swapBody(main, WSOL));
+    const r = await relaySwap(swapBody(main));
     expect(r.status).toBe(200);
     expect(r.json).toEqual({ status: 200, signature: expect.stringMatching(/^[1-9A-HJ-NP-Za-km-z]{86,88}$/) });
 
     const received = await balance(recipient, WSOL);
     expect(received).toBe(BigInt(q.outAmount)); // nothing traded in between: exactly the quote
+    expect(received).toBeGreaterThanOrEqual(BigInt(main.swapBody!.minOut));
     expect(await balance(recipient, USDC)).toBe(0n);
     expect((await balance(relayer, USDC)) - before.relayerUsdc).toBe(FEE);
     expect(before.vault - (await h.chain.vaultBalance(USDC))).toBe(1_000_000n);
@@ -99,18 +103,19 @@ describe("POST /relay_swap on a solana network", () => {
     expect((await nullifierOf(main)).address).not.toBeNull();
     expect(h.localnet.validator.jupiter.calls.swapInstructions).toBeGreaterThan(0);
 
-    const again = await relaySwap(swapBody(main, WSOL));
+    const again = await relaySwap(swapBody(main));
     expect(again.status).toBe(400);
     expect(again.json).toMatchObject({ status: 400, error: "NullifierAlreadySpent" });
   });
 
   it("answers 400 SlippageExceeded with nothing spent when the pool moves between the quote and the execution; the retry lands", async () => {
     const [rIn, rOut] = reserves() as [bigint, bigint];
+    expect([rIn, rOut]).toEqual([AFTER_FIRST.usdc, AFTER_FIRST.wsol]);
     const recipient = slipped.body.recipient;
     const before = { vault: await h.chain.vaultBalance(USDC), relayerUsdc: await balance(relayer, USDC) };
     // After the relay's quote, before its transaction: half the WSOL reserve leaves the pool.
     h.localnet.validator.jupiter.beforeNextSwapInstructions(() => h.createSwapPool(USDC, WSOL, rIn, rOut / 2n));
-    const r = await relaySwap(swapBody(slipped, WSOL));
+    const r = await relaySwap(swapBody(slipped));
     expect(r.status).toBe(400);
     expect(r.json).toMatchObject({ status: 400, error: "SlippageExceeded" });
     expect((await nullifierOf(slipped)).address).toBeNull();
@@ -122,7 +127,7 @@ describe("POST /relay_swap on a solana network", () => {
 
     // The pool back: the same request lands, paying what the pool now quotes.
     await h.createSwapPool(USDC, WSOL, rIn, rOut);
-    const retry = await relaySwap(swapBody(slipped, WSOL));
+    const retry = await relaySwap(swapBody(slipped));
     expect(retry.status).toBe(200);
     expect(await balance(recipient, WSOL)).toBe(cpOut(TO_SWAP, rIn, rOut));
   });
