@@ -2,7 +2,7 @@ import { useState } from "react";
 import { RELAY_STATUSES, type RelayStatus } from "../../../src-shared/admin-api";
 import type { RelayFilters } from "../../api/admin";
 import { REFRESH_MS, usePools, useRelays } from "../../api/admin-hooks";
-import { NETWORKS, type Network } from "../../api/types";
+import { NetworkSelect } from "../../components/NetworkSelect";
 import { PageHeader } from "../../components/PageHeader";
 import { QueryView } from "../../components/QueryView";
 import { EmptyState } from "../../components/StateViews";
@@ -39,14 +39,7 @@ export function RelaysPage() {
       <div className="filters panel" role="search" aria-label="Filter relays">
         <label className="field-inline">
           <span>Network</span>
-          <select className="input" value={filters.network} onChange={(e) => update({ network: e.target.value as Network | "" })}>
-            <option value="">all</option>
-            {NETWORKS.map((n) => (
-              <option key={n} value={n}>
-                {n}
-              </option>
-            ))}
-          </select>
+          <NetworkSelect all value={filters.network ?? ""} onChange={(network) => update({ network })} />
         </label>
         <label className="field-inline">
           <span>Pool</span>

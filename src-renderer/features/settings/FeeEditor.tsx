@@ -1,7 +1,8 @@
 import { useState, type FormEvent } from "react";
 import type { AdminSettings } from "../../../src-shared/admin-api";
 import { useSetFee } from "../../api/admin-hooks";
-import { NETWORKS, type Network } from "../../api/types";
+import type { Network } from "../../api/types";
+import { NetworkSelect } from "../../components/NetworkSelect";
 import { mintLabel } from "../../lib/mints";
 
 const DEFAULT = "*";
@@ -31,13 +32,7 @@ export function FeeEditor({ s }: { s: AdminSettings }) {
       <div className="inline-form">
         <label>
           Network{" "}
-          <select className="input" value={network} onChange={(e) => (setNetwork(e.target.value as Network), setTarget(DEFAULT))}>
-            {NETWORKS.map((n) => (
-              <option key={n} value={n}>
-                {n}
-              </option>
-            ))}
-          </select>
+          <NetworkSelect value={network} onChange={(n) => (setNetwork(n), setTarget(DEFAULT))} />
         </label>
         <label>
           Pool{" "}

@@ -2,7 +2,8 @@ import { WalletReadyState } from "@solana/wallet-adapter-base";
 import { useWallet, WalletProvider } from "@solana/wallet-adapter-react";
 import { useEffect, useState, type FormEvent } from "react";
 import { useApi } from "../../api/context";
-import { NETWORKS, type Network } from "../../api/types";
+import type { Network } from "../../api/types";
+import { NetworkSelect } from "../../components/NetworkSelect";
 import { CopyValue } from "../../components/CopyValue";
 import { revertDeposit, type RevertOutcome } from "./revert-flow";
 
@@ -108,13 +109,7 @@ function RevertForm() {
     <form className="wallet-form" onSubmit={(e) => void submit(e)}>
       <label className="field">
         <span className="field-label">Network</span>
-        <select className="input" value={network} onChange={(e) => setNetwork(e.target.value as Network)}>
-          {NETWORKS.map((n) => (
-            <option key={n} value={n}>
-              {n}
-            </option>
-          ))}
-        </select>
+        <NetworkSelect value={network} onChange={setNetwork} />
       </label>
       <label className="field">
         <span className="field-label">Deposit transaction signature</span>
