@@ -103,6 +103,9 @@ describe("operator console dashboards (headless, Chromium)", () => {
     await steps.nth(3).waitFor();
     expect(await steps.evaluateAll((els) => els.map((e) => e.getAttribute("data-step")))).toEqual(["received", "verified", "submitted", "confirmed"]);
     await page.getByTitle(relaySignature).first().waitFor();
+    // Protocol v2: the record names the key the proof was bound to, which received the fee.
+    await page.getByText("Fee receiver").waitFor();
+    await page.getByRole("button", { name: "Copy fee receiver" }).waitFor();
     await shot("relay-detail");
   });
 
@@ -146,6 +149,19 @@ describe("operator console dashboards (headless, Chromium)", () => {
     await sw.getByRole("button", { name: "Resume USDC on mainnet" }).click();
     await sw.getByText("relaying").waitFor();
     expect((await post(`${relay!.url}/relay`, next.body, { "x-api-auth": walletToken })).status).toBe(200);
+  });
+
+  it("changes a pool's fee from Settings: GET /fees publishes it at once, and it goes back to the config file's", async () => {
+    await go("settings", "Settings");
+    const form = page.getByRole("form", { name: "Change a fee" });
+    await form.getByRole("combobox").nth(1).selectOption({ label: "USDC" });
+    await form.getByLabel("Rate (bps)").fill("40");
+    await form.getByRole("button", { name: "Set fee" }).click();
+    await page.getByRole("row", { name: /USDC mainnet 40 bps/ }).waitFor();
+    const fees = (await (await fetch(`${relay!.url}/fees`)).json()) as { pools: { mainnet: Record<string, { bps: number }> } };
+    expect(fees.pools.mainnet[USDC]).toMatchObject({ bps: 40 });
+    await form.getByRole("button", { name: "Back to the config file's" }).click();
+    await page.getByRole("row", { name: /USDC mainnet 40 bps/ }).waitFor({ state: "detached" });
   });
 
   it("turns Health red when a sandbox chain fails, and green when it recovers", async () => {

@@ -83,7 +83,7 @@ function Fees({ s }: { s: AdminSettings }) {
           <Fragment key={r.network}>
             <dt>Fee receiver on {r.network}</dt>
             <dd>
-              <CopyValue value={r.address} label={`fee receiver on ${r.network}`} display={r.address} />
+              <CopyValue value={r.address} label={`fee receiver on ${r.network}`} />
             </dd>
           </Fragment>
         ))}
