@@ -281,6 +281,16 @@ describe.skipIf(!built)("cp-swap SBF program in LiteSVM", () => {
     expect(balances(p)).toEqual(before);
   });
 
+  it("a vault, source or destination passed read-only fails in the runtime with nothing moved", () => {
+    const p = pair(w, 1_000_000n, 1_000_000n);
+    const before = balances(p);
+    for (const i of [1, 2, 4, 5]) {
+      const o = w.send([withAccount(swapIx(p, 1_000n, 0n), i, swapIx(p, 1_000n, 0n).keys[i]!.pubkey.toBase58(), { isWritable: false })], [p.user]);
+      expect(o.error, `account ${i}`).toBe("ReadonlyDataModified");
+      expect(balances(p)).toEqual(before);
+    }
+  });
+
   describe("account substitutions are InvalidPool (6002) or InvalidTokenAccount (6003)", () => {
     let p: Pair;
     let good: TransactionInstruction;
