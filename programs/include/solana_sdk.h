@@ -44,6 +44,9 @@ typedef _Bool bool;                           /* C boolean */
 #define UINT32_MAX 0xffffffffU                /* largest uint32_t */
 #define UINT64_MAX 0xffffffffffffffffULL      /* largest uint64_t */
 
+/* Keep a function out of line (so each function's locals get their own 512-byte frame). */
+#define SOL_NOINLINE __attribute__((noinline))
+
 /* Number of elements of a fixed-size array. */
 #define SOL_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
