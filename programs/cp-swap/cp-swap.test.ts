@@ -4,6 +4,11 @@
  * balances are made with setAccount exactly as the local validator makes them
  * (createCpPool of src-localnet/programs/cp-swap.ts over a ledger adapter); swaps are the
  * instructions the local Jupiter API builds (cpSwapInstruction).
+ *
+ * Every transaction also runs in the TypeScript model (CpSwapProgram in the programs'
+ * MemoryLedger, on copies of the same accounts) and the two must agree on the error, the
+ * program's own `Program log:` lines and the token balances afterwards; the only exceptions
+ * are states that only setAccount can make, where the C program checks more (marked).
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";

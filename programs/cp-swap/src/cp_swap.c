@@ -21,7 +21,10 @@
  * from the output vault (Transfer signed by the pool PDA) to the destination, and logs
  *   Program log: swap <amountIn> <inputMint> -> <amountOut> <outputMint>
  *
- * Refusals, in the model's order:
+ * Refusals, in the model's order (the C program checks two things the model does not: the
+ * vaults' token owner is the pool, and the pool's stored mints and bump derive its address,
+ * since the pool signs with exactly those seeds; only setAccount can make a state that fails
+ * them):
  *   data not 17 bytes or tag not 1 ........................ InvalidInstructionData (builtin)
  *   fewer than 7 accounts .................................. NotEnoughAccountKeys (builtin)
  *   account 6 is not the SPL Token program ................. IncorrectProgramId (builtin)
