@@ -35,7 +35,8 @@ export function programDirs(root: string = ROOT): { name: string; sources: strin
 
 const sha256 = (b: Uint8Array) => createHash("sha256").update(b).digest("hex");
 
-function main(argv: string[]): number {
+/** Run the build (or --check) for the repo at `root`; returns the process exit code. */
+export function runBuild(argv: string[], root: string = ROOT): number {
   const check = argv.includes("--check");
   const only = argv.filter((a) => !a.startsWith("--"));
   const clang = findClang();
@@ -43,7 +44,7 @@ function main(argv: string[]): number {
     console.error(`build:programs: clang not found. Install the toolchain: ${INSTALL_HINT}`);
     return 2;
   }
-  const programs = programDirs().filter((p) => only.length === 0 || only.includes(p.name));
+  const programs = programDirs(root).filter((p) => only.length === 0 || only.includes(p.name));
   const unknown = only.filter((n) => !programs.some((p) => p.name === n));
   if (unknown.length > 0) {
     console.error(`build:programs: no programs/<name>/src/*.c for: ${unknown.join(", ")}`);
@@ -58,7 +59,7 @@ function main(argv: string[]): number {
       let so: Uint8Array;
       try {
         so = buildProgram(clang, {
-          cwd: ROOT,
+          cwd: root,
           sources: p.sources,
           includeDirs: [path.posix.join(PROGRAMS, "include"), path.posix.join(PROGRAMS, p.name, "src")],
           objDir,
@@ -69,7 +70,7 @@ function main(argv: string[]): number {
         continue;
       }
       const rel = path.posix.join(PROGRAMS, p.name, `${p.name}.so`);
-      const file = path.join(ROOT, rel);
+      const file = path.join(root, rel);
       if (check) {
         const committed = existsSync(file) ? readFileSync(file) : undefined;
         const same = committed !== undefined && Buffer.compare(committed, Buffer.from(so)) === 0;
@@ -96,7 +97,7 @@ function main(argv: string[]): number {
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   try {
-    process.exitCode = main(process.argv.slice(2));
+    process.exitCode = runBuild(process.argv.slice(2));
   } catch (e) {
     console.error(`build:programs: ${e instanceof Error ? e.message : String(e)}`);
     process.exitCode = 1;

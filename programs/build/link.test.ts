@@ -121,7 +121,7 @@ describe.skipIf(!clang)("SBF linker: C test programs run in LiteSVM", () => {
     const r = svm.send([ix([0, 2])], [payer]);
     expect(r.error).toBeUndefined();
     // triple_plus(2, 7) = 13; util_mix(13, 1) = 13 * 5 + 1 = 66
-    expect(r.programLogs).toEqual(["hello from .rodata", "two", "0xd, 0x42, 0x0, 0x2, 0x0"]);
+    expect(r.programLogs).toEqual(["hello from .rodata", "two", "util.c says hi", "0xd, 0x42, 0x0, 0x2, 0x0"]);
     expect(r.computeUnits).toBeGreaterThan(0);
   });
 

@@ -13,6 +13,7 @@ __attribute__((noinline)) static uint64_t triple_plus(uint64_t x, uint64_t y) {
 SOL_NOINLINE static uint64_t op_log(const SolParameters *p) {
   sol_log(GREETING);
   sol_log(WORDS[p->data_len > 1 ? p->data[1] % 3 : 0]);
+  sol_log(UTIL_NAME);
   uint64_t local = triple_plus(p->data_len, 7);
   uint64_t other = util_mix(local, 1);
   sol_log_64(local, other, p->ka_num, p->data_len, 0);
