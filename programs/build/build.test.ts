@@ -63,6 +63,10 @@ describe.skipIf(!clang)("build:programs", () => {
     const id = svm.addProgram(alpha);
     const r = svm.send([new TransactionInstruction({ programId: id, keys: [], data: Buffer.alloc(0) })], [svm.fundedKeypair()]);
     expect(r.programLogs).toEqual(["alpha"]);
+    // beta has no .rodata and calls no syscall: no .rodata segment, no dynamic relocations.
+    const beta = svm.addProgram(path.join(root, "programs/beta/beta.so"));
+    const rb = svm.send([new TransactionInstruction({ programId: beta, keys: [], data: Buffer.alloc(0) })], [svm.fundedKeypair()]);
+    expect(rb.err).toEqual({ InstructionError: [0, { Custom: 7 }] });
   });
 
   it("--check passes when the committed bytes are the source's, and names each .so that differs", () => {

@@ -246,7 +246,9 @@ static inline uint64_t sol_invoke(const SolInstruction *instruction, const SolAc
 /* ---- Heap: bump allocator over the 32 KiB region at 0x300000000 ----------------------- */
 
 #define HEAP_START_ADDRESS 0x300000000ULL     /* start of the program heap */
-#define HEAP_LENGTH (32 * 1024)               /* default heap size (bytes) */
+#ifndef HEAP_LENGTH
+#define HEAP_LENGTH (32 * 1024)               /* heap size (bytes); define it larger before including when the */
+#endif                                        /* transaction requests a bigger heap (RequestHeapFrame) */
 
 /* Allocate size bytes, 8-aligned, zeroed on first use (fresh heap); NULL when exhausted.
  * The heap's first 8 bytes hold the bump offset (0 on a fresh heap = start after them). */
