@@ -1,0 +1,67 @@
+/*
+ * Program-derived addresses, computed in the program: sha256(seeds ‖ bump ‖ program ‖
+ * "ProgramDerivedAddress"), off the ed25519 curve. This is exactly what the runtime's
+ * create_program_address does, at a tenth of its price: the sha256 syscall costs ~150 CU for
+ * these seeds and the curve check 159 CU, where sol_create_program_address charges 1,500 CU
+ * per bump tried (and sol_try_find_program_address 1,500 per attempt). Deposit has to fit
+ * four PDA checks and a 32-level Poseidon insertion into 40k CU (DESIGN §9).
+ *
+ * The canonical PDA is the first bump from 255 down whose hash is off the curve (what
+ * findProgramAddressSync and Anchor's `seeds` + `bump` constraint use): accepting any other
+ * bump would give one nullifier two addresses.
+ */
+#include "pool.h"
+
+static const uint8_t PDA_MARKER[21] = {'P', 'r', 'o', 'g', 'r', 'a', 'm', 'D', 'e', 'r', 'i', 'v', 'e', 'd',
+                                       'A', 'd', 'd', 'r', 'e', 's', 's'};
+
+static void pda_hash(const Seeds *seeds, const uint8_t *bump, const SolPubkey *program, uint8_t out[32]) {
+  SolBytes parts[7];
+  uint64_t n = seeds->n;
+  for (uint64_t i = 0; i < n; i++) {
+    parts[i].addr = seeds->s[i].addr;
+    parts[i].len = seeds->s[i].len;
+  }
+  parts[n].addr = bump;
+  parts[n].len = 1;
+  parts[n + 1].addr = program->x;
+  parts[n + 1].len = 32;
+  parts[n + 2].addr = PDA_MARKER;
+  parts[n + 2].len = sizeof(PDA_MARKER);
+  sol_sha256(parts, n + 3, out);
+}
+
+uint64_t pda_find(const Seeds *seeds, const SolPubkey *program, SolPubkey *address, uint8_t *bump) {
+  uint8_t b[1];
+  for (uint64_t candidate = 255;; candidate--) {
+    b[0] = (uint8_t)candidate;
+    pda_hash(seeds, b, program, address->x);
+    uint8_t unused;
+    if (sol_curve_validate_point(CURVE25519_EDWARDS, address->x, &unused) != 0) {
+      *bump = b[0];
+      return SUCCESS;
+    }
+    /* No off-curve bump at all: the runtime's "Unable to find a viable program address bump seed"
+     * (probability ~2^-256). */
+    if (candidate == 0) return ERROR_INVALID_SEEDS;
+  }
+}
+
+bool pda_is(const Seeds *seeds, const SolPubkey *program, const SolPubkey *expected, uint8_t *bump) {
+  SolPubkey derived;
+  if (pda_find(seeds, program, &derived, bump) != SUCCESS) return false;
+  return SolPubkey_same(&derived, expected);
+}
+
+bool pda_matches(const Seeds *seeds, uint8_t bump, const SolPubkey *program, const SolPubkey *expected) {
+  SolPubkey derived;
+  uint8_t b[1] = {bump};
+  pda_hash(seeds, b, program, derived.x);
+  return SolPubkey_same(&derived, expected);
+}
+
+bool is_associated_token_account(const SolPubkey *expected, const uint8_t *wallet, const uint8_t *mint) {
+  Seeds seeds = {{{wallet, 32}, {TOKEN_PROGRAM_ID.x, 32}, {mint, 32}}, 3};
+  uint8_t bump;
+  return pda_is(&seeds, &ASSOCIATED_TOKEN_PROGRAM_ID, expected, &bump);
+}

@@ -1,0 +1,41 @@
+/*
+ * Field elements and Poseidon (BN254, x^5, circomlib's constants, big-endian: the poseidon
+ * syscall, DESIGN §3). Every input is passed as a full 32-byte big-endian word.
+ */
+#include "pool.h"
+
+bool is_canonical_field(const uint8_t *x) {
+  for (uint64_t i = 0; i < 32; i++) {
+    if (x[i] != FIELD_MODULUS[i]) return x[i] < FIELD_MODULUS[i];
+  }
+  return false; /* x == r */
+}
+
+void u64_field(uint64_t v, uint8_t out[32]) {
+  for (uint64_t i = 0; i < 24; i++) out[i] = 0;
+  for (uint64_t i = 0; i < 8; i++) out[31 - i] = (uint8_t)(v >> (8 * i));
+}
+
+uint64_t poseidon(const SolBytes *vals, uint64_t n, uint8_t out[32]) {
+  /* The syscall refuses an input >= r; callers only pass canonical values, so a refusal is a
+   * broken invariant and fails the instruction. */
+  if (sol_poseidon(POSEIDON_PARAMETERS_BN254_X5, POSEIDON_ENDIANNESS_BIG_ENDIAN, vals, n, out) != 0) return ERROR_INVALID_ARGUMENT;
+  return SUCCESS;
+}
+
+uint64_t poseidon2(const uint8_t *a, const uint8_t *b, uint8_t out[32]) {
+  SolBytes vals[2] = {{a, 32}, {b, 32}};
+  return poseidon(vals, 2, out);
+}
+
+uint64_t pubkey_field(const uint8_t *key, uint8_t out[32]) {
+  /* hi = key[0..16] and lo = key[16..32], each as a 32-byte big-endian word (both < 2^128 < r). */
+  uint8_t words[64];
+  for (uint64_t i = 0; i < 16; i++) {
+    words[i] = 0;
+    words[32 + i] = 0;
+    words[16 + i] = key[i];
+    words[48 + i] = key[16 + i];
+  }
+  return poseidon2(words, words + 32, out);
+}
