@@ -11,6 +11,7 @@ import { encodeProof, fromSnarkjs, type SnarkjsProof } from "../../src-shared/zk
 import { bigIntToBytes32, bytesToBigInt, FIELD_MODULUS } from "../../src-shared/encoding/field";
 import { loadFixtures, type WireCase } from "../../src-server/adapters/verifier-groth16/test-fixtures/fixtures";
 import { BASE_FIELD_MODULUS } from "../../src-shared/zk/proof-codec";
+import { initMcl, mcl, twistPointOutsideSubgroup } from "../../src-server/adapters/verifier-groth16/mcl";
 import { startHarness, type Harness, type HarnessRun } from "./run-harness";
 
 /** groth16.h's reasons. */
@@ -131,6 +132,18 @@ describe("groth16_verify in the SVM: refusals", () => {
     const f = good();
     const negA = withWord(f.proof, 1, BASE_FIELD_MODULUS - word(f.proof, 1));
     expectRefused(h.verify(concat(negA, f.signals)), REASON.pairingNotOne);
+  });
+
+  it("B on the twist but outside G2 (the order-r subgroup): the syscall checks membership, not just the curve equation", async () => {
+    await initMcl();
+    const t = mcl.normalize(twistPointOutsideSubgroup());
+    const n = (f: { getStr(base?: number): string }): bigint => BigInt(f.getStr(10));
+    const f = good();
+    let p = withWord(f.proof, 2, n(t.getX().get_b()));
+    p = withWord(p, 3, n(t.getX().get_a()));
+    p = withWord(p, 4, n(t.getY().get_b()));
+    p = withWord(p, 5, n(t.getY().get_a()));
+    expectRefused(h.verify(concat(p, f.signals)), REASON.pairingInput);
   });
 
   it("B and C swapped (A | C | B), and A and C swapped", () => {

@@ -58,12 +58,15 @@ static uint64_t below(const uint8_t *v, const uint8_t *m) {
   return 0;
 }
 
+static const uint8_t ZERO_32[32] = {0};
+/* The pairing syscall's answer when the product is one: 1, big-endian. */
+static const uint8_t ONE_32[32] = {
+  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1,
+};
+
+/* sol_memcmp costs a flat ~10 CU for 32 bytes; the byte loop it replaces cost ~65. */
 static uint64_t is_zero_32(const uint8_t *v) {
-  uint64_t acc = 0;
-  for (uint64_t i = 0; i < 32; i++) {
-    acc |= v[i];
-  }
-  return acc == 0;
+  return sol_memcmp(v, ZERO_32, 32) == 0;
 }
 
 /* out = q - y (y < q), and 0 for y = 0: the point at infinity is encoded (0, 0) and
@@ -149,10 +152,5 @@ uint64_t groth16_verify(const uint8_t proof[GROTH16_PROOF_BYTES],
   if (sol_alt_bn128_group_op(ALT_BN128_PAIRING, p, 4 * PAIR_BYTES, result) != 0) {
     return GROTH16_ERR_PAIRING_INPUT;
   }
-  /* One, big-endian: 31 zero bytes then 0x01. */
-  uint64_t acc = result[31] ^ 1;
-  for (uint64_t i = 0; i < 31; i++) {
-    acc |= result[i];
-  }
-  return acc == 0 ? GROTH16_OK : GROTH16_ERR_PAIRING_NOT_ONE;
+  return sol_memcmp(result, ONE_32, 32) == 0 ? GROTH16_OK : GROTH16_ERR_PAIRING_NOT_ONE;
 }
