@@ -19,6 +19,9 @@ const clang = findClang();
 if (!clang) console.warn(`SKIPPED programs/build/link.test.ts: clang not found (${INSTALL_HINT})`);
 
 const POSEIDON_1_2 = "115cc0f5e7d690413df64c6b9662e9cf2a3617f2743245519e19607a4417189a";
+/** 2 * (1, 2) on BN254 G1, big-endian x || y. */
+const G1_DOUBLE =
+  "030644e72e131a029b85045b68181585d97816a916871ca8d3c208c16d87cfd3" + "15ed738c0e0a7c92e7845f96b2ae9c0a68a6a449e3538fc7ff3ebf7a5a18a2c4";
 
 let objDir = "";
 function build(sources: string[], includeDirs: string[] = []): Uint8Array {
@@ -139,6 +142,14 @@ describe.skipIf(!clang)("SBF linker: C test programs run in LiteSVM", () => {
     const r = svm.send([ix([1])], [payer]);
     expect(r.error).toBeUndefined();
     expect(Buffer.from(r.returnData).toString("hex")).toBe(POSEIDON_1_2);
+  });
+
+  it("sol_alt_bn128_group_op ADD doubles the G1 generator; sol_get_rent_sysvar reads Rent", () => {
+    const r = svm.send([ix([8])], [payer]);
+    expect(r.error).toBeUndefined();
+    expect(Buffer.from(r.returnData).toString("hex")).toBe(G1_DOUBLE);
+    const rent = svm.raw.getRent();
+    expect(r.programLogs[0]).toBe(`0x${rent.lamportsPerByteYear.toString(16)}, 0x${rent.burnPercent.toString(16)}, 0x0, 0x0, 0x8`);
   });
 
   it("creates a PDA with sol_invoke_signed (System CreateAccount signed by seeds)", () => {

@@ -122,6 +122,22 @@ SOL_NOINLINE static uint64_t op_syscalls(const SolParameters *p) {
   return SUCCESS;
 }
 
+/* BN254 G1: generator + generator via sol_alt_bn128_group_op (return data = 2G), and the Rent sysvar. */
+SOL_NOINLINE static uint64_t op_bn128_rent(const SolParameters *p) {
+  (void)p;
+  uint8_t in[128], out[64];
+  sol_memset(in, 0, sizeof(in));
+  in[31] = 1; /* G = (1, 2), big-endian coordinates */
+  in[63] = 2;
+  sol_memcpy(in + 64, in, 64);
+  if (sol_alt_bn128_group_op(ALT_BN128_ADD, in, sizeof(in), out) != 0) return ERROR_CUSTOM(800);
+  SolRent rent;
+  if (sol_get_rent_sysvar(&rent) != 0) return ERROR_CUSTOM(801);
+  sol_log_64(rent.lamports_per_byte_year, rent.burn_percent, 0, 0, 8);
+  sol_set_return_data(out, 64);
+  return SUCCESS;
+}
+
 uint64_t entrypoint(const uint8_t *input) {
   SolAccountInfo ka[4];
   SolParameters params = {.ka = ka};
@@ -136,6 +152,7 @@ uint64_t entrypoint(const uint8_t *input) {
     case 5: return op_custom(&params);
     case 6: return ERROR_INVALID_ARGUMENT;
     case 7: return op_syscalls(&params);
+    case 8: return op_bn128_rent(&params);
     default: return ERROR_INVALID_INSTRUCTION_DATA;
   }
 }
