@@ -53,35 +53,52 @@ void tree_init_empty(uint8_t *tree) {
   for (uint64_t level = 0; level < TREE_DEPTH; level++) copy32(tree + TREE_OFF_FILLED + 32 * level, ZEROS[level]);
 }
 
+/*
+ * No node is ever copied: each hash is written where its node belongs. A left child is its
+ * level's new frontier, so the hash goes straight into filledSubtrees[level + 1]; a right
+ * child's goes to one of two scratch words (never the one it reads); the last one into the
+ * root ring. Each level is then one syscall and a few instructions.
+ */
 uint64_t tree_insert(uint8_t *tree, const uint8_t leaf[32], uint64_t *index) {
   uint64_t next = rd_u32(tree + TREE_OFF_NEXT_INDEX);
   if (next >= MAX_LEAVES) return pool_error(ERR_TREE_FULL);
-  /* Two node buffers, alternating, so the syscall never writes the input it reads. */
-  uint8_t nodes[2][32] __attribute__((aligned(8)));
-  copy32(nodes[0], leaf);
-  uint64_t cur = 0;
+  uint8_t scratch[2][32] __attribute__((aligned(8)));
+  uint8_t *filled = tree + TREE_OFF_FILLED;
+  uint64_t slot = (rd_u32(tree + TREE_OFF_CURRENT_ROOT_INDEX) + 1) % ROOT_HISTORY_SIZE;
+  uint8_t *root = tree + TREE_OFF_ROOTS + 32 * slot;
+  /* The node at level 0: the leaf, in place. */
+  const uint8_t *node;
+  if ((next & 1) == 0) {
+    copy32(filled, leaf);
+    node = filled;
+  } else {
+    copy32(scratch[0], leaf);
+    node = scratch[0];
+  }
   uint64_t path = next;
+  SolBytes vals[2] = {{NULL, 32}, {NULL, 32}};
   for (uint64_t level = 0; level < TREE_DEPTH; level++) {
-    uint8_t *filled = tree + TREE_OFF_FILLED + 32 * level;
-    SolBytes vals[2];
+    uint8_t *frontier = filled + 32 * level;
     if ((path & 1) == 0) {
-      /* A left child: it becomes the frontier of its level; its right sibling is still empty. */
-      copy32(filled, nodes[cur]);
-      vals[0].addr = nodes[cur];
+      /* node is frontier itself; its right sibling is still empty. */
+      vals[0].addr = frontier;
       vals[1].addr = ZEROS[level];
     } else {
-      vals[0].addr = filled;
-      vals[1].addr = nodes[cur];
+      vals[0].addr = frontier;
+      vals[1].addr = node;
     }
-    vals[0].len = 32;
-    vals[1].len = 32;
-    uint64_t err = poseidon(vals, 2, nodes[cur ^ 1]);
-    if (err != SUCCESS) return err;
-    cur ^= 1;
     path >>= 1;
+    uint8_t *out;
+    if (level == TREE_DEPTH - 1) {
+      out = root;
+    } else if ((path & 1) == 0) {
+      out = frontier + 32;
+    } else {
+      out = node == scratch[0] ? scratch[1] : scratch[0];
+    }
+    if (sol_poseidon(POSEIDON_PARAMETERS_BN254_X5, POSEIDON_ENDIANNESS_BIG_ENDIAN, vals, 2, out) != 0) return ERROR_INVALID_ARGUMENT;
+    node = out;
   }
-  uint64_t slot = (rd_u32(tree + TREE_OFF_CURRENT_ROOT_INDEX) + 1) % ROOT_HISTORY_SIZE;
-  copy32(tree + TREE_OFF_ROOTS + 32 * slot, nodes[cur]);
   wr_u32(tree + TREE_OFF_CURRENT_ROOT_INDEX, slot);
   wr_u32(tree + TREE_OFF_NEXT_INDEX, next + 1);
   *index = next;

@@ -15,30 +15,37 @@
 static const uint8_t PDA_MARKER[21] = {'P', 'r', 'o', 'g', 'r', 'a', 'm', 'D', 'e', 'r', 'i', 'v', 'e', 'd',
                                        'A', 'd', 'd', 'r', 'e', 's', 's'};
 
-static void pda_hash(const Seeds *seeds, const uint8_t *bump, const SolPubkey *program, uint8_t out[32]) {
+/* The hash's input slices: seeds, bump, program, marker (built once per search). */
+typedef struct {
   SolBytes parts[7];
+  uint64_t n;
+  uint8_t bump[1];
+} PdaInput;
+
+static void pda_input(PdaInput *in, const Seeds *seeds, const SolPubkey *program) {
   uint64_t n = seeds->n;
   for (uint64_t i = 0; i < n; i++) {
-    parts[i].addr = seeds->s[i].addr;
-    parts[i].len = seeds->s[i].len;
+    in->parts[i].addr = seeds->s[i].addr;
+    in->parts[i].len = seeds->s[i].len;
   }
-  parts[n].addr = bump;
-  parts[n].len = 1;
-  parts[n + 1].addr = program->x;
-  parts[n + 1].len = 32;
-  parts[n + 2].addr = PDA_MARKER;
-  parts[n + 2].len = sizeof(PDA_MARKER);
-  sol_sha256(parts, n + 3, out);
+  in->parts[n].addr = in->bump;
+  in->parts[n].len = 1;
+  in->parts[n + 1].addr = program->x;
+  in->parts[n + 1].len = 32;
+  in->parts[n + 2].addr = PDA_MARKER;
+  in->parts[n + 2].len = sizeof(PDA_MARKER);
+  in->n = n + 3;
 }
 
 uint64_t pda_find(const Seeds *seeds, const SolPubkey *program, SolPubkey *address, uint8_t *bump) {
-  uint8_t b[1];
+  PdaInput in;
+  pda_input(&in, seeds, program);
   for (uint64_t candidate = 255;; candidate--) {
-    b[0] = (uint8_t)candidate;
-    pda_hash(seeds, b, program, address->x);
+    in.bump[0] = (uint8_t)candidate;
+    sol_sha256(in.parts, in.n, address->x);
     uint8_t unused;
     if (sol_curve_validate_point(CURVE25519_EDWARDS, address->x, &unused) != 0) {
-      *bump = b[0];
+      *bump = in.bump[0];
       return SUCCESS;
     }
     /* No off-curve bump at all: the runtime's "Unable to find a viable program address bump seed"
@@ -54,9 +61,11 @@ bool pda_is(const Seeds *seeds, const SolPubkey *program, const SolPubkey *expec
 }
 
 bool pda_matches(const Seeds *seeds, uint8_t bump, const SolPubkey *program, const SolPubkey *expected) {
+  PdaInput in;
+  pda_input(&in, seeds, program);
+  in.bump[0] = bump;
   SolPubkey derived;
-  uint8_t b[1] = {bump};
-  pda_hash(seeds, b, program, derived.x);
+  sol_sha256(in.parts, in.n, derived.x);
   return SolPubkey_same(&derived, expected);
 }
 

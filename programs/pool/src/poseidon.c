@@ -30,12 +30,17 @@ uint64_t poseidon2(const uint8_t *a, const uint8_t *b, uint8_t out[32]) {
 
 uint64_t pubkey_field(const uint8_t *key, uint8_t out[32]) {
   /* hi = key[0..16] and lo = key[16..32], each as a 32-byte big-endian word (both < 2^128 < r). */
-  uint8_t words[64];
-  for (uint64_t i = 0; i < 16; i++) {
-    words[i] = 0;
-    words[32 + i] = 0;
-    words[16 + i] = key[i];
-    words[48 + i] = key[16 + i];
+  uint64_t words[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  uint8_t *w = (uint8_t *)words;
+  if (((uint64_t)key & 7) == 0) {
+    const uint64_t *k = (const uint64_t *)key;
+    words[2] = k[0];
+    words[3] = k[1];
+    words[6] = k[2];
+    words[7] = k[3];
+  } else {
+    sol_memcpy(w + 16, key, 16);
+    sol_memcpy(w + 48, key + 16, 16);
   }
-  return poseidon2(words, words + 32, out);
+  return poseidon2(w, w + 32, out);
 }
