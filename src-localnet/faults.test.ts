@@ -15,7 +15,7 @@ import {
 } from "@solana/web3.js";
 import bs58 from "bs58";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { minimalSystemProgram, rpc, sleep, testInstruction, testProgram, until } from "./rpc/test-support";
+import { memoInstruction, rpc, sleep, until } from "./rpc/test-support";
 import { startLocalValidator, type LocalValidator } from "./validator";
 
 let v: LocalValidator;
@@ -23,7 +23,7 @@ let conn: Connection;
 let payer: Keypair;
 
 beforeAll(async () => {
-  v = await startLocalValidator({ port: 0, slotMs: 20, programs: [minimalSystemProgram, testProgram] });
+  v = await startLocalValidator({ port: 0, slotMs: 20 });
   conn = new Connection(v.rpcUrl, { commitment: "confirmed", wsEndpoint: v.wsUrl });
   payer = Keypair.generate();
   await v.airdrop(payer.publicKey.toBase58(), 10 * LAMPORTS_PER_SOL);
@@ -219,9 +219,9 @@ describe("RPC faults", () => {
     expect(bad.body.error.code).toBe(-32602);
     await rpc(v.rpcUrl, "localnet_clearFaults");
     expect(v.faults.get()).toEqual({});
-    // A test instruction still runs after all that.
+    // A transaction still lands after all that.
     const { blockhash, lastValidBlockHeight } = await conn.getLatestBlockhash();
-    const tx = new Transaction({ feePayer: payer.publicKey, blockhash, lastValidBlockHeight }).add(testInstruction(0));
+    const tx = new Transaction({ feePayer: payer.publicKey, blockhash, lastValidBlockHeight }).add(memoInstruction("still up"));
     tx.sign(payer);
     const sig = await conn.sendRawTransaction(tx.serialize());
     expect((await conn.confirmTransaction({ signature: sig, blockhash, lastValidBlockHeight })).value.err).toBeNull();

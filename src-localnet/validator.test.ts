@@ -1,7 +1,8 @@
 /**
  * The local validator through an unmodified web3.js Connection: transactions
- * land for real (signatures, blockhash window, duplicates, fees also on
- * failure), history and transaction shapes are what web3.js parses, and the
+ * land for real in LiteSVM (signatures, blockhash window, duplicates, fees
+ * also on failure, the real System, Memo, SPL Token and Associated Token
+ * programs), history and transaction shapes are what web3.js parses, and the
  * websocket subscriptions confirm transactions.
  */
 import {
@@ -14,14 +15,14 @@ import {
   SendTransactionError,
   SystemProgram,
   Transaction,
+  TransactionInstruction,
   TransactionMessage,
   VersionedTransaction,
   sendAndConfirmTransaction,
-  type TransactionInstruction,
 } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { associatedTokenAddress, NATIVE_MINT } from "../src-shared/pool-program";
-import { minimalSystemProgram, rpc, sleep, TEST_PROGRAM_ID, testInstruction, testProgram, until } from "./rpc/test-support";
+import { ASSOCIATED_TOKEN_PROGRAM_ID, associatedTokenAddress, NATIVE_MINT, TOKEN_PROGRAM_ID } from "../src-shared/pool-program";
+import { MEMO_PROGRAM_ID, memoInstruction, rpc, sleep, until } from "./rpc/test-support";
 import { startLocalValidator, type LocalValidator } from "./validator";
 
 let v: LocalValidator;
@@ -29,7 +30,7 @@ let conn: Connection;
 let payer: Keypair;
 
 beforeAll(async () => {
-  v = await startLocalValidator({ port: 0, slotMs: 20, programs: [minimalSystemProgram, testProgram] });
+  v = await startLocalValidator({ port: 0, slotMs: 20 });
   conn = new Connection(v.rpcUrl, { commitment: "confirmed", wsEndpoint: v.wsUrl });
   payer = Keypair.generate();
   await v.airdrop(payer.publicKey.toBase58(), 10 * LAMPORTS_PER_SOL);
@@ -88,26 +89,25 @@ describe("transactions", () => {
   });
 
   it("returns a program's logs in the real format through getTransaction, for legacy and v0 transactions", async () => {
-    const { signature } = await sendAndConfirm([testInstruction(0)]);
+    const { signature } = await sendAndConfirm([memoInstruction("hello from the test")]);
     const tx = await conn.getTransaction(signature, { maxSupportedTransactionVersion: 0 });
-    expect(tx?.meta?.logMessages).toEqual([
-      `Program ${TEST_PROGRAM_ID} invoke [1]`,
-      "Program log: hello from the test program",
-      `Program data: ${Buffer.from("event").toString("base64")}`,
-      `Program ${TEST_PROGRAM_ID} consumed 1234 of 200000 compute units`,
-      `Program ${TEST_PROGRAM_ID} success`,
-    ]);
-    expect(tx?.meta?.computeUnitsConsumed).toBe(1234);
+    const logs = tx?.meta?.logMessages ?? [];
+    expect(logs[0]).toBe(`Program ${MEMO_PROGRAM_ID} invoke [1]`);
+    expect(logs.some((l) => l.startsWith("Program log: ") && l.includes("hello from the test"))).toBe(true);
+    const consumed = /^Program \S+ consumed (\d+) of 200000 compute units$/.exec(logs.at(-2) ?? "");
+    expect(consumed).not.toBeNull();
+    expect(logs.at(-1)).toBe(`Program ${MEMO_PROGRAM_ID} success`);
+    expect(tx?.meta?.computeUnitsConsumed).toBe(Number(consumed![1]));
 
     const { blockhash, lastValidBlockHeight } = await conn.getLatestBlockhash();
-    const msg = new TransactionMessage({ payerKey: payer.publicKey, recentBlockhash: blockhash, instructions: [testInstruction(0)] }).compileToV0Message();
+    const msg = new TransactionMessage({ payerKey: payer.publicKey, recentBlockhash: blockhash, instructions: [memoInstruction("hello from the test")] }).compileToV0Message();
     const vtx = new VersionedTransaction(msg);
     vtx.sign([payer]);
     const sig0 = await conn.sendTransaction(vtx);
     await conn.confirmTransaction({ signature: sig0, blockhash, lastValidBlockHeight });
     const got = await conn.getTransaction(sig0, { maxSupportedTransactionVersion: 0 });
     expect(got?.version).toBe(0);
-    expect(got?.meta?.logMessages?.[1]).toBe("Program log: hello from the test program");
+    expect(got?.meta?.logMessages?.some((l) => l.includes("hello from the test"))).toBe(true);
     // A client that does not declare v0 support is refused, as by a real node.
     const legacyOnly = await rpc(v.rpcUrl, "getTransaction", [sig0, { encoding: "json", commitment: "confirmed" }]);
     expect(legacyOnly.body.error.code).toBe(-32015);
@@ -189,20 +189,17 @@ describe("transactions", () => {
     const ixs = [
       ComputeBudgetProgram.setComputeUnitLimit({ units: 300_000 }),
       ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 10_000 }),
-      testInstruction(3, [
-        { pubkey: target.publicKey, isSigner: false, isWritable: true },
-        { pubkey: payer.publicKey, isSigner: true, isWritable: true },
-      ], [1, 2, 3]),
-      testInstruction(1),
+      transfer(target.publicKey, 1_000_000),
+      transfer(target.publicKey, 1_000 * LAMPORTS_PER_SOL),
     ];
     // Preflight refuses it with the program's logs…
     const e = await sendError(conn.sendRawTransaction((await signed(ixs)).wire));
-    expect(e.message).toContain("Error processing Instruction 3: custom program error: 0x1772");
-    expect(e.logs).toContain(`Program ${TEST_PROGRAM_ID} failed: custom program error: 0x1772`);
+    expect(e.message).toContain("Error processing Instruction 3: custom program error: 0x1");
+    expect(e.logs).toContain("Program 11111111111111111111111111111111 failed: custom program error: 0x1");
     expect(await conn.getBalance(payer.publicKey)).toBe(before);
     // …skipping preflight it lands, failed, and costs its fee only.
     const { signature, err } = await sendAndConfirm(ixs, [payer], true);
-    expect(err).toEqual({ InstructionError: [3, { Custom: 6002 }] });
+    expect(err).toEqual({ InstructionError: [3, { Custom: 1 }] });
     const fee = 5000 + Math.ceil((10_000 * 300_000) / 1e6);
     expect(await conn.getBalance(payer.publicKey)).toBe(before - fee);
     expect(await conn.getAccountInfo(target.publicKey)).toBeNull();
@@ -213,45 +210,57 @@ describe("transactions", () => {
       "Program ComputeBudget111111111111111111111111111111 success",
       "Program ComputeBudget111111111111111111111111111111 invoke [1]",
       "Program ComputeBudget111111111111111111111111111111 success",
-      `Program ${TEST_PROGRAM_ID} invoke [1]`,
-      `Program ${TEST_PROGRAM_ID} consumed 1000 of 299700 compute units`,
-      `Program ${TEST_PROGRAM_ID} success`,
-      `Program ${TEST_PROGRAM_ID} invoke [1]`,
-      "Program log: Error: NullifierSpent",
-      `Program ${TEST_PROGRAM_ID} consumed 1000 of 298700 compute units`,
-      `Program ${TEST_PROGRAM_ID} failed: custom program error: 0x1772`,
+      "Program 11111111111111111111111111111111 invoke [1]",
+      "Program 11111111111111111111111111111111 success",
+      "Program 11111111111111111111111111111111 invoke [1]",
+      expect.stringMatching(/^Transfer: insufficient lamports \d+, need 1000000000000$/),
+      "Program 11111111111111111111111111111111 failed: custom program error: 0x1",
     ]);
+    expect(tx?.meta?.preBalances[0]! - tx!.meta!.postBalances[0]!).toBe(fee);
     const sigs = await conn.getSignaturesForAddress(payer.publicKey, { limit: 1 });
-    expect(sigs[0]).toMatchObject({ signature, err: { InstructionError: [3, { Custom: 6002 }] } });
+    expect(sigs[0]).toMatchObject({ signature, err: { InstructionError: [3, { Custom: 1 }] } });
     expect((await conn.getRecentPrioritizationFees({ lockedWritableAccounts: [payer.publicKey] })).some((f) => f.prioritizationFee === 10_000)).toBe(true);
   });
 
   it("runs out of compute units as the runtime does, and enforces writable flags", async () => {
-    const { err, signature } = await sendAndConfirm([ComputeBudgetProgram.setComputeUnitLimit({ units: 50_000 }), testInstruction(4)], [payer], true);
+    const { err, signature } = await sendAndConfirm([ComputeBudgetProgram.setComputeUnitLimit({ units: 500 }), memoInstruction("x".repeat(500))], [payer], true);
     expect(err).toEqual({ InstructionError: [1, "ComputationalBudgetExceeded"] });
     const logs = (await until("confirmed", () => conn.getTransaction(signature, { maxSupportedTransactionVersion: 0 }))).meta?.logMessages;
-    expect(logs?.slice(-2)).toEqual([`Program ${TEST_PROGRAM_ID} consumed 49850 of 49850 compute units`, `Program ${TEST_PROGRAM_ID} failed: Computational budget exceeded`]);
+    expect(logs?.slice(-2)).toEqual([`Program ${MEMO_PROGRAM_ID} consumed 350 of 350 compute units`, `Program ${MEMO_PROGRAM_ID} failed: Computational budget exceeded`]);
 
     const target = Keypair.generate().publicKey;
-    const readonly = await sendAndConfirm(
-      [testInstruction(3, [{ pubkey: target, isSigner: false, isWritable: false }, { pubkey: payer.publicKey, isSigner: true, isWritable: true }], [9])],
-      [payer],
-      true,
-    );
-    expect(readonly.err).toEqual({ InstructionError: [0, "ReadonlyDataModified"] });
+    const ix = transfer(target, 1_000_000);
+    ix.keys[1]!.isWritable = false;
+    const readonly = await sendAndConfirm([ix], [payer], true);
+    expect(readonly.err).toEqual({ InstructionError: [0, "ReadonlyLamportChange"] });
   });
 
   it("simulates without changing anything (replaceRecentBlockhash, accounts)", async () => {
     const target = Keypair.generate();
-    const { tx } = await signed([
-      testInstruction(3, [{ pubkey: target.publicKey, isSigner: false, isWritable: true }, { pubkey: payer.publicKey, isSigner: true, isWritable: true }], [7, 7]),
-    ]);
+    const space = 2;
+    const { tx } = await signed(
+      [
+        SystemProgram.createAccount({
+          fromPubkey: payer.publicKey,
+          newAccountPubkey: target.publicKey,
+          lamports: await conn.getMinimumBalanceForRentExemption(space),
+          space,
+          programId: new PublicKey(MEMO_PROGRAM_ID),
+        }),
+      ],
+      [payer, target],
+    );
     const vtx = new VersionedTransaction(tx.compileMessage());
+    vtx.sign([payer, target]);
     const sim = await conn.simulateTransaction(vtx, { replaceRecentBlockhash: true, accounts: { encoding: "base64", addresses: [target.publicKey.toBase58()] } });
     expect(sim.value.err).toBeNull();
-    expect(sim.value.unitsConsumed).toBe(1000);
-    expect(sim.value.accounts?.[0]?.data[0]).toBe(Buffer.from([7, 7]).toString("base64"));
+    expect(sim.value.unitsConsumed).toBe(150);
+    expect(sim.value.accounts?.[0]).toMatchObject({ owner: MEMO_PROGRAM_ID, data: [Buffer.alloc(space).toString("base64"), "base64"] });
     expect(await conn.getAccountInfo(target.publicKey)).toBeNull();
+    // Without sigVerify an unsigned transaction simulates; with it, it is refused.
+    const unsigned = new Transaction({ feePayer: payer.publicKey, recentBlockhash: tx.recentBlockhash }).add(transfer(target.publicKey, 1_000_000));
+    const raw = unsigned.serialize({ requireAllSignatures: false, verifySignatures: false }).toString("base64");
+    expect((await rpc(v.rpcUrl, "simulateTransaction", [raw, { encoding: "base64" }])).body.result.value.err).toBeNull();
     const forged = tx.serialize();
     forged[5]! ^= 1;
     const withSig = await rpc(v.rpcUrl, "simulateTransaction", [forged.toString("base64"), { encoding: "base64", sigVerify: true }]);
@@ -288,9 +297,9 @@ describe("history and state", () => {
 
   it("confirms through signatureSubscribe at confirmed and finalized, and streams logs", async () => {
     const seen: string[] = [];
-    const sub = conn.onLogs(new PublicKey(TEST_PROGRAM_ID), (l) => seen.push(l.signature), "confirmed");
+    const sub = conn.onLogs(new PublicKey(MEMO_PROGRAM_ID), (l) => seen.push(l.signature), "confirmed");
     await sleep(100); // the subscription is set up
-    const s = await signed([testInstruction(0)]);
+    const s = await signed([memoInstruction("logs")]);
     const signature = await conn.sendRawTransaction(s.wire);
     const confirmed = await conn.confirmTransaction({ signature, blockhash: s.blockhash, lastValidBlockHeight: s.lastValidBlockHeight }, "confirmed");
     expect(confirmed.value.err).toBeNull();
@@ -307,13 +316,15 @@ describe("history and state", () => {
     const seen: number[] = [];
     const owned: string[] = [];
     const sub = conn.onAccountChange(watched, (info) => seen.push(info.lamports), "confirmed");
-    const progSub = conn.onProgramAccountChange(new PublicKey(TEST_PROGRAM_ID), (k) => owned.push(k.accountId.toBase58()), { commitment: "confirmed", filters: [{ dataSize: 3 }] });
+    const owner = Keypair.generate().publicKey;
+    const progSub = conn.onProgramAccountChange(owner, (k) => owned.push(k.accountId.toBase58()), { commitment: "confirmed", filters: [{ dataSize: 3 }] });
     await sleep(100);
     await sendAndConfirm([transfer(watched, 3_000_000)]);
     await until("account notification", () => seen.includes(3_000_000));
-    const target = Keypair.generate().publicKey;
-    await sendAndConfirm([testInstruction(3, [{ pubkey: target, isSigner: false, isWritable: true }, { pubkey: payer.publicKey, isSigner: true, isWritable: true }], [1, 2, 3])]);
-    await until("program notification", () => owned.includes(target.toBase58()));
+    const target = Keypair.generate();
+    const create = SystemProgram.createAccount({ fromPubkey: payer.publicKey, newAccountPubkey: target.publicKey, lamports: await conn.getMinimumBalanceForRentExemption(3), space: 3, programId: owner });
+    await sendAndConfirm([create], [payer, target]);
+    await until("program notification", () => owned.includes(target.publicKey.toBase58()));
     await conn.removeAccountChangeListener(sub);
     await conn.removeProgramAccountChangeListener(progSub);
   });
@@ -350,9 +361,10 @@ describe("history and state", () => {
     const message = new TransactionMessage({
       payerKey: payer.publicKey,
       recentBlockhash: blockhash,
-      instructions: [ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 1_000_000 }), testInstruction(0)],
+      instructions: [ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 1_000_000 }), memoInstruction("fee")],
     }).compileToV0Message();
-    expect((await conn.getFeeForMessage(message)).value).toBe(5000 + 200_000);
+    // The default unit limit: 200 000 for the memo program's instruction, 3 000 for the compute budget's (a builtin).
+    expect((await conn.getFeeForMessage(message)).value).toBe(5000 + 203_000);
     expect((await rpc(v.rpcUrl, "getHealth")).body.result).toBe("ok");
 
     const sig = await conn.requestAirdrop(new PublicKey(owner), 2 * LAMPORTS_PER_SOL);
@@ -394,9 +406,124 @@ describe("history and state", () => {
   });
 });
 
+describe("the runtime: LiteSVM with the real SPL Token and Associated Token programs", () => {
+  const TOKEN = new PublicKey(TOKEN_PROGRAM_ID);
+  const ATA_PROGRAM = new PublicKey(ASSOCIATED_TOKEN_PROGRAM_ID);
+
+  /** CreateIdempotent (tag 1): payer, associated account, wallet, mint, system program, token program. */
+  const createAta = (owner: PublicKey, mint: PublicKey) =>
+    new TransactionInstruction({
+      programId: ATA_PROGRAM,
+      keys: [
+        { pubkey: payer.publicKey, isSigner: true, isWritable: true },
+        { pubkey: new PublicKey(associatedTokenAddress(owner.toBase58(), mint.toBase58())), isSigner: false, isWritable: true },
+        { pubkey: owner, isSigner: false, isWritable: false },
+        { pubkey: mint, isSigner: false, isWritable: false },
+        { pubkey: SystemProgram.programId, isSigner: false, isWritable: false },
+        { pubkey: TOKEN, isSigner: false, isWritable: false },
+      ],
+      data: Buffer.from([1]),
+    });
+
+  /** TransferChecked (tag 12): source, mint, destination, owner. */
+  const transferChecked = (source: string, mint: PublicKey, destination: string, owner: PublicKey, amount: bigint, decimals: number) => {
+    const data = Buffer.alloc(10);
+    data[0] = 12;
+    data.writeBigUInt64LE(amount, 1);
+    data[9] = decimals;
+    return new TransactionInstruction({
+      programId: TOKEN,
+      keys: [
+        { pubkey: new PublicKey(source), isSigner: false, isWritable: true },
+        { pubkey: mint, isSigner: false, isWritable: false },
+        { pubkey: new PublicKey(destination), isSigner: false, isWritable: true },
+        { pubkey: owner, isSigner: true, isWritable: false },
+      ],
+      data,
+    });
+  };
+
+  it("creates an associated token account and moves tokens with TransferChecked; the record has inner instructions and token balances", async () => {
+    const mint = Keypair.generate().publicKey;
+    const alice = Keypair.generate();
+    const bob = Keypair.generate().publicKey;
+    expect(await v.createMint(mint.toBase58(), 6)).toBe(6);
+    const from = await v.mintTo(alice.publicKey.toBase58(), mint.toBase58(), 5_000_000n);
+    const to = associatedTokenAddress(bob.toBase58(), mint.toBase58());
+    const { signature, err } = await sendAndConfirm([createAta(bob, mint), transferChecked(from, mint, to, alice.publicKey, 1_250_000n, 6)], [payer, alice]);
+    expect(err).toBeNull();
+    expect((await conn.getTokenAccountBalance(new PublicKey(to))).value.amount).toBe("1250000");
+    expect((await conn.getTokenAccountBalance(new PublicKey(from))).value.amount).toBe("3750000");
+    const tx = await until("confirmed", () => conn.getTransaction(signature, { maxSupportedTransactionVersion: 0 }));
+    // The ATA program's CPIs: system (create the account) and token (initialize it).
+    const inner = tx.meta?.innerInstructions?.find((i) => i.index === 0)?.instructions ?? [];
+    const keys = tx.transaction.message.staticAccountKeys.map((k) => k.toBase58());
+    expect(inner.map((ix) => keys[ix.programIdIndex])).toContain(TOKEN_PROGRAM_ID);
+    expect(inner.map((ix) => keys[ix.programIdIndex])).toContain(SystemProgram.programId.toBase58());
+    expect(tx.meta?.logMessages).toContain(`Program ${TOKEN_PROGRAM_ID} invoke [2]`);
+    const post = (address: string) => tx.meta?.postTokenBalances?.find((b) => keys[b.accountIndex] === address)?.uiTokenAmount.amount;
+    expect(post(to)).toBe("1250000");
+    expect(post(from)).toBe("3750000");
+    expect(tx.meta?.preTokenBalances?.find((b) => keys[b.accountIndex] === from)?.uiTokenAmount.amount).toBe("5000000");
+    // Wrong decimals: the token program's MintDecimalsMismatch (custom 18).
+    const bad = await sendAndConfirm([transferChecked(from, mint, to, alice.publicKey, 1n, 9)], [payer, alice], true);
+    expect(bad.err).toEqual({ InstructionError: [0, { Custom: 18 }] });
+    // A signer who does not own the source: the token program's OwnerMismatch.
+    const stranger = Keypair.generate();
+    const unsigned = await sendAndConfirm([transferChecked(from, mint, to, stranger.publicKey, 1n, 6)], [payer, stranger], true);
+    expect(unsigned.err).toEqual({ InstructionError: [0, { Custom: 4 }] }); // OwnerMismatch
+  });
+
+  it("credits wrapped SOL as native token accounts (lamports = rent + amount) that the token program moves", async () => {
+    const alice = Keypair.generate();
+    await v.airdrop(alice.publicKey.toBase58(), LAMPORTS_PER_SOL);
+    const bob = Keypair.generate().publicKey;
+    const native = new PublicKey(NATIVE_MINT);
+    const from = await v.mintTo(alice.publicKey.toBase58(), NATIVE_MINT, 2_000_000_000n);
+    const rent = await conn.getMinimumBalanceForRentExemption(165);
+    expect((await conn.getAccountInfo(new PublicKey(from)))?.lamports).toBe(rent + 2_000_000_000);
+    const to = associatedTokenAddress(bob.toBase58(), NATIVE_MINT);
+    expect((await sendAndConfirm([createAta(bob, native), transferChecked(from, native, to, alice.publicKey, 500_000_000n, 9)], [payer, alice])).err).toBeNull();
+    expect((await conn.getTokenAccountBalance(new PublicKey(to))).value).toMatchObject({ amount: "500000000", decimals: 9 });
+    expect((await conn.getAccountInfo(new PublicKey(to)))?.lamports).toBe(rent + 500_000_000);
+    expect((await conn.getAccountInfo(new PublicKey(from)))?.lamports).toBe(rent + 1_500_000_000);
+  });
+
+  it("charges the fee getFeeForMessage announces, priority included", async () => {
+    const { blockhash } = await conn.getLatestBlockhash();
+    const ixs = [ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 777_777 }), transfer(Keypair.generate().publicKey, 1_000_000), memoInstruction("fee")];
+    const message = new TransactionMessage({ payerKey: payer.publicKey, recentBlockhash: blockhash, instructions: ixs }).compileToV0Message();
+    const announced = (await conn.getFeeForMessage(message)).value!;
+    expect(announced).toBe(5000 + Math.ceil((777_777 * (3_000 + 3_000 + 200_000)) / 1e6));
+    const before = await conn.getBalance(payer.publicKey);
+    const { signature } = await sendAndConfirm(ixs);
+    expect(await conn.getBalance(payer.publicKey)).toBe(before - 1_000_000 - announced);
+    expect((await conn.getTransaction(signature, { maxSupportedTransactionVersion: 0 }))?.meta?.fee).toBe(announced);
+  });
+
+  it("keeps the clock sysvar at the ledger's slot", async () => {
+    await sendAndConfirm([memoInstruction("tick")]);
+    const slot = v.ledger.slot;
+    const clock = await conn.getAccountInfo(new PublicKey("SysvarC1ock11111111111111111111111111111111"));
+    const landedAt = Number(clock!.data.readBigUInt64LE(0));
+    expect(landedAt).toBeLessThanOrEqual(slot);
+    expect(landedAt).toBeGreaterThan(slot - 20);
+  });
+
+  it("drops a transaction that cannot pay or invokes no program, charging nothing", async () => {
+    const before = await conn.getBalance(payer.publicKey);
+    const ghost = new TransactionInstruction({ programId: Keypair.generate().publicKey, keys: [], data: Buffer.from([1]) });
+    const sig = await conn.sendRawTransaction((await signed([ghost])).wire, { skipPreflight: true });
+    await v.ledger.idle();
+    await sleep(60);
+    expect((await conn.getSignatureStatus(sig, { searchTransactionHistory: true })).value).toBeNull();
+    expect(await conn.getBalance(payer.publicKey)).toBe(before);
+  });
+});
+
 describe("port + 1", () => {
   it("serves web3.js's default websocket endpoint (port + 1) when asked", async () => {
-    const v2 = await startLocalValidator({ port: 0, slotMs: 20, alsoListenPortPlusOne: true, programs: [minimalSystemProgram] });
+    const v2 = await startLocalValidator({ port: 0, slotMs: 20, alsoListenPortPlusOne: true });
     try {
       const c2 = new Connection(v2.rpcUrl, "confirmed");
       const kp = Keypair.generate();

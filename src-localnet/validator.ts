@@ -1,7 +1,8 @@
 /**
  * The local validator, assembled: a ledger producing slots on a timer, the
- * programs it runs, JSON-RPC over HTTP and the websocket endpoint on
- * 127.0.0.1, and the fault switches. An unmodified web3.js Connection talks
+ * runtime executing its transactions (LiteSVM with the SBF programs given, or,
+ * given TypeScript program models, the TypeScript engine), JSON-RPC over HTTP
+ * and the websocket endpoint on 127.0.0.1, and the fault switches. An unmodified web3.js Connection talks
  * to it (pass `wsEndpoint: validator.wsUrl`, or set `alsoListenPortPlusOne`
  * for web3.js's default of port + 1).
  */
@@ -15,6 +16,8 @@ import { createCpPool, readCpPool, type CpPoolInfo } from "./programs/cp-swap";
 import { SubscriptionHub } from "./rpc/subscriptions";
 import { SYSTEM_PROGRAM_ID } from "./ledger/transaction";
 import type { Program } from "./runtime/types";
+import { SvmEngine, type SbfProgram } from "./ledger/svm";
+import { TsEngine } from "./ledger/ts-engine";
 
 export interface LocalValidatorOptions extends LedgerOptions {
   /** Default 127.0.0.1. */
@@ -25,9 +28,14 @@ export interface LocalValidatorOptions extends LedgerOptions {
   alsoListenPortPlusOne?: boolean;
   /** Slot duration in ms (default 50; the CLI uses 400). */
   slotMs?: number;
-  /** Programs to run (system, compute budget, SPL token, pool …). */
+  /**
+   * SBF programs LiteSVM loads besides its own (System, Compute Budget, SPL
+   * Token, Token-2022, Associated Token, Memo, Address Lookup Table).
+   */
+  sbfPrograms?: SbfProgram[];
+  /** TypeScript program models to run instead of LiteSVM (system, compute budget, SPL token, pool …). */
   programs?: Program[];
-  /** Program ids that get an executable account at genesis without an implementation here. */
+  /** With `programs`: program ids that get an executable account at genesis without an implementation here. */
   programIds?: string[];
   /** The faucet's lamports at genesis (default 1 000 000 SOL). */
   faucetLamports?: bigint | number;
@@ -47,6 +55,8 @@ export interface LocalValidator {
   /** Live websocket subscriptions (a test waits for one before acting on its notification). */
   readonly subscriptionCount: number;
   registerProgram(program: Program): void;
+  /** Creates an SPL token mint (no authority) unless it exists; resolves with its decimals (default 9 for wrapped SOL, 6 otherwise). */
+  createMint(mint: string, decimals?: number): Promise<number>;
   /** The Jupiter-compatible swap API (rpc/jupiter.ts) over the cp-swap pools. */
   readonly jupiter: LocalJupiterApi;
   /** `<rpcUrl>/jupiter/swap/v1`: what the relay's jupiter.baseUrl points at. */
@@ -78,7 +88,8 @@ export const DEFAULT_FAUCET_LAMPORTS = 1_000_000n * 1_000_000_000n;
 export async function startLocalValidator(opts: LocalValidatorOptions = {}): Promise<LocalValidator> {
   const host = opts.host ?? "127.0.0.1";
   const slotMs = opts.slotMs ?? 50;
-  const ledger = new Ledger(opts);
+  const engine = opts.programs ? new TsEngine(opts.programs, opts.programIds) : new SvmEngine(opts.sbfPrograms);
+  const ledger = new Ledger(opts, engine);
   const faults = new Faults();
   const faucet = opts.faucet ?? Keypair.generate();
   ledger.setAccount(faucet.publicKey.toBase58(), {
@@ -87,8 +98,6 @@ export async function startLocalValidator(opts: LocalValidatorOptions = {}): Pro
     data: new Uint8Array(0),
     executable: false,
   });
-  for (const p of opts.programs ?? []) ledger.registerProgram(p);
-  for (const id of opts.programIds ?? []) ledger.ensureExecutable(id);
 
   let urls: { rpcUrl: string; wsUrl: string } = { rpcUrl: "", wsUrl: "" };
   const node = new RpcNode({ ledger, faults, faucet, info: () => ({ ...urls, slotMs }) });
@@ -130,6 +139,10 @@ export async function startLocalValidator(opts: LocalValidatorOptions = {}): Pro
       return hub.subscriptionCount;
     },
     registerProgram: (p) => ledger.registerProgram(p),
+    createMint: async (mint, decimals) => {
+      await ledger.idle();
+      return ledger.createMint(mint, decimals);
+    },
     jupiter,
     jupiterUrl: `${urls.rpcUrl}${JUPITER_PATH}`,
     createSwapPool: async (x, y, rx, ry) => {

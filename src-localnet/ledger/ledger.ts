@@ -1,29 +1,23 @@
 /**
- * The local validator's ledger, in memory: accounts, slots with one blockhash
- * each (block height = slot), the signature status cache, transaction history
- * per address, and the transaction pipeline (signature verification,
- * blockhash window, duplicates, fee payer, execution through the registered
- * programs, fees charged also on failure). Transactions execute strictly one
- * at a time. `snapshot()`/`restore()` give tests a JSON copy of everything.
+ * The local validator's ledger: slots with one blockhash each (block height =
+ * slot) and their block times, the signature status cache, transaction history
+ * per address, commitment levels, and the transaction pipeline around the
+ * engine that holds the accounts and executes (engine.ts: LiteSVM in
+ * svm.ts): the status cache and the blockhash window are checked here, then
+ * the engine verifies signatures, charges the fee (also on failure) and runs
+ * the programs. Transactions execute strictly one at a time.
+ * `snapshot()`/`restore()` give tests a JSON copy of everything.
  */
 import { randomBytes } from "node:crypto";
 import bs58 from "bs58";
-import { associatedTokenAddress, encodeTokenAccount, NATIVE_MINT, TOKEN_ACCOUNT_OFFSETS, TOKEN_ACCOUNT_SIZE, TOKEN_PROGRAM_ID } from "../../src-shared/pool-program";
 import { PublicKey } from "@solana/web3.js";
+import { associatedTokenAddress, encodeTokenAccount, NATIVE_MINT, TOKEN_ACCOUNT_OFFSETS, TOKEN_ACCOUNT_SIZE, TOKEN_PROGRAM_ID } from "../../src-shared/pool-program";
 import type { AccountState, Program } from "../runtime/types";
-import { verifyEd25519Signature } from "./ed25519";
+import type { InnerInstructionsJson, LedgerEngine, ReturnDataJson } from "./engine";
 import type { TransactionErrorJson } from "./errors";
-import { executeTransaction, rentExemptMinimum, type StagedView } from "./executor";
 import { decodeMint, encodeMint, MINT_SIZE, mintDecimals, readTokenAccount, uiTokenAmount, type UiTokenAmount } from "./token";
-import {
-  BPF_LOADER_UPGRADEABLE_ID,
-  BUILTIN_PROGRAM_IDS,
-  NATIVE_LOADER_ID,
-  resolveAccounts,
-  SYSTEM_PROGRAM_ID,
-  type DecodedTransaction,
-  type ResolvedAccounts,
-} from "./transaction";
+import { BUILTIN_PROGRAM_IDS, resolveAccounts, type DecodedTransaction, type ResolvedAccounts } from "./transaction";
+import { TsEngine } from "./ts-engine";
 
 export type Commitment = "processed" | "confirmed" | "finalized";
 export const COMMITMENTS: readonly Commitment[] = ["processed", "confirmed", "finalized"];
@@ -63,6 +57,8 @@ export interface TransactionRecord {
   postTokenBalances: TokenBalanceJson[];
   logs: string[];
   unitsConsumed: number;
+  innerInstructions: InnerInstructionsJson[];
+  returnData: ReturnDataJson | null;
   version: "legacy" | 0;
   /** The message in the RPC's `json` encoding. */
   message: {
@@ -86,6 +82,8 @@ export interface SimulationResult {
   err: TransactionErrorJson | null;
   logs: string[];
   unitsConsumed: number;
+  innerInstructions: InnerInstructionsJson[];
+  returnData: ReturnDataJson | null;
   /** Post-simulation state of the requested addresses (null when absent). */
   accounts: (AccountState | null)[] | null;
 }
@@ -96,12 +94,13 @@ export type SubmitOutcome =
   | { landed: false; err: TransactionErrorJson };
 
 export interface LedgerSnapshot {
-  format: "localnet-ledger/1";
+  format: "localnet-ledger/2";
   slot: number;
   genesisHash: string;
   blockhashes: [hash: string, slot: number][];
   slotTimes: [slot: number, unixTime: number][];
-  accounts: [address: string, account: { lamports: string; owner: string; data: string; executable: boolean }][];
+  /** The engine's accounts (LiteSVM: its whole state, gzipped, base64). */
+  state: unknown;
   transactions: TransactionRecord[];
 }
 
@@ -113,11 +112,9 @@ interface Events {
   transaction: [record: TransactionRecord];
   /** A landed transaction reached `confirmed` or `finalized`. */
   commitment: [level: Exclude<Commitment, "processed">, record: TransactionRecord];
-  /** Accounts changed (by a transaction or a test method) in `slot`. */
-  accounts: [addresses: string[], slot: number];
+  /** Accounts changed (by a transaction or a test method) in `slot`; null: any account may have changed (a restore). */
+  accounts: [addresses: string[] | null, slot: number];
 }
-
-const PROGRAM_ACCOUNT_LAMPORTS = rentExemptMinimum(36);
 
 export class Ledger {
   readonly confirmAfterSlots: number;
@@ -125,9 +122,8 @@ export class Ledger {
   readonly blockhashValidBlocks: number;
   readonly mintDecimalOverrides: Map<string, number>;
   private readonly now: () => number;
+  readonly engine: LedgerEngine;
 
-  private accounts = new Map<string, AccountState>();
-  private programs = new Map<string, Program>();
   private slot_ = 0;
   private genesisHash_ = "";
   private blockhashes = new Map<string, number>();
@@ -146,7 +142,8 @@ export class Ledger {
     accounts: new Set(),
   };
 
-  constructor(opts: LedgerOptions = {}) {
+  constructor(opts: LedgerOptions = {}, engine: LedgerEngine = new TsEngine()) {
+    this.engine = engine;
     this.confirmAfterSlots = opts.confirmAfterSlots ?? 1;
     this.finalizeAfterSlots = opts.finalizeAfterSlots ?? 32;
     this.blockhashValidBlocks = opts.blockhashValidBlocks ?? 150;
@@ -155,12 +152,7 @@ export class Ledger {
     this.genesisHash_ = bs58.encode(randomBytes(32));
     this.newBlockhash(0);
     // Wrapped SOL's mint exists on every cluster.
-    this.accounts.set(NATIVE_MINT, {
-      lamports: rentExemptMinimum(MINT_SIZE),
-      owner: TOKEN_PROGRAM_ID,
-      data: encodeMint({ mintAuthority: null, supply: 0n, decimals: 9, freezeAuthority: null }),
-      executable: false,
-    });
+    if (!this.engine.getAccount(NATIVE_MINT)) this.createMint(NATIVE_MINT, 9);
   }
 
   // ------------------------------------------------------------ events
@@ -269,175 +261,134 @@ export class Ledger {
 
   // ------------------------------------------------------------ accounts
 
+  /** A copy of an account, null when there is none. */
   getAccount(address: string): AccountState | null {
-    const a = this.accounts.get(address);
-    return a ? { lamports: a.lamports, owner: a.owner, data: a.data.slice(), executable: a.executable } : null;
+    return this.engine.getAccount(address);
   }
 
   /** Writes an account directly (genesis, tests). Zero lamports deletes it. */
   setAccount(address: string, account: AccountState | null): void {
-    if (!account || account.lamports === 0n) this.accounts.delete(address);
-    else this.accounts.set(address, { lamports: account.lamports, owner: account.owner, data: account.data.slice(), executable: account.executable });
+    this.engine.setAccount(address, account);
     this.emit("accounts", [address], this.slot_);
   }
 
-  /** Every account, for getProgramAccounts (no copies: callers must not mutate). */
-  *allAccounts(): IterableIterator<[string, AccountState]> {
-    yield* this.accounts.entries();
+  /** Accounts owned by `owner` (getProgramAccounts). */
+  accountsOwnedBy(owner: string): [string, AccountState][] {
+    return this.engine.accountsOwnedBy(owner);
   }
 
   getBalance(address: string): bigint {
-    return this.accounts.get(address)?.lamports ?? 0n;
+    return this.engine.getBalance(address);
   }
 
   rentExempt(size: number): bigint {
-    return rentExemptMinimum(size);
+    return this.engine.rentExempt(size);
   }
 
   decimalsOf(mint: string): number {
-    return mintDecimals(mint, (a) => this.accounts.get(a) ?? null, this.mintDecimalOverrides);
+    return mintDecimals(mint, (a) => this.engine.getAccount(a), this.mintDecimalOverrides);
+  }
+
+  /** The fee the runtime charges for this transaction. */
+  feeOf(tx: Pick<DecodedTransaction, "staticKeys" | "instructions" | "computeBudget" | "header" | "fee">): bigint {
+    return this.engine.fee(tx as DecodedTransaction);
   }
 
   // ------------------------------------------------------------ programs
 
+  /** A TypeScript program model (the TypeScript engine only). */
   registerProgram(program: Program): void {
-    this.programs.set(program.id, program);
-    this.ensureExecutable(program.id);
+    if (!(this.engine instanceof TsEngine)) throw new Error("registerProgram: this ledger runs SBF programs in LiteSVM; add them at start-up");
+    this.engine.registerProgram(program);
   }
 
-  /** An executable account at `programId` (a program the validator only knows by id). */
-  ensureExecutable(programId: string): void {
-    if (this.accounts.get(programId)?.executable) return;
-    const builtin = BUILTIN_PROGRAM_IDS.has(programId);
-    this.accounts.set(programId, {
-      lamports: builtin ? 1n : PROGRAM_ACCOUNT_LAMPORTS,
-      owner: builtin ? NATIVE_LOADER_ID : BPF_LOADER_UPGRADEABLE_ID,
-      data: new Uint8Array(builtin ? 0 : 36),
-      executable: true,
-    });
-  }
-
+  /** Ids of the programs the validator added (besides the runtime's own). */
   get programIds(): string[] {
-    return [...this.programs.keys()];
+    return this.engine.programIds;
   }
 
   // ------------------------------------------------------------ test credits
 
   /**
+   * Creates an SPL token mint (no mint authority, no supply) at `mint`, or
+   * leaves an existing mint as it is. Returns its decimals.
+   */
+  createMint(mint: string, decimals = this.decimalsOf(mint)): number {
+    const existing = this.engine.getAccount(mint);
+    if (existing) {
+      const m = existing.owner === TOKEN_PROGRAM_ID ? decodeMint(existing.data) : null;
+      if (!m) throw new Error(`${mint} exists and is not an SPL token mint`);
+      return m.decimals;
+    }
+    this.setAccount(mint, {
+      lamports: this.rentExempt(MINT_SIZE),
+      owner: TOKEN_PROGRAM_ID,
+      data: encodeMint({ mintAuthority: null, supply: 0n, decimals, freezeAuthority: null }),
+      executable: false,
+    });
+    return decimals;
+  }
+
+  /**
    * Credits `amount` tokens of `mint` to the associated token account of
    * `owner`, creating the mint (default decimals) and the token account
-   * (165-byte layout, rent-exempt) when missing. Returns the token account.
+   * (165-byte layout, rent-exempt) when missing. Wrapped SOL is credited as
+   * the token program keeps it: a native account whose lamports are its rent
+   * plus its amount. Returns the token account.
    */
   mintTo(owner: string, mint: string, amount: bigint): string {
     if (amount < 0n) throw new RangeError("amount must not be negative");
     const ownerKey = new PublicKey(owner);
     const mintKey = new PublicKey(mint);
     const ata = associatedTokenAddress(ownerKey.toBase58(), mintKey.toBase58());
-    const changed: string[] = [mint, ata];
-    const mintAccount = this.accounts.get(mint);
-    let mintData = mintAccount ? decodeMint(mintAccount.data) : null;
-    if (mintAccount && (mintAccount.owner !== TOKEN_PROGRAM_ID || !mintData)) throw new Error(`${mint} exists and is not an SPL token mint`);
-    mintData ??= { mintAuthority: null, supply: 0n, decimals: this.decimalsOf(mint), freezeAuthority: null };
-    mintData.supply += amount;
-    this.accounts.set(mint, {
-      lamports: mintAccount?.lamports ?? rentExemptMinimum(MINT_SIZE),
-      owner: TOKEN_PROGRAM_ID,
-      data: encodeMint(mintData),
-      executable: false,
-    });
-    const existing = this.accounts.get(ata);
-    if (existing) {
-      const info = readTokenAccount(existing);
-      if (!info || info.mint !== mint || info.owner !== owner) throw new Error(`${ata} exists and is not ${owner}'s token account for ${mint}`);
+    const native = mint === NATIVE_MINT;
+    const rent = this.rentExempt(TOKEN_ACCOUNT_SIZE);
+    const existing = this.engine.getAccount(ata);
+    const info = existing ? readTokenAccount(existing) : null;
+    if (existing && (!info || info.mint !== mint || info.owner !== owner)) throw new Error(`${ata} exists and is not ${owner}'s token account for ${mint}`);
+    this.createMint(mint);
+    if (!native && amount > 0n) {
+      const m = this.engine.getAccount(mint)!;
+      const data = decodeMint(m.data)!;
+      this.engine.setAccount(mint, { ...m, data: encodeMint({ ...data, supply: data.supply + amount }) });
+    }
+    let account: AccountState;
+    if (existing && info) {
       const data = existing.data.slice();
       new DataView(data.buffer).setBigUint64(TOKEN_ACCOUNT_OFFSETS.amount, info.amount + amount, true);
-      this.accounts.set(ata, { ...existing, data });
+      account = { ...existing, data, lamports: existing.lamports + (native ? amount : 0n) };
     } else {
-      this.accounts.set(ata, {
-        lamports: rentExemptMinimum(TOKEN_ACCOUNT_SIZE),
-        owner: TOKEN_PROGRAM_ID,
-        data: encodeTokenAccount({ mint: mintKey.toBytes(), owner: ownerKey.toBytes(), amount }),
-        executable: false,
-      });
+      const data = encodeTokenAccount({ mint: mintKey.toBytes(), owner: ownerKey.toBytes(), amount });
+      if (native) {
+        // isNative: COption<u64> Some(rent-exempt reserve).
+        const view = new DataView(data.buffer);
+        view.setUint32(TOKEN_ACCOUNT_OFFSETS.isNative, 1, true);
+        view.setBigUint64(TOKEN_ACCOUNT_OFFSETS.isNative + 4, rent, true);
+      }
+      account = { lamports: rent + (native ? amount : 0n), owner: TOKEN_PROGRAM_ID, data, executable: false };
     }
-    this.emit("accounts", changed, this.slot_);
+    this.engine.setAccount(ata, account);
+    this.emit("accounts", [mint, ata], this.slot_);
     return ata;
   }
 
   // ------------------------------------------------------------ transactions
 
   verifySignatures(tx: DecodedTransaction): boolean {
-    for (let i = 0; i < tx.signatures.length; i++) {
-      const key = new PublicKey(tx.staticKeys[i]!).toBytes();
-      if (!verifyEd25519Signature(tx.messageBytes, tx.signatures[i]!, key)) return false;
-    }
-    return true;
+    return this.engine.verifySignatures(tx);
   }
 
   hasSignature(signature: string): boolean {
     return this.statuses.has(signature);
   }
 
-  /** Checks a real node makes before a transaction can land; failing any, nothing is charged. */
-  private precheck(
-    tx: DecodedTransaction,
-    opts: { verifySignatures: boolean; checkStatusCache: boolean; blockhash: string },
-  ): { ok: true; accounts: ResolvedAccounts } | { ok: false; err: TransactionErrorJson } {
-    if (opts.verifySignatures && !this.verifySignatures(tx)) return { ok: false, err: "SignatureFailure" };
-    if (tx.computeBudget.error) return { ok: false, err: tx.computeBudget.error };
-    if (opts.checkStatusCache && this.statuses.has(tx.signature)) return { ok: false, err: "AlreadyProcessed" };
-    if (!this.isBlockhashValid(opts.blockhash)) return { ok: false, err: "BlockhashNotFound" };
-    const resolved = resolveAccounts(tx, (a) => this.accounts.get(a) ?? null);
+  /** The ledger's own checks (status cache, blockhash window, lookup tables); the engine checks the rest. */
+  private precheck(tx: DecodedTransaction, blockhash: string): { ok: true; accounts: ResolvedAccounts } | { ok: false; err: TransactionErrorJson } {
+    if (this.statuses.has(tx.signature)) return { ok: false, err: "AlreadyProcessed" };
+    if (!this.isBlockhashValid(blockhash)) return { ok: false, err: "BlockhashNotFound" };
+    const resolved = resolveAccounts(tx, (a) => this.engine.getAccount(a));
     if (!resolved.ok) return resolved;
-    const payer = this.accounts.get(tx.staticKeys[0]!);
-    if (!payer || payer.lamports === 0n) return { ok: false, err: "AccountNotFound" };
-    if (payer.owner !== SYSTEM_PROGRAM_ID || payer.executable) return { ok: false, err: "InvalidAccountForFee" };
-    if (payer.lamports < tx.fee) return { ok: false, err: "InsufficientFundsForFee" };
-    const min = rentExemptMinimum(payer.data.length);
-    const after = payer.lamports - tx.fee;
-    if (payer.lamports >= min && after > 0n && after < min) return { ok: false, err: { InsufficientFundsForRent: { account_index: 0 } } };
     return { ok: true, accounts: resolved.value };
-  }
-
-  /** The committed state with the fee already taken from the payer. */
-  private feeCharged(payer: string, fee: bigint): (address: string) => AccountState | null {
-    return (address) => {
-      const a = this.accounts.get(address) ?? null;
-      if (address !== payer || !a) return a;
-      return { ...a, lamports: a.lamports - fee };
-    };
-  }
-
-  private async run(tx: DecodedTransaction, accounts: ResolvedAccounts, slot: number) {
-    const base = this.feeCharged(accounts.keys[0]!, tx.fee);
-    const result = await executeTransaction({
-      tx,
-      accounts,
-      slot,
-      unixTime: this.unixTimeOf(slot),
-      base,
-      programs: this.programs,
-      isExecutable: (a) => this.accounts.get(a)?.executable === true,
-    });
-    if (result.err === null) {
-      const rentErr = this.rentCheck(result.stage, accounts, base);
-      if (rentErr) return { ...result, err: rentErr };
-    }
-    return result;
-  }
-
-  /** An account left with lamports below its rent-exempt minimum fails the transaction (unless it was already rent-paying and did not grow). */
-  private rentCheck(stage: StagedView, accounts: ResolvedAccounts, base: (a: string) => AccountState | null): TransactionErrorJson | null {
-    for (const [address, after] of stage.writes) {
-      if (!after || after.lamports === 0n) continue;
-      const min = rentExemptMinimum(after.data.length);
-      if (after.lamports >= min) continue;
-      const before = base(address);
-      const wasRentPaying = before !== null && before.lamports > 0n && before.lamports < rentExemptMinimum(before.data.length);
-      if (wasRentPaying && before.data.length === after.data.length && after.lamports <= before.lamports) continue;
-      return { InsufficientFundsForRent: { account_index: accounts.keys.indexOf(address) } };
-    }
-    return null;
   }
 
   /**
@@ -449,15 +400,10 @@ export class Ledger {
     opts: { verifySignatures?: boolean; replaceRecentBlockhash?: boolean; accounts?: string[] } = {},
   ): Promise<SimulationResult> {
     const blockhash = opts.replaceRecentBlockhash ? this.latestBlockhash().blockhash : tx.recentBlockhash;
-    const pre = this.precheck(tx, { verifySignatures: opts.verifySignatures ?? false, checkStatusCache: true, blockhash });
-    if (!pre.ok) return { err: pre.err, logs: [], unitsConsumed: 0, accounts: null };
-    const result = await this.run(tx, pre.accounts, this.slot_);
-    const accounts =
-      opts.accounts?.map((address) => {
-        if (result.err === null) return result.stage.get(address);
-        return this.feeCharged(pre.accounts.keys[0]!, tx.fee)(address);
-      }) ?? null;
-    return { err: result.err, logs: result.logs, unitsConsumed: result.unitsConsumed, accounts };
+    const pre = this.precheck(tx, blockhash);
+    if (!pre.ok) return { err: pre.err, logs: [], unitsConsumed: 0, innerInstructions: [], returnData: null, accounts: null };
+    const slot = this.slot_;
+    return this.engine.simulate(tx, pre.accounts, { slot, unixTime: this.unixTimeOf(slot), sigverify: opts.verifySignatures ?? false, addresses: opts.accounts });
   }
 
   /**
@@ -476,40 +422,38 @@ export class Ledger {
     await this.queue;
   }
 
+  /** Keys whose token balances the record shows: every key but the programs the transaction invokes and the builtins. */
+  private tokenBalanceKeys(tx: DecodedTransaction, keys: readonly string[]): boolean[] {
+    const invoked = new Set(tx.instructions.map((ix) => ix.programIdIndex));
+    return keys.map((k, i) => !invoked.has(i) && !BUILTIN_PROGRAM_IDS.has(k) && !k.startsWith("Sysvar"));
+  }
+
   private async process(tx: DecodedTransaction): Promise<SubmitOutcome> {
-    const pre = this.precheck(tx, { verifySignatures: true, checkStatusCache: true, blockhash: tx.recentBlockhash });
+    const pre = this.precheck(tx, tx.recentBlockhash);
     if (!pre.ok) return { landed: false, err: pre.err };
     const accounts = pre.accounts;
     const slot = this.slot_;
     const keys = accounts.keys;
-    const preBalances = keys.map((k) => Number(this.accounts.get(k)?.lamports ?? 0n));
-    const preTokenBalances = this.tokenBalances(keys);
-    const result = await this.run(tx, accounts, slot);
-    // Between the start and here nothing else ran (one transaction at a time), but a snapshot may have been restored.
-    if (this.statuses.has(tx.signature)) return { landed: false, err: "AlreadyProcessed" };
-    const payer = keys[0]!;
-    const changed = new Set<string>([payer]);
-    const payerAccount = this.accounts.get(payer)!;
-    this.putAccount(payer, { ...payerAccount, lamports: payerAccount.lamports - tx.fee });
-    if (result.err === null) {
-      for (const [address, account] of result.stage.writes) {
-        this.putAccount(address, account);
-        changed.add(address);
-      }
-    }
+    const tokenKeys = this.tokenBalanceKeys(tx, keys);
+    const preBalances = keys.map((k) => Number(this.engine.getBalance(k)));
+    const preTokenBalances = this.tokenBalances(keys, tokenKeys);
+    const result = await this.engine.execute(tx, accounts, { slot, unixTime: this.unixTimeOf(slot), commit: () => !this.statuses.has(tx.signature) });
+    if (!result.landed) return { landed: false, err: result.err };
     const record: TransactionRecord = {
       signature: tx.signature,
       signatures: tx.signatureStrings,
       slot,
       blockTime: this.unixTimeOf(slot),
       err: result.err,
-      fee: Number(tx.fee),
+      fee: Number(result.fee),
       preBalances,
-      postBalances: keys.map((k) => Number(this.accounts.get(k)?.lamports ?? 0n)),
+      postBalances: keys.map((k) => Number(this.engine.getBalance(k))),
       preTokenBalances,
-      postTokenBalances: this.tokenBalances(keys),
+      postTokenBalances: this.tokenBalances(keys, tokenKeys),
       logs: result.logs,
       unitsConsumed: result.unitsConsumed,
+      innerInstructions: result.innerInstructions,
+      returnData: result.returnData,
       version: tx.version,
       message: {
         accountKeys: tx.staticKeys,
@@ -531,14 +475,9 @@ export class Ledger {
     };
     this.addRecord(record);
     this.emit("transaction", record);
-    this.emit("accounts", [...changed], slot);
+    this.emit("accounts", result.changed, slot);
     this.emitCommitments();
     return { landed: true, record };
-  }
-
-  private putAccount(address: string, account: AccountState | null): void {
-    if (!account || account.lamports === 0n) this.accounts.delete(address);
-    else this.accounts.set(address, account);
   }
 
   private addRecord(record: TransactionRecord): void {
@@ -553,10 +492,11 @@ export class Ledger {
     this.pendingFinalized.push(record);
   }
 
-  private tokenBalances(keys: readonly string[]): TokenBalanceJson[] {
+  private tokenBalances(keys: readonly string[], include: readonly boolean[]): TokenBalanceJson[] {
     const out: TokenBalanceJson[] = [];
     keys.forEach((key, accountIndex) => {
-      const info = readTokenAccount(this.accounts.get(key) ?? null);
+      if (!include[accountIndex]) return;
+      const info = readTokenAccount(this.engine.getAccount(key));
       if (!info) return;
       out.push({
         accountIndex,
@@ -635,34 +575,25 @@ export class Ledger {
 
   snapshot(): LedgerSnapshot {
     return {
-      format: "localnet-ledger/1",
+      format: "localnet-ledger/2",
       slot: this.slot_,
       genesisHash: this.genesisHash_,
       blockhashes: [...this.blockhashes.entries()],
       slotTimes: [...this.slotTimes.entries()],
-      accounts: [...this.accounts.entries()].map(([address, a]) => [
-        address,
-        { lamports: a.lamports.toString(), owner: a.owner, data: Buffer.from(a.data).toString("base64"), executable: a.executable },
-      ]),
+      state: this.engine.snapshotState(),
       transactions: structuredClone(this.records),
     };
   }
 
-  /** Replaces the whole state with a snapshot (registered programs stay). */
+  /** Replaces the whole state with a snapshot (of a ledger on the same kind of engine). */
   restore(snapshot: LedgerSnapshot): void {
-    if (snapshot.format !== "localnet-ledger/1") throw new Error(`unknown ledger snapshot format ${String(snapshot.format)}`);
+    if (snapshot.format !== "localnet-ledger/2") throw new Error(`unknown ledger snapshot format ${String(snapshot.format)}`);
+    this.engine.restoreState(snapshot.state);
     this.slot_ = snapshot.slot;
     this.genesisHash_ = snapshot.genesisHash;
     this.blockhashes = new Map(snapshot.blockhashes);
     this.slotHashes = new Map(snapshot.blockhashes.map(([h, s]) => [s, h]));
     this.slotTimes = new Map(snapshot.slotTimes);
-    this.accounts = new Map(
-      snapshot.accounts.map(([address, a]) => [
-        address,
-        { lamports: BigInt(a.lamports), owner: a.owner, data: new Uint8Array(Buffer.from(a.data, "base64")), executable: a.executable },
-      ]),
-    );
-    for (const id of this.programs.keys()) this.ensureExecutable(id);
     this.records = [];
     this.statuses = new Map();
     this.history = new Map();
@@ -671,6 +602,6 @@ export class Ledger {
     for (const r of structuredClone(snapshot.transactions)) this.addRecord(r);
     this.pendingConfirmed = this.pendingConfirmed.filter((r) => r.slot + this.confirmAfterSlots > this.slot_);
     this.pendingFinalized = this.pendingFinalized.filter((r) => r.slot + this.finalizeAfterSlots > this.slot_);
-    this.emit("accounts", [...this.accounts.keys()], this.slot_);
+    this.emit("accounts", null, this.slot_);
   }
 }

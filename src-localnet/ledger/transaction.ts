@@ -199,8 +199,10 @@ export function decodeTransaction(wire: Uint8Array): DecodedTransaction {
   };
 }
 
-/** Decodes a bare message (getFeeForMessage): the fee and the blockhash. */
-export function decodeMessageForFee(messageBytes: Uint8Array): { fee: bigint; recentBlockhash: string } {
+/** Decodes a bare message (getFeeForMessage): what the fee depends on, and the blockhash. */
+export function decodeMessageForFee(
+  messageBytes: Uint8Array,
+): Pick<DecodedTransaction, "fee" | "recentBlockhash" | "staticKeys" | "instructions" | "computeBudget" | "header"> {
   let message: VersionedMessage;
   try {
     message = VersionedMessage.deserialize(messageBytes);
@@ -213,7 +215,15 @@ export function decodeMessageForFee(messageBytes: Uint8Array): { fee: bigint; re
     accountIndexes: [...ix.accountKeyIndexes],
     data: Uint8Array.from(ix.data),
   }));
-  return { fee: computeFee(message.header.numRequiredSignatures, parseComputeBudget(staticKeys, instructions)), recentBlockhash: message.recentBlockhash };
+  const computeBudget = parseComputeBudget(staticKeys, instructions);
+  return {
+    fee: computeFee(message.header.numRequiredSignatures, computeBudget),
+    recentBlockhash: message.recentBlockhash,
+    staticKeys,
+    instructions,
+    computeBudget,
+    header: { ...message.header },
+  };
 }
 
 export function computeFee(numSignatures: number, cb: ComputeBudget): bigint {

@@ -127,7 +127,7 @@ export class RpcNode {
 
   private async simulateWithFaults(tx: DecodedTransaction, opts: Parameters<Ledger["simulate"]>[1]) {
     const injected = this.faults.takeSimulationFailure();
-    if (injected) return { err: injected.err, logs: injected.logs, unitsConsumed: 0, accounts: null };
+    if (injected) return { err: injected.err, logs: injected.logs, unitsConsumed: 0, innerInstructions: [], returnData: null, accounts: null };
     return this.ledger.simulate(tx, opts);
   }
 
@@ -235,13 +235,25 @@ export class RpcNode {
         fee: r.fee,
         preBalances: r.preBalances,
         postBalances: r.postBalances,
-        innerInstructions: [],
+        innerInstructions:
+          encoding === "jsonParsed"
+            ? (r.innerInstructions ?? []).map((inner) => ({
+                index: inner.index,
+                instructions: inner.instructions.map((ix) => ({
+                  programId: r.accountKeys[ix.programIdIndex]!,
+                  accounts: ix.accounts.map((a) => r.accountKeys[a]!),
+                  data: ix.data,
+                  stackHeight: ix.stackHeight,
+                })),
+              }))
+            : (r.innerInstructions ?? []),
         logMessages: r.logs,
         preTokenBalances: r.preTokenBalances,
         postTokenBalances: r.postTokenBalances,
         rewards: [],
         loadedAddresses: r.loadedAddresses,
         computeUnitsConsumed: r.unitsConsumed,
+        ...(r.returnData ? { returnData: r.returnData } : {}),
       },
     };
   }
@@ -285,13 +297,13 @@ export class RpcNode {
       },
       getFeeForMessage: (p) => {
         if (typeof p[0] !== "string") throw invalidParams("Invalid params: message");
-        let decoded: { fee: bigint; recentBlockhash: string };
+        let decoded: ReturnType<typeof decodeMessageForFee>;
         try {
           decoded = decodeMessageForFee(new Uint8Array(Buffer.from(p[0], "base64")));
         } catch (e) {
           throw invalidParams(`invalid message: ${(e as Error).message}`);
         }
-        return this.withContext(ledger.isBlockhashValid(decoded.recentBlockhash) ? Number(decoded.fee) : null);
+        return this.withContext(ledger.isBlockhashValid(decoded.recentBlockhash) ? Number(ledger.feeOf(decoded)) : null);
       },
       getMinimumBalanceForRentExemption: (p) => {
         const size = p[0] ?? 0;
@@ -335,8 +347,8 @@ export class RpcNode {
         const slice = dataSliceParam(config);
         const filters = filtersParam(config.filters);
         const out = [];
-        for (const [pubkey, a] of ledger.allAccounts()) {
-          if (a.owner !== program || !matchesFilters(a, filters)) continue;
+        for (const [pubkey, a] of ledger.accountsOwnedBy(program)) {
+          if (!matchesFilters(a, filters)) continue;
           out.push({ pubkey, account: encodeAccount(a, encoding, slice) });
         }
         return config.withContext === true ? this.withContext(out) : out;
@@ -352,7 +364,7 @@ export class RpcNode {
         }
         const encoding = encodingParam(config, "base64");
         const out = [];
-        for (const [pubkey, a] of ledger.allAccounts()) {
+        for (const [pubkey, a] of ledger.accountsOwnedBy(TOKEN_PROGRAM_ID)) {
           const t = readTokenAccount(a);
           if (!t || t.owner !== owner || (mint !== null && t.mint !== mint)) continue;
           out.push({ pubkey, account: encodeAccount(a, encoding) });
@@ -397,8 +409,8 @@ export class RpcNode {
           logs: sim.logs,
           accounts: addresses ? (sim.accounts ?? addresses.map(() => null)).map((a) => (a ? encodeAccount(a, "base64") : null)) : null,
           unitsConsumed: sim.unitsConsumed,
-          returnData: null,
-          innerInstructions: config.innerInstructions === true ? [] : null,
+          returnData: sim.returnData,
+          innerInstructions: config.innerInstructions === true ? sim.innerInstructions : null,
           replacementBlockhash: replacement ? { blockhash: replacement.blockhash, lastValidBlockHeight: replacement.lastValidBlockHeight } : null,
         });
       },
@@ -417,7 +429,7 @@ export class RpcNode {
               innerInstructions: null,
               logs: sim.logs,
               replacementBlockhash: null,
-              returnData: null,
+              returnData: sim.returnData,
               unitsConsumed: sim.unitsConsumed,
             });
           }

@@ -7,6 +7,7 @@
  */
 import type WebSocket from "ws";
 import type { Commitment, Ledger, TransactionRecord } from "../ledger/ledger";
+import type { AccountState } from "../runtime/types";
 import {
   asParams,
   commitmentParam,
@@ -209,17 +210,19 @@ export class SubscriptionHub {
     }
   }
 
-  private onAccounts(addresses: string[], slot: number): void {
+  /** `addresses` null: any account may have changed (a restore): every account subscription is notified, and every program subscription of all its program's accounts. */
+  private onAccounts(addresses: string[] | null, slot: number): void {
     if (!this.subs.size) return;
-    const changed = new Set(addresses);
+    const all = addresses === null;
+    const changed = new Set(addresses ?? []);
     for (const [id, s] of this.subs) {
       try {
-        if (s.kind === "account" && changed.has(s.address)) {
+        if (s.kind === "account" && (all || changed.has(s.address))) {
           const a = this.ledger.getAccount(s.address) ?? EMPTY_ACCOUNT;
           this.notify(id, "accountNotification", { context: { slot }, value: encodeAccount(a, s.encoding) });
         } else if (s.kind === "program") {
-          for (const address of changed) {
-            const a = this.ledger.getAccount(address);
+          const candidates: [string, AccountState | null][] = all ? this.ledger.accountsOwnedBy(s.program) : [...changed].map((a) => [a, this.ledger.getAccount(a)]);
+          for (const [address, a] of candidates) {
             if (!a || a.owner !== s.program || !matchesFilters(a, s.filters)) continue;
             this.notify(id, "programNotification", { context: { slot }, value: { pubkey: address, account: encodeAccount(a, s.encoding) } });
           }
