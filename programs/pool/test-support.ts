@@ -1,0 +1,310 @@
+/**
+ * What the pool program's tests share: the built programs/pool/pool.so in LiteSVM (the real
+ * runtime, with the real System, SPL Token and Associated Token programs; tests/support/svm.ts),
+ * transactions built only with the codec's web3.js builders (src-shared/pool-program), and the
+ * recorded real protocol v2 proofs (src-server/adapters/verifier-groth16/test-fixtures): the
+ * seven fixture notes deposited as precommitments, in order, into FIXTURE_MINT, with the
+ * fixture relayer as the pool's authority and every proof's fee receiver.
+ */
+import { join } from "node:path";
+import {
+  AddressLookupTableAccount,
+  ComputeBudgetProgram,
+  Keypair,
+  PublicKey,
+  Transaction,
+  TransactionInstruction,
+  TransactionMessage,
+  VersionedTransaction,
+} from "@solana/web3.js";
+import { expect } from "vitest";
+import type { FieldHasher } from "../../src-shared/crypto/hasher";
+import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
+import { computePrecommitment } from "../../src-shared/crypto/protocol";
+import { encodeBase58 } from "../../src-shared/encoding/base58";
+import { bigIntToBytes32 } from "../../src-shared/encoding/field";
+import {
+  DEFAULT_POOL_PROGRAM_ID,
+  POOL_ERRORS,
+  TOKEN_PROGRAM_ID,
+  associatedTokenAddress,
+  decodeDepositReceipt,
+  decodeTreeAccount,
+  depositInstruction,
+  initializePoolInstruction,
+  poolTreeAddress,
+  poolVaultAddress,
+  publicKeyBytes,
+  type DepositReceiptData,
+  type PoolErrorName,
+  type TreeAccountData,
+  type WithdrawParams,
+} from "../../src-shared/pool-program";
+import { CP_SWAP_PROGRAM_ID, createCpPool, type CpPoolInfo } from "../../src-localnet/programs/cp-swap";
+import { encodeMint } from "../../src-localnet/ledger/token";
+import { Svm, type TxResult } from "../../tests/support/svm";
+import {
+  FIXTURE_CASES,
+  FIXTURE_FEE,
+  FIXTURE_MINT,
+  FIXTURE_NOTE,
+  FIXTURE_OUTPUT_MINT,
+  FIXTURE_RELAYER_SEED,
+  loadFixtures,
+  type WireCase,
+} from "../../src-server/adapters/verifier-groth16/test-fixtures/fixtures";
+
+export const POOL_SO = join(__dirname, "pool.so");
+export const CP_SWAP_SO = join(__dirname, "..", "cp-swap", "cp-swap.so");
+export const PROGRAM = DEFAULT_POOL_PROGRAM_ID;
+export const SOL = 1_000_000_000n;
+export const MINT = encodeBase58(FIXTURE_MINT);
+export const OUTPUT_MINT = encodeBase58(FIXTURE_OUTPUT_MINT);
+export const FEE = FIXTURE_FEE;
+export const UNIT_LIMIT = 1_400_000;
+
+export const PLAIN = "leaf 0, 1 SOL";
+export const PLAIN_5 = "leaf 5, 6 SOL";
+export const PLAIN_6 = "leaf 6, 7 SOL";
+export const SWAP = "leaf 1, 2 SOL, swap min 1";
+export const SWAP_UNREACHABLE = "leaf 2, 3 SOL, swap unreachable";
+
+/** A transaction's outcome, with the units each top-level instruction consumed (the compute-budget instruction first). */
+export interface Landed extends TxResult {
+  /** Units consumed per top-level instruction that ran, in order, by program id. */
+  units: { program: string; consumed: number }[];
+  /** The serialized transaction's size in bytes. */
+  size: number;
+}
+
+/** Per top-level instruction: `Program <id> consumed N of M compute units` at invoke depth 1. */
+export function topLevelUnits(logs: readonly string[]): { program: string; consumed: number }[] {
+  const out: { program: string; consumed: number }[] = [];
+  let depth = 0;
+  for (const line of logs) {
+    const invoke = /^Program (\S+) invoke \[(\d+)\]$/.exec(line);
+    if (invoke) {
+      depth = Number(invoke[2]);
+      continue;
+    }
+    const consumed = /^Program (\S+) consumed (\d+) of \d+ compute units$/.exec(line);
+    if (consumed && depth === 1) out.push({ program: consumed[1]!, consumed: Number(consumed[2]) });
+    if (/^Program \S+ (success|failed)/.test(line)) depth = Math.max(0, depth - 1);
+  }
+  return out;
+}
+
+/** The pool's error at our index-th instruction (the compute-budget instruction is 0), with its log line. */
+export function expectPoolError(r: Landed, index: number, name: PoolErrorName): void {
+  expect(r.err, r.logs.join("\n")).toEqual({ InstructionError: [index + 1, { Custom: POOL_ERRORS[name] }] });
+  expect(r.logs).toContain(`Program log: Error: ${name}`);
+}
+
+/** An Anchor framework error (ConstraintSeeds 2006, …) at our index-th instruction, with Anchor's log line. */
+export function expectAnchorError(r: Landed, index: number, code: number, name: string, account?: string): void {
+  expect(r.err, r.logs.join("\n")).toEqual({ InstructionError: [index + 1, { Custom: code }] });
+  const cause = account === undefined ? "AnchorError occurred." : `AnchorError caused by account: ${account}.`;
+  expect(r.logs.some((l) => l.startsWith(`Program log: ${cause} Error Code: ${name}. Error Number: ${code}. Error Message: `)), r.logs.join("\n")).toBe(true);
+}
+
+export class PoolWorld {
+  readonly svm = new Svm();
+  readonly mint: PublicKey;
+  private constructor(
+    readonly hasher: FieldHasher,
+    readonly authority: Keypair,
+    mint: PublicKey,
+  ) {
+    this.svm.addProgram(POOL_SO, new PublicKey(PROGRAM));
+    this.svm.airdrop(authority.publicKey, 1_000n * SOL);
+    this.mint = mint;
+  }
+
+  /** A pool program with a mint (9 decimals) and an authority holding lamports; not initialized. */
+  static async create(opts: { authority?: Keypair; mint?: PublicKey; hasher?: FieldHasher } = {}): Promise<PoolWorld> {
+    const hasher = opts.hasher ?? (await createPoseidonHasher());
+    const authority = opts.authority ?? Keypair.generate();
+    const world = new PoolWorld(hasher, authority, opts.mint ?? Keypair.generate().publicKey);
+    world.svm.createMint(authority.publicKey, 9, world.mint);
+    return world;
+  }
+
+  get mintAddress(): string {
+    return this.mint.toBase58();
+  }
+  get tree(): PublicKey {
+    return new PublicKey(poolTreeAddress(PROGRAM, this.mintAddress));
+  }
+  get vault(): PublicKey {
+    return new PublicKey(poolVaultAddress(PROGRAM, this.mintAddress));
+  }
+
+  /** Sends with a 1.4M unit limit in front (our instructions are at index 1...), signature checked. */
+  send(instructions: TransactionInstruction[], signers: Keypair[], lookupTables?: AddressLookupTableAccount[]): Landed {
+    const all = [ComputeBudgetProgram.setComputeUnitLimit({ units: UNIT_LIMIT }), ...instructions];
+    let tx: Transaction | VersionedTransaction;
+    if (lookupTables) {
+      const message = new TransactionMessage({ payerKey: signers[0]!.publicKey, recentBlockhash: this.svm.latestBlockhash(), instructions: all }).compileToV0Message(lookupTables);
+      tx = new VersionedTransaction(message);
+    } else {
+      tx = new Transaction().add(...all);
+    }
+    const r = this.svm.send(tx, signers);
+    this.svm.expireBlockhash();
+    const size = tx instanceof VersionedTransaction ? tx.serialize().length : tx.serialize({ requireAllSignatures: false, verifySignatures: false }).length;
+    return { ...r, units: topLevelUnits(r.logs), size };
+  }
+
+  /** The pool program's units in a landed transaction (each of its top-level instructions). */
+  poolUnits(r: Landed): number[] {
+    return r.units.filter((u) => u.program === PROGRAM).map((u) => u.consumed);
+  }
+
+  initialize(authority: Keypair = this.authority): Landed {
+    return this.send([initializePoolInstruction({ programId: PROGRAM, authority: authority.publicKey.toBase58(), mint: this.mintAddress })], [authority]);
+  }
+
+  depositIx(depositor: Keypair, precommitment: Uint8Array, amount: bigint, nonce: bigint): TransactionInstruction {
+    return depositInstruction({ programId: PROGRAM, depositor: depositor.publicKey.toBase58(), mint: this.mintAddress, precommitment, amount, nonce, hasher: this.hasher });
+  }
+
+  deposit(depositor: Keypair, precommitment: Uint8Array, amount: bigint, nonce: bigint): Landed {
+    return this.send([this.depositIx(depositor, precommitment, amount, nonce)], [depositor]);
+  }
+
+  /** A depositor with lamports and `amount` of the mint in their associated token account. */
+  depositor(amount: bigint, keypair: Keypair = Keypair.generate()): Keypair {
+    this.svm.airdrop(keypair.publicKey, 10n * SOL);
+    this.svm.createTokenAccount(this.mint, keypair.publicKey, amount);
+    return keypair;
+  }
+
+  treeAccount(): TreeAccountData {
+    const a = this.svm.getAccount(this.tree);
+    if (!a) throw new Error("no tree account");
+    const t = decodeTreeAccount(a.data);
+    if (!t.ok) throw new Error(t.error);
+    return t.value;
+  }
+
+  receipt(address: string): DepositReceiptData {
+    const a = this.svm.getAccount(new PublicKey(address));
+    if (!a) throw new Error(`no receipt at ${address}`);
+    const r = decodeDepositReceipt(a.data);
+    if (!r.ok) throw new Error(r.error);
+    return r.value;
+  }
+
+  balance(tokenAccount: PublicKey | string): bigint {
+    return this.svm.tokenBalance(typeof tokenAccount === "string" ? new PublicKey(tokenAccount) : tokenAccount);
+  }
+
+  vaultBalance(): bigint {
+    return this.balance(this.vault);
+  }
+
+  exists(address: PublicKey | string): boolean {
+    const a = this.svm.getAccount(typeof address === "string" ? new PublicKey(address) : address);
+    return a !== undefined && (a.lamports > 0n || a.data.length > 0);
+  }
+
+  /** Deploys cp-swap (programs/cp-swap) and makes the pool of (mint, outputMint) with these reserves, as the local validator does. */
+  cpPool(outputMint: PublicKey, reserveIn: bigint, reserveOut: bigint): CpPoolInfo {
+    if (!this.svm.getAccount(new PublicKey(CP_SWAP_PROGRAM_ID))) this.svm.addProgram(CP_SWAP_SO, new PublicKey(CP_SWAP_PROGRAM_ID));
+    const svm = this.svm;
+    const ledger = {
+      getAccount: (address: string) => {
+        const a = svm.getAccount(new PublicKey(address));
+        return a && (a.lamports > 0n || a.data.length > 0) ? { lamports: a.lamports, owner: a.owner.toBase58(), data: a.data, executable: a.executable } : null;
+      },
+      setAccount: (address: string, a: { lamports: bigint; owner: string; data: Uint8Array; executable: boolean } | null) => {
+        svm.setAccount(new PublicKey(address), a ? { lamports: a.lamports, owner: new PublicKey(a.owner), data: a.data, executable: a.executable } : { lamports: 0n, owner: PublicKey.default });
+      },
+      mintTo: (owner: string, mint: string, amount: bigint): string => {
+        if (!svm.getAccount(new PublicKey(mint))) {
+          svm.setAccount(new PublicKey(mint), { data: encodeMint({ mintAuthority: null, supply: 0n, decimals: 6, freezeAuthority: null }), owner: new PublicKey(TOKEN_PROGRAM_ID) });
+        }
+        return svm.createTokenAccount(new PublicKey(mint), new PublicKey(owner), amount).toBase58();
+      },
+      rentExempt: (size: number) => svm.rentExempt(size),
+    };
+    return createCpPool(ledger, this.mintAddress, outputMint.toBase58(), reserveIn, reserveOut);
+  }
+
+  /** A lookup table account (as a route's would be) holding these addresses; returns it for compileToV0Message. */
+  lookupTable(addresses: readonly string[]): AddressLookupTableAccount {
+    const data = new Uint8Array(56 + 32 * addresses.length);
+    const v = new DataView(data.buffer);
+    v.setUint32(0, 1, true);
+    v.setBigUint64(4, (1n << 64n) - 1n, true);
+    addresses.forEach((a, i) => data.set(publicKeyBytes(a), 56 + 32 * i));
+    const key = Keypair.generate().publicKey;
+    this.svm.setAccount(key, { data, owner: new PublicKey("AddressLookupTab1e1111111111111111111111111") });
+    return new AddressLookupTableAccount({ key, state: AddressLookupTableAccount.deserialize(data) });
+  }
+}
+
+/** The recorded proofs' pool: seven notes of (i+1) SOL deposited in order (nonces 0..6) by one depositor. */
+export interface FixturePool {
+  world: PoolWorld;
+  relayer: Keypair;
+  depositor: Keypair;
+  outputMint: PublicKey;
+  cases: Map<string, WireCase>;
+  /** The recorded proof of `label` as withdraw's parameters (its terms: the fixture relayer, FEE). */
+  params(label: string, over?: Partial<WithdrawParams>): WithdrawParams;
+  recipient(label: string): string;
+  minOut(label: string): bigint;
+  amount(label: string): bigint;
+}
+
+export async function fixturePool(): Promise<FixturePool> {
+  const relayer = Keypair.fromSeed(FIXTURE_RELAYER_SEED);
+  const world = await PoolWorld.create({ authority: relayer, mint: new PublicKey(FIXTURE_MINT) });
+  const outputMint = world.svm.createMint(relayer.publicKey, 6, new PublicKey(FIXTURE_OUTPUT_MINT));
+  const init = world.initialize();
+  if (!init.ok) throw new Error(`initialize_pool: ${init.logs.join("\n")}`);
+  const depositor = world.depositor(40n * SOL);
+  for (let i = 0; i < 7; i++) {
+    const n = FIXTURE_NOTE(i);
+    const precommitment = computePrecommitment(world.hasher, bigIntToBytes32(n.nullifier), bigIntToBytes32(n.secret));
+    const r = world.deposit(depositor, precommitment, n.amount, BigInt(i));
+    if (!r.ok) throw new Error(`deposit ${i}: ${r.logs.join("\n")}`);
+  }
+  // The fee's receiver: the relayer's own token account of the mint.
+  world.svm.createTokenAccount(world.mint, relayer.publicKey, 0n);
+  const cases = new Map(loadFixtures().map((c) => [c.label, c]));
+  const fixtureCase = (label: string) => {
+    const f = FIXTURE_CASES.find((c) => c.label === label);
+    if (!f) throw new Error(`no fixture case ${label}`);
+    return f;
+  };
+  return {
+    world,
+    relayer,
+    depositor,
+    outputMint,
+    cases,
+    recipient: (label) => encodeBase58(fixtureCase(label).recipient),
+    amount: (label) => FIXTURE_NOTE(fixtureCase(label).index).amount,
+    minOut: (label) => fixtureCase(label).swap?.minOut ?? 0n,
+    params: (label, over = {}) => {
+      const c = cases.get(label)!;
+      return {
+        programId: PROGRAM,
+        relayer: relayer.publicKey.toBase58(),
+        mint: MINT,
+        proof: c.proof,
+        root: c.signals[0]!,
+        nullifierHash: c.signals[1]!,
+        recipient: encodeBase58(fixtureCase(label).recipient),
+        amount: FIXTURE_NOTE(fixtureCase(label).index).amount,
+        fee: FEE,
+        ...over,
+      };
+    },
+  };
+}
+
+/** The recipient's associated token account of a mint. */
+export const ata = (owner: string, mint: string): string => associatedTokenAddress(owner, mint);
