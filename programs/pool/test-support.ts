@@ -155,6 +155,15 @@ export class PoolWorld {
     return { ...r, units: topLevelUnits(r.logs), size };
   }
 
+  /** Like send (v0 with these lookup tables), without committing anything. */
+  simulate(instructions: TransactionInstruction[], signers: Keypair[], lookupTables: AddressLookupTableAccount[]): Landed {
+    const all = [ComputeBudgetProgram.setComputeUnitLimit({ units: UNIT_LIMIT }), ...instructions];
+    const message = new TransactionMessage({ payerKey: signers[0]!.publicKey, recentBlockhash: this.svm.latestBlockhash(), instructions: all }).compileToV0Message(lookupTables);
+    const tx = new VersionedTransaction(message);
+    const r = this.svm.simulate(tx, signers);
+    return { ...r, units: topLevelUnits(r.logs), size: tx.serialize().length };
+  }
+
   /** The pool program's units in a landed transaction (each of its top-level instructions). */
   poolUnits(r: Landed): number[] {
     return r.units.filter((u) => u.program === PROGRAM).map((u) => u.consumed);
