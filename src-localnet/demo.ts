@@ -22,6 +22,7 @@ export async function prepareDemo(dir: string, validator: LocalValidator, progra
   const connection = new Connection(validator.rpcUrl, "confirmed");
   for (const mint of [NATIVE_MINT, USDC]) {
     if (validator.ledger.getAccount(poolTreeAddress(programId, mint))) continue;
+    await validator.createMint(mint, mint === USDC ? 6 : 9);
     const { blockhash, lastValidBlockHeight } = await connection.getLatestBlockhash("confirmed");
     const tx = new Transaction({ feePayer: relayer.publicKey, blockhash, lastValidBlockHeight }).add(
       initializePoolInstruction({ programId, authority: relayer.publicKey.toBase58(), mint }),

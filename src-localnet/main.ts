@@ -1,7 +1,9 @@
 /**
  * `npm run localnet`: the local validator on 127.0.0.1:8899 (websocket on the
- * same port and on 8900, like solana-test-validator) with the system, compute
- * budget, SPL token, associated token and pool programs.
+ * same port and on 8900, like solana-test-validator). Every transaction runs
+ * in LiteSVM: the real System, Compute Budget, SPL Token, Associated Token and
+ * Memo programs, the pool program (programs/pool/pool.so) and the cp-swap
+ * venue (programs/cp-swap/cp-swap.so).
  *
  *   npm run localnet -- [--port 8899] [--host 127.0.0.1] [--slot-ms 400]
  *                       [--pool-program-id <base58>] [--faucet-sol 1000000]
@@ -13,17 +15,13 @@
  * `RELAY_CONFIG=<dir>/relay.json npm start`.
  */
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { createPoseidonHasher } from "../src-shared/crypto/poseidon-wasm";
 import { DEFAULT_POOL_PROGRAM_ID } from "../src-shared/pool-program";
-import { createGroth16Verifier } from "../src-server/adapters/verifier-groth16/worker-pool";
-import { createDefaultPrograms } from "./programs";
 import { prepareDemo } from "./demo";
+import { CP_SWAP_PROGRAM_ID } from "./programs/cp-swap";
 import { startLocalValidator } from "./validator";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const VKEY = path.resolve(here, "../resources/zk/verification_key.json");
+const startedAt = performance.now();
 
 const { values } = parseArgs({
   options: {
@@ -47,8 +45,6 @@ const slotMs = Number(values["slot-ms"]);
 if (!Number.isInteger(port) || port < 0 || port > 65534) throw new Error(`--port: ${values.port}`);
 if (!(slotMs > 0)) throw new Error(`--slot-ms: ${values["slot-ms"]}`);
 
-const hasher = await createPoseidonHasher();
-const verifier = await createGroth16Verifier(VKEY, { threads: 1 });
 const poolProgramId = values["pool-program-id"]!;
 const validator = await startLocalValidator({
   host: values.host,
@@ -56,15 +52,15 @@ const validator = await startLocalValidator({
   alsoListenPortPlusOne: true,
   slotMs,
   faucetLamports: BigInt(values["faucet-sol"]!) * 1_000_000_000n,
-  programs: createDefaultPrograms({ poolProgramId, hasher, verifier }),
-  programIds: [poolProgramId],
+  poolProgramId,
 });
 
-console.log(`localnet listening on ${validator.rpcUrl}`);
+console.log(`localnet listening on ${validator.rpcUrl} (ready in ${Math.round(performance.now() - startedAt)} ms)`);
 console.log(`  JSON-RPC   ${validator.rpcUrl}`);
 console.log(`  websocket  ${validator.wsUrl} and ws://${values.host}:${validator.port + 1}`);
-console.log(`  programs   ${validator.ledger.programIds.join(", ")}`);
-console.log(`  pool       ${poolProgramId}`);
+console.log(`  runtime    LiteSVM: System, Compute Budget, SPL Token, Token-2022, Associated Token, Memo, Address Lookup Table`);
+console.log(`  pool       ${poolProgramId} (programs/pool/pool.so)`);
+console.log(`  cp-swap    ${CP_SWAP_PROGRAM_ID} (programs/cp-swap/cp-swap.so)`);
 console.log(`  faucet     ${validator.faucet.publicKey.toBase58()} (requestAirdrop works for any address)`);
 console.log(`  slots      every ${slotMs} ms; test methods: localnet_mintTo, localnet_setFaults, localnet_clearFaults, localnet_status`);
 
@@ -78,7 +74,6 @@ const stop = async () => {
   if (stopping) return;
   stopping = true;
   await validator.close();
-  await verifier.close();
   process.exit(0);
 };
 process.on("SIGINT", () => void stop());

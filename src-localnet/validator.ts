@@ -17,6 +17,7 @@ import { SubscriptionHub } from "./rpc/subscriptions";
 import { SYSTEM_PROGRAM_ID } from "./ledger/transaction";
 import type { Program } from "./runtime/types";
 import { SvmEngine, type SbfProgram } from "./ledger/svm";
+import { defaultSbfPrograms } from "./programs";
 import { TsEngine } from "./ledger/ts-engine";
 
 export interface LocalValidatorOptions extends LedgerOptions {
@@ -30,9 +31,13 @@ export interface LocalValidatorOptions extends LedgerOptions {
   slotMs?: number;
   /**
    * SBF programs LiteSVM loads besides its own (System, Compute Budget, SPL
-   * Token, Token-2022, Associated Token, Memo, Address Lookup Table).
+   * Token, Token-2022, Associated Token, Memo, Address Lookup Table). Default:
+   * the pool program (programs/pool/pool.so) at `poolProgramId` and the cp-swap
+   * venue (programs/cp-swap/cp-swap.so) at CP_SWAP_PROGRAM_ID.
    */
   sbfPrograms?: SbfProgram[];
+  /** Where the default pool program is deployed (default DEFAULT_POOL_PROGRAM_ID). */
+  poolProgramId?: string;
   /** TypeScript program models to run instead of LiteSVM (system, compute budget, SPL token, pool …). */
   programs?: Program[];
   /** With `programs`: program ids that get an executable account at genesis without an implementation here. */
@@ -88,7 +93,7 @@ export const DEFAULT_FAUCET_LAMPORTS = 1_000_000n * 1_000_000_000n;
 export async function startLocalValidator(opts: LocalValidatorOptions = {}): Promise<LocalValidator> {
   const host = opts.host ?? "127.0.0.1";
   const slotMs = opts.slotMs ?? 50;
-  const engine = opts.programs ? new TsEngine(opts.programs, opts.programIds) : new SvmEngine(opts.sbfPrograms);
+  const engine = opts.programs ? new TsEngine(opts.programs, opts.programIds) : new SvmEngine(opts.sbfPrograms ?? defaultSbfPrograms({ poolProgramId: opts.poolProgramId }));
   const ledger = new Ledger(opts, engine);
   const faults = new Faults();
   const faucet = opts.faucet ?? Keypair.generate();

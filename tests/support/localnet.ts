@@ -1,6 +1,8 @@
 /**
  * A relay whose `mainnet` network is bound to `solana`, pointed at the local
- * validator (src-localnet) over real JSON-RPC and websocket: the relay process
+ * validator (src-localnet: every transaction executed in LiteSVM, the pool
+ * program and the cp-swap venue their SBF builds) over real JSON-RPC and
+ * websocket: the relay process
  * is started exactly as operators start it (RELAY_CONFIG), and the tests make
  * deposits as a wallet would, with signed transactions through web3.js
  * (protocol v2: the wallet sends a precommitment, the program computes the leaf).
@@ -26,8 +28,7 @@ import {
   revertNullifierOfReceipt,
 } from "../../src-shared/pool-program";
 import { encodeBase58 } from "../../src-shared/encoding/base58";
-import { createGroth16Verifier } from "../../src-server/adapters/verifier-groth16/worker-pool";
-import { createDefaultPrograms, type CpPoolInfo } from "../../src-localnet/programs";
+import type { CpPoolInfo } from "../../src-localnet/programs";
 import { confirmSignature } from "../../src-localnet/confirm";
 import { startLocalValidator, type LocalValidator } from "../../src-localnet/validator";
 import { relayHarness, type HarnessFactory, type RelayHarness } from "./harness";
@@ -36,7 +37,6 @@ import { USDC, WSOL } from "./sandbox";
 import type { ChainWallet, TestChain, TestDeposit } from "./test-chain";
 import { post } from "./wallet";
 
-const VKEY = path.resolve(path.dirname(new URL(import.meta.url).pathname), "../../resources/zk/verification_key.json");
 const SOL = 1_000_000_000;
 
 export interface Localnet {
@@ -53,16 +53,11 @@ export interface Localnet {
   close(): Promise<void>;
 }
 
-/** Starts the local validator with the pool program at the default program id and opens the given pools. */
+/** Starts the local validator with the pool program at the default program id and opens the given pools (their mints created first). */
 export async function startLocalnet(opts: { pools?: string[]; slotMs?: number } = {}): Promise<Localnet> {
   const programId = DEFAULT_POOL_PROGRAM_ID;
   const hasher = await createPoseidonHasher();
-  const verifier = await createGroth16Verifier(VKEY, { threads: 1 });
-  const validator = await startLocalValidator({
-    port: 0,
-    slotMs: opts.slotMs ?? 50,
-    programs: createDefaultPrograms({ poolProgramId: programId, hasher, verifier }),
-  });
+  const validator = await startLocalValidator({ port: 0, slotMs: opts.slotMs ?? 50, poolProgramId: programId });
   const connection = new Connection(validator.rpcUrl, { commitment: "confirmed" });
   const dir = mkdtempSync(path.join(tmpdir(), "localnet-"));
   const relayer = Keypair.generate();
@@ -79,6 +74,7 @@ export async function startLocalnet(opts: { pools?: string[]; slotMs?: number } 
     return signature;
   };
   for (const mint of opts.pools ?? [USDC, WSOL]) {
+    await validator.createMint(mint);
     await send([initializePoolInstruction({ programId, authority: relayer.publicKey.toBase58(), mint })], [relayer]);
   }
   return {
@@ -92,7 +88,6 @@ export async function startLocalnet(opts: { pools?: string[]; slotMs?: number } 
     send,
     close: async () => {
       await validator.close();
-      await verifier.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };

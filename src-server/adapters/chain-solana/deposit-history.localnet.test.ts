@@ -24,7 +24,6 @@ import {
   initializePoolInstruction,
   poolTreeAddress,
 } from "../../../src-shared/pool-program";
-import { createDefaultPrograms } from "../../../src-localnet/programs";
 import { startLocalValidator, type LocalValidator } from "../../../src-localnet/validator";
 import type { ChainBackend, DepositEventPage, TreeAccount } from "../../ports/chain";
 import { ChainFollower } from "../../services/chain-follower";
@@ -183,8 +182,7 @@ async function until(what: string, ok: () => boolean | Promise<boolean>, ms: num
 
 beforeAll(async () => {
   hasher = await createPoseidonHasher();
-  const verifier = { verify: async () => false, close: async () => {} };
-  validator = await startLocalValidator({ port: 0, slotMs: 20, programs: createDefaultPrograms({ poolProgramId: PROGRAM, hasher, verifier }), programIds: [PROGRAM] });
+  validator = await startLocalValidator({ port: 0, slotMs: 20, poolProgramId: PROGRAM });
   connection = new Connection(validator.rpcUrl, { commitment: "confirmed", wsEndpoint: validator.wsUrl });
 
   depositors = Array.from({ length: 12 }, () => Keypair.generate());

@@ -14,7 +14,6 @@ import { bigIntToBytes32 } from "../../../../src-shared/encoding/field";
 import { encodeBase58 } from "../../../../src-shared/encoding/base58";
 import { DEFAULT_POOL_PROGRAM_ID, depositInstruction, initializePoolInstruction, publicKeyBytes } from "../../../../src-shared/pool-program";
 import { confirmSignature } from "../../../../src-localnet/confirm";
-import { createDefaultPrograms } from "../../../../src-localnet/programs";
 import { startLocalValidator, type LocalValidator } from "../../../../src-localnet/validator";
 import { defaultSolanaConfig, type NetworkConfig, type SolanaNetworkConfig } from "../../../config/schema";
 import type { SubmissionAttempt, WithdrawalSubmission } from "../../../ports/chain";
@@ -77,7 +76,7 @@ export async function startFixturePool(): Promise<FixturePool> {
   const hasher = await createPoseidonHasher();
   const verifier = await createGroth16Verifier(VKEY_PATH, { threads: 1 });
   const cases = new Map(loadFixtures().map((c) => [c.label, c]));
-  const validator = await startLocalValidator({ slotMs: 40, programs: createDefaultPrograms({ poolProgramId: PROGRAM, hasher, verifier }), programIds: [PROGRAM] });
+  const validator = await startLocalValidator({ slotMs: 40, poolProgramId: PROGRAM });
   const rpc = createSolanaRpc({ rpcUrl: validator.rpcUrl, wsUrl: validator.wsUrl, commitment: "confirmed", rpcTimeoutMs: 2_000 });
   const relayerKey = Keypair.fromSeed(FIXTURE_RELAYER_SEED);
   const relayer = new Signer(new Uint8Array(relayerKey.secretKey));
