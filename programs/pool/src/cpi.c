@@ -48,7 +48,7 @@ static uint64_t system_assign(const CreateAccount *c) {
 
 uint64_t cpi_create_account(const CreateAccount *c) {
   uint64_t rent;
-  uint64_t err = rent_exempt_minimum(c->space, &rent);
+  uint64_t err = rent_exempt_minimum(c->ctx, c->space, &rent);
   if (err != SUCCESS) return err;
   const SolAccountInfo *a = c->account;
   uint64_t current = *a->lamports;

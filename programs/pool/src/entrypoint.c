@@ -13,8 +13,10 @@ uint64_t entrypoint(const uint8_t *input) {
   /* Both on the heap: 15 account infos alone are more than the 512-byte stack frame. */
   Ctx *ctx = (Ctx *)sol_heap_alloc(sizeof(Ctx));
   SolAccountInfo *ka = (SolAccountInfo *)sol_heap_alloc(MAX_NAMED_ACCOUNTS * sizeof(SolAccountInfo));
-  if (ctx == NULL || ka == NULL) return ERROR_INVALID_ARGUMENT;
+  SolRent *rent = (SolRent *)sol_heap_alloc(sizeof(SolRent));
+  if (ctx == NULL || ka == NULL || rent == NULL) return ERROR_INVALID_ARGUMENT;
   ctx->p.ka = ka;
+  ctx->rent = rent; /* zeroed: the fresh heap is */
   if (!sol_deserialize(input, &ctx->p, MAX_NAMED_ACCOUNTS)) return ERROR_INVALID_ARGUMENT;
   ctx->ka_len = ctx->p.ka_num < MAX_NAMED_ACCOUNTS ? ctx->p.ka_num : MAX_NAMED_ACCOUNTS;
 

@@ -79,14 +79,10 @@ uint64_t tree_insert(uint8_t *tree, const uint8_t leaf[32], uint64_t *index) {
   SolBytes vals[2] = {{NULL, 32}, {NULL, 32}};
   for (uint64_t level = 0; level < TREE_DEPTH; level++) {
     uint8_t *frontier = filled + 32 * level;
-    if ((path & 1) == 0) {
-      /* node is frontier itself; its right sibling is still empty. */
-      vals[0].addr = frontier;
-      vals[1].addr = ZEROS[level];
-    } else {
-      vals[0].addr = frontier;
-      vals[1].addr = node;
-    }
+    /* A left child is frontier itself and its right sibling is still empty; a right child's
+     * left sibling is the frontier. */
+    vals[0].addr = frontier;
+    vals[1].addr = (path & 1) == 0 ? ZEROS[level] : node;
     path >>= 1;
     uint8_t *out;
     if (level == TREE_DEPTH - 1) {

@@ -4,7 +4,8 @@
  * create_program_address does, at a tenth of its price: the sha256 syscall costs ~150 CU for
  * these seeds and the curve check 159 CU, where sol_create_program_address charges 1,500 CU
  * per bump tried (and sol_try_find_program_address 1,500 per attempt). Deposit has to fit
- * four PDA checks and a 32-level Poseidon insertion into 40k CU (DESIGN §9).
+ * three canonical searches (vault, receipt, commitment marker) and a 32-level Poseidon
+ * insertion into 40k CU (DESIGN §9).
  *
  * The canonical PDA is the first bump from 255 down whose hash is off the curve (what
  * findProgramAddressSync and Anchor's `seeds` + `bump` constraint use): accepting any other
@@ -54,18 +55,24 @@ uint64_t pda_find(const Seeds *seeds, const SolPubkey *program, SolPubkey *addre
   }
 }
 
+bool pda_hash_matches(const Seeds *seeds, const SolPubkey *program, const SolPubkey *expected, uint8_t *bump) {
+  PdaInput in;
+  pda_input(&in, seeds, program);
+  SolPubkey derived;
+  for (uint64_t candidate = 255;; candidate--) {
+    in.bump[0] = (uint8_t)candidate;
+    sol_sha256(in.parts, in.n, derived.x);
+    if (SolPubkey_same(&derived, expected)) {
+      *bump = in.bump[0];
+      return true;
+    }
+    if (candidate == 0) return false;
+  }
+}
+
 bool pda_is(const Seeds *seeds, const SolPubkey *program, const SolPubkey *expected, uint8_t *bump) {
   SolPubkey derived;
   if (pda_find(seeds, program, &derived, bump) != SUCCESS) return false;
-  return SolPubkey_same(&derived, expected);
-}
-
-bool pda_matches(const Seeds *seeds, uint8_t bump, const SolPubkey *program, const SolPubkey *expected) {
-  PdaInput in;
-  pda_input(&in, seeds, program);
-  in.bump[0] = bump;
-  SolPubkey derived;
-  sol_sha256(in.parts, in.n, derived.x);
   return SolPubkey_same(&derived, expected);
 }
 

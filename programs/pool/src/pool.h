@@ -208,6 +208,9 @@ typedef struct {
   SolParameters p;
   /* ka entries that were deserialized: min(p.ka_num, MAX_NAMED_ACCOUNTS); CPIs pass these. */
   uint64_t ka_len;
+  /* The Rent sysvar, read on first use (lamports_per_byte_year 0 until then): a deposit
+   * creates two accounts and pays for the syscall once. */
+  SolRent *rent;
 } Ctx;
 
 /* Account checks (accounts.c). `flags` per account: bit 0 signer, bit 1 writable;
@@ -243,9 +246,12 @@ typedef struct {
 uint64_t pda_find(const Seeds *seeds, const SolPubkey *program, SolPubkey *address, uint8_t *bump);
 /* True when `expected` is the canonical PDA of seeds; its bump out. */
 bool pda_is(const Seeds *seeds, const SolPubkey *program, const SolPubkey *expected, uint8_t *bump);
-/* True when sha256(seeds ‖ bump ‖ program ‖ "ProgramDerivedAddress") == expected: a known
- * canonical bump (stored when the account was made) needs no curve check. */
-bool pda_matches(const Seeds *seeds, uint8_t bump, const SolPubkey *program, const SolPubkey *expected);
+/* True when `expected` is sha256(seeds ‖ b ‖ program ‖ "ProgramDerivedAddress") for some bump b
+ * (found from 255 down, no curve checks; b out). Only for an account that exists with data
+ * only this program could have put there: nobody can sign for such an address but this
+ * program (off the curve) or no one (on it), and this program creates at the canonical bump
+ * only, so b is that bump. */
+bool pda_hash_matches(const Seeds *seeds, const SolPubkey *program, const SolPubkey *expected, uint8_t *bump);
 /* The associated token account of (wallet, mint) is `expected`. */
 bool is_associated_token_account(const SolPubkey *expected, const uint8_t *wallet, const uint8_t *mint);
 
@@ -274,7 +280,7 @@ bool tree_has_root(const uint8_t *tree, const uint8_t root[32]);
 /* ---- Sysvars (sysvars.c) -------------------------------------------------------------------- */
 
 /* Rent::minimum_balance(len) from the Rent sysvar. */
-uint64_t rent_exempt_minimum(uint64_t data_len, uint64_t *lamports);
+uint64_t rent_exempt_minimum(const Ctx *ctx, uint64_t data_len, uint64_t *lamports);
 /* The Clock sysvar. */
 uint64_t load_clock(SolClock *clock);
 

@@ -12,6 +12,14 @@ bool is_canonical_field(const uint8_t *x) {
 }
 
 void u64_field(uint64_t v, uint8_t out[32]) {
+  if (((uint64_t)out & 7) == 0) {
+    uint64_t *w = (uint64_t *)out;
+    w[0] = 0;
+    w[1] = 0;
+    w[2] = 0;
+    w[3] = __builtin_bswap64(v); /* one `be64` instruction */
+    return;
+  }
   for (uint64_t i = 0; i < 24; i++) out[i] = 0;
   for (uint64_t i = 0; i < 8; i++) out[31 - i] = (uint8_t)(v >> (8 * i));
 }

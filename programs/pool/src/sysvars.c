@@ -8,13 +8,13 @@
  * the threshold is an f64 (2.0 on every cluster). There is no floating point here: the f64 is
  * taken apart into mantissa * 2^exponent and applied exactly (128-bit product, then shift),
  * which is the f64 computation's value whenever that one is exact, as it is for 2.0. */
-uint64_t rent_exempt_minimum(uint64_t data_len, uint64_t *lamports) {
-  SolRent rent;
-  if (sol_get_rent_sysvar(&rent) != 0) return ERROR_UNSUPPORTED_SYSVAR;
-  uint64_t bits = rd_u64(rent.exemption_threshold);
+uint64_t rent_exempt_minimum(const Ctx *ctx, uint64_t data_len, uint64_t *lamports) {
+  SolRent *rent = ctx->rent;
+  if (rent->lamports_per_byte_year == 0 && sol_get_rent_sysvar(rent) != 0) return ERROR_UNSUPPORTED_SYSVAR;
+  uint64_t bits = rd_u64(rent->exemption_threshold);
   uint64_t exponent = (bits >> 52) & 0x7ff;
   uint64_t mantissa = bits & 0xfffffffffffffULL;
-  uint64_t base = (128 + data_len) * rent.lamports_per_byte_year;
+  uint64_t base = (128 + data_len) * rent->lamports_per_byte_year;
   if ((bits >> 63) != 0 || exponent == 0x7ff) return ERROR_INVALID_ARGUMENT; /* negative, inf, NaN */
   if (exponent == 0) {
     *lamports = 0; /* subnormal: below 2^-1022 */
