@@ -393,3 +393,41 @@ describe("failed deposits and revert", () => {
     expect(world.vaultBalance()).toBe(vaultBefore);
   });
 });
+
+describe("limits", () => {
+  /** The tree's data with `patch` applied at `offset` (little-endian u32 or u64). */
+  function patchTree(w: PoolWorld, offset: number, value: bigint, bytes: 4 | 8): void {
+    const a = w.svm.getAccount(w.tree)!;
+    const data = Uint8Array.from(a.data);
+    const v = new DataView(data.buffer);
+    if (bytes === 4) v.setUint32(offset, Number(value), true);
+    else v.setBigUint64(offset, value, true);
+    w.svm.setAccount(w.tree, { lamports: a.lamports, data, owner: a.owner });
+  }
+
+  it("the leaf at index 2^32 − 2 is the last: then nextIndex is 0xFFFFFFFF and a deposit fails TreeFull, nothing moved", async () => {
+    const w = await PoolWorld.create({ hasher: world.hasher });
+    expect(w.initialize().ok).toBe(true);
+    const who = w.depositor(10n * SOL);
+    patchTree(w, 72, 0xfffffffen, 4);
+    const r = w.deposit(who, computePrecommitment(w.hasher, bigIntToBytes32(1n), bigIntToBytes32(2n)), SOL, 0n);
+    expect(r.ok, r.logs.join("\n")).toBe(true);
+    expect(decodePoolEventLogs(r.logs, PROGRAM)).toEqual([expect.objectContaining({ name: "DepositEvent", leafIndex: 0xfffffffe })]);
+    expect(w.treeAccount().nextIndex).toBe(0xffffffff);
+    const vault = w.vaultBalance();
+    const full = w.deposit(who, computePrecommitment(w.hasher, bigIntToBytes32(3n), bigIntToBytes32(4n)), SOL, 1n);
+    expectPoolError(full, 0, "TreeFull");
+    expect(w.vaultBalance()).toBe(vault);
+    expect(w.exists(depositReceiptAddress(PROGRAM, w.mintAddress, who.publicKey.toBase58(), 1n))).toBe(false);
+  });
+
+  it("totalDeposited never wraps: a deposit that would overflow u64 fails ArithmeticOverflow", async () => {
+    const w = await PoolWorld.create({ hasher: world.hasher });
+    expect(w.initialize().ok).toBe(true);
+    const who = w.depositor(10n * SOL);
+    patchTree(w, 4312, (1n << 64n) - 1n, 8);
+    const r = w.deposit(who, computePrecommitment(w.hasher, bigIntToBytes32(1n), bigIntToBytes32(2n)), 1n, 0n);
+    expect(r.err, r.logs.join("\n")).toEqual({ InstructionError: [1, "ArithmeticOverflow"] });
+    expect(w.vaultBalance()).toBe(0n);
+  });
+});
