@@ -120,6 +120,8 @@ uint64_t process_deposit(const Ctx *ctx) {
 
   Deposit *d = (Deposit *)sol_heap_alloc(sizeof(Deposit));
   if (d == NULL) return ERROR_INVALID_ARGUMENT;
+  /* Receipt and events carry 32 zero bytes when the precommitment makes no leaf. */
+  u64_field(0, d->commitment);
   for (uint64_t i = 0; i < 8; i++) d->nonce_le[i] = ctx->p.data[48 + i];
   uint64_t amount = rd_u64(ctx->p.data + 40);
 

@@ -120,6 +120,9 @@ static uint64_t public_inputs(const Ctx *ctx, Withdraw *w) {
     /* A plain withdrawal's (0, 0) can never equal a swap's: F(key) is a Poseidon output. */
     if ((err = pubkey_field(data + WD_OFF_OUTPUT_MINT, w->ext[2])) != SUCCESS) return err;
     u64_field(rd_u64(data + WD_OFF_MIN_OUT), w->ext[3]);
+  } else {
+    u64_field(0, w->ext[2]);
+    u64_field(0, w->ext[3]);
   }
   SolBytes vals[4] = {{w->ext[0], 32}, {w->ext[1], 32}, {w->ext[2], 32}, {w->ext[3], 32}};
   return poseidon(vals, 4, w->inputs[5]);
