@@ -31,7 +31,8 @@ import {
 import { FrontierTree } from "../../src-server/core/merkle/frontier";
 import { MerkleTree } from "../../src-server/core/merkle/tree";
 import { zeroHashes } from "../../src-server/core/merkle/zeros";
-import { PROGRAM, PoolWorld, SOL, expectAnchorError, expectPoolError, type Landed } from "./test-support";
+import { PROGRAM, PoolWorld, SOL, type Landed } from "./test-support";
+import { expectPoolError, expectAnchorError } from "./expect-errors";
 
 const DEPOSIT_BUDGET = 40_000;
 

@@ -22,7 +22,8 @@ import {
 } from "../../src-shared/pool-program";
 import { CP_SWAP_PROGRAM_ID, cpSwapInstruction, type CpPoolInfo } from "../../src-localnet/programs/cp-swap";
 import { cpAmountOut } from "../../src-server/core/swap/constant-product";
-import { FEE, MINT, OUTPUT_MINT, PLAIN, PROGRAM, SOL, SWAP, SWAP_UNREACHABLE, ata, expectAnchorError, expectPoolError, fixturePool, type FixturePool, type Landed } from "./test-support";
+import { FEE, MINT, OUTPUT_MINT, PLAIN, PROGRAM, SOL, SWAP, SWAP_UNREACHABLE, ata, fixturePool, type FixturePool, type Landed } from "./test-support";
+import { expectPoolError, expectAnchorError } from "./expect-errors";
 
 const SWAP_BUDGET = 200_000;
 

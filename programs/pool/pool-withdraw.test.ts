@@ -24,7 +24,8 @@ import {
   type WithdrawParams,
 } from "../../src-shared/pool-program";
 import { encodeProof, fromSnarkjs, type SnarkjsProof } from "../../src-server/core/proof/codec";
-import { FEE, MINT, PLAIN, PLAIN_5, PLAIN_6, PROGRAM, SOL, ata, expectAnchorError, expectPoolError, fixturePool, type FixturePool, type Landed } from "./test-support";
+import { FEE, MINT, PLAIN, PLAIN_5, PLAIN_6, PROGRAM, SOL, ata, fixturePool, type FixturePool, type Landed } from "./test-support";
+import { expectPoolError, expectAnchorError } from "./expect-errors";
 
 const WITHDRAW_BUDGET_EXISTING = 150_000;
 const WITHDRAW_BUDGET_CREATED = 200_000;

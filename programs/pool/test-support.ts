@@ -17,7 +17,6 @@ import {
   TransactionMessage,
   VersionedTransaction,
 } from "@solana/web3.js";
-import { expect } from "vitest";
 import type { FieldHasher } from "../../src-shared/crypto/hasher";
 import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
 import { computePrecommitment } from "../../src-shared/crypto/protocol";
@@ -25,7 +24,6 @@ import { encodeBase58 } from "../../src-shared/encoding/base58";
 import { bigIntToBytes32 } from "../../src-shared/encoding/field";
 import {
   DEFAULT_POOL_PROGRAM_ID,
-  POOL_ERRORS,
   TOKEN_PROGRAM_ID,
   associatedTokenAddress,
   decodeDepositReceipt,
@@ -36,7 +34,6 @@ import {
   poolVaultAddress,
   publicKeyBytes,
   type DepositReceiptData,
-  type PoolErrorName,
   type TreeAccountData,
   type WithdrawParams,
 } from "../../src-shared/pool-program";
@@ -92,19 +89,6 @@ export function topLevelUnits(logs: readonly string[]): { program: string; consu
     if (/^Program \S+ (success|failed)/.test(line)) depth = Math.max(0, depth - 1);
   }
   return out;
-}
-
-/** The pool's error at our index-th instruction (the compute-budget instruction is 0), with its log line. */
-export function expectPoolError(r: Landed, index: number, name: PoolErrorName): void {
-  expect(r.err, r.logs.join("\n")).toEqual({ InstructionError: [index + 1, { Custom: POOL_ERRORS[name] }] });
-  expect(r.logs).toContain(`Program log: Error: ${name}`);
-}
-
-/** An Anchor framework error (ConstraintSeeds 2006, …) at our index-th instruction, with Anchor's log line. */
-export function expectAnchorError(r: Landed, index: number, code: number, name: string, account?: string): void {
-  expect(r.err, r.logs.join("\n")).toEqual({ InstructionError: [index + 1, { Custom: code }] });
-  const cause = account === undefined ? "AnchorError occurred." : `AnchorError caused by account: ${account}.`;
-  expect(r.logs.some((l) => l.startsWith(`Program log: ${cause} Error Code: ${name}. Error Number: ${code}. Error Message: `)), r.logs.join("\n")).toBe(true);
 }
 
 export class PoolWorld {

@@ -51,7 +51,7 @@ const RELAY_NAME: Partial<Record<PoolErrorName, string>> = {
   SwapOutputTooLow: "SlippageExceeded",
   NotRevertable: "AlreadyIndexed",
 };
-const POOL_ERROR_BY_CODE = new Map(Object.entries(POOL_ERRORS).map(([name, code]) => [code, name as PoolErrorName]));
+const POOL_ERROR_BY_CODE = new Map<number, PoolErrorName>(Object.entries(POOL_ERRORS).map(([name, code]) => [code, name as PoolErrorName]));
 
 function sbfOutcome(r: Landed): string {
   if (r.ok) return "ok";
