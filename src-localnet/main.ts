@@ -18,7 +18,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { DEFAULT_POOL_PROGRAM_ID } from "../src-shared/pool-program";
 import { prepareDemo } from "./demo";
-import { CP_SWAP_PROGRAM_ID } from "./programs/cp-swap";
+import { CP_SWAP_PROGRAM_ID } from "./programs/cp-swap-client";
 import { startLocalValidator } from "./validator";
 
 const startedAt = performance.now();

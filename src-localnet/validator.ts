@@ -1,8 +1,8 @@
 /**
- * The local validator, assembled: a ledger producing slots on a timer, the
- * runtime executing its transactions (LiteSVM with the SBF programs given, or,
- * given TypeScript program models, the TypeScript engine), JSON-RPC over HTTP
- * and the websocket endpoint on 127.0.0.1, and the fault switches. An unmodified web3.js Connection talks
+ * The local validator, assembled: a ledger producing slots on a timer,
+ * LiteSVM executing its transactions (the real System, SPL Token and
+ * Associated Token programs, and this repo's SBF programs), JSON-RPC over
+ * HTTP and the websocket endpoint on 127.0.0.1, and the fault switches. An unmodified web3.js Connection talks
  * to it (pass `wsEndpoint: validator.wsUrl`, or set `alsoListenPortPlusOne`
  * for web3.js's default of port + 1).
  */
@@ -12,13 +12,11 @@ import { Ledger, type LedgerOptions, type LedgerSnapshot } from "./ledger/ledger
 import { RpcNode } from "./rpc/methods";
 import { startRpcServer, type RpcServer } from "./rpc/server";
 import { JUPITER_PATH, LocalJupiterApi } from "./rpc/jupiter";
-import { createCpPool, readCpPool, type CpPoolInfo } from "./programs/cp-swap";
+import { createCpPool, readCpPool, type CpPoolInfo } from "./programs/cp-swap-client";
 import { SubscriptionHub } from "./rpc/subscriptions";
 import { SYSTEM_PROGRAM_ID } from "./ledger/transaction";
-import type { Program } from "./runtime/types";
 import { SvmEngine, type SbfProgram } from "./ledger/svm";
 import { defaultSbfPrograms } from "./programs";
-import { TsEngine } from "./ledger/ts-engine";
 
 export interface LocalValidatorOptions extends LedgerOptions {
   /** Default 127.0.0.1. */
@@ -38,10 +36,7 @@ export interface LocalValidatorOptions extends LedgerOptions {
   sbfPrograms?: SbfProgram[];
   /** Where the default pool program is deployed (default DEFAULT_POOL_PROGRAM_ID). */
   poolProgramId?: string;
-  /** TypeScript program models to run instead of LiteSVM (system, compute budget, SPL token, pool …). */
-  programs?: Program[];
-  /** With `programs`: program ids that get an executable account at genesis without an implementation here. */
-  programIds?: string[];
+
   /** The faucet's lamports at genesis (default 1 000 000 SOL). */
   faucetLamports?: bigint | number;
   /** The faucet key (default: a fresh one). */
@@ -59,7 +54,6 @@ export interface LocalValidator {
   readonly faucet: Keypair;
   /** Live websocket subscriptions (a test waits for one before acting on its notification). */
   readonly subscriptionCount: number;
-  registerProgram(program: Program): void;
   /** Creates an SPL token mint (no authority) unless it exists; resolves with its decimals (default 9 for wrapped SOL, 6 otherwise). */
   createMint(mint: string, decimals?: number): Promise<number>;
   /** The Jupiter-compatible swap API (rpc/jupiter.ts) over the cp-swap pools. */
@@ -93,7 +87,7 @@ export const DEFAULT_FAUCET_LAMPORTS = 1_000_000n * 1_000_000_000n;
 export async function startLocalValidator(opts: LocalValidatorOptions = {}): Promise<LocalValidator> {
   const host = opts.host ?? "127.0.0.1";
   const slotMs = opts.slotMs ?? 50;
-  const engine = opts.programs ? new TsEngine(opts.programs, opts.programIds) : new SvmEngine(opts.sbfPrograms ?? defaultSbfPrograms({ poolProgramId: opts.poolProgramId }));
+  const engine = new SvmEngine(opts.sbfPrograms ?? defaultSbfPrograms({ poolProgramId: opts.poolProgramId }));
   const ledger = new Ledger(opts, engine);
   const faults = new Faults();
   const faucet = opts.faucet ?? Keypair.generate();
@@ -143,7 +137,6 @@ export async function startLocalValidator(opts: LocalValidatorOptions = {}): Pro
     get subscriptionCount() {
       return hub.subscriptionCount;
     },
-    registerProgram: (p) => ledger.registerProgram(p),
     createMint: async (mint, decimals) => {
       await ledger.idle();
       return ledger.createMint(mint, decimals);

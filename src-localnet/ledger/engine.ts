@@ -2,8 +2,10 @@
  * What the ledger (timeline, status cache, history) asks of the runtime that
  * holds the accounts and executes transactions.
  */
-import type { AccountState } from "../runtime/types";
+import type { AccountState } from "./account";
 import type { TransactionErrorJson } from "./errors";
+
+export type { AccountState };
 import type { DecodedTransaction, ResolvedAccounts } from "./transaction";
 
 export interface InnerInstructionsJson {
@@ -51,8 +53,6 @@ export interface LedgerEngine {
   setAccount(address: string, account: AccountState | null): void;
   accountsOwnedBy(owner: string): [string, AccountState][];
   rentExempt(size: number): bigint;
-  /** The fee the runtime charges for this transaction. */
-  fee(tx: DecodedTransaction): bigint;
   verifySignatures(tx: DecodedTransaction): boolean;
   /**
    * Executes and commits. `commit()` is asked right before committing (false:

@@ -12,12 +12,11 @@ import { randomBytes } from "node:crypto";
 import bs58 from "bs58";
 import { PublicKey } from "@solana/web3.js";
 import { associatedTokenAddress, encodeTokenAccount, NATIVE_MINT, TOKEN_ACCOUNT_OFFSETS, TOKEN_ACCOUNT_SIZE, TOKEN_PROGRAM_ID } from "../../src-shared/pool-program";
-import type { AccountState, Program } from "../runtime/types";
-import type { InnerInstructionsJson, LedgerEngine, ReturnDataJson } from "./engine";
+import type { AccountState, InnerInstructionsJson, LedgerEngine, ReturnDataJson } from "./engine";
 import type { TransactionErrorJson } from "./errors";
 import { decodeMint, encodeMint, MINT_SIZE, mintDecimals, readTokenAccount, uiTokenAmount, type UiTokenAmount } from "./token";
 import { BUILTIN_PROGRAM_IDS, resolveAccounts, type DecodedTransaction, type ResolvedAccounts } from "./transaction";
-import { TsEngine } from "./ts-engine";
+import { SvmEngine } from "./svm";
 
 export type Commitment = "processed" | "confirmed" | "finalized";
 export const COMMITMENTS: readonly Commitment[] = ["processed", "confirmed", "finalized"];
@@ -142,7 +141,7 @@ export class Ledger {
     accounts: new Set(),
   };
 
-  constructor(opts: LedgerOptions = {}, engine: LedgerEngine = new TsEngine()) {
+  constructor(opts: LedgerOptions = {}, engine: LedgerEngine = new SvmEngine()) {
     this.engine = engine;
     this.confirmAfterSlots = opts.confirmAfterSlots ?? 1;
     this.finalizeAfterSlots = opts.finalizeAfterSlots ?? 32;
@@ -289,18 +288,7 @@ export class Ledger {
     return mintDecimals(mint, (a) => this.engine.getAccount(a), this.mintDecimalOverrides);
   }
 
-  /** The fee the runtime charges for this transaction. */
-  feeOf(tx: Pick<DecodedTransaction, "staticKeys" | "instructions" | "computeBudget" | "header" | "fee">): bigint {
-    return this.engine.fee(tx as DecodedTransaction);
-  }
-
   // ------------------------------------------------------------ programs
-
-  /** A TypeScript program model (the TypeScript engine only). */
-  registerProgram(program: Program): void {
-    if (!(this.engine instanceof TsEngine)) throw new Error("registerProgram: this ledger runs SBF programs in LiteSVM; add them at start-up");
-    this.engine.registerProgram(program);
-  }
 
   /** Ids of the programs the validator added (besides the runtime's own). */
   get programIds(): string[] {

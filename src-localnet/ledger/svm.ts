@@ -29,18 +29,10 @@ import {
   type InnerInstruction,
   type TransactionMetadata,
 } from "litesvm/dist/internal.js";
-import type { AccountState } from "../runtime/types";
 import { verifyEd25519Signature } from "./ed25519";
-import type { EngineExecution, EngineSimulation, ExecutionContext, ExecutionReport, InnerInstructionsJson, LedgerEngine } from "./engine";
+import type { AccountState, EngineExecution, EngineSimulation, ExecutionContext, ExecutionReport, InnerInstructionsJson, LedgerEngine } from "./engine";
 import type { InstructionErrorJson, TransactionErrorJson } from "./errors";
-import {
-  COMPUTE_BUDGET_PROGRAM_ID,
-  LAMPORTS_PER_SIGNATURE,
-  MAX_COMPUTE_UNIT_LIMIT,
-  SYSTEM_PROGRAM_ID,
-  type DecodedTransaction,
-  type ResolvedAccounts,
-} from "./transaction";
+import { SYSTEM_PROGRAM_ID, type DecodedTransaction, type ResolvedAccounts } from "./transaction";
 
 /** An SBF program to load: its id and its ELF (bytes, or a path to the `.so`). */
 export interface SbfProgram {
@@ -159,36 +151,6 @@ export function transactionErrorJson(e: ReturnType<FailedTransactionMetadata["er
   if (e instanceof TransactionErrorInsufficientFundsForRent) return { InsufficientFundsForRent: { account_index: e.accountIndex } };
   if (e instanceof TransactionErrorProgramExecutionTemporarilyRestricted) return { ProgramExecutionTemporarilyRestricted: { account_index: e.accountIndex } };
   return String(e);
-}
-
-/** Programs whose instructions reserve 3 000 compute units by default (agave's non-migrated builtins); every other instruction reserves 200 000. */
-const BUILTIN_DEFAULT_UNITS: ReadonlySet<string> = new Set([
-  SYSTEM_PROGRAM_ID,
-  COMPUTE_BUDGET_PROGRAM_ID,
-  "Vote111111111111111111111111111111111111111",
-  "BPFLoader1111111111111111111111111111111111",
-  "BPFLoader2111111111111111111111111111111111",
-  "BPFLoaderUpgradeab1e11111111111111111111111",
-  "LoaderV411111111111111111111111111111111111",
-  "Ed25519SigVerify111111111111111111111111111",
-  "KeccakSecp256k11111111111111111111111111111",
-  "Secp256r1SigVerify1111111111111111111111111",
-]);
-const BUILTIN_INSTRUCTION_UNITS = 3_000;
-const DEFAULT_INSTRUCTION_UNITS = 200_000;
-
-/** The compute-unit limit the runtime applies: the requested one, or 3 000 per builtin and 200 000 per other instruction (capped at 1.4M). */
-export function computeUnitLimit(tx: Pick<DecodedTransaction, "staticKeys" | "instructions" | "computeBudget">): number {
-  if (tx.computeBudget.unitLimit !== null) return Math.min(tx.computeBudget.unitLimit, MAX_COMPUTE_UNIT_LIMIT);
-  let units = 0;
-  for (const ix of tx.instructions) units += BUILTIN_DEFAULT_UNITS.has(tx.staticKeys[ix.programIdIndex]!) ? BUILTIN_INSTRUCTION_UNITS : DEFAULT_INSTRUCTION_UNITS;
-  return Math.min(units, MAX_COMPUTE_UNIT_LIMIT);
-}
-
-/** The fee the runtime charges: 5 000 lamports per signature plus ceil(unit price × unit limit / 10^6). */
-export function transactionFee(tx: Pick<DecodedTransaction, "staticKeys" | "instructions" | "computeBudget" | "header">): bigint {
-  const priority = (tx.computeBudget.unitPrice * BigInt(computeUnitLimit(tx)) + 999_999n) / 1_000_000n;
-  return LAMPORTS_PER_SIGNATURE * BigInt(tx.header.numRequiredSignatures) + priority;
 }
 
 export type SvmExecution = ExecutionReport;
@@ -363,10 +325,6 @@ export class SvmEngine implements LedgerEngine {
     return this.runtime.rentExempt(size);
   }
 
-  fee(tx: DecodedTransaction): bigint {
-    return transactionFee(tx);
-  }
-
   verifySignatures(tx: DecodedTransaction): boolean {
     for (let i = 0; i < tx.signatures.length; i++) {
       if (!verifyEd25519Signature(tx.messageBytes, tx.signatures[i]!, new PublicKey(tx.staticKeys[i]!).toBytes())) return false;
@@ -379,7 +337,7 @@ export class SvmEngine implements LedgerEngine {
     const payer = accounts.keys[0]!;
     const before = this.runtime.getBalance(payer);
     const r = this.runtime.send(tx);
-    if (r.err === null) return { landed: true, fee: transactionFee(tx), changed: accounts.keys.filter((_, i) => accounts.writable[i]), ...r };
+    if (r.err === null) return { landed: true, fee: tx.fee, changed: accounts.keys.filter((_, i) => accounts.writable[i]), ...r };
     // A failed transaction landed when the runtime charged its fee (it got past sanitizing, signatures and the fee payer).
     const charged = before - this.runtime.getBalance(payer);
     if (charged === 0n) return { landed: false, err: r.err };

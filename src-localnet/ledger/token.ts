@@ -5,7 +5,7 @@
  */
 import { PublicKey } from "@solana/web3.js";
 import { decodeTokenAccount, NATIVE_MINT, TOKEN_ACCOUNT_SIZE, TOKEN_PROGRAM_ID } from "../../src-shared/pool-program";
-import type { AccountState } from "../runtime/types";
+import type { AccountState } from "./account";
 
 export const MINT_SIZE = 82;
 

@@ -7,7 +7,7 @@
  */
 import { PublicKey, VersionedMessage, VersionedTransaction } from "@solana/web3.js";
 import bs58 from "bs58";
-import type { AccountState } from "../runtime/types";
+import type { AccountState } from "./account";
 import type { TransactionErrorJson } from "./errors";
 import { instructionError } from "./errors";
 
@@ -71,11 +71,26 @@ export interface ComputeBudget {
   unitLimit: number | null;
   /** Micro-lamports per compute unit (SetComputeUnitPrice), 0 when absent. */
   unitPrice: bigint;
-  /** The limit in force: requested (capped at 1.4M) or 200k per non-compute-budget instruction. */
+  /** The limit in force: requested, or 3 000 per builtin instruction and 200 000 per other (agave's defaults), capped at 1.4M. */
   effectiveLimit: number;
-  /** A malformed or duplicated compute-budget instruction. */
+  /** A malformed or duplicated compute-budget instruction (the runtime refuses the transaction). */
   error: TransactionErrorJson | null;
 }
+
+/** Programs whose instructions reserve 3 000 compute units by default (agave's builtins not migrated to SBF); every other instruction reserves 200 000. */
+const BUILTIN_DEFAULT_UNITS: ReadonlySet<string> = new Set([
+  SYSTEM_PROGRAM_ID,
+  COMPUTE_BUDGET_PROGRAM_ID,
+  "Vote111111111111111111111111111111111111111",
+  "BPFLoader1111111111111111111111111111111111",
+  "BPFLoader2111111111111111111111111111111111",
+  BPF_LOADER_UPGRADEABLE_ID,
+  "LoaderV411111111111111111111111111111111111",
+  "Ed25519SigVerify111111111111111111111111111",
+  "KeccakSecp256k11111111111111111111111111111",
+  "Secp256r1SigVerify1111111111111111111111111",
+]);
+export const BUILTIN_INSTRUCTION_COMPUTE_UNIT_LIMIT = 3_000;
 
 export interface DecodedTransaction {
   wire: Uint8Array;
@@ -226,6 +241,7 @@ export function decodeMessageForFee(
   };
 }
 
+/** The fee the runtime charges: 5 000 lamports per signature plus ceil(unit price × unit limit / 10^6). */
 export function computeFee(numSignatures: number, cb: ComputeBudget): bigint {
   const priority = (cb.unitPrice * BigInt(cb.effectiveLimit) + 999_999n) / 1_000_000n;
   return LAMPORTS_PER_SIGNATURE * BigInt(numSignatures) + priority;
@@ -237,12 +253,11 @@ export function parseComputeBudget(staticKeys: readonly string[], instructions: 
   let unitPrice: bigint | null = null;
   let error: TransactionErrorJson | null = null;
   const seen = new Set<number>();
-  let others = 0;
+  let defaultLimit = 0;
   instructions.forEach((ix, i) => {
-    if (staticKeys[ix.programIdIndex] !== COMPUTE_BUDGET_PROGRAM_ID) {
-      others += 1;
-      return;
-    }
+    const program = staticKeys[ix.programIdIndex]!;
+    defaultLimit += BUILTIN_DEFAULT_UNITS.has(program) ? BUILTIN_INSTRUCTION_COMPUTE_UNIT_LIMIT : DEFAULT_INSTRUCTION_COMPUTE_UNIT_LIMIT;
+    if (program !== COMPUTE_BUDGET_PROGRAM_ID) return;
     if (error) return;
     const d = ix.data;
     const view = new DataView(d.buffer, d.byteOffset, d.byteLength);
@@ -260,7 +275,7 @@ export function parseComputeBudget(staticKeys: readonly string[], instructions: 
     if (kind === 2) unitLimit = view.getUint32(1, true);
     if (kind === 3) unitPrice = view.getBigUint64(1, true);
   });
-  const effectiveLimit = Math.min(unitLimit ?? DEFAULT_INSTRUCTION_COMPUTE_UNIT_LIMIT * others, MAX_COMPUTE_UNIT_LIMIT);
+  const effectiveLimit = Math.min(unitLimit ?? defaultLimit, MAX_COMPUTE_UNIT_LIMIT);
   return { unitLimit, unitPrice: unitPrice ?? 0n, effectiveLimit, error };
 }
 

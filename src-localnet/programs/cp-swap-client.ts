@@ -1,8 +1,10 @@
 /**
- * A constant-product AMM (DESIGN §6): the local validator's swap venue, which
- * the local Jupiter-compatible API (src-localnet/rpc/jupiter.ts) routes
- * through, so relay_swap on a `solana` network runs for real on the local
- * validator.
+ * The constant-product AMM of DESIGN §6 from the client's side: the local
+ * validator's swap venue is the SBF program programs/cp-swap (cp-swap.so, run
+ * by LiteSVM at CP_SWAP_PROGRAM_ID); this module holds its addresses, account
+ * layout and instruction, and makes pools with setAccount. The local
+ * Jupiter-compatible API (src-localnet/rpc/jupiter.ts) routes through it, so
+ * relay_swap on a `solana` network runs for real on the local validator.
  *
  * One pool per unordered mint pair: a state account at the program's PDA
  * ["cp_pool", mintA, mintB] (mints sorted by their bytes) holding
@@ -21,7 +23,8 @@
  * <inputMint> -> <out> <outputMint>`.
  *
  * Pools are made by the validator (LocalValidator.createSwapPool, RPC
- * localnet_createSwapPool), not by an instruction.
+ * localnet_createSwapPool), not by an instruction. The TypeScript model of the
+ * program is a test oracle (src-localnet/test-oracle/cp-swap.ts).
  */
 import { PublicKey, TransactionInstruction } from "@solana/web3.js";
 import { Buffer } from "buffer";
@@ -35,18 +38,14 @@ import {
   decodeTokenAccount,
   publicKeyBytes,
 } from "../../src-shared/pool-program";
-import { cpAmountOut } from "../../src-server/core/swap/constant-product";
-import type { CompiledInstruction, ExecContext, Program } from "../runtime/types";
-import { accountAt, builtinError, customError, load } from "./runtime-helpers";
-import { loadTokenAccount, transferTokensCpi } from "./spl-token";
+
 
 export const CP_SWAP_PROGRAM_ID = "CpSwap11111111111111111111111111111111111111";
 /** The route label the local Jupiter API reports. */
 export const CP_SWAP_LABEL = "localnet-cp";
-export const CP_SWAP_UNITS = { swap: 24_000 } as const;
 export const CP_POOL_SIZE = 8 + 32 + 32 + 1;
 const MAGIC = new TextEncoder().encode("cpswap01");
-const SWAP_TAG = 1;
+export const CP_SWAP_TAG = 1;
 
 export const CP_SWAP_ERRORS = {
   EmptyReserve: { code: 6000, log: "Error: EmptyReserve" },
@@ -128,7 +127,7 @@ export function cpSwapInstruction(p: {
   const programId = p.programId ?? CP_SWAP_PROGRAM_ID;
   const [pool] = findCpPoolAddress(p.inputMint, p.outputMint, programId);
   const data = Buffer.alloc(17);
-  data[0] = SWAP_TAG;
+  data[0] = CP_SWAP_TAG;
   data.writeBigUInt64LE(p.amountIn, 1);
   data.writeBigUInt64LE(p.minAmountOut, 9);
   const key = (s: string) => new PublicKey(s);
@@ -145,55 +144,6 @@ export function cpSwapInstruction(p: {
     ],
     data,
   });
-}
-
-export class CpSwapProgram implements Program {
-  readonly baseUnits = CP_SWAP_UNITS.swap;
-  constructor(readonly id: string = CP_SWAP_PROGRAM_ID) {}
-
-  execute(ix: CompiledInstruction, ctx: ExecContext): void {
-    const data = ix.data;
-    if (data.length !== 17 || data[0] !== SWAP_TAG) throw builtinError("InvalidInstructionData", "cp-swap: expected swap (tag 1, amountIn u64, minAmountOut u64)");
-    const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
-    const amountIn = view.getBigUint64(1, true);
-    const minAmountOut = view.getBigUint64(9, true);
-    ctx.log("Program log: Instruction: Swap");
-    ctx.consumeUnits(CP_SWAP_UNITS.swap);
-    const pool = accountAt(ix.accounts, 0);
-    const vaultIn = accountAt(ix.accounts, 1);
-    const vaultOut = accountAt(ix.accounts, 2);
-    const user = accountAt(ix.accounts, 3);
-    const source = accountAt(ix.accounts, 4);
-    const destination = accountAt(ix.accounts, 5);
-    if (accountAt(ix.accounts, 6).address !== TOKEN_PROGRAM_ID) throw builtinError("IncorrectProgramId", "cp-swap: the token program is not TOKEN_PROGRAM_ID");
-    const fail = (name: keyof typeof CP_SWAP_ERRORS, detail: string) => customError(ctx, CP_SWAP_ERRORS[name].code, `${name}: ${detail}`, CP_SWAP_ERRORS[name].log);
-
-    const raw = load(ctx, pool.address);
-    const state = raw && raw.owner === this.id ? decodeCpPool(raw.data) : null;
-    if (!state || findCpPoolAddress(state.mintA, state.mintB, this.id)[0] !== pool.address) throw fail("InvalidPool", `${pool.address} is not a pool of this program`);
-    const inTa = loadTokenAccount(ctx, vaultIn.address);
-    const outTa = loadTokenAccount(ctx, vaultOut.address);
-    if (!inTa || !outTa) throw fail("InvalidPool", "a vault is not a token account");
-    const inputMint = new PublicKey(inTa.mint).toBase58();
-    const outputMint = new PublicKey(outTa.mint).toBase58();
-    const pair = new Set([state.mintA, state.mintB]);
-    if (inputMint === outputMint || !pair.has(inputMint) || !pair.has(outputMint)) throw fail("InvalidPool", "the vaults are not the pool's two mints");
-    if (vaultIn.address !== cpVaultAddress(pool.address, inputMint) || vaultOut.address !== cpVaultAddress(pool.address, outputMint)) {
-      throw fail("InvalidPool", "a vault is not the pool's associated token account");
-    }
-    const src = loadTokenAccount(ctx, source.address);
-    const dst = loadTokenAccount(ctx, destination.address);
-    if (!src || new PublicKey(src.mint).toBase58() !== inputMint) throw fail("InvalidTokenAccount", "the source is not a token account of the input mint");
-    if (!dst || new PublicKey(dst.mint).toBase58() !== outputMint) throw fail("InvalidTokenAccount", "the destination is not a token account of the output mint");
-    if (amountIn === 0n) throw fail("ZeroAmount", "amountIn is zero");
-    if (inTa.amount === 0n || outTa.amount === 0n) throw fail("EmptyReserve", "the pool has an empty reserve");
-    const amountOut = cpAmountOut(amountIn, inTa.amount, outTa.amount);
-    if (amountOut < minAmountOut) throw fail("SlippageToleranceExceeded", `the swap pays ${amountOut}, below the minimum ${minAmountOut}`);
-
-    transferTokensCpi(ctx, { source, destination: vaultIn, authority: user, amount: amountIn });
-    transferTokensCpi(ctx, { source: vaultOut, destination, authority: pool, authoritySignedByProgram: true, amount: amountOut });
-    ctx.log(`Program log: swap ${amountIn} ${inputMint} -> ${amountOut} ${outputMint}`);
-  }
 }
 
 /** What making a pool needs of the ledger. */

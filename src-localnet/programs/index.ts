@@ -1,32 +1,18 @@
 /**
- * The programs the local validator executes (src-localnet/runtime/types.ts's
- * Program seam): system, compute budget, an SPL Token subset, the associated
- * token account program and the pool program (docs/pool-program.md).
+ * The programs the local validator runs besides LiteSVM's own (System,
+ * Compute Budget, SPL Token, Token-2022, Associated Token, Memo, Address
+ * Lookup Table): the SBF builds of this repo's pool program and cp-swap
+ * venue, and the cp-swap venue's client side (pools, instruction).
  */
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { FieldHasher } from "../../src-shared/crypto/hasher";
 import { DEFAULT_POOL_PROGRAM_ID } from "../../src-shared/pool-program";
 import type { SbfProgram } from "../ledger/svm";
-import type { ProofVerifier } from "../../src-server/ports/proof-verifier";
-import type { Program } from "../runtime/types";
-import { AssociatedTokenProgram } from "./associated-token";
-import { ComputeBudgetProgram } from "./compute-budget";
-import { CP_SWAP_PROGRAM_ID, CpSwapProgram } from "./cp-swap";
-import { PoolProgram } from "./pool";
-import { TokenProgram } from "./spl-token";
-import { SystemProgram } from "./system";
+import { CP_SWAP_PROGRAM_ID } from "./cp-swap-client";
 
-export { SystemProgram, SYSTEM_UNITS, MAX_ACCOUNT_DATA } from "./system";
-export { ComputeBudgetProgram, COMPUTE_BUDGET_UNITS } from "./compute-budget";
-export { TokenProgram, TOKEN_UNITS, TOKEN_ERRORS, transferTokens, loadTokenAccount } from "./spl-token";
-export { AssociatedTokenProgram, ATA_UNITS, createAssociatedTokenAccount } from "./associated-token";
-export { PoolProgram, POOL_UNITS, type PoolProgramOptions } from "./pool";
 /** Kept for existing callers: the address functions are the codec's (src-shared/pool-program). */
 export { commitmentMarkerAddress, findCommitmentMarkerAddress } from "../../src-shared/pool-program";
-export { ANCHOR_ERRORS } from "./runtime-helpers";
 export {
-  CpSwapProgram,
   CP_SWAP_PROGRAM_ID,
   CP_SWAP_LABEL,
   CP_SWAP_ERRORS,
@@ -36,26 +22,7 @@ export {
   findCpPoolAddress,
   cpVaultAddress,
   type CpPoolInfo,
-} from "./cp-swap";
-
-export interface DefaultProgramsOptions {
-  poolProgramId: string;
-  hasher: FieldHasher;
-  /** The pool program's Groth16 check; the caller owns it (close it after the validator). */
-  verifier: ProofVerifier;
-}
-
-/** System, compute budget, token, associated token, the pool program at `poolProgramId` and the constant-product swap venue (cp-swap.ts). */
-export function createDefaultPrograms(opts: DefaultProgramsOptions): Program[] {
-  return [
-    new SystemProgram(),
-    new ComputeBudgetProgram(),
-    new TokenProgram(),
-    new AssociatedTokenProgram(),
-    new PoolProgram({ programId: opts.poolProgramId, hasher: opts.hasher, verifier: opts.verifier }),
-    new CpSwapProgram(),
-  ];
-}
+} from "./cp-swap-client";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 /** The pool program built from programs/pool/src (`npm run build:programs`). */

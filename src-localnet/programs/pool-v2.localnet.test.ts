@@ -49,7 +49,7 @@ import {
   startFixturePool,
   type FixturePool,
 } from "../../src-server/adapters/chain-solana/test-fixtures/localnet-pool";
-import { ADDRESS_LOOKUP_TABLE_PROGRAM_ID, encodeLookupTable } from "./cp-swap";
+import { ADDRESS_LOOKUP_TABLE_PROGRAM_ID, encodeLookupTable } from "./cp-swap-client";
 
 const PLAIN = "leaf 0, 1 SOL";
 const REACHABLE = "leaf 1, 2 SOL, swap min 1";

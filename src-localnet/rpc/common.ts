@@ -5,7 +5,7 @@
 import { PublicKey } from "@solana/web3.js";
 import bs58 from "bs58";
 import type { Commitment } from "../ledger/ledger";
-import type { AccountState } from "../runtime/types";
+import type { AccountState } from "../ledger/engine";
 
 export class RpcError extends Error {
   constructor(

@@ -11,7 +11,7 @@ import { transactionErrorText } from "../ledger/errors";
 import type { Commitment, Ledger, LedgerSnapshot, TransactionRecord } from "../ledger/ledger";
 import { decodeMint, readTokenAccount, uiTokenAmount } from "../ledger/token";
 import { decodeMessageForFee, decodeTransaction, TransactionDecodeError, type DecodedTransaction } from "../ledger/transaction";
-import { createCpPool } from "../programs/cp-swap";
+import { createCpPool } from "../programs/cp-swap-client";
 import {
   asParams,
   atLeastConfirmed,
@@ -303,7 +303,7 @@ export class RpcNode {
         } catch (e) {
           throw invalidParams(`invalid message: ${(e as Error).message}`);
         }
-        return this.withContext(ledger.isBlockhashValid(decoded.recentBlockhash) ? Number(ledger.feeOf(decoded)) : null);
+        return this.withContext(ledger.isBlockhashValid(decoded.recentBlockhash) ? Number(decoded.fee) : null);
       },
       getMinimumBalanceForRentExemption: (p) => {
         const size = p[0] ?? 0;

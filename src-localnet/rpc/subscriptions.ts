@@ -7,7 +7,7 @@
  */
 import type WebSocket from "ws";
 import type { Commitment, Ledger, TransactionRecord } from "../ledger/ledger";
-import type { AccountState } from "../runtime/types";
+import type { AccountState } from "../ledger/engine";
 import {
   asParams,
   commitmentParam,

@@ -1,5 +1,5 @@
 /**
- * What the local validator's programs share: builtin and Anchor-style errors
+ * TEST ORACLE: what the TypeScript program models share: builtin and Anchor-style errors
  * with the log lines a real cluster writes, account reads and writes that
  * respect the instruction's writable flags, rent-paid account creation, and
  * the frames of a cross-program invocation in the logs.
@@ -11,7 +11,7 @@
  * with the callee's error.
  */
 import { SYSTEM_PROGRAM_ID } from "../../src-shared/pool-program";
-import { ProgramError, type AccountState, type ExecContext, type InstructionAccount } from "../runtime/types";
+import { ProgramError, type AccountState, type ExecContext, type InstructionAccount } from "./types";
 
 // ------------------------------------------------------------------ errors
 

@@ -1,4 +1,5 @@
 /**
+ * TEST ORACLE (the validator runs the real SPL Token program in LiteSVM).
  * An SPL Token subset (TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA): Transfer
  * (tag 3, amount u64; accounts source, destination, owner) and TransferChecked
  * (tag 12, amount u64, decimals u8; accounts source, mint, destination, owner)
@@ -22,7 +23,7 @@ import {
   type TokenAccountData,
 } from "../../src-shared/pool-program";
 import { decodeMint } from "../ledger/token";
-import type { CompiledInstruction, ExecContext, InstructionAccount, Program } from "../runtime/types";
+import type { CompiledInstruction, ExecContext, InstructionAccount, Program } from "./types";
 import { accountAt, builtinError, customError, invoke, isSigned, load, writeData } from "./runtime-helpers";
 
 /** Units the real program spends (measured on mainnet, rounded). */

@@ -1,15 +1,14 @@
 /**
- * For the programs' unit tests: a tiny in-memory ledger that runs
- * instructions the way the validator's ledger does (one transaction's writes
- * are staged and applied only when every instruction succeeds; logs and
- * errors as a real cluster shows them), without RPC, signatures or fees.
- * Signers are just addresses.
+ * TEST ORACLE: a tiny in-memory ledger that runs the TypeScript program models
+ * of this folder (one transaction's writes are staged and applied only when
+ * every instruction succeeds; logs and errors as a real cluster shows them),
+ * without RPC, signatures or fees. Signers are just addresses. Differential
+ * tests run the same transactions here and in LiteSVM.
  */
 import { PublicKey, type TransactionInstruction } from "@solana/web3.js";
 import { TOKEN_PROGRAM_ID, associatedTokenAddress, encodeTokenAccount, publicKeyBytes } from "../../src-shared/pool-program";
 import { MINT_SIZE, encodeMint } from "../ledger/token";
-import { encodeInstructionsSysvar, instructionsSysvarAccount, setInstructionsSysvarIndex, SYSVAR_INSTRUCTIONS_ID } from "../runtime/instructions-sysvar";
-import { ProgramError, type AccountState, type AccountView, type CompiledInstruction, type ExecContext, type Program } from "../runtime/types";
+import { ProgramError, type AccountState, type AccountView, type CompiledInstruction, type ExecContext, type Program } from "./types";
 import { describeError } from "./runtime-helpers";
 import { loadTokenAccount } from "./spl-token";
 
@@ -78,10 +77,8 @@ export class MemoryLedger {
   async run(instructions: readonly (TransactionInstruction | CompiledInstruction)[], signers: readonly string[], opts: { unitLimit?: number } = {}): Promise<TxResult> {
     const compiled = compile(instructions, signers);
     const staged = new Map<string, AccountState | null>();
-    // The Instructions sysvar, as the runtime provides it to a transaction that lists it.
-    const sysvar = compiled.some((ix) => ix.accounts.some((a) => a.address === SYSVAR_INSTRUCTIONS_ID)) ? encodeInstructionsSysvar(compiled) : null;
     const view: AccountView = {
-      get: (a) => (sysvar && a === SYSVAR_INSTRUCTIONS_ID ? instructionsSysvarAccount(sysvar.slice()) : staged.has(a) ? staged.get(a)! : this.accounts.get(a) ?? null),
+      get: (a) => (staged.has(a) ? staged.get(a)! : (this.accounts.get(a) ?? null)),
       set: (a, s) => void staged.set(a, s),
       delete: (a) => void staged.set(a, null),
     };
@@ -92,7 +89,6 @@ export class MemoryLedger {
       const program = this.programs.get(ix.programId);
       if (!program) throw new Error(`no program ${ix.programId}`);
       let used = 0;
-      if (sysvar) setInstructionsSysvarIndex(sysvar, index);
       const ctx: ExecContext = {
         slot: this.slot,
         unixTime: this.unixTime,
@@ -145,7 +141,7 @@ function compile(instructions: readonly (TransactionInstruction | CompiledInstru
   );
   const writable = new Set<string>(signers.slice(0, 1));
   const signing = new Set<string>(signers);
-  for (const ix of plain) for (const a of ix.accounts) if (a.isWritable && a.address !== SYSVAR_INSTRUCTIONS_ID) writable.add(a.address);
+  for (const ix of plain) for (const a of ix.accounts) if (a.isWritable) writable.add(a.address);
   return plain.map((ix) => ({ ...ix, accounts: ix.accounts.map((a) => ({ address: a.address, isSigner: signing.has(a.address), isWritable: writable.has(a.address) })) }));
 }
 

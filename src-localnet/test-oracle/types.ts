@@ -1,16 +1,12 @@
 /**
- * The seam between the local validator's ledger/RPC side (src-localnet/ledger,
- * src-localnet/rpc) and the programs it executes (src-localnet/programs).
+ * TEST ORACLE: the seam of the TypeScript program models (test-kit.ts runs
+ * them). The validator runs SBF programs in LiteSVM and uses none of this.
  * Addresses are base58 strings throughout.
  */
 
-export interface AccountState {
-  lamports: bigint;
-  /** Owner program id. */
-  owner: string;
-  data: Uint8Array;
-  executable: boolean;
-}
+import type { AccountState } from "../ledger/account";
+
+export type { AccountState };
 
 export interface InstructionAccount {
   address: string;
