@@ -23,4 +23,5 @@ export const CASES: Record<string, () => Promise<BenchCase>> = {
   relay: async () => (await import("./relay")).default,
   "relay-solana": async () => (await import("./relay-solana")).default,
   backfill: async () => (await import("./backfill")).default,
+  programs: async () => (await import("./programs")).default,
 };

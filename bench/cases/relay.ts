@@ -17,16 +17,11 @@ import { prepareWithdrawal, testRecipient, type PreparedWithdrawal } from "../..
 import type { Metric } from "../lib/metric";
 import { startRelayChild, type ListeningProcess } from "../lib/proc";
 import { ROOT, tempDir } from "../lib/data";
-import { fmtNum, median } from "../lib/stats";
+import { fmtNum, median, percentile } from "../lib/stats";
 import type { BenchCase } from "./index";
 import path from "node:path";
 
 const MINT = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
-
-const percentile = (xs: number[], p: number): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-};
 
 const relayCase: BenchCase = {
   name: "relay",

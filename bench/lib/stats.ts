@@ -11,6 +11,12 @@ export function median(xs: readonly number[]): number {
 }
 
 /** Runs `fn` and returns its wall time in ms. */
+/** The p-th percentile by nearest rank (upper). */
+export function percentile(xs: readonly number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+}
+
 export async function timeMs(fn: () => unknown): Promise<number> {
   const t0 = performance.now();
   await fn();

@@ -6,7 +6,8 @@
  * seven fixture notes deposited as precommitments, in order, into FIXTURE_MINT, with the
  * fixture relayer as the pool's authority and every proof's fee receiver.
  */
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import {
   AddressLookupTableAccount,
   ComputeBudgetProgram,
@@ -51,8 +52,9 @@ import {
   type WireCase,
 } from "../../src-server/adapters/verifier-groth16/test-fixtures/fixtures";
 
-export const POOL_SO = join(__dirname, "pool.so");
-export const CP_SWAP_SO = join(__dirname, "..", "cp-swap", "cp-swap.so");
+const HERE = dirname(fileURLToPath(import.meta.url));
+export const POOL_SO = join(HERE, "pool.so");
+export const CP_SWAP_SO = join(HERE, "..", "cp-swap", "cp-swap.so");
 export const PROGRAM = DEFAULT_POOL_PROGRAM_ID;
 export const SOL = 1_000_000_000n;
 export const MINT = encodeBase58(FIXTURE_MINT);
