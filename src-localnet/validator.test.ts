@@ -21,7 +21,7 @@ import {
   sendAndConfirmTransaction,
 } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ASSOCIATED_TOKEN_PROGRAM_ID, associatedTokenAddress, NATIVE_MINT, TOKEN_PROGRAM_ID } from "../src-shared/pool-program";
+import { ASSOCIATED_TOKEN_PROGRAM_ID, associatedTokenAddress, DEFAULT_POOL_PROGRAM_ID, NATIVE_MINT, TOKEN_PROGRAM_ID } from "../src-shared/pool-program";
 import { MEMO_PROGRAM_ID, memoInstruction, rpc, sleep, until } from "./rpc/test-support";
 import { startLocalValidator, type LocalValidator } from "./validator";
 
@@ -395,6 +395,8 @@ describe("history and state", () => {
     const to = Keypair.generate().publicKey;
     const snap = await v.snapshot();
     const json = JSON.stringify(snap);
+    // The SVM's whole state travels gzipped: well within localnet_restore's request limit.
+    expect(json.length).toBeLessThan(1_500_000);
     const { signature } = await sendAndConfirm([transfer(to, 2_000_000)]);
     expect(await conn.getBalance(to)).toBe(2_000_000);
     await v.restore(JSON.parse(json));
@@ -403,6 +405,22 @@ describe("history and state", () => {
     // The clock went back too: blockhashes of the snapshot are valid again, new ones are produced.
     await sendAndConfirm([transfer(to, 1_000_000)]);
     expect(await conn.getBalance(to)).toBe(1_000_000);
+    // SBF programs run after a restore (the pool program, the memo program).
+    expect((await sendAndConfirm([memoInstruction("restored")])).err).toBeNull();
+    const pool = await conn.getAccountInfo(new PublicKey(DEFAULT_POOL_PROGRAM_ID));
+    expect(pool?.executable).toBe(true);
+    const viaRpc = await rpc(v.rpcUrl, "localnet_snapshot");
+    expect((await rpc(v.rpcUrl, "localnet_restore", viaRpc.body.result)).body.result.slot).toBe(viaRpc.body.result.slot);
+  });
+
+  it("expires a blockhash on request: block height passes its last valid height", async () => {
+    const s = await signed([transfer(Keypair.generate().publicKey, 1_000_000)]);
+    expect(await conn.isBlockhashValid(s.blockhash)).toMatchObject({ value: true });
+    v.expireBlockhash(s.blockhash);
+    expect(await conn.getBlockHeight()).toBeGreaterThan(s.lastValidBlockHeight);
+    expect(await conn.isBlockhashValid(s.blockhash)).toMatchObject({ value: false });
+    expect((await sendError(conn.sendRawTransaction(s.wire))).message).toContain("Blockhash not found");
+    v.expireBlockhash(s.blockhash); // already expired: nothing happens
   });
 });
 

@@ -73,6 +73,8 @@ export interface LocalValidator {
   mintTo(owner: string, mint: string, amount: bigint | number): Promise<string>;
   /** Produces n slots now (in addition to the timer). */
   advanceSlots(n?: number): void;
+  /** Produces slots until `blockhash` (default: the latest) is past its last valid block height; nothing for an unknown or expired one. */
+  expireBlockhash(blockhash?: string): void;
   /** Resolves once the ledger reached `slot`. */
   waitForSlot(slot: number): Promise<void>;
   snapshot(): Promise<LedgerSnapshot>;
@@ -151,6 +153,7 @@ export async function startLocalValidator(opts: LocalValidatorOptions = {}): Pro
     airdrop: (address, lamports) => node.airdrop(address, BigInt(lamports)),
     mintTo: async (owner, mint, amount) => ledger.mintTo(owner, mint, BigInt(amount)),
     advanceSlots: (n = 1) => ledger.advanceSlots(n),
+    expireBlockhash: (blockhash = ledger.latestBlockhash().blockhash) => ledger.expireBlockhash(blockhash),
     waitForSlot: (slot) =>
       new Promise<void>((resolve) => {
         if (ledger.slot >= slot) return resolve();

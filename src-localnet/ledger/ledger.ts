@@ -237,6 +237,12 @@ export class Ledger {
     return s === undefined ? null : s + this.blockhashValidBlocks;
   }
 
+  /** Produces slots until `blockhash` is past its last valid block height (nothing for an unknown or already expired one). */
+  expireBlockhash(blockhash: string): void {
+    const last = this.blockhashLastValidHeight(blockhash);
+    if (last !== null && this.blockHeight <= last) this.advanceSlots(last + 1 - this.blockHeight);
+  }
+
   isBlockhashValid(blockhash: string): boolean {
     const last = this.blockhashLastValidHeight(blockhash);
     return last !== null && this.blockHeight <= last;

@@ -134,8 +134,7 @@ export class RpcNode {
   /** Delivers an accepted transaction to the "leader", through the faults. */
   private deliver(tx: DecodedTransaction): void {
     if (this.faults.takeExpire()) {
-      const last = this.ledger.blockhashLastValidHeight(tx.recentBlockhash);
-      if (last !== null && this.ledger.blockHeight <= last) this.ledger.advanceSlots(last + 1 - this.ledger.blockHeight);
+      this.ledger.expireBlockhash(tx.recentBlockhash);
       return;
     }
     if (this.faults.takeDrop()) return;
