@@ -429,10 +429,10 @@ export class Ledger {
     const slot = this.slot_;
     const keys = accounts.keys;
     const tokenKeys = this.tokenBalanceKeys(tx, keys);
-    const preBalances = keys.map((k) => Number(this.engine.getBalance(k)));
-    const preTokenBalances = this.tokenBalances(keys, tokenKeys);
+    const before = this.balances(keys, tokenKeys);
     const result = await this.engine.execute(tx, accounts, { slot, unixTime: this.unixTimeOf(slot), commit: () => !this.statuses.has(tx.signature) });
     if (!result.landed) return { landed: false, err: result.err };
+    const after = this.balances(keys, tokenKeys);
     const record: TransactionRecord = {
       signature: tx.signature,
       signatures: tx.signatureStrings,
@@ -440,10 +440,10 @@ export class Ledger {
       blockTime: this.unixTimeOf(slot),
       err: result.err,
       fee: Number(result.fee),
-      preBalances,
-      postBalances: keys.map((k) => Number(this.engine.getBalance(k))),
-      preTokenBalances,
-      postTokenBalances: this.tokenBalances(keys, tokenKeys),
+      preBalances: before.lamports,
+      postBalances: after.lamports,
+      preTokenBalances: before.tokens,
+      postTokenBalances: after.tokens,
       logs: result.logs,
       unitsConsumed: result.unitsConsumed,
       innerInstructions: result.innerInstructions,
@@ -486,11 +486,18 @@ export class Ledger {
     this.pendingFinalized.push(record);
   }
 
-  private tokenBalances(keys: readonly string[], include: readonly boolean[]): TokenBalanceJson[] {
+  /** Lamports of every key, and the token balances of the keys that may be token accounts (programs' accounts are not read whole). */
+  private balances(keys: readonly string[], mayBeToken: readonly boolean[]): { lamports: number[]; tokens: TokenBalanceJson[] } {
+    const lamports: number[] = [];
     const out: TokenBalanceJson[] = [];
     keys.forEach((key, accountIndex) => {
-      if (!include[accountIndex]) return;
-      const info = readTokenAccount(this.engine.getAccount(key));
+      if (!mayBeToken[accountIndex]) {
+        lamports.push(Number(this.engine.getBalance(key)));
+        return;
+      }
+      const account = this.engine.getAccount(key);
+      lamports.push(Number(account?.lamports ?? 0n));
+      const info = readTokenAccount(account);
       if (!info) return;
       out.push({
         accountIndex,
@@ -500,7 +507,7 @@ export class Ledger {
         uiTokenAmount: uiTokenAmount(info.amount, this.decimalsOf(info.mint)),
       });
     });
-    return out;
+    return { lamports, tokens: out };
   }
 
   // ------------------------------------------------------------ history

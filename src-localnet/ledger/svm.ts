@@ -160,7 +160,17 @@ export interface SvmSimulation extends SvmExecution {
   postAccounts: Map<string, AccountState | null>;
 }
 
-const key = (address: string) => new PublicKey(address).toBytes();
+/** base58 → 32 bytes, cached (the same few hundred keys come back in every transaction). */
+const keyCache = new Map<string, Uint8Array>();
+function key(address: string): Uint8Array {
+  let k = keyCache.get(address);
+  if (!k) {
+    k = new PublicKey(address).toBytes();
+    if (keyCache.size >= 20_000) keyCache.delete(keyCache.keys().next().value!);
+    keyCache.set(address, k);
+  }
+  return k;
+}
 
 function fromAccount(a: Account | null): AccountState | null {
   if (!a || a.lamports() === 0n) return null;
