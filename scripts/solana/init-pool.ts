@@ -9,7 +9,7 @@
  */
 import { parseArgs } from "node:util";
 import { Connection, PublicKey, Transaction } from "@solana/web3.js";
-import { initializePoolInstruction, poolTreeAddress, poolVaultAddress } from "../../src-shared/pool-program";
+import { TOKEN_PROGRAM_ID, initializePoolInstruction, poolTreeAddress, poolVaultAddress } from "../../src-shared/pool-program";
 import { parsePublicKey } from "../../src-shared/encoding/base58";
 import { readKeypairFile } from "../../src-server/adapters/keys/keypair-file";
 
@@ -52,6 +52,8 @@ async function main(): Promise<void> {
   console.log(`authority (the relay's fee payer): ${authority.address}`);
 
   for (const mint of mints) {
+    const mintAccount = await connection.getAccountInfo(new PublicKey(mint));
+    if (!mintAccount || mintAccount.owner.toBase58() !== TOKEN_PROGRAM_ID) fail(`${mint} is not an SPL Token mint on ${new URL(values.rpc).origin}`, 1);
     const tree = poolTreeAddress(values.program, mint);
     if (await connection.getAccountInfo(new PublicKey(tree))) {
       console.log(`${mint}: pool exists (tree ${tree}); left as it is`);

@@ -31,6 +31,7 @@ afterAll(async () => {
 
 describe("npm run pool:init", () => {
   it("opens a pool whose authority is the fee payer, and leaves an existing pool alone", async () => {
+    await net.validator.mintTo(net.relayer.publicKey.toBase58(), USDC, 1n);
     const args = ["--rpc", net.validator.rpcUrl, "--program", net.programId, "--keypair", net.relayerKeyFile];
     const first = await run([...args, "--mint", USDC, "--mint", WSOL]);
     expect(first.code, first.out).toBe(0);
@@ -53,5 +54,8 @@ describe("npm run pool:init", () => {
     const bad = await run(["--rpc", "ftp://x", "--program", net.programId, "--keypair", net.relayerKeyFile, "--mint", WSOL]);
     expect(bad.code).toBe(2);
     expect(bad.out).toMatch(/--rpc must be/);
+    const notMint = await run(["--rpc", net.validator.rpcUrl, "--program", net.programId, "--keypair", net.relayerKeyFile, "--mint", net.relayer.publicKey.toBase58()]);
+    expect(notMint.code).toBe(1);
+    expect(notMint.out).toMatch(/is not an SPL Token mint/);
   });
 });
