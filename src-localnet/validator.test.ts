@@ -528,6 +528,29 @@ describe("the runtime: LiteSVM with the real SPL Token and Associated Token prog
     expect(landedAt).toBeGreaterThan(slot - 20);
   });
 
+  it("resolves a swap pool's lookup table from slot 0 on", async () => {
+    const v0 = await startLocalValidator({ port: 0, slotMs: 600_000 });
+    try {
+      expect(v0.ledger.slot).toBe(0);
+      const c0 = new Connection(v0.rpcUrl, { commitment: "processed", wsEndpoint: v0.wsUrl });
+      const kp = Keypair.generate();
+      await v0.airdrop(kp.publicKey.toBase58(), LAMPORTS_PER_SOL);
+      const pool = await v0.createSwapPool(Keypair.generate().publicKey.toBase58(), NATIVE_MINT, 1_000_000n, 1_000_000n);
+      const table = (await c0.getAddressLookupTable(new PublicKey(pool.lookupTable))).value!;
+      const { blockhash } = await c0.getLatestBlockhash();
+      const msg = new TransactionMessage({ payerKey: kp.publicKey, recentBlockhash: blockhash, instructions: [transfer(new PublicKey(pool.vaultB), 1_000, kp.publicKey)] }).compileToV0Message([table]);
+      expect(msg.addressTableLookups).toHaveLength(1);
+      const vtx = new VersionedTransaction(msg);
+      vtx.sign([kp]);
+      const sig = await c0.sendTransaction(vtx);
+      await v0.ledger.idle();
+      expect(v0.ledger.getTransaction(sig)?.err).toBeNull();
+      expect(v0.ledger.slot).toBe(0);
+    } finally {
+      await v0.close();
+    }
+  });
+
   it("drops a transaction that cannot pay or invokes no program, charging nothing", async () => {
     const before = await conn.getBalance(payer.publicKey);
     const ghost = new TransactionInstruction({ programId: Keypair.generate().publicKey, keys: [], data: Buffer.from([1]) });

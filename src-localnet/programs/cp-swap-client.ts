@@ -84,12 +84,19 @@ export function cpLookupTableAddress(pool: string, programId: string = CP_SWAP_P
   return PublicKey.findProgramAddressSync([new TextEncoder().encode("cp_alt"), publicKeyBytes(pool)], new PublicKey(programId))[0].toBase58();
 }
 
-/** An address lookup table account's data: 56 bytes of metadata (type 1, never deactivated, no authority), then the addresses. */
+/**
+ * An address lookup table account's data: 56 bytes of metadata (type 1, never
+ * deactivated, last extended at slot 0 with every address already there, no
+ * authority), then the addresses. The runtime resolves all of them from slot 0 on.
+ */
 export function encodeLookupTable(addresses: readonly string[]): Uint8Array {
+  if (addresses.length > 256) throw new RangeError("a lookup table holds at most 256 addresses");
   const out = new Uint8Array(56 + 32 * addresses.length);
   const v = new DataView(out.buffer);
   v.setUint32(0, 1, true);
   v.setBigUint64(4, (1n << 64n) - 1n, true);
+  // last_extended_slot 0 (offset 12); last_extended_slot_start_index (offset 20): addresses before it are active even at slot 0.
+  out[20] = Math.min(addresses.length, 255);
   addresses.forEach((a, i) => out.set(publicKeyBytes(a), 56 + 32 * i));
   return out;
 }
