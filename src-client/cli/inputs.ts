@@ -1,5 +1,7 @@
 import path from "node:path";
 import { parsePublicKey } from "../../src-shared/encoding/base58";
+import { DEFAULT_POOL_PROGRAM_ID } from "../../src-shared/pool-program";
+import { parseRpcUrl } from "../sdk/chain";
 import { Keypair, readKeypairFile } from "../sdk/keypair";
 import { MAX_AMOUNT, loadNote, type DepositNote } from "../sdk/note";
 import { Exit, type CliContext, type ExitCode } from "./context";
@@ -58,4 +60,30 @@ export async function noteInput(ctx: CliContext, values: ParsedValues): Promise<
     return failed(ctx.fail(Exit.Usage, `the note is for ${note.value.network} but --network is ${ctx.network}`));
   }
   return got(note.value);
+}
+
+/** --rpc <url>: a Solana JSON-RPC endpoint (the local validator, a cluster); undefined when not given. */
+export function rpcInput(ctx: CliContext, values: ParsedValues): Input<string | undefined> {
+  const text = str(values, "rpc");
+  if (text === undefined) return got(undefined);
+  const url = parseRpcUrl(text);
+  return url ? got(url) : failed(ctx.fail(Exit.Usage, `--rpc ${text} is not an http(s) URL (the JSON-RPC endpoint, e.g. http://127.0.0.1:8899)`));
+}
+
+/** --program <id>: the pool program; DEFAULT_POOL_PROGRAM_ID when not given. */
+export function programInput(ctx: CliContext, values: ParsedValues): Input<string> {
+  const text = str(values, "program");
+  if (text === undefined) return got(DEFAULT_POOL_PROGRAM_ID);
+  const parsed = parsePublicKey(text);
+  return parsed.ok ? got(text) : failed(ctx.fail(Exit.Usage, `--program ${text}: ${parsed.error}`));
+}
+
+/** A whole number of base units from the flag `name` (0 allowed when `min` is 0n); undefined when not given. */
+export function unitsInput(ctx: CliContext, values: ParsedValues, name: string, min = 1n): Input<bigint | undefined> {
+  const text = str(values, name);
+  if (text === undefined) return got(undefined);
+  if (!/^[0-9]+$/.test(text)) return failed(ctx.fail(Exit.Usage, `--${name} ${text} must be a whole number (no decimals or exponents)`));
+  const n = BigInt(text);
+  if (n < min || n > MAX_AMOUNT) return failed(ctx.fail(Exit.Usage, `--${name} must be from ${min} to ${MAX_AMOUNT}`));
+  return got(n);
 }

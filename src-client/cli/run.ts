@@ -5,7 +5,7 @@ import { RelayClient } from "../sdk/http";
 import { ofacSignature, revert } from "./commands/compliance";
 import { health, version } from "./commands/meta";
 import { deposit, merkle, noteCommand, nullifier, proof } from "./commands/pool";
-import { quote } from "./commands/swap";
+import { quote, swapPool } from "./commands/swap";
 import { airdrop, balance, keygen, loginCommand } from "./commands/wallet";
 import { prove, relay } from "./commands/withdraw";
 import { Exit, createContext, type CliIo, type ExitCode } from "./context";
@@ -13,7 +13,7 @@ import { GLOBAL_OPTIONS, str, type CommandSpec, type OptionSpec, type ParsedValu
 
 export const DEFAULT_URL = "http://127.0.0.1:8080";
 
-export const COMMANDS: readonly CommandSpec[] = [keygen, loginCommand, airdrop, deposit, relay, prove, quote, revert, ofacSignature, balance, merkle, proof, nullifier, noteCommand, health, version];
+export const COMMANDS: readonly CommandSpec[] = [keygen, loginCommand, airdrop, deposit, relay, prove, quote, swapPool, revert, ofacSignature, balance, merkle, proof, nullifier, noteCommand, health, version];
 
 const EXIT_HELP = `exit codes: 0 ok, 1 the relay refused or answered "not done", 2 usage, 3 relay unreachable or malformed answer,
             4 local file problem, 5 the relay's Merkle proof does not verify, 6 the withdrawal proof could not be built`;
@@ -34,7 +34,7 @@ export function usage(): string {
   return [
     "usage: relay-cli <command> [options]",
     "",
-    "A wallet developer's client for the Private Withdrawal Relay: keys, login, sandbox deposits, notes, proofs, withdrawals, reverts and compliance signatures.",
+    "A wallet developer's client for the Private Withdrawal Relay: keys, login, deposits (sandbox or on chain), notes, proofs, withdrawals, reverts and compliance signatures.",
     "",
     "commands:",
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),

@@ -1,11 +1,15 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { toHex } from "../../../src-shared/encoding/bytes";
+import { poolTreeAddress } from "../../../src-shared/pool-program";
+import { chainConnection } from "../../sdk/chain";
+import { chainDepositAndSaveNote, type ChainDepositAnswer, type ChainDepositStage } from "../../sdk/chain-deposit";
 import { depositAndSaveNote } from "../../sdk/deposit";
+import type { Keypair } from "../../sdk/keypair";
 import { createNote, describeNote, type DepositNote } from "../../sdk/note";
 import { getNoteNullifier, getNoteProof, type NoteProofError } from "../../sdk/tree";
 import { Exit, type CliContext, type ExitCode, type JsonValue } from "../context";
-import { amountInput, keypairInput, mintInput, noteInput, resolvePath } from "../inputs";
+import { amountInput, keypairInput, mintInput, noteInput, programInput, resolvePath, rpcInput } from "../inputs";
 import { str, type CommandSpec } from "../spec";
 
 export const DEFAULT_NOTES_DIR = ".relay-notes";
@@ -45,11 +49,14 @@ function guardNotesDir(dir: string): void {
 
 export const deposit: CommandSpec = {
   name: "deposit",
-  summary: "create a note, save it, and deposit its precommitment into the sandbox pool",
+  summary: "create a note, save it, and deposit its precommitment (sandbox pool, or on chain with --rpc)",
   details:
     `The note is written (mode 0600) before any funds move, then updated with the deposit's signature, status and leaf.\n` +
     "The deposit sends Poseidon(nullifier, secret); the pool computes the leaf from the amount it received, and the\n" +
     "CLI checks it is the note's own (exit 3 and the note is not marked deposited if it is not).\n" +
+    "Without --rpc it goes through the relay's sandbox (POST /sandbox/deposit). With --rpc the wallet sends the pool\n" +
+    "program's deposit instruction itself (it pays the fee and the rent of its receipt), waits for confirmation, reads\n" +
+    "the program's DepositEvent from the logs, then waits up to 30 s for the relay (--url) to index the leaf.\n" +
     `Default file: ${DEFAULT_NOTES_DIR}/<network>-<mint>-<time>-<commitment>.json. The note holds the secrets that withdraw\n` +
     "the deposit: whoever has the file has the funds. Exit 1 when the deposit is `failed` (funds are in the vault; revert it).",
   options: {
@@ -57,6 +64,8 @@ export const deposit: CommandSpec = {
     mint: { type: "string", value: "address", help: "token mint of the pool", required: true },
     amount: { type: "string", value: "base units", help: "amount in base units", required: true },
     note: { type: "string", value: "file", help: `where to save the note (default under ${DEFAULT_NOTES_DIR}/)` },
+    rpc: { type: "string", value: "url", help: "deposit on chain through this Solana JSON-RPC endpoint (e.g. http://127.0.0.1:8899) instead of the sandbox" },
+    program: { type: "string", value: "id", help: "with --rpc: the pool program id (default FJ5caa9BvE33vmuBc3zFN2JJFAvGHL8UjeQ2b8iBEqZJ)" },
   },
   async run(ctx, values) {
     const kp = keypairInput(ctx, values);
@@ -65,6 +74,11 @@ export const deposit: CommandSpec = {
     if (!mint.ok) return mint.code;
     const amount = amountInput(ctx, values);
     if (!amount.ok) return amount.code;
+    const rpc = rpcInput(ctx, values);
+    if (!rpc.ok) return rpc.code;
+    if (!rpc.value && str(values, "program") !== undefined) return ctx.fail(Exit.Usage, "--program goes with --rpc (a sandbox deposit uses the relay's program)");
+    const program = programInput(ctx, values);
+    if (!program.ok) return program.code;
     const created = await createNote({ network: ctx.network, mint: mint.value, amount: amount.value, hasher: await ctx.hasher() });
     if (!created.ok) return ctx.fail(Exit.Usage, created.error);
     const given = str(values, "note");
@@ -77,6 +91,7 @@ export const deposit: CommandSpec = {
       }
     }
 
+    if (rpc.value) return depositOnChain(ctx, kp.value, created.value, file, rpc.value, program.value);
     const r = await depositAndSaveNote(ctx.client, kp.value, created.value, file);
     if (!r.ok) {
       const e = r.error;
@@ -111,6 +126,99 @@ export const deposit: CommandSpec = {
     return ctx.done(lines, noteJson(note, file), d.status === "indexed" ? Exit.Ok : Exit.Refused);
   },
 };
+
+const CHAIN_STAGE_TEXT: Record<ChainDepositStage, string> = {
+  check: "checking the pool and the wallet's balances",
+  send: "sending the deposit transaction",
+  confirm: "waiting for confirmation",
+  event: "reading the program's deposit event",
+};
+
+/**
+ * Waits until the relay's tree for the pool holds `leafIndex`, so `relay` can
+ * run next; answers a line saying what happened. Never fails the deposit.
+ */
+async function waitForRelayIndex(ctx: CliContext, note: DepositNote, programId: string, leafIndex: number, timeoutMs = 30_000): Promise<{ indexed: boolean; line: string }> {
+  const expectedTree = poolTreeAddress(programId, note.mint);
+  const deadline = Date.now() + timeoutMs;
+  let announced = false;
+  for (;;) {
+    const r = await ctx.client.getMerkle(note.mint, note.network);
+    if (!r.ok) return { indexed: false, line: `the relay at ${ctx.url} did not answer get_merkle (${r.error}); \`relay\` works once it has indexed leaf ${leafIndex}` };
+    if (r.value.address !== expectedTree) {
+      return { indexed: false, line: `the relay at ${ctx.url} serves ${note.network} tree ${r.value.address}, not this program's ${expectedTree}: is its ${note.network} bound to this RPC and program?` };
+    }
+    if (r.value.json.nextIndex > leafIndex) return { indexed: true, line: `the relay at ${ctx.url} has indexed leaf ${leafIndex}` };
+    if (Date.now() > deadline) return { indexed: false, line: `the relay at ${ctx.url} has not indexed leaf ${leafIndex} within ${timeoutMs / 1000} s (nextIndex ${r.value.json.nextIndex}); \`relay\` works once it has` };
+    if (!announced) ctx.note(`waiting for the relay to index leaf ${leafIndex}...`);
+    announced = true;
+    await new Promise((res) => setTimeout(res, 250));
+  }
+}
+
+function chainJson(rpcUrl: string, programId: string, a: ChainDepositAnswer): JsonValue {
+  return { rpc: rpcUrl, programId, nonce: a.nonce.toString(), receipt: a.receipt, slot: a.slot, amount: a.amount.toString(), ...(a.reason ? { reason: a.reason } : {}) };
+}
+
+/** `deposit --rpc`: the wallet's own deposit transaction; outputs and exit codes as the sandbox path. */
+async function depositOnChain(ctx: CliContext, wallet: Keypair, created: DepositNote, file: string, rpcUrl: string, programId: string): Promise<ExitCode> {
+  const connection = chainConnection(rpcUrl);
+  const r = await chainDepositAndSaveNote(connection, wallet, created, file, { hasher: await ctx.hasher(), programId, onStage: (s) => ctx.note(`${CHAIN_STAGE_TEXT[s]}...`) });
+  if (!r.ok) {
+    const e = r.error;
+    if (e.stage === "save") return ctx.fail(Exit.LocalFile, `note not saved, nothing sent: ${e.message}`);
+    if (e.stage === "update") {
+      ctx.note(`deposit ${e.answer.status} (signature ${e.answer.signature}, leaf ${e.answer.leafIndex}) but the note could not be updated`);
+      return ctx.fail(Exit.LocalFile, `${e.message}; ${e.noteFile} still holds the secrets`, { deposit: e.note.deposit ? { ...e.note.deposit } : null });
+    }
+    if (e.stage === "leaf") {
+      const a = e.failure.answer;
+      ctx.note(`deposit ${a.status} (signature ${a.signature}) but the program's leaf is not this note's: the note cannot withdraw it`);
+      ctx.note(`${e.noteFile} keeps the secrets, not marked deposited`);
+      return ctx.fail(Exit.Unreachable, `deposit: LeafMismatch: ${e.failure.message}`, { error: "LeafMismatch", signature: a.signature });
+    }
+    const f = e.failure;
+    const details: Record<string, JsonValue> = { error: f.kind };
+    if ("signature" in f) details.signature = f.signature;
+    if (e.noteFile) ctx.note(f.kind === "expired" ? `nothing moved; ${e.noteFile} was never used and may be deleted` : `the deposit's outcome is unknown; keep ${e.noteFile}: it holds the secrets if the funds moved`);
+    switch (f.kind) {
+      case "input":
+        return ctx.fail(Exit.Usage, f.message, details);
+      case "funds":
+        return ctx.fail(Exit.Refused, `${f.message}; nothing sent (on the local validator: \`relay-cli airdrop --rpc ${rpcUrl} --keypair <file> --mint ${created.mint} --amount <n>\`)`, details);
+      case "pool":
+      case "failed":
+      case "expired":
+        return ctx.fail(Exit.Refused, f.message, details);
+      case "refused": {
+        const tail = f.logs.slice(-4).map((l) => `  ${l}`);
+        return ctx.fail(Exit.Refused, [`the RPC refused the deposit, nothing sent: ${f.message}`, ...tail].join("\n"), { ...details, logs: f.logs });
+      }
+      case "rpc":
+      case "unknown":
+      case "event":
+      default:
+        return ctx.fail(Exit.Unreachable, f.message, details);
+    }
+  }
+  const { note, answer } = r.value;
+  const d = note.deposit!;
+  const relayLine = d.status === "indexed" ? await waitForRelayIndex(ctx, note, programId, d.leafIndex!) : null;
+  const lines = [
+    `note saved: ${file}`,
+    `  it holds this deposit's secrets: whoever has the file can withdraw. Keep it offline and backed up.`,
+    d.status === "indexed"
+      ? `deposit inserted on chain at leaf ${d.leafIndex}`
+      : `deposit FAILED (${answer.reason ?? "no leaf"}): the funds are in the pool vault; get them back with \`relay-cli revert --keypair <file> --deposit ${d.signature}\``,
+    ...(relayLine ? [relayLine.line] : []),
+    `signature: ${d.signature}`,
+    `precommitment: ${hex(note.precommitment)}`,
+    `commitment: ${hex(note.commitment)}`,
+    `nullifierHash: ${hex(note.nullifierHash)}`,
+  ];
+  const json = { ...(noteJson(note, file) as { [k: string]: JsonValue }), chain: chainJson(rpcUrl, programId, answer), relayIndexed: relayLine ? relayLine.indexed : null };
+  return ctx.done(lines, json, d.status === "indexed" ? Exit.Ok : Exit.Refused);
+}
 
 export const merkle: CommandSpec = {
   name: "merkle",

@@ -1,6 +1,7 @@
 import { parsePublicKey } from "../../../src-shared/encoding/base58";
+import { createTestSwapPool } from "../../sdk/chain";
 import { Exit, type JsonValue } from "../context";
-import { amountInput } from "../inputs";
+import { amountInput, rpcInput, unitsInput } from "../inputs";
 import { str, type CommandSpec } from "../spec";
 
 export const quote: CommandSpec = {
@@ -55,5 +56,66 @@ export const quote: CommandSpec = {
       }),
     ];
     return ctx.done(lines, { network: ctx.network, ...(JSON.parse(JSON.stringify(q)) as { [k: string]: JsonValue }) });
+  },
+};
+
+export const swapPool: CommandSpec = {
+  name: "swap-pool",
+  summary: "create a test swap pool for a pair, or reset its reserves (sandbox, or the local validator with --rpc)",
+  details:
+    "Without --rpc: POST /sandbox/swap_pool (sandbox networks only). With --rpc: the local validator's\n" +
+    "localnet_createSwapPool, a cp-swap constant-product pool (0.3 % fee) that its Jupiter-compatible API routes\n" +
+    "through, so a relay whose network is on the validator can quote and relay swaps (`relay --swap-to`).",
+  options: {
+    "mint-a": { type: "string", value: "mint", help: "one token of the pair", required: true },
+    "mint-b": { type: "string", value: "mint", help: "the other token", required: true },
+    "reserve-a": { type: "string", value: "base units", help: "reserve of --mint-a", required: true },
+    "reserve-b": { type: "string", value: "base units", help: "reserve of --mint-b", required: true },
+    rpc: { type: "string", value: "url", help: "the local validator's JSON-RPC endpoint (e.g. http://127.0.0.1:8899) instead of the relay's sandbox" },
+  },
+  async run(ctx, values) {
+    const mints: Record<"mint-a" | "mint-b", string> = { "mint-a": "", "mint-b": "" };
+    for (const name of ["mint-a", "mint-b"] as const) {
+      const m = str(values, name);
+      if (!m) return ctx.fail(Exit.Usage, `--${name} <mint> is required`);
+      const parsed = parsePublicKey(m);
+      if (!parsed.ok) return ctx.fail(Exit.Usage, `--${name} ${m}: ${parsed.error}`);
+      mints[name] = m;
+    }
+    if (mints["mint-a"] === mints["mint-b"]) return ctx.fail(Exit.Usage, "--mint-b must differ from --mint-a");
+    const reserves: bigint[] = [];
+    for (const name of ["reserve-a", "reserve-b"]) {
+      const r = unitsInput(ctx, values, name);
+      if (!r.ok) return r.code;
+      if (r.value === undefined) return ctx.fail(Exit.Usage, `--${name} <base units> is required`);
+      reserves.push(r.value);
+    }
+    const [reserveA, reserveB] = reserves as [bigint, bigint];
+    const mintA = mints["mint-a"];
+    const mintB = mints["mint-b"];
+    const rpc = rpcInput(ctx, values);
+    if (!rpc.ok) return rpc.code;
+    if (rpc.value) {
+      const r = await createTestSwapPool(rpc.value, { mintA, mintB, reserveA, reserveB });
+      if (!r.ok) return ctx.fail(r.error.kind === "unreachable" || r.error.kind === "malformed" ? Exit.Unreachable : Exit.Refused, `swap-pool: ${r.error.message}`, { error: r.error.kind });
+      const p = r.value;
+      return ctx.done([`swap pool ${p.pool} on ${rpc.value}: ${p.reserveA} of ${p.mintA} and ${p.reserveB} of ${p.mintB}`], {
+        rpc: rpc.value,
+        pool: p.pool,
+        mintA: p.mintA,
+        mintB: p.mintB,
+        reserveA: p.reserveA.toString(),
+        reserveB: p.reserveB.toString(),
+      });
+    }
+    const r = await ctx.client.sandboxSwapPool({ network: ctx.network, mintA, mintB, reserveA, reserveB });
+    if (!r.ok) return ctx.apiFailure("swap_pool", r);
+    return ctx.done([`swap pool on ${ctx.network}: ${reserveA} of ${mintA} and ${reserveB} of ${mintB}`], {
+      network: ctx.network,
+      mintA,
+      mintB,
+      reserveA: reserveA.toString(),
+      reserveB: reserveB.toString(),
+    });
   },
 };
