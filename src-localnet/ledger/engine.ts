@@ -1,6 +1,6 @@
 /**
  * What the ledger (timeline, status cache, history) asks of the runtime that
- * holds the accounts and executes transactions.
+ * holds the accounts and executes transactions: LiteSVM (svm.ts).
  */
 import type { AccountState } from "./account";
 import type { TransactionErrorJson } from "./errors";
@@ -54,11 +54,8 @@ export interface LedgerEngine {
   accountsOwnedBy(owner: string): [string, AccountState][];
   rentExempt(size: number): bigint;
   verifySignatures(tx: DecodedTransaction): boolean;
-  /**
-   * Executes and commits. `commit()` is asked right before committing (false:
-   * the ledger no longer wants it; engines that commit atomically ignore it).
-   */
-  execute(tx: DecodedTransaction, accounts: ResolvedAccounts, ctx: ExecutionContext & { commit: () => boolean }): Promise<EngineExecution>;
+  /** Executes and commits (a failed transaction that landed commits only its fee). */
+  execute(tx: DecodedTransaction, accounts: ResolvedAccounts, ctx: ExecutionContext): Promise<EngineExecution>;
   simulate(tx: DecodedTransaction, accounts: ResolvedAccounts, ctx: ExecutionContext & { sigverify: boolean; addresses?: string[] }): Promise<EngineSimulation>;
   snapshotState(): unknown;
   restoreState(state: unknown): void;

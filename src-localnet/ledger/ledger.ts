@@ -430,7 +430,7 @@ export class Ledger {
     const keys = accounts.keys;
     const tokenKeys = this.tokenBalanceKeys(tx, keys);
     const before = this.balances(keys, tokenKeys);
-    const result = await this.engine.execute(tx, accounts, { slot, unixTime: this.unixTimeOf(slot), commit: () => !this.statuses.has(tx.signature) });
+    const result = await this.engine.execute(tx, accounts, { slot, unixTime: this.unixTimeOf(slot) });
     if (!result.landed) return { landed: false, err: result.err };
     const after = this.balances(keys, tokenKeys);
     const record: TransactionRecord = {
