@@ -27,9 +27,9 @@ beforeAll(async () => {
   relay = await startRelay({ RELAY_RATE_LIMITS: "off" });
   cwd = mkdtempSync(path.join(tmpdir(), "cli-swap-"));
   mkdirSync(cwd, { recursive: true });
-  const client = new RelayClient({ baseUrl: relay.url });
-  const pool = await client.sandboxSwapPool({ network: "mainnet", mintA: USDC, mintB: WSOL, reserveA: 1_000_000_000n, reserveB: 5_000_000_000n });
-  expect(pool.ok).toBe(true);
+  // swap-pool without --rpc: POST /sandbox/swap_pool.
+  const pool = await run("swap-pool", "--mint-a", USDC, "--mint-b", WSOL, "--reserve-a", "1000000000", "--reserve-b", "5000000000");
+  expect(pool).toMatchObject({ code: 0, out: expect.stringContaining(`swap pool on mainnet: 1000000000 of ${USDC} and 5000000000 of ${WSOL}`) });
 });
 afterAll(async () => {
   await relay?.stop();

@@ -68,6 +68,32 @@ export {
 } from "./note";
 export { depositAndSaveNote, isLeafMismatch, sandboxDeposit, type DepositError, type LeafMismatchFailure } from "./deposit";
 export {
+  DEPOSIT_COMPUTE_UNIT_LIMIT,
+  chainDeposit,
+  chainDepositAndSaveNote,
+  movedNothing,
+  type ChainDepositAnswer,
+  type ChainDepositError,
+  type ChainDepositFailure,
+  type ChainDepositOptions,
+  type ChainDepositStage,
+} from "./chain-deposit";
+export {
+  chainConnection,
+  createTestSwapPool,
+  lamportsOf,
+  mintTestTokens,
+  parseRpcUrl,
+  requestSol,
+  rpcCall,
+  tokenBalanceOf,
+  waitForSignature,
+  type RpcCallError,
+  type SignatureOutcome,
+  type TestSwapPool,
+  type WaitOptions,
+} from "./chain";
+export {
   getMerkle,
   getNoteNullifier,
   getNoteProof,
