@@ -162,6 +162,18 @@ function chainJson(rpcUrl: string, programId: string, a: ChainDepositAnswer): Js
 
 /** `deposit --rpc`: the wallet's own deposit transaction; outputs and exit codes as the sandbox path. */
 async function depositOnChain(ctx: CliContext, wallet: Keypair, created: DepositNote, file: string, rpcUrl: string, programId: string): Promise<ExitCode> {
+  // The note names a relay network; one that runs the sandbox (which derives the same tree address) or another
+  // program would never see this deposit. A relay that does not answer is no reason to stop a deposit.
+  const detail = await ctx.client.healthDetail();
+  const bound = detail.ok ? detail.value.networks?.find((n) => n.name === ctx.network) : undefined;
+  if (bound && (bound.sandbox || bound.programId !== programId)) {
+    const what = bound.sandbox ? "its sandbox chain" : `program ${bound.programId}`;
+    return ctx.fail(
+      Exit.Usage,
+      `the relay at ${ctx.url} runs ${ctx.network} on ${what}, not on program ${programId} at ${rpcUrl}: a note for ${ctx.network} could not be withdrawn there; nothing sent (give the --network, --url or --program that match)`,
+    );
+  }
+  if (!detail.ok) ctx.note(`the relay at ${ctx.url} did not answer (${detail.error}); depositing anyway: the note is for ${ctx.network}`);
   const connection = chainConnection(rpcUrl);
   const r = await chainDepositAndSaveNote(connection, wallet, created, file, { hasher: await ctx.hasher(), programId, onStage: (s) => ctx.note(`${CHAIN_STAGE_TEXT[s]}...`) });
   if (!r.ok) {
