@@ -177,7 +177,7 @@ export async function chainDeposit(
     }
     nonce = options.nonce ?? (await freshNonce(connection, programId, mint, depositor, options.random ?? defaultRandom));
   } catch (e) {
-    return err({ kind: "rpc", message: `the RPC did not answer: ${(e as Error).message}` });
+    return err({ kind: "rpc", message: `the RPC at ${connection.rpcEndpoint} did not answer: ${(e as Error).message}` });
   }
 
   stage("send");
@@ -186,7 +186,7 @@ export async function chainDeposit(
   try {
     ({ blockhash, lastValidBlockHeight } = await connection.getLatestBlockhash("confirmed"));
   } catch (e) {
-    return err({ kind: "rpc", message: `getLatestBlockhash: ${(e as Error).message}` });
+    return err({ kind: "rpc", message: `the RPC at ${connection.rpcEndpoint} did not answer getLatestBlockhash: ${(e as Error).message}` });
   }
   const payer = new PublicKey(depositor);
   const tx = new Transaction({ feePayer: payer, blockhash, lastValidBlockHeight });

@@ -124,7 +124,11 @@ export async function rpcCall<T>(rpcUrl: string, method: string, params: unknown
     if (code === -32601) return err({ kind: "method", message: `${rpcUrl} has no ${method}: ${message}`, code });
     return err({ kind: "rpc", message, ...(code !== undefined ? { code } : {}) });
   }
-  if (!b || typeof b !== "object" || !("result" in b)) return err({ kind: "malformed", message: `${rpcUrl} answered ${method} without a result` });
+  if (!b || typeof b !== "object" || !("result" in b)) {
+    // Not a JSON-RPC endpoint at all (a relay, a proxy's error page): it certainly has no such method.
+    if (res.status === 404 || res.status === 405) return err({ kind: "method", message: `${rpcUrl} has no ${method} (HTTP ${res.status}; is it a JSON-RPC endpoint?)` });
+    return err({ kind: "malformed", message: `${rpcUrl} answered ${method} (HTTP ${res.status}) without a JSON-RPC result` });
+  }
   return ok(b.result as T);
 }
 
