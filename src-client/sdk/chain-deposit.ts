@@ -9,6 +9,7 @@ import { ComputeBudgetProgram, PublicKey, SendTransactionError, Transaction, typ
 import { Buffer } from "buffer";
 import { rmSync } from "node:fs";
 import type { FieldHasher } from "../../src-shared/crypto/hasher";
+import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
 import { encodeBase58 } from "../../src-shared/encoding/base58";
 import { bytesEqual, toHex } from "../../src-shared/encoding/bytes";
 import { isZeroBytes } from "../../src-shared/encoding/field";
@@ -35,7 +36,8 @@ const SIGNATURE_FEE = 5_000n;
 export type ChainDepositStage = "check" | "send" | "confirm" | "event";
 
 export interface ChainDepositOptions {
-  hasher: FieldHasher;
+  /** Poseidon, to name the leaf's marker account; made when not given. */
+  hasher?: FieldHasher;
   /** The pool program; default DEFAULT_POOL_PROGRAM_ID. */
   programId?: string;
   /** The receipt's nonce; default a random u64 whose receipt does not exist yet. */
@@ -192,7 +194,8 @@ export async function chainDeposit(
   const tx = new Transaction({ feePayer: payer, blockhash, lastValidBlockHeight });
   const units = options.computeUnitLimit ?? DEPOSIT_COMPUTE_UNIT_LIMIT;
   if (units > 0) tx.add(ComputeBudgetProgram.setComputeUnitLimit({ units }));
-  tx.add(depositInstruction({ programId, depositor, mint, precommitment: note.precommitment, amount, nonce, hasher: options.hasher }));
+  const hasher = options.hasher ?? (await createPoseidonHasher());
+  tx.add(depositInstruction({ programId, depositor, mint, precommitment: note.precommitment, amount, nonce, hasher }));
   const sig = wallet.sign(tx.serializeMessage());
   tx.addSignature(payer, Buffer.from(sig));
   const signature = encodeBase58(sig);
