@@ -38,6 +38,13 @@ module.exports = {
       to: { path: "^src-localnet/" },
     },
     {
+      name: "production-never-imports-tests",
+      comment: "Test doubles and oracles live in tests/ (e.g. tests/oracle/localnet, the cp-swap model the C program is checked against); no source folder depends on them.",
+      severity: "error",
+      from: { path: "^src-", pathNot: "/test-fixtures/" },
+      to: { path: "^tests/" },
+    },
+    {
       name: "no-circular",
       severity: "error",
       from: {},

@@ -11,7 +11,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { Keypair, PublicKey, type TransactionInstruction } from "@solana/web3.js";
 import { assertSwapOutInstruction, withdrawInstruction, withdrawSwapInstruction } from "../../src-shared/pool-program";
-import { cpSwapInstruction } from "../../src-localnet/programs/cp-swap";
+import { cpSwapInstruction } from "../../src-localnet/programs/cp-swap-client";
 import { ata, FEE, fixturePool, MINT, OUTPUT_MINT, PLAIN, PLAIN_5, PLAIN_6, PROGRAM, SOL, SWAP, type FixturePool, type Landed } from "../../programs/pool/test-support";
 import { loadFixtures } from "../../src-server/adapters/verifier-groth16/test-fixtures/fixtures";
 import { Svm } from "../../tests/support/svm";

@@ -18,8 +18,9 @@ import { FailedTransactionMetadata, LiteSVM, type TransactionMetadata } from "li
 import { beforeAll, describe, expect, it } from "vitest";
 import { cpAmountOut } from "../../src-server/core/swap/constant-product";
 import { TOKEN_ACCOUNT_OFFSETS, TOKEN_PROGRAM_ID, associatedTokenAddress, decodeTokenAccount, encodeTokenAccount } from "../../src-shared/pool-program";
-import { CP_POOL_SIZE, CP_SWAP_PROGRAM_ID, CpSwapProgram, createCpPool, cpSwapInstruction, cpVaultAddress, findCpPoolAddress, type CpPoolLedger } from "../../src-localnet/programs/cp-swap";
-import { MemoryLedger } from "../../src-localnet/programs/test-kit";
+import { CP_POOL_SIZE, CP_SWAP_PROGRAM_ID, createCpPool, cpSwapInstruction, cpVaultAddress, findCpPoolAddress, type CpPoolLedger } from "../../src-localnet/programs/cp-swap-client";
+import { CpSwapProgram } from "../../tests/oracle/localnet/cp-swap";
+import { MemoryLedger } from "../../tests/oracle/localnet/test-kit";
 import { MINT_SIZE, encodeMint } from "../../src-localnet/ledger/token";
 
 const SO = join(__dirname, "cp-swap.so");

@@ -31,7 +31,7 @@ import {
   TREE_DEPTH,
 } from "../../src-shared/pool-program";
 import { zeroHashes } from "../../src-server/core/merkle/zeros";
-import { ANCHOR_ERRORS } from "../../src-localnet/test-oracle/runtime-helpers";
+import { ANCHOR_ERRORS } from "../../tests/oracle/localnet/runtime-helpers";
 
 const SRC = join(__dirname, "src");
 const read = (file: string) => readFileSync(join(SRC, file), "utf8");

@@ -20,7 +20,7 @@ import {
   withdrawInstruction,
   withdrawSwapInstruction,
 } from "../../src-shared/pool-program";
-import { CP_SWAP_PROGRAM_ID, cpSwapInstruction, type CpPoolInfo } from "../../src-localnet/programs/cp-swap";
+import { CP_SWAP_PROGRAM_ID, cpSwapInstruction, type CpPoolInfo } from "../../src-localnet/programs/cp-swap-client";
 import { cpAmountOut } from "../../src-server/core/swap/constant-product";
 import { FEE, MINT, OUTPUT_MINT, PLAIN, PROGRAM, SOL, SWAP, SWAP_UNREACHABLE, ata, fixturePool, type FixturePool, type Landed } from "./test-support";
 import { expectPoolError, expectAnchorError } from "./expect-errors";

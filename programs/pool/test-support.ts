@@ -38,7 +38,7 @@ import {
   type TreeAccountData,
   type WithdrawParams,
 } from "../../src-shared/pool-program";
-import { CP_SWAP_PROGRAM_ID, createCpPool, type CpPoolInfo } from "../../src-localnet/programs/cp-swap";
+import { CP_SWAP_PROGRAM_ID, createCpPool, type CpPoolInfo } from "../../src-localnet/programs/cp-swap-client";
 import { encodeMint } from "../../src-localnet/ledger/token";
 import { Svm, type TxResult } from "../../tests/support/svm";
 import {

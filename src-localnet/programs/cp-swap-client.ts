@@ -24,7 +24,7 @@
  *
  * Pools are made by the validator (LocalValidator.createSwapPool, RPC
  * localnet_createSwapPool), not by an instruction. The TypeScript model of the
- * program is a test oracle (src-localnet/test-oracle/cp-swap.ts).
+ * program is a test oracle (tests/oracle/localnet/cp-swap.ts).
  */
 import { PublicKey, TransactionInstruction } from "@solana/web3.js";
 import { Buffer } from "buffer";

@@ -40,7 +40,7 @@ import {
   type PoolErrorName,
 } from "../../src-shared/pool-program";
 import { vaultAddress } from "../../src-shared/solana/pda";
-import { cpSwapInstruction } from "../../src-localnet/programs/cp-swap";
+import { cpSwapInstruction } from "../../src-localnet/programs/cp-swap-client";
 import { ata, fixturePool, MINT, OUTPUT_MINT, PROGRAM, SOL, type FixturePool, type Landed } from "../../programs/pool/test-support";
 
 /** What a relay reports for each refusal (docs/pool-program.md "Program errors"; ChainRejection for the sandbox). */

@@ -4,9 +4,9 @@
  * program's differential test runs every transaction here too and compares.
  */
 import { PublicKey } from "@solana/web3.js";
-import { TOKEN_PROGRAM_ID } from "../../src-shared/pool-program";
-import { cpAmountOut } from "../../src-server/core/swap/constant-product";
-import { CP_SWAP_ERRORS, CP_SWAP_PROGRAM_ID, CP_SWAP_TAG, cpVaultAddress, decodeCpPool, findCpPoolAddress } from "../programs/cp-swap-client";
+import { TOKEN_PROGRAM_ID } from "../../../src-shared/pool-program";
+import { cpAmountOut } from "../../../src-server/core/swap/constant-product";
+import { CP_SWAP_ERRORS, CP_SWAP_PROGRAM_ID, CP_SWAP_TAG, cpVaultAddress, decodeCpPool, findCpPoolAddress } from "../../../src-localnet/programs/cp-swap-client";
 import { accountAt, builtinError, customError, load } from "./runtime-helpers";
 import { loadTokenAccount, transferTokensCpi } from "./spl-token";
 import type { CompiledInstruction, ExecContext, Program } from "./types";

@@ -10,7 +10,7 @@
  * runtime, charges that program's units, and fails the whole instruction
  * with the callee's error.
  */
-import { SYSTEM_PROGRAM_ID } from "../../src-shared/pool-program";
+import { SYSTEM_PROGRAM_ID } from "../../../src-shared/pool-program";
 import { ProgramError, type AccountState, type ExecContext, type InstructionAccount } from "./types";
 
 // ------------------------------------------------------------------ errors

@@ -12,7 +12,7 @@
  * with the ledger's Mint layout (src-localnet/ledger/token.ts).
  */
 import { PublicKey } from "@solana/web3.js";
-import { bytesEqual } from "../../src-shared/encoding/bytes";
+import { bytesEqual } from "../../../src-shared/encoding/bytes";
 import {
   TOKEN_ACCOUNT_OFFSETS,
   TOKEN_ACCOUNT_SIZE,
@@ -21,8 +21,8 @@ import {
   encodeTokenAccount,
   publicKeyBytes,
   type TokenAccountData,
-} from "../../src-shared/pool-program";
-import { decodeMint } from "../ledger/token";
+} from "../../../src-shared/pool-program";
+import { decodeMint } from "../../../src-localnet/ledger/token";
 import type { CompiledInstruction, ExecContext, InstructionAccount, Program } from "./types";
 import { accountAt, builtinError, customError, invoke, isSigned, load, writeData } from "./runtime-helpers";
 

@@ -4,7 +4,7 @@
  * Addresses are base58 strings throughout.
  */
 
-import type { AccountState } from "../ledger/account";
+import type { AccountState } from "../../../src-localnet/ledger/account";
 
 export type { AccountState };
 

@@ -6,8 +6,8 @@
  * tests run the same transactions here and in LiteSVM.
  */
 import { PublicKey, type TransactionInstruction } from "@solana/web3.js";
-import { TOKEN_PROGRAM_ID, associatedTokenAddress, encodeTokenAccount, publicKeyBytes } from "../../src-shared/pool-program";
-import { MINT_SIZE, encodeMint } from "../ledger/token";
+import { TOKEN_PROGRAM_ID, associatedTokenAddress, encodeTokenAccount, publicKeyBytes } from "../../../src-shared/pool-program";
+import { MINT_SIZE, encodeMint } from "../../../src-localnet/ledger/token";
 import { ProgramError, type AccountState, type AccountView, type CompiledInstruction, type ExecContext, type Program } from "./types";
 import { describeError } from "./runtime-helpers";
 import { loadTokenAccount } from "./spl-token";
