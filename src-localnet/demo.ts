@@ -10,7 +10,7 @@ const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
 /**
  * Everything a relay needs to run against this validator: a funded relayer
  * keypair (the pools' authority), the wSOL and USDC pools, and a relay config
- * file. Re-running on the same directory reuses the keypair.
+ * file whose swap venue is the validator's Jupiter-compatible API. Re-running on the same directory reuses the keypair.
  */
 export async function prepareDemo(dir: string, validator: LocalValidator, programId: string): Promise<string> {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -35,6 +35,8 @@ export async function prepareDemo(dir: string, validator: LocalValidator, progra
   const configFile = path.join(dir, "relay.json");
   const config = {
     dataDir: path.join(dir, "relay-data"),
+    // relay_swap and /jupiter quote from the validator's Jupiter-compatible API over its cp-swap pools.
+    jupiter: { baseUrl: validator.jupiterUrl },
     networks: {
       mainnet: {
         backend: "solana",
