@@ -345,7 +345,7 @@ const backfill: BenchCase = {
       return {
         metrics,
         notes: [
-          `validator: src-localnet in the bench process, slot ${SLOT_MS} ms, pool program of createDefaultPrograms; deposits of 1 base unit, ${DEPOSITORS} depositors, sent one after another with skipPreflight, ${WAVE_TXS} transactions per blockhash`,
+          `validator: src-localnet in the bench process, slot ${SLOT_MS} ms, SBF pool program (programs/pool/pool.so) in LiteSVM; deposits of 1 base unit, ${DEPOSITORS} depositors, sent one after another with skipPreflight, ${WAVE_TXS} transactions per blockhash`,
           `making the deposits: validator ledger busy ${fmtNum(made.ledgerMs)} ms (${fmtNum(made.ledgerMs / n, 2)} ms per deposit); client build ${fmtNum(made.buildMs)} ms (receipt + marker PDAs, message compile), sign ${fmtNum(made.signMs)} ms (node:crypto), send ${fmtNum(made.sendMs)} ms, wait ${fmtNum(made.waitMs)} ms (send and wait include ledger time); bench process CPU ${fmtNum(cpu(makeCpu))} ms over ${fmtNum(made.totalMs)} ms wall`,
           `relay start with ${fmtNum(n)} deposits (ms since spawn): console line ${ms(full.consoleAt)}, listening ${fmtNum(full.readyMs)}, nextIndex ${fmtNum(n)} seen ${fmtNum(visibleMs)}; relay CPU to listening ${ms(full.cpuMs)} ms`,
           `same relay, pool empty (same run, before the deposits): console line ${ms(empty.consoleAt)}, listening ${fmtNum(empty.readyMs)}; relay CPU ${ms(empty.cpuMs)} ms; so the backfill adds ${ms(full.catchUpMs !== null && empty.catchUpMs !== null ? full.catchUpMs - empty.catchUpMs : null)} ms (${fmtNum(rate(n, (full.catchUpMs ?? NaN) - (empty.catchUpMs ?? NaN)))} deposits/s)`,
