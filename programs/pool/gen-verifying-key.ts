@@ -14,25 +14,14 @@ import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { SnarkjsVerificationKey } from "../../src-server/adapters/verifier-groth16/groth16-mcl";
+import { BASE_FIELD_MODULUS } from "../../src-shared/zk/proof-codec";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 export const VKEY_PATH = join(HERE, "../../resources/zk/verification_key.json");
 export const HEADER_PATH = join(HERE, "src/verifying_key.h");
 
-/** BN254 base field q: every coordinate must be below it. */
-const BASE_FIELD_MODULUS = 21888242871839275222246405745257275088696311157297823662689037894645226208583n;
 export const N_PUBLIC = 6;
-
-interface SnarkjsVkey {
-  protocol: string;
-  curve: string;
-  nPublic: number;
-  vk_alpha_1: string[];
-  vk_beta_2: string[][];
-  vk_gamma_2: string[][];
-  vk_delta_2: string[][];
-  IC: string[][];
-}
 
 function field(s: string | undefined, what: string): bigint {
   if (s === undefined || !/^[0-9]+$/.test(s)) throw new Error(`${what}: not a decimal field element`);
@@ -89,7 +78,7 @@ const G2_LABELS = (n: string): string[] => [`${n}.x.c1`, `${n}.x.c0`, `${n}.y.c1
 export function generateVerifyingKeyHeader(vkeyText: string | Uint8Array): string {
   const text = typeof vkeyText === "string" ? vkeyText : new TextDecoder().decode(vkeyText);
   const sha = createHash("sha256").update(vkeyText).digest("hex");
-  const vk = JSON.parse(text) as SnarkjsVkey;
+  const vk = JSON.parse(text) as SnarkjsVerificationKey;
   if (vk.protocol !== "groth16" || vk.curve !== "bn128") throw new Error(`expected a groth16 bn128 key, got ${vk.protocol} ${vk.curve}`);
   if (vk.nPublic !== N_PUBLIC) throw new Error(`expected nPublic ${N_PUBLIC} (protocol v2), got ${vk.nPublic}`);
   if (!Array.isArray(vk.IC) || vk.IC.length !== N_PUBLIC + 1) throw new Error(`expected ${N_PUBLIC + 1} IC points, got ${vk.IC?.length}`);
