@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { Connection, Keypair, Transaction } from "@solana/web3.js";
 import { initializePoolInstruction, NATIVE_MINT, poolTreeAddress } from "../src-shared/pool-program";
@@ -17,6 +17,8 @@ export async function prepareDemo(dir: string, validator: LocalValidator, progra
   const keyFile = path.join(dir, "relayer.json");
   const relayer = existsSync(keyFile) ? Keypair.fromSecretKey(Uint8Array.from(JSON.parse(readFileSync(keyFile, "utf8")) as number[])) : Keypair.generate();
   if (!existsSync(keyFile)) writeFileSync(keyFile, JSON.stringify(Array.from(relayer.secretKey)), { mode: 0o600 });
+  // The relay refuses a keypair file others can read; one from an older run or a copy is made owner-only.
+  chmodSync(keyFile, 0o600);
   await validator.airdrop(relayer.publicKey.toBase58(), 100_000_000_000n);
 
   const connection = new Connection(validator.rpcUrl, "confirmed");

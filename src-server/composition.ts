@@ -10,7 +10,7 @@ import { solanaPoolSubscriber, type MintSubscribe } from "./adapters/chain-solan
 import { createSolanaRpc } from "./adapters/chain-solana/rpc";
 import { SolanaChain } from "./adapters/chain-solana/solana-chain";
 import { FileSecretStore } from "./adapters/keys/file-secret-store";
-import { checkKeyFilePermissions, loadOrCreateSigner, readKeypairFile, type Signer } from "./adapters/keys/keypair-file";
+import { loadOrCreateSigner, readKeypairFile } from "./adapters/keys/keypair-file";
 import { SqlAuthStore } from "./adapters/storage-sqljs/auth-store";
 import { lockDataDir } from "./adapters/storage-sqljs/data-dir-lock";
 import { DurableDb } from "./adapters/storage-sqljs/durable-db";
@@ -68,13 +68,6 @@ const pubkeyBytes = (s: string): Uint8Array => {
   return r.value;
 };
 
-/** A solana network's fee payer from the operator's keypair file; only its address is ever logged. */
-function operatorKeypair(file: string, log: (line: string) => void): Signer {
-  const signer = readKeypairFile(file);
-  const loose = checkKeyFilePermissions(file);
-  if (loose) log(`WARNING: ${loose}`);
-  return signer;
-}
 
 /** Bundled into the build, so it holds wherever the code runs from (Electron's out/ too). */
 export function packageVersion(): string {
@@ -153,7 +146,8 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
     if (!net.enabled) continue;
     if (net.backend === "solana") {
       // DESIGN §2: a solana network starts only when its RPC answers and the program is deployed.
-      const signer = net.solana.relayerKeypairPath ? operatorKeypair(net.solana.relayerKeypairPath, log) : relayer;
+      // Its fee payer: the operator's keypair file, refused when others can read it (only its address is logged).
+      const signer = net.solana.relayerKeypairPath ? readKeypairFile(net.solana.relayerKeypairPath) : relayer;
       const rpc = createSolanaRpc({ rpcUrl: net.rpcUrl!, wsUrl: net.wsUrl, commitment: net.solana.commitment, rpcTimeoutMs: net.solana.rpcTimeoutMs, log: (line) => log(`${n}: ${line}`) });
       let chain: SolanaChain;
       try {

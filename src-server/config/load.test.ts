@@ -44,11 +44,13 @@ describe("loadConfig", () => {
     expect(c.networks.mainnet.solana.lamportsPerUnit).toEqual({ So11111111111111111111111111111111111111112: "1" });
   });
 
-  it("never prints an RPC URL's query (API keys ride there)", () => {
-    const f = fileWith(JSON.stringify({ networks: { mainnet: { backend: "solana", rpcUrl: "https://rpc.example.com/?api-key=SECRET123" } } }));
-    const text = describeConfig(loadConfig({ RELAY_CONFIG: f }));
-    expect(text).toContain("rpc=https://rpc.example.com/?…");
-    expect(text).not.toContain("SECRET123");
+  it("prints an RPC URL's origin only (API keys ride in the path or the query)", () => {
+    for (const rpcUrl of ["https://rpc.example.com/?api-key=SECRET123", "https://rpc.example.com/v2/SECRET123", "https://me:SECRET123@rpc.example.com/"]) {
+      const f = fileWith(JSON.stringify({ networks: { mainnet: { backend: "solana", rpcUrl } } }));
+      const text = describeConfig(loadConfig({ RELAY_CONFIG: f }));
+      expect(text).toMatch(/rpc=https:\/\/rpc\.example\.com(\/…)? /);
+      expect(text).not.toContain("SECRET123");
+    }
   });
 
   it("lets the environment win over the file", () => {
@@ -62,6 +64,7 @@ describe("loadConfig", () => {
     [{ RELAY_PORT: "http" }, "RELAY_PORT"],
     [{ RELAY_PORT: "70000" }, "RELAY_PORT"],
     [{ RELAY_OPERATOR_TOKEN: "short" }, "RELAY_OPERATOR_TOKEN"],
+    [{ RELAY_OPERATOR_TOKEN: "sixteen-chars-16" }, "RELAY_OPERATOR_TOKEN: must be at least 24 characters"],
     [{ RELAY_RATE_LIMITS: "maybe" }, "RELAY_RATE_LIMITS"],
     [{ RELAY_PROGRAM_ID: "not-a-key" }, "RELAY_PROGRAM_ID"],
   ])("names the bad variable %o", (env, key) => {
@@ -114,8 +117,8 @@ describe("loadConfig", () => {
   it("never prints a sanctions URL's credentials or query", () => {
     const c = loadConfig({ RELAY_SANCTIONS_URL: "https://user:pw@lists.example.com/sol.txt?token=abc" });
     const text = describeConfig(c);
-    expect(text).toContain("https://lists.example.com/sol.txt");
-    expect(text).not.toMatch(/pw|abc/);
+    expect(text).toContain("https://lists.example.com/… every");
+    expect(text).not.toMatch(/pw|abc|sol\.txt/);
   });
 
   it("gives relay_swap the spec's slippage guidance by default and per pair from the file, in either order", () => {
@@ -139,7 +142,7 @@ describe("loadConfig", () => {
     expect(loadConfig({ RELAY_CONFIG: f }).jupiter).toEqual({ baseUrl: "http://127.0.0.1:9999/swap/v1", apiKey: "from-file", timeoutMs: 2500, restrictIntermediateTokens: false });
     const c = loadConfig({ RELAY_CONFIG: f, RELAY_JUPITER_API_KEY: "jup-secret-key-42", RELAY_JUPITER_URL: "https://jup.example.com/swap/v1" });
     expect(c.jupiter).toMatchObject({ apiKey: "jup-secret-key-42", baseUrl: "https://jup.example.com/swap/v1" });
-    expect(describeConfig(c)).toContain("https://jup.example.com/swap/v1");
+    expect(describeConfig(c)).toContain("jupiter https://jup.example.com/… (api key set, hidden)");
     expect(describeConfig(c)).not.toContain("jup-secret-key-42");
     expect(loadConfig({ RELAY_CONFIG: f, RELAY_JUPITER_API_KEY: "" }).jupiter.apiKey).toBeNull();
   });
@@ -164,6 +167,13 @@ describe("loadConfig", () => {
   ])("names the bad swap or jupiter key of %j", (content, key) => {
     const f = fileWith(JSON.stringify(content));
     expect(() => loadConfig({ RELAY_CONFIG: f })).toThrow(key);
+  });
+
+  it("wants an operator token of at least 24 characters, from the environment or the file", () => {
+    expect(loadConfig({ RELAY_OPERATOR_TOKEN: "a".repeat(24) }).operatorToken).toBe("a".repeat(24));
+    expect(() => loadConfig({ RELAY_OPERATOR_TOKEN: "a".repeat(23) })).toThrow("config RELAY_OPERATOR_TOKEN: must be at least 24 characters, got 23");
+    expect(loadConfig({ RELAY_CONFIG: fileWith(JSON.stringify({ operatorToken: "b".repeat(24) })) }).operatorToken).toBe("b".repeat(24));
+    expect(() => loadConfig({ RELAY_CONFIG: fileWith(JSON.stringify({ operatorToken: "sixteen-chars-16" })) })).toThrow("config operatorToken: must be at least 24 characters, got 16");
   });
 
   it("never prints the operator token", () => {

@@ -4,6 +4,7 @@ import { parsePublicKey } from "../../src-shared/encoding/base58";
 import { checkListUrl } from "../core/compliance/sanctions";
 import { isSlippageClass, pairKey, SLIPPAGE_CLASS_BPS, SLIPPAGE_CLASSES, type PairSlippage } from "../core/swap/slippage";
 import { NETWORKS } from "../../src-shared/networks";
+import { redactUrl } from "../../src-shared/redact-url";
 import { fileURLToPath } from "node:url";
 import { defaultConfig, RATE_LIMITED_ENDPOINTS, type NetworkConfig, type RelayConfig, type SolanaNetworkConfig } from "./schema";
 
@@ -86,6 +87,15 @@ function pairSlippageSetting(key: string, v: unknown): PairSlippage {
   if (isSlippageClass(v)) return { bps: SLIPPAGE_CLASS_BPS[v], class: v };
   if (typeof v === "number" && Number.isInteger(v) && v >= 0 && v <= 10_000) return { bps: v, class: "custom" };
   throw new ConfigError(key, `must be one of ${SLIPPAGE_CLASSES.join(", ")} or an integer number of bps from 0 to 10000, got ${JSON.stringify(v)}`);
+}
+
+/** An operator token guards the admin API and console: long enough that guessing it is not a plan. */
+export const MIN_OPERATOR_TOKEN_LENGTH = 24;
+
+function operatorToken(key: string, v: unknown): string {
+  const t = str(key, v);
+  if (t.length < MIN_OPERATOR_TOKEN_LENGTH) throw new ConfigError(key, `must be at least ${MIN_OPERATOR_TOKEN_LENGTH} characters, got ${t.length}`);
+  return t;
 }
 
 /** An API key goes into a header: printable ASCII without spaces. */
@@ -230,7 +240,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { defaultDataDir?: stri
   if (file.host !== undefined) cfg.host = str("host", file.host);
   if (file.port !== undefined) cfg.port = int("port", file.port, 0, 65535);
   if (file.dataDir !== undefined) cfg.dataDir = path.resolve(str("dataDir", file.dataDir));
-  if (file.operatorToken !== undefined) cfg.operatorToken = str("operatorToken", file.operatorToken);
+  if (file.operatorToken !== undefined) cfg.operatorToken = operatorToken("operatorToken", file.operatorToken);
 
   const networks = section("networks", file.networks);
   rejectUnknown("networks", networks, NETWORKS);
@@ -325,11 +335,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { defaultDataDir?: stri
   if (env.RELAY_HOST !== undefined) cfg.host = str("RELAY_HOST", env.RELAY_HOST);
   if (env.RELAY_PORT !== undefined) cfg.port = int("RELAY_PORT", env.RELAY_PORT, 0, 65535);
   if (env.RELAY_DATA_DIR !== undefined) cfg.dataDir = path.resolve(str("RELAY_DATA_DIR", env.RELAY_DATA_DIR));
-  if (env.RELAY_OPERATOR_TOKEN !== undefined) {
-    const t = str("RELAY_OPERATOR_TOKEN", env.RELAY_OPERATOR_TOKEN);
-    if (t.length < 16) throw new ConfigError("RELAY_OPERATOR_TOKEN", "must be at least 16 characters");
-    cfg.operatorToken = t;
-  }
+  if (env.RELAY_OPERATOR_TOKEN !== undefined) cfg.operatorToken = operatorToken("RELAY_OPERATOR_TOKEN", env.RELAY_OPERATOR_TOKEN);
   if (env.RELAY_RATE_LIMITS !== undefined) cfg.rateLimits.enabled = bool("RELAY_RATE_LIMITS", env.RELAY_RATE_LIMITS);
   if (env.RELAY_REQUIRE_RELAY_AUTH !== undefined) cfg.auth.requireRelayAuth = bool("RELAY_REQUIRE_RELAY_AUTH", env.RELAY_REQUIRE_RELAY_AUTH);
   if (env.RELAY_SANCTIONS_FILE !== undefined) cfg.sanctions.file = path.resolve(str("RELAY_SANCTIONS_FILE", env.RELAY_SANCTIONS_FILE));
@@ -364,12 +370,4 @@ export function describeConfig(cfg: RelayConfig): string {
     `config: swap: slippage ${cfg.swap.defaultClass} by default, ${cfg.swap.stablecoins.length} stablecoins, ${Object.keys(cfg.swap.pairs).length} pair settings; jupiter ${redactUrl(cfg.jupiter.baseUrl)} (api key ${cfg.jupiter.apiKey ? "set, hidden" : "not set"})`,
     `config: operatorToken: ${cfg.operatorToken ? "set (hidden)" : "not set"}`,
   ].join("\n");
-}
-
-/** A URL as it may be logged: credentials and query (which may carry a token) left out. */
-function redactUrl(u: string): string {
-  const url = new URL(u);
-  url.username = "";
-  url.password = "";
-  return `${url.origin}${url.pathname}${url.search ? "?…" : ""}`;
 }

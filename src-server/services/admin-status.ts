@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { AdminHealth, AdminKeyFingerprint, AdminSettings } from "../../src-shared/admin-api";
 import { NETWORKS, type Network } from "../../src-shared/networks";
+import { redactUrl } from "../../src-shared/redact-url";
 import type { RelayConfig } from "../config/schema";
 import type { ChainBackend } from "../ports/chain";
 import type { ConsoleStore } from "../ports/console-store";
@@ -43,17 +44,6 @@ export interface AdminStatusDeps {
 }
 
 export const keyFingerprint = (publicKey: Uint8Array): string => createHash("sha256").update(publicKey).digest("hex").slice(0, 16);
-
-/** A URL as the console may show it: no credentials, no query (either may carry a secret). */
-export function redactUrl(u: string | null): string | null {
-  if (!u) return null;
-  try {
-    const url = new URL(u);
-    return `${url.origin}${url.pathname}${url.search ? "?…" : ""}`;
-  } catch {
-    return "(not a URL)";
-  }
-}
 
 /** Health in depth and the settings in force, for the console. Never a secret. */
 export class AdminStatus {
@@ -155,7 +145,7 @@ export class AdminStatus {
           sandbox: net.backend === "sandbox",
           programId: net.programId,
           pools: [...new Set([...net.pools, ...this.deps.indexer.list().filter((p) => p.network === n).map((p) => p.mint)])],
-          rpcUrl: redactUrl(net.rpcUrl),
+          rpcUrl: net.rpcUrl ? redactUrl(net.rpcUrl) : null,
         };
       }),
       fees: this.feeSettings(),

@@ -8,7 +8,7 @@
  * (protocol v2: the wallet sends a precommitment, the program computes the leaf).
  */
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Connection, Keypair, PublicKey, Transaction, type TransactionInstruction } from "@solana/web3.js";
@@ -62,7 +62,9 @@ export async function startLocalnet(opts: { pools?: string[]; slotMs?: number } 
   const dir = mkdtempSync(path.join(tmpdir(), "localnet-"));
   const relayer = Keypair.generate();
   const relayerKeyFile = path.join(dir, "relayer.json");
+  // The relay refuses a keypair file others can read (readKeypairFile): owner-only whatever the umask.
   writeFileSync(relayerKeyFile, JSON.stringify(Array.from(relayer.secretKey)), { mode: 0o600 });
+  chmodSync(relayerKeyFile, 0o600);
   await validator.airdrop(relayer.publicKey.toBase58(), 100 * SOL);
 
   const send = async (instructions: TransactionInstruction[], signers: Keypair[]): Promise<string> => {

@@ -30,7 +30,8 @@ import type { WithdrawalSubmission } from "../../ports/chain";
 import type { SwapInstructions } from "../swap-jupiter/decode";
 import { Signer } from "../keys/keypair-file";
 import { accountInfo, FakeRpc } from "./fake-rpc";
-import { atLeast, redactRpcUrl, SolanaChain, type SwapInstructionsSource } from "./solana-chain";
+import { atLeast, SolanaChain, type SwapInstructionsSource } from "./solana-chain";
+import { redactUrl } from "../../../src-shared/redact-url";
 
 const PROGRAM = "FJ5caa9BvE33vmuBc3zFN2JJFAvGHL8UjeQ2b8iBEqZJ";
 const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
@@ -446,7 +447,7 @@ describe("SolanaChain health and start-up", () => {
   });
 
   it("redacts an RPC URL to its origin", () => {
-    expect(redactRpcUrl("https://mainnet.helius-rpc.com/?api-key=abc")).toBe("https://mainnet.helius-rpc.com/…");
-    expect(redactRpcUrl("http://127.0.0.1:8899")).toBe("http://127.0.0.1:8899");
+    expect(redactUrl("https://mainnet.helius-rpc.com/?api-key=abc")).toBe("https://mainnet.helius-rpc.com/…");
+    expect(redactUrl("http://127.0.0.1:8899")).toBe("http://127.0.0.1:8899");
   });
 });

@@ -9,6 +9,7 @@ import { Buffer } from "buffer";
 import type { FieldHasher } from "../../../src-shared/crypto/hasher";
 import { encodeBase58, parseSignature } from "../../../src-shared/encoding/base58";
 import type { Network } from "../../../src-shared/networks";
+import { redactUrl } from "../../../src-shared/redact-url";
 import {
   ACCOUNT_DISCRIMINATORS,
   ASSOCIATED_TOKEN_PROGRAM_ID,
@@ -127,16 +128,6 @@ const COST_SAMPLES = 50;
 const LAMPORTS_PER_SOL = 1_000_000_000;
 const short = (e: unknown) => (e instanceof Error ? e.message : String(e)).split("\n")[0]!.slice(0, 160);
 
-/** The URL's origin only: a provider's API key lives in its path or query and must not reach logs or /health. */
-export function redactRpcUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    return u.pathname.length > 1 || u.search ? `${u.origin}/…` : u.origin;
-  } catch {
-    return "(invalid URL)";
-  }
-}
-
 function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   return Promise.race([
@@ -174,7 +165,7 @@ export class SolanaChain implements ChainBackend {
     this.programId = cfg.programId;
     this.programKey = new PublicKey(cfg.programId);
     this.finality = cfg.solana.commitment === "finalized" ? "finalized" : "confirmed";
-    this.where = cfg.rpcUrl ? redactRpcUrl(cfg.rpcUrl) : "(no rpcUrl)";
+    this.where = cfg.rpcUrl ? redactUrl(cfg.rpcUrl) : "(no rpcUrl)";
     this.nowSec = opts.nowSec ?? (() => Math.floor(Date.now() / 1000));
     this.swapSource = opts.swapInstructions ?? null;
     this.engine = new LandingEngine(rpc, signer, cfg.solana, opts.timing, (line) => log(`${network}: ${line}`));
@@ -193,7 +184,7 @@ export class SolanaChain implements ChainBackend {
     opts: SolanaChainOptions & { rpc?: SolanaRpc } = {},
   ): Promise<SolanaChain> {
     if (!cfg.rpcUrl) throw new Error(`networks.${network}.rpcUrl is required for the solana backend`);
-    const where = redactRpcUrl(cfg.rpcUrl);
+    const where = redactUrl(cfg.rpcUrl);
     const s = cfg.solana;
     const rpc = opts.rpc ?? createSolanaRpc({ rpcUrl: cfg.rpcUrl, wsUrl: cfg.wsUrl, commitment: s.commitment, rpcTimeoutMs: s.rpcTimeoutMs });
     let version: string;

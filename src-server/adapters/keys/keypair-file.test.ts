@@ -37,9 +37,18 @@ describe("readKeypairFile (an operator's Solana CLI keypair)", () => {
     expect(() => readKeypairFile(f)).toThrow(f);
   });
 
-  it.skipIf(process.platform === "win32")("flags a key file others can read, and accepts mode 600", () => {
+  it.skipIf(process.platform === "win32")("refuses a key file others can read, with the chmod that fixes it, and accepts mode 600", () => {
     const secret = JSON.stringify(Array.from(nacl.sign.keyPair().secretKey));
-    expect(checkKeyFilePermissions(write("open.json", secret, 0o644))).toMatch(/readable by others \(mode 644\)/);
-    expect(checkKeyFilePermissions(write("closed.json", secret, 0o600))).toBeNull();
+    for (const mode of [0o644, 0o640, 0o604, 0o620]) {
+      const f = write(`open-${mode.toString(8)}.json`, secret, mode);
+      expect(checkKeyFilePermissions(f)).toContain(`(mode ${mode.toString(8)})`);
+      expect(() => readKeypairFile(f)).toThrow(`chmod 600 ${f}`);
+      expect(() => readKeypairFile(f)).toThrow("refusing to use it");
+    }
+    const closed = write("closed.json", secret, 0o600);
+    expect(checkKeyFilePermissions(closed)).toBeNull();
+    expect(readKeypairFile(closed).address).toBeTruthy();
+    const spaced = write("with space.json", secret, 0o644);
+    expect(() => readKeypairFile(spaced)).toThrow(`chmod 600 '${spaced}'`);
   });
 });

@@ -52,14 +52,20 @@ export function loadOrCreateKeypair(file: string): Signer {
 /**
  * An operator's existing Solana CLI keypair file (`solana-keygen new -o …`).
  * It must exist: a fee payer is funded on purpose, never created silently.
- * The error names the file and the problem, never the key's bytes.
+ * On POSIX it must be the owner's alone (see checkKeyFilePermissions): a
+ * file others can read is refused before it is read, with the chmod that
+ * fixes it. The error names the file and the problem, never the key's bytes.
  */
 export function readKeypairFile(file: string): Signer {
   let text: string;
   try {
+    const loose = checkKeyFilePermissions(file);
+    if (loose) throw new Error(loose);
     text = readFileSync(file, "utf8");
   } catch (e) {
-    throw new Error(`key file ${file} cannot be read: ${(e as NodeJS.ErrnoException).code ?? "error"}`);
+    const code = (e as NodeJS.ErrnoException).code;
+    if (!code) throw e;
+    throw new Error(`key file ${file} cannot be read: ${code}`);
   }
   let parsed: unknown;
   try {
@@ -77,12 +83,19 @@ export function readKeypairFile(file: string): Signer {
   return new Signer(secret);
 }
 
-/** Group- or world-readable key files are refused on POSIX, as ssh does. */
+/**
+ * Group- or world-accessible key files are refused on POSIX, as ssh does:
+ * the problem, or null when the file is the owner's alone. The message holds
+ * the exact command that fixes it.
+ */
 export function checkKeyFilePermissions(file: string): string | null {
   if (process.platform === "win32") return null;
   const mode = statSync(file).mode & 0o777;
-  return mode & 0o077 ? `key file ${file} is readable by others (mode ${mode.toString(8)}); chmod 600 it` : null;
+  return mode & 0o077 ? `key file ${file} is accessible by others (mode ${mode.toString(8).padStart(3, "0")}); refusing to use it. Fix it with: chmod 600 ${shellQuote(file)}` : null;
 }
+
+/** A path as it can be pasted into a POSIX shell. */
+const shellQuote = (p: string): string => (/^[\w@%+=:,./-]+$/.test(p) ? p : `'${p.replace(/'/g, `'\\''`)}'`);
 
 /**
  * The named ed25519 key from a secret store, created on first start. With the

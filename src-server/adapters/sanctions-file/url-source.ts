@@ -1,5 +1,6 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { redactUrl } from "../../../src-shared/redact-url";
 import { checkListUrl } from "../../core/compliance/sanctions";
 import type { ListSource, SourceRead } from "./source";
 
@@ -43,7 +44,7 @@ export class UrlListSource implements ListSource {
   ) {
     const checked = checkListUrl(url);
     if (!checked.ok) throw new Error(`sanctions.url ${checked.error}`);
-    this.location = `${checked.value.origin}${checked.value.pathname}${checked.value.search ? "?…" : ""}`;
+    this.location = redactUrl(url);
     this.maxBytes = opts.maxBytes ?? 32 * 1024 * 1024;
     this.fetchImpl = opts.fetch ?? globalThis.fetch.bind(globalThis);
   }
@@ -71,7 +72,7 @@ export class UrlListSource implements ListSource {
       res = await this.fetchImpl(this.url, { headers, signal: AbortSignal.timeout(this.opts.timeoutMs), redirect: "follow" });
       if (res.url && res.url !== this.url) {
         const moved = checkListUrl(res.url);
-        if (!moved.ok) return { kind: "error", message: `${this.location} redirected to ${res.url}, which ${moved.error}` };
+        if (!moved.ok) return { kind: "error", message: `${this.location} redirected to ${redactUrl(res.url)}, which ${moved.error}` };
       }
       if (res.status === 304) return { kind: "unchanged" };
       if (res.status !== 200) {

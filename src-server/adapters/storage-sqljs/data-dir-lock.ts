@@ -1,4 +1,4 @@
-import { closeSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
+import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import path from "node:path";
 
 const LOCK = "relay.lock";
@@ -15,9 +15,13 @@ const alive = (pid: number): boolean => {
 /**
  * One process per data dir: two relays replaying and appending the same
  * journal would corrupt it. A lock left by a killed process (pid gone) is
- * taken over, so kill -9 never blocks the next start.
+ * taken over, so kill -9 never blocks the next start. The dir is made
+ * owner-only (0700) on the way.
  */
 export function lockDataDir(dir: string): () => void {
+  // The data dir holds the store and keys: 0700 even when the operator made it (0755) before the first start.
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (process.platform !== "win32") chmodSync(dir, 0o700);
   const file = path.join(dir, LOCK);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {

@@ -1,11 +1,10 @@
-import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { Database, Statement } from "sql.js";
 import { encodeRecord, sealRecord } from "./journal-codec";
 import { JOURNAL_FILE, JOURNAL_TMP_FILE, JournalWriter, readJournal } from "./journal-file";
 import { migrationBatch, pendingMigrations, sortedMigrations, type AppliedMigration } from "./migrations";
 import { createDatabase, replayJournal, SAVE_SEQ_SQL } from "./recovery";
-import { readSnapshot, removeLeftoverTmp, SNAPSHOT_FILE, SNAPSHOT_TMP_FILE, writeSnapshot, type CrashPoint } from "./snapshot-file";
+import { readSnapshot, removeLeftoverTmp, secureDataDir, secureDataFile, SNAPSHOT_FILE, SNAPSHOT_TMP_FILE, writeSnapshot, type CrashPoint } from "./snapshot-file";
 import { loadSqlJs } from "./sqljs-loader";
 import { applyBatch } from "./sql-exec";
 import { StatementCache, type CachedStatement } from "./statement-cache";
@@ -91,11 +90,12 @@ export class DurableDb {
       log,
       crashPoint: options.crashPoint,
     };
-    await mkdir(opts.dir, { recursive: true });
+    await secureDataDir(opts.dir);
     const SQL = await loadSqlJs();
     for (const name of [SNAPSHOT_TMP_FILE, JOURNAL_TMP_FILE]) {
       if (await removeLeftoverTmp(opts.dir, name)) log(`storage: removed unfinished ${name}`);
     }
+    for (const name of [SNAPSHOT_FILE, JOURNAL_FILE]) await secureDataFile(join(opts.dir, name));
     const snapshot = await readSnapshot(opts.dir);
     if (snapshot && snapshot.bytes.length === 0) throw new Error(`${join(opts.dir, SNAPSHOT_FILE)} is empty; refusing to open`);
     let created;

@@ -1,6 +1,6 @@
 import { open, readFile, rename, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
-import { fsyncDir, isErrno } from "./snapshot-file";
+import { DATA_FILE_MODE, fsyncDir, isErrno } from "./snapshot-file";
 
 export const JOURNAL_FILE = "relay.journal";
 export const JOURNAL_TMP_FILE = "relay.journal.tmp";
@@ -74,7 +74,7 @@ export class JournalWriter {
       fh = await open(path, "r+");
     } catch (err) {
       if (!isErrno(err, "ENOENT")) throw err;
-      fh = await open(path, "w+");
+      fh = await open(path, "w+", DATA_FILE_MODE);
       created = true;
     }
     try {
@@ -156,7 +156,7 @@ export class JournalWriter {
     const path = join(this.dir, JOURNAL_FILE);
     const tmpPath = join(this.dir, JOURNAL_TMP_FILE);
     const tail = await readFully(this.fh, this.size - cut, cut);
-    const tmp = await open(tmpPath, "w+");
+    const tmp = await open(tmpPath, "w+", DATA_FILE_MODE);
     try {
       await writeFully(tmp, tail, 0);
       if (this.fsync) await tmp.sync();

@@ -1,3 +1,4 @@
+import { redactUrl } from "../../../src-shared/redact-url";
 import { err, ok, type Result } from "../../../src-shared/result";
 import type { QuoteRequest, SwapQuote } from "../../core/swap/quote";
 import type { SwapVenue, SwapVenueError } from "../../ports/swap-venue";
@@ -80,7 +81,7 @@ export class JupiterSwapApi implements SwapVenue {
     const headers: Record<string, string> = { accept: "application/json" };
     if (this.#apiKey) headers["x-api-key"] = this.#apiKey;
     if (body !== undefined) headers["content-type"] = "application/json";
-    const what = `${method} ${this.baseUrl}${path.split("?")[0]}`;
+    const what = `${method} ${path.split("?")[0]} at ${redactUrl(this.baseUrl)}`;
     let status: number;
     let text: string;
     try {
