@@ -48,6 +48,10 @@ export const ErrorName = {
   FeeTooLow: "FeeTooLow",
   /** Revert whose transaction could not be submitted (the revert twin of RelayFailed). */
   RevertFailed: "RevertFailed",
+  /** A request body not declared `Content-Type: application/json` (415, docs/security.md). */
+  UnsupportedMediaType: "UnsupportedMediaType",
+  /** A Host header that is not a loopback or configured public name on a loopback-bound relay (421, docs/security.md). */
+  MisdirectedRequest: "MisdirectedRequest",
 } as const;
 
 export type ErrorNameValue = (typeof ErrorName)[keyof typeof ErrorName];

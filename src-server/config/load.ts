@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { isIP } from "node:net";
 import path from "node:path";
 import { parsePublicKey } from "../../src-shared/encoding/base58";
 import { checkListUrl } from "../core/compliance/sanctions";
@@ -103,6 +104,19 @@ function apiKey(key: string, v: unknown): string | null {
   if (v === null || v === "") return null;
   if (typeof v !== "string" || !/^[\x21-\x7e]{1,512}$/.test(v)) throw new ConfigError(key, "must be printable ASCII without spaces, at most 512 characters");
   return v;
+}
+
+/** Host names a loopback-bound relay also answers to (docs/security.md): DNS names or IP literals, no port. */
+function publicHostnames(key: string, v: unknown): string[] {
+  if (!Array.isArray(v)) throw new ConfigError(key, "must be an array of host names");
+  return v.map((h, i) => {
+    const s = str(`${key}[${i}]`, h).trim().toLowerCase();
+    const bare = s.startsWith("[") && s.endsWith("]") ? s.slice(1, -1) : s;
+    if (bare.length > 253 || !(/^[a-z0-9]([a-z0-9._-]*[a-z0-9])?\.?$/.test(bare) || isIP(bare) !== 0)) {
+      throw new ConfigError(`${key}[${i}]`, `must be a host name without scheme or port (e.g. "relay.example.org"), got ${JSON.stringify(h)}`);
+    }
+    return bare;
+  });
 }
 
 function rejectUnknown(key: string, obj: Obj, known: readonly string[]): void {
@@ -264,9 +278,10 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { defaultDataDir?: stri
   }
 
   const http = section("http", file.http);
-  rejectUnknown("http", http, ["bodyLimitBytes", "trustProxy"]);
+  rejectUnknown("http", http, ["bodyLimitBytes", "trustProxy", "publicHostnames"]);
   if (http.bodyLimitBytes !== undefined) cfg.http.bodyLimitBytes = int("http.bodyLimitBytes", http.bodyLimitBytes, 1024, 10 * 1024 * 1024);
   if (http.trustProxy !== undefined) cfg.http.trustProxy = bool("http.trustProxy", http.trustProxy);
+  if (http.publicHostnames !== undefined) cfg.http.publicHostnames = publicHostnames("http.publicHostnames", http.publicHostnames);
 
   const storage = section("storage", file.storage);
   rejectUnknown("storage", storage, ["snapshotIntervalSec", "snapshotJournalMiB"]);

@@ -129,6 +129,14 @@ export interface RelayConfig {
     bodyLimitBytes: number;
     /** Express `trust proxy`: only behind a reverse proxy, or X-Forwarded-For can be forged. */
     trustProxy: boolean;
+    /**
+     * Host names (no port) a request's Host header may carry besides loopback names,
+     * when `host` is a loopback address (docs/security.md, "Loopback safety"): e.g. the
+     * public name a reverse proxy forwards unchanged. Default []: only localhost,
+     * 127.0.0.0/8 and [::1] are answered; any other Host gets 421 (DNS rebinding).
+     * Not consulted when `host` is not a loopback address.
+     */
+    publicHostnames: string[];
   };
   storage: {
     snapshotIntervalSec: number;
@@ -218,7 +226,7 @@ export function defaultConfig(dataDir: string, resourcesDir: string): RelayConfi
         sandbox: 120,
       },
     },
-    http: { bodyLimitBytes: 32 * 1024, trustProxy: false },
+    http: { bodyLimitBytes: 32 * 1024, trustProxy: false, publicHostnames: [] },
     storage: { snapshotIntervalSec: 30, snapshotJournalMiB: 64 },
     console: { retentionDays: 30 },
     fees: { default: { bps: 25, floor: 0n }, pools: { mainnet: {}, devnet: {} }, graceSec: 120 },

@@ -23,6 +23,7 @@ import { metaRoutes, type MetaInfo } from "./routes/meta";
 import { revertRoutes } from "./routes/revert";
 import { sandboxRoutes } from "./routes/sandbox";
 import { sendError } from "./respond";
+import { consoleSecurityHeaders, hostCheck, requireJsonBody, UNSUPPORTED_MEDIA_TYPE, verifyJsonBody } from "./middleware/loopback-safety";
 import type { FeeSchedule } from "../services/fee-schedule";
 
 export interface AppDeps {
@@ -65,8 +66,17 @@ export function createApp(deps: AppDeps): RelayApp {
   };
   const limits = new RateLimits(deps.config.rateLimits, clientKey);
 
-  // Any content type is parsed as JSON: clients that omit the header still get a precise answer.
-  app.use(express.json({ limit: deps.config.http.bodyLimitBytes, type: () => true, strict: true }));
+  // Loopback safety (docs/security.md): a DNS-rebound page is refused by its Host, and a
+  // cross-origin "simple" request (text/plain, form) cannot deliver a body: bodies must be JSON.
+  app.use((_req, res, next) => {
+    res.setHeader("X-Content-Type-Options", "nosniff");
+    next();
+  });
+  const hosts = hostCheck(deps.config.host, deps.config.http.publicHostnames);
+  if (hosts) app.use(hosts);
+  app.use(requireJsonBody());
+  // Every body reaches the parser (a chunked one of unknown size too); verifyJsonBody refuses a non-empty one that is not application/json.
+  app.use(express.json({ limit: deps.config.http.bodyLimitBytes, type: () => true, strict: true, verify: verifyJsonBody }));
 
   app.use(metaRoutes(deps.health, deps.meta));
   app.use(authRoutes(deps.auth, limits));
@@ -81,8 +91,8 @@ export function createApp(deps: AppDeps): RelayApp {
 
   if (deps.consoleDir && existsSync(path.join(deps.consoleDir, "index.html"))) {
     const dir = deps.consoleDir;
-    app.use("/console", express.static(dir, { index: "index.html", fallthrough: true }));
-    app.get(/^\/console(\/.*)?$/, (_req, res) => res.sendFile(path.join(dir, "index.html")));
+    app.use("/console", consoleSecurityHeaders(), express.static(dir, { index: "index.html", fallthrough: true }));
+    app.get(/^\/console(\/.*)?$/, consoleSecurityHeaders(), (_req, res) => res.sendFile(path.join(dir, "index.html")));
     app.get("/", (_req, res) => res.redirect("/console/"));
   }
 
@@ -94,7 +104,11 @@ export function createApp(deps: AppDeps): RelayApp {
     let status = 500;
     let name: string = req.path === "/login" ? ErrorName.ServerError : "InternalError";
     let message = "internal error";
-    if (e.type === "entity.too.large") {
+    if (e.type === UNSUPPORTED_MEDIA_TYPE || e.type === "charset.unsupported") {
+      status = 415;
+      name = ErrorName.UnsupportedMediaType;
+      message = e.message ?? "a request body must be sent with Content-Type: application/json";
+    } else if (e.type === "entity.too.large") {
       status = 413;
       name = ErrorName.PayloadTooLarge;
       message = `body exceeds ${deps.config.http.bodyLimitBytes} bytes`;
