@@ -80,7 +80,8 @@ describe("Groth16WorkerPool (ProofVerifier)", () => {
     it("replaces a crashed worker: its running request rejects with VerifierWorkerCrashedError, later ones verify", async () => {
       const f = fixtures[0]!;
       const before = pool.crashCount;
-      const running = [pool.verify(f.proof, f.signals), pool.verify(f.proof, f.signals)];
+      // Enough queued work (~5 ms each) that worker 0 is certainly mid-job when it dies, however loaded the machine.
+      const running = Array.from({ length: 40 }, () => pool.verify(f.proof, f.signals));
       await pool.crashWorkerForTest(0);
       const settled = await Promise.allSettled(running);
       const crashed = settled.filter((s) => s.status === "rejected");
