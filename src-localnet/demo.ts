@@ -38,7 +38,8 @@ export async function prepareDemo(dir: string, validator: LocalValidator, progra
   const config = {
     dataDir: path.join(dir, "relay-data"),
     // relay_swap and /jupiter quote from the validator's Jupiter-compatible API over its cp-swap pools.
-    jupiter: { baseUrl: validator.jupiterUrl },
+    // The validator's cp-swap program is the venue's program here (allowlisted next to Jupiter v6's).
+    jupiter: { baseUrl: validator.jupiterUrl, programIds: ["JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4", "CpSwap11111111111111111111111111111111111111"] },
     networks: {
       mainnet: {
         backend: "solana",

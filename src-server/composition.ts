@@ -152,7 +152,7 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
       let chain: SolanaChain;
       try {
         // relay_swap lands the withdrawal and Jupiter's swap in one transaction: the chain asks Jupiter for the swap's instructions.
-        chain = await SolanaChain.connect(n, net, signer, hasher, log, { rpc, swapInstructions: new JupiterSwapApi(config.jupiter) });
+        chain = await SolanaChain.connect(n, net, signer, hasher, log, { rpc, swapInstructions: new JupiterSwapApi(config.jupiter), swapPrograms: config.jupiter.programIds });
       } catch (e) {
         // Start-up fails whole: nothing keeps the data dir locked or the workers running.
         sanctions.stop();

@@ -137,9 +137,10 @@ describe("loadConfig", () => {
   });
 
   it("reads the Jupiter venue from the file and RELAY_JUPITER_*, and never prints the API key", () => {
-    expect(loadConfig({}).jupiter).toEqual({ baseUrl: "https://api.jup.ag/swap/v1", apiKey: null, timeoutMs: 10_000, restrictIntermediateTokens: true });
-    const f = fileWith(JSON.stringify({ jupiter: { baseUrl: "http://127.0.0.1:9999/swap/v1", apiKey: "from-file", timeoutMs: 2500, restrictIntermediateTokens: false } }));
-    expect(loadConfig({ RELAY_CONFIG: f }).jupiter).toEqual({ baseUrl: "http://127.0.0.1:9999/swap/v1", apiKey: "from-file", timeoutMs: 2500, restrictIntermediateTokens: false });
+    expect(loadConfig({}).jupiter).toEqual({ baseUrl: "https://api.jup.ag/swap/v1", apiKey: null, timeoutMs: 10_000, restrictIntermediateTokens: true, programIds: ["JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4"] });
+    const programIds = ["JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4", "CpSwap11111111111111111111111111111111111111"];
+    const f = fileWith(JSON.stringify({ jupiter: { baseUrl: "http://127.0.0.1:9999/swap/v1", apiKey: "from-file", timeoutMs: 2500, restrictIntermediateTokens: false, programIds } }));
+    expect(loadConfig({ RELAY_CONFIG: f }).jupiter).toEqual({ baseUrl: "http://127.0.0.1:9999/swap/v1", apiKey: "from-file", timeoutMs: 2500, restrictIntermediateTokens: false, programIds });
     const c = loadConfig({ RELAY_CONFIG: f, RELAY_JUPITER_API_KEY: "jup-secret-key-42", RELAY_JUPITER_URL: "https://jup.example.com/swap/v1" });
     expect(c.jupiter).toMatchObject({ apiKey: "jup-secret-key-42", baseUrl: "https://jup.example.com/swap/v1" });
     expect(describeConfig(c)).toContain("jupiter https://jup.example.com/… (api key set, hidden)");
@@ -164,6 +165,8 @@ describe("loadConfig", () => {
     [{ jupiter: { timeoutMs: 5 } }, "jupiter.timeoutMs"],
     [{ jupiter: { restrictIntermediateTokens: "maybe" } }, "jupiter.restrictIntermediateTokens"],
     [{ jupiter: { key: "x" } }, "jupiter.key"],
+    [{ jupiter: { programIds: [] } }, "jupiter.programIds"],
+    [{ jupiter: { programIds: ["nope"] } }, "jupiter.programIds[0]"],
   ])("names the bad swap or jupiter key of %j", (content, key) => {
     const f = fileWith(JSON.stringify(content));
     expect(() => loadConfig({ RELAY_CONFIG: f })).toThrow(key);

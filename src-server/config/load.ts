@@ -340,11 +340,15 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { defaultDataDir?: stri
   }
 
   const jupiter = section("jupiter", file.jupiter);
-  rejectUnknown("jupiter", jupiter, ["baseUrl", "apiKey", "timeoutMs", "restrictIntermediateTokens"]);
+  rejectUnknown("jupiter", jupiter, ["baseUrl", "apiKey", "timeoutMs", "restrictIntermediateTokens", "programIds"]);
   if (jupiter.baseUrl !== undefined) cfg.jupiter.baseUrl = listUrl("jupiter.baseUrl", jupiter.baseUrl);
   if (jupiter.apiKey !== undefined) cfg.jupiter.apiKey = apiKey("jupiter.apiKey", jupiter.apiKey);
   if (jupiter.timeoutMs !== undefined) cfg.jupiter.timeoutMs = int("jupiter.timeoutMs", jupiter.timeoutMs, 100, 120_000);
   if (jupiter.restrictIntermediateTokens !== undefined) cfg.jupiter.restrictIntermediateTokens = bool("jupiter.restrictIntermediateTokens", jupiter.restrictIntermediateTokens);
+  if (jupiter.programIds !== undefined) {
+    if (!Array.isArray(jupiter.programIds) || jupiter.programIds.length === 0) throw new ConfigError("jupiter.programIds", "must be a non-empty list of program ids");
+    cfg.jupiter.programIds = jupiter.programIds.map((id, i) => pubkey(`jupiter.programIds[${i}]`, id));
+  }
 
   // Environment wins over the file.
   if (env.RELAY_HOST !== undefined) cfg.host = str("RELAY_HOST", env.RELAY_HOST);

@@ -109,6 +109,8 @@ export interface JupiterConfig {
   timeoutMs: number;
   /** Route only through Jupiter's set of stable intermediate tokens. */
   restrictIntermediateTokens: boolean;
+  /** The aggregator's program ids a swap route may call besides SPL Token, Associated Token, Compute Budget and System (docs/security.md "Swap venue"). Default: Jupiter v6. */
+  programIds: string[];
 }
 
 export interface RelayConfig {
@@ -236,7 +238,7 @@ export function defaultConfig(dataDir: string, resourcesDir: string): RelayConfi
       defaultClass: "standard",
       pairs: {},
     },
-    jupiter: { baseUrl: "https://api.jup.ag/swap/v1", apiKey: null, timeoutMs: 10_000, restrictIntermediateTokens: true },
+    jupiter: { baseUrl: "https://api.jup.ag/swap/v1", apiKey: null, timeoutMs: 10_000, restrictIntermediateTokens: true, programIds: ["JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4"] },
     verifier: { vkeyPath: path.join(resourcesDir, "zk", "verification_key.json"), threads: 0 },
     sanctions: {
       file: path.join(resourcesDir, "sanctions", "sanctioned_addresses_SOL.txt"),

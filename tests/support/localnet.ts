@@ -159,7 +159,8 @@ export function localnetTestChain(net: Localnet, relayUrl: string, network: Netw
 export function solanaRelayConfig(net: Localnet, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     // The network's swap venue: the validator's Jupiter-compatible API over its cp-swap pools (src-localnet/rpc/jupiter.ts).
-    jupiter: { baseUrl: net.validator.jupiterUrl },
+    // The validator's cp-swap program is the venue's program here (allowlisted next to Jupiter v6's).
+    jupiter: { baseUrl: net.validator.jupiterUrl, programIds: ["JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4", "CpSwap11111111111111111111111111111111111111"] },
     networks: {
       mainnet: {
         backend: "solana",

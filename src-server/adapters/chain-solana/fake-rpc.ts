@@ -48,6 +48,8 @@ export class FakeRpc implements SolanaRpc {
   /** Per method: throw this many times before answering. */
   failures = new Map<string, number>();
   accounts = new Map<string, AccountInfo<Buffer>>();
+  /** What simulateTransaction reports of an account asked for with `accounts` (default: `accounts`). */
+  simulatedAccounts = new Map<string, AccountInfo<Buffer>>();
   programAccounts: GetProgramAccountsResponse = [];
   balance = 5_000_000_000;
   health: NodeHealth = { ok: true };
@@ -102,10 +104,17 @@ export class FakeRpc implements SolanaRpc {
     this.prioritizationAccounts.push((config?.lockedWritableAccounts ?? []).map((k) => k.toBase58()));
     return this.prioritizationFees.map((f, i) => ({ slot: i, prioritizationFee: f }));
   }
-  async simulateTransaction(tx: VersionedTransaction) {
+  async simulateTransaction(tx: VersionedTransaction, config?: { accounts?: { addresses: string[] } }) {
     this.gate("simulateTransaction");
     this.simulations.push(tx);
     const value: SimulatedTransactionResponse = { err: this.simulation.err, logs: this.simulation.logs, unitsConsumed: this.simulation.unitsConsumed };
+    // Simulated account states: `simulatedAccounts`, else the account as it is.
+    if (config?.accounts) {
+      value.accounts = config.accounts.addresses.map((a) => {
+        const info = this.simulatedAccounts.get(a) ?? this.accounts.get(a) ?? null;
+        return info ? { executable: false, owner: info.owner.toBase58(), lamports: info.lamports, data: [Buffer.from(info.data).toString("base64"), "base64"] } : null;
+      });
+    }
     return { context: { slot: this.height }, value };
   }
   async getLatestBlockhash() {

@@ -31,6 +31,7 @@ import {
   type TransactionError,
   type TransactionInstruction,
 } from "@solana/web3.js";
+import { Buffer } from "buffer";
 import { encodeBase58 } from "../../../src-shared/encoding/base58";
 import type { SubmissionAttempt, SubmissionObserver } from "../../ports/chain";
 import type { SolanaNetworkConfig } from "../../config/schema";
@@ -50,6 +51,11 @@ export interface LandingRequest {
   label: string;
   /** Address lookup tables the v0 message may load accounts from (a Jupiter route's). */
   addressLookupTables?: AddressLookupTableAccount[];
+  /**
+   * Read these accounts' simulated state (simulateTransaction's `accounts`);
+   * `check` returns why the transaction must not be sent (→ vetoed), or null.
+   */
+  simulationCheck?: { addresses: string[]; check(accounts: ({ owner: string; data: Uint8Array } | null)[]): string | null };
 }
 
 /** Where a refusal happened: simulation (nothing sent) or on chain (the fee was paid, nothing else happened). */
@@ -67,6 +73,8 @@ export interface Refusal {
 export type LandingOutcome =
   | { kind: "landed"; signature: string; slot: number; networkFeeLamports: number; rentLamports: number; attempts: SubmissionAttempt[] }
   | Refusal
+  /** The simulation's account states failed the request's simulationCheck (nothing sent). */
+  | { kind: "vetoed"; detail: string; attempts: SubmissionAttempt[] }
   /** The network cost would exceed the relay fee (nothing sent). */
   | { kind: "unprofitable"; detail: string; attempts: SubmissionAttempt[] }
   /** Nothing of this attempt reached the network (RPC unreachable before sending, attempt not recorded); earlier attempts expired. */
@@ -163,6 +171,7 @@ export class LandingEngine {
           sigVerify: false,
           replaceRecentBlockhash: true,
           commitment: cfg.commitment,
+          ...(req.simulationCheck ? { accounts: { encoding: "base64" as const, addresses: req.simulationCheck.addresses } } : {}),
         }),
       );
     } catch (e) {
@@ -170,6 +179,15 @@ export class LandingEngine {
     }
     if (sim.value.err !== null && sim.value.err !== undefined) {
       return { kind: "refused", stage: "simulation", err: sim.value.err, logs: sim.value.logs ?? [], programIds, signature: null, attempts };
+    }
+    if (req.simulationCheck) {
+      const simulated = sim.value.accounts;
+      const wanted = req.simulationCheck.addresses.length;
+      // Without the simulated accounts nothing can be checked: not sent.
+      const veto = !Array.isArray(simulated) || simulated.length !== wanted
+        ? "the simulation did not return the accounts asked for"
+        : req.simulationCheck.check(simulated.map((a) => (a ? { owner: a.owner, data: new Uint8Array(Buffer.from(a.data[0] ?? "", "base64")) } : null)));
+      if (veto !== null) return { kind: "vetoed", detail: veto, attempts };
     }
 
     // 2. compute units and price

@@ -5,6 +5,7 @@
  * the swap runs in the cp-swap program, and the pool program verifies real
  * Groth16 proofs (the recorded fixtures of verifier-groth16/test-fixtures).
  */
+import { PublicKey } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeBase58 } from "../../../src-shared/encoding/base58";
 import { SYSVAR_INSTRUCTIONS_ID, associatedTokenAddress, decodePoolEventLogs, decodePoolInstruction, poolVaultAddress } from "../../../src-shared/pool-program";
@@ -13,7 +14,8 @@ import type { SwapQuote } from "../../core/swap/quote";
 import type { WithdrawalSubmission } from "../../ports/chain";
 import type { Signer } from "../keys/keypair-file";
 import { JupiterSwapApi } from "../swap-jupiter/jupiter-api";
-import { SolanaChain } from "./solana-chain";
+import { SolanaChain, type SwapInstructionsSource } from "./solana-chain";
+import { JUPITER_V6_PROGRAM_ID } from "./swap-guard";
 import { FEE, MINT, NOTE, OUTPUT_MINT, PROGRAM, RECIPIENTS, SOL, TEST_TIMING, recorder, startFixturePool, type FixturePool } from "./test-fixtures/localnet-pool";
 
 /** The output mint the recorded withdraw_swap proofs are bound to. */
@@ -22,6 +24,8 @@ const OUT = OUTPUT_MINT;
 const REACHABLE = "leaf 1, 2 SOL, swap min 1";
 const UNREACHABLE = "leaf 2, 3 SOL, swap unreachable";
 const SLIPPAGE_BPS = 50;
+/** The validator's cp-swap program (src-localnet/programs/cp-swap-client.ts): the venue's program here. */
+const CP_SWAP = "CpSwap11111111111111111111111111111111111111";
 const RESERVES = { in: 100n * SOL, out: 400_000_000_000n };
 /** DESIGN §6, written out again so the test does not trust the code under test. */
 const cpOut = (a: bigint, rIn: bigint, rOut: bigint): bigint => (a * 997n * rOut) / (rIn * 1000n + a * 997n);
@@ -63,6 +67,7 @@ beforeAll(async () => {
   chain = await SolanaChain.connect("devnet", pool.network({ allowLoss: true }), relayer, pool.hasher, (l) => logs.push(l), {
     rpc: pool.rpc,
     swapInstructions: jupiter,
+    swapPrograms: [JUPITER_V6_PROGRAM_ID, CP_SWAP],
     timing: TEST_TIMING,
   });
 }, 120_000);
@@ -107,6 +112,45 @@ describe("SolanaChain relay_swap on the local validator (Jupiter API → cp-swap
     const r2 = await chain.submitWithdrawal(withdrawal(REACHABLE, gone), recorder().observer);
     expect(r2).toMatchObject({ ok: false, rejection: "SwapFailed", detail: expect.stringContaining("MARKET_NOT_FOUND") });
     expect(await chain.isNullifierSpent(MINT, withdrawal(REACHABLE, q).nullifierHash)).toBe(false);
+  });
+
+  it("refuses SwapFailed, with nothing sent, a route with an instruction of a foreign program, a System transfer out of the relayer, or a token transfer of more than depositSize − fee from the relayer's input account", async () => {
+    const q = await quoteFor(REACHABLE);
+    const toSwap = depositSizeOf(REACHABLE) - FEE;
+    const relayerIn = associatedTokenAddress(relayer.address, MINT);
+    const thief = encodeBase58(new Uint8Array(32).fill(0x77));
+    const u64le = (n: bigint) => {
+      const b = new Uint8Array(8);
+      new DataView(b.buffer).setBigUint64(0, n, true);
+      return b;
+    };
+    const drain = { programId: "11111111111111111111111111111111", accounts: [{ pubkey: relayer.address, isSigner: true, isWritable: true }, { pubkey: thief, isSigner: false, isWritable: true }], data: Uint8Array.from([2, 0, 0, 0, ...u64le(SOL)]) };
+    const overdraw = {
+      programId: "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA",
+      accounts: [{ pubkey: relayerIn, isSigner: false, isWritable: true }, { pubkey: thief, isSigner: false, isWritable: true }, { pubkey: relayer.address, isSigner: true, isWritable: false }],
+      data: Uint8Array.from([3, ...u64le(toSwap + 1n)]),
+    };
+    // Any program not on the list, e.g. the pool program itself (a second withdrawal signed by the relayer).
+    const foreign = { programId: PROGRAM, accounts: [{ pubkey: relayer.address, isSigner: true, isWritable: true }], data: Uint8Array.from([0]) };
+    for (const [extra, text] of [
+      [foreign, `program ${PROGRAM} is not allowlisted`],
+      [drain, "a System instruction other than a transfer into the relayer's wrapped-SOL account"],
+      [overdraw, "more than the swap input"],
+    ] as const) {
+      const tampered: SwapInstructionsSource = {
+        swapInstructions: async (quote, req) => {
+          const r = await jupiter.swapInstructions(quote, req);
+          return r.ok ? { ok: true, value: { ...r.value, setupInstructions: [...r.value.setupInstructions, extra] } } : r;
+        },
+      };
+      const c = await SolanaChain.connect("devnet", pool.network({ allowLoss: true }), relayer, pool.hasher, () => {}, { rpc: pool.rpc, swapInstructions: tampered, swapPrograms: [CP_SWAP], timing: TEST_TIMING });
+      const lamports = await pool.rpc.getBalance(new PublicKey(relayer.address));
+      const { attempts, observer } = recorder();
+      expect(await c.submitWithdrawal(withdrawal(REACHABLE, q), observer)).toMatchObject({ ok: false, rejection: "SwapFailed", detail: expect.stringContaining(text) });
+      expect(attempts).toHaveLength(0);
+      expect(await chain.isNullifierSpent(MINT, withdrawal(REACHABLE, q).nullifierHash)).toBe(false);
+      expect(await pool.rpc.getBalance(new PublicKey(relayer.address))).toBe(lamports);
+    }
   });
 
   it("refuses SlippageExceeded, atomically, when the pool moves between quote and execution; then lands withdraw_swap + swap + assert_swap_out in one transaction: the recipient gets the CP output (≥ minOut) on top of what they held, the relayer the fee", async () => {

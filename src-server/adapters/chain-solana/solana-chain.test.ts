@@ -290,7 +290,10 @@ describe("SolanaChain withdraw_swap (protocol v2)", () => {
     const c = new SolanaChain("devnet", config({ allowLoss: true }), rpc, signer, hasher, () => {}, {
       timing: { pollMs: 5, backoffMs: 2, maxBackoffMs: 10, unknownAfterMs: 200, preSendRetryMs: 40 },
       swapInstructions: source,
+      swapPrograms: [venueProgram],
     });
+    // The simulation leaves the relayer's input account +fee.
+    rpc.simulatedAccounts.set(associatedTokenAddress(signer.address, MINT), accountInfo(encodeTokenAccount({ mint: publicKeyBytes(MINT), owner: publicKeyBytes(signer.address), amount: 5_000_000n }), TOKEN_PROGRAM));
     const minOut = 140_000_000n;
     const r = await c.submitWithdrawal(withdrawal({ recipient, swap: { outputMint: USDC, minOut, quote: quote(100_000_000n) } }));
     expect(r.ok).toBe(true);
@@ -310,6 +313,89 @@ describe("SolanaChain withdraw_swap (protocol v2)", () => {
     expect(pool[1]!.accounts).toEqual([recipientOut]);
     // Order: withdraw_swap, the venue's swap, then assert_swap_out last.
     expect(ixs.map((i) => i.program).slice(-3)).toEqual([PROGRAM, venueProgram, PROGRAM]);
+  });
+});
+
+describe("SolanaChain withdraw_swap: what the swap venue may do with the relayer's signature", () => {
+  const VENUE = encodeBase58(bytes(0x66));
+  const FEE = 5_000_000n;
+  const TO_SWAP = 995_000_000n;
+  const relayerIn = () => associatedTokenAddress(signer.address, MINT);
+  const tokenAccount = (owner: string, amount: bigint, mint = MINT) => accountInfo(encodeTokenAccount({ mint: publicKeyBytes(mint), owner: publicKeyBytes(owner), amount }), TOKEN_PROGRAM);
+  const quote: SwapQuote = { venue: "jupiter", inputMint: MINT, outputMint: USDC, inAmount: TO_SWAP, outAmount: 150_000_000n, otherAmountThreshold: 149_000_000n, slippageBps: 50, priceImpactPct: 0.1, routePlan: [], raw: {} };
+  const u64le = (n: bigint) => { const b = new Uint8Array(8); new DataView(b.buffer).setBigUint64(0, n, true); return b; };
+  const transfer = (amount: bigint, source = relayerIn()) => ({
+    programId: TOKEN_PROGRAM,
+    accounts: [{ pubkey: source, isSigner: false, isWritable: true }, { pubkey: encodeBase58(bytes(0x77)), isSigner: false, isWritable: true }, { pubkey: signer.address, isSigner: true, isWritable: false }],
+    data: Uint8Array.from([3, ...u64le(amount)]),
+  });
+  const swapIx = { programId: VENUE, accounts: [{ pubkey: signer.address, isSigner: true, isWritable: true }, { pubkey: relayerIn(), isSigner: false, isWritable: true }], data: Uint8Array.from([1]) };
+
+  function setup(setupInstructions: SwapInstructions["setupInstructions"]) {
+    const rpc = new FakeRpc();
+    rpc.accounts.set(relayerIn(), tokenAccount(signer.address, 0n));
+    const source: SwapInstructionsSource = {
+      swapInstructions: async () => ({ ok: true, value: { tokenLedgerInstruction: null, computeBudgetInstructions: [], setupInstructions, swapInstruction: swapIx, cleanupInstruction: null, otherInstructions: [], addressLookupTableAddresses: [] } }),
+    };
+    const logs: string[] = [];
+    const c = new SolanaChain("devnet", config({ allowLoss: true }), rpc, signer, hasher, (l) => logs.push(l), {
+      timing: { pollMs: 5, backoffMs: 2, maxBackoffMs: 10, unknownAfterMs: 200, preSendRetryMs: 40 },
+      swapInstructions: source,
+      swapPrograms: [VENUE],
+    });
+    const submit = () => c.submitWithdrawal(withdrawal({ recipient: encodeBase58(bytes(9)), swap: { outputMint: USDC, minOut: 140_000_000n, quote } }));
+    return { rpc, submit, logs };
+  }
+
+  it("refuses a route with an instruction of a program that is not allowlisted (here System's transfer out of the fee payer, or Jupiter v6 when not configured): SwapFailed, nothing simulated or sent", async () => {
+    const drain = { programId: "11111111111111111111111111111111", accounts: [{ pubkey: signer.address, isSigner: true, isWritable: true }, { pubkey: encodeBase58(bytes(0x77)), isSigner: false, isWritable: true }], data: Uint8Array.from([2, 0, 0, 0, ...u64le(1_000_000_000n)]) };
+    const foreign = { programId: encodeBase58(bytes(0x55)), accounts: [{ pubkey: signer.address, isSigner: true, isWritable: true }], data: Uint8Array.from([0]) };
+    for (const ix of [drain, foreign]) {
+      const { rpc, submit, logs } = setup([ix]);
+      const r = await submit();
+      expect(r).toMatchObject({ ok: false, rejection: "SwapFailed", detail: expect.stringContaining("swap route refused") });
+      expect(rpc.simulations).toHaveLength(0);
+      expect(rpc.sends).toHaveLength(0);
+      expect(logs.join("\n")).toContain("swap route refused");
+    }
+  });
+
+  it("refuses a token transfer from the relayer's input account of more than depositSize − fee, or from another account, and SPL Token instructions other than the allowed ones", async () => {
+    const approve = { ...transfer(1n), data: Uint8Array.from([4, ...u64le(1n)]) };
+    for (const [ixs, text] of [
+      [[transfer(TO_SWAP + 1n)], "more than the swap input"],
+      [[transfer(TO_SWAP), transfer(1n)], "more than the swap input"],
+      [[transfer(1n, encodeBase58(bytes(0x44)))], "not from the relayer's input account"],
+      [[approve], "SPL Token instruction 4"],
+    ] as const) {
+      const { rpc, submit } = setup([...ixs]);
+      expect(await submit()).toMatchObject({ ok: false, rejection: "SwapFailed", detail: expect.stringContaining(text) });
+      expect(rpc.sends).toHaveLength(0);
+    }
+  });
+
+  it("refuses, after simulation and with nothing sent, a route whose simulation leaves the relayer's input account short of +fee or another relayer token account lower", async () => {
+    // Statically fine (a transfer of at most the input), but on top of the swap it takes the fee too.
+    const a = setup([transfer(FEE)]);
+    a.rpc.simulatedAccounts.set(relayerIn(), tokenAccount(signer.address, 0n));
+    expect(await a.submit()).toMatchObject({ ok: false, rejection: "SwapFailed", detail: expect.stringContaining("not +5000000 (the fee)") });
+    expect(a.rpc.simulations).toHaveLength(1);
+    expect(a.rpc.sends).toHaveLength(0);
+
+    const other = associatedTokenAddress(signer.address, USDC);
+    const b = setup([{ ...swapIx, accounts: [...swapIx.accounts, { pubkey: other, isSigner: false, isWritable: true }] }]);
+    b.rpc.accounts.set(other, tokenAccount(signer.address, 70n, USDC));
+    b.rpc.simulatedAccounts.set(relayerIn(), tokenAccount(signer.address, FEE));
+    b.rpc.simulatedAccounts.set(other, tokenAccount(signer.address, 60n, USDC));
+    expect(await b.submit()).toMatchObject({ ok: false, rejection: "SwapFailed", detail: expect.stringContaining(`takes 10 from the relayer's token account ${other}`) });
+    expect(b.rpc.sends).toHaveLength(0);
+
+    // The same route leaving every relayer account where it should: sent and landed.
+    const c = setup([{ ...swapIx, accounts: [...swapIx.accounts, { pubkey: other, isSigner: false, isWritable: true }] }]);
+    c.rpc.accounts.set(other, tokenAccount(signer.address, 70n, USDC));
+    c.rpc.simulatedAccounts.set(relayerIn(), tokenAccount(signer.address, FEE));
+    expect(await c.submit()).toMatchObject({ ok: true });
+    expect(c.rpc.sends.length).toBeGreaterThan(0);
   });
 });
 

@@ -67,6 +67,7 @@ import { fetchDepositEventsPage } from "./deposit-history";
 import { LAMPORTS_PER_SIGNATURE } from "./fee-policy";
 import { LandingEngine, type LandingOutcome, type LandingTiming, type Refusal } from "./landing-engine";
 import { createSolanaRpc, type SolanaRpc } from "./rpc";
+import { JUPITER_V6_PROGRAM_ID, checkBalances, checkRoute, relayerTokenAmount } from "./swap-guard";
 
 /** Where a swap leg's instructions come from: Jupiter's POST /swap-instructions (JupiterSwapApi). */
 export interface SwapInstructionsSource {
@@ -80,6 +81,8 @@ export interface SolanaChainOptions {
   timing?: LandingTiming;
   /** relay_swap: the venue that builds the swap's instructions (the network's Jupiter). Without it a swap leg is refused SwapFailed. */
   swapInstructions?: SwapInstructionsSource;
+  /** The aggregator's program ids a route's instructions may call besides SPL Token, Associated Token, Compute Budget and System (config `jupiter.programIds`; default Jupiter v6). */
+  swapPrograms?: readonly string[];
   /** Unix seconds (revert rules). */
   nowSec?: () => number;
 }
@@ -152,6 +155,7 @@ export class SolanaChain implements ChainBackend {
   private readonly costs: number[] = [];
   private programAccountsRefused = false;
   private readonly swapSource: SwapInstructionsSource | null;
+  private readonly swapPrograms: ReadonlySet<string>;
 
   constructor(
     readonly network: Network,
@@ -168,6 +172,7 @@ export class SolanaChain implements ChainBackend {
     this.where = cfg.rpcUrl ? redactUrl(cfg.rpcUrl) : "(no rpcUrl)";
     this.nowSec = opts.nowSec ?? (() => Math.floor(Date.now() / 1000));
     this.swapSource = opts.swapInstructions ?? null;
+    this.swapPrograms = new Set(opts.swapPrograms ?? [JUPITER_V6_PROGRAM_ID]);
     this.engine = new LandingEngine(rpc, signer, cfg.solana, opts.timing, (line) => log(`${network}: ${line}`));
   }
 
@@ -409,6 +414,35 @@ export class SolanaChain implements ChainBackend {
     } catch (e) {
       return { ok: false, rejection: "SwapFailed", detail: `swap instructions: ${short(e)}` };
     }
+    // The relayer signs the route: only allowlisted programs, and nothing that moves its funds beyond the swap input.
+    const routeIxs = [...route.setupInstructions, route.swapInstruction, ...(route.cleanupInstruction ? [route.cleanupInstruction] : [])];
+    const refused = checkRoute(routeIxs, { relayer, inputAccount: relayerAta, maxInput: toSwap, venuePrograms: this.swapPrograms });
+    if (refused) {
+      this.log(`${this.network}: swap route refused: ${refused}`);
+      return { ok: false, rejection: "SwapFailed", detail: `swap route refused: ${refused}` };
+    }
+    // The relayer's token accounts the route may write, as they are now; the simulation must leave them no lower (the input account +fee).
+    const watched = [...new Set([relayerAta, ...routeIxs.flatMap((ix) => ix.accounts.filter((a) => a.isWritable).map((a) => a.pubkey))])];
+    const before = new Map<string, bigint>();
+    try {
+      const infos = await Promise.all(watched.map((a) => this.rpc.getAccountInfo(new PublicKey(a), c)));
+      infos.forEach((info, i) => {
+        const amount = info ? relayerTokenAmount(info.owner.toBase58(), new Uint8Array(info.data), relayer) : null;
+        if (amount !== null || watched[i] === relayerAta) before.set(watched[i]!, amount ?? 0n);
+      });
+    } catch (e) {
+      return { ok: false, rejection: "Failed", detail: `RPC unavailable before sending: ${short(e)}` };
+    }
+    const addresses = [...before.keys()];
+    const simulationCheck = {
+      addresses,
+      check: (accounts: ({ owner: string; data: Uint8Array } | null)[]) => {
+        const after = new Map(addresses.map((a, i) => [a, accounts[i] ? relayerTokenAmount(accounts[i]!.owner, accounts[i]!.data, relayer) : null] as const));
+        const why = checkBalances(relayerAta, w.fee, before, after);
+        if (why) this.log(`${this.network}: swap refused after simulation: ${why}`);
+        return why;
+      },
+    };
     let lookupTables: AddressLookupTableAccount[];
     try {
       lookupTables = await Promise.all(route.addressLookupTableAddresses.map((a) => this.lookupTable(a)));
@@ -424,7 +458,7 @@ export class SolanaChain implements ChainBackend {
     );
     // Indexes in the landed transaction: the engine puts its two compute-budget instructions first.
     const venue = new Set<number>();
-    for (const ix of [...route.setupInstructions, route.swapInstruction, ...(route.cleanupInstruction ? [route.cleanupInstruction] : [])]) {
+    for (const ix of routeIxs) {
       venue.add(instructions.length + 2);
       instructions.push(toInstruction(ix));
     }
@@ -440,7 +474,9 @@ export class SolanaChain implements ChainBackend {
       observer,
       label: `withdraw_swap ${w.mint} -> ${out}`,
       addressLookupTables: lookupTables,
+      simulationCheck,
     });
+    if (landed.kind === "vetoed") return { ok: false, rejection: "SwapFailed", detail: `swap refused after simulation (nothing sent): ${landed.detail}` };
     if (landed.kind === "refused") {
       const failed = failedInstruction(landed.err);
       if (failed && failed.index === assertAt) {
@@ -511,6 +547,7 @@ export class SolanaChain implements ChainBackend {
         return { ok: false, rejection: "Unknown", detail: `${out.detail} (transaction ${out.signature})` };
       case "expired":
       case "not-sent":
+      case "vetoed":
         return { ok: false, rejection: "Failed", detail: out.detail };
     }
   }
@@ -540,6 +577,7 @@ export class SolanaChain implements ChainBackend {
       case "unprofitable":
       case "expired":
       case "not-sent":
+      case "vetoed":
         return { ok: false, rejection: "Failed", detail: out.detail };
     }
   }
