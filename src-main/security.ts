@@ -1,4 +1,5 @@
 import type { App, Session, WebContents } from "electron";
+import { CONSOLE_CONTENT_SECURITY_POLICY } from "../src-shared/console-csp";
 
 /**
  * Security guards for the desktop shell. The window shows the console that the
@@ -42,21 +43,9 @@ export function navigationDecision(target: string, appUrl: string): "allow" | "d
   return isInsideApp(target, appUrl) ? "allow" : "deny";
 }
 
-/** The policy for the console's documents: its own scripts and styles, its own API. */
+/** The policy for the console's documents: its own scripts and styles, its own API (the relay sends the same). */
 export function contentSecurityPolicy(): string {
-  return [
-    "default-src 'none'",
-    "script-src 'self'",
-    "style-src 'self'",
-    "img-src 'self' data:",
-    "font-src 'self'",
-    "connect-src 'self'",
-    "manifest-src 'self'",
-    "base-uri 'none'",
-    "form-action 'none'",
-    "frame-ancestors 'none'",
-    "object-src 'none'",
-  ].join("; ");
+  return CONSOLE_CONTENT_SECURITY_POLICY;
 }
 
 export type ResponseHeaders = Record<string, string[]>;

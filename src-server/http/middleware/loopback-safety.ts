@@ -1,6 +1,7 @@
 import { isIP } from "node:net";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { ErrorName, type ErrorNameValue } from "../../../src-shared/errors";
+import { CONSOLE_CONTENT_SECURITY_POLICY } from "../../../src-shared/console-csp";
 
 /**
  * Loopback safety (docs/security.md): a web page the operator visits must not be
@@ -141,24 +142,6 @@ export function hostCheck(bindHost: string, publicHostnames: readonly string[]):
 }
 
 // ---------- Console headers ----------
-
-/**
- * The console's documents: its own scripts, styles and API only, never framed
- * (the same policy the desktop shell adds, src-main/security.ts).
- */
-export const CONSOLE_CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "manifest-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-  "object-src 'none'",
-].join("; ");
 
 /** Headers of every response under /console. */
 export function consoleSecurityHeaders(): RequestHandler {
