@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { verifyEd25519 } from "../../src-shared/crypto/ed25519";
+import { verifyEd25519Native as verifyEd25519 } from "../adapters/keys/ed25519-native";
 import { loginMessage } from "../../src-shared/messages";
 import { err, ok, type Result } from "../../src-shared/result";
 import { judgeLoginTimestamp, type LoginWindow } from "../core/auth/login-window";

@@ -4,6 +4,7 @@ import { parseSignature } from "../../src-shared/encoding/base58";
 import { ErrorName, type ErrorNameValue } from "../../src-shared/errors";
 import type { Network } from "../../src-shared/networks";
 import { revertNullifierOf } from "../core/revert/nullifier";
+import { verifyEd25519Native } from "../adapters/keys/ed25519-native";
 import { checkRevertAuthorization, parseRevertBody } from "../core/revert/request";
 import { judgeRevert, type RevertRules } from "../core/revert/rules";
 import { RevertState } from "../core/revert/states";
@@ -86,7 +87,7 @@ export class RevertService {
 
     const body = parseRevertBody(input.body);
     if (!body.ok) return fail(ErrorName.InvalidRequest, `${body.error.field}: ${body.error.problem}`);
-    const authorized = checkRevertAuthorization({ ...body.value, txnSig: input.txnSig, tokenWallet });
+    const authorized = checkRevertAuthorization({ ...body.value, txnSig: input.txnSig, tokenWallet }, verifyEd25519Native);
     if (!authorized.ok) return fail(ErrorName.InvalidSignature, authorized.error.detail);
     const wallet = body.value.wallet;
 

@@ -1,6 +1,6 @@
 import type { FieldHasher } from "../../../src-shared/crypto/hasher";
 import { U64_MAX, withdrawalPublicSignals } from "../../../src-shared/crypto/protocol";
-import { verifyEd25519 } from "../../../src-shared/crypto/ed25519";
+import { verifyEd25519Native as verifyEd25519 } from "../keys/ed25519-native";
 import { encodeBase58, parsePublicKey, parseSignature } from "../../../src-shared/encoding/base58";
 import { sandboxDepositMessage } from "../../../src-shared/messages";
 import { depositCommitment, encodePoolInstruction } from "../../../src-shared/pool-program";

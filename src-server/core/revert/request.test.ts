@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { signEd25519 } from "../../../src-shared/crypto/ed25519";
 import { encodeBase58 } from "../../../src-shared/encoding/base58";
 import { revertMessage } from "../../../src-shared/messages";
+import { verifyEd25519Native } from "../../adapters/keys/ed25519-native";
 import { checkRevertAuthorization, parseRevertBody, type RevertAuthorization } from "./request";
 
 const kp = nacl.sign.keyPair();
@@ -17,7 +18,7 @@ const valid = (): RevertAuthorization => {
 
 describe("checkRevertAuthorization (spec: message is the signed text; InvalidSignature = wrong wallet signed)", () => {
   it("accepts the depositor's signature over `Revert deposit: <txn_sig>` with a token of the same wallet", () => {
-    expect(checkRevertAuthorization(valid())).toEqual({ ok: true, value: undefined });
+    expect(checkRevertAuthorization(valid(), verifyEd25519Native)).toEqual({ ok: true, value: undefined });
     expect(valid().message).toBe(`Revert deposit: ${txnSig}`);
   });
 
@@ -34,7 +35,7 @@ describe("checkRevertAuthorization (spec: message is the signed text; InvalidSig
   ])("refuses %s with InvalidSignature", (_name, mutate, detail) => {
     const a = valid();
     mutate(a);
-    const r = checkRevertAuthorization(a);
+    const r = checkRevertAuthorization(a, verifyEd25519Native);
     expect(r.ok).toBe(false);
     if (!r.ok) {
       expect(r.error.error).toBe("InvalidSignature");
@@ -44,9 +45,9 @@ describe("checkRevertAuthorization (spec: message is the signed text; InvalidSig
 
   it("checks the message before the signature, and the signature before the token's wallet", () => {
     const a = { ...valid(), message: "nope", signature: null, tokenWallet: "someone" };
-    expect(checkRevertAuthorization(a)).toMatchObject({ ok: false, error: { detail: expect.stringMatching(/exactly/) } });
+    expect(checkRevertAuthorization(a, verifyEd25519Native)).toMatchObject({ ok: false, error: { detail: expect.stringMatching(/exactly/) } });
     const b = { ...valid(), signature: null, tokenWallet: "someone" };
-    expect(checkRevertAuthorization(b)).toMatchObject({ ok: false, error: { detail: expect.stringMatching(/does not verify/) } });
+    expect(checkRevertAuthorization(b, verifyEd25519Native)).toMatchObject({ ok: false, error: { detail: expect.stringMatching(/does not verify/) } });
   });
 });
 

@@ -1,4 +1,4 @@
-import { verifyEd25519 } from "../../../src-shared/crypto/ed25519";
+import type { Ed25519Verify } from "../../../src-shared/crypto/ed25519";
 import { parsePublicKey, parseSignature } from "../../../src-shared/encoding/base58";
 import { revertMessage } from "../../../src-shared/messages";
 import { err, ok, type Result } from "../../../src-shared/result";
@@ -51,12 +51,14 @@ export interface InvalidRevertSignature {
  * `Revert deposit: <txn_sig>` for the deposit in the path, the body's wallet
  * signed it, and that wallet is the one the auth token was issued to. A
  * signature of another deposit, of another text, or by another wallet is
- * `InvalidSignature` ("wrong wallet signed").
+ * `InvalidSignature` ("wrong wallet signed"). `verify` is the relay's native
+ * ed25519 check (adapters/keys/ed25519-native.ts): the core does no I/O and
+ * picks no crypto backend.
  */
-export function checkRevertAuthorization(a: RevertAuthorization): Result<void, InvalidRevertSignature> {
+export function checkRevertAuthorization(a: RevertAuthorization, verify: Ed25519Verify): Result<void, InvalidRevertSignature> {
   const expected = revertMessage(a.txnSig);
   if (a.message !== expected) return err({ error: "InvalidSignature", detail: `message must be exactly "${expected.slice(0, 120)}"` });
-  if (!a.signature || !verifyEd25519(a.message, a.signature, a.walletBytes)) {
+  if (!a.signature || !verify(a.message, a.signature, a.walletBytes)) {
     return err({ error: "InvalidSignature", detail: "signature does not verify for wallet and message" });
   }
   if (a.wallet !== a.tokenWallet) return err({ error: "InvalidSignature", detail: "wallet is not the wallet the auth token was issued to" });

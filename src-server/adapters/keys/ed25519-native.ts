@@ -1,0 +1,52 @@
+/**
+ * ed25519 verification through node:crypto (OpenSSL): about a hundred times
+ * faster than tweetnacl, so a flood of signed requests cannot hold the event
+ * loop (docs/security.md, "Event loop"). Every signature the relay and the
+ * local validator check goes through `verifyEd25519Native`; tweetnacl stays
+ * only where a browser or wallet needs it (src-shared/crypto/ed25519.ts).
+ */
+import { createPublicKey, verify, type KeyObject } from "node:crypto";
+
+/** DER prefix of an Ed25519 SubjectPublicKeyInfo (RFC 8410): SEQUENCE { SEQUENCE { OID 1.3.101.112 }, BIT STRING (33 bytes) }. */
+const SPKI_PREFIX = Buffer.from("302a300506032b6570032100", "hex");
+
+/** Keys seen recently (the relayer's own, a depositor's several signatures); bounded, oldest dropped first. */
+const keyCache = new Map<string, KeyObject | null>();
+const MAX_CACHED_KEYS = 4096;
+
+function keyObject(raw: Uint8Array): KeyObject | null {
+  const id = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString("hex");
+  const cached = keyCache.get(id);
+  if (cached !== undefined) return cached;
+  let key: KeyObject | null;
+  try {
+    key = createPublicKey({ key: Buffer.concat([SPKI_PREFIX, raw]), format: "der", type: "spki" });
+  } catch {
+    key = null;
+  }
+  if (keyCache.size >= MAX_CACHED_KEYS) keyCache.delete(keyCache.keys().next().value!);
+  keyCache.set(id, key);
+  return key;
+}
+
+const enc = new TextEncoder();
+
+/**
+ * True only when `signature` is a valid ed25519 signature of `message` (a
+ * string is signed as its UTF-8 bytes) by the raw 32-byte `publicKey`.
+ * Never throws: a key or signature of the wrong length, a key that is not a
+ * curve point, a non-canonical signature (S not below the group order) or
+ * anything else malformed answers false. Stricter than tweetnacl, which
+ * accepts a signature whose S was increased by the group order.
+ */
+export function verifyEd25519Native(message: string | Uint8Array, signature: Uint8Array, publicKey: Uint8Array): boolean {
+  if (!(signature instanceof Uint8Array) || !(publicKey instanceof Uint8Array)) return false;
+  if (signature.length !== 64 || publicKey.length !== 32) return false;
+  const key = keyObject(publicKey);
+  if (!key) return false;
+  try {
+    return verify(null, typeof message === "string" ? enc.encode(message) : message, key, signature);
+  } catch {
+    return false;
+  }
+}
