@@ -7,7 +7,7 @@ import { isSlippageClass, pairKey, SLIPPAGE_CLASS_BPS, SLIPPAGE_CLASSES, type Pa
 import { NETWORKS } from "../../src-shared/networks";
 import { redactUrl } from "../../src-shared/redact-url";
 import { fileURLToPath } from "node:url";
-import { defaultConfig, RATE_LIMITED_ENDPOINTS, type NetworkConfig, type RelayConfig, type SolanaNetworkConfig } from "./schema";
+import { defaultConfig, RATE_LIMITED_ENDPOINTS, type TrustProxy, type NetworkConfig, type RelayConfig, type SolanaNetworkConfig } from "./schema";
 
 /** resources/ of the repository when run from source (headless, tests). */
 const REPO_RESOURCES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../resources");
@@ -116,6 +116,39 @@ function publicHostnames(key: string, v: unknown): string[] {
       throw new ConfigError(`${key}[${i}]`, `must be a host name without scheme or port (e.g. "relay.example.org"), got ${JSON.stringify(h)}`);
     }
     return bare;
+  });
+}
+
+/** Names Express knows for address ranges (loopback, link-local, unique-local). */
+const NAMED_RANGES = ["loopback", "linklocal", "uniquelocal"];
+
+/**
+ * Which proxies are believed (docs/security.md, "Client address"): false, a hop count,
+ * or proxy addresses / CIDR ranges. `true` is refused: it would take the client's
+ * address from whatever X-Forwarded-For a client sends, so every request could
+ * claim a new address and no per-IP limit would hold.
+ */
+function trustProxy(key: string, v: unknown): TrustProxy {
+  if (v === false || v === 0) return false;
+  if (v === true) {
+    throw new ConfigError(
+      key,
+      'true is refused: it believes any X-Forwarded-For a client sends, so every request could claim a new address and per-IP limits would not hold. Give the number of proxies in front of the relay (e.g. 1) or their addresses (e.g. ["10.0.0.5", "10.1.0.0/16"]); false when clients connect directly',
+    );
+  }
+  if (typeof v === "number") return int(key, v, 0, 10);
+  if (!Array.isArray(v) || v.length === 0) throw new ConfigError(key, "must be false, a number of proxies (1 to 10) or a non-empty list of proxy addresses or CIDR ranges");
+  return v.map((entry, i) => {
+    const s = str(`${key}[${i}]`, entry).trim();
+    if (NAMED_RANGES.includes(s)) return s;
+    const [addr, prefix, extra] = s.split("/");
+    const family = isIP(addr ?? "");
+    const maxPrefix = family === 4 ? 32 : 128;
+    const prefixOk = prefix === undefined || (/^[0-9]{1,3}$/.test(prefix) && Number(prefix) <= maxPrefix);
+    if (family === 0 || !prefixOk || extra !== undefined) {
+      throw new ConfigError(`${key}[${i}]`, `must be an IP address or CIDR range (e.g. "10.0.0.5", "10.1.0.0/16", "fd00::/8") or one of ${NAMED_RANGES.join(", ")}, got ${JSON.stringify(entry)}`);
+    }
+    return s;
   });
 }
 
@@ -268,7 +301,10 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { defaultDataDir?: stri
   if (auth.requireRelayAuth !== undefined) cfg.auth.requireRelayAuth = bool("auth.requireRelayAuth", auth.requireRelayAuth);
 
   const rl = section("rateLimits", file.rateLimits);
-  rejectUnknown("rateLimits", rl, ["enabled", "windowSec", "perEndpoint"]);
+  rejectUnknown("rateLimits", rl, ["enabled", "windowSec", "perEndpoint", "verificationsPerIp", "tokensPerIpPerHour", "liveTokensPerWallet"]);
+  if (rl.verificationsPerIp !== undefined) cfg.rateLimits.verificationsPerIp = int("rateLimits.verificationsPerIp", rl.verificationsPerIp, 1, 10_000);
+  if (rl.tokensPerIpPerHour !== undefined) cfg.rateLimits.tokensPerIpPerHour = int("rateLimits.tokensPerIpPerHour", rl.tokensPerIpPerHour, 1, 1_000_000);
+  if (rl.liveTokensPerWallet !== undefined) cfg.rateLimits.liveTokensPerWallet = int("rateLimits.liveTokensPerWallet", rl.liveTokensPerWallet, 1, 100_000);
   if (rl.enabled !== undefined) cfg.rateLimits.enabled = bool("rateLimits.enabled", rl.enabled);
   if (rl.windowSec !== undefined) cfg.rateLimits.windowSec = int("rateLimits.windowSec", rl.windowSec, 1, 3600);
   const per = section("rateLimits.perEndpoint", rl.perEndpoint);
@@ -278,9 +314,14 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { defaultDataDir?: stri
   }
 
   const http = section("http", file.http);
-  rejectUnknown("http", http, ["bodyLimitBytes", "trustProxy", "publicHostnames"]);
+  rejectUnknown("http", http, ["bodyLimitBytes", "trustProxy", "publicHostnames", "headersTimeoutMs", "requestTimeoutMs", "keepAliveTimeoutMs", "maxConnectionsPerIp"]);
+  if (http.headersTimeoutMs !== undefined) cfg.http.headersTimeoutMs = int("http.headersTimeoutMs", http.headersTimeoutMs, 100, 600_000);
+  if (http.requestTimeoutMs !== undefined) cfg.http.requestTimeoutMs = int("http.requestTimeoutMs", http.requestTimeoutMs, 100, 3_600_000);
+  if (http.keepAliveTimeoutMs !== undefined) cfg.http.keepAliveTimeoutMs = int("http.keepAliveTimeoutMs", http.keepAliveTimeoutMs, 100, 600_000);
+  if (http.maxConnectionsPerIp !== undefined) cfg.http.maxConnectionsPerIp = int("http.maxConnectionsPerIp", http.maxConnectionsPerIp, 0, 1_000_000);
+  if (cfg.http.headersTimeoutMs > cfg.http.requestTimeoutMs) throw new ConfigError("http.headersTimeoutMs", `must not exceed http.requestTimeoutMs (${cfg.http.requestTimeoutMs})`);
   if (http.bodyLimitBytes !== undefined) cfg.http.bodyLimitBytes = int("http.bodyLimitBytes", http.bodyLimitBytes, 1024, 10 * 1024 * 1024);
-  if (http.trustProxy !== undefined) cfg.http.trustProxy = bool("http.trustProxy", http.trustProxy);
+  if (http.trustProxy !== undefined) cfg.http.trustProxy = trustProxy("http.trustProxy", http.trustProxy);
   if (http.publicHostnames !== undefined) cfg.http.publicHostnames = publicHostnames("http.publicHostnames", http.publicHostnames);
 
   const storage = section("storage", file.storage);
@@ -307,7 +348,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { defaultDataDir?: stri
   if (consoleSection.retentionDays !== undefined) cfg.console.retentionDays = int("console.retentionDays", consoleSection.retentionDays, 1, 3650);
 
   const verifier = section("verifier", file.verifier);
-  rejectUnknown("verifier", verifier, ["vkeyPath", "threads"]);
+  rejectUnknown("verifier", verifier, ["vkeyPath", "threads", "maxQueue"]);
+  if (verifier.maxQueue !== undefined) cfg.verifier.maxQueue = int("verifier.maxQueue", verifier.maxQueue, 0, 1_000_000);
   if (verifier.vkeyPath !== undefined) cfg.verifier.vkeyPath = path.resolve(str("verifier.vkeyPath", verifier.vkeyPath));
   if (verifier.threads !== undefined) cfg.verifier.threads = int("verifier.threads", verifier.threads, 0, 64);
 

@@ -51,9 +51,26 @@ export interface SolanaNetworkConfig {
 export interface RateLimitConfig {
   enabled: boolean;
   windowSec: number;
-  /** Requests per window, per endpoint, per client (token wallet, else IP). */
+  /**
+   * Requests per window, per endpoint: counted per client IP, and also per wallet when a
+   * valid token is sent; either count over the limit refuses (docs/security.md, "Rate limits").
+   */
   perEndpoint: Record<RateLimitedEndpoint, number>;
+  /** Proof verifications one client IP may have running or queued at once; more are refused 429. */
+  verificationsPerIp: number;
+  /** Tokens /login issues per client IP per hour. */
+  tokensPerIpPerHour: number;
+  /** Tokens a wallet may hold at once (issued within auth.tokenTtlSec). */
+  liveTokensPerWallet: number;
 }
+
+/**
+ * Which proxies' X-Forwarded-For is believed (docs/security.md, "Client address"):
+ * false, none (the socket's address is the client); a number n, the n proxies
+ * nearest the relay (the client is the n-th address from the right); a list of
+ * proxy addresses or CIDR ranges (trusted only when the connection comes from one).
+ */
+export type TrustProxy = false | number | string[];
 
 export const RATE_LIMITED_ENDPOINTS = [
   "login",
@@ -129,8 +146,16 @@ export interface RelayConfig {
   rateLimits: RateLimitConfig;
   http: {
     bodyLimitBytes: number;
-    /** Express `trust proxy`: only behind a reverse proxy, or X-Forwarded-For can be forged. */
-    trustProxy: boolean;
+    /** Proxies whose X-Forwarded-For names the client; default false (none). `true` is refused at start. */
+    trustProxy: TrustProxy;
+    /** A request's headers must arrive within this many ms of its first byte (or of the connection). */
+    headersTimeoutMs: number;
+    /** A whole request (headers and body) must arrive within this many ms. */
+    requestTimeoutMs: number;
+    /** An idle keep-alive connection is closed after this many ms. */
+    keepAliveTimeoutMs: number;
+    /** Open connections per client IP (the socket's address); more are closed at accept. 0: no cap. */
+    maxConnectionsPerIp: number;
     /**
      * Host names (no port) a request's Host header may carry besides loopback names,
      * when `host` is a loopback address (docs/security.md, "Loopback safety"): e.g. the
@@ -150,7 +175,12 @@ export interface RelayConfig {
   swap: SwapConfig;
   jupiter: JupiterConfig;
   /** Groth16 verification key and worker threads for proof verification. */
-  verifier: { vkeyPath: string; threads: number };
+  verifier: {
+    vkeyPath: string;
+    threads: number;
+    /** Verifications waiting for a worker (all clients together); more are answered 503 ServerBusy. */
+    maxQueue: number;
+  };
   /** The sanctions list (OFAC per-asset format): a file, or an https URL when `url` is set. */
   sanctions: {
     /** List file, polled for changes; the bundled SOL list by default. Ignored when `url` is set. */
@@ -227,8 +257,19 @@ export function defaultConfig(dataDir: string, resourcesDir: string): RelayConfi
         jupiter: 60,
         sandbox: 120,
       },
+      verificationsPerIp: 4,
+      tokensPerIpPerHour: 120,
+      liveTokensPerWallet: 20,
     },
-    http: { bodyLimitBytes: 32 * 1024, trustProxy: false, publicHostnames: [] },
+    http: {
+      bodyLimitBytes: 32 * 1024,
+      trustProxy: false,
+      publicHostnames: [],
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      keepAliveTimeoutMs: 5_000,
+      maxConnectionsPerIp: 64,
+    },
     storage: { snapshotIntervalSec: 30, snapshotJournalMiB: 64 },
     console: { retentionDays: 30 },
     fees: { default: { bps: 25, floor: 0n }, pools: { mainnet: {}, devnet: {} }, graceSec: 120 },
@@ -239,7 +280,7 @@ export function defaultConfig(dataDir: string, resourcesDir: string): RelayConfi
       pairs: {},
     },
     jupiter: { baseUrl: "https://api.jup.ag/swap/v1", apiKey: null, timeoutMs: 10_000, restrictIntermediateTokens: true, programIds: ["JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4"] },
-    verifier: { vkeyPath: path.join(resourcesDir, "zk", "verification_key.json"), threads: 0 },
+    verifier: { vkeyPath: path.join(resourcesDir, "zk", "verification_key.json"), threads: 0, maxQueue: 1024 },
     sanctions: {
       file: path.join(resourcesDir, "sanctions", "sanctioned_addresses_SOL.txt"),
       url: null,
@@ -257,7 +298,7 @@ export const ENV_KEYS = {
   RELAY_DATA_DIR: "dataDir",
   RELAY_CONFIG: "(path of a JSON config file; env wins over the file)",
   RELAY_OPERATOR_TOKEN: "operatorToken",
-  RELAY_RATE_LIMITS: "rateLimits.enabled (on|off)",
+  RELAY_RATE_LIMITS: "rateLimits.enabled (on|off; off also lifts the token caps, the per-IP verification cap and http.maxConnectionsPerIp)",
   RELAY_REQUIRE_RELAY_AUTH: "auth.requireRelayAuth (on|off)",
   RELAY_PROGRAM_ID: "networks.*.programId",
   RELAY_SANCTIONS_FILE: "sanctions.file",
