@@ -5,6 +5,7 @@ import type { RelayState } from "../../core/relay/states";
 import type { ConsoleStore, RelayDailyAggregate, RelayFilter, RelayPageQuery, StoredFeeOverride, StoredPause } from "../../ports/console-store";
 import type { RelayRecord } from "../../ports/relay-store";
 import type { DurableDb, SqlStatement, SqlValue } from "./durable-db";
+import { decodeLeafRecord, LEAF_RECORD, leafPage, readLeafTimes, TIME_BYTES, timePage } from "./leaf-pages";
 import { RELAY_COLUMNS, toRelayRecord, type RelayRow } from "./relay-store";
 
 /** Stands for "the whole network" in console_pauses.mint (a primary key column cannot be NULL-unique). */
@@ -13,7 +14,7 @@ const DAY_MS = 86_400_000;
 
 export const utcDay = (ms: number): string => new Date(Math.floor(ms / DAY_MS) * DAY_MS).toISOString().slice(0, 10);
 
-/** The console's queries over relays, indexed leaves and roots (migrations 1 and 4) and its own tables (migration 8). */
+/** The console's queries over relays, indexed leaves (page files, migration 13) and roots (migrations 1 and 4) and its own tables (migration 8). */
 export class SqlConsoleStore implements ConsoleStore {
   constructor(private readonly db: DurableDb) {}
 
@@ -52,14 +53,18 @@ export class SqlConsoleStore implements ConsoleStore {
   }
 
   depositBuckets(network: Network, mint: string, fromMs: number, bucketMs: number): { at: number; count: number }[] {
-    // indexed_at is Unix seconds.
+    // Indexed-at times are Unix seconds, one per leaf in the pool's times page file.
+    const pool = this.pool(network, mint);
+    if (!pool) return [];
     const bucketSec = Math.max(1, Math.round(bucketMs / 1000));
-    const rows = this.db.all<{ b: number; n: number }>(
-      `SELECT (l.indexed_at / ?) * ? AS b, COUNT(*) AS n FROM indexed_leaves l JOIN pools p ON p.id = l.pool_id
-       WHERE p.network = ? AND p.mint = ? AND l.indexed_at >= ? GROUP BY b ORDER BY b`,
-      [bucketSec, bucketSec, network, mint, Math.floor(fromMs / 1000)],
-    );
-    return rows.map((r) => ({ at: r.b * 1000, count: r.n }));
+    const from = Math.floor(fromMs / 1000);
+    const counts = new Map<number, number>();
+    for (const t of readLeafTimes(this.db.pages, pool.id, pool.next_index)) {
+      if (t === 0 || t < from) continue;
+      const b = Math.floor(t / bucketSec) * bucketSec;
+      counts.set(b, (counts.get(b) ?? 0) + 1);
+    }
+    return [...counts.entries()].sort((x, y) => x[0] - y[0]).map(([b, n]) => ({ at: b * 1000, count: n }));
   }
 
   recentRoots(network: Network, mint: string, limit: number): { root: Uint8Array; nextIndex: number; at: number }[] {
@@ -73,12 +78,17 @@ export class SqlConsoleStore implements ConsoleStore {
   }
 
   leaf(network: Network, mint: string, leafIndex: number): { signature: string; slot: number; indexedAt: number } | null {
-    const row = this.db.get<{ signature: string; slot: number; indexed_at: number }>(
-      `SELECT l.signature, l.slot, l.indexed_at FROM indexed_leaves l JOIN pools p ON p.id = l.pool_id
-       WHERE p.network = ? AND p.mint = ? AND l.leaf_index = ?`,
-      [network, mint, leafIndex],
-    );
-    return row ? { signature: row.signature, slot: row.slot, indexedAt: row.indexed_at * 1000 } : null;
+    const pool = this.pool(network, mint);
+    if (!pool || !Number.isSafeInteger(leafIndex) || leafIndex < 0 || leafIndex >= pool.next_index) return null;
+    const rec = decodeLeafRecord(this.db.pages.read(leafPage(pool.id), leafIndex * LEAF_RECORD, LEAF_RECORD));
+    if (!rec) return null;
+    const time = this.db.pages.read(timePage(pool.id), leafIndex * TIME_BYTES, TIME_BYTES);
+    const indexedAt = time.length === TIME_BYTES ? new DataView(time.buffer, time.byteOffset, TIME_BYTES).getUint32(0, true) : 0;
+    return { signature: rec.signature, slot: rec.slot, indexedAt: indexedAt * 1000 };
+  }
+
+  private pool(network: Network, mint: string): { id: number; next_index: number } | undefined {
+    return this.db.get<{ id: number; next_index: number }>("SELECT id, next_index FROM pools WHERE network = ? AND mint = ?", [network, mint]);
   }
 
   dailyAggregates(fromDay: string): RelayDailyAggregate[] {

@@ -10,7 +10,7 @@ import { crashMigrations, expectedHash, mix, payloadFor } from "./test-fixtures/
 const FIXTURE = fileURLToPath(new URL("./test-fixtures/crash-writer.ts", import.meta.url));
 /** Tiny, so the child is compacting nearly all the time and kills often land mid-snapshot. */
 const JOURNAL_BYTES = 8 * 1024;
-const STEPS: SnapshotStep[] = ["write-tmp", "fsync-tmp", "rename", "fsync-dir", "truncate-journal"];
+const STEPS: SnapshotStep[] = ["fsync-pages", "write-tmp", "fsync-tmp", "rename", "fsync-dir", "truncate-journal"];
 const ROUNDS = 6;
 
 type KillPlan = { after: "ready"; delayMs: number } | { after: "step"; step: SnapshotStep; nth: number };

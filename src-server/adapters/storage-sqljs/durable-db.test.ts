@@ -223,7 +223,7 @@ describe("DurableDb recovery", () => {
     await expect(stat(join(dir, `${SNAPSHOT_FILE}.tmp`))).rejects.toThrow(/ENOENT/);
   });
 
-  it.each<SnapshotStep>(["write-tmp", "fsync-tmp", "rename", "fsync-dir", "truncate-journal"])(
+  it.each<SnapshotStep>(["fsync-pages", "write-tmp", "fsync-tmp", "rename", "fsync-dir", "truncate-journal"])(
     "a crash before snapshot step %s loses no acknowledged write and applies none twice",
     async (step) => {
       const dir = await tempDir();

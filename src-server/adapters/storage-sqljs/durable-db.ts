@@ -2,6 +2,7 @@ import { join } from "node:path";
 import type { Database, Statement } from "sql.js";
 import { encodeRecord, sealRecord } from "./journal-codec";
 import { JOURNAL_FILE, JOURNAL_TMP_FILE, JournalWriter, readJournal } from "./journal-file";
+import { PageFiles, type PageReader } from "./page-files";
 import { migrationBatch, pendingMigrations, sortedMigrations, type AppliedMigration } from "./migrations";
 import { createDatabase, replayJournal, SAVE_SEQ_SQL } from "./recovery";
 import { readSnapshot, removeLeftoverTmp, secureDataDir, secureDataFile, SNAPSHOT_FILE, SNAPSHOT_TMP_FILE, writeSnapshot, type CrashPoint } from "./snapshot-file";
@@ -73,6 +74,7 @@ export class DurableDb {
   private constructor(
     private readonly db: Database,
     private readonly cache: StatementCache,
+    private readonly pageFiles: PageFiles,
     private readonly opts: Required<Omit<DurableDbOptions, "crashPoint" | "functions">> & { crashPoint?: CrashPoint },
     private seq: number,
     private snapshotSeq: number,
@@ -98,19 +100,24 @@ export class DurableDb {
     for (const name of [SNAPSHOT_FILE, JOURNAL_FILE]) await secureDataFile(join(opts.dir, name));
     const snapshot = await readSnapshot(opts.dir);
     if (snapshot && snapshot.bytes.length === 0) throw new Error(`${join(opts.dir, SNAPSHOT_FILE)} is empty; refusing to open`);
+    const pages = await PageFiles.open(opts.dir);
+    // page_put is the only way into the page files, so journal replay rewrites them too.
+    const functions = { ...options.functions, page_put: (name: SqlValue, offset: SqlValue, bytes: SqlValue): SqlValue => pages.put(name, offset, bytes) };
     let created;
     try {
-      created = createDatabase(SQL, snapshot?.bytes ?? null, options.functions ?? {});
+      created = createDatabase(SQL, snapshot?.bytes ?? null, functions);
     } catch (err) {
+      pages.close();
       throw new Error(`cannot load ${join(opts.dir, SNAPSHOT_FILE)}: ${(err as Error).message}`, { cause: err });
     }
     const { db, snapshotSeq } = created;
     const cache = new StatementCache(db);
-    const self = new DurableDb(db, cache, opts, snapshotSeq, snapshotSeq, snapshot ? Math.floor(snapshot.mtimeMs) : null);
+    const self = new DurableDb(db, cache, pages, opts, snapshotSeq, snapshotSeq, snapshot ? Math.floor(snapshot.mtimeMs) : null);
     try {
       const t0 = performance.now();
       const journal = await readJournal(opts.dir);
       const replay = replayJournal(db, cache, journal, snapshotSeq);
+      pages.flush();
       if (replay.damage) log(`storage: ignored ${journal.length - replay.validEnd} bytes of damaged journal tail after record ${replay.lastSeq} (${replay.damage})`);
       if (replay.applied > 0) log(`storage: replayed ${replay.applied} journal records in ${Math.round(performance.now() - t0)} ms`);
       self.seq = replay.lastSeq;
@@ -127,6 +134,11 @@ export class DurableDb {
   /** Set once the journal failed: every later write rejects until restart (health reports it). */
   get failure(): Error | null {
     return this.state === "open" ? this.writer.failed : null;
+  }
+
+  /** The page files, as far as the SQL state says they are committed (see PageFiles). */
+  get pages(): PageReader {
+    return this.pageFiles;
   }
 
   get stats(): DurableDbStats {
@@ -172,7 +184,13 @@ export class DurableDb {
       if (this.state !== "open") throw closedError();
       if (this.writer.failed) throw this.writer.failed;
       const record = encodeRecord(statements);
-      applyBatch(this.db, this.cache, statements);
+      try {
+        applyBatch(this.db, this.cache, statements);
+      } catch (err) {
+        this.pageFiles.discard();
+        throw err;
+      }
+      this.pageFiles.flush();
       const seq = ++this.seq;
       sealRecord(record, seq);
       this.armTimer();
@@ -220,6 +238,7 @@ export class DurableDb {
     } finally {
       this.cache.clear();
       this.db.close();
+      this.pageFiles.close();
     }
   }
 
@@ -286,6 +305,19 @@ export class DurableDb {
   }
 
   /**
+   * A migration that moves bulk data out (to page files) leaves the image
+   * mostly free pages; export() would copy and write them at every snapshot.
+   * VACUUM changes no row, so the journal replays onto the result the same.
+   */
+  private vacuumIfSparse(): void {
+    const free = pragmaNumber(this.db, "freelist_count");
+    if (free < VACUUM_MIN_FREE_PAGES || free * 4 < pragmaNumber(this.db, "page_count")) return;
+    const t0 = performance.now();
+    this.db.exec("VACUUM");
+    this.opts.log(`storage: vacuumed ${free} free pages in ${Math.round(performance.now() - t0)} ms`);
+  }
+
+  /**
    * The snapshot is taken synchronously between writes, so it contains
    * exactly records 1..seq; writes keep flowing to the journal while it is
    * written, and only the records it covers are dropped afterwards.
@@ -299,9 +331,13 @@ export class DurableDb {
     this.db.run(SAVE_SEQ_SQL, [seq]);
     // Older sql.js versions close every prepared statement in export(); never let the cache hold dead handles.
     this.cache.clear();
+    this.vacuumIfSparse();
     const bytes = this.db.export();
     this.writer.markCut(seq);
     const exportMs = performance.now() - t0;
+    // Page files first: once the snapshot is in place, the journal records that wrote them are dropped.
+    this.opts.crashPoint?.("fsync-pages");
+    await this.pageFiles.sync(this.opts.fsync);
     await writeSnapshot(this.opts.dir, bytes, this.opts.fsync, this.opts.crashPoint);
     this.snapshotSeq = seq;
     this.lastSnapshotAt = Date.now();
@@ -313,6 +349,13 @@ export class DurableDb {
     );
     if (this.seq !== this.snapshotSeq) this.armTimer();
   }
+}
+
+const VACUUM_MIN_FREE_PAGES = 1024;
+
+function pragmaNumber(db: Database, pragma: string): number {
+  const v = db.exec(`PRAGMA ${pragma}`)[0]?.values[0]?.[0];
+  return typeof v === "number" ? v : 0;
 }
 
 function toObject<T>(columns: string[], values: SqlValue[]): T {

@@ -1,4 +1,5 @@
 import type { Migration } from "./durable-db";
+import { leafRecordSql, u32leSql } from "./leaf-pages";
 
 /**
  * The relay's schema, numbered. Applied in order at start; never edit a
@@ -358,6 +359,31 @@ export const MIGRATIONS: Migration[] = [
          PRIMARY KEY (network, mint))`,
     ],
   },
+  {
+    version: 13,
+    name: "tree nodes and leaf metadata in page files",
+    // A row per leaf and the node chunks made the SQLite image (held whole in memory and
+    // written whole at every snapshot) about 235 bytes a leaf; at a million leaves that was
+    // 310 MiB. They move to page files beside it (layout: leaf-pages.ts); the right edge's
+    // partial nodes stay in SQL (tree_edges) so the page files only ever hold final nodes.
+    // 2048 = 64 nodes of 32 bytes per tree_chunks row; 104 = LEAF_RECORD; 4 = TIME_BYTES.
+    statements: [
+      `CREATE TABLE tree_edges (
+         pool_id INTEGER NOT NULL,
+         level INTEGER NOT NULL,
+         node BLOB NOT NULL,
+         PRIMARY KEY (pool_id, level)) WITHOUT ROWID`,
+      `INSERT INTO tree_edges (pool_id, level, node)
+         SELECT c.pool_id, c.level, substr(c.data, ((p.next_index >> c.level) % 64) * 32 + 1, 32)
+         FROM tree_chunks c JOIN pools p ON p.id = c.pool_id
+         WHERE c.level > 0 AND p.next_index % (1 << c.level) != 0 AND c.chunk = (p.next_index >> c.level) / 64`,
+      `SELECT page_put('tree-' || pool_id || '-' || level, chunk * 2048, data) FROM tree_chunks ORDER BY pool_id, level, chunk`,
+      `SELECT page_put('leaves-' || pool_id, leaf_index * 104, leaf_record(signature, slot)), page_put('times-' || pool_id, leaf_index * 4, u32le(indexed_at))
+         FROM indexed_leaves ORDER BY pool_id, leaf_index`,
+      `DROP TABLE tree_chunks`,
+      `DROP TABLE indexed_leaves`,
+    ],
+  },
 ];
 
 /**
@@ -374,4 +400,4 @@ export function blobPut(...args: (number | string | Uint8Array | null)[]): Uint8
   return out;
 }
 
-export const SQL_FUNCTIONS = { blob_put: blobPut };
+export const SQL_FUNCTIONS = { blob_put: blobPut, leaf_record: leafRecordSql, u32le: u32leSql };

@@ -5,7 +5,7 @@ export const SNAPSHOT_FILE = "relay.sqlite";
 export const SNAPSHOT_TMP_FILE = "relay.sqlite.tmp";
 
 /** Points in the snapshot sequence, in order; the test seam may throw at any of them to model a crash there. */
-export type SnapshotStep = "write-tmp" | "fsync-tmp" | "rename" | "fsync-dir" | "truncate-journal";
+export type SnapshotStep = "fsync-pages" | "write-tmp" | "fsync-tmp" | "rename" | "fsync-dir" | "truncate-journal";
 export type CrashPoint = (step: SnapshotStep) => void;
 
 /** The store's files and folder are the operator's alone: 0600 and 0700, whatever the umask or whoever made the folder. */

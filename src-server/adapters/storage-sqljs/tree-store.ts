@@ -1,11 +1,13 @@
 import type { Network } from "../../../src-shared/networks";
 import type { AppendResult, MerkleTree } from "../../core/merkle/tree";
 import type { IndexedLeaf, StoredPool, TreeStore } from "../../ports/tree-store";
-import type { DurableDb, SqlStatement, SqlValue } from "./durable-db";
+import type { DurableDb, SqlStatement } from "./durable-db";
+import { encodeLeafRecord, LEAF_RECORD, leafPage, NODE, TIME_BYTES, timePage, treePage } from "./leaf-pages";
 
-const CHUNK_NODES = 64;
-const NODE = 32;
 const KEEP_ROOTS = 100;
+/** Bytes read per call while loading a level (a 1M-leaf level 0 is 32 MiB). */
+const LOAD_CHUNK = 1 << 20;
+const PAGE_PUT = "SELECT page_put(?, ?, ?)";
 
 interface PoolRow {
   id: number;
@@ -38,23 +40,44 @@ export class SqlTreeStore implements TreeStore {
     return { id: row.id, network, mint, nextIndex: row.next_index, cursor: row.cursor };
   }
 
+  /**
+   * Complete nodes come from the page files, the right edge's partial nodes
+   * from tree_edges; bytes past the committed prefix are never read.
+   */
   loadTree(pool: StoredPool, tree: MerkleTree): void {
-    const sizes: number[] = [];
-    for (let level = 0, n = pool.nextIndex; level <= tree.depth; level++, n = Math.ceil(n / 2)) sizes.push(n);
-    this.db.iterate("SELECT level, chunk, data FROM tree_chunks WHERE pool_id = ? ORDER BY level, chunk", [pool.id], (row) => {
-      const [level, chunk, data] = row as [number, number, Uint8Array];
-      const start = chunk * CHUNK_NODES;
-      // Only nodes below the persisted next index are real; anything past it is not trusted.
-      const count = Math.min(data.length / NODE, sizes[level]! - start);
-      if (count > 0) tree.loadLevel(level, start, data.subarray(0, count * NODE));
+    const n = pool.nextIndex;
+    const pages = this.db.pages;
+    const chunk = new Uint8Array(LOAD_CHUNK);
+    for (let level = 0; level <= tree.depth; level++) {
+      const complete = Math.floor(n / 2 ** level);
+      // Last chunk first: the level's buffer is sized once instead of doubling as it fills.
+      for (let end = complete * NODE; end > 0; ) {
+        const start = Math.max(0, (Math.ceil(end / LOAD_CHUNK) - 1) * LOAD_CHUNK);
+        const want = chunk.subarray(0, end - start);
+        if (pages.readInto(treePage(pool.id, level), start, want) !== want.length) {
+          throw new Error(`pool ${pool.network}/${pool.mint}: page file ${treePage(pool.id, level)} is shorter than its ${complete} committed nodes`);
+        }
+        tree.loadLevel(level, start / NODE, want);
+        end = start;
+      }
+    }
+    const edges = new Map<number, Uint8Array>();
+    this.db.iterate("SELECT level, node FROM tree_edges WHERE pool_id = ?", [pool.id], (row) => {
+      edges.set(row[0] as number, row[1] as Uint8Array);
     });
+    for (let level = 1; level <= tree.depth; level++) {
+      if (n % 2 ** level === 0 || n === 0) continue;
+      const node = edges.get(level);
+      if (!node || node.length !== NODE) throw new Error(`pool ${pool.network}/${pool.mint}: no edge node at level ${level} for ${n} leaves`);
+      tree.loadLevel(level, Math.floor(n / 2 ** level), node);
+    }
     const roots: Uint8Array[] = [];
     this.db.iterate("SELECT root FROM tree_roots WHERE pool_id = ? ORDER BY seq", [pool.id], (row) => {
       roots.push(row[0] as Uint8Array);
     });
     tree.loadRoots(roots.slice(-KEEP_ROOTS));
-    if (tree.nextIndex !== pool.nextIndex) {
-      throw new Error(`pool ${pool.network}/${pool.mint}: stored nodes cover ${tree.nextIndex} leaves, expected ${pool.nextIndex}`);
+    if (tree.nextIndex !== n) {
+      throw new Error(`pool ${pool.network}/${pool.mint}: stored nodes cover ${tree.nextIndex} leaves, expected ${n}`);
     }
   }
 
@@ -66,8 +89,20 @@ export class SqlTreeStore implements TreeStore {
   async saveAppend(pool: StoredPool, append: AppendResult, cursor: string | null, leaves: IndexedLeaf[]): Promise<void> {
     const now = this.now();
     const stmts: SqlStatement[] = [];
-    for (const change of append.changes) this.chunkWrites(pool.id, change.level, change.start, change.bytes, stmts);
     const nextIndex = append.firstIndex + append.changes[0]!.bytes.length / NODE;
+    stmts.push({ sql: "DELETE FROM tree_edges WHERE pool_id = ?", params: [pool.id] });
+    for (const change of append.changes) {
+      const count = change.bytes.length / NODE;
+      const complete = Math.floor(nextIndex / 2 ** change.level);
+      const upTo = Math.min(change.start + count, complete);
+      if (upTo > change.start) {
+        stmts.push({ sql: PAGE_PUT, params: [treePage(pool.id, change.level), change.start * NODE, change.bytes.slice(0, (upTo - change.start) * NODE)] });
+      }
+      // The append always rewrites the path to its last leaf, so a partial node is the change's last one.
+      if (complete < change.start + count) {
+        stmts.push({ sql: "INSERT INTO tree_edges (pool_id, level, node) VALUES (?, ?, ?)", params: [pool.id, change.level, change.bytes.slice((count - 1) * NODE)] });
+      }
+    }
     const seqRow = this.db.get<{ seq: number | null }>("SELECT MAX(seq) AS seq FROM tree_roots WHERE pool_id = ?", [pool.id]);
     const seq = (seqRow?.seq ?? 0) + 1;
     stmts.push(
@@ -75,33 +110,31 @@ export class SqlTreeStore implements TreeStore {
       { sql: "INSERT INTO tree_roots (pool_id, seq, root, next_index, created_at) VALUES (?, ?, ?, ?, ?)", params: [pool.id, seq, append.root, nextIndex, now] },
       { sql: "DELETE FROM tree_roots WHERE pool_id = ? AND seq <= ?", params: [pool.id, seq - KEEP_ROOTS] },
     );
-    for (const leaf of leaves) {
-      stmts.push({
-        sql: "INSERT INTO indexed_leaves (pool_id, leaf_index, signature, slot, indexed_at) VALUES (?, ?, ?, ?, ?)",
-        params: [pool.id, leaf.leafIndex, leaf.signature, leaf.slot, now],
-      });
-    }
+    this.leafWrites(pool.id, leaves, now, stmts);
     await this.db.write(stmts);
     pool.nextIndex = nextIndex;
     pool.cursor = cursor;
   }
 
-  /** Appends touch one contiguous run per level, so each chunk gets one blob_put. */
-  private chunkWrites(poolId: number, level: number, start: number, bytes: Uint8Array, out: SqlStatement[]): void {
-    const count = bytes.length / NODE;
+  /** Signature and slot records plus indexed-at times, one page_put per contiguous run of leaves. */
+  private leafWrites(poolId: number, leaves: IndexedLeaf[], now: number, out: SqlStatement[]): void {
     let i = 0;
-    while (i < count) {
-      const index = start + i;
-      const chunk = Math.floor(index / CHUNK_NODES);
-      const inChunk = Math.min(count - i, (chunk + 1) * CHUNK_NODES - index);
-      const offset = (index - chunk * CHUNK_NODES) * NODE;
-      const slice = bytes.slice(i * NODE, (i + inChunk) * NODE);
-      const params: SqlValue[] = [poolId, level, chunk, offset, slice];
-      out.push({
-        sql: "INSERT INTO tree_chunks (pool_id, level, chunk, data) VALUES (?1, ?2, ?3, blob_put(NULL, ?4, ?5)) ON CONFLICT (pool_id, level, chunk) DO UPDATE SET data = blob_put(data, ?4, ?5)",
-        params,
-      });
-      i += inChunk;
+    while (i < leaves.length) {
+      let j = i + 1;
+      while (j < leaves.length && leaves[j]!.leafIndex === leaves[j - 1]!.leafIndex + 1) j++;
+      const first = leaves[i]!.leafIndex;
+      const records = new Uint8Array((j - i) * LEAF_RECORD);
+      const times = new Uint8Array((j - i) * TIME_BYTES);
+      const timeView = new DataView(times.buffer);
+      for (let k = i; k < j; k++) {
+        encodeLeafRecord(leaves[k]!.signature, leaves[k]!.slot, records, (k - i) * LEAF_RECORD);
+        timeView.setUint32((k - i) * TIME_BYTES, now, true);
+      }
+      out.push(
+        { sql: PAGE_PUT, params: [leafPage(poolId), first * LEAF_RECORD, records] },
+        { sql: PAGE_PUT, params: [timePage(poolId), first * TIME_BYTES, times] },
+      );
+      i = j;
     }
   }
 }
