@@ -137,6 +137,17 @@ export class MerkleTree {
     return index < buf.size ? buf.node(index).slice() : this.zeros[level]!.slice();
   }
 
+  /** Like {@link nodeAt} without the copy: a view valid until the next append; callers must not write to it. */
+  nodeView(level: number, index: number): Uint8Array {
+    const buf = this.levels[level]!;
+    return index < buf.size ? buf.node(index) : this.zeros[level]!;
+  }
+
+  /** How many nodes of `level` exist (the rest are empty subtrees). */
+  levelSize(level: number): number {
+    return this.levels[level]!.size;
+  }
+
   /** Restores persisted state: raw nodes of one level starting at `start`. */
   loadLevel(level: number, start: number, bytes: Uint8Array): void {
     const buf = this.levels[level]!;

@@ -2,11 +2,12 @@ import { Router, type Response } from "express";
 import { ErrorName } from "../../../src-shared/errors";
 import { parseFieldBytes } from "../../../src-shared/encoding/field";
 import type { Network } from "../../../src-shared/networks";
+import { ProofJson } from "../../core/merkle/proof-json";
 import type { ChainBackend } from "../../ports/chain";
 import type { IndexedPool, IndexerService } from "../../services/indexer";
 import type { RateLimits } from "../middleware/rate-limit";
 import { parseDepthParam, parseIndexParam, parseMintParam, parseNetworkParam, type ParamError } from "../params";
-import { byteArrayJson, invalidRequest, JsonBytes, sendError, sendJsonText } from "../respond";
+import { byteArrayJson, invalidRequest, sendError, sendJsonText } from "../respond";
 
 export interface IndexerRouteDeps {
   indexer: IndexerService;
@@ -16,6 +17,17 @@ export interface IndexerRouteDeps {
 }
 
 const fail = (res: Response, e: ParamError): void => sendError(res, e.status, e.error, e.message);
+
+/**
+ * get_proof answers per pool (core/merkle/proof-json.ts keeps the text that does not change).
+ * Keyed by the pool object: a pool rebuilt from the store after a failed write is a new object with a new tree.
+ */
+const proofJson = new WeakMap<IndexedPool, ProofJson>();
+const proofJsonOf = (pool: IndexedPool): ProofJson => {
+  let p = proofJson.get(pool);
+  if (!p) proofJson.set(pool, (p = new ProofJson(pool.tree, pool.address)));
+  return p;
+};
 
 export function indexerRoutes(deps: IndexerRouteDeps): Router {
   const r = Router();
@@ -51,11 +63,9 @@ export function indexerRoutes(deps: IndexerRouteDeps): Router {
     if (!found) return;
     const index = parseIndexParam(req.params.index, 2 ** 32);
     if (!index.ok) return fail(res, index.error);
-    const proof = found.pool.tree.proof(index.value);
-    if (!proof.ok) return sendError(res, 400, ErrorName.IndexOutOfRange, `leaf ${index.value} is not in the tree (nextIndex ${found.pool.tree.nextIndex})`);
-    const out = new JsonBytes().text(`{"address":"${found.pool.address}","json":{"path":[`);
-    proof.value.path.forEach((node, i) => (i ? out.text(",") : out).bytes(node));
-    sendJsonText(res, out.text(`],"indices":[${proof.value.indices.join(",")}]}}`).done());
+    const answer = proofJsonOf(found.pool).answer(index.value);
+    if (!answer) return sendError(res, 400, ErrorName.IndexOutOfRange, `leaf ${index.value} is not in the tree (nextIndex ${found.pool.tree.nextIndex})`);
+    sendJsonText(res, Buffer.from(answer.buffer, answer.byteOffset, answer.byteLength));
   });
 
   r.post("/get_node/:mint/:depth/:index/:network", deps.limits.middleware("get_node"), (req, res) => {

@@ -112,6 +112,43 @@ export function indexerSuite(start: HarnessFactory): void {
       }
     });
 
+    it("answers a leaf asked again after a deposit from the grown tree: its path leads to the new root", async () => {
+      const w = newWallet();
+      await h.chain.fund(w, 1_000_000, WSOL);
+      const leaves: bigint[] = [];
+      const deposit = async (): Promise<void> => {
+        const d = await h.chain.deposit(w, Uint8Array.from(randomPrecommitment()), 1000, WSOL);
+        expect(d.status).toBe("indexed");
+        leaves.push(bytesToBigInt(d.commitment!));
+      };
+      const rootFromProof = async (leaf: number): Promise<{ root: bigint; path: number[][] }> => {
+        const r = await post(`${relay.url}/get_proof/${WSOL}/32/${leaf}/mainnet`);
+        expect(r.status).toBe(200);
+        const body = r.json as ProofAnswer;
+        let node = leaves[leaf]!;
+        body.json.path.forEach((sib, level) => {
+          const s = bytesToBigInt(Uint8Array.from(sib));
+          node = body.json.indices[level] === 0 ? H(node, s) : H(s, node);
+        });
+        return { root: node, path: body.json.path };
+      };
+      const currentRoot = async (): Promise<bigint> =>
+        bytesToBigInt(Uint8Array.from(((await post(`${relay.url}/get_merkle/${WSOL}/32/mainnet`)).json as MerkleAnswer).json.root));
+
+      await deposit();
+      await deposit();
+      const before = await rootFromProof(0);
+      expect(before.root).toBe(await currentRoot());
+      expect((await rootFromProof(0)).path).toEqual(before.path);
+      await deposit();
+      const after = await rootFromProof(0);
+      expect(after.root).toBe(await currentRoot());
+      expect(after.root).not.toBe(before.root);
+      // Leaf 2 sits in leaf 0's level-1 sibling subtree: only that node of the path changed.
+      expect(after.path[1]).not.toEqual(before.path[1]);
+      expect(after.path.filter((_, level) => level !== 1)).toEqual(before.path.filter((_, level) => level !== 1));
+    });
+
     it.each([
       ["3", 400, "IndexOutOfRange"],
       ["4294967296", 400, "IndexOutOfRange"],
