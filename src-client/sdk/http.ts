@@ -46,6 +46,8 @@ export const ClientError = {
    * amount, mintField): the note's secrets do not open what the pool inserted.
    */
   LeafMismatch: "LeafMismatch",
+  /** A Solana JSON-RPC read the SDK made instead of asking the relay failed or answered nonsense (docs/privacy.md). */
+  RpcError: "RpcError",
 } as const;
 
 export interface ApiSuccess<T> {
@@ -225,6 +227,9 @@ export class RelayClient {
   authToken: string | undefined;
   private readonly retry: { maxRetries: number; maxWaitMs: number; onWait?: RetryOn429["onWait"] } | null;
   private readonly fetchImpl: typeof fetch;
+  /** The fetch given in the options (tests inject one); undefined for the global fetch. */
+  readonly injectedFetch: typeof fetch | undefined;
+  private readonly retryOption: RelayClientOptions["retryOn429"];
   private readonly sleep: (ms: number) => Promise<void>;
 
   constructor(options: RelayClientOptions) {
@@ -235,7 +240,19 @@ export class RelayClient {
     const retry: RetryOn429 = r === true ? {} : r || {};
     this.retry = r ? { maxRetries: retry.maxRetries ?? 3, maxWaitMs: retry.maxWaitMs ?? 60_000, onWait: retry.onWait } : null;
     this.fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
+    this.injectedFetch = options.fetch;
+    this.retryOption = options.retryOn429;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  }
+
+  /**
+   * Another client of the same relay with no token, sending through `fetchImpl`
+   * (default: this client's injected fetch, else the global one): for requests
+   * that must not be tied to this client's login (docs/privacy.md).
+   */
+  withoutSession(fetchImpl?: typeof fetch): RelayClient {
+    const f = fetchImpl ?? this.injectedFetch;
+    return new RelayClient({ baseUrl: this.baseUrl, timeoutMs: this.timeoutMs, sleep: this.sleep, ...(f ? { fetch: f } : {}), ...(this.retryOption !== undefined ? { retryOn429: this.retryOption } : {}) });
   }
 
   // ---- authentication ----

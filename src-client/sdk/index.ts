@@ -98,6 +98,7 @@ export {
   getNoteNullifier,
   getNoteProof,
   leafIndexBits,
+  pathFromLeaves,
   rootFromPath,
   type NoteProofError,
   type NoteProofOptions,
@@ -132,6 +133,18 @@ export {
   type ComplianceSignatureOptions,
   type ComplianceSignatureResult,
 } from "./compliance";
+export {
+  DEFAULT_DECOYS,
+  chainNoteProof,
+  chainNullifierStatus,
+  depositLeavesFromChain,
+  leafIndicesWithDecoys,
+  noteSource,
+  type NoteLookup,
+  type NoteSource,
+  type NoteSourceOptions,
+} from "./lookup";
+export { separateConnectionFetch } from "./separate-connection";
 export { revertDeposit, type RevertError } from "./revert";
 export {
   quoteSwap,

@@ -5,7 +5,7 @@ import type { Network } from "../../src-shared/networks";
 import { err, ok, type Result } from "../../src-shared/result";
 import { TREE_DEPTH, type ApiFailure, type ApiResult, type RelayClient } from "./http";
 import type { DepositNote } from "./note";
-import type { MerkleState, NullifierStatus } from "./wire";
+import type { MerkleProof, MerkleState, NullifierStatus } from "./wire";
 
 /** The pool's current tree (spec: get_merkle). */
 export function getMerkle(client: RelayClient, mint: string, network: Network): Promise<ApiResult<MerkleState>> {
@@ -63,6 +63,12 @@ export interface NoteProofOptions {
   hasher?: FieldHasher;
   /** Reads of (merkle, proof, merkle) to try while the tree keeps growing. Default 3. */
   attempts?: number;
+  /**
+   * How the leaf's get_proof is asked, given the tree's leaf count just read
+   * (e.g. among decoy leaves: src-client/sdk/lookup.ts). Default: get_proof of
+   * the leaf alone.
+   */
+  fetchProof?: (leafIndex: number, leafCount: number) => Promise<ApiResult<MerkleProof>>;
 }
 
 /**
@@ -84,7 +90,7 @@ export async function getNoteProof(client: RelayClient, note: DepositNote, optio
   for (let attempt = 0; attempt < attempts; attempt++) {
     const before = await client.getMerkle(note.mint, note.network);
     if (!before.ok) return err({ kind: "api", failure: before });
-    const proof = await client.getProof(note.mint, leafIndex, note.network);
+    const proof = options.fetchProof ? await options.fetchProof(leafIndex, before.value.json.nextIndex) : await client.getProof(note.mint, leafIndex, note.network);
     if (!proof.ok) return err({ kind: "api", failure: proof });
     const after = await client.getMerkle(note.mint, note.network);
     if (!after.ok) return err({ kind: "api", failure: after });
@@ -119,4 +125,33 @@ export async function getNoteProof(client: RelayClient, note: DepositNote, optio
 /** Whether the note was already withdrawn (spec: get_nullifier, called before withdrawing). */
 export function getNoteNullifier(client: RelayClient, note: DepositNote): Promise<ApiResult<NullifierStatus>> {
   return client.getNullifier(note.mint, note.nullifierHash, note.network);
+}
+
+/**
+ * The authentication path of `leafIndex` in the depth-`depth` tree whose
+ * first leaves are `leaves` and the rest empty (Z[0] = 0, Z[i+1] = H(Z[i],
+ * Z[i]), as the pool program and the relay build it), and the root. Costs
+ * about `leaves.length` hashes: for a wallet that rebuilds the tree from the
+ * chain's deposit events instead of asking a relay for the path.
+ */
+export function pathFromLeaves(
+  hasher: FieldHasher,
+  leaves: readonly Uint8Array[],
+  leafIndex: number,
+  depth: number = TREE_DEPTH,
+): { root: Uint8Array; path: Uint8Array[]; indices: number[] } {
+  if (!Number.isInteger(leafIndex) || leafIndex < 0 || leafIndex >= leaves.length) throw new RangeError(`leaf ${leafIndex} is not among the ${leaves.length} leaves`);
+  let zero: Uint8Array = new Uint8Array(32);
+  let level: readonly Uint8Array[] = leaves;
+  let at = leafIndex;
+  const path: Uint8Array[] = [];
+  for (let i = 0; i < depth; i++) {
+    path.push(level[at ^ 1] ?? zero);
+    const next: Uint8Array[] = [];
+    for (let j = 0; j < level.length; j += 2) next.push(hasher.hash([level[j]!, level[j + 1] ?? zero]));
+    level = next;
+    zero = hasher.hash([zero, zero]);
+    at >>= 1;
+  }
+  return { root: level[0]!, path, indices: leafIndexBits(leafIndex, depth) };
 }

@@ -39,6 +39,12 @@ type RelayStep = { status: number; body: unknown } | "drop";
 interface FakeRelay {
   client: RelayClient;
   calls: string[];
+  /** x-api-auth of each call, in order (null: none). */
+  tokens: (string | null)[];
+  /** get_proof's leaf index, per request. */
+  proofIndices: number[];
+  /** get_nullifier's nullifierHash, per request. */
+  nullifierHashes: number[][];
   relayBodies: Record<string, unknown>[];
   relayTokens: (string | null)[];
   quoteBodies: Record<string, unknown>[];
@@ -62,8 +68,11 @@ beforeAll(async () => {
 });
 
 /** Answers login, get_nullifier, get_merkle and get_proof like the relay; /relay follows `steps`. */
-function fakeRelay(steps: RelayStep[], options: { spent?: boolean; token?: string; fees?: unknown; quote?: unknown } = {}): FakeRelay {
+function fakeRelay(steps: RelayStep[], options: { spent?: boolean; token?: string; fees?: unknown; quote?: unknown; leafCount?: number } = {}): FakeRelay {
   const calls: string[] = [];
+  const tokens: (string | null)[] = [];
+  const proofIndices: number[] = [];
+  const nullifierHashes: number[][] = [];
   const relayBodies: Record<string, unknown>[] = [];
   const relayTokens: (string | null)[] = [];
   const quoteBodies: Record<string, unknown>[] = [];
@@ -74,10 +83,21 @@ function fakeRelay(steps: RelayStep[], options: { spent?: boolean; token?: strin
     const path = new URL(String(input)).pathname;
     const name = path.split("/")[1]!;
     calls.push(name);
+    tokens.push(new Headers(init?.headers).get("x-api-auth"));
     if (name === "login") return reply(200, { id: `token-${++logins}` });
-    if (name === "get_nullifier") return reply(200, spent.value ? { address: "Nullifier1111111111111111111111111111111111", json: { spent: true } } : { address: null, json: null });
-    if (name === "get_merkle") return reply(200, { address: "Tree", json: { root: Array.from(tree.root), nextIndex: 1, depth: DEPTH } });
-    if (name === "get_proof") return reply(200, { address: "Tree", json: { path: tree.path.map((p) => Array.from(p)), indices: leafIndexBits(0) } });
+    if (name === "get_nullifier") {
+      const asked = (JSON.parse(String(init?.body)) as { nullifierHash: number[] }).nullifierHash;
+      nullifierHashes.push(asked);
+      const mine = asked.every((b, i) => b === note.nullifierHash[i]);
+      return reply(200, spent.value && mine ? { address: "Nullifier1111111111111111111111111111111111", json: { spent: true } } : { address: null, json: null });
+    }
+    if (name === "get_merkle") return reply(200, { address: "Tree", json: { root: Array.from(tree.root), nextIndex: options.leafCount ?? 1, depth: DEPTH } });
+    if (name === "get_proof") {
+      // Leaf 0 is the note's; the other leaves' paths are not what the tree holds, which no decoy lookup checks.
+      const index = Number(path.split("/")[4]);
+      proofIndices.push(index);
+      return reply(200, { address: "Tree", json: { path: tree.path.map((p) => Array.from(p)), indices: leafIndexBits(index) } });
+    }
     if (name === "fees") return reply(200, options.fees ?? FEES);
     if (name === "jupiter") {
       const body = JSON.parse(String(init?.body)) as Record<string, unknown>;
@@ -95,7 +115,7 @@ function fakeRelay(steps: RelayStep[], options: { spent?: boolean; token?: strin
     }
     throw new Error(`unexpected ${path}`);
   }) as typeof fetch;
-  return { client: new RelayClient({ baseUrl: "http://relay.test", fetch: fetchImpl, authToken: options.token }), calls, relayBodies, relayTokens, quoteBodies, spent };
+  return { client: new RelayClient({ baseUrl: "http://relay.test", fetch: fetchImpl, authToken: options.token }), calls, tokens, proofIndices, nullifierHashes, relayBodies, relayTokens, quoteBodies, spent };
 }
 
 const ok200 = { status: 200, body: { status: 200, signature: "5Af9byqcNKxE7jR3cCD6dNMgj1hbuHAuAgfv6GMuQ1w4L4N8vhBiRV8pfBxm7XpYnxDkTCESnGuTLCNPwVHZa1yw" } };
@@ -111,7 +131,7 @@ describe("withdraw", () => {
   it("logs in, checks the nullifier, reads the relay's key and fee, fetches the path, proves for them and relays the request", async () => {
     const relay = fakeRelay([ok200]);
     provedInputs.length = 0;
-    const { r, stages } = await run(relay);
+    const { r, stages } = await run(relay, true, { lookup: { kind: "relay-links-deposit" } });
     expect(r).toMatchObject({ ok: true, value: { signature: ok200.body.signature, terms: { relayer: RELAYER, fee: 2500n, toRecipient: 997_500n, minOut: null } } });
     expect(stages).toEqual(["login", "nullifier", "fees", "merkle", "prove", "relay"]);
     expect(relay.calls).toEqual(["login", "get_nullifier", "fees", "get_merkle", "get_proof", "get_merkle", "relay"]);
@@ -132,6 +152,46 @@ describe("withdraw", () => {
     expect(relay.relayBodies[0]!.proof).toHaveLength(256);
     expect(provedInputs[0]!.extDataHash).toBe(extDataHash(RELAYER, 2500n));
     if (r.ok) expect(r.value.proof).toMatchObject({ relayer: RELAYER, fee: 2500n, swap: null });
+  });
+
+  it("by default asks for the leaf among 8 random other leaves and the nullifier among 8 random hashes, in random order and without the token", async () => {
+    const relay = fakeRelay([ok200], { leafCount: 50 });
+    const { r } = await run(relay);
+    expect(r).toMatchObject({ ok: true });
+    expect(relay.calls).toEqual(["login", ...Array(9).fill("get_nullifier"), "fees", "get_merkle", ...Array(9).fill("get_proof"), "get_merkle", "relay"]);
+    // Nine distinct leaves below the tree's 50, the note's (0) among them.
+    expect(new Set(relay.proofIndices).size).toBe(9);
+    expect(relay.proofIndices).toContain(0);
+    expect(relay.proofIndices.every((i) => i >= 0 && i < 50)).toBe(true);
+    expect(new Set(relay.nullifierHashes.map((h) => h.join())).size).toBe(9);
+    expect(relay.nullifierHashes.map((h) => h.join())).toContain(Array.from(note.nullifierHash).join());
+    // Only /relay carries the token; no lookup does.
+    relay.calls.forEach((name, i) => expect([name, relay.tokens[i]]).toEqual([name, name === "relay" ? "token-1" : null]));
+
+    // The order is random: over a few runs the note's leaf is not always asked first (or always last).
+    const positions = new Set<number>();
+    for (let i = 0; i < 8; i++) {
+      const again = fakeRelay([ok200], { leafCount: 50 });
+      await run(again);
+      positions.add(again.proofIndices.indexOf(0));
+    }
+    expect(positions.size).toBeGreaterThan(1);
+  });
+
+  it("decoys: a small tree gives every other leaf; decoys 0 asks for the leaf alone; a bad count throws before anything is sent", async () => {
+    const small = fakeRelay([ok200], { leafCount: 4 });
+    expect((await run(small)).r).toMatchObject({ ok: true });
+    expect([...small.proofIndices].sort()).toEqual([0, 1, 2, 3]);
+    const none = fakeRelay([ok200], { leafCount: 50 });
+    expect((await run(none, true, { lookup: { kind: "decoys", decoys: 0 } })).r).toMatchObject({ ok: true });
+    expect(none.proofIndices).toEqual([0]);
+    const three = fakeRelay([ok200], { leafCount: 50 });
+    expect((await run(three, true, { lookup: { kind: "decoys", decoys: 3 } })).r).toMatchObject({ ok: true });
+    expect(three.proofIndices).toHaveLength(4);
+    expect(three.nullifierHashes).toHaveLength(4);
+    const bad = fakeRelay([]);
+    await expect(run(bad, true, { lookup: { kind: "decoys", decoys: -1 } })).rejects.toThrow(/decoys/);
+    expect(bad.calls).toEqual([]);
   });
 
   it("proves and sends a higher fee when asked", async () => {
@@ -215,6 +275,7 @@ describe("withdraw", () => {
     // What a keep-alive socket the relay closed while the event loop was busy proving looks like.
     const relay = fakeRelay(["drop", ok200]);
     expect((await run(relay)).r).toMatchObject({ ok: true });
+    // After /relay carried the nullifier hash, asking for it alone tells the relay nothing new.
     expect(relay.calls.slice(-3)).toEqual(["relay", "get_nullifier", "relay"]);
   });
 

@@ -7,7 +7,9 @@ import type { WalletSigner } from "./keypair";
 import { login } from "./login";
 import type { DepositNote } from "./note";
 import { proveWithdrawal, type ProveError, type ProveOptions, type WithdrawalProof } from "./prove";
-import { getNoteNullifier, getNoteProof, type NoteProofError, type VerifiedNoteProof } from "./tree";
+import { noteSource, type NoteLookup } from "./lookup";
+import type { RandomSource } from "./note";
+import type { NoteProofError, VerifiedNoteProof } from "./tree";
 import type { RelaySuccess, SwapQuote } from "./wire";
 
 export type WithdrawStage = "login" | "nullifier" | "fees" | "quote" | "merkle" | "prove" | "relay";
@@ -41,6 +43,17 @@ export interface WithdrawOptions {
    * (its output less the pair's slippage).
    */
   minOut?: bigint | number;
+  /**
+   * Where the spent check and the Merkle path come from (docs/privacy.md).
+   * Default `{ kind: "decoys" }`: the relay's indexer, asked for the leaf among
+   * 8 random others and the nullifier among 8 random hashes, without the
+   * session's token and on connections of its own. `{ kind: "chain", rpc }`
+   * asks the relay nothing that names the note; `{ kind:
+   * "relay-links-deposit" }` lets the relay link the deposit to the withdrawal.
+   */
+  lookup?: NoteLookup;
+  /** Randomness for decoys; default crypto.getRandomValues. */
+  random?: RandomSource;
 }
 
 /** What a withdrawal through this relay costs now (GET /fees), and whom the proof must name. */
@@ -92,11 +105,13 @@ const positiveInteger = (value: bigint | number, what: string): bigint => {
 };
 
 /**
- * Withdraws a deposited note to `recipient` through the relay (SPEC /relay,
- * or /relay_swap with `swapTo`): logs in if needed, refuses a spent note
- * before spending seconds on a proof, reads the relay's key and fee (GET
- * /fees), quotes a swap, fetches and locally checks the note's Merkle path,
- * proves for exactly those terms (DESIGN §8), and relays them. The recipient
+ * Withdraws a deposited note to `recipient` through the relay (/relay, or
+ * /relay_swap with `swapTo`): logs in if needed, refuses a spent note before
+ * spending seconds on a proof, reads the relay's key and fee (GET /fees),
+ * quotes a swap, fetches and locally checks the note's Merkle path, proves
+ * for exactly those terms, and relays them. The spent check and the path
+ * follow `options.lookup` (docs/privacy.md): by default the relay is never
+ * asked for this note's leaf or nullifier alone. The recipient
  * receives the note's amount minus the fee, or for a swap at least `minOut`.
  */
 export async function withdraw(client: RelayClient, note: DepositNote, recipient: string, options: WithdrawOptions = {}): Promise<Result<WithdrawResult, WithdrawError>> {
@@ -106,6 +121,7 @@ export async function withdraw(client: RelayClient, note: DepositNote, recipient
   const minOutOverride = options.minOut === undefined ? undefined : positiveInteger(options.minOut, "minOut");
   if (minOutOverride !== undefined && options.swapTo === undefined) throw new RangeError("minOut applies to a swap: give swapTo too");
   const hasher = options.hasher ?? (await createPoseidonHasher());
+  const source = noteSource(client, note, options.lookup, { hasher, ...(options.random ? { random: options.random } : {}) });
 
   if (!client.authToken && options.wallet) {
     stage("login");
@@ -114,7 +130,7 @@ export async function withdraw(client: RelayClient, note: DepositNote, recipient
   }
 
   stage("nullifier");
-  const spent = await getNoteNullifier(client, note);
+  const spent = await source.spent();
   if (!spent.ok) return err({ stage: "nullifier", failure: spent });
   if (spent.value.address !== null) return err({ stage: "spent", address: spent.value.address });
 
@@ -145,7 +161,7 @@ export async function withdraw(client: RelayClient, note: DepositNote, recipient
   }
 
   stage("merkle");
-  const merkle = await getNoteProof(client, note, { hasher });
+  const merkle = await source.path();
   if (!merkle.ok) return err({ stage: "merkle", error: merkle.error });
 
   stage("prove");
@@ -179,7 +195,7 @@ export async function withdraw(client: RelayClient, note: DepositNote, recipient
   if (!relayed.ok && relayed.error === ClientError.NetworkError) {
     // The connection broke before an answer. If the nullifier is still unspent, sending the same request
     // again is safe: a withdrawal lands at most once, whatever happened to the first one.
-    const between = await getNoteNullifier(client, note);
+    const between = await source.spentAfterRelay();
     if (between.ok && between.value.address === null) relayed = await send();
   }
   if (!relayed.ok && relayed.status === 401 && options.wallet) {
@@ -194,7 +210,7 @@ export async function withdraw(client: RelayClient, note: DepositNote, recipient
 
   // No answer, a garbled one, or a submission failure: the transaction may have landed anyway, so ask the chain's view.
   if (relayed.status === 0 || relayed.status >= 500 || relayed.error === ClientError.BadResponse) {
-    const after = await getNoteNullifier(client, note);
+    const after = await source.spentAfterRelay();
     return err({ stage: "relay", failure: relayed, proof, landed: after.ok ? after.value.address !== null : null });
   }
   return err({ stage: "relay", failure: relayed, proof });

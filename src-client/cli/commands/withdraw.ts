@@ -4,10 +4,10 @@ import { parsePublicKey } from "../../../src-shared/encoding/base58";
 import { toHex } from "../../../src-shared/encoding/bytes";
 import type { DepositNote } from "../../sdk/note";
 import { proveWithdrawal, verifyWithdrawalProof, type ProveError, type ProveOptions, type WithdrawalProof } from "../../sdk/prove";
-import { getNoteNullifier, getNoteProof } from "../../sdk/tree";
+import { DEFAULT_DECOYS, noteSource, type NoteLookup } from "../../sdk/lookup";
 import { relayTermsNow, withdraw, type WithdrawStage } from "../../sdk/withdraw";
 import { Exit, type CliContext, type ExitCode, type JsonValue } from "../context";
-import { keypairInput, noteInput, resolvePath, type Input } from "../inputs";
+import { keypairInput, noteInput, programInput, resolvePath, rpcInput, type Input } from "../inputs";
 import { str, type CommandSpec, type OptionSpec, type ParsedValues } from "../spec";
 import { noteOption, noteProofFailure } from "./pool";
 
@@ -49,6 +49,44 @@ function proveFailure(ctx: CliContext, e: ProveError): ExitCode {
     case "signals":
       return ctx.fail(Exit.ProveFailed, `the withdrawal proof could not be built: ${e.message}`);
   }
+}
+
+/**
+ * Where the spent check and the Merkle path come from (docs/privacy.md):
+ * --rpc reads them from the chain, --relay-links-deposit asks the relay for
+ * exactly this note, and otherwise the relay is asked among --decoys others.
+ */
+const lookupOptions: Record<string, OptionSpec> = {
+  rpc: { type: "string", value: "url", help: "read the tree and the nullifier from this Solana JSON-RPC endpoint: the relay is asked nothing that names the note (solana networks)" },
+  program: { type: "string", value: "id", help: "with --rpc: the pool program id (default FJ5caa9BvE33vmuBc3zFN2JJFAvGHL8UjeQ2b8iBEqZJ)" },
+  decoys: { type: "string", value: "k", help: `without --rpc: random other leaves and nullifier hashes asked with the note's (default ${DEFAULT_DECOYS}, 0 to 64)` },
+  "relay-links-deposit": { type: "boolean", help: "ask the relay for exactly this note's leaf and nullifier: it can then link the deposit to this withdrawal" },
+};
+
+function lookupInput(ctx: CliContext, values: ParsedValues): Input<NoteLookup> {
+  const rpc = rpcInput(ctx, values);
+  if (!rpc.ok) return rpc;
+  const decoysText = str(values, "decoys");
+  const linked = values["relay-links-deposit"] === true;
+  if (!rpc.value && str(values, "program") !== undefined) return { ok: false, code: ctx.fail(Exit.Usage, "--program goes with --rpc (the pool program whose deposits are read)") };
+  if (linked && (rpc.value || decoysText !== undefined)) return { ok: false, code: ctx.fail(Exit.Usage, "--relay-links-deposit asks the relay directly: leave out --rpc and --decoys") };
+  if (rpc.value) {
+    if (decoysText !== undefined) return { ok: false, code: ctx.fail(Exit.Usage, "--decoys pads requests to the relay; with --rpc the relay is asked nothing about the note") };
+    const program = programInput(ctx, values);
+    if (!program.ok) return program;
+    return { ok: true, value: { kind: "chain", rpc: rpc.value, programId: program.value } };
+  }
+  if (linked) return { ok: true, value: { kind: "relay-links-deposit" } };
+  if (decoysText === undefined) return { ok: true, value: { kind: "decoys" } };
+  if (!/^[0-9]{1,2}$/.test(decoysText) || Number(decoysText) > 64) return { ok: false, code: ctx.fail(Exit.Usage, `--decoys ${decoysText} must be a whole number from 0 to 64`) };
+  return { ok: true, value: { kind: "decoys", decoys: Number(decoysText) } };
+}
+
+/** One line on stderr saying what the relay learns from the lookups. */
+function describeLookup(ctx: CliContext, lookup: NoteLookup): void {
+  if (lookup.kind === "chain") ctx.note(`reading the tree and the nullifier from the chain at ${new URL(typeof lookup.rpc === "string" ? lookup.rpc : lookup.rpc.rpcEndpoint).origin}; the relay is asked only for its root`);
+  else if (lookup.kind === "relay-links-deposit") ctx.note("--relay-links-deposit: the relay is told which leaf and nullifier this withdrawal spends");
+  else ctx.note(`asking the relay for the note's leaf and nullifier among ${lookup.decoys ?? DEFAULT_DECOYS} decoys each, without the login token (--rpc asks it nothing)`);
 }
 
 const STAGE_TEXT: Record<WithdrawStage, string> = {
@@ -129,11 +167,14 @@ export const prove: CommandSpec = {
     fee: { type: "string", value: "base units", help: "the fee to bind, in the note's mint (default: the fee GET /fees publishes)" },
     ...swapOptions,
     out: { type: "string", value: "file", help: "save the proof, public signals and /relay (or /relay_swap) request as JSON" },
+    ...lookupOptions,
     ...artifactOptions,
   },
   async run(ctx, values) {
     const recipient = recipientInput(ctx, values);
     if (!recipient.ok) return recipient.code;
+    const lookup = lookupInput(ctx, values);
+    if (!lookup.ok) return lookup.code;
     const relayerFlag = str(values, "relayer");
     if (relayerFlag !== undefined && !parsePublicKey(relayerFlag).ok) return ctx.fail(Exit.Usage, `--relayer ${relayerFlag} is not a base58 public key`);
     const feeFlag = baseUnitsFlag(ctx, values, "fee", 0n);
@@ -146,8 +187,10 @@ export const prove: CommandSpec = {
     const sameMint = swapAgainstNote(ctx, swap.value, note.value);
     if (sameMint !== null) return sameMint;
     const hasher = await ctx.hasher();
+    const source = noteSource(ctx.client, note.value, lookup.value, { hasher });
+    describeLookup(ctx, lookup.value);
 
-    const spent = await getNoteNullifier(ctx.client, note.value);
+    const spent = await source.spent();
     if (spent.ok && spent.value.address !== null) ctx.note(`warning: this note was already withdrawn (nullifier account ${spent.value.address}); the relay will refuse this proof`);
 
     // The relay's own terms, unless both are given (then GET /fees is only read to warn about a mismatch).
@@ -172,7 +215,7 @@ export const prove: CommandSpec = {
       }
     }
 
-    const merkle = await getNoteProof(ctx.client, note.value, { hasher });
+    const merkle = await source.path();
     if (!merkle.ok) return noteProofFailure(ctx, merkle.error);
     ctx.note(`${STAGE_TEXT.prove}...`);
     const proved = await proveWithdrawal(note.value, merkle.value, recipient.value, {
@@ -242,7 +285,8 @@ export const relay: CommandSpec = {
   name: "relay",
   summary: "withdraw a note to a recipient: log in, prove, and submit through the relay (/relay, or /relay_swap with --swap-to)",
   details:
-    "Logs in with --keypair (any wallet: it only authenticates the request and does not need to be the depositor),\n" +
+    "Logs in with --keypair (any wallet: it only authenticates the request; use a fresh one, not the depositor's,\n" +
+    "so the relay cannot tie the login to the deposit),\n" +
     "refuses a note that is already spent, reads the relay's key and fee (GET /fees), checks the Merkle proof, proves\n" +
     "(a few seconds) for exactly that relayer and fee, and POSTs /relay with them. The recipient receives the note's\n" +
     "amount minus the fee. Exit 1 when the relay refuses; after a time-out the CLI asks get_nullifier whether the\n" +
@@ -250,17 +294,24 @@ export const relay: CommandSpec = {
     "--swap-to <mint> withdraws through /relay_swap: the amount minus the fee is swapped into that mint for the\n" +
     "recipient (the fee stays in the note's mint). The swap is quoted before proving, and the proof binds its\n" +
     "otherAmountThreshold (or --min-out) as minOut: the recipient receives at least that, or nothing happens\n" +
-    "(SlippageExceeded spends nothing; run it again for a fresh quote).",
+    "(SlippageExceeded spends nothing; run it again for a fresh quote).\n" +
+    "The spent check and the Merkle path never name the note to the relay alone (docs/privacy.md): with --rpc they are\n" +
+    "read from the chain (the relay is asked only for its root); without it the relay is asked for the note's leaf\n" +
+    "among --decoys random others (default 8) and its nullifier among as many random hashes, without the login token\n" +
+    "and on connections of their own. --relay-links-deposit asks for exactly this note (the relay can link the deposit).",
   options: {
     note: noteOption,
-    keypair: { type: "string", value: "file", help: "a wallet keypair to log in with (x-api-auth)", required: true },
+    keypair: { type: "string", value: "file", help: "a wallet keypair to log in with (x-api-auth): a fresh one, not the depositor's", required: true },
     recipient: recipientOption,
     ...swapOptions,
+    ...lookupOptions,
     ...artifactOptions,
   },
   async run(ctx, values) {
     const recipient = recipientInput(ctx, values);
     if (!recipient.ok) return recipient.code;
+    const lookup = lookupInput(ctx, values);
+    if (!lookup.ok) return lookup.code;
     const swap = swapInput(ctx, values);
     if (!swap.ok) return swap.code;
     const note = await noteInput(ctx, values);
@@ -270,9 +321,14 @@ export const relay: CommandSpec = {
     const sameMint = swapAgainstNote(ctx, swap.value, note.value);
     if (sameMint !== null) return sameMint;
     const swapTo = swap.value?.outputMint;
+    if (note.value.deposit && note.value.deposit.wallet === kp.value.address) {
+      ctx.note(`warning: --keypair is the wallet that made the deposit: the relay sees it log in for this withdrawal (use a fresh one: keygen --out <file>)`);
+    }
+    describeLookup(ctx, lookup.value);
 
     const r = await withdraw(ctx.client, note.value, recipient.value, {
       wallet: kp.value,
+      lookup: lookup.value,
       hasher: await ctx.hasher(),
       prove: artifactsInput(ctx, values),
       onStage: (s) => ctx.note(`${STAGE_TEXT[s]}...`),

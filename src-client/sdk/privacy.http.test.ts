@@ -1,0 +1,144 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { FieldHasher } from "../../src-shared/crypto/hasher";
+import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
+import { cachedProver } from "../../tests/support/proofs";
+import { startRecordingProxy, type RecordedRequest, type RecordingProxy } from "../../tests/support/recording-proxy";
+import { startRelay, type RelayProcess } from "../../tests/support/relay-process";
+import type { CliIo } from "../cli/context";
+import { runCli } from "../cli/run";
+import { sandboxDeposit } from "./deposit";
+import { RelayClient, relayFee } from "./http";
+import { Keypair, writeKeypairFile } from "./keypair";
+import { createNote, saveNote, type DepositNote } from "./note";
+import { withdraw } from "./withdraw";
+
+/**
+ * What a sandbox relay sees of a withdrawal, recorded by a proxy in front of
+ * the real relay process: which leaves and nullifier hashes it is asked for,
+ * with which token, and on which client connection (docs/privacy.md).
+ */
+const WSOL = "So11111111111111111111111111111111111111112";
+const DEPOSITS = 12;
+const AMOUNT = 1_000_000n;
+
+const leafOf = (r: RecordedRequest): number => Number(r.path.split("/")[4]);
+const hashOf = (r: RecordedRequest): string => (JSON.parse(r.body) as { nullifierHash: number[] }).nullifierHash.join(",");
+const isLookup = (r: RecordedRequest): boolean => r.endpoint === "get_proof" || r.endpoint === "get_nullifier";
+
+describe("withdraw() against a sandbox relay behind a recording proxy", () => {
+  let dir: string;
+  let relay: RelayProcess;
+  let proxy: RecordingProxy;
+  let direct: RelayClient;
+  let hasher: FieldHasher;
+  let depositor: Keypair;
+  const notes: DepositNote[] = [];
+  const { prover } = cachedProver();
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), "privacy-http-"));
+    [relay, hasher] = await Promise.all([startRelay({ RELAY_RATE_LIMITS: "off" }, path.join(dir, "data")), createPoseidonHasher()]);
+    proxy = await startRecordingProxy(relay.url);
+    direct = new RelayClient({ baseUrl: relay.url, timeoutMs: 15_000 });
+    depositor = Keypair.generate();
+    const funded = await direct.sandboxAirdrop({ network: "mainnet", wallet: depositor.address, mint: WSOL, amount: AMOUNT * BigInt(DEPOSITS) });
+    if (!funded.ok) throw new Error(JSON.stringify(funded));
+    // The deposits go straight to the relay: only the withdrawals pass the proxy.
+    for (let i = 0; i < DEPOSITS; i++) {
+      const created = await createNote({ network: "mainnet", mint: WSOL, amount: AMOUNT, hasher });
+      if (!created.ok) throw new Error(created.error);
+      const d = await sandboxDeposit(direct, depositor, created.value);
+      if (!d.ok) throw new Error(JSON.stringify(d));
+      notes.push(d.value);
+    }
+  }, 120_000);
+
+  afterAll(async () => {
+    await proxy?.close();
+    if (relay && relay.child.exitCode === null) await relay.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const feeOf = async (): Promise<bigint> => {
+    const fees = await direct.fees();
+    if (!fees.ok) throw new Error(JSON.stringify(fees));
+    return relayFee(fees.value, "mainnet", WSOL, AMOUNT)!.fee;
+  };
+
+  it("by default the leaf is asked among 8 others and the nullifier among 8 random hashes, never with the /relay token or on a connection of the login or /relay", async () => {
+    const note = notes[5]!;
+    expect(note.deposit?.leafIndex).toBe(5);
+    const recipient = Keypair.generate().address;
+    // A fresh login wallet, as the README says: not the depositor.
+    const client = new RelayClient({ baseUrl: proxy.url, timeoutMs: 30_000 });
+    proxy.requests.length = 0;
+    const r = await withdraw(client, note, recipient, { wallet: Keypair.generate(), hasher, prove: { prover } });
+    if (!r.ok) throw new Error(JSON.stringify(r.error, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v)));
+    expect(await direct.sandboxBalance("mainnet", recipient, WSOL)).toMatchObject({ ok: true, value: { amount: AMOUNT - (await feeOf()) } });
+
+    const seen = proxy.requests;
+    const proofs = seen.filter((q) => q.endpoint === "get_proof");
+    const leaves = proofs.map(leafOf);
+    expect(new Set(leaves).size).toBe(9);
+    expect(leaves).toContain(5);
+    expect(leaves.every((i) => Number.isInteger(i) && i >= 0 && i < DEPOSITS)).toBe(true);
+
+    const relayIndex = seen.findIndex((q) => q.endpoint === "relay");
+    expect(relayIndex).toBeGreaterThan(0);
+    const checks = seen.slice(0, relayIndex).filter((q) => q.endpoint === "get_nullifier").map(hashOf);
+    expect(new Set(checks).size).toBe(9);
+    expect(checks).toContain(Array.from(note.nullifierHash).join(","));
+
+    // The session: the login and every request that carried its token.
+    const token = client.authToken!;
+    expect(seen[relayIndex]!.token).toBe(token);
+    const session = seen.filter((q) => q.endpoint === "login" || q.token === token);
+    const sessionConnections = new Set(session.map((q) => q.connection));
+    const lookups = seen.filter(isLookup);
+    expect(lookups).toHaveLength(18);
+    for (const q of lookups) {
+      expect(q.token, `${q.path} carried a token`).toBeNull();
+      expect(sessionConnections.has(q.connection), `${q.path} rode the session's connection`).toBe(false);
+    }
+    // Each lookup on a connection of its own: no socket ties one to another.
+    expect(new Set(lookups.map((q) => q.connection)).size).toBe(lookups.length);
+  }, 120_000);
+
+  it("relay-cli relay follows the SDK: --decoys 3 asks four leaves; --relay-links-deposit asks the note's leaf alone, once", async () => {
+    const run = async (...argv: string[]): Promise<{ code: number; out: string; err: string }> => {
+      let out = "";
+      let err = "";
+      const io: CliIo = { stdout: (t) => void (out += t), stderr: (t) => void (err += t), env: { RELAY_URL: proxy.url }, cwd: dir };
+      return { code: await runCli(argv, io), out, err };
+    };
+    expect(writeKeypairFile(path.join(dir, "login.json"), Keypair.generate()).ok).toBe(true);
+    expect(saveNote(path.join(dir, "n7.json"), notes[7]!).ok).toBe(true);
+    expect(saveNote(path.join(dir, "n9.json"), notes[9]!).ok).toBe(true);
+
+    proxy.requests.length = 0;
+    const padded = await run("relay", "--keypair", "login.json", "--note", "n7.json", "--recipient", Keypair.generate().address, "--decoys", "3");
+    expect(padded.code, padded.err).toBe(0);
+    expect(padded.err).toContain("among 3 decoys");
+    const leaves = proxy.requests.filter((q) => q.endpoint === "get_proof").map(leafOf);
+    expect(new Set(leaves).size).toBe(4);
+    expect(leaves).toContain(7);
+    expect(proxy.requests.filter((q) => q.endpoint === "get_nullifier")).toHaveLength(4);
+
+    proxy.requests.length = 0;
+    const linked = await run("relay", "--keypair", "login.json", "--note", "n9.json", "--recipient", Keypair.generate().address, "--relay-links-deposit");
+    expect(linked.code, linked.err).toBe(0);
+    expect(linked.err).toContain("the relay is told which leaf and nullifier this withdrawal spends");
+    expect(proxy.requests.filter((q) => q.endpoint === "get_proof").map(leafOf)).toEqual([9]);
+    expect(proxy.requests.filter((q) => q.endpoint === "get_nullifier").map(hashOf)).toEqual([Array.from(notes[9]!.nullifierHash).join(",")]);
+
+    // Contradictory lookups are refused before anything is sent.
+    proxy.requests.length = 0;
+    expect(await run("relay", "--keypair", "login.json", "--note", "n9.json", "--recipient", Keypair.generate().address, "--decoys", "65")).toMatchObject({ code: 2 });
+    expect(await run("relay", "--keypair", "login.json", "--note", "n9.json", "--recipient", Keypair.generate().address, "--rpc", "http://127.0.0.1:1", "--decoys", "2")).toMatchObject({ code: 2 });
+    expect(await run("relay", "--keypair", "login.json", "--note", "n9.json", "--recipient", Keypair.generate().address, "--program", depositor.address)).toMatchObject({ code: 2 });
+    expect(proxy.requests).toEqual([]);
+  }, 180_000);
+});
