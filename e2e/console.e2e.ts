@@ -54,7 +54,7 @@ describe("operator console (headless, Chromium)", () => {
 
   it("Health shows every check, the version and the API address", async () => {
     const { url } = relay!;
-    const detail = (await (await fetch(`${url}/health/detail`)).json()) as HealthDetail;
+    const detail = (await (await fetch(`${url}/health/detail`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as HealthDetail;
     const version = (await (await fetch(`${url}/version`)).text()).trim();
     expect(version).toMatch(/^\d+\.\d+\.\d+$/);
     expect(detail.checks.length).toBeGreaterThan(0);

@@ -1,10 +1,11 @@
-import type { Router } from "express";
+import type { RequestHandler, Router } from "express";
 import { parsePublicKey } from "../src-shared/encoding/base58";
 import type { Network } from "../src-shared/networks";
 import type { SandboxChain } from "./adapters/chain-sandbox/sandbox-chain";
 import { SqlConsoleStore } from "./adapters/storage-sqljs/console-store";
 import type { DurableDb } from "./adapters/storage-sqljs/durable-db";
 import type { RelayConfig } from "./config/schema";
+import { requireOperator } from "./http/routes/admin/auth";
 import { adminRoutes } from "./http/routes/admin/index";
 import type { ChainBackend } from "./ports/chain";
 import type { SecretStore } from "./ports/secret-store";
@@ -45,6 +46,8 @@ export interface ConsoleAdmin {
   fees: FeeSchedule;
   faults: SandboxFaults;
   retention: RetentionJob;
+  /** Lets only requests with the operator token through: /admin and /health/detail. */
+  operatorGuard: RequestHandler;
   /** The /admin router, once the services it reads exist. */
   routes(late: ConsoleAdminLate): Router;
 }
@@ -71,6 +74,7 @@ export function prepareConsoleAdmin(opts: {
   const fees = new FeeSchedule(config.fees, store, config.fees.graceSec * 1000);
   const faults = new SandboxFaults(opts.sandboxNetworks);
   const retention = new RetentionJob(store, config.console.retentionDays, log);
+  const operatorGuard = requireOperator((t) => operatorToken.verify(t));
 
   const routes = (late: ConsoleAdminLate): Router => {
     const mintBytes = (mint: string): Uint8Array => {
@@ -114,7 +118,7 @@ export function prepareConsoleAdmin(opts: {
       startedAt: late.startedAt,
     });
     return adminRoutes({
-      verifyOperator: (t) => operatorToken.verify(t),
+      guard: operatorGuard,
       tokenSource: operatorToken.source,
       pools,
       relays,
@@ -127,5 +131,5 @@ export function prepareConsoleAdmin(opts: {
     });
   };
 
-  return { operatorToken, pauses, fees, faults, retention, routes };
+  return { operatorToken, pauses, fees, faults, retention, operatorGuard, routes };
 }

@@ -281,6 +281,7 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
         { name: "compliance", purpose: "signs OFAC compliance signatures", publicKey: complianceKey.publicKey, address: complianceKey.address },
         // A solana network may pay from the operator's own keypair file instead of the relay's key.
         ...[...chains.values()]
+    operatorGuard: admin.operatorGuard,
           .filter((c) => c.feePayer !== relayer.address)
           .map((c) => ({
             name: `fee payer (${c.network})`,

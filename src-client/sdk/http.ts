@@ -7,6 +7,7 @@ import {
   decodeCompliancePublicKey,
   decodeFeeSchedule,
   decodeHealthDetail,
+  decodeNetworks,
   decodeLogin,
   decodeMerkleNode,
   decodeMerkleProof,
@@ -23,6 +24,7 @@ import {
   type FeeSchedule,
   type HealthAnswer,
   type HealthDetail,
+  type RelayNetwork,
   type MerkleNode,
   type MerkleProof,
   type MerkleState,
@@ -344,8 +346,14 @@ export class RelayClient {
     return r.ok ? { ...r, value: { healthy: r.status === 200 && r.value === "ok", status: r.status, text: r.value } } : r;
   }
 
-  healthDetail(): Promise<ApiResult<HealthDetail>> {
-    return this.call({ method: "GET", path: "/health/detail", answerStatuses: [503], read: { json: decodeHealthDetail } });
+  /** Every check as JSON; the relay asks for its operator token (Authorization: Bearer), 401 otherwise. */
+  healthDetail(operatorToken: string): Promise<ApiResult<HealthDetail>> {
+    return this.call({ method: "GET", path: "/health/detail", headers: { authorization: `Bearer ${operatorToken}` }, answerStatuses: [503], read: { json: decodeHealthDetail } });
+  }
+
+  /** GET /networks: each enabled network's backend, whether it is the sandbox, and its program id. */
+  networks(): Promise<ApiResult<RelayNetwork[]>> {
+    return this.call({ method: "GET", path: "/networks", read: { json: decodeNetworks } });
   }
 
   version(): Promise<ApiResult<string>> {

@@ -30,6 +30,7 @@ export type {
   HealthAnswer,
   HealthCheck,
   HealthDetail,
+  RelayNetwork,
   MerkleNode,
   MerkleProof,
   MerkleState,

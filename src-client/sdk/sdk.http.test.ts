@@ -21,6 +21,9 @@ import { withdraw } from "./withdraw";
 import { prepareWithdrawal, testRecipient } from "../../tests/support/proofs";
 import { startRelay, type RelayProcess } from "../../tests/support/relay-process";
 
+/** /health/detail takes the relay's operator token. */
+const OPERATOR_TOKEN = "sdk-test-operator-token-0123456789";
+
 const WSOL = "So11111111111111111111111111111111111111112";
 const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
 const BASE58_SIGNATURE = /^[1-9A-HJ-NP-Za-km-z]{80,90}$/;
@@ -42,7 +45,7 @@ describe("SDK against the real relay process", () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), "sdk-http-"));
-    [relay, hasher] = await Promise.all([startRelay({ RELAY_RATE_LIMITS: "off" }, path.join(dir, "data")), createPoseidonHasher()]);
+    [relay, hasher] = await Promise.all([startRelay({ RELAY_RATE_LIMITS: "off", RELAY_OPERATOR_TOKEN: OPERATOR_TOKEN }, path.join(dir, "data")), createPoseidonHasher()]);
     client = new RelayClient({ baseUrl: relay.url, timeoutMs: 15_000 });
   });
 
@@ -161,10 +164,27 @@ describe("SDK against the real relay process", () => {
     expect(await client.getMerkle("7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU", "mainnet")).toMatchObject({ ok: false, status: 404, error: "PoolNotFound" });
     expect(await client.getNode(WSOL, 1, "mainnet")).toMatchObject({ ok: true });
     expect(await client.health()).toEqual({ ok: true, status: 200, value: { healthy: true, status: 200, text: "ok" } });
-    const detail = await client.healthDetail();
+    expect(await client.healthDetail("not-the-operator-token-at-all")).toMatchObject({ ok: false, status: 401, error: "Unauthorized" });
+    const detail = await client.healthDetail(OPERATOR_TOKEN);
     expect(detail.ok && detail.value.networks?.every((n) => n.sandbox)).toBe(true);
+    const networks = await client.networks();
+    expect(networks.ok && networks.value.map((n) => [n.name, n.sandbox])).toEqual([["mainnet", true], ["devnet", true]]);
     const v = await client.version();
     expect(v.ok && v.value).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+
+  it("CLI health: the networks from /networks without the operator token, every check of /health/detail with it", async () => {
+    const plain = captureIo(dir, relay.url);
+    expect(await runCli(["health", "--json"], plain)).toBe(0);
+    const without = JSON.parse(plain.out()) as { healthy: boolean; checks: unknown; networks: { name: string; sandbox: boolean }[] };
+    expect(without).toMatchObject({ healthy: true, checks: null });
+    expect(without.networks.map((n) => [n.name, n.sandbox])).toEqual([["mainnet", true], ["devnet", true]]);
+
+    const operator = captureIo(dir, relay.url);
+    expect(await runCli(["health", "--operator-token", OPERATOR_TOKEN], operator)).toBe(0);
+    expect(operator.out()).toMatch(/^ok\n/);
+    expect(operator.out()).toMatch(/ {2}ok {3}store: /);
+    expect(operator.out()).toContain("network mainnet: sandbox chain (test funds only)");
   });
 
   it("/relay without a valid x-api-auth answers 401 Unauthorized, HTTP status = body status", async () => {

@@ -88,12 +88,20 @@ export interface HealthCheck {
   detail: string;
 }
 
+/** One enabled network of a relay (GET /networks, and /health/detail). */
+export interface RelayNetwork {
+  name: string;
+  backend: string;
+  sandbox: boolean;
+  programId: string;
+}
+
 export interface HealthDetail {
   status: string;
   checks: HealthCheck[];
   uptimeSec?: number;
   version?: string;
-  networks?: { name: string; backend: string; sandbox: boolean; programId: string }[];
+  networks?: RelayNetwork[];
 }
 
 export interface SandboxDepositAnswer {
@@ -250,6 +258,16 @@ export const decodeHealthDetail: Decoder<HealthDetail> = (v) => {
       sandbox: n.sandbox === true,
       programId: String(n.programId),
     }));
+  }
+  return ok(out);
+};
+
+export const decodeNetworks: Decoder<RelayNetwork[]> = (v) => {
+  if (!isObject(v) || !Array.isArray(v.networks)) return err("expected { networks }");
+  const out: RelayNetwork[] = [];
+  for (const n of v.networks) {
+    if (!isObject(n) || !isString(n.name) || !isString(n.backend) || typeof n.sandbox !== "boolean" || !isString(n.programId)) return err("each network needs name, backend, sandbox and programId");
+    out.push({ name: n.name, backend: n.backend, sandbox: n.sandbox, programId: n.programId });
   }
   return ok(out);
 };

@@ -25,7 +25,7 @@ export class UnreachableError extends Error {
 
 export interface RequestOptions {
   signal?: AbortSignal;
-  /** Statuses besides 2xx whose body is still the answer (e.g. 503 from /health/detail). */
+  /** Statuses besides 2xx whose body is still the answer (e.g. a 503 that carries a report). */
   acceptStatuses?: readonly number[];
 }
 

@@ -5,8 +5,6 @@ import type { Network } from "./types";
 /** Every query key the console uses, in one place, so invalidation can target a whole area. */
 export const queryKeys = {
   all: ["relay"] as const,
-  health: () => [...queryKeys.all, "health"] as const,
-  healthDetail: () => [...queryKeys.health(), "detail"] as const,
   version: () => [...queryKeys.all, "version"] as const,
   appInfo: () => ["desktop", "app-info"] as const,
   /** Behind the operator token: dropped as a whole on sign-out. */

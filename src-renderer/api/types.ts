@@ -12,18 +12,4 @@ export interface HealthCheck {
   detail: string;
 }
 
-export interface NetworkStatus {
-  name: string;
-  backend: string;
-  sandbox: boolean;
-}
-
-/** GET /health/detail */
-export interface HealthDetail {
-  status: "ok" | "degraded";
-  checks: HealthCheck[];
-  uptimeSec: number;
-  version: string;
-  networks: NetworkStatus[];
-}
 

@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import { useHealthDetail } from "../api/hooks";
+import { useAdminHealth } from "../api/admin-hooks";
 import { useSession } from "../auth/context";
 import { hrefFor, ROUTES, type RouteId } from "./routes";
 
@@ -41,7 +41,7 @@ export function Shell({ route, children }: { route: RouteId; children: ReactNode
 
 /** Shown whenever any network runs on the sandbox ledger: nothing here moves real funds. */
 function SandboxBadge() {
-  const { data } = useHealthDetail();
+  const { data } = useAdminHealth();
   const sandboxed = data?.networks.filter((n) => n.sandbox) ?? [];
   if (sandboxed.length === 0) return null;
   const which = sandboxed.map((n) => n.name).join(" and ");

@@ -36,9 +36,9 @@ describe("OperatorSession", () => {
     expect(session.getState()).toEqual({ status: "signed-in", via: "typed" });
     expect(storage.m.get(TOKEN_STORAGE_KEY)).toBe(GOOD);
 
-    await api.getJson("/health/detail");
+    await api.getJson("/fees");
     await api.getJson("/admin/relays");
-    expect(seen.at(-2)).toEqual({ url: "http://relay/health/detail", auth: null });
+    expect(seen.at(-2)).toEqual({ url: "http://relay/fees", auth: null });
     expect(seen.at(-1)).toEqual({ url: "http://relay/admin/relays", auth: `Bearer ${GOOD}` });
   });
 

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
-import express, { type ErrorRequestHandler, type Express, type Request, type Router } from "express";
+import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler, type Router } from "express";
 import { ErrorName } from "../../src-shared/errors";
 import type { Network } from "../../src-shared/networks";
 import type { SandboxChain } from "../adapters/chain-sandbox/sandbox-chain";
@@ -44,6 +44,8 @@ export interface AppDeps {
   consoleDir?: string;
   /** The operator's /admin API (composition-admin.ts), guarded by the operator token. */
   admin?: Router;
+  /** The /admin guard (operator token), also in front of /health/detail. */
+  operatorGuard: RequestHandler;
   log: (line: string) => void;
 }
 
@@ -78,7 +80,7 @@ export function createApp(deps: AppDeps): RelayApp {
   // Every body reaches the parser (a chunked one of unknown size too); verifyJsonBody refuses a non-empty one that is not application/json.
   app.use(express.json({ limit: deps.config.http.bodyLimitBytes, type: () => true, strict: true, verify: verifyJsonBody }));
 
-  app.use(metaRoutes(deps.health, deps.meta));
+  app.use(metaRoutes(deps.health, deps.meta, deps.operatorGuard));
   app.use(authRoutes(deps.auth, limits));
   app.use(indexerRoutes({ indexer: deps.indexer, chains: deps.chains, nullifierAddress: deps.nullifierAddress, limits }));
   app.use(relayRoutes({ relay: deps.relay, fees: deps.fees, chains: deps.chains, auth: deps.auth, limits, config: deps.config }));

@@ -11,6 +11,8 @@ import { startRelay, type RelayProcess } from "../support/relay-process";
 import { get, newWallet, post, type TestWallet } from "../support/wallet";
 
 const enc = new TextEncoder();
+/** /health/detail takes the operator token. */
+const OPERATOR = "compliance-test-operator-token-01";
 let relay: RelayProcess;
 let publicKey: string;
 let alice: TestWallet;
@@ -22,7 +24,7 @@ const ofac = (token: string, network = "mainnet") => post(`${relay.url}/get_ofac
 
 beforeAll(async () => {
   // Rate limits stay on here, as in production; each test keeps well under them.
-  relay = await startRelay();
+  relay = await startRelay({ RELAY_OPERATOR_TOKEN: OPERATOR });
   alice = newWallet();
   mallory = newWallet();
   aliceToken = await login(relay.url, alice);
@@ -108,7 +110,7 @@ describe("POST /get_ofac_signature/{network}/{id}", () => {
     const added = await sanctionsAdmin(dataDir, ["add", mallory.address, "--reason", "test: linked to a sanctioned mixer"]);
     expect(added).toMatchObject({ code: 0, stdout: expect.stringContaining(`listed ${mallory.address}`) });
     expect(await sanctionsAdmin(dataDir, ["add", mallory.address])).toMatchObject({ code: 2, stderr: expect.stringContaining("--reason") });
-    relay = await startRelay({}, dataDir);
+    relay = await startRelay({ RELAY_OPERATOR_TOKEN: OPERATOR }, dataDir);
 
     const r = await ofac(malloryToken);
     expect(r.status).toBe(403);
@@ -122,7 +124,7 @@ describe("POST /get_ofac_signature/{network}/{id}", () => {
   });
 
   it("logs every signature issued and every refusal in the database, with wallet, network, expiry and list version", async () => {
-    const status = (await get(`${relay.url}/health/detail`)).json as { checks: { name: string; detail: string }[] };
+    const status = (await get(`${relay.url}/health/detail`, { authorization: `Bearer ${OPERATOR}` })).json as { checks: { name: string; detail: string }[] };
     const inForce = /version ([0-9a-f]{16}\+[0-9a-f]{8})/.exec(status.checks.find((c) => c.name === "sanctions")!.detail)![1]!;
     const dataDir = relay.dataDir;
     await relay.stop();
@@ -133,7 +135,7 @@ describe("POST /get_ofac_signature/{network}/{id}", () => {
       versions: db.all<{ version: string; base_version: string; overrides: number; source: string }>("SELECT version, base_version, overrides, source FROM sanctions_versions"),
       overrides: db.all<{ address: string; action: string; reason: string }>("SELECT address, action, reason FROM sanctions_overrides"),
     }));
-    relay = await startRelay({}, dataDir);
+    relay = await startRelay({ RELAY_OPERATOR_TOKEN: OPERATOR }, dataDir);
 
     const issued = rows.decisions.filter((d) => d.outcome === "issued");
     expect(issued).toHaveLength(3); // mainnet, devnet, and mainnet again after the restart

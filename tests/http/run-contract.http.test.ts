@@ -6,11 +6,13 @@ import { describe, expect, it } from "vitest";
 import { startRelay } from "../support/relay-process";
 import { get, newWallet, post } from "../support/wallet";
 
+/** /health/detail takes the operator token. */
+const OPERATOR = "run-contract-operator-token-012345";
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
 
 describe("run contract (DESIGN §7)", () => {
   it("prints `listening on http://HOST:PORT` with the real port, serves /version and /health, and exits 0 on SIGTERM", async () => {
-    const relay = await startRelay();
+    const relay = await startRelay({ RELAY_OPERATOR_TOKEN: OPERATOR });
     try {
       expect(relay.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(relay.url.endsWith(":0")).toBe(false);
@@ -21,7 +23,7 @@ describe("run contract (DESIGN §7)", () => {
       const h = await get(`${relay.url}/health`);
       expect(h.status).toBe(200);
       expect(h.text).toBe("ok");
-      const detail = (await get(`${relay.url}/health/detail`)).json as { networks: { sandbox: boolean }[]; checks: { name: string }[] };
+      const detail = (await get(`${relay.url}/health/detail`, { authorization: `Bearer ${OPERATOR}` })).json as { networks: { sandbox: boolean }[]; checks: { name: string }[] };
       expect(detail.networks.every((n) => n.sandbox)).toBe(true);
       expect(detail.checks.map((c) => c.name)).toEqual(expect.arrayContaining(["store", "chain:mainnet", "chain:devnet", "indexer"]));
       expect(await relay.stop()).toBe(0);

@@ -81,7 +81,7 @@ describe("an RPC URL is shown by its origin only", () => {
   });
 
   it("in /health/detail", async () => {
-    const res = await fetch(`${relay.url}/health/detail`);
+    const res = await fetch(`${relay.url}/health/detail`, { headers: { authorization: `Bearer ${OPERATOR}` } });
     const text = await res.text();
     expect(text).toContain(`solana RPC ${origin}/…`);
     expect(text).not.toContain(API_KEY);

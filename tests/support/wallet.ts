@@ -49,6 +49,6 @@ export async function post(url: string, body?: unknown, headers: Record<string, 
   );
 }
 
-export async function get(url: string): Promise<HttpAnswer> {
-  return answer(await fetch(url));
+export async function get(url: string, headers: Record<string, string> = {}): Promise<HttpAnswer> {
+  return answer(await fetch(url, { headers }));
 }

@@ -164,8 +164,8 @@ function chainJson(rpcUrl: string, programId: string, a: ChainDepositAnswer): Js
 async function depositOnChain(ctx: CliContext, wallet: Keypair, created: DepositNote, file: string, rpcUrl: string, programId: string): Promise<ExitCode> {
   // The note names a relay network; one that runs the sandbox (which derives the same tree address) or another
   // program would never see this deposit. A relay that does not answer is no reason to stop a deposit.
-  const detail = await ctx.client.healthDetail();
-  const bound = detail.ok ? detail.value.networks?.find((n) => n.name === ctx.network) : undefined;
+  const detail = await ctx.client.networks();
+  const bound = detail.ok ? detail.value.find((n) => n.name === ctx.network) : undefined;
   if (bound && (bound.sandbox || bound.programId !== programId)) {
     const what = bound.sandbox ? "its sandbox chain" : `program ${bound.programId}`;
     return ctx.fail(

@@ -1,4 +1,4 @@
-import { Router } from "express";
+import { Router, type RequestHandler } from "express";
 import { ErrorName } from "../../../../src-shared/errors";
 import type { SandboxFaults } from "../../../services/admin-faults";
 import type { AdminMoneyService } from "../../../services/admin-money";
@@ -9,7 +9,6 @@ import type { AdminRelays } from "../../../services/admin-relays";
 import type { AdminStatus } from "../../../services/admin-status";
 import type { AdminSupport } from "../../../services/admin-support";
 import { sendError } from "../../respond";
-import { requireOperator } from "./auth";
 import { adminPoolRoutes } from "./pools";
 import { adminRelayRoutes } from "./relays";
 import { adminSandboxRoutes } from "./sandbox";
@@ -17,7 +16,8 @@ import { adminStatusRoutes } from "./status";
 import { adminSupportRoutes } from "./support";
 
 export interface AdminRouteDeps {
-  verifyOperator(token: string): boolean;
+  /** The operator-token guard (auth.ts requireOperator), shared with /health/detail so failures count once. */
+  guard: RequestHandler;
   tokenSource: string;
   pools: AdminPools;
   relays: AdminRelays;
@@ -33,7 +33,7 @@ export interface AdminRouteDeps {
 /** Everything under /admin, behind the operator token. Mount with app.use("/admin", ...). */
 export function adminRoutes(deps: AdminRouteDeps): Router {
   const r = Router();
-  r.use(requireOperator(deps.verifyOperator));
+  r.use(deps.guard);
   r.use(adminStatusRoutes(deps));
   r.use(adminPoolRoutes(deps.pools));
   r.use(adminRelayRoutes(deps.relays));
