@@ -79,6 +79,19 @@ export interface LocalValidator {
   waitForSlot(slot: number): Promise<void>;
   snapshot(): Promise<LedgerSnapshot>;
   restore(snapshot: LedgerSnapshot): Promise<void>;
+  /**
+   * Another JSON-RPC and websocket endpoint over the same ledger, with its
+   * own faults: a second RPC provider of the same cluster (the relay's
+   * failover between endpoints is tested with it). Its close() stops only it.
+   */
+  addRpcEndpoint(): Promise<ExtraRpcEndpoint>;
+  close(): Promise<void>;
+}
+
+export interface ExtraRpcEndpoint {
+  readonly rpcUrl: string;
+  readonly wsUrl: string;
+  readonly faults: Faults;
   close(): Promise<void>;
 }
 
@@ -129,6 +142,7 @@ export async function startLocalValidator(opts: LocalValidatorOptions = {}): Pro
   const timer = setInterval(() => ledger.advanceSlots(1), slotMs);
 
   let closed = false;
+  const extras = new Set<ExtraRpcEndpoint>();
   return {
     rpcUrl: urls.rpcUrl,
     wsUrl: urls.wsUrl,
@@ -172,9 +186,36 @@ export async function startLocalValidator(opts: LocalValidatorOptions = {}): Pro
       await ledger.idle();
       ledger.restore(snapshot);
     },
+    addRpcEndpoint: async () => {
+      const extraFaults = new Faults();
+      const extraNode = new RpcNode({ ledger, faults: extraFaults, faucet, info: () => ({ ...urls, slotMs }) });
+      const extraHub = new SubscriptionHub(ledger);
+      const offExtraFaults = extraFaults.onChange((s) => {
+        if (s.down) extraHub.terminateAll();
+      });
+      const server = await startRpcServer({ node: extraNode, hub: extraHub, faults: extraFaults, host, port: 0, jupiter });
+      let stopped = false;
+      const extra: ExtraRpcEndpoint = {
+        rpcUrl: `http://${urlHost}:${server.port}`,
+        wsUrl: `ws://${urlHost}:${server.port}`,
+        faults: extraFaults,
+        close: async () => {
+          if (stopped) return;
+          stopped = true;
+          extras.delete(extra);
+          offExtraFaults();
+          extraNode.dispose();
+          extraHub.close();
+          await server.close();
+        },
+      };
+      extras.add(extra);
+      return extra;
+    },
     close: async () => {
       if (closed) return;
       closed = true;
+      await Promise.all([...extras].map((e) => e.close()));
       offFaults();
       faults.clear();
       // web3.js polls a signature's status once more after every confirmation, without catching a failure:

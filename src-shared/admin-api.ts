@@ -157,12 +157,29 @@ export interface AdminCheck {
 }
 
 /** GET /admin/health */
+/** One RPC endpoint of a solana network, as the failover sees it (URL as its origin only). */
+export interface RpcEndpointStatus {
+  url: string;
+  healthy: boolean;
+  /** The endpoint requests go to first now. */
+  active: boolean;
+  latencyMs: number | null;
+  slot: number | null;
+  /** Slots behind the most advanced endpoint at the last probe. */
+  slotLag: number | null;
+  requests: number;
+  errors: number;
+  lastError: string | null;
+  lastErrorAt: number | null;
+  lastOkAt: number | null;
+}
+
 export interface AdminHealth {
   status: "ok" | "degraded";
   checks: AdminCheck[];
   uptimeSec: number;
   version: string;
-  networks: { name: Network; backend: string; sandbox: boolean; programId: string; faults: { chainDown: boolean } | null }[];
+  networks: { name: Network; backend: string; sandbox: boolean; programId: string; faults: { chainDown: boolean } | null; rpcEndpoints: RpcEndpointStatus[] | null }[];
   store: { ok: boolean; failure: string | null; journalBytes: number; writes: number; fsyncs: number; lastSnapshotAt: number | null; snapshotMs: number | null };
   indexer: { network: Network; mint: string; nextIndex: number; chainNextIndex: number | null; lag: number | null; drift: string | null }[];
   relays: { inFlight: number; lastDay: Partial<Record<RelayStatus, number>> };

@@ -44,6 +44,18 @@ describe("loadConfig", () => {
     expect(c.networks.mainnet.solana.lamportsPerUnit).toEqual({ So11111111111111111111111111111111111111112: "1" });
   });
 
+  it("takes several RPC endpoints in rpcUrls (the first is rpcUrl), or one in rpcUrl, and prints each by origin only", () => {
+    const f = fileWith(JSON.stringify({ networks: { mainnet: { backend: "solana", rpcUrls: ["https://a.example.com/v2/SECRET1", "https://b.example.com/?api-key=SECRET2"], solana: { rpcProbeMs: 1000 } } } }));
+    const c = loadConfig({ RELAY_CONFIG: f });
+    expect(c.networks.mainnet).toMatchObject({ rpcUrl: "https://a.example.com/v2/SECRET1", rpcUrls: ["https://a.example.com/v2/SECRET1", "https://b.example.com/?api-key=SECRET2"] });
+    expect(c.networks.mainnet.solana.rpcProbeMs).toBe(1000);
+    const text = describeConfig(c);
+    expect(text).toContain("rpc=https://a.example.com/…,https://b.example.com/…");
+    expect(text).not.toMatch(/SECRET/);
+    const one = loadConfig({ RELAY_CONFIG: fileWith(JSON.stringify({ networks: { mainnet: { backend: "solana", rpcUrl: "http://127.0.0.1:8899" } } })) });
+    expect(one.networks.mainnet.rpcUrls).toEqual(["http://127.0.0.1:8899"]);
+  });
+
   it("prints an RPC URL's origin only (API keys ride in the path or the query)", () => {
     for (const rpcUrl of ["https://rpc.example.com/?api-key=SECRET123", "https://rpc.example.com/v2/SECRET123", "https://me:SECRET123@rpc.example.com/"]) {
       const f = fileWith(JSON.stringify({ networks: { mainnet: { backend: "solana", rpcUrl } } }));
@@ -92,6 +104,11 @@ describe("loadConfig", () => {
     [JSON.stringify({ networks: { devnet: { backend: "solana" } } }), "networks.devnet.rpcUrl"],
     [JSON.stringify({ networks: { devnet: { backend: "solana", rpcUrl: "ws://127.0.0.1:8899" } } }), "networks.devnet.rpcUrl"],
     [JSON.stringify({ networks: { devnet: { wsUrl: "http://127.0.0.1:8900" } } }), "networks.devnet.wsUrl"],
+    [JSON.stringify({ networks: { devnet: { backend: "solana", rpcUrls: [] } } }), "networks.devnet.rpcUrls"],
+    [JSON.stringify({ networks: { devnet: { backend: "solana", rpcUrls: ["http://127.0.0.1:8899", "ws://127.0.0.1:8900"] } } }), "networks.devnet.rpcUrls[1]"],
+    [JSON.stringify({ networks: { devnet: { backend: "solana", rpcUrls: ["http://127.0.0.1:8899", "http://127.0.0.1:8899"] } } }), "networks.devnet.rpcUrls"],
+    [JSON.stringify({ networks: { devnet: { backend: "solana", rpcUrl: "http://127.0.0.1:8899", rpcUrls: ["http://127.0.0.1:8898"] } } }), "networks.devnet.rpcUrls"],
+    [JSON.stringify({ networks: { devnet: { solana: { rpcProbeMs: 10 } } } }), "networks.devnet.solana.rpcProbeMs"],
     [JSON.stringify({ networks: { devnet: { solana: { commitment: "max" } } } }), "networks.devnet.solana.commitment"],
     [JSON.stringify({ networks: { devnet: { solana: { computeUnitMargin: 0.5 } } } }), "networks.devnet.solana.computeUnitMargin"],
     [JSON.stringify({ networks: { devnet: { solana: { lamportsPerUnit: { EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v: 0.005 } } } } }), "networks.devnet.solana.lamportsPerUnit"],

@@ -165,8 +165,8 @@ function section(key: string, v: unknown): Obj {
 }
 
 function applyNetwork(key: string, base: NetworkConfig, raw: Obj): NetworkConfig {
-  rejectUnknown(key, raw, ["enabled", "backend", "programId", "pools", "rpcUrl", "wsUrl", "solana"]);
-  const out: NetworkConfig = { ...base, solana: { ...base.solana, lamportsPerUnit: { ...base.solana.lamportsPerUnit } } };
+  rejectUnknown(key, raw, ["enabled", "backend", "programId", "pools", "rpcUrl", "rpcUrls", "wsUrl", "solana"]);
+  const out: NetworkConfig = { ...base, rpcUrls: [...base.rpcUrls], solana: { ...base.solana, lamportsPerUnit: { ...base.solana.lamportsPerUnit } } };
   if (raw.enabled !== undefined) out.enabled = bool(`${key}.enabled`, raw.enabled);
   if (raw.backend !== undefined) {
     if (raw.backend !== "sandbox" && raw.backend !== "solana") {
@@ -179,7 +179,21 @@ function applyNetwork(key: string, base: NetworkConfig, raw: Obj): NetworkConfig
     if (!Array.isArray(raw.pools)) throw new ConfigError(`${key}.pools`, "must be an array of mint addresses");
     out.pools = raw.pools.map((m, i) => pubkey(`${key}.pools[${i}]`, m));
   }
-  if (raw.rpcUrl !== undefined) out.rpcUrl = rpcUrl(`${key}.rpcUrl`, raw.rpcUrl, ["http:", "https:"]);
+  if (raw.rpcUrl !== undefined && raw.rpcUrls !== undefined) throw new ConfigError(`${key}.rpcUrls`, "and rpcUrl are both set: list every endpoint in rpcUrls");
+  if (raw.rpcUrl !== undefined) {
+    out.rpcUrl = rpcUrl(`${key}.rpcUrl`, raw.rpcUrl, ["http:", "https:"]);
+    out.rpcUrls = out.rpcUrl ? [out.rpcUrl] : [];
+  }
+  if (raw.rpcUrls !== undefined) {
+    if (!Array.isArray(raw.rpcUrls) || raw.rpcUrls.length === 0) throw new ConfigError(`${key}.rpcUrls`, "must be a non-empty list of http(s) URLs");
+    out.rpcUrls = raw.rpcUrls.map((u, i) => {
+      const s = rpcUrl(`${key}.rpcUrls[${i}]`, u, ["http:", "https:"]);
+      if (s === null) throw new ConfigError(`${key}.rpcUrls[${i}]`, "must be an http(s) URL");
+      return s;
+    });
+    if (new Set(out.rpcUrls).size !== out.rpcUrls.length) throw new ConfigError(`${key}.rpcUrls`, "lists the same URL twice");
+    out.rpcUrl = out.rpcUrls[0]!;
+  }
   if (raw.wsUrl !== undefined) out.wsUrl = rpcUrl(`${key}.wsUrl`, raw.wsUrl, ["ws:", "wss:"]);
   out.solana = applySolana(`${key}.solana`, out.solana, section(`${key}.solana`, raw.solana));
   return out;
@@ -202,6 +216,7 @@ function applySolana(key: string, base: SolanaNetworkConfig, raw: Obj): SolanaNe
     "maxAttempts",
     "rebroadcastMs",
     "rpcTimeoutMs",
+    "rpcProbeMs",
     "maxSlotLag",
     "minFeePayerLamports",
     "maxIndexerLagSec",
@@ -227,6 +242,7 @@ function applySolana(key: string, base: SolanaNetworkConfig, raw: Obj): SolanaNe
   if (raw.maxAttempts !== undefined) out.maxAttempts = int(`${key}.maxAttempts`, raw.maxAttempts, 1, 20);
   if (raw.rebroadcastMs !== undefined) out.rebroadcastMs = int(`${key}.rebroadcastMs`, raw.rebroadcastMs, 50, 60_000);
   if (raw.rpcTimeoutMs !== undefined) out.rpcTimeoutMs = int(`${key}.rpcTimeoutMs`, raw.rpcTimeoutMs, 100, 120_000);
+  if (raw.rpcProbeMs !== undefined) out.rpcProbeMs = int(`${key}.rpcProbeMs`, raw.rpcProbeMs, 100, 600_000);
   if (raw.maxSlotLag !== undefined) out.maxSlotLag = int(`${key}.maxSlotLag`, raw.maxSlotLag, 1, 1_000_000);
   if (raw.minFeePayerLamports !== undefined) out.minFeePayerLamports = lamports(`${key}.minFeePayerLamports`, raw.minFeePayerLamports);
   if (raw.maxIndexerLagSec !== undefined) out.maxIndexerLagSec = int(`${key}.maxIndexerLagSec`, raw.maxIndexerLagSec, 1, 86_400);
@@ -253,7 +269,7 @@ function checkSolanaNetworks(cfg: RelayConfig): void {
   for (const n of NETWORKS) {
     const net = cfg.networks[n];
     if (!net.enabled || net.backend !== "solana") continue;
-    if (!net.rpcUrl) throw new ConfigError(`networks.${n}.rpcUrl`, `is required when backend is "solana"`);
+    if (!net.rpcUrls.length) throw new ConfigError(`networks.${n}.rpcUrl`, `(or rpcUrls) is required when backend is "solana"`);
   }
 }
 
@@ -415,7 +431,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { defaultDataDir?: stri
 export function describeConfig(cfg: RelayConfig): string {
   const nets = NETWORKS.map((n) => {
     const c = cfg.networks[n];
-    const rpc = c.enabled && c.backend === "solana" && c.rpcUrl ? ` rpc=${redactUrl(c.rpcUrl)} commitment=${c.solana.commitment}` : "";
+    const rpc = c.enabled && c.backend === "solana" && c.rpcUrls.length ? ` rpc=${c.rpcUrls.map(redactUrl).join(",")} commitment=${c.solana.commitment}` : "";
     return `${n}=${c.enabled ? c.backend : "disabled"} program=${c.programId} pools=${c.pools.length}${rpc}`;
   }).join("; ");
   const limits = cfg.rateLimits.enabled

@@ -11,7 +11,15 @@ export interface NetworkConfig {
   programId: string;
   /** Pools (mints) opened at start; the sandbox also opens a pool on its first deposit. */
   pools: string[];
+  /** The first of rpcUrls (kept for the places that name one endpoint). */
   rpcUrl: string | null;
+  /**
+   * JSON-RPC endpoints of the cluster, in order of preference: requests go to
+   * the healthiest and fail over to the next (adapters/chain-solana/rpc-failover.ts).
+   * The file may give `rpcUrls` (a list) or `rpcUrl` (one).
+   */
+  rpcUrls: string[];
+  /** Websocket endpoint of the first RPC endpoint (subscriptions). */
   wsUrl: string | null;
   /** Settings of a `solana` network (ignored by the sandbox). */
   solana: SolanaNetworkConfig;
@@ -34,6 +42,8 @@ export interface SolanaNetworkConfig {
   rebroadcastMs: number;
   /** Per RPC request. */
   rpcTimeoutMs: number;
+  /** How often every RPC endpoint is probed (getSlot) for health, latency and slot lag. */
+  rpcProbeMs: number;
   /** Health: the node must be within this many slots of the cluster. */
   maxSlotLag: number;
   /** Health: fee-payer balance below this (lamports) is red. */
@@ -207,6 +217,7 @@ const sandboxNetwork = (): NetworkConfig => ({
   rpcUrl: null,
   wsUrl: null,
   solana: defaultSolanaConfig(),
+  rpcUrls: [],
 });
 
 export const WRAPPED_SOL_MINT = "So11111111111111111111111111111111111111112";
@@ -223,6 +234,7 @@ export function defaultSolanaConfig(): SolanaNetworkConfig {
     rpcTimeoutMs: 10_000,
     maxSlotLag: 150,
     minFeePayerLamports: 10_000_000n,
+    rpcProbeMs: 5000,
     maxIndexerLagSec: 120,
     pollMs: 2000,
     lamportsPerUnit: { [WRAPPED_SOL_MINT]: "1" },

@@ -1,3 +1,4 @@
+import type { RpcEndpointStatus } from "../../src-shared/admin-api";
 import type { Network } from "../../src-shared/networks";
 import type { DepositStatus } from "../core/revert/rules";
 import type { SwapQuote } from "../core/swap/quote";
@@ -148,4 +149,6 @@ export interface ChainBackend {
    */
   revertDeposit(r: RevertSubmission): Promise<RevertResult>;
   health(): Promise<HealthCheck[]>;
+  /** A backend on RPC endpoints: each endpoint's state (URLs as origins only). */
+  rpcEndpoints?(): RpcEndpointStatus[];
 }

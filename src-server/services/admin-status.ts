@@ -88,6 +88,7 @@ export class AdminStatus {
         sandbox: c.kind === "sandbox",
         programId: d.config.networks[c.network].programId,
         faults: d.faults.isSandbox(c.network) ? { chainDown: d.faults.isChainDown(c.network) } : null,
+        rpcEndpoints: c.rpcEndpoints ? c.rpcEndpoints() : null,
       })),
       store: {
         ok: !stats.failure,

@@ -10,6 +10,7 @@ import { formatClock, formatUptime } from "../../lib/format";
 import { ChecksList } from "./ChecksList";
 import { DesktopFacts } from "./DesktopFacts";
 import { NetworksPanel } from "./NetworksPanel";
+import { RpcEndpointsPanel } from "./RpcEndpointsPanel";
 import { IndexerPanel, RateLimitsPanel, StorePanel } from "./DetailPanels";
 
 export function HealthPage() {
@@ -51,6 +52,7 @@ export function HealthPage() {
           ) : null}
           <Facts detail={data} />
           <NetworksPanel networks={data.networks} />
+          <RpcEndpointsPanel networks={data.networks} />
           <section className="panel" aria-labelledby="checks-title">
             <h2 id="checks-title">Checks</h2>
             {data.checks.length === 0 ? (

@@ -51,6 +51,7 @@ function config(over: Partial<NetworkConfig["solana"]> = {}): NetworkConfig {
     programId: PROGRAM,
     pools: [MINT, USDC],
     rpcUrl: "https://rpc.example.com/secret-key?api-key=hunter2",
+    rpcUrls: ["https://rpc.example.com/secret-key?api-key=hunter2"],
     wsUrl: null,
     solana: { ...defaultSolanaConfig(), rebroadcastMs: 20, ...over },
   };

@@ -8,6 +8,7 @@ import { AddressLookupTableAccount, PublicKey, TransactionInstruction, type Fina
 import { Buffer } from "buffer";
 import type { FieldHasher } from "../../../src-shared/crypto/hasher";
 import { encodeBase58, parseSignature } from "../../../src-shared/encoding/base58";
+import type { RpcEndpointStatus } from "../../../src-shared/admin-api";
 import type { Network } from "../../../src-shared/networks";
 import { redactUrl } from "../../../src-shared/redact-url";
 import {
@@ -67,6 +68,7 @@ import { fetchDepositEventsPage } from "./deposit-history";
 import { LAMPORTS_PER_SIGNATURE } from "./fee-policy";
 import { LandingEngine, type LandingOutcome, type LandingTiming, type Refusal } from "./landing-engine";
 import { createSolanaRpc, type SolanaRpc } from "./rpc";
+import { FailoverRpc } from "./rpc-failover";
 import { JUPITER_V6_PROGRAM_ID, checkBalances, checkRoute, relayerTokenAmount } from "./swap-guard";
 
 /** Where a swap leg's instructions come from: Jupiter's POST /swap-instructions (JupiterSwapApi). */
@@ -169,7 +171,7 @@ export class SolanaChain implements ChainBackend {
     this.programId = cfg.programId;
     this.programKey = new PublicKey(cfg.programId);
     this.finality = cfg.solana.commitment === "finalized" ? "finalized" : "confirmed";
-    this.where = cfg.rpcUrl ? redactUrl(cfg.rpcUrl) : "(no rpcUrl)";
+    this.where = cfg.rpcUrls.length > 1 ? `${cfg.rpcUrls.length} endpoints` : cfg.rpcUrl ? redactUrl(cfg.rpcUrl) : "(no rpcUrl)";
     this.nowSec = opts.nowSec ?? (() => Math.floor(Date.now() / 1000));
     this.swapSource = opts.swapInstructions ?? null;
     this.swapPrograms = new Set(opts.swapPrograms ?? [JUPITER_V6_PROGRAM_ID]);
@@ -189,7 +191,7 @@ export class SolanaChain implements ChainBackend {
     opts: SolanaChainOptions & { rpc?: SolanaRpc } = {},
   ): Promise<SolanaChain> {
     if (!cfg.rpcUrl) throw new Error(`networks.${network}.rpcUrl is required for the solana backend`);
-    const where = redactUrl(cfg.rpcUrl);
+    const where = cfg.rpcUrls.length > 1 ? `any of ${cfg.rpcUrls.map(redactUrl).join(", ")}` : redactUrl(cfg.rpcUrl);
     const s = cfg.solana;
     const rpc = opts.rpc ?? createSolanaRpc({ rpcUrl: cfg.rpcUrl, wsUrl: cfg.wsUrl, commitment: s.commitment, rpcTimeoutMs: s.rpcTimeoutMs });
     let version: string;
@@ -210,6 +212,10 @@ export class SolanaChain implements ChainBackend {
     if (!program) throw new Error(`networks.${network}: program ${cfg.programId} does not exist on the cluster at ${where}; check networks.${network}.programId`);
     if (!program.executable) throw new Error(`networks.${network}: account ${cfg.programId} on the cluster at ${where} is not an executable program; check networks.${network}.programId`);
     log(`${network}: solana RPC ${where} (solana-core ${version}, slot ${slot}), pool program ${cfg.programId}, relayer ${signer.address}`);
+    if (rpc instanceof FailoverRpc) {
+      await rpc.probe();
+      for (const e of rpc.endpoints()) log(`${network}: rpc ${e.url}: ${e.healthy ? `healthy at slot ${e.slot}` : `unhealthy (${e.lastError ?? "behind"}); requests go to the others until it recovers`}`);
+    }
     return new SolanaChain(network, cfg, rpc, signer, hasher, log, opts);
   }
 
@@ -588,6 +594,10 @@ export class SolanaChain implements ChainBackend {
 
   // ------------------------------------------------------------------ health
 
+  rpcEndpoints(): RpcEndpointStatus[] {
+    return this.rpc instanceof FailoverRpc ? this.rpc.endpoints() : [];
+  }
+
   async health(): Promise<HealthCheck[]> {
     return Promise.all([this.chainCheck(), this.feePayerCheck()]);
   }
@@ -597,7 +607,10 @@ export class SolanaChain implements ChainBackend {
     const max = this.cfg.solana.maxSlotLag;
     try {
       const [h, slot] = await Promise.all([this.rpc.getHealth(), this.rpc.getSlot(this.cfg.solana.commitment)]);
-      if (h.ok) return { name, ok: true, detail: `solana RPC ${this.where} at slot ${slot}${h.unsupported ? " (no getHealth)" : ""}` };
+      const eps = this.rpc instanceof FailoverRpc ? this.rpc.endpoints() : [];
+      const down = eps.filter((e) => !e.healthy);
+      const endpoints = eps.length > 1 ? `; ${eps.length - down.length} of ${eps.length} endpoints healthy${down.length ? ` (down: ${down.map((e) => e.url).join(", ")})` : ""}` : "";
+      if (h.ok) return { name, ok: true, detail: `solana RPC ${this.where} at slot ${slot}${h.unsupported ? " (no getHealth)" : ""}${endpoints}` };
       if (h.behindBySlots !== null) {
         const ok = h.behindBySlots <= max;
         return { name, ok, detail: `solana RPC ${this.where} at slot ${slot}, ${h.behindBySlots} slots behind the cluster (max ${max})` };

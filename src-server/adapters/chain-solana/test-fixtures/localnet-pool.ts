@@ -117,6 +117,7 @@ export async function startFixturePool(): Promise<FixturePool> {
       programId: PROGRAM,
       pools: [MINT],
       rpcUrl: validator.rpcUrl,
+      rpcUrls: [validator.rpcUrl],
       wsUrl: validator.wsUrl,
       solana: { ...defaultSolanaConfig(), rebroadcastMs: 150, rpcTimeoutMs: 2_000, lamportsPerUnit: { [MINT]: "1" }, ...solana },
     }),
