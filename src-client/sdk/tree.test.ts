@@ -5,7 +5,7 @@ import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
 import { bigIntToBytes32, bytesToBigInt } from "../../src-shared/encoding/field";
 import { RelayClient } from "./http";
 import { createNote, withDeposit, type DepositNote } from "./note";
-import { getNoteProof, leafIndexBits, rootFromPath } from "./tree";
+import { getNoteProof, leafIndexBits, pathFromLeaves, rootFromPath } from "./tree";
 
 const WSOL = "So11111111111111111111111111111111111111112";
 const DEPTH = 32;
@@ -114,5 +114,21 @@ describe("getNoteProof", () => {
 
   it("needs a leaf: a failed or unsent deposit has none", async () => {
     expect(await getNoteProof(fakeRelay([1n]), await depositedNote(null), { hasher })).toMatchObject({ ok: false, error: { kind: "no-leaf" } });
+  });
+});
+
+describe("pathFromLeaves", () => {
+  it("gives circomlibjs's root and path for every leaf of 1, 2, 5 and 9 leaves, with the leaf's direction bits", () => {
+    for (const n of [1, 2, 5, 9]) {
+      const leaves = Array.from({ length: n }, (_, i) => BigInt(1000 + 7 * i));
+      for (let i = 0; i < n; i++) {
+        const ref = reference(leaves, i);
+        const got = pathFromLeaves(hasher, leaves.map((x) => bigIntToBytes32(x)), i);
+        expect(bytesToBigInt(got.root)).toBe(ref.root);
+        expect(got.path.map(bytesToBigInt)).toEqual(ref.path);
+        expect(got.indices).toEqual(leafIndexBits(i));
+      }
+    }
+    expect(() => pathFromLeaves(hasher, [bigIntToBytes32(1n)], 1)).toThrow(RangeError);
   });
 });
