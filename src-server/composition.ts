@@ -7,7 +7,7 @@ import { NETWORKS, type Network } from "../src-shared/networks";
 import { nullifierAddress, treeAddress } from "../src-shared/solana/pda";
 import { SandboxChain } from "./adapters/chain-sandbox/sandbox-chain";
 import { solanaPoolSubscriber, type MintSubscribe } from "./adapters/chain-solana/follower-subscribe";
-import { createSolanaRpc } from "./adapters/chain-solana/rpc";
+import { createFailoverRpc, type FailoverRpc } from "./adapters/chain-solana/rpc-failover";
 import { SolanaChain } from "./adapters/chain-solana/solana-chain";
 import { FileSecretStore } from "./adapters/keys/file-secret-store";
 import { loadOrCreateSigner, readKeypairFile } from "./adapters/keys/keypair-file";
@@ -141,6 +141,7 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
   const sandboxes = new Map<Network, SandboxChain>();
   const solanaNetworks = new Map<Network, FollowedNetwork>();
   const subscribers = new Map<Network, MintSubscribe>();
+  const rpcs: FailoverRpc[] = [];
   for (const n of NETWORKS) {
     const net = config.networks[n];
     if (!net.enabled) continue;
@@ -148,13 +149,24 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
       // DESIGN §2: a solana network starts only when its RPC answers and the program is deployed.
       // Its fee payer: the operator's keypair file, refused when others can read it (only its address is logged).
       const signer = net.solana.relayerKeypairPath ? readKeypairFile(net.solana.relayerKeypairPath) : relayer;
-      const rpc = createSolanaRpc({ rpcUrl: net.rpcUrl!, wsUrl: net.wsUrl, commitment: net.solana.commitment, rpcTimeoutMs: net.solana.rpcTimeoutMs, log: (line) => log(`${n}: ${line}`) });
+      // Every configured endpoint behind one failover (healthiest first, broadcast of transactions).
+      const rpc = createFailoverRpc({
+        rpcUrls: net.rpcUrls,
+        wsUrl: net.wsUrl,
+        commitment: net.solana.commitment,
+        rpcTimeoutMs: net.solana.rpcTimeoutMs,
+        rpcProbeMs: net.solana.rpcProbeMs,
+        maxSlotLag: net.solana.maxSlotLag,
+        log: (line) => log(`${n}: ${line}`),
+      });
+      rpcs.push(rpc);
       let chain: SolanaChain;
       try {
         // relay_swap lands the withdrawal and Jupiter's swap in one transaction: the chain asks Jupiter for the swap's instructions.
         chain = await SolanaChain.connect(n, net, signer, hasher, log, { rpc, swapInstructions: new JupiterSwapApi(config.jupiter), swapPrograms: config.jupiter.programIds });
       } catch (e) {
         // Start-up fails whole: nothing keeps the data dir locked or the workers running.
+        for (const r of rpcs) r.close();
         sanctions.stop();
         await verifier.close();
         await db.close();
@@ -318,6 +330,7 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
     revertStore,
     swapVenues,
     close: async () => {
+      for (const r of rpcs) r.close();
       sanctions.stop();
       await follower.stop();
       try {
