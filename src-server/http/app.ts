@@ -15,7 +15,7 @@ import type { SwapRoutingService } from "../services/swap-routing";
 import type { RevertService } from "../services/revert-deposit";
 import { relayRoutes } from "./routes/relay";
 import { swapRoutes } from "./routes/swap";
-import { RateLimits } from "./middleware/rate-limit";
+import { RateLimits, type ClientIdentity } from "./middleware/rate-limit";
 import { authRoutes } from "./routes/auth";
 import { complianceRoutes } from "./routes/compliance";
 import { indexerRoutes } from "./routes/indexer";
@@ -61,12 +61,13 @@ export function createApp(deps: AppDeps): RelayApp {
   app.set("trust proxy", deps.config.http.trustProxy);
   app.set("etag", false);
 
-  // DESIGN §4: the authenticated wallet when a valid token is sent (header, or the path's {id}), else the client address.
-  const clientKey = (req: Request): string => {
-    const wallet = deps.auth.walletOf(req.get("x-api-auth") ?? req.params?.id);
-    return wallet ? `w:${wallet}` : `ip:${req.ip ?? "unknown"}`;
+  // docs/security.md, "Rate limits": every request is counted by its client address (req.ip, after the
+  // proxies http.trustProxy names), and also by the wallet of a valid token (header, or the path's {id}).
+  const identity: ClientIdentity = {
+    ip: (req: Request) => req.ip ?? req.socket.remoteAddress ?? "unknown",
+    wallet: (req: Request) => deps.auth.walletOf(req.get("x-api-auth") ?? req.params?.id),
   };
-  const limits = new RateLimits(deps.config.rateLimits, clientKey);
+  const limits = new RateLimits(deps.config.rateLimits, identity, deps.config.auth.tokenTtlSec);
 
   // Loopback safety (docs/security.md): a DNS-rebound page is refused by its Host, and a
   // cross-origin "simple" request (text/plain, form) cannot deliver a body: bodies must be JSON.

@@ -12,7 +12,13 @@ export interface LoginInput {
   message: number;
 }
 
-export type LoginError = { kind: "InvalidSignature" } | { kind: "MessageTooOld"; reason: string };
+export type LoginError = { kind: "InvalidSignature" } | { kind: "MessageTooOld"; reason: string } | { kind: "TooManyTokens"; retryAfterSec: number; reason: string };
+
+/**
+ * The caller's token caps (per client address, per wallet): asked once the login is
+ * proven and fresh, just before its token is issued; null lets it through (and counts it).
+ */
+export type TokenAdmission = (wallet: string) => { retryAfterSec: number; reason: string } | null;
 
 export interface AuthSettings extends LoginWindow {
   tokenTtlSec: number;
@@ -29,7 +35,7 @@ export class AuthService {
     private readonly nowSec: () => number = () => Math.floor(Date.now() / 1000),
   ) {}
 
-  async login(input: LoginInput): Promise<Result<{ id: string }, LoginError>> {
+  async login(input: LoginInput, admit: TokenAdmission = () => null): Promise<Result<{ id: string }, LoginError>> {
     // The signature is checked first: an unsigned request learns nothing about timing or replay state.
     if (!verifyEd25519(loginMessage(input.message), input.signature, input.walletBytes)) return err({ kind: "InvalidSignature" });
     const now = this.nowSec();
@@ -38,6 +44,9 @@ export class AuthService {
     // Remembered until the timestamp leaves the window; after that the age check refuses it anyway.
     const fresh = await this.store.consumeLogin(input.wallet, input.message, input.message + this.settings.maxAgeSec + 1);
     if (!fresh) return err({ kind: "MessageTooOld", reason: "this signed timestamp was already used" });
+    // Checked and counted with no await before the token is saved: concurrent logins cannot both pass a full cap.
+    const refused = admit(input.wallet);
+    if (refused) return err({ kind: "TooManyTokens", ...refused });
     const id = randomUUID();
     await this.store.saveToken({ id, wallet: input.wallet, expiresAt: now + this.settings.tokenTtlSec }, now);
     await this.maybePrune(now);

@@ -26,7 +26,7 @@ function postFrom(localAddress: string, url: string): Promise<number> {
   });
 }
 
-describe("per-endpoint rate limits (spec table, DESIGN §4)", () => {
+describe("per-endpoint rate limits (spec table; docs/security.md)", () => {
   it("refuses the 61st get_merkle in a minute with 429, Retry-After and RateLimit headers; other clients are unaffected", async () => {
     const url = `${relay.url}/get_merkle/${USDC}/32/mainnet`;
     for (let i = 1; i <= 60; i++) {
@@ -45,11 +45,11 @@ describe("per-endpoint rate limits (spec table, DESIGN §4)", () => {
     // Another IP is another client.
     expect(await postFrom("127.0.0.2", url)).toBe(200);
 
-    // An authenticated wallet is counted by its wallet, not the shared IP.
+    // A token does not take a request out of its address's count (docs/security.md, "Rate limits").
     const w = newWallet();
     const t = Math.floor(Date.now() / 1000);
     const { id } = (await post(`${relay.url}/login`, { wallet: w.address, signature: w.sign(String(t)), message: t })).json as { id: string };
-    expect((await post(url, undefined, { "x-api-auth": id })).status).toBe(200);
+    expect((await post(url, undefined, { "x-api-auth": id })).status).toBe(429);
 
     // Limits are per endpoint: get_node (120/min) still answers this IP.
     expect((await post(`${relay.url}/get_node/${USDC}/32/1/mainnet`)).status).toBe(200);

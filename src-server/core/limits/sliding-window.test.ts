@@ -31,4 +31,15 @@ describe("SlidingWindowLimiter", () => {
     l.take("x", 5000);
     expect((l as unknown as { rings: Map<string, unknown> }).rings.size).toBe(1);
   });
+
+  it("peek answers what take would, without counting", () => {
+    const l = new SlidingWindowLimiter(2, 10_000);
+    expect(l.peek("a", 0)).toMatchObject({ allowed: true, remaining: 2 });
+    l.take("a", 0);
+    l.take("a", 1000);
+    expect(l.peek("a", 2000)).toEqual({ allowed: false, limit: 2, remaining: 0, resetSec: 8 });
+    expect(l.peek("a", 10_000)).toMatchObject({ allowed: true, remaining: 1 });
+    expect(l.take("a", 10_000).allowed).toBe(true);
+    expect(l.peek("a", 10_000).allowed).toBe(false);
+  });
 });

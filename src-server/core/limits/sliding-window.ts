@@ -22,6 +22,20 @@ export class SlidingWindowLimiter {
     readonly windowMs: number,
   ) {}
 
+  /** What `take` would answer now, without counting anything. */
+  peek(key: string, now: number): LimitDecision {
+    const ring = this.rings.get(key);
+    if (!ring) return { allowed: true, limit: this.limit, remaining: this.limit, resetSec: Math.max(1, Math.ceil(this.windowMs / 1000)) };
+    let head = ring.head;
+    let count = ring.count;
+    while (count > 0 && ring.times[head]! <= now - this.windowMs) {
+      head = (head + 1) % this.limit;
+      count--;
+    }
+    const resetSec = count > 0 ? Math.max(1, Math.ceil((ring.times[head]! + this.windowMs - now) / 1000)) : Math.max(1, Math.ceil(this.windowMs / 1000));
+    return { allowed: count < this.limit, limit: this.limit, remaining: Math.max(0, this.limit - count), resetSec };
+  }
+
   take(key: string, now: number): LimitDecision {
     this.sweep(now);
     let ring = this.rings.get(key);

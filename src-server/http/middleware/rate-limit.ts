@@ -1,44 +1,146 @@
-import type { Request, RequestHandler } from "express";
+import type { Request, RequestHandler, Response } from "express";
 import { ErrorName } from "../../../src-shared/errors";
-import { SlidingWindowLimiter } from "../../core/limits/sliding-window";
+import { SlidingWindowLimiter, type LimitDecision } from "../../core/limits/sliding-window";
 import type { RateLimitConfig, RateLimitedEndpoint } from "../../config/schema";
+import { clientKeyOf } from "./client-address";
 
-export type ClientKey = (req: Request) => string;
+/** Who a request comes from: its client address (after the trusted proxies), and the wallet of a valid token it carries. */
+export interface ClientIdentity {
+  ip(req: Request): string;
+  wallet(req: Request): string | null;
+}
 
+/** A /login that would take a token over a cap: when to try again. */
+export interface TokenRefusal {
+  retryAfterSec: number;
+  reason: string;
+}
+
+/** Takes a verification slot for the request's client; the release function, or null when the client has too many running. */
+export type VerificationGate = () => (() => void) | null;
+
+/** The decision that tells the client most: a refusal over an allowance; of two, the one that waits longest or leaves fewest. */
+function stricter(a: LimitDecision, b: LimitDecision | null): LimitDecision {
+  if (!b) return a;
+  if (a.allowed !== b.allowed) return a.allowed ? b : a;
+  if (!a.allowed) return a.resetSec >= b.resetSec ? a : b;
+  return a.remaining <= b.remaining ? a : b;
+}
+
+/**
+ * Per-client limits (docs/security.md, "Rate limits"). Every limited request is
+ * counted against its client address; a request carrying a valid token is also
+ * counted against that token's wallet, so minting tokens for fresh wallets buys
+ * nothing (the address is still counted) and a wallet gains nothing from many
+ * addresses. Either count over the limit refuses: 429 with Retry-After and
+ * RateLimit-* headers; relay endpoints answer in the relay result shape.
+ * The limit runs as route middleware, before the handler parses anything or
+ * checks a signature or proof.
+ */
 export class RateLimits {
-  readonly limiters = new Map<RateLimitedEndpoint, SlidingWindowLimiter>();
+  private readonly byIp = new Map<RateLimitedEndpoint, SlidingWindowLimiter>();
+  private readonly byWallet = new Map<RateLimitedEndpoint, SlidingWindowLimiter>();
+  private readonly tokensPerIp: SlidingWindowLimiter;
+  private readonly tokensPerWallet: SlidingWindowLimiter;
+  private readonly verifying = new Map<string, number>();
+  private readonly refusals = new Map<RateLimitedEndpoint, number>();
 
   constructor(
     private readonly config: RateLimitConfig,
-    private readonly clientKey: ClientKey,
+    private readonly identity: ClientIdentity,
+    tokenTtlSec: number,
     private readonly now: () => number = Date.now,
   ) {
     for (const [endpoint, limit] of Object.entries(config.perEndpoint) as [RateLimitedEndpoint, number][]) {
-      this.limiters.set(endpoint, new SlidingWindowLimiter(limit, config.windowSec * 1000));
+      this.byIp.set(endpoint, new SlidingWindowLimiter(limit, config.windowSec * 1000));
+      this.byWallet.set(endpoint, new SlidingWindowLimiter(limit, config.windowSec * 1000));
     }
+    this.tokensPerIp = new SlidingWindowLimiter(config.tokensPerIpPerHour, 3600_000);
+    // A token lives tokenTtlSec, so the tokens issued within that window are the live ones (in memory: a restart forgets them).
+    this.tokensPerWallet = new SlidingWindowLimiter(config.liveTokensPerWallet, tokenTtlSec * 1000);
+  }
+
+  get enabled(): boolean {
+    return this.config.enabled;
   }
 
   /**
-   * DESIGN §4: per endpoint and client, sliding window; 429 with Retry-After
-   * and RateLimit-* headers; relay endpoints answer in the relay result shape.
+   * `scope` "ip" counts the address only: /login, whose token is not issued yet
+   * (and whose body's wallet is unproven until its signature is checked).
    */
-  middleware(endpoint: RateLimitedEndpoint, shape: "relay" | "plain" = "plain"): RequestHandler {
-    const limiter = this.limiters.get(endpoint)!;
-    const policy = `${limiter.limit};w=${this.config.windowSec}`;
+  middleware(endpoint: RateLimitedEndpoint, shape: "relay" | "plain" = "plain", scope: "ip+wallet" | "ip" = "ip+wallet"): RequestHandler {
+    const ipLimiter = this.byIp.get(endpoint)!;
+    const walletLimiter = this.byWallet.get(endpoint)!;
+    const policy = `${ipLimiter.limit};w=${this.config.windowSec}`;
     return (req, res, next) => {
       if (!this.config.enabled) return next();
-      const d = limiter.take(this.clientKey(req), this.now());
+      const now = this.now();
+      const byIp = ipLimiter.take(`ip:${clientKeyOf(this.identity.ip(req))}`, now);
+      const wallet = scope === "ip+wallet" ? this.identity.wallet(req) : null;
+      const byWallet = wallet ? walletLimiter.take(`w:${wallet}`, now) : null;
+      const d = stricter(byIp, byWallet);
       res.setHeader("RateLimit-Policy", policy);
       res.setHeader("RateLimit-Limit", String(d.limit));
       res.setHeader("RateLimit-Remaining", String(d.remaining));
       res.setHeader("RateLimit-Reset", String(d.resetSec));
       if (d.allowed) return next();
-      res.setHeader("Retry-After", String(d.resetSec));
-      res.status(429).json(shape === "relay" ? { status: 429, error: ErrorName.RateLimited } : { error: ErrorName.RateLimited });
+      this.refusals.set(endpoint, (this.refusals.get(endpoint) ?? 0) + 1);
+      refuse(res, d.resetSec, shape);
+    };
+  }
+
+  /**
+   * The token caps of a /login from this request's address: called once the
+   * signature and timestamp are good and just before a token is issued (so a
+   * forged login for someone else's wallet cannot use up that wallet's tokens).
+   * Counts the token when it answers null.
+   */
+  tokenGate(req: Request): (wallet: string) => TokenRefusal | null {
+    const ip = `ip:${clientKeyOf(this.identity.ip(req))}`;
+    return (wallet) => {
+      if (!this.config.enabled) return null;
+      const now = this.now();
+      const a = this.tokensPerIp.peek(ip, now);
+      if (!a.allowed) return { retryAfterSec: a.resetSec, reason: `this address was issued ${a.limit} tokens in the last hour` };
+      const b = this.tokensPerWallet.peek(wallet, now);
+      if (!b.allowed) return { retryAfterSec: b.resetSec, reason: `this wallet holds ${b.limit} live tokens; use one of them` };
+      this.tokensPerIp.take(ip, now);
+      this.tokensPerWallet.take(wallet, now);
+      return null;
+    };
+  }
+
+  /**
+   * At most `verificationsPerIp` proof verifications running or queued per client
+   * address: one address cannot fill the verifier's queue for everyone.
+   */
+  verificationGate(req: Request): VerificationGate {
+    const ip = clientKeyOf(this.identity.ip(req));
+    return () => {
+      if (!this.config.enabled) return () => {};
+      const n = this.verifying.get(ip) ?? 0;
+      if (n >= this.config.verificationsPerIp) return null;
+      this.verifying.set(ip, n + 1);
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        const left = (this.verifying.get(ip) ?? 1) - 1;
+        if (left <= 0) this.verifying.delete(ip);
+        else this.verifying.set(ip, left);
+      };
     };
   }
 
   stats(): { endpoint: string; hits: number; refusals: number }[] {
-    return [...this.limiters].map(([endpoint, l]) => ({ endpoint, hits: l.hits, refusals: l.refusals }));
+    // Every limited request is counted by address; a refusal by either count is one refusal.
+    return [...this.byIp].map(([endpoint, l]) => ({ endpoint, hits: l.hits, refusals: this.refusals.get(endpoint) ?? 0 }));
   }
+}
+
+/** 429 RateLimited with Retry-After, in the endpoint's shape. */
+export function refuse(res: Response, retryAfterSec: number, shape: "relay" | "plain", message?: string): void {
+  res.setHeader("Retry-After", String(retryAfterSec));
+  const body = message === undefined ? { error: ErrorName.RateLimited } : { error: ErrorName.RateLimited, message };
+  res.status(429).json(shape === "relay" ? { status: 429, ...body } : body);
 }

@@ -1,6 +1,7 @@
 import type { RequestHandler } from "express";
 import { ErrorName } from "../../../../src-shared/errors";
 import { SlidingWindowLimiter } from "../../../core/limits/sliding-window";
+import { clientKeyOf } from "../../middleware/client-address";
 import { sendError } from "../../respond";
 
 /** Failed sign-ins allowed per client address and minute before 429 (a 256-bit token needs no more). */
@@ -19,7 +20,9 @@ export function requireOperator(verify: (token: string) => boolean, now: () => n
   const blocked = new Map<string, number>();
   return (req, res, next) => {
     res.setHeader("Cache-Control", "no-store");
-    const client = req.ip ?? "unknown";
+    // The client address after the trusted proxies only (http.trustProxy), an IPv6 client by its /64:
+    // a forged X-Forwarded-For does not make a new client.
+    const client = clientKeyOf(req.ip ?? req.socket.remoteAddress);
     const until = blocked.get(client);
     if (until !== undefined && until > now()) {
       res.setHeader("Retry-After", String(Math.ceil((until - now()) / 1000)));

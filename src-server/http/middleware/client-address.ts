@@ -1,0 +1,45 @@
+import { isIP } from "node:net";
+
+/** Expands an IPv6 address (without zone) into its eight 16-bit groups; null when it is not one. */
+function ipv6Groups(ip: string): number[] | null {
+  let text = ip;
+  const groups: number[] = [];
+  // An embedded IPv4 tail (::ffff:1.2.3.4, 64:ff9b::1.2.3.4) is two groups.
+  const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  let tail: number[] = [];
+  if (v4) {
+    const o = v4[1]!.split(".").map(Number);
+    tail = [(o[0]! << 8) | o[1]!, (o[2]! << 8) | o[3]!];
+    text = text.slice(0, -v4[1]!.length);
+    if (text.endsWith(":") && !text.endsWith("::")) text = text.slice(0, -1);
+  }
+  const halves = text.split("::");
+  if (halves.length > 2) return null;
+  const parse = (s: string): number[] => (s === "" ? [] : s.split(":").map((h) => parseInt(h, 16)));
+  const head = parse(halves[0]!);
+  const rest = halves.length === 2 ? parse(halves[1]!) : [];
+  const missing = 8 - head.length - rest.length - tail.length;
+  if (missing < 0 || (halves.length === 1 && missing !== 0)) return null;
+  groups.push(...head, ...Array<number>(halves.length === 2 ? missing : 0).fill(0), ...rest, ...tail);
+  return groups.length === 8 && groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff) ? groups : null;
+}
+
+/**
+ * The key one client is counted under (docs/security.md, "Client address"): an
+ * IPv4 address as is (also when the socket reports it IPv4-mapped,
+ * `::ffff:1.2.3.4`); an IPv6 address by its /64, the block one subscriber or
+ * one host is given, so rotating through addresses of one's own /64 is still
+ * one client. Anything else (no address) is one shared key.
+ */
+export function clientKeyOf(ip: string | undefined): string {
+  if (!ip) return "unknown";
+  const bare = ip.split("%")[0]!;
+  const family = isIP(bare);
+  if (family === 4) return bare;
+  if (family !== 6) return "unknown";
+  const g = ipv6Groups(bare.toLowerCase());
+  if (!g) return bare.toLowerCase();
+  // IPv4-mapped: the IPv4 address.
+  if (g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff) return `${g[6]! >> 8}.${g[6]! & 0xff}.${g[7]! >> 8}.${g[7]! & 0xff}`;
+  return `${g.slice(0, 4).map((x) => x.toString(16)).join(":")}::/64`;
+}
