@@ -21,7 +21,7 @@ import { runCli } from "./run";
  * The README's localnet walk-through, as a user types it: the local validator
  * with the demo setup (`npm run localnet -- --demo <dir>`: the SBF pool program
  * in LiteSVM, wSOL and USDC pools), the relay started on the config it writes,
- * and the CLI: keygen, airdrop --rpc, deposit --rpc, relay, swap-pool --rpc,
+ * and the CLI: keygen, airdrop --rpc, deposit --rpc, relay --rpc, swap-pool --rpc,
  * relay --swap-to, and a failed deposit reverted through the relay. Balances
  * are read from the chain.
  */
@@ -113,8 +113,11 @@ describe("relay-cli against a relay on the local validator", () => {
     const vault = await chainConnection(rpc).getTokenAccountBalance(new PublicKey(poolVaultAddress(DEFAULT_POOL_PROGRAM_ID, USDC)));
     expect(vault.value.amount).toBe(DEPOSIT.toString());
 
-    const r = await run("relay", "--keypair", "wallet.json", "--note", "alice.json", "--recipient", bob, "--json");
+    // As the README: a throwaway login wallet, and the path read from the chain.
+    await address("login.json");
+    const r = await run("relay", "--keypair", "login.json", "--rpc", rpc, "--note", "alice.json", "--recipient", bob, "--json");
     expect(r.code, r.err).toBe(0);
+    expect(r.err).toContain("the relay is asked only for its root");
     expect(JSON.parse(r.out)).toMatchObject({ withdrawn: true, fee: FEE.toString(), toRecipient: (DEPOSIT - FEE).toString() });
     expect(await onChain(bob, USDC)).toBe(DEPOSIT - FEE);
     expect((await run("balance", "--rpc", rpc, "--wallet", bob, "--mint", USDC)).out.trim()).toBe((DEPOSIT - FEE).toString());
@@ -125,8 +128,10 @@ describe("relay-cli against a relay on the local validator", () => {
     const pool = await json<{ pool: string }>("swap-pool", "--rpc", rpc, "--mint-a", USDC, "--mint-b", WSOL, "--reserve-a", "1000000000", "--reserve-b", "5000000000");
     expect(pool.pool).toEqual(expect.any(String));
     expect((await run("deposit", "--rpc", rpc, "--keypair", "wallet.json", "--mint", USDC, "--amount", DEPOSIT.toString(), "--note", "carol-note.json")).code).toBe(0);
-    const r = await run("relay", "--keypair", "wallet.json", "--note", "carol-note.json", "--recipient", carol, "--swap-to", WSOL, "--json");
+    // Without --rpc the relay is asked among decoys, and told that this network has a chain to read instead.
+    const r = await run("relay", "--keypair", "login.json", "--note", "carol-note.json", "--recipient", carol, "--swap-to", WSOL, "--json");
     expect(r.code, r.err).toBe(0);
+    expect(r.err).toContain(`the relay runs mainnet on program ${DEFAULT_POOL_PROGRAM_ID}: give --rpc <url>`);
     const out = JSON.parse(r.out) as { swap: { minOut: string; quotedOut: string } };
     const expected = cpOut(DEPOSIT - FEE, 1_000_000_000n, 5_000_000_000n);
     expect(out.swap).toMatchObject({ outputMint: WSOL, quotedOut: expected.toString(), minOut: ((expected * 9950n) / 10_000n).toString() });

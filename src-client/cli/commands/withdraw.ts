@@ -325,6 +325,12 @@ export const relay: CommandSpec = {
       ctx.note(`warning: --keypair is the wallet that made the deposit: the relay sees it log in for this withdrawal (use a fresh one: keygen --out <file>)`);
     }
     describeLookup(ctx, lookup.value);
+    if (lookup.value.kind === "decoys") {
+      // GET /networks is public and names no note: whether this network has a chain the wallet could read instead.
+      const networks = await ctx.client.networks();
+      const bound = networks.ok ? networks.value.find((n) => n.name === note.value.network) : undefined;
+      if (bound && !bound.sandbox) ctx.note(`the relay runs ${note.value.network} on program ${bound.programId}: give --rpc <url> to read the path from the chain and ask the relay nothing about the note`);
+    }
 
     const r = await withdraw(ctx.client, note.value, recipient.value, {
       wallet: kp.value,
