@@ -33,6 +33,9 @@ describe("bench/run.ts --quick", () => {
       line("get_proof HTTP p99 latency", "ms"),
       line("start-up to \"listening on\"", "ms"),
       line("RSS after start", "MB"),
+      line("get_proof p99 while snapshots of the [\\d,]+-leaf store", "ms"),
+      line("event-loop pause during a snapshot", "ms"),
+      line("kill -9 at [\\d,]+ leaves", "restarts"),
     ]) {
       expect(out).toMatch(re);
     }

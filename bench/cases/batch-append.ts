@@ -42,10 +42,10 @@ const batchAppend: BenchCase = {
     const pagedRuns: (PersistTimings & { bytes: number })[] = [];
     const singleRuns: (PersistTimings & { bytes: number })[] = [];
     const fmtRuns: { ms: number; root: string }[] = [];
-    // Diagnostic: the same paged run without the per-leaf signature rows, to show what they cost.
+    // Diagnostic: the same paged run without per-leaf metadata, to show what it costs.
     const bareRuns: (PersistTimings & { bytes: number })[] = [];
     for (let r = 0; r < reps; r++) {
-      log(`repetition ${r + 1}/${reps}: ours in pages of ${INDEXER_PAGE}, fixed-merkle-tree bulk build, ours in one batch, diagnostic without leaf rows (${fmtNum(n)} leaves each)`);
+      log(`repetition ${r + 1}/${reps}: ours in pages of ${INDEXER_PAGE}, fixed-merkle-tree bulk build, ours in one batch, diagnostic without leaf metadata (${fmtNum(n)} leaves each)`);
       pagedRuns.push(await persist(INDEXER_PAGE, leaves));
       gc();
       fmtRuns.push(peer(decimals));
@@ -85,7 +85,7 @@ const batchAppend: BenchCase = {
         peerLabel: "fixed-merkle-tree bulk build",
         peer: peerRate,
         better: "higher",
-        target: { kind: "ratio>=", value: 0.9 },
+        target: { kind: "ratio>=", value: 1.0 },
         detail: `median of ${reps}: ours ${secs(paged.all)} s, peer ${secs(fmt.all)} s`,
       },
       {
@@ -95,7 +95,7 @@ const batchAppend: BenchCase = {
         peerLabel: "fixed-merkle-tree bulk build",
         peer: peerRate,
         better: "higher",
-        target: { kind: "ratio>=", value: 0.9 },
+        target: { kind: "ratio>=", value: 1.0 },
         detail: `median of ${reps}: ours ${secs(single.all)} s, peer ${secs(fmt.all)} s`,
       },
     ];
@@ -104,11 +104,11 @@ const batchAppend: BenchCase = {
     return {
       metrics,
       notes: [
-        `ours = MerkleTree.append + SqlTreeStore.saveAppend (with per-leaf signature/slot rows, as the indexer writes) into a fresh DurableDb, fsync on, timed through close() (final snapshot); open (${fmtNum(paged.openMs)} ms, sql.js + migrations) not timed`,
+        `ours = MerkleTree.append + SqlTreeStore.saveAppend (with per-leaf signature/slot/time records in page files, as the indexer writes) into a fresh DurableDb, fsync on, timed through close() (final snapshot); open (${fmtNum(paged.openMs)} ms, sql.js + migrations) not timed`,
         `peer = new MerkleTree(32, leaves, { hashFunction: circomlibjs Poseidon, zeroElement: 0 }), in memory; roots checked equal (${fmt.root.slice(0, 16)}...)`,
         `pages of ${INDEXER_PAGE}: ${breakdown(paged)}`,
         `one batch: ${breakdown(single)}`,
-        `diagnostic, pages without the per-leaf indexed_leaves rows: ${fmtNum(rate(n, bare.totalMs))} leaves/s = ${fmtNum(rate(n, bare.totalMs) / peerRate, 2)}x the peer (median of ${reps}; store ${fmtNum(bare.saveMs)} ms, ${fmtNum(bare.bytes / 2 ** 20, 1)} MiB on disk)`,
+        `diagnostic, pages without per-leaf metadata: ${fmtNum(rate(n, bare.totalMs))} leaves/s = ${fmtNum(rate(n, bare.totalMs) / peerRate, 2)}x the peer (median of ${reps}; store ${fmtNum(bare.saveMs)} ms, ${fmtNum(bare.bytes / 2 ** 20, 1)} MiB on disk)`,
       ],
     };
   },

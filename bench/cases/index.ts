@@ -19,6 +19,7 @@ export const CASES: Record<string, () => Promise<BenchCase>> = {
   proof: async () => (await import("./proof")).default,
   "proof-http": async () => (await import("./proof-http")).default,
   startup: async () => (await import("./startup")).default,
+  snapshot: async () => (await import("./snapshot")).default,
   verify: async () => (await import("./verify")).default,
   relay: async () => (await import("./relay")).default,
   "relay-solana": async () => (await import("./relay-solana")).default,

@@ -9,7 +9,6 @@ import { toHex } from "../../src-shared/encoding/bytes";
 import type { Network } from "../../src-shared/networks";
 import { DurableDb } from "../../src-server/adapters/storage-sqljs/durable-db";
 import { MIGRATIONS, SQL_FUNCTIONS } from "../../src-server/adapters/storage-sqljs/schema-migrations";
-import { loadSqlJs } from "../../src-server/adapters/storage-sqljs/sqljs-loader";
 import { SqlTreeStore } from "../../src-server/adapters/storage-sqljs/tree-store";
 import { MerkleTree } from "../../src-server/core/merkle/tree";
 import type { IndexedLeaf } from "../../src-server/ports/tree-store";
@@ -162,7 +161,7 @@ function sourceKey(): string {
   const h = createHash("sha256").update(BENCH_DATA_VERSION);
   // The storage engine's file format and the tree store; other stores in that folder do not shape this data.
   const files = [
-    ...["durable-db", "journal-codec", "journal-file", "snapshot-file", "recovery", "migrations", "sql-exec", "tree-store"].map(
+    ...["durable-db", "journal-codec", "journal-file", "snapshot-file", "recovery", "migrations", "sql-exec", "tree-store", "page-files", "leaf-pages"].map(
       (f) => `src-server/adapters/storage-sqljs/${f}.ts`,
     ),
     "src-server/core/merkle/tree.ts",
@@ -171,9 +170,9 @@ function sourceKey(): string {
     "src-shared/crypto/poseidon-wasm.ts",
   ];
   for (const f of files) h.update(f).update(readFileSync(path.join(ROOT, f)));
-  const treeTables = /\b(pools|tree_chunks|tree_roots|indexed_leaves)\b/;
+  const treeTables = /\b(pools|tree_chunks|tree_roots|tree_edges|indexed_leaves)\b/;
   h.update(JSON.stringify(MIGRATIONS.filter((m) => m.statements.some((sql) => treeTables.test(sql)))));
-  h.update(String(SQL_FUNCTIONS.blob_put));
+  for (const fn of Object.values(SQL_FUNCTIONS)) h.update(String(fn));
   return h.digest("hex").slice(0, 12);
 }
 
@@ -236,36 +235,6 @@ export async function preparedPool(n: number, log: (m: string) => void = () => {
     if (!existsSync(metaFile)) throw e;
   }
   return { dir, leaves: n, root: t.root, buildMs: Math.round(t.openMs + t.totalMs), cached: false, migration: latestMigration() };
-}
-
-/**
- * Diagnostic variant of a prepared pool: the same data dir with the per-leaf
- * indexed_leaves rows deleted and the file vacuumed, to show what those rows
- * cost at start-up. Derived with plain sql.js (VACUUM cannot run inside the
- * store's transactions); the store's journal is empty after the prepare run's
- * close, so the snapshot alone is the whole state.
- */
-export async function withoutLeafRows(prepared: PreparedPool): Promise<string> {
-  const dir = `${prepared.dir}-noleafrows-m${prepared.migration}`;
-  if (existsSync(path.join(dir, "relay.sqlite"))) return dir;
-  if (statSync(path.join(prepared.dir, "relay.journal")).size !== 0) throw new Error("prepared pool has a non-empty journal");
-  const SQL = await loadSqlJs();
-  const db = new SQL.Database(readFileSync(path.join(prepared.dir, "relay.sqlite")));
-  db.exec("DELETE FROM indexed_leaves; VACUUM");
-  const bytes = db.export();
-  db.close();
-  const tmp = `${dir}.tmp-${process.pid}`;
-  rmSync(tmp, { recursive: true, force: true });
-  mkdirSync(tmp);
-  writeFileSync(path.join(tmp, "relay.sqlite"), bytes);
-  writeFileSync(path.join(tmp, "relay.journal"), new Uint8Array(0));
-  try {
-    renameSync(tmp, dir);
-  } catch (e) {
-    rmSync(tmp, { recursive: true, force: true });
-    if (!existsSync(path.join(dir, "relay.sqlite"))) throw e;
-  }
-  return dir;
 }
 
 /** A private copy of a prepared data dir, for a server that will write to it. */
