@@ -241,7 +241,7 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
 
   const compliance = new ComplianceService({ walletOf: (t) => auth.walletOf(t), sanctions, key: complianceKey, log: complianceLog, logLine: log });
   const revertStore = new SqlRevertStore(db);
-  const reverts = new RevertService({ hasher, chains, walletOf: (t) => auth.walletOf(t), store: revertStore, log });
+  const reverts = new RevertService({ hasher, chains, walletOf: (t) => auth.walletOf(t), store: revertStore, perDepositorPerDay: config.reverts.perDepositorPerDay, log });
 
   const health = new HealthService();
   health.add("store", () => {

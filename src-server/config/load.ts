@@ -299,7 +299,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { defaultDataDir?: stri
     file = parsed;
   }
 
-  rejectUnknown("", file, ["host", "port", "dataDir", "operatorToken", "networks", "auth", "rateLimits", "http", "storage", "fees", "verifier", "sanctions", "console", "swap", "jupiter"]);
+  rejectUnknown("", file, ["host", "port", "dataDir", "operatorToken", "networks", "auth", "rateLimits", "http", "storage", "fees", "verifier", "sanctions", "console", "swap", "jupiter", "reverts", "metrics", "alerts", "logs"]);
   if (file.host !== undefined) cfg.host = str("host", file.host);
   if (file.port !== undefined) cfg.port = int("port", file.port, 0, 65535);
   if (file.dataDir !== undefined) cfg.dataDir = path.resolve(str("dataDir", file.dataDir));
@@ -362,6 +362,10 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { defaultDataDir?: stri
   const consoleSection = section("console", file.console);
   rejectUnknown("console", consoleSection, ["retentionDays"]);
   if (consoleSection.retentionDays !== undefined) cfg.console.retentionDays = int("console.retentionDays", consoleSection.retentionDays, 1, 3650);
+
+  const reverts = section("reverts", file.reverts);
+  rejectUnknown("reverts", reverts, ["perDepositorPerDay"]);
+  if (reverts.perDepositorPerDay !== undefined) cfg.reverts.perDepositorPerDay = int("reverts.perDepositorPerDay", reverts.perDepositorPerDay, 1, 1_000_000);
 
   const verifier = section("verifier", file.verifier);
   rejectUnknown("verifier", verifier, ["vkeyPath", "threads", "maxQueue"]);

@@ -181,6 +181,8 @@ export interface RelayConfig {
   };
   /** The operator console: relay records older than retentionDays are folded into daily aggregates. */
   console: { retentionDays: number };
+  /** Reverts that pay out per depositor (wallet) in any 24 hours; each costs the relayer a fee and rent (docs/security.md). */
+  reverts: { perDepositorPerDay: number };
   fees: FeesConfig;
   swap: SwapConfig;
   jupiter: JupiterConfig;
@@ -284,6 +286,7 @@ export function defaultConfig(dataDir: string, resourcesDir: string): RelayConfi
     },
     storage: { snapshotIntervalSec: 30, snapshotJournalMiB: 64 },
     console: { retentionDays: 30 },
+    reverts: { perDepositorPerDay: 3 },
     fees: { default: { bps: 25, floor: 0n }, pools: { mainnet: {}, devnet: {} }, graceSec: 120 },
     swap: {
       // USDC and USDT on Solana mainnet.

@@ -30,4 +30,10 @@ export interface RevertStore {
   advance(id: string, state: RevertState, deposit?: { mint: string; amount: bigint }): Promise<void>;
   get(id: string): RevertRecord | null;
   recent(limit: number): RevertRecord[];
+  /**
+   * When (requestedAt, Unix ms, ascending) the wallet's reverts requested since `sinceMs` that
+   * paid out or are being sent (status processed or submitted) were asked for: its revert quota.
+   * Sees a submission the moment advance() is called (before it is durable).
+   */
+  paidOrSentSince(wallet: string, sinceMs: number): number[];
 }

@@ -4,6 +4,7 @@ import { parseSignature } from "../../src-shared/encoding/base58";
 import { ErrorName, type ErrorNameValue } from "../../src-shared/errors";
 import type { Network } from "../../src-shared/networks";
 import { revertNullifierOf } from "../core/revert/nullifier";
+import { judgeRevertQuota, REVERT_QUOTA_WINDOW_MS } from "../core/revert/quota";
 import { verifyEd25519Native } from "../adapters/keys/ed25519-native";
 import { checkRevertAuthorization, parseRevertBody } from "../core/revert/request";
 import { judgeRevert, type RevertRules } from "../core/revert/rules";
@@ -29,6 +30,8 @@ export interface RevertDeps {
   walletOf(token: string): string | null;
   store: RevertStore;
   rules?: RevertRules;
+  /** Reverts that pay out per depositor in any 24 hours (config reverts.perDepositorPerDay); default 3. */
+  perDepositorPerDay?: number;
   nowMs?: () => number;
   log?: (line: string) => void;
 }
@@ -43,8 +46,11 @@ const REJECTION: Record<RevertRejection, ErrorNameValue> = {
   Unknown: ErrorName.RevertFailed,
 };
 
-/** The spec's statuses: 403 NotDepositor, 400 for the other refusals; 500 when the transaction could not be submitted. */
-const statusOf = (error: ErrorNameValue): number => (error === ErrorName.NotDepositor ? 403 : error === ErrorName.RevertFailed ? 500 : 400);
+/** The spec's statuses: 403 NotDepositor, 400 for the other refusals; 500 when the transaction could not be submitted; 429 over the depositor's quota. */
+const statusOf = (error: ErrorNameValue): number =>
+  error === ErrorName.NotDepositor ? 403 : error === ErrorName.RevertFailed ? 500 : error === ErrorName.RateLimited ? 429 : 400;
+
+export const DEFAULT_REVERTS_PER_DEPOSITOR_PER_DAY = 3;
 
 /** Deposit signatures longer than this cannot be real; records keep at most this much of the path. */
 const MAX_SIG_TEXT = 128;
@@ -107,6 +113,13 @@ export class RevertService {
     // One submission per deposit at a time: a second request while the first is out is the double revert it looks like.
     const key = `${input.network}/${input.txnSig}`;
     if (this.inFlight.has(key)) return fail(ErrorName.NullifierSpent, "a revert of this deposit is in flight", about);
+    // The depositor's quota, counted from the store (a restart does not reset it): read and
+    // claimed (the `submitted` write below is visible at once) in one synchronous turn.
+    const perDay = this.deps.perDepositorPerDay ?? DEFAULT_REVERTS_PER_DEPOSITOR_PER_DAY;
+    const quota = judgeRevertQuota(store.paidOrSentSince(wallet, this.now() - REVERT_QUOTA_WINDOW_MS), this.now(), perDay);
+    if (!quota.ok) {
+      return fail(ErrorName.RateLimited, `at most ${perDay} reverts per depositor in 24 hours (reverts.perDepositorPerDay); try again in ${quota.retryAfterSec} s`, about, { retryAfterSec: quota.retryAfterSec });
+    }
     this.inFlight.add(key);
     try {
       await store.advance(id, RevertState.submitted(this.now()), about);

@@ -60,6 +60,15 @@ export class SqlRevertStore implements RevertStore {
     return row ? toRecord(row) : null;
   }
 
+  paidOrSentSince(wallet: string, sinceMs: number): number[] {
+    return this.db
+      .all<{ requested_at: number }>(
+        `SELECT requested_at FROM reverts WHERE requested_at >= ? AND wallet = ? AND status IN ('submitted', 'processed') ORDER BY requested_at`,
+        [sinceMs, wallet],
+      )
+      .map((r) => r.requested_at);
+  }
+
   recent(limit: number): RevertRecord[] {
     return this.db.all<Row>(`SELECT ${COLUMNS} FROM reverts ORDER BY requested_at DESC, id LIMIT ?`, [limit]).map(toRecord);
   }

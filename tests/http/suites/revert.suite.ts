@@ -193,6 +193,38 @@ export function revertSuite(start: HarnessFactory): void {
     });
   });
 
+  describe("reverts per depositor per day (reverts.perDepositorPerDay, default 3)", () => {
+    it("pays back 3 reverts of one depositor, refuses the 4th with 429 RateLimited and a Retry-After near a day, also after a restart, and moves nothing", async () => {
+      const carol = newWallet();
+      await h.chain.fund(carol, 10_000, WSOL);
+      const sigs: string[] = [];
+      for (let i = 0; i < 4; i++) sigs.push((await h.chain.deposit(carol, ZERO, 100 + i, WSOL)).signature);
+      const token = await login(h.url, carol);
+      for (const s of sigs.slice(0, 3)) {
+        const r = await revert(token, s, revertBody(carol, s));
+        expect(r.status, r.text).toBe(200);
+      }
+      const before = await balance(carol.address);
+      const fourth = sigs[3]!;
+      const refused = await revert(token, fourth, revertBody(carol, fourth));
+      expect(refused.status).toBe(429);
+      expect(refused.json).toEqual({ error: "RateLimited", message: expect.stringContaining("reverts.perDepositorPerDay") });
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(23 * 3600);
+
+      // Counted from the store: a restart does not hand out a fresh quota.
+      await h.restart();
+      const again = await revert(token, fourth, revertBody(carol, fourth));
+      expect(again.status).toBe(429);
+      expect(await balance(carol.address)).toBe(before);
+
+      // Another depositor has a quota of their own.
+      const dave = newWallet();
+      await h.chain.fund(dave, 1_000, WSOL);
+      const daveSig = (await h.chain.deposit(dave, ZERO, 100, WSOL)).signature;
+      expect((await revert(await login(h.url, dave), daveSig, revertBody(dave, daveSig))).status).toBe(200);
+    });
+  });
+
   describe("POST /revert rate limit", () => {
     it("refuses the 6th revert in a minute with 429 { error: RateLimited } and Retry-After", async () => {
       const limited = await startRelay();
