@@ -80,7 +80,10 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const unlock = lockDataDir(config.dataDir);
   // The verifier's workers and the Poseidon wasm boot while the store opens and replays.
-  const verifierStarting = createGroth16Verifier(config.verifier.vkeyPath, config.verifier.threads > 0 ? { threads: config.verifier.threads } : {});
+  const verifierStarting = createGroth16Verifier(config.verifier.vkeyPath, {
+    maxQueue: config.verifier.maxQueue,
+    ...(config.verifier.threads > 0 ? { threads: config.verifier.threads } : {}),
+  });
   verifierStarting.catch(() => {});
   let db: DurableDb;
   let hasher: Awaited<ReturnType<typeof createPoseidonHasher>>;

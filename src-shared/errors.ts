@@ -52,6 +52,11 @@ export const ErrorName = {
   UnsupportedMediaType: "UnsupportedMediaType",
   /** A Host header that is not a loopback or configured public name on a loopback-bound relay (421, docs/security.md). */
   MisdirectedRequest: "MisdirectedRequest",
+  /**
+   * The proof verifier's queue is full (503, Retry-After): the relay is busy with other
+   * clients' proofs; try again shortly (docs/security.md, "Event loop and verifier").
+   */
+  ServerBusy: "ServerBusy",
 } as const;
 
 export type ErrorNameValue = (typeof ErrorName)[keyof typeof ErrorName];

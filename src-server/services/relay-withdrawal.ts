@@ -10,7 +10,7 @@ import type { SwapWithdrawalRequest, WithdrawalRequest } from "../core/relay/req
 import { RelayState, type RelayOutcome } from "../core/relay/states";
 import { slippageSeenBps, type PairSlippage } from "../core/swap/slippage";
 import type { ChainBackend, ChainRejection, SwapLeg } from "../ports/chain";
-import type { ProofVerifier } from "../ports/proof-verifier";
+import { VerifierBusyError, type ProofVerifier } from "../ports/proof-verifier";
 import type { RelayRecord, RelayStore, SwapRecord } from "../ports/relay-store";
 import type { SanctionsList } from "../ports/sanctions";
 import type { SwapVenue } from "../ports/swap-venue";
@@ -52,6 +52,13 @@ export interface RelayDeps {
    */
   unknownHoldMs?: number;
 }
+
+/**
+ * Taken just before a proof goes to the verifier and released when it is judged: the
+ * per-client cap on verifications running or queued (http/middleware/rate-limit.ts).
+ * Returns the release function, or null when the client already has its share.
+ */
+export type VerificationGate = () => (() => void) | null;
 
 /** A blockhash lives 150 blocks (~60–90 s); ten minutes leaves a wide margin. */
 const DEFAULT_UNKNOWN_HOLD_MS = 10 * 60_000;
@@ -179,16 +186,21 @@ export class RelayService {
     return "held";
   }
 
-  relay(req: WithdrawalRequest): Promise<RelayOutcome> {
-    return this.run(req, null);
+  /** `gate`: the client's verification slot (none: not capped, e.g. tests and the bench). */
+  relay(req: WithdrawalRequest, gate?: VerificationGate): Promise<RelayOutcome> {
+    return this.run(req, null, gate);
   }
 
   /** /relay_swap: the same pipeline; depositSize − fee is swapped into output_mint, at least minOut of it for the recipient. */
-  relaySwap(req: SwapWithdrawalRequest): Promise<RelayOutcome> {
-    return this.run(req, { outputMint: req.outputMint, outputMintBytes: req.outputMintBytes, minOut: req.minOut });
+  relaySwap(req: SwapWithdrawalRequest, gate?: VerificationGate): Promise<RelayOutcome> {
+    return this.run(req, { outputMint: req.outputMint, outputMintBytes: req.outputMintBytes, minOut: req.minOut }, gate);
   }
 
-  private async run(req: WithdrawalRequest, swapTerms: { outputMint: string; outputMintBytes: Uint8Array; minOut: bigint } | null): Promise<RelayOutcome> {
+  private async run(
+    req: WithdrawalRequest,
+    swapTerms: { outputMint: string; outputMintBytes: Uint8Array; minOut: bigint } | null,
+    gate: VerificationGate = () => () => {},
+  ): Promise<RelayOutcome> {
     const { indexer, chains, store } = this.deps;
     const received = this.now();
     // The fee is fixed here, at receipt: a fee change never reaches a relay in flight.
@@ -257,7 +269,7 @@ export class RelayService {
         swap = taken;
       }
       const terms = { relayer: relayerBytes.value, fee: fee.fee, swap: swapTerms && { outputMint: swapTerms.outputMintBytes, minOut: swapTerms.minOut } };
-      const outcome = await this.verifyAndSubmit(id, req, chain, terms, swap, fail);
+      const outcome = await this.verifyAndSubmit(id, req, chain, terms, swap, fail, gate);
       hold = "unknown" in outcome;
       return outcome.result;
     } finally {
@@ -281,6 +293,7 @@ export class RelayService {
     terms: RelayTerms,
     swap: QuotedSwap | undefined,
     fail: Fail,
+    gate: VerificationGate,
   ): Promise<{ result: RelayOutcome } | { result: RelayOutcome; unknown: true }> {
     const { store } = this.deps;
     const { fee } = terms;
@@ -294,12 +307,19 @@ export class RelayService {
       mint: req.mintBytes,
       terms,
     });
+    // Every cheaper check (pool, root, fee, relayer, nullifier, sanctions, quote) has passed:
+    // only now does the request cost a pairing, and only within its client's share of the verifier.
+    const release = gate();
+    if (!release) return { result: await fail(429, ErrorName.RateLimited, "too many proofs from this client are being verified; wait for an answer before sending more") };
     const t0 = this.now();
     let valid: boolean;
     try {
       valid = await this.deps.verifier.verify(req.proof, publicSignals);
     } catch (e) {
+      if (e instanceof VerifierBusyError) return { result: await fail(503, ErrorName.ServerBusy, "the proof verifier is busy; try again in a moment") };
       return { result: await fail(500, ErrorName.RelayFailed, `verifier unavailable: ${(e as Error).message}`) };
+    } finally {
+      release();
     }
     if (!valid) return { result: await fail(400, ErrorName.InvalidProof, "proof does not verify for these public inputs") };
     // After verification, so a request that changed minOut or output_mint under its proof is InvalidProof, not this.

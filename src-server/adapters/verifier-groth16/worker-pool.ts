@@ -19,7 +19,7 @@ import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
-import type { ProofVerifier } from "../../ports/proof-verifier";
+import { VerifierBusyError, type ProofVerifier } from "../../ports/proof-verifier";
 import { parseVerificationKey } from "./groth16-mcl";
 import type { VerifyRequest, WorkerInit, WorkerMessage } from "./verify-worker";
 
@@ -30,9 +30,7 @@ export interface Groth16VerifierOptions {
   maxQueue?: number;
 }
 
-export class VerifierBusyError extends Error {
-  override readonly name = "VerifierBusyError";
-}
+export { VerifierBusyError };
 export class VerifierClosedError extends Error {
   override readonly name = "VerifierClosedError";
 }

@@ -2,6 +2,7 @@ import type { Request, RequestHandler, Response } from "express";
 import { ErrorName } from "../../../src-shared/errors";
 import { SlidingWindowLimiter, type LimitDecision } from "../../core/limits/sliding-window";
 import type { RateLimitConfig, RateLimitedEndpoint } from "../../config/schema";
+import type { VerificationGate } from "../../services/relay-withdrawal";
 import { clientKeyOf } from "./client-address";
 
 /** Who a request comes from: its client address (after the trusted proxies), and the wallet of a valid token it carries. */
@@ -16,8 +17,6 @@ export interface TokenRefusal {
   reason: string;
 }
 
-/** Takes a verification slot for the request's client; the release function, or null when the client has too many running. */
-export type VerificationGate = () => (() => void) | null;
 
 /** The decision that tells the client most: a refusal over an allowance; of two, the one that waits longest or leaves fewest. */
 function stricter(a: LimitDecision, b: LimitDecision | null): LimitDecision {

@@ -9,7 +9,7 @@ import type { Network } from "../../../src-shared/networks";
 import type { ChainBackend } from "../../ports/chain";
 import type { FeeSchedule } from "../../services/fee-schedule";
 import type { AuthService } from "../../services/auth";
-import type { RelayService } from "../../services/relay-withdrawal";
+import type { RelayService, VerificationGate } from "../../services/relay-withdrawal";
 import type { RateLimits } from "../middleware/rate-limit";
 import { sendRelayError } from "../respond";
 
@@ -25,19 +25,21 @@ export function relayRoutes(deps: {
 
   /** /relay and /relay_swap: parse, authenticate, run the pipeline; the HTTP status equals the body's. */
   const relayEndpoint =
-    <R>(parse: (body: unknown) => Result<R, RequestProblem>, run: (request: R) => Promise<RelayOutcome>): RequestHandler =>
+    <R>(parse: (body: unknown) => Result<R, RequestProblem>, run: (request: R, gate: VerificationGate) => Promise<RelayOutcome>): RequestHandler =>
     async (req, res) => {
       const parsed = parse(req.body);
       if (!parsed.ok) return sendRelayError(res, 400, ErrorName.InvalidRequest, `${parsed.error.field}: ${parsed.error.problem}`);
       if (deps.config.auth.requireRelayAuth && deps.auth.walletOf(req.get("x-api-auth")) === null) {
         return sendRelayError(res, 401, ErrorName.Unauthorized, "x-api-auth must carry a valid token from /login");
       }
-      const outcome = await run(parsed.value);
+      const outcome = await run(parsed.value, deps.limits.verificationGate(req));
+      // Refused for load, not for what was sent: the same request may be sent again shortly.
+      if ("error" in outcome && (outcome.error === ErrorName.RateLimited || outcome.error === ErrorName.ServerBusy)) res.setHeader("Retry-After", "1");
       res.status(outcome.status).json(outcome);
     };
 
-  r.post("/relay", deps.limits.middleware("relay", "relay"), relayEndpoint((b) => parseWithdrawalRequest(b), (w) => deps.relay.relay(w)));
-  r.post("/relay_swap", deps.limits.middleware("relay_swap", "relay"), relayEndpoint(parseSwapWithdrawalRequest, (w) => deps.relay.relaySwap(w)));
+  r.post("/relay", deps.limits.middleware("relay", "relay"), relayEndpoint((b) => parseWithdrawalRequest(b), (w, gate) => deps.relay.relay(w, gate)));
+  r.post("/relay_swap", deps.limits.middleware("relay_swap", "relay"), relayEndpoint(parseSwapWithdrawalRequest, (w, gate) => deps.relay.relaySwap(w, gate)));
 
   /**
    * Published before a client relays: a wallet proves for this fee and this

@@ -1,0 +1,133 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { encodeBase58 } from "../../src-shared/encoding/base58";
+import type { FieldHasher } from "../../src-shared/crypto/hasher";
+import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
+import type { Network } from "../../src-shared/networks";
+import type { WithdrawalRequest } from "../core/relay/request";
+import type { ChainBackend } from "../ports/chain";
+import { VerifierBusyError, type ProofVerifier } from "../ports/proof-verifier";
+import type { RelayStore } from "../ports/relay-store";
+import type { SanctionsList } from "../ports/sanctions";
+import type { IndexerService } from "./indexer";
+import { RelayService, type RelayDeps, type VerificationGate } from "./relay-withdrawal";
+
+/**
+ * docs/security.md, "Event loop and verifier": a pairing is the expensive step, so
+ * every cheap refusal comes before it, a client has only its share of the verifier,
+ * and a full verifier queue is 503 ServerBusy, never 500.
+ */
+
+const KNOWN_ROOT = new Uint8Array(32).fill(7);
+const SPENT = new Uint8Array(32).fill(9);
+const bytes = (b: number): Uint8Array => new Uint8Array(32).fill(b);
+const FEE_PAYER = encodeBase58(bytes(3));
+const MINT = encodeBase58(bytes(1));
+
+let hasher: FieldHasher;
+beforeAll(async () => {
+  hasher = await createPoseidonHasher();
+});
+
+/** A verifier that counts the proofs that reach it, and answers as told. */
+class CountingVerifier implements ProofVerifier {
+  calls = 0;
+  constructor(private readonly answer: () => Promise<boolean>) {}
+  verify(): Promise<boolean> {
+    this.calls++;
+    return this.answer();
+  }
+  async close(): Promise<void> {}
+}
+
+function service(verifier: ProofVerifier): RelayService {
+  const chain = {
+    kind: "sandbox",
+    network: "mainnet",
+    feePayer: FEE_PAYER,
+    isNullifierSpent: async (_mint: string, h: Uint8Array) => Buffer.from(h).equals(Buffer.from(SPENT)),
+    submitWithdrawal: async () => ({ ok: true, signature: "SIG" }),
+  } as unknown as ChainBackend;
+  const store = {
+    create: async () => {},
+    advance: async () => {},
+    recordSwap: async () => {},
+    recordAttempt: async () => {},
+  } as unknown as RelayStore;
+  const indexer = { get: () => ({ tree: { isKnownRoot: (r: Uint8Array) => Buffer.from(r).equals(Buffer.from(KNOWN_ROOT)) } }) } as unknown as IndexerService;
+  const sanctions = { check: () => ({ listed: false }) } as unknown as SanctionsList;
+  const deps: RelayDeps = {
+    hasher,
+    indexer,
+    chains: new Map<Network, ChainBackend>([["mainnet", chain]]),
+    verifier,
+    sanctions,
+    store,
+    fees: { inForce: () => ({ current: { bps: 25, floor: 0n }, previous: null }) },
+  };
+  return new RelayService(deps);
+}
+
+let n = 100;
+const request = (over: Partial<WithdrawalRequest> = {}): WithdrawalRequest => ({
+  network: "mainnet",
+  mint: MINT,
+  mintBytes: bytes(1),
+  recipient: encodeBase58(bytes(2)),
+  recipientBytes: bytes(2),
+  nullifierHash: bytes(n++ % 250),
+  root: KNOWN_ROOT,
+  proof: new Uint8Array(256),
+  depositSize: 1_000_000n,
+  fee: null,
+  relayer: null,
+  ...over,
+});
+
+describe("what reaches the proof verifier", () => {
+  it("never sends an unknown root, a spent nullifier, a fee below the published one or another relayer's proof to the verifier", async () => {
+    const verifier = new CountingVerifier(async () => true);
+    const relay = service(verifier);
+    expect(await relay.relay(request({ root: bytes(8) }))).toMatchObject({ status: 400, error: "InvalidRoot" });
+    expect(await relay.relay(request({ nullifierHash: SPENT }))).toMatchObject({ status: 400, error: "NullifierAlreadySpent" });
+    expect(await relay.relay(request({ fee: 1n }))).toMatchObject({ status: 400, error: "FeeTooLow" });
+    expect(await relay.relay(request({ relayer: encodeBase58(bytes(4)) }))).toMatchObject({ status: 400, error: "InvalidRequest" });
+    expect(await relay.relay(request({ network: "devnet" }))).toMatchObject({ status: 400, error: "InvalidRequest" });
+    expect(verifier.calls).toBe(0);
+    // The same request with a known root and a fresh nullifier does reach it.
+    expect(await relay.relay(request())).toEqual({ status: 200, signature: "SIG" });
+    expect(verifier.calls).toBe(1);
+  });
+
+  it("answers 429 RateLimited without verifying when the client's verification gate is full, and frees the slot after each verdict", async () => {
+    const verifier = new CountingVerifier(async () => false);
+    const relay = service(verifier);
+    let held = 0;
+    let releases = 0;
+    const gate = (cap: number): VerificationGate => () => {
+      if (held >= cap) return null;
+      held++;
+      return () => {
+        held--;
+        releases++;
+      };
+    };
+    expect(await relay.relay(request(), gate(0))).toMatchObject({ status: 429, error: "RateLimited" });
+    expect(verifier.calls).toBe(0);
+    expect(await relay.relay(request(), gate(1))).toMatchObject({ status: 400, error: "InvalidProof" });
+    expect(verifier.calls).toBe(1);
+    expect([held, releases]).toEqual([0, 1]);
+    // A spent nullifier takes no slot at all.
+    expect(await relay.relay(request({ nullifierHash: SPENT }), gate(0))).toMatchObject({ status: 400, error: "NullifierAlreadySpent" });
+  });
+
+  it("answers 503 ServerBusy, not 500, when the verifier's queue is full, and releases the client's slot", async () => {
+    const relay = service(new CountingVerifier(() => Promise.reject(new VerifierBusyError("queue full"))));
+    let held = 0;
+    const gate: VerificationGate = () => {
+      held++;
+      return () => held--;
+    };
+    expect(await relay.relay(request(), gate)).toMatchObject({ status: 503, error: "ServerBusy" });
+    expect(held).toBe(0);
+  });
+});
