@@ -107,7 +107,7 @@ describe("withdraw() against a sandbox relay behind a recording proxy", () => {
     expect(new Set(lookups.map((q) => q.connection)).size).toBe(lookups.length);
   }, 120_000);
 
-  it("relay-cli relay follows the SDK: --decoys 3 asks four leaves; --relay-links-deposit asks the note's leaf alone, once", async () => {
+  it("relay-cli relay and prove follow the SDK: --decoys 3 asks four leaves; --relay-links-deposit asks the note's leaf alone, once", async () => {
     const run = async (...argv: string[]): Promise<{ code: number; out: string; err: string }> => {
       let out = "";
       let err = "";
@@ -133,6 +133,17 @@ describe("withdraw() against a sandbox relay behind a recording proxy", () => {
     expect(linked.err).toContain("the relay is told which leaf and nullifier this withdrawal spends");
     expect(proxy.requests.filter((q) => q.endpoint === "get_proof").map(leafOf)).toEqual([9]);
     expect(proxy.requests.filter((q) => q.endpoint === "get_nullifier").map(hashOf)).toEqual([Array.from(notes[9]!.nullifierHash).join(",")]);
+
+    // prove looks the note up the same way.
+    expect(saveNote(path.join(dir, "n11.json"), notes[11]!).ok).toBe(true);
+    proxy.requests.length = 0;
+    const proved = await run("prove", "--note", "n11.json", "--recipient", Keypair.generate().address, "--decoys", "2");
+    expect(proved.code, proved.err).toBe(0);
+    const proveLeaves = proxy.requests.filter((q) => q.endpoint === "get_proof").map(leafOf);
+    expect(new Set(proveLeaves).size).toBe(3);
+    expect(proveLeaves).toContain(11);
+    expect(proxy.requests.filter((q) => q.endpoint === "get_nullifier")).toHaveLength(3);
+    expect(proxy.requests.filter(isLookup).every((q) => q.token === null)).toBe(true);
 
     // Contradictory lookups are refused before anything is sent.
     proxy.requests.length = 0;
