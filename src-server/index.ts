@@ -1,9 +1,10 @@
-import type { Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { describeConfig } from "./config/load";
 import type { RelayConfig } from "./config/schema";
 import type { SecretStore } from "./ports/secret-store";
 import { composeRelay, type Relay } from "./composition";
+import { capConnectionsPerIp } from "./http/connection-cap";
 
 export interface RunningServer {
   url: string;
@@ -26,15 +27,30 @@ export async function startServer(config: RelayConfig, opts: StartOptions = {}):
   for (const line of describeConfig(config).split("\n")) log(line);
   const relay = await composeRelay(config, { log, ...(opts.consoleDir ? { consoleDir: opts.consoleDir } : {}), ...(opts.secrets ? { secrets: opts.secrets } : {}) });
 
-  const server: Server = await new Promise((resolve, reject) => {
-    const s = relay.app.listen(config.port, config.host, () => resolve(s));
-    s.once("error", reject);
+  // docs/security.md, "Connections": a client that opens sockets and sends nothing, or sends
+  // its headers a byte at a time, is cut off; so is one address holding too many sockets.
+  const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs, maxConnectionsPerIp } = config.http;
+  const server: Server = createServer(
+    {
+      headersTimeout: headersTimeoutMs,
+      requestTimeout: requestTimeoutMs,
+      // How often the two time-outs above are checked (Node's default, 30 s, would let them run late).
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(headersTimeoutMs / 4))),
+    },
+    relay.app,
+  );
+  // Longer than clients' own idle timers (undici's 4 s fires up to ~1 s late), so the
+  // server does not close a socket a client is about to reuse.
+  server.keepAliveTimeout = keepAliveTimeoutMs;
+  // RELAY_RATE_LIMITS=off (benchmarks, tests) lifts the cap with the other per-client counts.
+  if (maxConnectionsPerIp > 0 && config.rateLimits.enabled) capConnectionsPerIp(server, maxConnectionsPerIp);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(config.port, config.host, () => {
+      server.off("error", reject);
+      resolve();
+    });
   });
-  // Idle keep-alive sockets outlive clients' own idle timers (undici's fire up to ~1 s late), so
-  // the server never closes a socket a client is about to reuse; 65 s is what load balancers expect.
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
-  server.requestTimeout = 120_000;
   const sockets = new Set<Socket>();
   server.on("connection", (s) => {
     sockets.add(s);
