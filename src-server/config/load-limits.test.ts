@@ -13,7 +13,7 @@ const withFile = (content: unknown): { RELAY_CONFIG: string } => {
 describe("loadConfig: client address, connection and per-client limits (docs/security.md)", () => {
   it("trusts no proxy, caps connections, tokens and verifications, and times requests out by default", () => {
     const c = loadConfig({});
-    expect(c.http).toMatchObject({ trustProxy: false, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, maxConnectionsPerIp: 64 });
+    expect(c.http).toMatchObject({ trustProxy: false, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 10_000, maxConnectionsPerIp: 64 });
     expect(c.rateLimits).toMatchObject({ verificationsPerIp: 4, tokensPerIpPerHour: 120, liveTokensPerWallet: 20 });
     expect(c.verifier.maxQueue).toBe(1024);
   });

@@ -162,7 +162,7 @@ export interface RelayConfig {
     headersTimeoutMs: number;
     /** A whole request (headers and body) must arrive within this many ms. */
     requestTimeoutMs: number;
-    /** An idle keep-alive connection is closed after this many ms. */
+    /** An idle keep-alive connection is closed after this many ms (behind a load balancer: more than its idle time-out). */
     keepAliveTimeoutMs: number;
     /** Open connections per client IP (the socket's address); more are closed at accept. 0: no cap. */
     maxConnectionsPerIp: number;
@@ -281,7 +281,7 @@ export function defaultConfig(dataDir: string, resourcesDir: string): RelayConfi
       publicHostnames: [],
       headersTimeoutMs: 10_000,
       requestTimeoutMs: 30_000,
-      keepAliveTimeoutMs: 5_000,
+      keepAliveTimeoutMs: 10_000,
       maxConnectionsPerIp: 64,
     },
     storage: { snapshotIntervalSec: 30, snapshotJournalMiB: 64 },
