@@ -29,6 +29,7 @@ import { MemoizingVerifier } from "./adapters/verifier-groth16/memoizing-verifie
 import { createGroth16Verifier } from "./adapters/verifier-groth16/worker-pool";
 import type { RelayConfig } from "./config/schema";
 import { prepareConsoleAdmin } from "./composition-admin";
+import { Ops } from "./composition-ops";
 import { createApp, type RelayApp } from "./http/app";
 import type { ChainBackend } from "./ports/chain";
 import type { ComplianceLog } from "./ports/compliance-log";
@@ -77,6 +78,8 @@ export function packageVersion(): string {
 /** The one place adapters are built and wired to services and HTTP. */
 export async function composeRelay(config: RelayConfig, opts: { consoleDir?: string; log: (line: string) => void; secrets?: SecretStore }): Promise<Relay> {
   const { log } = opts;
+  // Metrics, alerts and the relay-state events (composition-ops.ts; docs/operations.md).
+  const ops = new Ops(config);
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const unlock = lockDataDir(config.dataDir);
   // The verifier's workers and the Poseidon wasm boot while the store opens and replays.
@@ -117,7 +120,8 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
   const relayer = loadOrCreateSigner(secrets, "relayer");
   log(`relayer: ${relayer.address}`);
 
-  const verifier = new MemoizingVerifier(await verifierStarting);
+  const verifierPool = await verifierStarting;
+  const verifier = new MemoizingVerifier(verifierPool);
   const sanctionsStore = new SqlSanctionsStore(db);
   const sanctions = new ReloadingSanctionsList({
     source: config.sanctions.url
@@ -161,6 +165,7 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
         rpcProbeMs: net.solana.rpcProbeMs,
         maxSlotLag: net.solana.maxSlotLag,
         log: (line) => log(`${n}: ${line}`),
+        onRequest: ops.rpcRequest(n),
       });
       rpcs.push(rpc);
       let chain: SolanaChain;
@@ -226,7 +231,7 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
     maxFutureSec: config.auth.loginMaxFutureSec,
   });
 
-  const relayStore = new SqlRelayStore(db);
+  const relayStore = ops.relayStore(new SqlRelayStore(db));
   const relay = new RelayService({
     hasher,
     indexer,
@@ -243,7 +248,7 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
   await relay.reconcileInterrupted();
 
   const compliance = new ComplianceService({ walletOf: (t) => auth.walletOf(t), sanctions, key: complianceKey, log: complianceLog, logLine: log });
-  const revertStore = new SqlRevertStore(db);
+  const revertStore = ops.revertStore(new SqlRevertStore(db));
   const reverts = new RevertService({ hasher, chains, walletOf: (t) => auth.walletOf(t), store: revertStore, perDepositorPerDay: config.reverts.perDepositorPerDay, log });
 
   const health = new HealthService();
@@ -285,6 +290,7 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
     nullifierAddress: (n, mint, hash) => nullifierAddress(programIds.get(n)!, mint, hash),
     ...(opts.consoleDir ? { consoleDir: opts.consoleDir } : {}),
     operatorGuard: admin.operatorGuard,
+    ops: ops.routes(admin.operatorGuard),
     admin: admin.routes({
       indexer,
       chains,
@@ -314,6 +320,24 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
     log,
   });
   await admin.retention.start();
+  ops.attach({
+    db,
+    verifierQueueDepth: () => (verifierPool as { pending?: number }).pending ?? 0,
+    indexer: () => {
+      const lag = new Map(follower.stats().map((s) => [`${s.network}/${s.mint}`, s]));
+      return indexer.list().map((p) => {
+        const l = lag.get(`${p.network}/${p.mint}`);
+        return { network: p.network, mint: p.mint, lagDeposits: l?.lagDeposits ?? 0, lagSec: l?.lagSec ?? 0, drift: p.drift !== null, lastRootCheckAt: p.rootCheckedAt ?? null };
+      });
+    },
+    rpcEndpoints: () => [...chains.values()].flatMap((c) => (c.rpcEndpoints ? c.rpcEndpoints().map((e) => ({ network: c.network, ...e })) : [])),
+    rateLimits: () => relayApp.limits.stats(),
+    relayRejections: () => (relay as { rejections?: { counts(): Record<string, number> } }).rejections?.counts() ?? {},
+    // A solana fee payer's balance from its RPC; a sandbox one only during the operator's drill (admin faults).
+    feePayerBalances: new Map(
+      [...chains.values()].map((c) => [c.network, c.feePayerLamports ? () => c.feePayerLamports!() : async () => admin.faults.feePayerLamports(c.network)] as const),
+    ),
+  });
   health.add("rate-limits", () => {
     const refused = relayApp.limits.stats().reduce((s, x) => s + x.refusals, 0);
     return [{ name: "rate-limits", ok: true, detail: `${refused} requests refused since start` }];
@@ -333,6 +357,7 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
     revertStore,
     swapVenues,
     close: async () => {
+      ops.close();
       for (const r of rpcs) r.close();
       sanctions.stop();
       await follower.stop();

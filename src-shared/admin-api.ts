@@ -267,6 +267,15 @@ export interface AdminMoney {
 export interface AdminFault {
   network: Network;
   chainDown: boolean;
+  /** A simulated fee-payer balance (decimal string of lamports) for the low-balance drill; null: none simulated (the sandbox pays no fees). */
+  feePayerLamports: string | null;
+}
+
+/** POST /admin/sandbox/faults: a switch to change (the others stay as they are). */
+export interface AdminFaultRequest {
+  network: Network;
+  chainDown?: boolean;
+  feePayerLamports?: string | null;
 }
 
 export type RevertStatus = "requested" | "submitted" | "processed" | "failed";

@@ -1,5 +1,5 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import type { AdminFault, AdminFeeRequest, AdminOverrideRequest, AdminPauseRequest, AdminRange, RevertStatus } from "../../src-shared/admin-api";
+import type { AdminFaultRequest, AdminFeeRequest, AdminOverrideRequest, AdminPauseRequest, AdminRange, RevertStatus } from "../../src-shared/admin-api";
 import {
   fetchAdminHealth,
   fetchArchivedPools,
@@ -125,5 +125,5 @@ function useAdminMutation<T, R>(run: (api: ReturnType<typeof useApi>, arg: T) =>
 
 export const useSetFee = () => useAdminMutation((api, req: AdminFeeRequest) => setFee(api, req));
 export const useSetPause = () => useAdminMutation((api, req: AdminPauseRequest) => setPause(api, req));
-export const useSetFault = () => useAdminMutation((api, f: AdminFault) => setFault(api, f));
+export const useSetFault = () => useAdminMutation((api, f: AdminFaultRequest) => setFault(api, f));
 export const useSetOverride = () => useAdminMutation((api, req: AdminOverrideRequest) => setOverride(api, req));

@@ -2,6 +2,7 @@ import type {
   AdminArchivedPool,
   AdminCompliance,
   AdminFault,
+  AdminFaultRequest,
   AdminHealth,
   AdminMoney,
   AdminNullifierSearch,
@@ -103,7 +104,7 @@ export const fetchArchivedPools = async (api: ApiClient, o: Opt = {}) =>
 export const setPause = async (api: ApiClient, req: AdminPauseRequest) =>
   shaped<{ pauses: AdminPause[] }>(await api.postJson("/admin/pauses", req), "pauses", { pauses: "array" }).pauses;
 
-export const setFault = async (api: ApiClient, fault: AdminFault) =>
+export const setFault = async (api: ApiClient, fault: AdminFaultRequest) =>
   shaped<{ faults: AdminFault[] }>(await api.postJson("/admin/sandbox/faults", fault), "faults", { faults: "array" }).faults;
 
 export const fetchReverts = async (api: ApiClient, status: RevertStatus | "", o: Opt = {}) =>

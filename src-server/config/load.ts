@@ -7,6 +7,7 @@ import { isSlippageClass, pairKey, SLIPPAGE_CLASS_BPS, SLIPPAGE_CLASSES, type Pa
 import { NETWORKS } from "../../src-shared/networks";
 import { redactUrl } from "../../src-shared/redact-url";
 import { fileURLToPath } from "node:url";
+import { applyOpsConfig } from "./load-ops";
 import { defaultConfig, RATE_LIMITED_ENDPOINTS, type TrustProxy, type NetworkConfig, type RelayConfig, type SolanaNetworkConfig } from "./schema";
 
 /** resources/ of the repository when run from source (headless, tests). */
@@ -427,6 +428,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { defaultDataDir?: stri
     const id = pubkey("RELAY_PROGRAM_ID", env.RELAY_PROGRAM_ID);
     for (const n of NETWORKS) cfg.networks[n].programId = id;
   }
+  applyOpsConfig(cfg, file, (key, problem) => {
+    throw new ConfigError(key, problem);
+  });
   checkSolanaNetworks(cfg);
   return Object.freeze(cfg);
 }
@@ -449,6 +453,7 @@ export function describeConfig(cfg: RelayConfig): string {
     `config: fees: default ${cfg.fees.default.bps} bps, floor ${cfg.fees.default.floor}; ${NETWORKS.map((n) => `${n} overrides ${Object.keys(cfg.fees.pools[n]).length}`).join(", ")}`,
     `config: sanctions list: ${cfg.sanctions.url ? `${redactUrl(cfg.sanctions.url)} every ${cfg.sanctions.refreshIntervalSec}s` : `${cfg.sanctions.file} (checked every ${cfg.sanctions.filePollSec}s)`}`,
     `config: swap: slippage ${cfg.swap.defaultClass} by default, ${cfg.swap.stablecoins.length} stablecoins, ${Object.keys(cfg.swap.pairs).length} pair settings; jupiter ${redactUrl(cfg.jupiter.baseUrl)} (api key ${cfg.jupiter.apiKey ? "set, hidden" : "not set"})`,
+    `config: metrics: ${cfg.metrics.enabled ? `GET /metrics (${cfg.metrics.loopbackWithoutToken ? "loopback without a token, otherwise" : "only"} with the operator token)` : "off"}; alerts: ${cfg.alerts.enabled ? `on, webhook ${cfg.alerts.webhook.url ? `${redactUrl(cfg.alerts.webhook.url)} (${cfg.alerts.webhook.format})` : "not set"}` : "off"}; logs: JSON to stdout${cfg.logs.file ? ` and ${path.join(cfg.dataDir, "logs", "relay.log")}` : ""}, client IPs ${cfg.logs.clientIps ? "logged" : "not logged"}`,
     `config: operatorToken: ${cfg.operatorToken ? "set (hidden)" : "not set"}`,
   ].join("\n");
 }

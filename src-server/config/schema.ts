@@ -140,6 +140,63 @@ export interface JupiterConfig {
   programIds: string[];
 }
 
+export interface MetricsConfig {
+  enabled: boolean;
+  /** A scraper on this machine (loopback peer, loopback Host, no proxy header) needs no token; anyone else sends the operator token. */
+  loopbackWithoutToken: boolean;
+  /** Seconds between reads of each fee payer's balance (runway = balance / the last 24 h's spend). */
+  feePayerSampleSec: number;
+}
+
+/** Thresholds of the alert rules; null turns a rule off. The console's Settings may change them (kept in the store). */
+export interface AlertRuleThresholds {
+  /** Fee payer's runway (at the last 24 h's spend) below this many hours; an empty fee payer always fires. */
+  feePayerRunwayHours: number | null;
+  /** A pool's unindexed deposits older than this many seconds; a root drift always fires while the rule is on. */
+  indexerLagSec: number | null;
+  /** Failed relays above this percentage of the verdicts in the window (at least minRelays verdicts). */
+  relayFailurePercent: number | null;
+  relayFailureWindowMin: number;
+  relayFailureMinRelays: number;
+  /** /health red for more than this many minutes. */
+  healthRedMin: number | null;
+  /** The sanctions list last loaded more than this many hours ago. */
+  sanctionsAgeHours: number | null;
+  /** The data dir's disk with less than this percentage free. */
+  diskFreePercent: number | null;
+}
+export const ALERT_RULE_KEYS = ["feePayerRunwayHours", "indexerLagSec", "relayFailurePercent", "relayFailureWindowMin", "relayFailureMinRelays", "healthRedMin", "sanctionsAgeHours", "diskFreePercent"] as const;
+
+export type WebhookFormat = "json" | "slack" | "discord";
+
+export interface AlertsConfig {
+  enabled: boolean;
+  /** Seconds between evaluations of the rules. */
+  evaluateSec: number;
+  /** A firing alert is notified again every this many minutes while it lasts. */
+  repeatMin: number;
+  rules: AlertRuleThresholds;
+  webhook: {
+    /** JSON POST target (https; http only on a loopback host); null: no webhook. Secret (it often carries a token). */
+    url: string | null;
+    /** Body shape: our JSON, Slack's incoming-webhook `text`, or Discord's `content`. */
+    format: WebhookFormat;
+    timeoutMs: number;
+    /** Attempts after the first, with exponential back-off (1 s, 2 s, 4 s, …). */
+    maxRetries: number;
+  };
+}
+
+export interface LogsConfig {
+  /** Also write the JSON lines to <dataDir>/logs/relay.log, rotated by size. */
+  file: boolean;
+  maxFileMiB: number;
+  /** Rotated files kept (relay.log.1 … relay.log.N). */
+  maxFiles: number;
+  /** Client addresses in request lines: off unless the operator turns it on. */
+  clientIps: boolean;
+}
+
 export interface RelayConfig {
   host: string;
   port: number;
@@ -181,6 +238,12 @@ export interface RelayConfig {
   };
   /** The operator console: relay records older than retentionDays are folded into daily aggregates. */
   console: { retentionDays: number };
+  /** GET /metrics (docs/operations.md). */
+  metrics: MetricsConfig;
+  /** The relay's own alert rules and their delivery (docs/operations.md). */
+  alerts: AlertsConfig;
+  /** Structured JSON logs (docs/operations.md, "Logs"). */
+  logs: LogsConfig;
   /** Reverts that pay out per depositor (wallet) in any 24 hours; each costs the relayer a fee and rent (docs/security.md). */
   reverts: { perDepositorPerDay: number };
   fees: FeesConfig;
@@ -217,9 +280,9 @@ const sandboxNetwork = (): NetworkConfig => ({
   programId: DEFAULT_PROGRAM_ID,
   pools: [...DEFAULT_POOLS],
   rpcUrl: null,
+  rpcUrls: [],
   wsUrl: null,
   solana: defaultSolanaConfig(),
-  rpcUrls: [],
 });
 
 export const WRAPPED_SOL_MINT = "So11111111111111111111111111111111111111112";
@@ -234,9 +297,9 @@ export function defaultSolanaConfig(): SolanaNetworkConfig {
     maxAttempts: 3,
     rebroadcastMs: 2000,
     rpcTimeoutMs: 10_000,
+    rpcProbeMs: 5000,
     maxSlotLag: 150,
     minFeePayerLamports: 10_000_000n,
-    rpcProbeMs: 5000,
     maxIndexerLagSec: 120,
     pollMs: 2000,
     lamportsPerUnit: { [WRAPPED_SOL_MINT]: "1" },
@@ -286,6 +349,24 @@ export function defaultConfig(dataDir: string, resourcesDir: string): RelayConfi
     },
     storage: { snapshotIntervalSec: 30, snapshotJournalMiB: 64 },
     console: { retentionDays: 30 },
+    metrics: { enabled: true, loopbackWithoutToken: true, feePayerSampleSec: 60 },
+    alerts: {
+      enabled: true,
+      evaluateSec: 30,
+      repeatMin: 60,
+      rules: {
+        feePayerRunwayHours: 24,
+        indexerLagSec: 300,
+        relayFailurePercent: 50,
+        relayFailureWindowMin: 15,
+        relayFailureMinRelays: 5,
+        healthRedMin: 5,
+        sanctionsAgeHours: 48,
+        diskFreePercent: 5,
+      },
+      webhook: { url: null, format: "json", timeoutMs: 5000, maxRetries: 5 },
+    },
+    logs: { file: true, maxFileMiB: 10, maxFiles: 5, clientIps: false },
     reverts: { perDepositorPerDay: 3 },
     fees: { default: { bps: 25, floor: 0n }, pools: { mainnet: {}, devnet: {} }, graceSec: 120 },
     swap: {

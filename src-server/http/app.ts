@@ -46,6 +46,8 @@ export interface AppDeps {
   admin?: Router;
   /** The /admin guard (operator token), also in front of /health/detail. */
   operatorGuard: RequestHandler;
+  /** GET /metrics and the alerts API (composition-ops.ts), each with its own access rule. */
+  ops?: Router;
   log: (line: string) => void;
 }
 
@@ -90,6 +92,7 @@ export function createApp(deps: AppDeps): RelayApp {
   app.use(complianceRoutes({ compliance: deps.compliance, limits, enabled: (n) => deps.chains.has(n) }));
   if (deps.sandboxes.size > 0) app.use(sandboxRoutes(deps.sandboxes, deps.indexer, limits));
 
+  if (deps.ops) app.use(deps.ops);
   if (deps.admin) app.use("/admin", deps.admin);
 
   if (deps.consoleDir && existsSync(path.join(deps.consoleDir, "index.html"))) {

@@ -151,4 +151,6 @@ export interface ChainBackend {
   health(): Promise<HealthCheck[]>;
   /** A backend on RPC endpoints: each endpoint's state (URLs as origins only). */
   rpcEndpoints?(): RpcEndpointStatus[];
+  /** A backend whose fee payer pays network fees: its balance in lamports. */
+  feePayerLamports?(): Promise<bigint>;
 }

@@ -9,6 +9,7 @@ import type { HealthCheck } from "../ports/chain";
  */
 export class SandboxFaults {
   private readonly down = new Set<Network>();
+  private readonly feePayer = new Map<Network, bigint>();
 
   constructor(private readonly sandboxNetworks: ReadonlySet<Network>) {}
 
@@ -23,8 +24,25 @@ export class SandboxFaults {
     return this.list();
   }
 
+  /**
+   * The fee-payer drill: a sandbox fee payer pays no network fees, so its
+   * balance is simulated here (null ends the drill); metrics and the runway
+   * alert read it as they read a real fee payer's balance.
+   */
+  setFeePayerLamports(network: Network, lamports: bigint | null): AdminFault[] {
+    if (!this.isSandbox(network)) throw new Error(`${network} is not a sandbox network`);
+    if (lamports === null) this.feePayer.delete(network);
+    else this.feePayer.set(network, lamports);
+    return this.list();
+  }
+
+  /** The simulated fee-payer balance, or null when no drill runs. */
+  feePayerLamports(network: Network): bigint | null {
+    return this.feePayer.get(network) ?? null;
+  }
+
   list(): AdminFault[] {
-    return [...this.sandboxNetworks].map((network) => ({ network, chainDown: this.down.has(network) }));
+    return [...this.sandboxNetworks].map((network) => ({ network, chainDown: this.down.has(network), feePayerLamports: this.feePayer.get(network)?.toString() ?? null }));
   }
 
   isChainDown(network: Network): boolean {

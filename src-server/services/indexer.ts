@@ -14,6 +14,8 @@ export interface IndexedPool {
   readonly stored: StoredPool;
   /** Set when the chain's tree account disagrees with ours; proofs are then refused. */
   drift: string | null;
+  /** Unix ms the root was last compared with the chain's (metrics); null before the first comparison. */
+  rootCheckedAt?: number;
 }
 
 const PAGE = 1000;
@@ -142,6 +144,7 @@ export class IndexerService {
     if (!account || account.nextIndex !== pool.tree.nextIndex) return;
     const ours = toHex(pool.tree.root());
     const theirs = toHex(account.root);
+    pool.rootCheckedAt = Date.now();
     pool.drift = ours === theirs ? null : `indexer root ${ours} != chain root ${theirs} at ${account.nextIndex} leaves`;
     if (pool.drift) this.log(`indexer: ${poolKey(pool.network, pool.mint)} ${pool.drift}`);
   }

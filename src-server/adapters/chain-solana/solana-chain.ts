@@ -621,6 +621,11 @@ export class SolanaChain implements ChainBackend {
     }
   }
 
+  /** The fee payer's balance (metrics and the runway alert). */
+  async feePayerLamports(): Promise<bigint> {
+    return BigInt(await this.rpc.getBalance(new PublicKey(this.signer.publicKey), this.cfg.solana.commitment));
+  }
+
   private async feePayerCheck(): Promise<HealthCheck> {
     const name = `fee-payer:${this.network}`;
     const min = this.cfg.solana.minFeePayerLamports;

@@ -14,12 +14,19 @@ export function adminSandboxRoutes(faults: SandboxFaults): Router {
 
   r.post("/sandbox/faults", (req, res) => {
     const b: unknown = req.body;
-    if (typeof b !== "object" || b === null || Array.isArray(b)) return invalidRequest(res, "body must be { network, chainDown }");
-    const { network, chainDown } = b as Record<string, unknown>;
+    if (typeof b !== "object" || b === null || Array.isArray(b)) return invalidRequest(res, "body must be { network, chainDown?, feePayerLamports? }");
+    const { network, chainDown, feePayerLamports } = b as Record<string, unknown>;
     if (!isNetwork(network)) return sendError(res, 400, ErrorName.InvalidNetwork, "network must be mainnet or devnet");
     if (!faults.isSandbox(network)) return sendError(res, 400, ErrorName.InvalidNetwork, `${network} is not a sandbox network: faults are for sandbox chains only`);
-    if (typeof chainDown !== "boolean") return invalidRequest(res, "chainDown must be true or false");
-    res.json({ faults: faults.set(network, chainDown) });
+    if (chainDown === undefined && feePayerLamports === undefined) return invalidRequest(res, "send chainDown (true or false) or feePayerLamports (a decimal string, or null)");
+    if (chainDown !== undefined && typeof chainDown !== "boolean") return invalidRequest(res, "chainDown must be true or false");
+    if (feePayerLamports !== undefined && feePayerLamports !== null && !(typeof feePayerLamports === "string" && /^[0-9]{1,20}$/.test(feePayerLamports))) {
+      return invalidRequest(res, "feePayerLamports must be a decimal string of lamports, or null to end the drill");
+    }
+    let list = faults.list();
+    if (typeof chainDown === "boolean") list = faults.set(network, chainDown);
+    if (feePayerLamports !== undefined) list = faults.setFeePayerLamports(network, feePayerLamports === null ? null : BigInt(feePayerLamports));
+    res.json({ faults: list });
   });
 
   return r;

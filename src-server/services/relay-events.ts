@@ -1,0 +1,91 @@
+/**
+ * Relay and revert state changes as events, for metrics, alerts and the
+ * structured log, without touching the services that make them: the stores
+ * the services write through are wrapped, and every state they record is
+ * passed on after it was recorded. A listener's failure never reaches the
+ * service (it is caught and dropped).
+ */
+import type { Network } from "../../src-shared/networks";
+import type { RelayState } from "../core/relay/states";
+import type { RevertState } from "../core/revert/states";
+import type { NewRelayRecord, RelayStore } from "../ports/relay-store";
+import type { NewRevertRecord, RevertStore } from "../ports/revert-store";
+
+/** What a listener learns of a relay: never its recipient, nullifier or any client address. */
+export interface RelayEvent {
+  id: string;
+  kind: NewRelayRecord["kind"];
+  network: Network;
+  mint: string;
+  state: RelayState;
+  /** When the relay was received (Unix ms). */
+  receivedAt: number;
+  /** Each earlier state's time, by kind (stage latencies). */
+  times: Partial<Record<RelayState["kind"], number>>;
+}
+
+export interface RevertEvent {
+  id: string;
+  network: Network;
+  state: RevertState;
+  requestedAt: number;
+}
+
+type Meta = { kind: NewRelayRecord["kind"]; network: Network; mint: string; receivedAt: number; times: Partial<Record<RelayState["kind"], number>> };
+
+const quietly = (f: () => void): void => {
+  try {
+    f();
+  } catch {
+    // A listener (metrics, alerts, logs) must never fail a relay.
+  }
+};
+
+/** The relay store, passing each recorded state to `listener`. */
+export function observeRelayStore(store: RelayStore, listener: (e: RelayEvent) => void): RelayStore {
+  const meta = new Map<string, Meta>();
+  const emit = (id: string, state: RelayState): void => {
+    let m = meta.get(id);
+    if (!m) {
+      const r = store.get(id);
+      if (!r) return;
+      m = { kind: r.kind, network: r.network, mint: r.mint, receivedAt: r.receivedAt, times: Object.fromEntries(r.steps.map((s) => [s.kind, s.at])) };
+      meta.set(id, m);
+    }
+    m.times[state.kind] ??= state.at;
+    const e: RelayEvent = { id, kind: m.kind, network: m.network, mint: m.mint, state, receivedAt: m.receivedAt, times: { ...m.times } };
+    if (state.kind === "confirmed" || state.kind === "failed") meta.delete(id);
+    quietly(() => listener(e));
+  };
+  // Every other method (and any added later) is the store's own.
+  const wrapped = Object.create(store) as RelayStore;
+  wrapped.create = async (record, first) => {
+    await store.create(record, first);
+    meta.set(record.id, { kind: record.kind, network: record.network, mint: record.mint, receivedAt: record.receivedAt, times: {} });
+    emit(record.id, first);
+  };
+  wrapped.advance = async (id, state) => {
+    await store.advance(id, state);
+    emit(id, state);
+  };
+  return wrapped;
+}
+
+/** The revert store, passing each recorded state to `listener`. */
+export function observeRevertStore(store: RevertStore, listener: (e: RevertEvent) => void): RevertStore {
+  const emit = (id: string, state: RevertState, network?: Network, requestedAt?: number): void => {
+    const r = network && requestedAt !== undefined ? { network, requestedAt } : store.get(id);
+    if (!r) return;
+    quietly(() => listener({ id, network: r.network, state, requestedAt: r.requestedAt }));
+  };
+  const wrapped = Object.create(store) as RevertStore;
+  wrapped.create = async (record: NewRevertRecord, first) => {
+    await store.create(record, first);
+    emit(record.id, first, record.network, record.requestedAt);
+  };
+  wrapped.advance = async (id, state, deposit) => {
+    await store.advance(id, state, deposit);
+    emit(id, state);
+  };
+  return wrapped;
+}
