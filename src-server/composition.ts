@@ -1,11 +1,11 @@
 import { mkdirSync } from "node:fs";
 import pkg from "../package.json" with { type: "json" };
 import path from "node:path";
-import { createPoseidonHasher } from "../src-shared/crypto/poseidon-wasm";
 import { parsePublicKey } from "../src-shared/encoding/base58";
 import { NETWORKS, type Network } from "../src-shared/networks";
 import { nullifierAddress, treeAddress } from "../src-shared/solana/pda";
 import { SandboxChain } from "./adapters/chain-sandbox/sandbox-chain";
+import { createLeanPoseidonHasher } from "./adapters/poseidon-lean/lean-hasher";
 import { solanaPoolSubscriber, type MintSubscribe } from "./adapters/chain-solana/follower-subscribe";
 import { createFailoverRpc, type FailoverRpc } from "./adapters/chain-solana/rpc-failover";
 import { SolanaChain } from "./adapters/chain-solana/solana-chain";
@@ -25,6 +25,7 @@ import { SqlRevertStore } from "./adapters/storage-sqljs/revert-store";
 import { SqlSanctionsStore } from "./adapters/storage-sqljs/sanctions-store";
 import { JupiterSwapApi } from "./adapters/swap-jupiter/jupiter-api";
 import { SandboxSwapVenue } from "./adapters/swap-sandbox/venue";
+import { deferredVerifier } from "./adapters/verifier-groth16/deferred-verifier";
 import { MemoizingVerifier } from "./adapters/verifier-groth16/memoizing-verifier";
 import { createGroth16Verifier } from "./adapters/verifier-groth16/worker-pool";
 import type { RelayConfig } from "./config/schema";
@@ -89,10 +90,10 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
   });
   verifierStarting.catch(() => {});
   let db: DurableDb;
-  let hasher: Awaited<ReturnType<typeof createPoseidonHasher>>;
+  let hasher: Awaited<ReturnType<typeof createLeanPoseidonHasher>>;
   try {
     [hasher, db] = await Promise.all([
-      createPoseidonHasher(),
+      createLeanPoseidonHasher(),
       DurableDb.open({
         dir: config.dataDir,
         migrations: MIGRATIONS,
@@ -120,7 +121,13 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
   const relayer = loadOrCreateSigner(secrets, "relayer");
   log(`relayer: ${relayer.address}`);
 
-  const verifierPool = await verifierStarting;
+  // Listening does not wait for the verifier's workers to boot; a proof waits for them. A key that cannot be read or parsed has failed by now and still stops the start.
+  await Promise.race([verifierStarting, Promise.resolve(null)]).catch(async (e: unknown) => {
+    await db.close();
+    unlock();
+    throw e;
+  });
+  const verifierPool = deferredVerifier(verifierStarting, log);
   const verifier = new MemoizingVerifier(verifierPool);
   const sanctionsStore = new SqlSanctionsStore(db);
   const sanctions = new ReloadingSanctionsList({

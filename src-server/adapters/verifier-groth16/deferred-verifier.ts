@@ -1,0 +1,26 @@
+import type { ProofVerifier } from "../../ports/proof-verifier";
+
+/**
+ * The verifier while its workers boot: the relay starts listening without
+ * waiting for them (about a second at start, most of the start-up time of an
+ * empty relay), and a proof that arrives meanwhile waits for the pool. A key
+ * that cannot be read or parsed still fails the start (the caller checks that
+ * before listening); a worker that fails to boot later is logged, and every
+ * proof is then refused with that error.
+ */
+export function deferredVerifier(starting: Promise<ProofVerifier>, log: (line: string) => void): ProofVerifier & { readonly pending: number } {
+  let pool: ProofVerifier | null = null;
+  starting.then(
+    (p) => {
+      pool = p;
+    },
+    (e: unknown) => log(`verifier: workers failed to start: ${(e as Error).message}; proofs are refused until restart`),
+  );
+  return {
+    get pending(): number {
+      return (pool as { pending?: number } | null)?.pending ?? 0;
+    },
+    verify: (proof, publicSignals) => (pool ? pool.verify(proof, publicSignals) : starting.then((p) => p.verify(proof, publicSignals))),
+    close: () => starting.then((p) => p.close(), () => {}),
+  };
+}
