@@ -21,6 +21,7 @@ import { AdminStatus, type HeldKey } from "./services/admin-status";
 import { AdminSupport, type AdminSupportDeps } from "./services/admin-support";
 import type { HealthService } from "./services/health";
 import type { IndexerService } from "./services/indexer";
+import type { RejectedRelays } from "./services/relay-rejections";
 
 export interface ConsoleAdminLate {
   indexer: IndexerService;
@@ -33,6 +34,8 @@ export interface ConsoleAdminLate {
   /** The revert queue and compliance log (support pages). */
   support?: AdminSupportDeps;
   inFlightRelays(): number;
+  /** Relays refused before their proof verified (the console's rejected list). */
+  rejectedRelays?: RejectedRelays;
   rateLimitStats(): { endpoint: string; hits: number; refusals: number }[];
   nullifierAddress(network: Network, mint: Uint8Array, hash: Uint8Array): string;
   version: string;
@@ -89,6 +92,7 @@ export function prepareConsoleAdmin(opts: {
       chains: late.chains,
       nullifierAddress: (n, mint, hash) => late.nullifierAddress(n, mintBytes(mint), hash),
       retentionDays: config.console.retentionDays,
+      ...(late.rejectedRelays ? { rejected: late.rejectedRelays } : {}),
     });
     const money = new AdminMoneyService({
       store,

@@ -305,6 +305,7 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
       health,
       relayer,
       inFlightRelays: () => relay.inFlightCount,
+      rejectedRelays: relay.rejections,
       rateLimitStats: () => relayApp.limits.stats(),
       otherKeys: () => [
         { name: "compliance", purpose: "signs OFAC compliance signatures", publicKey: complianceKey.publicKey, address: complianceKey.address },

@@ -133,6 +133,31 @@ export interface AdminRelayPage {
   retentionDays: number;
 }
 
+/** One relay refused before its proof verified: kept in memory only, never stored. */
+export interface AdminRejectedRelay {
+  /** Unix ms it was received. */
+  at: number;
+  kind: "relay" | "swap";
+  network: Network;
+  mint: string;
+  status: number;
+  error: string;
+  detail: string;
+}
+
+/** GET /admin/relays/rejected?limit: relays refused before their proof verified, since the relay started. */
+export interface AdminRejectedRelays {
+  /** Unix ms the counting started (the relay's start). */
+  since: number;
+  total: number;
+  /** Per error name. */
+  counts: Record<string, number>;
+  /** How many of the newest the relay keeps; older ones are only counted. */
+  kept: number;
+  /** Newest first. */
+  items: AdminRejectedRelay[];
+}
+
 /** GET /admin/nullifiers/search?q=<hex | [bytes]>&network&mint */
 export interface AdminNullifierSearch {
   nullifierHash: string;

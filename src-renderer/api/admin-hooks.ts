@@ -8,6 +8,7 @@ import {
   fetchPools,
   fetchRelay,
   fetchRelays,
+  fetchRejectedRelays,
   fetchReverts,
   fetchSettings,
   fetchSpentNullifiers,
@@ -55,6 +56,12 @@ export function useTreeNode(network: Network, mint: string, index: number) {
     refetchInterval: REFRESH_MS.pools,
     placeholderData: keepPreviousData,
   });
+}
+
+/** Relays refused before their proof verified (kept in the relay's memory only). */
+export function useRejectedRelays() {
+  const api = useApi();
+  return useQuery({ queryKey: queryKeys.admin.rejectedRelays(), queryFn: ({ signal }) => fetchRejectedRelays(api, { signal }), refetchInterval: REFRESH_MS.relays });
 }
 
 export function useRelays(filters: RelayFilters, before: string | null) {

@@ -12,6 +12,7 @@ import type {
   AdminPauseRequest,
   AdminPoolSummary,
   AdminRange,
+  AdminRejectedRelays,
   AdminRelayDetail,
   AdminRelayPage,
   AdminRevert,
@@ -76,6 +77,9 @@ export const fetchRelays = async (api: ApiClient, f: RelayFilters, before: strin
     "relays",
     { items: "array", counts: "object" },
   );
+
+export const fetchRejectedRelays = async (api: ApiClient, o: Opt = {}) =>
+  shaped<AdminRejectedRelays>(await api.getJson("/admin/relays/rejected", o), "rejected relays", { items: "array", counts: "object", total: "number" });
 
 export const fetchRelay = async (api: ApiClient, id: string, o: Opt = {}) =>
   shaped<AdminRelayDetail>(await api.getJson(`/admin/relays/${encodeURIComponent(id)}`, o), "relay", { id: "string", steps: "array" });

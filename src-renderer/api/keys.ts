@@ -17,6 +17,7 @@ export const queryKeys = {
     relays: () => [...queryKeys.admin.all(), "relays"] as const,
     relayPage: (f: RelayFilters, before: string | null) => [...queryKeys.admin.relays(), "page", f, before] as const,
     relay: (id: string) => [...queryKeys.admin.relays(), "detail", id] as const,
+    rejectedRelays: () => [...queryKeys.admin.relays(), "rejected"] as const,
     nullifiers: () => [...queryKeys.admin.all(), "nullifiers"] as const,
     nullifierSearch: (q: string) => [...queryKeys.admin.nullifiers(), "search", q] as const,
     spent: () => [...queryKeys.admin.nullifiers(), "spent"] as const,

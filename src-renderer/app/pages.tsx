@@ -4,6 +4,7 @@ import { MoneyPage } from "../features/money/MoneyPage";
 import { NullifiersPage } from "../features/nullifiers/NullifiersPage";
 import { PoolsPage } from "../features/pools/PoolsPage";
 import { RelayDetailPage } from "../features/relays/RelayDetailPage";
+import { RejectedRelaysPage } from "../features/relays/RejectedRelaysPage";
 import { RelaysPage } from "../features/relays/RelaysPage";
 import { RevertsPage } from "../features/reverts/RevertsPage";
 import { SettingsPage } from "../features/settings/SettingsPage";
@@ -20,6 +21,7 @@ export function Page({ route }: { route: Route }) {
     case "pools":
       return <PoolsPage selected={poolOf(route.rest)} />;
     case "relays":
+      if (route.rest[0] === "rejected") return <RejectedRelaysPage />;
       return route.rest[0] ? <RelayDetailPage id={route.rest[0]} /> : <RelaysPage />;
     case "nullifiers":
       return <NullifiersPage />;

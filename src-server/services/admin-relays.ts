@@ -1,10 +1,11 @@
-import type { AdminNullifierSearch, AdminRelay, AdminRelayDetail, AdminRelayPage, AdminSpentNullifier, RelayStep } from "../../src-shared/admin-api";
+import type { AdminNullifierSearch, AdminRejectedRelays, AdminRelay, AdminRelayDetail, AdminRelayPage, AdminSpentNullifier, RelayStep } from "../../src-shared/admin-api";
 import { toHex } from "../../src-shared/encoding/bytes";
 import type { Network } from "../../src-shared/networks";
 import type { ChainBackend } from "../ports/chain";
 import type { ConsoleStore, RelayFilter } from "../ports/console-store";
 import type { RelayRecord } from "../ports/relay-store";
 import type { IndexerService } from "./indexer";
+import type { RejectedRelays } from "./relay-rejections";
 
 export function toAdminRelay(r: RelayRecord): AdminRelay {
   const last = r.steps[r.steps.length - 1];
@@ -58,6 +59,8 @@ export interface AdminRelaysDeps {
   chains: ReadonlyMap<Network, ChainBackend>;
   nullifierAddress(network: Network, mint: string, hash: Uint8Array): string;
   retentionDays: number;
+  /** Relays refused before their proof verified (services/relay-rejections.ts). */
+  rejected?: RejectedRelays;
 }
 
 /** Relay records, nullifier search and the spent list for the console. */
@@ -75,6 +78,13 @@ export class AdminRelays {
       counts: this.deps.store.relayCounts(filter),
       retentionDays: this.deps.retentionDays,
     };
+  }
+
+  /** Relays refused before they became candidates: counts since start and the newest kept ones. */
+  rejected(limit: number): AdminRejectedRelays {
+    const r = this.deps.rejected;
+    if (!r) return { since: 0, total: 0, counts: {}, kept: 0, items: [] };
+    return { since: r.since, total: r.total, counts: r.counts(), kept: r.capacity, items: r.recent(Math.min(Math.max(1, limit), r.capacity)) };
   }
 
   detail(id: string): AdminRelayDetail | null {

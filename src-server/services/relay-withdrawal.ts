@@ -11,10 +11,11 @@ import { RelayState, type RelayOutcome } from "../core/relay/states";
 import { slippageSeenBps, type PairSlippage } from "../core/swap/slippage";
 import type { ChainBackend, ChainRejection, SwapLeg } from "../ports/chain";
 import { VerifierBusyError, type ProofVerifier } from "../ports/proof-verifier";
-import type { RelayRecord, RelayStore, SwapRecord } from "../ports/relay-store";
+import type { NewRelayRecord, RelayRecord, RelayStore, SwapRecord } from "../ports/relay-store";
 import type { SanctionsList } from "../ports/sanctions";
 import type { SwapVenue } from "../ports/swap-venue";
 import type { IndexerService } from "./indexer";
+import { RejectedRelays } from "./relay-rejections";
 
 /** The fee in force for a pool, and the one it replaced while still in its grace period (services/fee-schedule.ts). */
 export interface FeesInForce {
@@ -43,6 +44,8 @@ export interface RelayDeps {
   pauses?: RelayPauses;
   /** Without it, relay_swap answers SwapFailed. */
   swaps?: SwapRouting;
+  /** Where relays refused before their proof verified are counted (never stored); default a list of its own. */
+  rejections?: RejectedRelays;
   now?: () => number;
   log?: (line: string) => void;
   /**
@@ -76,6 +79,8 @@ const REJECTION: Record<ChainRejection, { status: number; error: ErrorNameValue 
 };
 
 type Fail = (status: number, error: ErrorNameValue, detail: string) => Promise<RelayOutcome>;
+/** A refusal before the proof verified: counted in memory, no record written. */
+type Reject = (status: number, error: ErrorNameValue, detail: string) => RelayOutcome;
 
 /** A relay_swap's leg for the chain, and its record as quoted. */
 interface QuotedSwap {
@@ -85,13 +90,19 @@ interface QuotedSwap {
 
 /**
  * The /relay and /relay_swap pipeline: cheap checks first (pool, root, fee,
- * nullifier, sanctions), for a swap the quote, then proof verification off the
- * event loop, then submission (with the swap leg in the same transaction).
- * A nullifier is locked from its check until a definitive verdict, so the same
- * withdrawal relayed concurrently is submitted once.
+ * nullifier), for a swap the quote, then proof verification off the event
+ * loop, then the sanctions check and submission (with the swap leg in the same
+ * transaction). A nullifier is locked from its check until a definitive
+ * verdict, so the same withdrawal relayed concurrently is submitted once.
+ *
+ * Only a relay whose proof verified is a candidate: it gets a record (and a
+ * screening in the compliance log), written before anything is submitted.
+ * Anyone can send a refused one without authentication, so those are counted
+ * in memory ({@link RejectedRelays}) and never stored (docs/security.md, "Rejected relays").
  */
 export class RelayService {
   private readonly inFlight = new Set<string>();
+  readonly rejections: RejectedRelays;
   private readonly now: () => number;
   private readonly log: (line: string) => void;
 
@@ -99,6 +110,7 @@ export class RelayService {
     this.now = deps.now ?? Date.now;
     this.log = deps.log ?? (() => {});
     this.unknownHoldMs = deps.unknownHoldMs ?? DEFAULT_UNKNOWN_HOLD_MS;
+    this.rejections = deps.rejections ?? new RejectedRelays();
   }
 
   private readonly unknownHoldMs: number;
@@ -201,75 +213,63 @@ export class RelayService {
     swapTerms: { outputMint: string; outputMintBytes: Uint8Array; minOut: bigint } | null,
     gate: VerificationGate = () => () => {},
   ): Promise<RelayOutcome> {
-    const { indexer, chains, store } = this.deps;
+    const { indexer, chains } = this.deps;
     const received = this.now();
     // The fee is fixed here, at receipt: a fee change never reaches a relay in flight.
     const fee = decideFee(req.depositSize, req.fee, this.deps.fees.inForce(req.network, req.mint), received);
     const chain = chains.get(req.network);
     const id = randomUUID();
     const nullifierHex = toHex(req.nullifierHash);
-    // Not awaited here: the `submitted` write below is journaled after it, so its
-    // fsync makes both durable before anything reaches the chain (one fsync, not two).
-    const created = store.create(
-      {
+    const kind = swapTerms === null ? "relay" : "swap";
+    const reject: Reject = (status, error, detail) => {
+      this.rejections.add({ at: received, kind, network: req.network, mint: req.mint, status, error, detail });
+      return { status, error, message: detail };
+    };
+
+    const paused = this.deps.pauses?.pausedReason(req.network, req.mint);
+    if (paused) return reject(503, ErrorName.RelayPaused, paused);
+    if (!chain) return reject(400, ErrorName.InvalidRequest, `network: ${req.network} is not enabled on this relay`);
+    if (req.relayer !== null && req.relayer !== chain.feePayer) {
+      return reject(400, ErrorName.InvalidRequest, `relayer: this relay's key on ${req.network} is ${chain.feePayer} (GET /fees); a proof bound to another relayer cannot be relayed here`);
+    }
+    if (!fee.ok) {
+      if (fee.kind === "Uncoverable") return reject(400, ErrorName.InvalidRequest, "depositSize: does not cover the relayer fee");
+      return reject(400, ErrorName.FeeTooLow, `fee: ${req.fee} is below this relay's fee of ${fee.published} for depositSize ${req.depositSize} of ${req.mint} on ${req.network} (GET /fees)`);
+    }
+    const pool = indexer.get(req.network, req.mint);
+    if (!pool) return reject(400, ErrorName.InvalidRoot, `no pool for ${req.mint} on ${req.network}`);
+    if (!pool.tree.isKnownRoot(req.root)) return reject(400, ErrorName.InvalidRoot, "root is not the pool's current root or one of its last 100");
+    const relayerBytes = parsePublicKey(chain.feePayer);
+    if (!relayerBytes.ok) return reject(500, ErrorName.RelayFailed, `the ${req.network} relayer key is not a public key`);
+
+    const key = `${req.network}/${req.mint}/${nullifierHex}`;
+    if (this.inFlight.has(key)) return reject(400, ErrorName.NullifierAlreadySpent, "a relay of this nullifier is in flight");
+    this.inFlight.add(key);
+    let hold = false;
+    try {
+      if (await chain.isNullifierSpent(req.mint, req.nullifierHash)) return reject(400, ErrorName.NullifierAlreadySpent, "the nullifier account exists");
+      let swap: QuotedSwap | undefined;
+      if (swapTerms !== null) {
+        const taken = await this.takeQuote(id, req, swapTerms, req.depositSize - fee.fee, reject);
+        if ("outcome" in taken) return taken.outcome;
+        swap = taken;
+      }
+      const terms = { relayer: relayerBytes.value, fee: fee.fee, swap: swapTerms && { outputMint: swapTerms.outputMintBytes, minOut: swapTerms.minOut } };
+      const record: NewRelayRecord = {
         id,
-        kind: swapTerms === null ? "relay" : "swap",
+        kind,
         network: req.network,
         mint: req.mint,
         outputMint: swapTerms?.outputMint ?? null,
         recipient: req.recipient,
         nullifierHash: nullifierHex,
         depositSize: req.depositSize,
-        fee: fee.ok ? fee.fee : (req.fee ?? 0n),
-        relayer: chain?.feePayer ?? req.relayer,
+        fee: fee.fee,
+        relayer: chain.feePayer,
         minOut: swapTerms?.minOut ?? null,
         receivedAt: received,
-      },
-      RelayState.received(received),
-    );
-    created.catch(() => {});
-    const fail: Fail = async (status, error, detail) => {
-      await store.advance(id, RelayState.failed(this.now(), error, detail));
-      return { status, error, message: detail };
-    };
-
-    const paused = this.deps.pauses?.pausedReason(req.network, req.mint);
-    if (paused) return fail(503, ErrorName.RelayPaused, paused);
-    if (!chain) return fail(400, ErrorName.InvalidRequest, `network: ${req.network} is not enabled on this relay`);
-    if (req.relayer !== null && req.relayer !== chain.feePayer) {
-      return fail(400, ErrorName.InvalidRequest, `relayer: this relay's key on ${req.network} is ${chain.feePayer} (GET /fees); a proof bound to another relayer cannot be relayed here`);
-    }
-    if (!fee.ok) {
-      if (fee.kind === "Uncoverable") return fail(400, ErrorName.InvalidRequest, "depositSize: does not cover the relayer fee");
-      return fail(400, ErrorName.FeeTooLow, `fee: ${req.fee} is below this relay's fee of ${fee.published} for depositSize ${req.depositSize} of ${req.mint} on ${req.network} (GET /fees)`);
-    }
-    const pool = indexer.get(req.network, req.mint);
-    if (!pool) return fail(400, ErrorName.InvalidRoot, `no pool for ${req.mint} on ${req.network}`);
-    if (!pool.tree.isKnownRoot(req.root)) return fail(400, ErrorName.InvalidRoot, "root is not the pool's current root or one of its last 100");
-    const relayerBytes = parsePublicKey(chain.feePayer);
-    if (!relayerBytes.ok) return fail(500, ErrorName.RelayFailed, `the ${req.network} relayer key is not a public key`);
-
-    const key = `${req.network}/${req.mint}/${nullifierHex}`;
-    if (this.inFlight.has(key)) return fail(400, ErrorName.NullifierAlreadySpent, "a relay of this nullifier is in flight");
-    this.inFlight.add(key);
-    let hold = false;
-    try {
-      if (await chain.isNullifierSpent(req.mint, req.nullifierHash)) return await fail(400, ErrorName.NullifierAlreadySpent, "the nullifier account exists");
-      let listed: boolean;
-      try {
-        listed = this.deps.sanctions.check(req.recipient).listed;
-      } catch (e) {
-        return await fail(500, ErrorName.RelayFailed, `sanctions list unavailable: ${(e as Error).message}`);
-      }
-      if (listed) return await fail(400, ErrorName.OFACCheckFailed, "recipient is on a sanctions list");
-      let swap: QuotedSwap | undefined;
-      if (swapTerms !== null) {
-        const taken = await this.takeQuote(id, req, swapTerms, req.depositSize - fee.fee, fail);
-        if ("outcome" in taken) return taken.outcome;
-        swap = taken;
-      }
-      const terms = { relayer: relayerBytes.value, fee: fee.fee, swap: swapTerms && { outputMint: swapTerms.outputMintBytes, minOut: swapTerms.minOut } };
-      const outcome = await this.verifyAndSubmit(id, req, chain, terms, swap, fail, gate);
+      };
+      const outcome = await this.verifyAndSubmit(record, req, chain, terms, swap, reject, gate);
       hold = "unknown" in outcome;
       return outcome.result;
     } finally {
@@ -287,15 +287,16 @@ export class RelayService {
   }
 
   private async verifyAndSubmit(
-    id: string,
+    record: NewRelayRecord,
     req: WithdrawalRequest,
     chain: ChainBackend,
     terms: RelayTerms,
     swap: QuotedSwap | undefined,
-    fail: Fail,
+    reject: Reject,
     gate: VerificationGate,
   ): Promise<{ result: RelayOutcome } | { result: RelayOutcome; unknown: true }> {
     const { store } = this.deps;
+    const { id } = record;
     const { fee } = terms;
     // All six public signals from the request and this relay's own terms: a proof made for any
     // other relayer, fee, output mint or minOut does not verify (extDataHash).
@@ -307,29 +308,44 @@ export class RelayService {
       mint: req.mintBytes,
       terms,
     });
-    // Every cheaper check (pool, root, fee, relayer, nullifier, sanctions, quote) has passed:
+    // Every cheaper check (pool, root, fee, relayer, nullifier, quote) has passed:
     // only now does the request cost a pairing, and only within its client's share of the verifier.
     const release = gate();
-    if (!release) return { result: await fail(429, ErrorName.RateLimited, "too many proofs from this client are being verified; wait for an answer before sending more") };
+    if (!release) return { result: reject(429, ErrorName.RateLimited, "too many proofs from this client are being verified; wait for an answer before sending more") };
     const t0 = this.now();
     let valid: boolean;
     try {
       valid = await this.deps.verifier.verify(req.proof, publicSignals);
     } catch (e) {
-      if (e instanceof VerifierBusyError) return { result: await fail(503, ErrorName.ServerBusy, "the proof verifier is busy; try again in a moment") };
-      return { result: await fail(500, ErrorName.RelayFailed, `verifier unavailable: ${(e as Error).message}`) };
+      if (e instanceof VerifierBusyError) return { result: reject(503, ErrorName.ServerBusy, "the proof verifier is busy; try again in a moment") };
+      return { result: reject(500, ErrorName.RelayFailed, `verifier unavailable: ${(e as Error).message}`) };
     } finally {
       release();
     }
-    if (!valid) return { result: await fail(400, ErrorName.InvalidProof, "proof does not verify for these public inputs") };
+    if (!valid) return { result: reject(400, ErrorName.InvalidProof, "proof does not verify for these public inputs") };
+
+    // A candidate now: recorded from here on. Not awaited: the `submitted` write below is
+    // journaled after it, so its fsync makes both durable before anything reaches the chain.
+    const verifiedAt = this.now();
+    store.create(record, RelayState.received(record.receivedAt)).catch(() => {});
+    void store.advance(id, RelayState.verified(verifiedAt, verifiedAt - t0)).catch(() => {});
+    if (swap) void store.recordSwap(id, swap.record).catch(() => {});
+    const fail: Fail = async (status, error, detail) => {
+      await store.advance(id, RelayState.failed(this.now(), error, detail));
+      return { status, error, message: detail };
+    };
+    let listed: boolean;
+    try {
+      listed = this.deps.sanctions.check(req.recipient).listed;
+    } catch (e) {
+      return { result: await fail(500, ErrorName.RelayFailed, `sanctions list unavailable: ${(e as Error).message}`) };
+    }
+    if (listed) return { result: await fail(400, ErrorName.OFACCheckFailed, "recipient is on a sanctions list") };
     // After verification, so a request that changed minOut or output_mint under its proof is InvalidProof, not this.
     if (swap && swap.record.quotedOut < swap.leg.minOut) {
       const detail = `the venue now delivers ${swap.record.quotedOut} of ${swap.leg.outputMint} for ${swap.record.inAmount}, below minOut ${swap.leg.minOut}`;
       return { result: await fail(400, ErrorName.SlippageExceeded, detail) };
     }
-    const verifiedAt = this.now();
-    void store.advance(id, RelayState.verified(verifiedAt, verifiedAt - t0)).catch(() => {});
-
     await store.advance(id, RelayState.submitted(this.now()));
     let result;
     try {
@@ -363,8 +379,8 @@ export class RelayService {
   }
 
   /**
-   * The quote the swap is held to: what depositSize − fee buys now. No venue,
-   * no route or too little depth refuse the relay before any proof work; an
+   * The quote the swap is held to: what depositSize − fee buys now (recorded once the
+   * proof verified). No venue, no route or too little depth refuse the relay before any proof work; an
    * output below the proof's minOut refuses it after verification, before
    * anything is sent.
    */
@@ -373,23 +389,23 @@ export class RelayService {
     req: WithdrawalRequest,
     terms: { outputMint: string; minOut: bigint },
     amount: bigint,
-    fail: Fail,
+    reject: Reject,
   ): Promise<QuotedSwap | { outcome: RelayOutcome }> {
     const { outputMint, minOut } = terms;
     const venue = this.deps.swaps?.venueFor(req.network) ?? null;
-    if (!venue) return { outcome: await fail(400, ErrorName.SwapFailed, `no swap venue on ${req.network}`) };
+    if (!venue) return { outcome: reject(400, ErrorName.SwapFailed, `no swap venue on ${req.network}`) };
     const slippage = this.deps.swaps!.slippageFor(req.network, req.mint, outputMint);
     let quoted;
     try {
       quoted = await venue.quote({ inputMint: req.mint, outputMint, amount, slippageBps: slippage.bps, dexes: [] });
     } catch (e) {
       this.log(`relay ${id}: quote failed: ${(e as Error).message}`);
-      return { outcome: await fail(400, ErrorName.SwapFailed, "the swap venue failed to quote") };
+      return { outcome: reject(400, ErrorName.SwapFailed, "the swap venue failed to quote") };
     }
     if (!quoted.ok) {
       const e = quoted.error;
       const name = e.kind === "InsufficientLiquidity" ? ErrorName.InsufficientLiquidity : ErrorName.SwapFailed;
-      return { outcome: await fail(400, name, e.detail) };
+      return { outcome: reject(400, name, e.detail) };
     }
     const q = quoted.value;
     const record: SwapRecord = {
@@ -403,7 +419,6 @@ export class RelayService {
       executedOut: null,
       slippageSeenBps: null,
     };
-    await this.deps.store.recordSwap(id, record);
     return { leg: { outputMint, quote: q, minOut }, record };
   }
 }

@@ -44,6 +44,7 @@ const spent = async (w: PreparedWithdrawal): Promise<boolean> =>
   ((await post(`${server.url}/get_nullifier/${USDC}/32/mainnet`, { nullifierHash: w.body.nullifierHash })).json as { address: string | null }).address !== null;
 const venue = (): SwapVenue => server.relay.swapVenues.get("mainnet")!;
 const lastRecord = () => server.relay.relayStore.recent(1)[0]!;
+const OPERATOR = "relay-swap-faults-operator-token-01";
 
 /** Runs `between` after the relay's quote is taken and before it is used. */
 async function withHook<T>(between: () => Promise<void>, run: () => Promise<T>): Promise<T> {
@@ -63,7 +64,7 @@ async function withHook<T>(between: () => Promise<void>, run: () => Promise<T>):
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "relay-swap-faults-"));
-  server = await startServer(loadConfig({ RELAY_PORT: "0", RELAY_DATA_DIR: dir, RELAY_RATE_LIMITS: "off" }), { log: () => {} });
+  server = await startServer(loadConfig({ RELAY_PORT: "0", RELAY_DATA_DIR: dir, RELAY_RATE_LIMITS: "off", RELAY_OPERATOR_TOKEN: OPERATOR }), { log: () => {} });
   const w = newWallet();
   await airdrop(server.url, w, 10_000_000, USDC);
   const t = Math.floor(Date.now() / 1000);
@@ -143,7 +144,8 @@ describe("relay_swap: the pool moves between quote and execution", () => {
 });
 
 describe("relay_swap: the venue fails", () => {
-  it("answers 400 SwapFailed when the venue gives no usable quote, before any proof work, and spends nothing", async () => {
+  it("answers 400 SwapFailed when the venue gives no usable quote, before any proof work, spends nothing and stores nothing (a rejected relay)", async () => {
+    const before = lastRecord().id;
     const v = venue();
     const real = v.quote.bind(v);
     v.quote = async () => ({ ok: false, error: { kind: "Unavailable", detail: "venue down" } });
@@ -155,8 +157,9 @@ describe("relay_swap: the venue fails", () => {
       v.quote = real;
     }
     expect(await spent(broken)).toBe(false);
-    expect(lastRecord().steps.map((s) => s.kind)).toEqual(["received", "failed"]);
-    expect(lastRecord().swap ?? null).toBeNull();
+    expect(lastRecord().id).toBe(before);
+    const rejected = (await get(`${server.url}/admin/relays/rejected?limit=1`, { authorization: `Bearer ${OPERATOR}` })).json as { items: { kind: string; error: string; detail: string }[] };
+    expect(rejected.items).toEqual([expect.objectContaining({ kind: "swap", error: "SwapFailed", detail: "venue down" })]);
   });
 });
 

@@ -9,7 +9,7 @@ import { formatAmount, mintLabel } from "../../lib/mints";
 import { formatDateTime, formatDuration } from "../../lib/time";
 
 const STEP_TEXT: Record<string, string> = {
-  received: "Received: request parsed, fee fixed, record written",
+  received: "Received: request parsed, fee fixed (recorded once the proof verified)",
   verified: "Proof verified off the event loop",
   submitted: "Transaction submitted to the chain",
   confirmed: "Confirmed on chain",

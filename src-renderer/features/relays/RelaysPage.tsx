@@ -1,7 +1,8 @@
 import { useState } from "react";
 import { RELAY_STATUSES, type RelayStatus } from "../../../src-shared/admin-api";
 import type { RelayFilters } from "../../api/admin";
-import { REFRESH_MS, usePools, useRelays } from "../../api/admin-hooks";
+import { REFRESH_MS, usePools, useRejectedRelays, useRelays } from "../../api/admin-hooks";
+import { hrefFor } from "../../app/routes";
 import { NetworkSelect } from "../../components/NetworkSelect";
 import { PageHeader } from "../../components/PageHeader";
 import { QueryView } from "../../components/QueryView";
@@ -22,6 +23,7 @@ export function RelaysPage() {
   const before = cursors[cursors.length - 1] ?? null;
   const page = useRelays(filters, before);
   const pools = usePools("24h");
+  const rejected = useRejectedRelays();
   const mints = [...new Set((pools.data ?? []).map((p) => p.mint))];
   const update = (f: Partial<RelayFilters>) => {
     setFilters((old) => ({ ...old, ...f }));
@@ -33,9 +35,13 @@ export function RelaysPage() {
       <PageHeader
         id="relays-title"
         title="Relays"
-        lede={`Every withdrawal the relay was asked to submit, newest first, live (every ${REFRESH_MS.relays / 1000} s). No client address is ever recorded.`}
+        lede={`Every withdrawal with a valid proof the relay was asked to submit, newest first, live (every ${REFRESH_MS.relays / 1000} s). No client address is ever recorded.`}
         {...(page.data ? { updatedAt: page.dataUpdatedAt, fetching: page.isFetching, stale: Boolean(page.error) } : {})}
-      />
+      >
+        <a className="button button-small" href={hrefFor("relays", "rejected")} data-testid="rejected-relays-link">
+          Rejected{rejected.data ? ` (${rejected.data.total})` : ""}
+        </a>
+      </PageHeader>
       <div className="filters panel" role="search" aria-label="Filter relays">
         <label className="field-inline">
           <span>Network</span>
@@ -87,7 +93,7 @@ export function RelaysPage() {
             </p>
             {data.items.length === 0 ? (
               <EmptyState title={cursors.length > 1 ? "No older relays" : "No relays yet"}>
-                Relays appear here the moment <code>/relay</code> receives them. Records older than {data.retentionDays} days are folded into daily totals
+                Relays appear here the moment their proof verifies (requests refused before that are under Rejected). Records older than {data.retentionDays} days are folded into daily totals
                 (see Money).
               </EmptyState>
             ) : (

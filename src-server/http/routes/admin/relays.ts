@@ -27,7 +27,7 @@ export function parseNullifierQuery(q: string): Uint8Array | null {
   return bytes && isCanonicalField(bytes) ? bytes : null;
 }
 
-/** GET /admin/relays, /admin/relays/{id}, /admin/nullifiers/search, /admin/nullifiers/spent */
+/** GET /admin/relays, /admin/relays/rejected, /admin/relays/{id}, /admin/nullifiers/search, /admin/nullifiers/spent */
 export function adminRelayRoutes(relays: AdminRelays): Router {
   const r = Router();
 
@@ -56,6 +56,12 @@ export function adminRelayRoutes(relays: AdminRelays): Router {
     if (from !== null) filter.from = from;
     if (to !== null) filter.to = to;
     res.json(relays.page(filter, limit ?? 50, before));
+  });
+
+  r.get("/relays/rejected", (req, res) => {
+    const limit = optionalInt(req, res, "limit", 1, 1000);
+    if (limit === undefined) return;
+    res.json(relays.rejected(limit ?? 1000));
   });
 
   r.get("/relays/:id", (req, res) => {
