@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import nacl from "tweetnacl";
 import { describe, expect, it } from "vitest";
-import { verifyEd25519Native } from "./ed25519-native";
+import { ed25519Signer, verifyEd25519Native } from "./ed25519-native";
 
 /** The ed25519 group order L, little-endian as S is stored in a signature's last 32 bytes. */
 const L = (1n << 252n) + 27742317777372353535851937790883648493n;
@@ -85,5 +85,16 @@ describe("verifyEd25519Native (node:crypto) against tweetnacl", () => {
     }
     // Random 32-byte strings: about half are not points; none verifies a random signature.
     for (let i = 0; i < 200; i++) expect(verifyEd25519Native(msg, randomBytes(64), randomBytes(32))).toBe(false);
+  });
+
+  it("signs with node:crypto exactly as tweetnacl does (ed25519 is deterministic)", () => {
+    for (let i = 0; i < 20; i++) {
+      const kp = nacl.sign.keyPair();
+      const msg = randomBytes(i * 7);
+      expect(ed25519Signer(kp.secretKey)(msg)).toEqual(nacl.sign.detached(msg, kp.secretKey));
+    }
+    const kp = nacl.sign.keyPair();
+    expect(ed25519Signer(kp.secretKey)("OFAC:mainnet:x:1")).toEqual(nacl.sign.detached(new TextEncoder().encode("OFAC:mainnet:x:1"), kp.secretKey));
+    expect(() => ed25519Signer(new Uint8Array(32))).toThrow(/64 bytes/);
   });
 });

@@ -5,10 +5,13 @@
  * local validator check goes through `verifyEd25519Native`; tweetnacl stays
  * only where a browser or wallet needs it (src-shared/crypto/ed25519.ts).
  */
-import { createPublicKey, verify, type KeyObject } from "node:crypto";
+import { createPrivateKey, createPublicKey, sign, verify, type KeyObject } from "node:crypto";
 
 /** DER prefix of an Ed25519 SubjectPublicKeyInfo (RFC 8410): SEQUENCE { SEQUENCE { OID 1.3.101.112 }, BIT STRING (33 bytes) }. */
 const SPKI_PREFIX = Buffer.from("302a300506032b6570032100", "hex");
+
+/** DER prefix of an Ed25519 PKCS#8 private key (RFC 8410) holding the 32-byte seed. */
+const PKCS8_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex");
 
 /** Keys seen recently (the relayer's own, a depositor's several signatures); bounded, oldest dropped first. */
 const keyCache = new Map<string, KeyObject | null>();
@@ -49,4 +52,16 @@ export function verifyEd25519Native(message: string | Uint8Array, signature: Uin
   } catch {
     return false;
   }
+}
+
+/**
+ * A signing function for a 64-byte ed25519 secret key (seed ‖ public key, as
+ * tweetnacl and the Solana CLI store it), through node:crypto: the relay signs
+ * every transaction and compliance signature without holding the event loop.
+ * The signatures are the same bytes tweetnacl makes (ed25519 is deterministic).
+ */
+export function ed25519Signer(secretKey: Uint8Array): (message: string | Uint8Array) => Uint8Array {
+  if (secretKey.length !== 64) throw new Error("an ed25519 secret key is 64 bytes");
+  const key = createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, secretKey.subarray(0, 32)]), format: "der", type: "pkcs8" });
+  return (message) => new Uint8Array(sign(null, typeof message === "string" ? enc.encode(message) : message, key));
 }

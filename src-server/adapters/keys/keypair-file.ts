@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, w
 import path from "node:path";
 import nacl from "tweetnacl";
 import { encodeBase58 } from "../../../src-shared/encoding/base58";
-import { signEd25519 } from "../../../src-shared/crypto/ed25519";
+import { ed25519Signer } from "./ed25519-native";
 import type { SecretStore } from "../../ports/secret-store";
 
 /**
@@ -12,17 +12,17 @@ import type { SecretStore } from "../../ports/secret-store";
 export class Signer {
   readonly publicKey: Uint8Array;
   readonly address: string;
-  readonly #secret: Uint8Array;
+  readonly #sign: (message: string | Uint8Array) => Uint8Array;
 
   constructor(secretKey: Uint8Array) {
     if (secretKey.length !== 64) throw new Error("an ed25519 secret key is 64 bytes");
-    this.#secret = secretKey.slice();
+    this.#sign = ed25519Signer(secretKey);
     this.publicKey = secretKey.slice(32);
     this.address = encodeBase58(this.publicKey);
   }
 
   sign(message: string | Uint8Array): Uint8Array {
-    return signEd25519(message, this.#secret);
+    return this.#sign(message);
   }
 
   toJSON(): string {
