@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "./load";
+import { describeConfig, loadConfig } from "./load";
 
 const withFile = (content: unknown): { RELAY_CONFIG: string } => {
   const f = path.join(mkdtempSync(path.join(tmpdir(), "cfg-")), "c.json");
@@ -45,5 +45,12 @@ describe("loadConfig: client address, connection and per-client limits (docs/sec
     expect(c.verifier.maxQueue).toBe(0);
     expect(() => loadConfig(withFile({ http: { headersTimeoutMs: 5000, requestTimeoutMs: 1000 } }))).toThrow(/config http\.headersTimeoutMs: must not exceed http\.requestTimeoutMs/);
     expect(() => loadConfig(withFile({ rateLimits: { verificationsPerIp: 0 } }))).toThrow(/rateLimits\.verificationsPerIp/);
+  });
+
+  it("prints who is counted and how: trusted proxies, the connection cap, the time-outs and the per-client caps", () => {
+    const text = describeConfig(loadConfig(withFile({ http: { trustProxy: ["10.0.0.5"] } })));
+    expect(text).toContain('config: http: trustProxy=["10.0.0.5"] maxConnectionsPerIp=64 timeouts headers=10000ms request=30000ms keepAlive=10000ms; verifier queue 1024');
+    expect(text).toContain("per address: 120 tokens/h, 4 proofs in the verifier; 20 live tokens per wallet");
+    expect(describeConfig(loadConfig({ RELAY_RATE_LIMITS: "off" }))).toMatch(/config: rateLimits: off\nconfig: http: trustProxy=false maxConnectionsPerIp=off/);
   });
 });
