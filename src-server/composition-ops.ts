@@ -4,10 +4,19 @@
  * over what they read. Built before the chains (the RPC failover reports each
  * request), given its sources once everything else exists.
  */
-import { statSync } from "node:fs";
+import { statfsSync, statSync } from "node:fs";
 import path from "node:path";
 import { Router, type RequestHandler } from "express";
+import { ALERT_RULES, type AdminAlerts, type AdminAlertTest, type AlertItem } from "../src-shared/alerts-api";
+import { ErrorName } from "../src-shared/errors";
 import type { Network } from "../src-shared/networks";
+import { SqlAlertStore } from "./adapters/storage-sqljs/alert-store";
+import { WebhookSender, notificationText } from "./adapters/webhook/webhook-sender";
+import { applyAlertRules } from "./config/load-ops";
+import { sendError } from "./http/respond";
+import type { SanctionsStatus } from "./ports/sanctions";
+import { AlertService } from "./services/alerts";
+import type { HealthService } from "./services/health";
 import { RelayMetrics, type MetricSources } from "./adapters/metrics-prom/relay-metrics";
 import { SNAPSHOT_FILE, type DurableDb } from "./adapters/storage-sqljs/durable-db";
 import type { RelayConfig } from "./config/schema";
@@ -26,16 +35,26 @@ export interface OpsSources {
   relayRejections: MetricSources["relayRejections"];
   /** Each network's fee-payer balance reader (null where the network has none to watch). */
   feePayerBalances: ReadonlyMap<Network, () => Promise<bigint | null>>;
+  health: HealthService;
+  sanctions(): SanctionsStatus;
+  /** Unindexed deposits and drift per pool (the chain follower's view; the sandbox indexes on each deposit). */
+  indexerLag(): { network: Network; mint: string; lagSec: number; lagDeposits: number; drift: string | null }[];
+  version: string;
 }
 
 export class Ops {
   readonly metrics: RelayMetrics;
   private sources: OpsSources | null = null;
   private feePayers: FeePayerWatch | null = null;
+  private alerts: AlertService | null = null;
+  private webhook: WebhookSender | null = null;
   private readonly relayListeners: ((e: RelayEvent) => void)[] = [];
   private readonly revertListeners: ((e: RevertEvent) => void)[] = [];
 
-  constructor(private readonly config: RelayConfig) {
+  constructor(
+    private readonly config: RelayConfig,
+    private readonly log: (line: string) => void,
+  ) {
     const need = <T>(f: (s: OpsSources) => T, none: T): T => (this.sources ? f(this.sources) : none);
     this.metrics = new RelayMetrics({
       verifierQueueDepth: () => need((s) => s.verifierQueueDepth(), 0),
@@ -44,6 +63,10 @@ export class Ops {
       rpcEndpoints: () => need((s) => s.rpcEndpoints(), []),
       rateLimits: () => need((s) => s.rateLimits(), []),
       relayRejections: () => need((s) => s.relayRejections(), {}),
+      alerts: () => {
+        const firing = new Set((this.alerts?.active() ?? []).map((a) => a.rule));
+        return this.alerts ? ALERT_RULES.map((rule) => ({ rule, firing: firing.has(rule) })) : [];
+      },
       store: () =>
         need((s) => {
           let snapshotBytes: number | null = null;
@@ -90,22 +113,116 @@ export class Ops {
     this.sources = sources;
     this.feePayers = new FeePayerWatch(sources.feePayerBalances);
     this.feePayers.start(this.config.metrics.feePayerSampleSec * 1000);
+    const a = this.config.alerts;
+    if (!a.enabled) return;
+    const source = `relay ${sources.version}`;
+    this.webhook = new WebhookSender({ url: a.webhook.url, format: a.webhook.format, timeoutMs: a.webhook.timeoutMs, maxRetries: a.webhook.maxRetries, source, log: this.log });
+    const feePayers = this.feePayers;
+    this.alerts = new AlertService({
+      store: new SqlAlertStore(sources.db),
+      configRules: a.rules,
+      repeatMin: a.repeatMin,
+      sources: {
+        feePayers: () => feePayers.status(),
+        indexer: () => sources.indexerLag(),
+        failingChecks: async () => (await sources.health.report()).checks.filter((c) => !c.ok).map((c) => ({ name: c.name, ...(c.detail ? { detail: c.detail } : {}) })),
+        sanctions: () => {
+          const st = sources.sanctions();
+          // The last successful read: a check that found the list unchanged counts; a failed one does not.
+          return { lastGoodAt: st.lastError ? st.loadedAt : (st.checkedAt ?? st.loadedAt), source: st.source };
+        },
+        disk: () => {
+          try {
+            const f = statfsSync(this.config.dataDir);
+            return { freeBytes: f.bavail * f.bsize, totalBytes: f.blocks * f.bsize };
+          } catch {
+            return null;
+          }
+        },
+      },
+      notify: (kind, alert) => this.notify(kind, alert),
+      log: this.log,
+    });
+    this.relayListeners.push((e) => this.alerts?.onRelay(e));
+    this.alerts.start(a.evaluateSec * 1000);
+  }
+
+  /** One line in the log per notification, and the webhook (which never holds anything up). */
+  private notify(kind: "firing" | "repeat" | "resolved", alert: AlertItem): void {
+    this.log(`alert ${kind}: ${alert.rule}/${alert.subject}: ${alert.summary}`);
+    this.webhook?.send({ kind, alert });
+  }
+
+  /** GET /admin/alerts */
+  alertsView(): AdminAlerts {
+    const a = this.config.alerts;
+    return {
+      enabled: a.enabled && this.alerts !== null,
+      active: this.alerts?.active() ?? [],
+      history: this.alerts?.history(100) ?? [],
+      rules: this.alerts?.rules() ?? a.rules,
+      configRules: a.rules,
+      repeatMin: a.repeatMin,
+      webhook: this.webhook?.status() ?? { configured: a.webhook.url !== null, origin: null, format: a.webhook.format, last: null, pending: 0 },
+    };
   }
 
   get feePayerWatch(): FeePayerWatch | null {
     return this.feePayers;
   }
 
-  /** GET /metrics (when enabled). */
+  /** GET /metrics (when enabled) and /admin/alerts (behind the operator token). */
   routes(guard: RequestHandler): Router {
     const r = Router();
     if (this.config.metrics.enabled) {
       r.use(metricsRoutes({ text: () => this.metrics.text(), contentType: () => this.metrics.contentType(), guard, loopbackWithoutToken: this.config.metrics.loopbackWithoutToken }));
     }
+    const admin = Router();
+    admin.get("/", (_req, res) => {
+      res.json(this.alertsView());
+    });
+    // The console's Settings: thresholds checked as the config file's are, the bad key named.
+    admin.put("/rules", (req, res, next) => {
+      const alerts = this.alerts;
+      if (!alerts) return sendError(res, 409, ErrorName.InvalidRequest, "alerts are off (alerts.enabled in the config)");
+      let next_;
+      try {
+        next_ = applyAlertRules("rules", alerts.rules(), req.body, (key, problem) => {
+          throw new RuleError(`${key}: ${problem}`);
+        });
+      } catch (e) {
+        if (e instanceof RuleError) return sendError(res, 400, ErrorName.InvalidRequest, e.message);
+        throw e;
+      }
+      alerts
+        .setRules(next_)
+        .then(async (rules) => {
+          this.log(`alerts: rules changed by the operator: ${JSON.stringify(rules)}`);
+          await alerts.evaluate();
+          res.json({ rules });
+        })
+        .catch(next);
+    });
+    // The test button: one notification, the webhook's first answer reported.
+    admin.post("/test", (_req, res, next) => {
+      if (!this.webhook) return sendError(res, 409, ErrorName.InvalidRequest, "alerts are off (alerts.enabled in the config)");
+      const now = Date.now();
+      const alert: AlertItem = { id: 0, rule: "health-red", subject: "test", summary: "Test notification from the relay console", detail: "If you read this, alert notifications reach you.", startedAt: now, resolvedAt: null, lastNotifiedAt: now, notifications: 1 };
+      this.log(`alerts: test notification (${notificationText({ kind: "test", alert }, "console").split("\n")[0]})`);
+      this.webhook
+        .test({ kind: "test", alert })
+        .then((answer: AdminAlertTest) => res.json(answer))
+        .catch(next);
+    });
+    r.use("/admin/alerts", guard, admin);
     return r;
   }
 
-  close(): void {
+  close(): Promise<void> {
     this.feePayers?.stop();
+    this.webhook?.close();
+    return this.alerts?.stop() ?? Promise.resolve();
   }
 }
+
+class RuleError extends Error {}

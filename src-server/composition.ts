@@ -80,7 +80,7 @@ export function packageVersion(): string {
 export async function composeRelay(config: RelayConfig, opts: { consoleDir?: string; log: (line: string) => void; secrets?: SecretStore }): Promise<Relay> {
   const { log } = opts;
   // Metrics, alerts and the relay-state events (composition-ops.ts; docs/operations.md).
-  const ops = new Ops(config);
+  const ops = new Ops(config, log);
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const unlock = lockDataDir(config.dataDir);
   // The verifier's workers and the Poseidon wasm boot while the store opens and replays.
@@ -345,6 +345,13 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
     feePayerBalances: new Map(
       [...chains.values()].map((c) => [c.network, c.feePayerLamports ? () => c.feePayerLamports!() : async () => admin.faults.feePayerLamports(c.network)] as const),
     ),
+    health,
+    sanctions: () => sanctions.status(),
+    indexerLag: () => {
+      const lag = new Map(follower.stats().map((s) => [`${s.network}/${s.mint}`, s]));
+      return indexer.list().map((p) => ({ network: p.network, mint: p.mint, lagSec: lag.get(`${p.network}/${p.mint}`)?.lagSec ?? 0, lagDeposits: lag.get(`${p.network}/${p.mint}`)?.lagDeposits ?? 0, drift: p.drift }));
+    },
+    version: packageVersion(),
   });
   health.add("rate-limits", () => {
     const refused = relayApp.limits.stats().reduce((s, x) => s + x.refusals, 0);
@@ -365,7 +372,7 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
     revertStore,
     swapVenues,
     close: async () => {
-      ops.close();
+      await ops.close();
       for (const r of rpcs) r.close();
       sanctions.stop();
       await follower.stop();

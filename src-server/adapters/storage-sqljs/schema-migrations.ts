@@ -384,6 +384,26 @@ export const MIGRATIONS: Migration[] = [
       `DROP TABLE indexed_leaves`,
     ],
   },
+  {
+    version: 14,
+    name: "alert history and alert rule settings",
+    // The relay's own alerts (services/alerts.ts): one row per alert from firing to resolution,
+    // and the thresholds the operator changed in the console (JSON by rule key; the config holds the rest).
+    statements: [
+      `CREATE TABLE alert_history (
+         id INTEGER PRIMARY KEY AUTOINCREMENT,
+         rule TEXT NOT NULL,
+         subject TEXT NOT NULL,
+         summary TEXT NOT NULL,
+         detail TEXT NOT NULL,
+         started_at INTEGER NOT NULL,
+         resolved_at INTEGER,
+         last_notified_at INTEGER NOT NULL,
+         notifications INTEGER NOT NULL)`,
+      `CREATE INDEX alert_history_open ON alert_history (resolved_at)`,
+      `CREATE TABLE alert_settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+    ],
+  },
 ];
 
 /**
