@@ -83,9 +83,10 @@ export function createApp(deps: AppDeps): RelayApp {
   // Every body reaches the parser (a chunked one of unknown size too); verifyJsonBody refuses a non-empty one that is not application/json.
   app.use(express.json({ limit: deps.config.http.bodyLimitBytes, type: () => true, strict: true, verify: verifyJsonBody }));
 
+  // The indexer's reads first: they are most of the traffic, and their paths (/get_*) are no other router's.
+  app.use(indexerRoutes({ indexer: deps.indexer, chains: deps.chains, nullifierAddress: deps.nullifierAddress, limits }));
   app.use(metaRoutes(deps.health, deps.meta, deps.operatorGuard));
   app.use(authRoutes(deps.auth, limits));
-  app.use(indexerRoutes({ indexer: deps.indexer, chains: deps.chains, nullifierAddress: deps.nullifierAddress, limits }));
   app.use(relayRoutes({ relay: deps.relay, fees: deps.fees, chains: deps.chains, auth: deps.auth, limits, config: deps.config }));
   app.use(swapRoutes({ swaps: deps.swaps, limits, log: deps.log }));
   app.use(revertRoutes({ reverts: deps.reverts, limits, enabled: (n) => deps.chains.has(n) }));
