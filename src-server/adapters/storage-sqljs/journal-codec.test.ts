@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { crc32 } from "./crc32";
+import { crc32, crc32Js } from "./crc32";
 import { encodeRecord, RECORD_HEADER_BYTES, scanJournal, sealRecord, type JournalRecord } from "./journal-codec";
 import type { SqlStatement } from "./types";
 
@@ -31,6 +31,13 @@ function scanAll(buf: Uint8Array): { records: JournalRecord[]; validEnd: number;
 describe("crc32", () => {
   it("matches the standard check value for '123456789'", () => {
     expect(crc32(new TextEncoder().encode("123456789"))).toBe(0xcbf43926);
+  });
+
+  it("gives the same value natively and in JavaScript (journals written by either read by the other), on whole buffers and slices", () => {
+    const bytes = new Uint8Array(70_001).map((_, i) => (i * 131 + (i >> 7)) & 0xff);
+    expect(crc32(bytes)).toBe(crc32Js(bytes));
+    expect(crc32(bytes, 8, 69_000)).toBe(crc32Js(bytes, 8, 69_000));
+    expect(crc32(bytes, 5, 5)).toBe(crc32Js(bytes, 5, 5));
   });
 });
 

@@ -126,8 +126,9 @@ export class SqlTreeStore implements TreeStore {
       const records = new Uint8Array((j - i) * LEAF_RECORD);
       const times = new Uint8Array((j - i) * TIME_BYTES);
       const timeView = new DataView(times.buffer);
+      const recordView = new DataView(records.buffer);
       for (let k = i; k < j; k++) {
-        encodeLeafRecord(leaves[k]!.signature, leaves[k]!.slot, records, (k - i) * LEAF_RECORD);
+        encodeLeafRecord(leaves[k]!.signature, leaves[k]!.slot, records, recordView, (k - i) * LEAF_RECORD);
         timeView.setUint32((k - i) * TIME_BYTES, now, true);
       }
       out.push(
