@@ -37,8 +37,10 @@ export function freshDataDir(prefix: string): string {
 
 /** `node scripts/start.mjs` on a free port; resolves on `listening on http://...`. */
 export function startRelay(dataDir: string, extraEnv: Record<string, string> = {}, timeoutMs = 100_000): Promise<Relay> {
-  const env: NodeJS.ProcessEnv = { ...process.env, RELAY_PORT: "0", RELAY_HOST: "127.0.0.1", RELAY_DATA_DIR: dataDir, ...extraEnv };
+  // A config file only when the test passes one, never the caller's own.
+  const env: NodeJS.ProcessEnv = { ...process.env };
   delete env.RELAY_CONFIG;
+  Object.assign(env, { RELAY_PORT: "0", RELAY_HOST: "127.0.0.1", RELAY_DATA_DIR: dataDir, ...extraEnv });
   const child = spawn(process.execPath, ["scripts/start.mjs"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   const output = () => out;

@@ -43,6 +43,8 @@ export async function prepareDemo(dir: string, validator: LocalValidator, progra
     networks: {
       mainnet: {
         backend: "solana",
+        // A local test ledger: the development verifying key is allowed here, never on a real cluster (docs/security.md).
+        allowDevelopmentVerifyingKey: true,
         rpcUrl: validator.rpcUrl,
         wsUrl: validator.wsUrl,
         programId,

@@ -65,6 +65,8 @@ export function prepareConsoleAdmin(opts: {
   db: DurableDb;
   secrets: SecretStore;
   sandboxNetworks: ReadonlySet<Network>;
+  /** Solana networks started on the development verifying key (the console's red banner). */
+  developmentKeyNetworks?: readonly Network[];
   log: (line: string) => void;
 }): ConsoleAdmin {
   const { config, db, secrets, log } = opts;
@@ -120,6 +122,7 @@ export function prepareConsoleAdmin(opts: {
       rateLimitStats: late.rateLimitStats,
       version: late.version,
       startedAt: late.startedAt,
+      ...(opts.developmentKeyNetworks ? { developmentKeyNetworks: opts.developmentKeyNetworks } : {}),
     });
     return adminRoutes({
       guard: operatorGuard,

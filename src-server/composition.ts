@@ -29,6 +29,7 @@ import { deferredVerifier } from "./adapters/verifier-groth16/deferred-verifier"
 import { MemoizingVerifier } from "./adapters/verifier-groth16/memoizing-verifier";
 import { createGroth16Verifier } from "./adapters/verifier-groth16/worker-pool";
 import type { RelayConfig } from "./config/schema";
+import { checkVerifyingKey } from "./config/verifying-key";
 import { prepareConsoleAdmin } from "./composition-admin";
 import { Ops } from "./composition-ops";
 import { createApp, type RelayApp } from "./http/app";
@@ -79,6 +80,14 @@ export function packageVersion(): string {
 /** The one place adapters are built and wired to services and HTTP. */
 export async function composeRelay(config: RelayConfig, opts: { consoleDir?: string; log: (line: string) => void; secrets?: SecretStore }): Promise<Relay> {
   const { log } = opts;
+  // A solana network refuses the development verifying key unless allowed for it (docs/security.md).
+  const developmentKeyNetworks = checkVerifyingKey(config);
+  for (const n of developmentKeyNetworks) {
+    log(
+      `WARNING: ${n} (solana) verifies proofs with the DEVELOPMENT verifying key ${config.verifier.vkeyPath} (published seed: anyone can forge proofs); ` +
+        `allowed by networks.${n}.allowDevelopmentVerifyingKey: never for real funds`,
+    );
+  }
   // Metrics, alerts and the relay-state events (composition-ops.ts; docs/operations.md).
   const ops = new Ops(config, log);
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
@@ -207,7 +216,7 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
   }
   const swaps = new SwapRoutingService(swapVenues, config.swap);
 
-  const admin = prepareConsoleAdmin({ config, db, secrets, sandboxNetworks: new Set(sandboxes.keys()), log });
+  const admin = prepareConsoleAdmin({ config, db, secrets, sandboxNetworks: new Set(sandboxes.keys()), developmentKeyNetworks, log });
 
   const treeAddresses = new Map<string, string>();
   const indexer = new IndexerService(

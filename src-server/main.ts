@@ -38,7 +38,16 @@ async function main(): Promise<void> {
   process.on("SIGTERM", () => shutdown("SIGTERM"));
   process.on("SIGINT", () => shutdown("SIGINT"));
 
-  running = await startServer(config, { consoleDir: path.join(root, "out", "console") });
+  try {
+    running = await startServer(config, { consoleDir: path.join(root, "out", "console") });
+  } catch (e) {
+    // A setting refused once files are read (the verifying key): exit 2 like every config error.
+    if (e instanceof ConfigError) {
+      console.error(e.message);
+      process.exit(2);
+    }
+    throw e;
+  }
   if (exiting) {
     await running.stop();
     return;

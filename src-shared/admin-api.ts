@@ -204,7 +204,19 @@ export interface AdminHealth {
   checks: AdminCheck[];
   uptimeSec: number;
   version: string;
-  networks: { name: Network; backend: string; sandbox: boolean; programId: string; faults: { chainDown: boolean } | null; rpcEndpoints: RpcEndpointStatus[] | null }[];
+  /**
+   * developmentVerifyingKey: a solana network started on the development verifying key (published
+   * seed; networks.<n>.allowDevelopmentVerifyingKey): the console shows a red banner on every page.
+   */
+  networks: {
+    name: Network;
+    backend: string;
+    sandbox: boolean;
+    programId: string;
+    faults: { chainDown: boolean } | null;
+    rpcEndpoints: RpcEndpointStatus[] | null;
+    developmentVerifyingKey: boolean;
+  }[];
   store: { ok: boolean; failure: string | null; journalBytes: number; writes: number; fsyncs: number; lastSnapshotAt: number | null; snapshotMs: number | null };
   indexer: { network: Network; mint: string; nextIndex: number; chainNextIndex: number | null; lag: number | null; drift: string | null }[];
   relays: { inFlight: number; lastDay: Partial<Record<RelayStatus, number>> };

@@ -34,7 +34,10 @@ export function Shell({ route, children }: { route: RouteId; children: ReactNode
           ))}
         </nav>
       </header>
-      <main className="shell-main">{children}</main>
+      <main className="shell-main">
+        <DevelopmentKeyBanner />
+        {children}
+      </main>
     </div>
   );
 }
@@ -49,5 +52,31 @@ function SandboxBadge() {
     <span className="sandbox-badge" role="status" title={`${which} run on the local sandbox ledger: no real funds move`}>
       Sandbox
     </span>
+  );
+}
+
+/**
+ * Red on every page while a solana network runs on the development verifying key (published
+ * seed: anyone can forge proofs), which the operator allowed with allowDevelopmentVerifyingKey.
+ */
+function DevelopmentKeyBanner() {
+  const { data } = useAdminHealth();
+  const networks = data?.networks.filter((n) => n.developmentVerifyingKey) ?? [];
+  if (networks.length === 0) return null;
+  const which = networks.map((n) => n.name).join(" and ");
+  return (
+    <div className="banner banner-bad devkey-banner" role="alert" data-testid="devkey-banner">
+      <span className="banner-icon" aria-hidden="true">
+        !
+      </span>
+      <div>
+        <p className="banner-title">Development verifying key on {which}</p>
+        <p className="banner-body">
+          Withdrawals on {which} are verified with the development key made from a published seed: anyone can forge proofs and withdraw every
+          deposit. Never use it with real funds; replace it after a multi-party ceremony (docs/zk.md) and remove{" "}
+          <code>allowDevelopmentVerifyingKey</code> from {networks.length > 1 ? "those networks" : "that network"}.
+        </p>
+      </div>
+    </div>
   );
 }

@@ -166,9 +166,10 @@ function section(key: string, v: unknown): Obj {
 }
 
 function applyNetwork(key: string, base: NetworkConfig, raw: Obj): NetworkConfig {
-  rejectUnknown(key, raw, ["enabled", "backend", "programId", "pools", "rpcUrl", "rpcUrls", "wsUrl", "solana"]);
+  rejectUnknown(key, raw, ["enabled", "backend", "programId", "pools", "rpcUrl", "rpcUrls", "wsUrl", "solana", "allowDevelopmentVerifyingKey"]);
   const out: NetworkConfig = { ...base, rpcUrls: [...base.rpcUrls], solana: { ...base.solana, lamportsPerUnit: { ...base.solana.lamportsPerUnit } } };
   if (raw.enabled !== undefined) out.enabled = bool(`${key}.enabled`, raw.enabled);
+  if (raw.allowDevelopmentVerifyingKey !== undefined) out.allowDevelopmentVerifyingKey = bool(`${key}.allowDevelopmentVerifyingKey`, raw.allowDevelopmentVerifyingKey);
   if (raw.backend !== undefined) {
     if (raw.backend !== "sandbox" && raw.backend !== "solana") {
       throw new ConfigError(`${key}.backend`, `must be "sandbox" or "solana", got ${JSON.stringify(raw.backend)}`);

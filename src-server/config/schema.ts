@@ -23,6 +23,12 @@ export interface NetworkConfig {
   wsUrl: string | null;
   /** Settings of a `solana` network (ignored by the sandbox). */
   solana: SolanaNetworkConfig;
+  /**
+   * A `solana` network refuses to start while the verifier's key is the development key from
+   * the published seed (docs/security.md, "Development verifying key"); true lets it start,
+   * for a test cluster or the local validator only. Absent: false.
+   */
+  allowDevelopmentVerifyingKey?: boolean;
 }
 
 /** How a `solana` network reaches its cluster and lands transactions (docs/solana.md). */

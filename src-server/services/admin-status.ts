@@ -40,6 +40,8 @@ export interface AdminStatusDeps {
   rateLimitStats(): { endpoint: string; hits: number; refusals: number }[];
   version: string;
   startedAt: number;
+  /** Solana networks running on the development verifying key (config/verifying-key.ts). */
+  developmentKeyNetworks?: readonly Network[];
   now?: () => number;
 }
 
@@ -89,6 +91,7 @@ export class AdminStatus {
         programId: d.config.networks[c.network].programId,
         faults: d.faults.isSandbox(c.network) ? { chainDown: d.faults.isChainDown(c.network) } : null,
         rpcEndpoints: c.rpcEndpoints ? c.rpcEndpoints() : null,
+        developmentVerifyingKey: d.developmentKeyNetworks?.includes(c.network) ?? false,
       })),
       store: {
         ok: !stats.failure,

@@ -164,6 +164,8 @@ export function solanaRelayConfig(net: Localnet, extra: Record<string, unknown> 
     networks: {
       mainnet: {
         backend: "solana",
+        // The local validator's pool program carries the development key, as the relay does (docs/security.md).
+        allowDevelopmentVerifyingKey: true,
         rpcUrl: net.validator.rpcUrl,
         wsUrl: net.validator.wsUrl,
         programId: net.programId,
