@@ -1,5 +1,5 @@
 import { fileURLToPath } from "node:url";
-import { app, BrowserWindow, dialog, safeStorage, session } from "electron";
+import { app, BrowserWindow, dialog, Notification, safeStorage, session } from "electron";
 import { createBridgeHandlers, registerBridgeHandlers } from "./ipc";
 import { createRelayController } from "./relay-control";
 import { installRelayMenus } from "./relay-menu";
@@ -51,6 +51,10 @@ function run(): void {
         dataDir: relay.current()?.dataDir ?? "",
       }),
       operatorToken: () => relay.current()?.operatorToken ?? null,
+      // A new alert while the console is open (src-renderer/features/alerts).
+      showNotification: (n) => {
+        if (Notification.isSupported()) new Notification({ title: n.title, body: n.body }).show();
+      },
     }),
     (frameUrl) => isInsideApp(frameUrl, consoleUrl()),
   );

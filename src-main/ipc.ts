@@ -1,5 +1,5 @@
 import { ipcMain } from "electron";
-import { BRIDGE_CHANNELS, type AppInfo, type BridgeHandlers, type DesktopBridge } from "../src-preload/api";
+import { BRIDGE_CHANNELS, type AppInfo, type BridgeHandlers, type DesktopBridge, type DesktopNotification } from "../src-preload/api";
 
 export interface BridgeDeps {
   /** The relay's reachable origin, undefined while it is not running. */
@@ -7,6 +7,16 @@ export interface BridgeDeps {
   appInfo(): AppInfo;
   /** The operator token the host holds for the running relay, or null (the console then asks for it). */
   operatorToken(): string | null;
+  /** Shows a system notification (already checked: plain, bounded text). */
+  showNotification(n: DesktopNotification): void;
+}
+
+/** The renderer's notification, checked: two strings, cut to what a notification shows. Anything else is refused. */
+export function checkNotification(arg: unknown): DesktopNotification {
+  if (typeof arg !== "object" || arg === null) throw new Error("notify: expects { title, body }");
+  const { title, body } = arg as Record<string, unknown>;
+  if (typeof title !== "string" || typeof body !== "string") throw new Error("notify: title and body must be strings");
+  return { title: title.slice(0, 120), body: body.slice(0, 400) };
 }
 
 /** One handler per bridge method (the contract in src-preload/api.ts). */
@@ -19,14 +29,15 @@ export function createBridgeHandlers(deps: BridgeDeps): BridgeHandlers {
     },
     getAppInfo: () => deps.appInfo(),
     getOperatorToken: () => deps.operatorToken(),
+    notify: (n) => deps.showNotification(checkNotification(n)),
   };
 }
 
 /**
  * Register the handlers on ipcMain. A call from any frame that is not the console
  * (a foreign origin, a frame that navigated away) is refused. Renderer arguments
- * are never passed through: every method takes none today, and a method that does
- * must validate them here. Returns a function that removes the handlers.
+ * are passed only to a method that takes one (notify), whose handler checks it
+ * (checkNotification). Returns a function that removes the handlers.
  */
 export function registerBridgeHandlers(
   handlers: BridgeHandlers,
@@ -35,10 +46,11 @@ export function registerBridgeHandlers(
   const names = Object.keys(BRIDGE_CHANNELS) as (keyof DesktopBridge)[];
   for (const name of names) {
     const channel = BRIDGE_CHANNELS[name];
-    ipcMain.handle(channel, (event) => {
+    ipcMain.handle(channel, (event, ...args: unknown[]) => {
       const frameUrl = event.senderFrame?.url ?? "";
       if (!isTrustedSender(frameUrl)) throw new Error(`${channel} refused for ${frameUrl || "an unknown frame"}`);
-      return handlers[name]();
+      if (name === "notify") return handlers.notify(checkNotification(args[0]));
+      return (handlers[name] as () => unknown)();
     });
   }
   return () => {

@@ -32,6 +32,14 @@ export interface DesktopBridge {
    * type it. Never put in a MAIN_VITE_* variable or written anywhere by the renderer.
    */
   getOperatorToken(): Promise<string | null>;
+  /** A system notification (a new alert while the console is open); main checks and shortens the text. */
+  notify(n: DesktopNotification): Promise<void>;
+}
+
+/** What the console may show as a system notification: plain text only. */
+export interface DesktopNotification {
+  title: string;
+  body: string;
 }
 
 /** The name under which the preload exposes the bridge: `window.relayDesktop`. */
@@ -42,6 +50,7 @@ export const BRIDGE_CHANNELS = {
   getApiBase: "relay:get-api-base",
   getAppInfo: "relay:get-app-info",
   getOperatorToken: "relay:get-operator-token",
+  notify: "relay:notify",
 } as const satisfies { readonly [K in keyof DesktopBridge]: string };
 
 /** What main implements for each method: the same signature, sync or async. */

@@ -7,6 +7,7 @@ const bridge = {
   getApiBase: () => ipcRenderer.invoke(BRIDGE_CHANNELS.getApiBase),
   getAppInfo: () => ipcRenderer.invoke(BRIDGE_CHANNELS.getAppInfo),
   getOperatorToken: () => ipcRenderer.invoke(BRIDGE_CHANNELS.getOperatorToken),
+  notify: (n) => ipcRenderer.invoke(BRIDGE_CHANNELS.notify, n),
 } satisfies DesktopBridge;
 
 contextBridge.exposeInMainWorld(BRIDGE_KEY, bridge);

@@ -182,7 +182,7 @@ export class Ops {
       res.json(this.alertsView());
     });
     // The console's Settings: thresholds checked as the config file's are, the bad key named.
-    admin.put("/rules", (req, res, next) => {
+    const setRules: RequestHandler = (req, res, next) => {
       const alerts = this.alerts;
       if (!alerts) return sendError(res, 409, ErrorName.InvalidRequest, "alerts are off (alerts.enabled in the config)");
       let next_;
@@ -202,7 +202,9 @@ export class Ops {
           res.json({ rules });
         })
         .catch(next);
-    });
+    };
+    admin.put("/rules", setRules);
+    admin.post("/rules", setRules);
     // The test button: one notification, the webhook's first answer reported.
     admin.post("/test", (_req, res, next) => {
       if (!this.webhook) return sendError(res, 409, ErrorName.InvalidRequest, "alerts are off (alerts.enabled in the config)");

@@ -1,6 +1,7 @@
 import type { ReactNode } from "react";
 import { useAdminHealth } from "../api/admin-hooks";
 import { useSession } from "../auth/context";
+import { AlertsBadge, DesktopAlertNotifier } from "../features/alerts/AlertsBadge";
 import { hrefFor, ROUTES, type RouteId } from "./routes";
 
 /** Header (product, sandbox badge, nav, sign-out) around the current page. */
@@ -30,10 +31,12 @@ export function Shell({ route, children }: { route: RouteId; children: ReactNode
           {ROUTES.map((r) => (
             <a key={r.id} href={hrefFor(r.id)} className="shell-nav-link" aria-current={r.id === route ? "page" : undefined}>
               {r.label}
+              {r.id === "alerts" ? <AlertsBadge /> : null}
             </a>
           ))}
         </nav>
       </header>
+      <DesktopAlertNotifier />
       <main className="shell-main">
         <DevelopmentKeyBanner />
         {children}

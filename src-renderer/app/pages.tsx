@@ -1,3 +1,4 @@
+import { AlertsPage } from "../features/alerts/AlertsPage";
 import { CompliancePage } from "../features/compliance/CompliancePage";
 import { HealthPage } from "../features/health/HealthPage";
 import { MoneyPage } from "../features/money/MoneyPage";
@@ -31,6 +32,8 @@ export function Page({ route }: { route: Route }) {
       return <RevertsPage />;
     case "compliance":
       return <CompliancePage />;
+    case "alerts":
+      return <AlertsPage />;
     case "settings":
       return <SettingsPage />;
     case "health":

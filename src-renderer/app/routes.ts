@@ -13,6 +13,7 @@ export const ROUTES = [
   { id: "money", label: "Money" },
   { id: "reverts", label: "Reverts" },
   { id: "compliance", label: "Compliance" },
+  { id: "alerts", label: "Alerts" },
   { id: "settings", label: "Settings" },
 ] as const;
 /** Pages outside the operator's sign-in: the depositor's wallet page. */

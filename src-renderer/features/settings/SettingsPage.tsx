@@ -7,6 +7,7 @@ import { PageHeader } from "../../components/PageHeader";
 import { QueryView } from "../../components/QueryView";
 import { formatCount } from "../../lib/format";
 import { formatAmount, mintLabel } from "../../lib/mints";
+import { AlertRulesEditor } from "./AlertRulesEditor";
 import { FeeEditor } from "./FeeEditor";
 import { PauseSwitches } from "./PauseSwitches";
 
@@ -29,6 +30,7 @@ export function SettingsPage() {
               <Fees s={s} />
               <Limits s={s} />
             </div>
+            <AlertRulesEditor />
             <Keys s={s} />
           </>
         )}
