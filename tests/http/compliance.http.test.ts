@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyComplianceSignature } from "../../src-shared/compliance";
 import { encodeBase58, parsePublicKey, parseSignature } from "../../src-shared/encoding/base58";
 import { configFile, login, sanctionsAdmin, withStoppedDb } from "../support/compliance";
+import { rawRequest } from "../support/raw-http";
 import { startRelay, type RelayProcess } from "../support/relay-process";
 import { get, newWallet, post, type TestWallet } from "../support/wallet";
 
@@ -150,7 +151,7 @@ describe("POST /get_ofac_signature/{network}/{id}", () => {
     expect(rows.overrides).toEqual([{ address: mallory.address, action: "add", reason: "test: linked to a sanctioned mixer" }]);
   });
 
-  it("refuses the 31st request in a minute with 429 RateLimited", async () => {
+  it("refuses the 31st request in a minute with 429 RateLimited, counted per address and per wallet", async () => {
     const w = newWallet();
     const token = await login(relay.url, w);
     for (let i = 0; i < 30; i++) expect((await ofac(token)).status).toBe(200);
@@ -158,8 +159,11 @@ describe("POST /get_ofac_signature/{network}/{id}", () => {
     expect(r.status).toBe(429);
     expect(r.json).toEqual({ error: "RateLimited" });
     expect(Number(r.headers.get("retry-after"))).toBeGreaterThan(0);
-    // Counted per wallet: another wallet is unaffected.
-    expect((await ofac(aliceToken)).status).toBe(200);
+    // Counted per client address and per wallet: the same wallet from another address is
+    // still refused, another wallet from another address is served.
+    const from = (token: string, address: string) => rawRequest(`${relay.url}/get_ofac_signature/mainnet/${token}`, { localAddress: address });
+    expect((await from(token, "127.0.0.41")).status).toBe(429);
+    expect((await from(aliceToken, "127.0.0.42")).status).toBe(200);
   });
 });
 
