@@ -1,6 +1,7 @@
 import type { FieldHasher } from "../../src-shared/crypto/hasher";
 import { toHex } from "../../src-shared/encoding/bytes";
 import type { Network } from "../../src-shared/networks";
+import { memoReadingHasher } from "../core/merkle/pair-memo";
 import { MerkleTree } from "../core/merkle/tree";
 import type { ChainBackend, HealthCheck } from "../ports/chain";
 import type { IndexedLeaf, StoredPool, TreeStore } from "../ports/tree-store";
@@ -29,6 +30,8 @@ const poolKey = (network: Network, mint: string): string => `${network}/${mint}`
 export class IndexerService {
   private readonly pools = new Map<string, IndexedPool>();
   private readonly locks = new Map<string, Promise<unknown>>();
+  /** Per pool, the sync that is queued behind the running one and has not started. */
+  private readonly queued = new Map<string, Promise<void>>();
   private lastSyncError: string | null = null;
   private readonly lastLogged = new Map<string, string>();
 
@@ -63,11 +66,22 @@ export class IndexerService {
     return this.adopt(await this.store.createPool(network, mint));
   }
 
-  /** Applies all pending deposit events of one pool; serialized per pool. */
+  /**
+   * Applies all pending deposit events of one pool; serialized per pool. A
+   * caller that arrives while a sync is queued and not yet started joins it:
+   * that sync reads the chain only once it starts, so it sees whatever the
+   * caller saw (concurrent deposits then share one append and one write).
+   */
   sync(network: Network, mint: string): Promise<void> {
     const key = poolKey(network, mint);
+    const queued = this.queued.get(key);
+    if (queued) return queued;
     const prev = this.locks.get(key) ?? Promise.resolve();
-    const next = prev.then(() => this.syncNow(network, mint));
+    const next = prev.then(() => {
+      if (this.queued.get(key) === next) this.queued.delete(key);
+      return this.syncNow(network, mint);
+    });
+    this.queued.set(key, next);
     this.locks.set(key, next.catch(() => {}));
     return next;
   }
@@ -87,7 +101,8 @@ export class IndexerService {
   }
 
   private adopt(stored: StoredPool): IndexedPool {
-    const tree = new MerkleTree(this.hasher);
+    // Pairs a chain in this process has just hashed (the sandbox's frontier) are read, not hashed again.
+    const tree = new MerkleTree(memoReadingHasher(this.hasher));
     this.store.loadTree(stored, tree);
     const pool: IndexedPool = { network: stored.network, mint: stored.mint, tree, address: this.addressOf(stored.network, stored.mint), stored, drift: null };
     this.pools.set(poolKey(stored.network, stored.mint), pool);

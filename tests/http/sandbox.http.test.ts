@@ -57,6 +57,25 @@ describe("sandbox ledger", () => {
     expect(after.json.nextIndex).toBe(before.json.nextIndex + 1);
   });
 
+  it("answers concurrent deposits of many wallets each with its own leaf, already in the relay's tree and provable, and debits each wallet once", async () => {
+    const mint = newWallet().address;
+    const wallets = Array.from({ length: 6 }, () => newWallet());
+    for (const w of wallets) await airdrop(relay.url, w, 1000, mint);
+    const pres = Array.from({ length: 24 }, () => randomPrecommitment());
+    const answers = await Promise.all(pres.map((pre, i) => deposit(relay.url, wallets[i % wallets.length]!, pre, 10, mint)));
+    expect(new Set(answers.map((d) => d.leafIndex))).toEqual(new Set(pres.map((_, i) => i)));
+    for (const [i, d] of answers.entries()) {
+      expect(d.status).toBe("indexed");
+      expect(d.commitment).toEqual(expectedLeaf(pres[i]!, 10, mint));
+      expect(await leafAt(mint, d.leafIndex!)).toEqual(d.commitment);
+      const proof = await post(`${relay.url}/get_proof/${mint}/32/${d.leafIndex}/mainnet`);
+      expect(proof.status).toBe(200);
+    }
+    const merkle = (await post(`${relay.url}/get_merkle/${mint}/32/mainnet`)).json as { json: { nextIndex: number } };
+    expect(merkle.json.nextIndex).toBe(24);
+    for (const w of wallets) expect(await balance(w.address, mint)).toBe(String(1000 - 4 * 10));
+  });
+
   it("answers the leaf the pool computed, Poseidon(precommitment, amount, mintField), and puts exactly that leaf in the tree", async () => {
     const w = newWallet();
     const mint = newWallet().address;

@@ -8,6 +8,7 @@ import type { Network } from "../../../src-shared/networks";
 import { err, ok, type Result } from "../../../src-shared/result";
 import { vaultAddress } from "../../../src-shared/solana/pda";
 import { FrontierTree } from "../../core/merkle/frontier";
+import { recordingHasher } from "../../core/merkle/pair-memo";
 import { revertNullifierOf } from "../../core/revert/nullifier";
 import { judgeRevert, type DepositStatus } from "../../core/revert/rules";
 import type {
@@ -62,6 +63,12 @@ export class SandboxChain implements ChainBackend {
     return this.signer.address;
   }
   private readonly pools = new Map<string, FrontierTree>();
+  /**
+   * The frontier trees' hasher records the pairs it hashes, so the indexer's
+   * full tree, appending the same leaves next, reads them instead of hashing
+   * them again (core/merkle/pair-memo.ts).
+   */
+  private readonly treeHasher: FieldHasher;
   /** Constant-product swap pools for relay_swap; their reserves are ledger balances. */
   readonly swapPools: SandboxSwapPools;
   private slot: number;
@@ -76,6 +83,7 @@ export class SandboxChain implements ChainBackend {
     private readonly now: () => number = () => Math.floor(Date.now() / 1000),
   ) {
     this.slot = 0;
+    this.treeHasher = recordingHasher(hasher);
     this.reloadPools();
     this.swapPools = new SandboxSwapPools(network, db, programId, (owner, mint) => this.balance(owner, mint));
   }
@@ -115,10 +123,26 @@ export class SandboxChain implements ChainBackend {
    * `failed`, which its depositor can later revert.
    */
   async deposit(req: SandboxDepositRequest): Promise<Result<SandboxDepositResult, SandboxError>> {
+    const applied = this.applyDeposit(req);
+    if (!applied.ok) return applied;
+    await applied.value.durable;
+    return ok(applied.value.result);
+  }
+
+  /**
+   * {@link deposit} in two steps: the checks and the ledger write happen now,
+   * in one synchronous turn, and `durable` resolves once the write is on disk
+   * (it rejects if it never gets there; nothing may be acknowledged before).
+   * Whoever follows the chain can read the new event right away, so the
+   * relay's indexer appends it while the ledger's fsync is under way, and one
+   * group commit of the journal covers both writes.
+   */
+  applyDeposit(req: SandboxDepositRequest): Result<{ result: SandboxDepositResult; durable: Promise<void> }, SandboxError> {
     if (req.amount <= 0n || req.amount > U64_MAX) throw new RangeError(`a deposit amount is a positive u64, got ${req.amount}`);
     const message = sandboxDepositMessage(this.network, req.mint, req.amount, req.precommitment);
     if (!verifyEd25519(message, req.signature, req.walletBytes)) return err("InvalidSignature");
-    if (this.balance(req.wallet, req.mint) < req.amount) return err("InsufficientFunds");
+    const walletBalance = this.balance(req.wallet, req.mint);
+    if (walletBalance < req.amount) return err("InsufficientFunds");
 
     const stmts: SqlStatement[] = [];
     const tree = this.pools.get(req.mint) ?? this.openPool(req.mint, stmts);
@@ -127,8 +151,8 @@ export class SandboxChain implements ChainBackend {
       (slot) => encodePoolInstruction({ name: "deposit", precommitment: req.precommitment, amount: req.amount, nonce: BigInt(slot) }),
       stmts,
     );
-    this.debit(req.wallet, req.mint, req.amount, stmts);
-    this.credit(vaultAddress(this.programId, req.mintBytes), req.mint, req.amount, stmts);
+    this.setBalance(req.wallet, req.mint, walletBalance - req.amount, stmts);
+    this.credit(this.vaultOf(req.mint, req.mintBytes), req.mint, req.amount, stmts);
 
     // The leaf is the program's, from the amount it has just moved; nothing of the client's but the precommitment.
     const commitment = depositCommitment(this.hasher, req.precommitment, req.amount, req.mint);
@@ -158,8 +182,8 @@ export class SandboxChain implements ChainBackend {
       sql: "INSERT INTO sandbox_deposits (network, signature, mint, amount, precommitment, commitment, depositor, status, leaf_index, slot, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       params: [this.network, signature, req.mint, req.amount.toString(), req.precommitment, commitment, req.wallet, status, leafIndex, this.slot, this.now()],
     });
-    await this.commit(stmts, req.mint);
-    return ok({ signature, status, leafIndex, commitment });
+    const durable = this.commit(stmts, req.mint);
+    return ok({ result: { signature, status, leafIndex, commitment }, durable });
   }
 
   async fetchDepositEvents(mint: string, cursor: string | null, limit: number): Promise<DepositEventPage> {
@@ -303,6 +327,14 @@ export class SandboxChain implements ChainBackend {
     return { ok: true, signature, amount: d.amount, mint: d.mint };
   }
 
+  /** The pool vault's address: a program-derived address, costly to search for, so kept per mint. */
+  private readonly vaults = new Map<string, string>();
+  private vaultOf(mint: string, mintBytes: Uint8Array): string {
+    let vault = this.vaults.get(mint);
+    if (vault === undefined) this.vaults.set(mint, (vault = vaultAddress(this.programId, mintBytes)));
+    return vault;
+  }
+
   private depositNow(signature: string): DepositRecord | null {
     const row = this.db.get<{ signature: string; mint: string; amount: string; depositor: string; status: DepositStatus; created_at: number }>(
       "SELECT signature, mint, amount, depositor, status, created_at FROM sandbox_deposits WHERE network = ? AND signature = ?",
@@ -345,13 +377,13 @@ export class SandboxChain implements ChainBackend {
     for (const r of rows) {
       const roots: Uint8Array[] = [];
       for (let i = 0; i < r.roots.length; i += 32) roots.push(r.roots.slice(i, i + 32));
-      this.pools.set(r.mint, new FrontierTree(this.hasher, { nextIndex: r.next_index, filledSubtrees: r.filled_subtrees, roots }));
+      this.pools.set(r.mint, new FrontierTree(this.treeHasher, { nextIndex: r.next_index, filledSubtrees: r.filled_subtrees, roots }));
     }
     this.slot = this.db.get<{ slot: number }>("SELECT slot FROM sandbox_meta WHERE network = ?", [this.network])?.slot ?? 0;
   }
 
   private openPool(mint: string, stmts: SqlStatement[]): FrontierTree {
-    const tree = new FrontierTree(this.hasher);
+    const tree = new FrontierTree(this.treeHasher);
     const state = tree.state();
     this.pools.set(mint, tree);
     stmts.push({

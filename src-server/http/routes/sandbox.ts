@@ -62,7 +62,7 @@ export function sandboxRoutes(sandboxes: ReadonlyMap<Network, SandboxChain>, ind
     const signature = parseSignature(b.signature);
     if (!signature.ok) return sendError(res, 400, ErrorName.InvalidSignature, `signature: ${signature.error}`);
 
-    const result = await chain.deposit({
+    const applied = chain.applyDeposit({
       mint: b.mint as string,
       mintBytes: mint.value,
       amount: amount.value,
@@ -71,15 +71,17 @@ export function sandboxRoutes(sandboxes: ReadonlyMap<Network, SandboxChain>, ind
       walletBytes: wallet.value,
       signature: signature.value,
     });
-    if (!result.ok) {
-      if (result.error === "InvalidSignature") return sendError(res, 400, ErrorName.InvalidSignature, "signature does not match wallet and deposit message");
-      if (result.error === "InsufficientFunds") return sendError(res, 400, ErrorName.InsufficientFunds, "wallet balance is below amount");
+    if (!applied.ok) {
+      if (applied.error === "InvalidSignature") return sendError(res, 400, ErrorName.InvalidSignature, "signature does not match wallet and deposit message");
+      if (applied.error === "InsufficientFunds") return sendError(res, 400, ErrorName.InsufficientFunds, "wallet balance is below amount");
       return sendError(res, 400, ErrorName.InvalidRequest, "the pool's tree is full");
     }
-    // Answer once the relay's own indexer has the leaf, so get_proof works right away.
-    await indexer.sync(chain.network, b.mint as string);
+    // Answer once the ledger write is durable and the relay's own indexer has the leaf (durable too), so
+    // get_proof works right away. The indexer reads the applied event while the ledger's fsync runs: the
+    // journal keeps the two writes in order and one group commit makes both durable.
+    await Promise.all([applied.value.durable, indexer.sync(chain.network, b.mint as string)]);
     // DESIGN §6: `commitment` is the leaf the pool computed (null when the precommitment could not make one).
-    const { signature: txSignature, status, leafIndex, commitment } = result.value;
+    const { signature: txSignature, status, leafIndex, commitment } = applied.value.result;
     res.status(200).json({ signature: txSignature, status, leafIndex, commitment: commitment ? toByteArray(commitment) : null });
   });
 
