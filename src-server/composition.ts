@@ -5,7 +5,7 @@ import { parsePublicKey } from "../src-shared/encoding/base58";
 import { NETWORKS, type Network } from "../src-shared/networks";
 import { nullifierAddress, treeAddress } from "../src-shared/solana/pda";
 import { SandboxChain } from "./adapters/chain-sandbox/sandbox-chain";
-import { createLeanPoseidonHasher } from "./adapters/poseidon-lean/lean-hasher";
+import { createLeanPoseidonHasher, PREBUILT_WASM as PREBUILT_POSEIDON_WASM } from "./adapters/poseidon-lean/lean-hasher";
 import { solanaPoolSubscriber, type MintSubscribe } from "./adapters/chain-solana/follower-subscribe";
 import { createFailoverRpc, type FailoverRpc } from "./adapters/chain-solana/rpc-failover";
 import { SolanaChain } from "./adapters/chain-solana/solana-chain";
@@ -102,7 +102,8 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
   let hasher: Awaited<ReturnType<typeof createLeanPoseidonHasher>>;
   try {
     [hasher, db] = await Promise.all([
-      createLeanPoseidonHasher(),
+      // Next to the verification key: resources/zk in the repository and in the desktop app alike.
+      createLeanPoseidonHasher([path.join(path.dirname(config.verifier.vkeyPath), "poseidon-bn254.wasm"), PREBUILT_POSEIDON_WASM]),
       DurableDb.open({
         dir: config.dataDir,
         migrations: MIGRATIONS,

@@ -37,18 +37,20 @@ let shared: Promise<FieldHasher> | null = null;
  * scalar field and Poseidon instead of ffjavascript's whole BN254 engine
  * (G1, G2, pairing, FFT), loaded from PREBUILT_WASM. Building it at run time
  * (converting ~20k round constants, generating the code) costs most of a
- * second of CPU and ~70 MB of RSS at every start; where the prebuilt file is
- * missing (a bundle that did not ship it) it is still built that way.
+ * second of CPU and ~70 MB of RSS at every start. `prebuilt`: where to look
+ * for the file, in order (the desktop app's resources folder is not the
+ * repository's); where none has it, the module is still built that way.
  */
-export function createLeanPoseidonHasher(): Promise<FieldHasher> {
+export function createLeanPoseidonHasher(prebuilt: readonly string[] = [PREBUILT_WASM]): Promise<FieldHasher> {
   shared ??= (async () => {
-    let code: Uint8Array;
-    try {
-      code = await readFile(PREBUILT_WASM);
-    } catch {
-      code = await buildPoseidonModule();
+    for (const file of prebuilt) {
+      try {
+        return await instantiate(await readFile(file));
+      } catch {
+        // Missing here (a bundle keeps resources elsewhere): try the next place, then build it.
+      }
     }
-    return instantiate(code);
+    return instantiate(await buildPoseidonModule());
   })();
   return shared;
 }
