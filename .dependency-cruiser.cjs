@@ -33,15 +33,14 @@ module.exports = {
       name: "product-never-runs-the-test-validator",
       comment: "src-localnet is a test and demo tool; the relay, console and client must reach a chain only over RPC.",
       severity: "error",
-      // Test fixtures beside the code they serve are tests, like *.test.ts.
-      from: { path: "^src-(server|shared|main|preload|renderer|client)/", pathNot: "/test-fixtures/" },
+      from: { path: "^src-(server|shared|main|preload|renderer|client)/" },
       to: { path: "^src-localnet/" },
     },
     {
       name: "production-never-imports-tests",
-      comment: "Test doubles and oracles live in tests/ (e.g. tests/oracle/localnet, the cp-swap model the C program is checked against); no source folder depends on them.",
+      comment: "Test doubles, fixtures and oracles live in tests/ (tests/support, tests/oracle/localnet: the cp-swap model the C program is checked against); no source folder depends on them.",
       severity: "error",
-      from: { path: "^src-", pathNot: "/test-fixtures/" },
+      from: { path: "^src-" },
       to: { path: "^tests/" },
     },
     {

@@ -15,7 +15,7 @@ import {
 } from "@solana/web3.js";
 import bs58 from "bs58";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { memoInstruction, rpc, sleep, until } from "./rpc/test-support";
+import { memoInstruction, rpc, sleep, until } from "../tests/support/localnet-rpc";
 import { startLocalValidator, type LocalValidator } from "./validator";
 
 let v: LocalValidator;

@@ -22,7 +22,7 @@ import {
 } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ASSOCIATED_TOKEN_PROGRAM_ID, associatedTokenAddress, DEFAULT_POOL_PROGRAM_ID, NATIVE_MINT, TOKEN_PROGRAM_ID } from "../src-shared/pool-program";
-import { MEMO_PROGRAM_ID, memoInstruction, rpc, sleep, until } from "./rpc/test-support";
+import { MEMO_PROGRAM_ID, memoInstruction, rpc, sleep, until } from "../tests/support/localnet-rpc";
 import { startLocalValidator, type LocalValidator } from "./validator";
 
 let v: LocalValidator;

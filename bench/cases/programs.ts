@@ -13,7 +13,7 @@ import { Keypair, PublicKey, type TransactionInstruction } from "@solana/web3.js
 import { assertSwapOutInstruction, withdrawInstruction, withdrawSwapInstruction } from "../../src-shared/pool-program";
 import { cpSwapInstruction } from "../../src-localnet/programs/cp-swap-client";
 import { ata, FEE, fixturePool, MINT, OUTPUT_MINT, PLAIN, PLAIN_5, PLAIN_6, PROGRAM, SOL, SWAP, type FixturePool, type Landed } from "../../programs/pool/test-support";
-import { loadFixtures } from "../../src-server/adapters/verifier-groth16/test-fixtures/fixtures";
+import { loadFixtures } from "../../tests/support/groth16/fixtures";
 import { Svm } from "../../tests/support/svm";
 import { ROOT } from "../lib/data";
 import type { Metric } from "../lib/metric";

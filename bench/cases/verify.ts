@@ -10,7 +10,7 @@
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { Groth16MclVerifier } from "../../src-server/adapters/verifier-groth16/groth16-mcl";
-import { loadFixtures, readVkey, releaseSnarkjs, snarkjs, useSingleThreadedSnarkjs, VKEY_PATH } from "../../src-server/adapters/verifier-groth16/test-fixtures/fixtures";
+import { loadFixtures, readVkey, releaseSnarkjs, snarkjs, useSingleThreadedSnarkjs, VKEY_PATH } from "../../tests/support/groth16/fixtures";
 import { Groth16WorkerPool } from "../../src-server/adapters/verifier-groth16/worker-pool";
 import type { CaseResult, Metric } from "../lib/metric";
 import { fmtNum, median, rate } from "../lib/stats";

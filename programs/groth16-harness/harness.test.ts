@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildBn128 } from "ffjavascript";
 import { encodeProof, fromSnarkjs, type SnarkjsProof } from "../../src-shared/zk/proof-codec";
 import { bigIntToBytes32, bytesToBigInt, FIELD_MODULUS } from "../../src-shared/encoding/field";
-import { loadFixtures, type WireCase } from "../../src-server/adapters/verifier-groth16/test-fixtures/fixtures";
+import { loadFixtures, type WireCase } from "../../tests/support/groth16/fixtures";
 import { BASE_FIELD_MODULUS } from "../../src-shared/zk/proof-codec";
 import { initMcl, mcl, twistPointOutsideSubgroup } from "../../src-server/adapters/verifier-groth16/mcl";
 import { startHarness, type Harness, type HarnessRun } from "./run-harness";

@@ -2,7 +2,7 @@
  * What the pool program's tests share: the built programs/pool/pool.so in LiteSVM (the real
  * runtime, with the real System, SPL Token and Associated Token programs; tests/support/svm.ts),
  * transactions built only with the codec's web3.js builders (src-shared/pool-program), and the
- * recorded real protocol v2 proofs (src-server/adapters/verifier-groth16/test-fixtures): the
+ * recorded real protocol v2 proofs (tests/support/groth16): the
  * seven fixture notes deposited as precommitments, in order, into FIXTURE_MINT, with the
  * fixture relayer as the pool's authority and every proof's fee receiver.
  */
@@ -50,7 +50,7 @@ import {
   FIXTURE_RELAYER_SEED,
   loadFixtures,
   type WireCase,
-} from "../../src-server/adapters/verifier-groth16/test-fixtures/fixtures";
+} from "../../tests/support/groth16/fixtures";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 export const POOL_SO = join(HERE, "pool.so");

@@ -1,6 +1,6 @@
 /**
  * Protocol v2 on the local validator (DESIGN §8), with real signed
- * transactions and the recorded real proofs (verifier-groth16/test-fixtures):
+ * transactions and the recorded real proofs (tests/support/groth16):
  * every proof there is bound to the fixture relayer, its fee and (swap) its
  * output mint and minOut. Each attack below is sent with skipPreflight, so it
  * lands and fails on chain; the vault's balance is unchanged after each.
@@ -48,7 +48,7 @@ import {
   SOL,
   startFixturePool,
   type FixturePool,
-} from "../../src-server/adapters/chain-solana/test-fixtures/localnet-pool";
+} from "../../tests/support/localnet-pool";
 import { ADDRESS_LOOKUP_TABLE_PROGRAM_ID, encodeLookupTable } from "./cp-swap-client";
 
 const PLAIN = "leaf 0, 1 SOL";

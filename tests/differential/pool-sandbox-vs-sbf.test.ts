@@ -18,7 +18,7 @@ import { Signer } from "../../src-server/adapters/keys/keypair-file";
 import { DurableDb } from "../../src-server/adapters/storage-sqljs/durable-db";
 import { MIGRATIONS, SQL_FUNCTIONS } from "../../src-server/adapters/storage-sqljs/schema-migrations";
 import { Groth16MclVerifier } from "../../src-server/adapters/verifier-groth16/groth16-mcl";
-import { FIXTURE_CASES, FIXTURE_FEE, FIXTURE_NOTE, FIXTURE_RELAYER_SEED, VKEY_PATH } from "../../src-server/adapters/verifier-groth16/test-fixtures/fixtures";
+import { FIXTURE_CASES, FIXTURE_FEE, FIXTURE_NOTE, FIXTURE_RELAYER_SEED, VKEY_PATH } from "../support/groth16/fixtures";
 import type { SwapQuote } from "../../src-server/core/swap/quote";
 import type { SubmitResult, WithdrawalSubmission } from "../../src-server/ports/chain";
 import { signEd25519 } from "../../src-shared/crypto/ed25519";

@@ -1,6 +1,6 @@
 /**
  * Protocol v2 end to end inside the sandbox chain, with the recorded real
- * proofs (verifier-groth16/test-fixtures) and the real verifier: the seven
+ * proofs (tests/support/groth16) and the real verifier: the seven
  * fixture notes are deposited as precommitments, the chain computes their
  * leaves, its root is the one the proofs were made against, and a proof lands
  * only on the terms it binds (the fixture relayer as the chain's signer, the
@@ -37,7 +37,7 @@ import {
   loadFixtures,
   VKEY_PATH,
   type WireCase,
-} from "../verifier-groth16/test-fixtures/fixtures";
+} from "../../../tests/support/groth16/fixtures";
 import { SandboxChain } from "./sandbox-chain";
 
 const PROGRAM = Uint8Array.from({ length: 32 }, (_, i) => i + 9);

@@ -3,7 +3,7 @@
  * the swap instructions come over HTTP from the validator's Jupiter-compatible
  * API (src-localnet/rpc/jupiter.ts) through the real JupiterSwapApi client,
  * the swap runs in the cp-swap program, and the pool program verifies real
- * Groth16 proofs (the recorded fixtures of verifier-groth16/test-fixtures).
+ * Groth16 proofs (the recorded fixtures in tests/support/groth16).
  */
 import { PublicKey } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -16,7 +16,7 @@ import type { Signer } from "../keys/keypair-file";
 import { JupiterSwapApi } from "../swap-jupiter/jupiter-api";
 import { SolanaChain, type SwapInstructionsSource } from "./solana-chain";
 import { JUPITER_V6_PROGRAM_ID } from "./swap-guard";
-import { FEE, MINT, NOTE, OUTPUT_MINT, PROGRAM, RECIPIENTS, SOL, TEST_TIMING, recorder, startFixturePool, type FixturePool } from "./test-fixtures/localnet-pool";
+import { FEE, MINT, NOTE, OUTPUT_MINT, PROGRAM, RECIPIENTS, SOL, TEST_TIMING, recorder, startFixturePool, type FixturePool } from "../../../tests/support/localnet-pool";
 
 /** The output mint the recorded withdraw_swap proofs are bound to. */
 const OUT = OUTPUT_MINT;

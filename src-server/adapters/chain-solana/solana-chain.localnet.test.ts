@@ -2,7 +2,7 @@
  * SolanaChain against the local validator (src-localnet) over real JSON-RPC
  * with an unmodified web3.js Connection: real signatures and blockhashes, the
  * pool program verifying real Groth16 proofs (the recorded fixtures of
- * src-server/adapters/verifier-groth16/test-fixtures), and the validator's
+ * tests/support/groth16), and the validator's
  * fault switches for dropped transactions, expired blockhashes, a lagging
  * node and an outage.
  */
@@ -23,10 +23,10 @@ import type { NetworkConfig } from "../../config/schema";
 import type { WithdrawalSubmission } from "../../ports/chain";
 import type { ProofVerifier } from "../../ports/proof-verifier";
 import { Signer } from "../keys/keypair-file";
-import type { WireCase } from "../verifier-groth16/test-fixtures/fixtures";
+import type { WireCase } from "../../../tests/support/groth16/fixtures";
 import type { SolanaConnection } from "./rpc";
 import { SolanaChain } from "./solana-chain";
-import { FEE, MINT, PROGRAM, RECIPIENTS, SOL, TEST_TIMING, recorder, startFixturePool, type FixturePool } from "./test-fixtures/localnet-pool";
+import { FEE, MINT, PROGRAM, RECIPIENTS, SOL, TEST_TIMING, recorder, startFixturePool, type FixturePool } from "../../../tests/support/localnet-pool";
 
 let pool: FixturePool;
 let hasher: FieldHasher;

@@ -29,7 +29,7 @@ import type { SwapQuote } from "../../core/swap/quote";
 import type { WithdrawalSubmission } from "../../ports/chain";
 import type { SwapInstructions } from "../swap-jupiter/decode";
 import { Signer } from "../keys/keypair-file";
-import { accountInfo, FakeRpc } from "./fake-rpc";
+import { accountInfo, FakeRpc } from "../../../tests/support/fake-solana-rpc";
 import { atLeast, SolanaChain, type SwapInstructionsSource } from "./solana-chain";
 import { redactUrl } from "../../../src-shared/redact-url";
 

@@ -5,9 +5,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, expect, it } from "vitest";
 import { DurableDb, type SnapshotStep } from "./durable-db";
-import { crashMigrations, expectedHash, mix, payloadFor } from "./test-fixtures/crash-schema";
+import { crashMigrations, expectedHash, mix, payloadFor } from "../../../tests/support/durable-db-crash/crash-schema";
 
-const FIXTURE = fileURLToPath(new URL("./test-fixtures/crash-writer.ts", import.meta.url));
+const FIXTURE = fileURLToPath(new URL("../../../tests/support/durable-db-crash/crash-writer.ts", import.meta.url));
 /** Tiny, so the child is compacting nearly all the time and kills often land mid-snapshot. */
 const JOURNAL_BYTES = 8 * 1024;
 const STEPS: SnapshotStep[] = ["fsync-pages", "write-tmp", "fsync-tmp", "rename", "fsync-dir", "truncate-journal"];

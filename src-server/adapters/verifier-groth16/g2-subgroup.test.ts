@@ -3,7 +3,7 @@ import { BASE_FIELD_MODULUS } from "../../core/proof/codec";
 import { FIELD_MODULUS } from "../../../src-shared/encoding/field";
 import { BN_SEED, g2CheckSelfTest, isInG2, isOnTwist, mulBySeed, psi, PSI_COEFF_X, PSI_COEFF_Y } from "./g2-subgroup";
 import { fp2FromBigInts, g2FromAffine, initMcl, mcl, twistPointOutsideSubgroup, type Mcl } from "./mcl";
-import { releaseSnarkjs, useSingleThreadedSnarkjs, type FfCurve } from "./test-fixtures/fixtures";
+import { releaseSnarkjs, useSingleThreadedSnarkjs, type FfCurve } from "../../../tests/support/groth16/fixtures";
 
 const q = BASE_FIELD_MODULUS;
 const r = FIELD_MODULUS;

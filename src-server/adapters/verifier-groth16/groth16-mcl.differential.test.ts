@@ -26,7 +26,7 @@ import {
   VKEY_PATH,
   type FfCurve,
   type WireCase,
-} from "./test-fixtures/fixtures";
+} from "../../../tests/support/groth16/fixtures";
 
 interface Case {
   kind: string;

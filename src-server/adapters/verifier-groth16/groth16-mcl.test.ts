@@ -4,7 +4,7 @@ import { BASE_FIELD_MODULUS } from "../../core/proof/codec";
 import { FIELD_MODULUS, bigIntToBytes32 } from "../../../src-shared/encoding/field";
 import { Groth16MclVerifier, parseVerificationKey, type SnarkjsVerificationKey } from "./groth16-mcl";
 import { fpFromBigInt, frFromBytesBE, g1FromAffine, initMcl, mcl, twistPointOutsideSubgroup } from "./mcl";
-import { loadFixtures, releaseSnarkjs, useSingleThreadedSnarkjs, VKEY_PATH, type FfCurve, type WireCase } from "./test-fixtures/fixtures";
+import { loadFixtures, releaseSnarkjs, useSingleThreadedSnarkjs, VKEY_PATH, type FfCurve, type WireCase } from "../../../tests/support/groth16/fixtures";
 
 const q = BASE_FIELD_MODULUS;
 const r = FIELD_MODULUS;

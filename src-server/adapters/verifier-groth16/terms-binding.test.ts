@@ -12,7 +12,7 @@ import { withdrawalPublicSignals, type RelayTerms } from "../../../src-shared/cr
 import { parsePublicKey } from "../../../src-shared/encoding/base58";
 import { bigIntToBytes32 } from "../../../src-shared/encoding/field";
 import { Groth16MclVerifier } from "./groth16-mcl";
-import { FIXTURE_CASES, FIXTURE_MINT, FIXTURE_RELAYER_SEED, loadFixtures, VKEY_PATH, type WireCase } from "./test-fixtures/fixtures";
+import { FIXTURE_CASES, FIXTURE_MINT, FIXTURE_RELAYER_SEED, loadFixtures, VKEY_PATH, type WireCase } from "../../../tests/support/groth16/fixtures";
 
 const decodeBase58 = (s: string): Uint8Array => {
   const r = parsePublicKey(s);

@@ -13,7 +13,7 @@ import {
   VerifierClosedError,
   VerifierWorkerCrashedError,
 } from "./worker-pool";
-import { loadFixtures, VKEY_PATH, type WireCase } from "./test-fixtures/fixtures";
+import { loadFixtures, VKEY_PATH, type WireCase } from "../../../tests/support/groth16/fixtures";
 
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 const mutate = (p: Uint8Array, i: number): Uint8Array => {
@@ -150,7 +150,7 @@ describe("Groth16WorkerPool (ProofVerifier)", () => {
   });
 
   it("starts its TypeScript workers under `node --import tsx` too (how the relay runs)", async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "src-server/adapters/verifier-groth16/test-fixtures/pool-smoke.ts"], {
+    const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "tests/support/groth16/pool-smoke.ts"], {
       cwd: ROOT,
       timeout: 60_000,
     });

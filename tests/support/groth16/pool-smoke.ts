@@ -3,7 +3,7 @@
  * the relay runs (src-server/main.ts): the pool's TypeScript workers must load
  * in that mode too. Prints one JSON line: { valid, mutated, threads }.
  */
-import { createGroth16Verifier } from "../worker-pool";
+import { createGroth16Verifier } from "../../../src-server/adapters/verifier-groth16/worker-pool";
 import { loadFixtures, VKEY_PATH } from "./fixtures";
 
 const fixtures = loadFixtures();

@@ -1,5 +1,5 @@
 /**
- * The verifier fixtures' pool (verifier-groth16/test-fixtures/generate.ts) on
+ * The verifier fixtures' pool (tests/support/groth16/generate.ts) on
  * a local validator: seven notes of (i+1) SOL deposited in order as
  * precommitments with nonces 0..6, so the recorded proofs verify against its
  * root; the relayer (the pool's authority and fee payer) is the fixture
@@ -7,18 +7,18 @@
  * pool program localnet tests.
  */
 import { Keypair, PublicKey, Transaction, type TransactionInstruction } from "@solana/web3.js";
-import type { FieldHasher } from "../../../../src-shared/crypto/hasher";
-import { createPoseidonHasher } from "../../../../src-shared/crypto/poseidon-wasm";
-import { computePrecommitment } from "../../../../src-shared/crypto/protocol";
-import { bigIntToBytes32 } from "../../../../src-shared/encoding/field";
-import { encodeBase58 } from "../../../../src-shared/encoding/base58";
-import { DEFAULT_POOL_PROGRAM_ID, depositInstruction, initializePoolInstruction, publicKeyBytes } from "../../../../src-shared/pool-program";
-import { confirmSignature } from "../../../../src-localnet/confirm";
-import { startLocalValidator, type LocalValidator } from "../../../../src-localnet/validator";
-import { defaultSolanaConfig, type NetworkConfig, type SolanaNetworkConfig } from "../../../config/schema";
-import type { SubmissionAttempt, WithdrawalSubmission } from "../../../ports/chain";
-import type { ProofVerifier } from "../../../ports/proof-verifier";
-import { Signer } from "../../keys/keypair-file";
+import type { FieldHasher } from "../../src-shared/crypto/hasher";
+import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
+import { computePrecommitment } from "../../src-shared/crypto/protocol";
+import { bigIntToBytes32 } from "../../src-shared/encoding/field";
+import { encodeBase58 } from "../../src-shared/encoding/base58";
+import { DEFAULT_POOL_PROGRAM_ID, depositInstruction, initializePoolInstruction, publicKeyBytes } from "../../src-shared/pool-program";
+import { confirmSignature } from "../../src-localnet/confirm";
+import { startLocalValidator, type LocalValidator } from "../../src-localnet/validator";
+import { defaultSolanaConfig, type NetworkConfig, type SolanaNetworkConfig } from "../../src-server/config/schema";
+import type { SubmissionAttempt, WithdrawalSubmission } from "../../src-server/ports/chain";
+import type { ProofVerifier } from "../../src-server/ports/proof-verifier";
+import { Signer } from "../../src-server/adapters/keys/keypair-file";
 import {
   FIXTURE_FEE,
   FIXTURE_MINT,
@@ -28,9 +28,9 @@ import {
   loadFixtures,
   VKEY_PATH,
   type WireCase,
-} from "../../verifier-groth16/test-fixtures/fixtures";
-import { createGroth16Verifier } from "../../verifier-groth16/worker-pool";
-import { createSolanaRpc, type SolanaConnection } from "../rpc";
+} from "./groth16/fixtures";
+import { createGroth16Verifier } from "../../src-server/adapters/verifier-groth16/worker-pool";
+import { createSolanaRpc, type SolanaConnection } from "../../src-server/adapters/chain-solana/rpc";
 
 export const PROGRAM = DEFAULT_POOL_PROGRAM_ID;
 export const SOL = 1_000_000_000n;

@@ -5,7 +5,7 @@
  * one fixed relayer and fee, so the verifier and chain tests need not prove on
  * every run (~3 s each).
  *
- *   npx tsx src-server/adapters/verifier-groth16/test-fixtures/generate.ts
+ *   npx tsx tests/support/groth16/generate.ts
  *
  * Rerun after the circuit artifacts change: the tests compare the recorded
  * sha256 of verification_key.json with the committed one and say so.
@@ -19,12 +19,12 @@ import { buildBn128 } from "ffjavascript";
 // @ts-ignore -- snarkjs ships no type declarations; the slice used here is typed below.
 import * as snarkjsUntyped from "snarkjs";
 import nacl from "tweetnacl";
-import { withdrawalPublicSignals } from "../../../core/proof/public-inputs";
-import { computeLeaf, computePrecommitment } from "../../../../src-shared/crypto/protocol";
-import { encodeBase58 } from "../../../../src-shared/encoding/base58";
-import type { SnarkjsProof } from "../../../core/proof/codec";
-import { createPoseidonHasher } from "../../../../src-shared/crypto/poseidon-wasm";
-import { bigIntToBytes32, bytesToBigInt } from "../../../../src-shared/encoding/field";
+import { withdrawalPublicSignals } from "../../../src-server/core/proof/public-inputs";
+import { computeLeaf, computePrecommitment } from "../../../src-shared/crypto/protocol";
+import { encodeBase58 } from "../../../src-shared/encoding/base58";
+import type { SnarkjsProof } from "../../../src-server/core/proof/codec";
+import { createPoseidonHasher } from "../../../src-shared/crypto/poseidon-wasm";
+import { bigIntToBytes32, bytesToBigInt } from "../../../src-shared/encoding/field";
 
 interface SnarkjsSlice {
   groth16: {
@@ -59,7 +59,7 @@ export interface ProofFixtures {
 }
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const ROOT = join(HERE, "..", "..", "..", "..");
+const ROOT = join(HERE, "..", "..", "..");
 export const VKEY_PATH = join(ROOT, "resources/zk/verification_key.json");
 export const FIXTURES_PATH = join(HERE, "proofs.json");
 const DEPTH = 32;
@@ -156,7 +156,7 @@ async function main(): Promise<void> {
     proofs.push({ label: c.label, publicSignals, proof: { pi_a: proof.pi_a, pi_b: proof.pi_b, pi_c: proof.pi_c, protocol: "groth16", curve: "bn128" }, terms });
     console.log(`proved ${c.label}`);
   }
-  const out: ProofFixtures = { vkeySha256: vkeySha256(), generatedBy: "src-server/adapters/verifier-groth16/test-fixtures/generate.ts", proofs };
+  const out: ProofFixtures = { vkeySha256: vkeySha256(), generatedBy: "tests/support/groth16/generate.ts", proofs };
   writeFileSync(FIXTURES_PATH, JSON.stringify(out, null, 1) + "\n");
   console.log(`wrote ${FIXTURES_PATH}`);
   await curve.terminate();

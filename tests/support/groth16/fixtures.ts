@@ -6,8 +6,8 @@ import { readFileSync } from "node:fs";
 import { buildBn128 } from "ffjavascript";
 // @ts-ignore -- snarkjs ships no type declarations; the slice used here is typed below.
 import * as snarkjsUntyped from "snarkjs";
-import { encodeProof, fromSnarkjs, type SnarkjsProof } from "../../../core/proof/codec";
-import { bigIntToBytes32, bytesToBigInt } from "../../../../src-shared/encoding/field";
+import { encodeProof, fromSnarkjs, type SnarkjsProof } from "../../../src-server/core/proof/codec";
+import { bigIntToBytes32, bytesToBigInt } from "../../../src-shared/encoding/field";
 import { FIXTURES_PATH, VKEY_PATH, vkeySha256, type FixtureTerms, type ProofFixtures } from "./generate";
 
 export { VKEY_PATH };
@@ -60,7 +60,7 @@ export function loadFixtures(): WireCase[] {
   const fx = JSON.parse(readFileSync(FIXTURES_PATH, "utf8")) as ProofFixtures;
   if (fx.vkeySha256 !== vkeySha256()) {
     throw new Error(
-      "test-fixtures/proofs.json was made for another resources/zk/verification_key.json; regenerate: npx tsx src-server/adapters/verifier-groth16/test-fixtures/generate.ts",
+      "tests/support/groth16/proofs.json was made for another resources/zk/verification_key.json; regenerate: npx tsx tests/support/groth16/generate.ts",
     );
   }
   return fx.proofs.map((p) => ({

@@ -15,8 +15,8 @@ import {
   type TransactionError,
 } from "@solana/web3.js";
 import { Buffer } from "buffer";
-import { encodeBase58 } from "../../../src-shared/encoding/base58";
-import type { SolanaRpc, NodeHealth } from "./rpc";
+import { encodeBase58 } from "../../src-shared/encoding/base58";
+import type { SolanaRpc, NodeHealth } from "../../src-server/adapters/chain-solana/rpc";
 
 export interface SentTx {
   signature: string;

@@ -1,4 +1,4 @@
-import type { Migration, SqlStatement, SqlValue } from "../durable-db";
+import type { Migration, SqlStatement, SqlValue } from "../../../src-server/adapters/storage-sqljs/durable-db";
 
 export const crashMigrations: Migration[] = [
   {

@@ -4,7 +4,7 @@
  * each step so the parent can aim its SIGKILL. stdout is a pipe, which Node
  * writes synchronously on POSIX, so a printed ack has left the process.
  */
-import { DurableDb } from "../durable-db";
+import { DurableDb } from "../../../src-server/adapters/storage-sqljs/durable-db";
 import { crashBatch, crashMigrations, mix } from "./crash-schema";
 
 const [dir, journalBytes] = process.argv.slice(2);
