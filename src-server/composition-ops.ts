@@ -20,7 +20,9 @@ import type { HealthService } from "./services/health";
 import { RelayMetrics, type MetricSources } from "./adapters/metrics-prom/relay-metrics";
 import { SNAPSHOT_FILE, type DurableDb } from "./adapters/storage-sqljs/durable-db";
 import type { RelayConfig } from "./config/schema";
+import { requestLog } from "./http/middleware/request-log";
 import { metricsRoutes } from "./http/routes/metrics";
+import type { RelayLogger } from "./adapters/log-pino/relay-logger";
 import type { RelayStore } from "./ports/relay-store";
 import type { RevertStore } from "./ports/revert-store";
 import { FeePayerWatch } from "./services/fee-payer-watch";
@@ -54,6 +56,8 @@ export class Ops {
   constructor(
     private readonly config: RelayConfig,
     private readonly log: (line: string) => void,
+    /** The structured logger (startServer's); null when the relay is composed without one (in-process tests). */
+    private readonly logger: RelayLogger | null = null,
   ) {
     const need = <T>(f: (s: OpsSources) => T, none: T): T => (this.sources ? f(this.sources) : none);
     this.metrics = new RelayMetrics({
@@ -80,6 +84,32 @@ export class Ops {
     });
     this.relayListeners.push((e) => this.metrics.onRelay(e));
     this.revertListeners.push((e) => this.metrics.onRevert(e));
+    // One line per relay and revert state change: ids, network, pool and state only (never a
+    // recipient, depositor, nullifier or client address; docs/operations.md, "Logs").
+    this.relayListeners.push((e) => {
+      const s = e.state;
+      const fields: Record<string, unknown> = { relayId: e.id, kind: e.kind, network: e.network, mint: e.mint, state: s.kind };
+      if (s.kind === "verified") fields.verifyMs = s.verifyMs;
+      if (s.kind === "confirmed") fields.signature = s.signature;
+      if (s.kind === "failed") Object.assign(fields, { error: s.error, detail: s.detail.slice(0, 300) });
+      if (s.kind === "confirmed" || s.kind === "failed") fields.totalMs = s.at - e.receivedAt;
+      this.event(fields, `relay ${e.id}: ${s.kind}${s.kind === "failed" ? ` ${s.error}` : ""}`);
+    });
+    this.revertListeners.push((e) => {
+      const s = e.state;
+      this.event({ revertId: e.id, network: e.network, state: s.kind, ...(s.kind === "failed" ? { error: s.error } : {}) }, `revert ${e.id}: ${s.kind}${s.kind === "failed" ? ` ${s.error}` : ""}`);
+    });
+  }
+
+  /** A structured line, or the plain message without the structured logger. */
+  private event(fields: Record<string, unknown>, msg: string): void {
+    if (this.logger) this.logger.event(fields, msg);
+    else this.log(msg);
+  }
+
+  /** One line per request (first in the app). */
+  requestLog(): RequestHandler {
+    return requestLog({ event: (fields, msg) => this.event(fields, msg), clientIps: this.config.logs.clientIps });
   }
 
   /** The RPC failover's per-request report for one network. */
@@ -217,6 +247,12 @@ export class Ops {
         .catch(next);
     });
     r.use("/admin/alerts", guard, admin);
+    // The console's Relay detail: the last log lines about one relay (kept in memory since start).
+    r.get("/admin/relays/:id/log", guard, (req, res) => {
+      const id = String(req.params.id);
+      res.setHeader("Cache-Control", "no-store");
+      res.json({ id, lines: this.logger?.linesOf(id) ?? [], kept: this.logger !== null });
+    });
     return r;
   }
 

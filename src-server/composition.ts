@@ -32,6 +32,7 @@ import type { RelayConfig } from "./config/schema";
 import { checkVerifyingKey } from "./config/verifying-key";
 import { prepareConsoleAdmin } from "./composition-admin";
 import { Ops } from "./composition-ops";
+import type { RelayLogger } from "./adapters/log-pino/relay-logger";
 import { createApp, type RelayApp } from "./http/app";
 import type { ChainBackend } from "./ports/chain";
 import type { ComplianceLog } from "./ports/compliance-log";
@@ -78,7 +79,10 @@ export function packageVersion(): string {
 }
 
 /** The one place adapters are built and wired to services and HTTP. */
-export async function composeRelay(config: RelayConfig, opts: { consoleDir?: string; log: (line: string) => void; secrets?: SecretStore }): Promise<Relay> {
+export async function composeRelay(
+  config: RelayConfig,
+  opts: { consoleDir?: string; log: (line: string) => void; secrets?: SecretStore; /** Structured lines (startServer's JSON log). */ logger?: RelayLogger },
+): Promise<Relay> {
   const { log } = opts;
   // A solana network refuses the development verifying key unless allowed for it (docs/security.md).
   const developmentKeyNetworks = checkVerifyingKey(config);
@@ -89,7 +93,7 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
     );
   }
   // Metrics, alerts and the relay-state events (composition-ops.ts; docs/operations.md).
-  const ops = new Ops(config, log);
+  const ops = new Ops(config, log, opts.logger ?? null);
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const unlock = lockDataDir(config.dataDir);
   // The verifier's workers and the Poseidon wasm boot while the store opens and replays.
@@ -308,6 +312,7 @@ export async function composeRelay(config: RelayConfig, opts: { consoleDir?: str
     ...(opts.consoleDir ? { consoleDir: opts.consoleDir } : {}),
     operatorGuard: admin.operatorGuard,
     ops: ops.routes(admin.operatorGuard),
+    requestLog: ops.requestLog(),
     admin: admin.routes({
       indexer,
       chains,

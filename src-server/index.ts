@@ -1,9 +1,11 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import path from "node:path";
 import { describeConfig } from "./config/load";
 import type { RelayConfig } from "./config/schema";
 import type { SecretStore } from "./ports/secret-store";
 import { composeRelay, type Relay } from "./composition";
+import { RelayLogger } from "./adapters/log-pino/relay-logger";
 import { capConnectionsPerIp } from "./http/connection-cap";
 
 export interface RunningServer {
@@ -23,9 +25,23 @@ export interface StartOptions {
 
 /** Builds the relay and listens; `stop` drains requests and flushes the store. */
 export async function startServer(config: RelayConfig, opts: StartOptions = {}): Promise<RunningServer> {
-  const log = opts.log ?? ((line: string) => console.log(line));
+  // JSON lines to stdout (headless) or the host's log (desktop), and to <dataDir>/logs (docs/operations.md, "Logs").
+  const logger = new RelayLogger({
+    dir: config.logs.file ? path.join(config.dataDir, "logs") : null,
+    maxFileBytes: config.logs.maxFileMiB * 1024 * 1024,
+    maxFiles: config.logs.maxFiles,
+    console: opts.log ?? "stdout",
+    secrets: [config.operatorToken, config.jupiter.apiKey, config.alerts.webhook.url].filter((s): s is string => !!s),
+  });
+  const log = logger.line;
   for (const line of describeConfig(config).split("\n")) log(line);
-  const relay = await composeRelay(config, { log, ...(opts.consoleDir ? { consoleDir: opts.consoleDir } : {}), ...(opts.secrets ? { secrets: opts.secrets } : {}) });
+  let relay: Relay;
+  try {
+    relay = await composeRelay(config, { log, logger, ...(opts.consoleDir ? { consoleDir: opts.consoleDir } : {}), ...(opts.secrets ? { secrets: opts.secrets } : {}) });
+  } catch (e) {
+    logger.close();
+    throw e;
+  }
 
   // docs/security.md, "Connections": a client that opens sockets and sends nothing, or sends
   // its headers a byte at a time, is cut off; so is one address holding too many sockets.
@@ -73,6 +89,7 @@ export async function startServer(config: RelayConfig, opts: StartOptions = {}):
       await closed;
       clearTimeout(force);
       await relay.close();
+      logger.close();
     })());
 
   return { url, host: config.host, port: addr.port, relay, stop };

@@ -48,6 +48,8 @@ export interface AppDeps {
   operatorGuard: RequestHandler;
   /** GET /metrics and the alerts API (composition-ops.ts), each with its own access rule. */
   ops?: Router;
+  /** One log line per request (composition-ops.ts), before anything else. */
+  requestLog?: RequestHandler;
   log: (line: string) => void;
 }
 
@@ -71,6 +73,7 @@ export function createApp(deps: AppDeps): RelayApp {
   };
   const limits = new RateLimits(deps.config.rateLimits, identity, deps.config.auth.tokenTtlSec);
 
+  if (deps.requestLog) app.use(deps.requestLog);
   // Loopback safety (docs/security.md): a DNS-rebound page is refused by its Host, and a
   // cross-origin "simple" request (text/plain, form) cannot deliver a body: bodies must be JSON.
   app.use((_req, res, next) => {

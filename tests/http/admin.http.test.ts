@@ -213,7 +213,7 @@ describe("relays, money, health and settings", () => {
 
   it("a sandbox fault turns the chain's check and /health red, and clearing it recovers", async () => {
     const down = await adminPost("/sandbox/faults", { network: "devnet", chainDown: true });
-    expect(down.json).toEqual({ faults: [{ network: "mainnet", chainDown: false }, { network: "devnet", chainDown: true }] });
+    expect(down.json).toEqual({ faults: [{ network: "mainnet", chainDown: false, feePayerLamports: null }, { network: "devnet", chainDown: true, feePayerLamports: null }] });
     const health = await healthBecomes(server.url, 503);
     expect(health.text).toMatch(/chain:devnet: sandbox chain unreachable/);
     const detail = (await admin<AdminHealth>("/health")).body;

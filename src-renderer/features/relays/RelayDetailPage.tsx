@@ -7,6 +7,7 @@ import { QueryView } from "../../components/QueryView";
 import { StatusBadge } from "../../components/StatusBadge";
 import { formatAmount, mintLabel } from "../../lib/mints";
 import { formatDateTime, formatDuration } from "../../lib/time";
+import { RelayLogPanel } from "./RelayLogPanel";
 
 const STEP_TEXT: Record<string, string> = {
   received: "Received: request parsed, fee fixed (recorded once the proof verified)",
@@ -32,6 +33,7 @@ export function RelayDetailPage({ id }: { id: string }) {
             <Facts r={r} />
             <Pipeline r={r} />
             {r.attempts.length ? <Attempts r={r} /> : null}
+            <RelayLogPanel id={r.id} />
           </>
         )}
       </QueryView>
