@@ -8,7 +8,7 @@
  * `relayId` and the last ones are kept in memory for the console's Relay
  * detail.
  */
-import { closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import path from "node:path";
 import pino, { type DestinationStream, type Logger } from "pino";
 import { redactUrl } from "../../../src-shared/redact-url";
@@ -54,7 +54,10 @@ export class RotatingFile implements DestinationStream {
     private readonly maxFiles: number,
   ) {
     mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    // 0700 and 0600 whoever made them (docs/security.md, "Secrets and files").
+    chmodSync(path.dirname(file), 0o700);
     this.fd = openSync(file, "a", 0o600);
+    chmodSync(file, 0o600);
     this.size = statSync(file).size;
   }
 
