@@ -34,6 +34,11 @@ const proofHttp: BenchCase = {
     try {
       log(`starting the relay (startServer) on a copy of the prepared ${fmtNum(n)}-leaf pool`);
       relay = await startRelayChild({ RELAY_DATA_DIR: dataDir });
+      // The relay logs a line per request; read and drop them, so collecting them does not load the process running autocannon.
+      for (const stream of [relay.child.stdout, relay.child.stderr]) {
+        stream?.removeAllListeners("data");
+        stream?.resume();
+      }
       const first = await fetch(`${relay.url}${paths[0]}`, { method: "POST" });
       const body = await first.text();
       if (first.status !== 200) throw new Error(`get_proof answered ${first.status}: ${body.slice(0, 300)}`);
