@@ -8,7 +8,8 @@
  */
 import { Keypair } from "@solana/web3.js";
 import { Faults } from "./faults";
-import { Ledger, type LedgerOptions, type LedgerSnapshot } from "./ledger/ledger";
+import { Ledger, type LedgerOptions } from "./ledger/ledger";
+import type { LedgerSnapshot } from "./ledger/types";
 import { RpcNode } from "./rpc/methods";
 import { startRpcServer, type RpcServer } from "./rpc/server";
 import { JUPITER_PATH, LocalJupiterApi } from "./rpc/jupiter";

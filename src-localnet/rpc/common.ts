@@ -4,7 +4,7 @@
  */
 import { PublicKey } from "@solana/web3.js";
 import bs58 from "bs58";
-import type { Commitment } from "../ledger/ledger";
+import type { Commitment } from "../ledger/types";
 import type { AccountState } from "../ledger/engine";
 
 export class RpcError extends Error {

@@ -6,7 +6,8 @@
  * *Unsubscribe methods.
  */
 import type WebSocket from "ws";
-import type { Commitment, Ledger, TransactionRecord } from "../ledger/ledger";
+import type { Ledger } from "../ledger/ledger";
+import type { Commitment, TransactionRecord } from "../ledger/types";
 import type { AccountState } from "../ledger/engine";
 import {
   asParams,
