@@ -57,18 +57,28 @@ export function observeRelayStore(store: RelayStore, listener: (e: RelayEvent) =
     if (state.kind === "confirmed" || state.kind === "failed") meta.delete(id);
     quietly(() => listener(e));
   };
-  // Every other method (and any added later) is the store's own.
-  const wrapped = Object.create(store) as RelayStore;
-  wrapped.create = async (record, first) => {
-    await store.create(record, first);
-    meta.set(record.id, { kind: record.kind, network: record.network, mint: record.mint, receivedAt: record.receivedAt, times: {} });
-    emit(record.id, first);
-  };
-  wrapped.advance = async (id, state) => {
-    await store.advance(id, state);
-    emit(id, state);
-  };
-  return wrapped;
+  return overriding(store, {
+    create: async (record, first) => {
+      await store.create(record, first);
+      meta.set(record.id, { kind: record.kind, network: record.network, mint: record.mint, receivedAt: record.receivedAt, times: {} });
+      emit(record.id, first);
+    },
+    advance: async (id, state) => {
+      await store.advance(id, state);
+      emit(id, state);
+    },
+  });
+}
+
+/** The store with some methods replaced; every other method (and any added later) is the store's own, bound to it. */
+function overriding<T extends object>(store: T, own: Partial<T>): T {
+  return new Proxy(store, {
+    get(target, key) {
+      if (Object.hasOwn(own, key)) return own[key as keyof T];
+      const v: unknown = Reflect.get(target, key, target);
+      return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
 }
 
 /** The revert store, passing each recorded state to `listener`. */
@@ -78,14 +88,14 @@ export function observeRevertStore(store: RevertStore, listener: (e: RevertEvent
     if (!r) return;
     quietly(() => listener({ id, network: r.network, state, requestedAt: r.requestedAt }));
   };
-  const wrapped = Object.create(store) as RevertStore;
-  wrapped.create = async (record: NewRevertRecord, first) => {
-    await store.create(record, first);
-    emit(record.id, first, record.network, record.requestedAt);
-  };
-  wrapped.advance = async (id, state, deposit) => {
-    await store.advance(id, state, deposit);
-    emit(id, state);
-  };
-  return wrapped;
+  return overriding(store, {
+    create: async (record: NewRevertRecord, first: RevertState) => {
+      await store.create(record, first);
+      emit(record.id, first, record.network, record.requestedAt);
+    },
+    advance: async (id: string, state: RevertState, deposit?: { mint: string; amount: bigint }) => {
+      await store.advance(id, state, deposit);
+      emit(id, state);
+    },
+  });
 }
