@@ -93,11 +93,8 @@ const deposits: BenchCase = {
     try {
       // Depositors are many wallets, as on a live relay (each wallet's key is parsed and verified per deposit).
       const wallets = Array.from({ length: WALLETS }, () => nacl.sign.keyPair());
-      for (const kp of wallets) {
-        const air = await post(`${server.url}/sandbox/airdrop`, { network: "mainnet", wallet: encodeBase58(kp.publicKey), mint: WSOL, amount: 1_000_000_000 });
-        if (air.status !== 200) throw new Error(`airdrop: ${air.status} ${JSON.stringify(air.json)}`);
-      }
-      // Signing is the client's cost, not the relay's: sign everything before the clock starts.
+      // Signing is the client's cost, not the relay's: sign everything before the clock starts (and before
+      // the airdrops: seconds of signing would leave their keep-alive sockets past the relay's idle time-out).
       const precommitments = makeLeaves(HWARM + H + HC, 33);
       const bodies = Array.from({ length: HWARM + H + HC }, (_, i) => {
         const kp = wallets[i % WALLETS]!;
@@ -105,6 +102,10 @@ const deposits: BenchCase = {
         const message = sandboxDepositMessage("mainnet", WSOL, 1, precommitment);
         return { network: "mainnet", mint: WSOL, amount: 1, precommitment: Array.from(precommitment), wallet: encodeBase58(kp.publicKey), signature: encodeBase58(signEd25519(message, kp.secretKey)) };
       });
+      for (const kp of wallets) {
+        const air = await post(`${server.url}/sandbox/airdrop`, { network: "mainnet", wallet: encodeBase58(kp.publicKey), mint: WSOL, amount: 1_000_000_000 });
+        if (air.status !== 200) throw new Error(`airdrop: ${air.status} ${JSON.stringify(air.json)}`);
+      }
       const leaves = new Set<number>();
       const deposit = async (i: number): Promise<void> => {
         const r = await post(`${server.url}/sandbox/deposit`, bodies[i]);
