@@ -1,6 +1,7 @@
 import type { FieldHasher } from "../../src-shared/crypto/hasher";
 import type { Network } from "../../src-shared/networks";
-import type { ApiFailure, RelayClient } from "../sdk/http";
+import type { ApiFailure } from "../sdk/api-result";
+import type { RelayClient } from "../sdk/http";
 
 /** Exit codes, stable for scripts (documented in `--help` and docs/sdk.md). */
 export const Exit = {

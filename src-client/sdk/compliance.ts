@@ -1,7 +1,8 @@
 import { verifyComplianceSignature, type ComplianceCheckFailure } from "../../src-shared/compliance";
 import type { Network } from "../../src-shared/networks";
 import { err, ok, type Result } from "../../src-shared/result";
-import type { ApiFailure, ApiResult, RelayClient } from "./http";
+import type { ApiFailure, ApiResult } from "./api-result";
+import type { RelayClient } from "./http";
 import type { WalletSigner } from "./keypair";
 import { login } from "./login";
 import type { OfacSignature } from "./wire";

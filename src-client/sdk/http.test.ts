@@ -1,6 +1,8 @@
 import { createServer, type AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
-import { RelayClient, amountToWire, parseRetryAfter } from "./http";
+import { RelayClient } from "./http";
+import { amountToWire } from "./requests";
+import { parseRetryAfter } from "./transport";
 
 const WSOL = "So11111111111111111111111111111111111111112";
 

@@ -1,20 +1,13 @@
 /** The wallet developer's SDK for the Private Withdrawal Relay (docs/sdk.md). */
+export { ClientError, type ApiFailure, type ApiResult, type ApiSuccess } from "./api-result";
+export { relayFee } from "./fees";
+export { RelayClient, type RelayClientOptions } from "./http";
 export {
-  ClientError,
-  RelayClient,
   TREE_DEPTH,
   amountToWire,
-  failureFrom,
-  parseRetryAfter,
-  relayFee,
   u64ToWire,
   type Amount,
-  type ApiFailure,
-  type ApiResult,
-  type ApiSuccess,
   type LoginRequest,
-  type RelayClientOptions,
-  type RetryOn429,
   type RevertRequest,
   type SandboxAirdropRequest,
   type SandboxDepositRequest,
@@ -22,7 +15,8 @@ export {
   type SwapQuoteRequest,
   type SwapWithdrawalRequest,
   type WithdrawalRequest,
-} from "./http";
+} from "./requests";
+export { failureFrom, parseRetryAfter, type RetryOn429 } from "./transport";
 export type {
   CompliancePublicKey,
   FeeSchedule,

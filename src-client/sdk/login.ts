@@ -1,6 +1,7 @@
 import { encodeBase58 } from "../../src-shared/encoding/base58";
 import { loginMessage } from "../../src-shared/messages";
-import type { ApiResult, RelayClient } from "./http";
+import type { ApiResult } from "./api-result";
+import type { RelayClient } from "./http";
 import type { WalletSigner } from "./keypair";
 
 export interface LoginOptions {

@@ -30,7 +30,9 @@ import {
 } from "../../src-shared/pool-program";
 import { err, ok, type Result } from "../../src-shared/result";
 import { chainConnection } from "./chain";
-import { ClientError, TREE_DEPTH, type ApiFailure, type ApiResult, type RelayClient } from "./http";
+import { ClientError, type ApiFailure, type ApiResult } from "./api-result";
+import type { RelayClient } from "./http";
+import { TREE_DEPTH } from "./requests";
 import { randomFieldElement, type DepositNote, type RandomSource } from "./note";
 import { separateConnectionFetch } from "./separate-connection";
 import { getNoteProof, pathFromLeaves, type NoteProofError, type VerifiedNoteProof } from "./tree";

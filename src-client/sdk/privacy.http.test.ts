@@ -10,7 +10,8 @@ import { startRelay, type RelayProcess } from "../../tests/support/relay-process
 import type { CliIo } from "../cli/context";
 import { runCli } from "../cli/run";
 import { sandboxDeposit } from "./deposit";
-import { RelayClient, relayFee } from "./http";
+import { relayFee } from "./fees";
+import { RelayClient } from "./http";
 import { Keypair, writeKeypairFile } from "./keypair";
 import { createNote, saveNote, type DepositNote } from "./note";
 import { withdraw } from "./withdraw";

@@ -9,7 +9,7 @@ import { bigIntToBytes32, bytesToBigInt, isCanonicalField } from "../../src-shar
 import type { Network } from "../../src-shared/networks";
 import { err, ok, type Result } from "../../src-shared/result";
 import { decodeProof, encodeProof, fromSnarkjs, toSnarkjs, type SnarkjsProof } from "../../src-shared/zk/proof-codec";
-import { TREE_DEPTH } from "./http";
+import { TREE_DEPTH } from "./requests";
 import { noteCommitment, notePrecommitment, nullifierHashOf, type DepositNote } from "./note";
 import { loadSnarkjs, withSingleThreadedCurve } from "./snarkjs";
 import { rootFromPath } from "./tree";

@@ -3,7 +3,8 @@ import { revertMessage } from "../../src-shared/messages";
 import type { Network } from "../../src-shared/networks";
 import { err, ok, type Result } from "../../src-shared/result";
 import { withToken } from "./compliance";
-import type { ApiFailure, RelayClient } from "./http";
+import type { ApiFailure } from "./api-result";
+import type { RelayClient } from "./http";
 import type { WalletSigner } from "./keypair";
 
 export type RevertError =

@@ -3,7 +3,9 @@ import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
 import { bytesEqual, toHex } from "../../src-shared/encoding/bytes";
 import type { Network } from "../../src-shared/networks";
 import { err, ok, type Result } from "../../src-shared/result";
-import { TREE_DEPTH, type ApiFailure, type ApiResult, type RelayClient } from "./http";
+import type { ApiFailure, ApiResult } from "./api-result";
+import type { RelayClient } from "./http";
+import { TREE_DEPTH } from "./requests";
 import type { DepositNote } from "./note";
 import type { MerkleProof, MerkleState, NullifierStatus } from "./wire";
 
