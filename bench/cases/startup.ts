@@ -26,6 +26,17 @@ interface Sample {
   relayerAt: number | null;
 }
 
+/** The text of a log line, whether plain or a structured JSON line (`{"msg": ...}`). */
+function logMessage(line: string): string {
+  if (!line.startsWith("{")) return line;
+  try {
+    const msg = (JSON.parse(line) as { msg?: unknown }).msg;
+    return typeof msg === "string" ? msg : line;
+  } catch {
+    return line;
+  }
+}
+
 async function sample(args: string[], env: Record<string, string>, check?: (p: ListeningProcess) => Promise<void>): Promise<Sample> {
   const p = await spawnListening(args, env);
   const mem = procMemoryMb(p.pid);
@@ -37,7 +48,7 @@ async function sample(args: string[], env: Record<string, string>, check?: (p: L
     stop = await p.stop("SIGTERM");
   }
   if (!mem) throw new Error(`could not read /proc/${p.pid}/status`);
-  const at = (re: RegExp): number | null => p.lines.find((l) => re.test(l.text))?.atMs ?? null;
+  const at = (re: RegExp): number | null => p.lines.find((l) => re.test(logMessage(l.text)))?.atMs ?? null;
   return { readyMs: p.readyMs, cpuMs, rss: mem.rss, hwm: mem.hwm, stopMs: stop.ms, configAt: at(/^config:/), relayerAt: at(/^relayer:/) };
 }
 
