@@ -3,7 +3,7 @@ import path from "node:path";
 import autocannon, { type Result } from "autocannon";
 import { BENCH_MINT, BENCH_NETWORK, copyPool, preparedPool, tempDir } from "../lib/data";
 import type { Metric } from "../lib/metric";
-import { procMemoryMb, spawnListening, startRelayChild, type ListeningProcess } from "../lib/proc";
+import { procCpuMs, procMemoryMb, spawnListening, startRelayChild, type ListeningProcess } from "../lib/proc";
 import { fmtNum, median } from "../lib/stats";
 import type { BenchCase } from "./index";
 
@@ -57,13 +57,28 @@ const proofHttp: BenchCase = {
       // Interleaved rounds (ours, peer, peer, ours, ...): other work on the machine drifts over tens of seconds.
       const ours: Result[] = [];
       const peer: Result[] = [];
+      // Server CPU (user + system) spent in the timed rounds: a per-request cost that other load skews far less than req/s.
+      let oursCpu = 0;
+      let peerCpu = 0;
+      const cpuOf = async (pid: number, run: () => Promise<Result>): Promise<[Result, number]> => {
+        const c0 = procCpuMs(pid);
+        const r = await run();
+        const c1 = procCpuMs(pid);
+        return [r, c0 !== null && c1 !== null ? c1 - c0 : NaN];
+      };
       let relayMem: ReturnType<typeof procMemoryMb> = null;
       for (let r = 0; r < rounds; r++) {
         for (const who of r % 2 ? ["peer", "ours"] : ["ours", "peer"]) {
           if (who === "ours") {
-            ours.push(await load(relay.url, round));
+            const [r, ms] = await cpuOf(relay.pid, () => load(relay!.url, round));
+            ours.push(r);
+            oursCpu += ms;
             relayMem ??= procMemoryMb(relay.pid);
-          } else peer.push(await load(bare.url, round));
+          } else {
+            const [r, ms] = await cpuOf(bare.pid, () => load(bare!.url, round));
+            peer.push(r);
+            peerCpu += ms;
+          }
         }
       }
       const cold = await load(relay.url, round, coldRequests);
@@ -117,6 +132,7 @@ const proofHttp: BenchCase = {
           `relay started by startServer(loadConfig(env)) with RELAY_RATE_LIMITS=off in its own process; autocannon runs in the bench process; 100 distinct leaf indices cycled`,
           `peer: bare Express 5 app, same route pattern, x-powered-by and ETag off like the relay, answering a precomputed ${fmtNum(body.length)}-byte body`,
           `the relay keeps whole answers for up to 1,024 leaves until the tree grows; with ${fmtNum(COLD_LEAVES)} distinct leaves cycled every answer is built (cached node text only): ${fmtNum(cold.requests.average)} req/s, p99 ${fmtNum(cold.latency.p99)} ms, against bare express ${fmtNum(coldPeer.requests.average)} req/s, p99 ${fmtNum(coldPeer.latency.p99)} ms in the ${round} s after it = ${fmtNum(cold.requests.average / coldPeer.requests.average, 2)}x`,
+          `server CPU per request in the timed rounds (/proc, user + system): relay ${fmtNum((oursCpu * 1000) / total(ours))} µs, bare express ${fmtNum((peerCpu * 1000) / total(peer))} µs, so the relay can serve at most ${fmtNum((peerCpu / total(peer)) / (oursCpu / total(ours)), 2)}x the peer's requests on the same CPU`,
           `throughput: relay ${fmtNum(ours.reduce((a, r) => a + r.throughput.total, 0) / seconds(ours) / 2 ** 20, 1)} MiB/s, bare ${fmtNum(peer.reduce((a, r) => a + r.throughput.total, 0) / seconds(peer) / 2 ** 20, 1)} MiB/s; relay RSS under load ${relayMem ? `${fmtNum(relayMem.rss)} MB` : "n/a"}`,
         ],
       };
