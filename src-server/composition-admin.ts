@@ -1,5 +1,5 @@
 import type { RequestHandler, Router } from "express";
-import { parsePublicKey } from "../src-shared/encoding/base58";
+import { publicKeyBytesOrThrow } from "../src-shared/encoding/base58";
 import type { Network } from "../src-shared/networks";
 import type { SandboxChain } from "./adapters/chain-sandbox/sandbox-chain";
 import { SqlConsoleStore } from "./adapters/storage-sqljs/console-store";
@@ -82,17 +82,12 @@ export function prepareConsoleAdmin(opts: {
   const operatorGuard = requireOperator((t) => operatorToken.verify(t));
 
   const routes = (late: ConsoleAdminLate): Router => {
-    const mintBytes = (mint: string): Uint8Array => {
-      const r = parsePublicKey(mint);
-      if (!r.ok) throw new Error(`not a public key: ${mint}`);
-      return r.value;
-    };
     const pools = new AdminPools({ store, indexer: late.indexer, chains: late.chains, pausedReason: (n, m) => pauses.pausedReason(n, m) });
     const relays = new AdminRelays({
       store,
       indexer: late.indexer,
       chains: late.chains,
-      nullifierAddress: (n, mint, hash) => late.nullifierAddress(n, mintBytes(mint), hash),
+      nullifierAddress: (n, mint, hash) => late.nullifierAddress(n, publicKeyBytesOrThrow(mint), hash),
       retentionDays: config.console.retentionDays,
       ...(late.rejectedRelays ? { rejected: late.rejectedRelays } : {}),
     });

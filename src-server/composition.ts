@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import pkg from "../package.json" with { type: "json" };
 import path from "node:path";
-import { parsePublicKey } from "../src-shared/encoding/base58";
+import { publicKeyBytesOrThrow } from "../src-shared/encoding/base58";
 import { NETWORKS, type Network } from "../src-shared/networks";
 import { nullifierAddress, treeAddress } from "../src-shared/solana/pda";
 import { SandboxChain } from "./adapters/chain-sandbox/sandbox-chain";
@@ -66,11 +66,6 @@ export interface Relay extends RelayApp {
   close(): Promise<void>;
 }
 
-const pubkeyBytes = (s: string): Uint8Array => {
-  const r = parsePublicKey(s);
-  if (!r.ok) throw new Error(`not a public key: ${s}`);
-  return r.value;
-};
 
 
 /** Bundled into the build, so it holds wherever the code runs from (Electron's out/ too). */
@@ -164,7 +159,7 @@ export async function composeRelay(
   const complianceKey = loadOrCreateSigner(secrets, "compliance");
   log(`compliance key: ${complianceKey.address} (ed25519, GET /compliance/public_key)`);
 
-  const programIds = new Map<Network, Uint8Array>(NETWORKS.map((n) => [n, pubkeyBytes(config.networks[n].programId)]));
+  const programIds = new Map<Network, Uint8Array>(NETWORKS.map((n) => [n, publicKeyBytesOrThrow(config.networks[n].programId)]));
   const chains = new Map<Network, ChainBackend>();
   const sandboxes = new Map<Network, SandboxChain>();
   const solanaNetworks = new Map<Network, FollowedNetwork>();
@@ -231,7 +226,7 @@ export async function composeRelay(
     (n, mint) => {
       const key = `${n}/${mint}`;
       let a = treeAddresses.get(key);
-      if (!a) treeAddresses.set(key, (a = treeAddress(programIds.get(n)!, pubkeyBytes(mint))));
+      if (!a) treeAddresses.set(key, (a = treeAddress(programIds.get(n)!, publicKeyBytesOrThrow(mint))));
       return a;
     },
     log,
@@ -330,7 +325,7 @@ export async function composeRelay(
           .map((c) => ({
             name: `fee payer (${c.network})`,
             purpose: `signs and pays for withdrawals on ${c.network}`,
-            publicKey: pubkeyBytes(c.feePayer),
+            publicKey: publicKeyBytesOrThrow(c.feePayer),
             address: c.feePayer,
             storage: `operator's keypair file ${config.networks[c.network].solana.relayerKeypairPath ?? ""}`.trim(),
           })),

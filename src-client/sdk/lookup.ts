@@ -28,6 +28,7 @@ import {
   poolTreeAddress,
   type TreeAccountData,
 } from "../../src-shared/pool-program";
+import { redactUrl } from "../../src-shared/redact-url";
 import { err, ok, type Result } from "../../src-shared/result";
 import { chainConnection } from "./chain";
 import { ClientError, type ApiFailure, type ApiResult } from "./api-result";
@@ -193,7 +194,7 @@ const rpcFailure = (connection: Connection, what: string, e: unknown): ApiFailur
   ok: false,
   status: 0,
   error: ClientError.RpcError,
-  message: `${what} at the RPC ${new URL(connection.rpcEndpoint).origin}: ${e instanceof Error ? e.message : String(e)}`,
+  message: `${what} at the RPC ${redactUrl(connection.rpcEndpoint)}: ${e instanceof Error ? e.message : String(e)}`,
 });
 
 /** The nullifier account over RPC (PDA ["nullifier", mint, nullifierHash] of the pool program): spent when the program owns it. */

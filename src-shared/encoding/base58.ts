@@ -27,6 +27,17 @@ export function parseBase58(value: unknown, byteLength: number): Result<Uint8Arr
 
 /** A Solana public key: 32 bytes, base58. */
 export const parsePublicKey = (value: unknown): Result<Uint8Array, Base58Problem> => parseBase58(value, 32);
+/**
+ * The 32 bytes of a public key the caller has already validated (config read
+ * at start, stored rows, requests past their checks): throws
+ * `not a public key: <value>` otherwise, a programming error rather than bad
+ * input.
+ */
+export function publicKeyBytesOrThrow(value: string): Uint8Array {
+  const r = parsePublicKey(value);
+  if (!r.ok) throw new Error(`not a public key: ${value}`);
+  return r.value;
+}
 /** An ed25519 signature: 64 bytes, base58. */
 export const parseSignature = (value: unknown): Result<Uint8Array, Base58Problem> => parseBase58(value, 64);
 

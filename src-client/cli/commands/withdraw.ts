@@ -2,6 +2,7 @@ import { writeFileSync } from "node:fs";
 import { PUBLIC_SIGNAL_NAMES, U64_MAX } from "../../../src-shared/crypto/protocol";
 import { parsePublicKey } from "../../../src-shared/encoding/base58";
 import { toHex } from "../../../src-shared/encoding/bytes";
+import { redactUrl } from "../../../src-shared/redact-url";
 import type { DepositNote } from "../../sdk/note";
 import { proveWithdrawal, verifyWithdrawalProof, type ProveError, type ProveOptions, type WithdrawalProof } from "../../sdk/prove";
 import { DEFAULT_DECOYS, noteSource, type NoteLookup } from "../../sdk/lookup";
@@ -84,7 +85,7 @@ function lookupInput(ctx: CliContext, values: ParsedValues): Input<NoteLookup> {
 
 /** One line on stderr saying what the relay learns from the lookups. */
 function describeLookup(ctx: CliContext, lookup: NoteLookup): void {
-  if (lookup.kind === "chain") ctx.note(`reading the tree and the nullifier from the chain at ${new URL(typeof lookup.rpc === "string" ? lookup.rpc : lookup.rpc.rpcEndpoint).origin}; the relay is asked only for its root`);
+  if (lookup.kind === "chain") ctx.note(`reading the tree and the nullifier from the chain at ${redactUrl(typeof lookup.rpc === "string" ? lookup.rpc : lookup.rpc.rpcEndpoint)}; the relay is asked only for its root`);
   else if (lookup.kind === "relay-links-deposit") ctx.note("--relay-links-deposit: the relay is told which leaf and nullifier this withdrawal spends");
   else ctx.note(`asking the relay for the note's leaf and nullifier among ${lookup.decoys ?? DEFAULT_DECOYS} decoys each, without the login token (--rpc asks it nothing)`);
 }

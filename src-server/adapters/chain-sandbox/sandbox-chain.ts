@@ -1,7 +1,7 @@
 import type { FieldHasher } from "../../../src-shared/crypto/hasher";
 import { U64_MAX, withdrawalPublicSignals } from "../../../src-shared/crypto/protocol";
 import { verifyEd25519Native as verifyEd25519 } from "../keys/ed25519-native";
-import { encodeBase58, parsePublicKey, parseSignature } from "../../../src-shared/encoding/base58";
+import { encodeBase58, parseSignature, publicKeyBytesOrThrow } from "../../../src-shared/encoding/base58";
 import { sandboxDepositMessage } from "../../../src-shared/messages";
 import { depositCommitment, encodePoolInstruction } from "../../../src-shared/pool-program";
 import type { Network } from "../../../src-shared/networks";
@@ -230,8 +230,8 @@ export class SandboxChain implements ChainBackend {
     if (w.depositSize <= 0n || w.depositSize > U64_MAX) return { ok: false, rejection: "Failed", detail: `amount ${w.depositSize} is not a positive u64` };
     if (w.fee < 0n || w.fee > w.depositSize) return { ok: false, rejection: "Failed", detail: `FeeExceedsAmount: fee ${w.fee} is not within 0..${w.depositSize}` };
     if (w.swap && (w.swap.minOut < 0n || w.swap.minOut > U64_MAX)) return { ok: false, rejection: "Failed", detail: `minOut ${w.swap.minOut} is not a u64` };
-    const recipient = parsePublicKeyBytes(w.recipient);
-    const swapTerms = w.swap ? { outputMint: parsePublicKeyBytes(w.swap.outputMint), minOut: w.swap.minOut } : null;
+    const recipient = publicKeyBytesOrThrow(w.recipient);
+    const swapTerms = w.swap ? { outputMint: publicKeyBytesOrThrow(w.swap.outputMint), minOut: w.swap.minOut } : null;
     const publicSignals = withdrawalPublicSignals(this.hasher, {
       root: w.root,
       nullifierHash: w.nullifierHash,
@@ -307,7 +307,7 @@ export class SandboxChain implements ChainBackend {
     const nullifier = revertNullifierOf(this.hasher, sigBytes.value);
     const verdict = judgeRevert(d, r.depositor, this.nullifierSpentNow(d.mint, nullifier), this.now(), { pendingRevertAfterSec: 0 });
     if (!verdict.ok) return { ok: false, rejection: verdict.error.error, detail: verdict.error.detail };
-    const mintBytes = parsePublicKeyBytes(d.mint);
+    const mintBytes = publicKeyBytesOrThrow(d.mint);
     const vault = vaultAddress(this.programId, mintBytes);
     if (this.balance(vault, d.mint) < d.amount) return { ok: false, rejection: "Failed", detail: "vault balance is below the deposit" };
 
@@ -439,12 +439,6 @@ export class SandboxChain implements ChainBackend {
 }
 
 const textEncoder = new TextEncoder();
-
-function parsePublicKeyBytes(address: string): Uint8Array {
-  const r = parsePublicKey(address);
-  if (!r.ok) throw new Error(`not a public key: ${address}`);
-  return r.value;
-}
 
 function concatBytes(...parts: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
