@@ -1,4 +1,4 @@
-/** Layer rules (STYLE.md idea 5): the domain core stays pure. */
+/** Layer rules checked in CI (npm run lint:layers): the domain core stays pure, production code never imports tests or the test validator. */
 module.exports = {
   forbidden: [
     {

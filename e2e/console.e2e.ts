@@ -1,6 +1,6 @@
 /**
  * The operator console, end to end: the real headless relay started the way operators
- * start it (`node scripts/start.mjs`, DESIGN §7), the console opened in Chromium at
+ * start it (`node scripts/start.mjs`), the console opened in Chromium at
  * /console/, signed in with the operator token, its pages compared with what the API
  * says. Needs Chromium at /usr/bin/chromium (never skipped). Screenshots are taken by
  * admin-console.e2e.ts.

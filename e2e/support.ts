@@ -1,6 +1,6 @@
 /**
  * What every browser test needs: a real headless relay started the way operators start
- * it (`node scripts/start.mjs`, DESIGN §7) on a free port with its own data dir, and
+ * it (`node scripts/start.mjs`) on a free port with its own data dir, and
  * Debian's Chromium driven by playwright-core. Never skipped: Chromium must be there.
  */
 import { spawn, type ChildProcess } from "node:child_process";

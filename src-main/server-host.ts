@@ -70,7 +70,7 @@ export function reachableUrl(url: string): string {
 
 export interface StartRelayOptions {
   env: NodeJS.ProcessEnv;
-  /** The OS app-data folder: the default data dir in desktop mode (DESIGN §7). */
+  /** The OS app-data folder: the default data dir in desktop mode (README.md: Running it). */
   userDataDir: string;
   /** The built renderer, served by the relay at /console/. */
   consoleDir: string;

@@ -169,7 +169,7 @@ export async function composeRelay(
     const net = config.networks[n];
     if (!net.enabled) continue;
     if (net.backend === "solana") {
-      // DESIGN §2: a solana network starts only when its RPC answers and the program is deployed.
+      // A solana network starts only when its RPC answers and the program is deployed (docs/solana.md).
       // Its fee payer: the operator's keypair file, refused when others can read it (only its address is logged).
       const signer = net.solana.relayerKeypairPath ? readKeypairFile(net.solana.relayerKeypairPath) : relayer;
       // Every configured endpoint behind one failover (healthiest first, broadcast of transactions).
@@ -207,7 +207,7 @@ export async function composeRelay(
     chains.set(n, chain);
     sandboxes.set(n, chain);
   }
-  // DESIGN §4: a sandbox network swaps in its constant-product pools, a Solana network through Jupiter.
+  // A sandbox network swaps in its constant-product pools, a Solana network through Jupiter.
   const swapVenues = new Map<Network, SwapVenue>();
   for (const n of NETWORKS) {
     if (!config.networks[n].enabled) continue;

@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import { ConfigError, loadConfig } from "./config/load";
 import { startServer, type RunningServer } from "./index";
 
-/** Headless entry (DESIGN §7): what `npm start` runs. */
+/** Headless entry: what `npm start` runs (README.md: Running it). */
 async function main(): Promise<void> {
   const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
   let config;

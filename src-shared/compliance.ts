@@ -4,7 +4,7 @@ import { complianceMessage } from "./messages";
 import type { Network } from "./networks";
 import { err, ok, type Result } from "./result";
 
-/** DESIGN §4: a compliance signature is valid for 120 s from issue. */
+/** A compliance signature is valid for 120 s from issue. */
 export const COMPLIANCE_VALIDITY_SEC = 120;
 
 /** The plain-text body of POST /get_ofac_signature: `<expiresAtUnix>.<base58 ed25519 signature>`. */

@@ -1,6 +1,6 @@
 /**
- * Error names on the wire: the spec's, plus DESIGN.md §4's answers to what the
- * spec leaves open. The HTTP layer is the only place that maps them to statuses.
+ * Error names on the wire: the API's, plus the names for what the API leaves
+ * open (README.md: API summary). The HTTP layer is the only place that maps them to statuses.
  */
 export const ErrorName = {
   // login (spec)
@@ -26,7 +26,7 @@ export const ErrorName = {
   Unauthorized: "Unauthorized",
   OfacRefused: "OFAC check failed",
   ComplianceError: "Compliance check error",
-  // DESIGN.md §4 gaps
+  // Names for cases the API leaves open (README.md: API summary)
   RateLimited: "RateLimited",
   PoolNotFound: "PoolNotFound",
   InvalidMint: "InvalidMint",

@@ -5,7 +5,7 @@ import type { Network } from "./networks";
 export const loginMessage = (unixSeconds: number): string => String(unixSeconds);
 
 /**
- * The text a depositor signs for a sandbox deposit (DESIGN.md §6, protocol v2):
+ * The text a depositor signs for a sandbox deposit (protocol v2):
  * `Deposit: <network> <mint> <amount> <precommitment as 64 lowercase hex>`. The
  * depositor signs its precommitment, never a leaf: the pool computes the leaf.
  */
@@ -16,7 +16,7 @@ export const sandboxDepositMessage = (network: Network, mint: string, amount: bi
 export const revertMessage = (depositSignature: string): string => `Revert deposit: ${depositSignature}`;
 
 /**
- * The text the relay's compliance key signs (DESIGN §4): the network, the
+ * The text the relay's compliance key signs, valid 120 s: the network, the
  * screened wallet and the Unix second the signature stops being valid.
  */
 export const complianceMessage = (network: Network, wallet: string, expiresAtUnix: number): string => `OFAC:${network}:${wallet}:${expiresAtUnix}`;

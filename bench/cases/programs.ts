@@ -1,5 +1,6 @@
 /**
- * The SBF programs' compute units and transaction sizes (DESIGN §9 budgets),
+ * The SBF programs' compute units and transaction sizes against their budgets
+ * (docs/pool-program.md: Compute units and transaction sizes),
  * measured in LiteSVM (the real runtime) with the committed .so files: the
  * pool program's deposit over many random precommitments, withdraw with the
  * recipient's token account existing and created by the program, and
@@ -89,7 +90,7 @@ const programs: BenchCase = {
       name,
       ours,
       unit: "CU",
-      peerLabel: "budget (DESIGN §9)",
+      peerLabel: "budget",
       peer: budget,
       better: "lower",
       target: { kind: "<", value: budget + 1 },

@@ -17,7 +17,7 @@ export interface ListeningProcess {
 
 /**
  * Spawns a process and waits for the `listening on http://...` line that the
- * relay prints when ready (DESIGN §7); the bare peers print the same line.
+ * relay prints when ready (README.md: Running it); the bare peers print the same line.
  */
 export function spawnListening(args: string[], env: Record<string, string> = {}, timeoutMs = 180_000): Promise<ListeningProcess> {
   const t0 = performance.now();

@@ -26,7 +26,7 @@ import { MINT_SIZE, encodeMint } from "../../src-localnet/ledger/token";
 const SO = join(__dirname, "cp-swap.so");
 const U64_MAX = (1n << 64n) - 1n;
 
-/** The output DESIGN §6 specifies, written out again: floor(amountIn·997·rOut / (rIn·1000 + amountIn·997)). */
+/** The constant-product output, written out again: floor(amountIn·997·rOut / (rIn·1000 + amountIn·997)). */
 function expectedOut(amountIn: bigint, rIn: bigint, rOut: bigint): bigint {
   return (amountIn * 997n * rOut) / (rIn * 1000n + amountIn * 997n);
 }
@@ -252,7 +252,7 @@ describe.skipIf(!built)("cp-swap SBF program in LiteSVM", () => {
     w = new World(Keypair.generate().publicKey.toBase58());
   });
 
-  it("swaps x → y: pays the DESIGN §6 output, moves the reserves by amountIn and amountOut, logs as the model", async () => {
+  it("swaps x → y: pays the constant-product output, moves the reserves by amountIn and amountOut, logs as the model", async () => {
     const p = pair(w, 1_000_000_000n, 5_000_000_000n);
     const amountIn = 12_345_678n;
     const out = expectedOut(amountIn, 1_000_000_000n, 5_000_000_000n);

@@ -5,7 +5,7 @@
  *   npx tsx programs/pool/gen-verifying-key.ts          # writes the header
  *   npx tsx programs/pool/gen-verifying-key.ts --check  # exits 1 when the committed header is stale
  *
- * The arrays are in the alt_bn128 syscall encoding (DESIGN §3): 32-byte big-endian
+ * The arrays are in the alt_bn128 syscall encoding: 32-byte big-endian
  * coordinates, G1 = x‖y, G2 = x.c1‖x.c0‖y.c1‖y.c0 (snarkjs writes Fp2 as [c0, c1]).
  * The output depends on the vkey's bytes only, and names their sha256, so a test can
  * refuse a header left behind by a key swap (programs/pool/verifying-key.test.ts).

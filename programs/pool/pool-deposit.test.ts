@@ -196,7 +196,7 @@ describe("deposit", () => {
     expect(tree.depositCount).toBe(16n);
   });
 
-  it(`each deposit costs at most ${DEPOSIT_BUDGET} compute units (DESIGN §9)`, () => {
+  it(`each deposit costs at most ${DEPOSIT_BUDGET} compute units (the deposit budget)`, () => {
     expect(depositUnits.length).toBeGreaterThanOrEqual(16);
     console.log(`deposit CU: min ${Math.min(...depositUnits)}, max ${Math.max(...depositUnits)}, mean ${Math.round(depositUnits.reduce((a, b) => a + b, 0) / depositUnits.length)} over ${depositUnits.length}`);
     for (const u of depositUnits) expect(u).toBeLessThanOrEqual(DEPOSIT_BUDGET);

@@ -320,7 +320,7 @@ describe("withdraw: what lands", () => {
     expect(vaultBefore - f.world.vaultBalance()).toBe(f.amount(PLAIN_6));
   });
 
-  it(`costs at most ${WITHDRAW_BUDGET_EXISTING} CU into an existing token account and ${WITHDRAW_BUDGET_CREATED} when the program creates it (DESIGN §9); fits a legacy transaction`, () => {
+  it(`costs at most ${WITHDRAW_BUDGET_EXISTING} CU into an existing token account and ${WITHDRAW_BUDGET_CREATED} when the program creates it (the withdraw budgets); fits a legacy transaction`, () => {
     console.log(`withdraw CU: recipient token account existing ${units.existing.join(", ")}; created ${units.created.join(", ")}`);
     for (const u of units.existing) expect(u).toBeLessThanOrEqual(WITHDRAW_BUDGET_EXISTING);
     for (const u of units.created) expect(u).toBeLessThanOrEqual(WITHDRAW_BUDGET_CREATED);

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Regenerates every withdraw-circuit artifact from scratch (DESIGN.md §3):
+// Regenerates every withdraw-circuit artifact from scratch (docs/zk.md):
 //
 //   circuits/withdraw.circom
 //     -> circom2 --r1cs --wasm --O2                    (out/zk/withdraw.r1cs, withdraw_js/withdraw.wasm)

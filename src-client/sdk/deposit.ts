@@ -26,7 +26,7 @@ export const isLeafMismatch = (f: ApiFailure): f is LeafMismatchFailure => f.err
 
 /**
  * Sends a note's precommitment Poseidon(nullifier, secret) to the sandbox pool
- * (DESIGN §6, protocol v2), signed by the depositing wallet, and answers the
+ * (POST /sandbox/deposit, protocol v2), signed by the depositing wallet, and answers the
  * note with the deposit's signature, status and leaf index. The pool computes
  * the leaf itself from the amount it received; the answer's `commitment` must
  * be the note's own leaf, Poseidon(precommitment, amount, mintField), or the

@@ -42,15 +42,15 @@ import { amountToWire, bytes, TREE_DEPTH, u64ToWire, withdrawalWire, type LoginR
 import { HttpTransport, nonEmptyText, type TransportOptions } from "./transport";
 
 export interface RelayClientOptions extends TransportOptions {
-  /** Sent as `x-api-auth` on /relay and /relay_swap (DESIGN §4). */
+  /** Sent as `x-api-auth` on /relay and /relay_swap, the endpoints that require a login token. */
   authToken?: string;
 }
 
 const seg = (s: string | number): string => encodeURIComponent(String(s));
 
 /**
- * A typed client for every endpoint of SPEC.md, DESIGN.md §6 and
- * /health/detail. Expected failures come back as {@link ApiFailure} values;
+ * A typed client for every endpoint of the relay's API (README.md: API
+ * summary), the sandbox endpoints and /health/detail. Expected failures come back as {@link ApiFailure} values;
  * only programming errors (an amount JSON cannot carry) throw.
  */
 export class RelayClient {
@@ -100,7 +100,7 @@ export class RelayClient {
     return this.transport.call({ method: "POST", path: `/get_proof/${seg(mint)}/${TREE_DEPTH}/${seg(index)}/${seg(network)}`, read: { json: decodeMerkleProof } });
   }
 
-  /** Heap order (DESIGN §4): 1 is the root, leaf j is 2^32 + j. */
+  /** Heap order: 1 is the root, node i has children 2i and 2i+1, leaf j is 2^32 + j. */
   getNode(mint: string, index: number, network: Network): Promise<ApiResult<MerkleNode>> {
     return this.transport.call({ method: "POST", path: `/get_node/${seg(mint)}/${TREE_DEPTH}/${seg(index)}/${seg(network)}`, read: { json: decodeMerkleNode } });
   }
@@ -152,7 +152,7 @@ export class RelayClient {
     });
   }
 
-  /** The relay's compliance key and the form of the text it signs (DESIGN §4). */
+  /** The relay's compliance key and the form of the text it signs (`OFAC:<network>:<wallet>:<expiresAtUnix>`). */
   compliancePublicKey(): Promise<ApiResult<CompliancePublicKey>> {
     return this.transport.call({ method: "GET", path: "/compliance/public_key", read: { json: decodeCompliancePublicKey } });
   }
@@ -183,7 +183,7 @@ export class RelayClient {
     return this.transport.call({ method: "GET", path: "/version", read: { text: nonEmptyText } });
   }
 
-  // ---- sandbox (DESIGN §6) ----
+  // ---- sandbox (mounted only for networks whose backend is the sandbox) ----
 
   sandboxAirdrop(req: SandboxAirdropRequest): Promise<ApiResult<{ signature: string }>> {
     return this.transport.call({ method: "POST", path: "/sandbox/airdrop", body: { ...req, amount: amountToWire(req.amount) }, read: { json: decodeSignatureAnswer } });

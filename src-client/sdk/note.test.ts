@@ -54,7 +54,7 @@ async function newNote(mint = WSOL, amount: bigint | number = 1_000_000n, seed =
   return r.value;
 }
 
-describe("commitment derivation (DESIGN §3, protocol v2)", () => {
+describe("commitment derivation (protocol v2, docs/zk.md)", () => {
   it("matches circomlibjs: precommitment Poseidon(nullifier, secret), leaf Poseidon(precommitment, amount, Poseidon(hi, lo))", async () => {
     for (const [mint, amount, seed] of [
       [WSOL, 1_000_000n, 1],
@@ -84,7 +84,7 @@ describe("commitment derivation (DESIGN §3, protocol v2)", () => {
     expect(publicKeyField(hasher, a)).not.toEqual(publicKeyField(hasher, b));
   });
 
-  it("agrees with DESIGN §3's Poseidon([1,2]) vector", () => {
+  it("agrees with the circomlib Poseidon([1,2]) test vector", () => {
     expect(H([1n, 2n]).toString(16)).toBe("115cc0f5e7d690413df64c6b9662e9cf2a3617f2743245519e19607a4417189a");
   });
 });

@@ -11,7 +11,7 @@ import { err, ok, type Result } from "../../src-shared/result";
 import { writeSecretFile } from "./secret-file";
 
 /**
- * Protocol v2 (DESIGN §8): the depositor sends Poseidon(nullifier, secret) and
+ * Protocol v2: the depositor sends Poseidon(nullifier, secret) and
  * the pool computes the leaf. A version 1 note committed to a leaf the
  * depositor chose, Poseidon(nullifier, secret, amount, mint), which no v2 pool
  * holds, so a v1 note is refused with a message that says so.
@@ -101,7 +101,7 @@ export function randomFieldElement(random: RandomSource = defaultRandom): bigint
 
 const fe = (x: bigint): Uint8Array => bigIntToBytes32(x);
 
-/** DESIGN §3: a public key enters the circuit as Poseidon(hi, lo) of its big-endian 16-byte halves. */
+/** A public key enters the circuit as Poseidon(hi, lo) of its big-endian 16-byte halves (docs/zk.md). */
 export function publicKeyField(hasher: FieldHasher, publicKey: Uint8Array): Uint8Array {
   return pubkeyToField(hasher, publicKey);
 }
@@ -114,20 +114,20 @@ export interface CommitmentInputs {
   mint: Uint8Array;
 }
 
-/** DESIGN §3 (v2): precommitment = Poseidon(nullifier, secret), what a deposit sends. */
+/** Protocol v2: precommitment = Poseidon(nullifier, secret), what a deposit sends. */
 export function notePrecommitment(hasher: FieldHasher, nullifier: bigint, secret: bigint): Uint8Array {
   return computePrecommitment(hasher, fe(nullifier), fe(secret));
 }
 
 /**
- * DESIGN §3 (v2): the leaf the pool computes for this deposit,
+ * Protocol v2: the leaf the pool computes for this deposit,
  * Poseidon(Poseidon(nullifier, secret), amount, mintField).
  */
 export function noteCommitment(hasher: FieldHasher, inputs: CommitmentInputs): Uint8Array {
   return computeLeaf(hasher, notePrecommitment(hasher, inputs.nullifier, inputs.secret), inputs.amount, inputs.mint);
 }
 
-/** DESIGN §3: nullifierHash = Poseidon(nullifier). */
+/** nullifierHash = Poseidon(nullifier), the circuit's second public input. */
 export function nullifierHashOf(hasher: FieldHasher, nullifier: bigint): Uint8Array {
   return hasher.hash([fe(nullifier)]);
 }

@@ -16,7 +16,7 @@ import { rootFromPath } from "./tree";
 
 const zkFile = (name: string): string => fileURLToPath(new URL(`../../resources/zk/${name}`, import.meta.url));
 
-/** The withdraw circuit's committed artifacts (DESIGN §3), resolved from this repository. */
+/** The withdraw circuit's committed artifacts (resources/zk, docs/zk.md), resolved from this repository. */
 export const DEFAULT_ARTIFACTS = {
   wasmPath: zkFile("withdraw.wasm"),
   zkeyPath: zkFile("withdraw.zkey"),
@@ -34,7 +34,7 @@ export interface MerklePathInput {
 
 /**
  * The withdraw circuit's input object exactly as snarkjs takes it (signal
- * names and order of DESIGN §3, protocol v2), every value a decimal field element.
+ * names and order of docs/zk.md, protocol v2), every value a decimal field element.
  */
 export interface WithdrawWitnessInput {
   root: string;
@@ -44,7 +44,7 @@ export interface WithdrawWitnessInput {
   amount: string;
   /** Poseidon(hi, lo) of the mint's 32 bytes. */
   mint: string;
-  /** Poseidon(relayerField, fee, outputMintField, minOut): the relay's terms (DESIGN §8). */
+  /** Poseidon(relayerField, fee, outputMintField, minOut): the relay's terms the proof binds. */
   extDataHash: string;
   nullifier: string;
   secret: string;
@@ -53,7 +53,7 @@ export interface WithdrawWitnessInput {
 }
 
 /**
- * The relay's terms a proof is bound to (DESIGN §8): who signs the withdrawal
+ * The relay's terms a proof is bound to (protocol v2): who signs the withdrawal
  * and receives the fee, the fee, and for /relay_swap the output mint and the
  * least the recipient must receive of it. A proof for other terms is refused
  * by the relay (InvalidProof) and by the pool program.
@@ -119,7 +119,7 @@ function relayTerms(t: WithdrawalTerms, amount: bigint): Result<RelayTerms, Prov
 /**
  * The circuit's public signals in its order `root, nullifierHash, recipient,
  * amount, mint, extDataHash`, computed the way the relay computes them from a
- * /relay or /relay_swap request and its own key (DESIGN §3: it never trusts a
+ * /relay or /relay_swap request and its own key (the relay never trusts a
  * client's public inputs), as decimal strings.
  */
 export function withdrawalPublicSignals(hasher: FieldHasher, s: WithdrawalStatement): Result<string[], ProveError> {
@@ -217,7 +217,7 @@ export interface ProveOptions {
 export type ProveWithdrawalOptions = WithdrawalTerms & ProveOptions;
 
 export interface WithdrawalProof {
-  /** The 256-byte wire proof (DESIGN §3): what /relay takes as `proof`. */
+  /** The 256-byte wire proof (src-shared/zk/proof-codec.ts): what /relay takes as `proof`. */
   proof: Uint8Array;
   /** Decimal strings in circuit order: root, nullifierHash, recipient, amount, mint, extDataHash. */
   publicSignals: string[];

@@ -20,7 +20,7 @@ export interface WithdrawalRequest {
   mint: string;
   network?: Network;
   /**
-   * Protocol v2 (DESIGN §8): the fee the proof was made for, in base units of
+   * Protocol v2: the fee the proof was made for, in base units of
    * the withdrawn mint. Left out, the relay charges its published fee, so a
    * proof bound to any other fee is then refused (InvalidProof).
    */

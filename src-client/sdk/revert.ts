@@ -18,7 +18,7 @@ export type RevertError =
   | { stage: "revert"; failure: ApiFailure };
 
 /**
- * Reverts a failed deposit (SPEC /revert): the deposit's funds go back from
+ * Reverts a failed deposit (POST /revert): the deposit's funds go back from
  * the pool's vault to `wallet`, which must be its depositor. Signs
  * `Revert deposit: <depositSignature>` with the wallet, logs in when the
  * client holds no token (and once more on a 401), and answers the revert

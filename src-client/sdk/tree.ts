@@ -15,7 +15,7 @@ export function getMerkle(client: RelayClient, mint: string, network: Network): 
 }
 
 /**
- * Rebuilds the root from a leaf and its authentication path (DESIGN §3:
+ * Rebuilds the root from a leaf and its authentication path (depth 32;
  * index bit 0 = the node is a left child, parent = Poseidon(left, right)),
  * exactly as the withdraw circuit does.
  */

@@ -3,7 +3,7 @@ import { isCanonicalField } from "../../src-shared/encoding/field";
 import { err, ok, type Result } from "../../src-shared/result";
 
 /**
- * Answer types of the relay (SPEC.md, DESIGN.md §4 and §6) and decoders that
+ * Answer types of the relay (the API summary in README.md, sandbox endpoints included) and decoders that
  * check them at run time: a relay is a remote party, so a malformed answer
  * becomes a typed `BadResponse` instead of a crash deep in the caller.
  * Byte arrays arrive as number[] on the wire and are handed out as Uint8Array.
@@ -60,7 +60,7 @@ export interface SwapQuote {
   slippageBps?: number;
 }
 
-/** DESIGN §4: `<expiresAtUnix>.<base58 signature>`; `raw` is what a relay submission carries. */
+/** A compliance signature as the relay answers it: `<expiresAtUnix>.<base58 signature>`; `raw` is what a relay submission carries. */
 export interface OfacSignature {
   raw: string;
   expiresAt: number | null;
@@ -110,7 +110,7 @@ export interface SandboxDepositAnswer {
   leafIndex: number | null;
   /**
    * The leaf the pool computed, Poseidon(precommitment, amount, mintField)
-   * (DESIGN §6, protocol v2); null when the precommitment was refused (the deposit is failed).
+   * (protocol v2); null when the precommitment was refused (the deposit is failed).
    */
   commitment: Uint8Array | null;
 }
@@ -123,7 +123,7 @@ export interface FeeSetting {
 
 /**
  * GET /fees: the default and per-pool overrides (`pools[network][mint]`), and
- * (protocol v2, DESIGN §8) `relayers[network]`: the key that signs that
+ * (protocol v2) `relayers[network]`: the key that signs that
  * network's withdrawals and receives the fee, which a proof must be bound to.
  * A network is missing from `relayers` when the relay published no key for it
  * (null on the wire) or none at all (a relay older than v2).
@@ -149,7 +149,7 @@ function field(value: unknown, what: string): Result<Uint8Array, string> {
     if (typeof b !== "number" || !Number.isInteger(b) || b < 0 || b > 255) return err(`${what} holds a non-byte`);
     out[i] = b;
   }
-  // DESIGN §3: every hash on the wire is a canonical field element; anything else is not a tree value.
+  // Every hash on the wire is a canonical field element (below the BN254 modulus); anything else is not a tree value.
   if (!isCanonicalField(out)) return err(`${what} is not below the field modulus`);
   return ok(out);
 }
@@ -299,7 +299,7 @@ function feeSetting(v: unknown, what: string): Result<FeeSetting, string> {
   if (!isObject(v)) return err(`${what} is not an object`);
   const { bps, floor } = v;
   if (!isNonNegInt(bps) || bps > 10_000) return err(`${what}.bps is not basis points`);
-  // Amounts travel as decimal strings in answers (DESIGN §6); a plain number is accepted too.
+  // Amounts travel as decimal strings in answers (JSON numbers lose precision above 2^53); a plain number is accepted too.
   if (typeof floor === "string" && /^[0-9]+$/.test(floor)) return ok({ bps, floor: BigInt(floor) });
   if (isNonNegInt(floor)) return ok({ bps, floor: BigInt(floor) });
   return err(`${what}.floor is not a base-unit amount`);
@@ -344,7 +344,7 @@ export const decodeCompliancePublicKey: Decoder<CompliancePublicKey> = (v) => {
   return ok({ publicKey: v.publicKey, algorithm: "ed25519", message: v.message, validitySec: isNonNegInt(v.validitySec) ? v.validitySec : null });
 };
 
-/** The compliance body; its parts are parsed when it has DESIGN §4's form, kept raw otherwise. */
+/** The compliance body; its parts are parsed when it has the `<expiresAtUnix>.<base58 signature>` form, kept raw otherwise. */
 export function parseOfacSignature(text: string): OfacSignature {
   const raw = text.trim();
   const m = /^([0-9]{1,12})\.([1-9A-HJ-NP-Za-km-z]+)$/.exec(raw);

@@ -1,5 +1,5 @@
 /**
- * The constant-product AMM of DESIGN §6 from the client's side: the local
+ * The constant-product AMM (Uniswap-v2 formula, 0.3% fee to the pool) from the client's side: the local
  * validator's swap venue is the SBF program programs/cp-swap (cp-swap.so, run
  * by LiteSVM at CP_SWAP_PROGRAM_ID); this module holds its addresses, account
  * layout and instruction, and makes pools with setAccount. The local

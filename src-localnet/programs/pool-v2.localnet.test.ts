@@ -1,5 +1,5 @@
 /**
- * Protocol v2 on the local validator (DESIGN §8), with real signed
+ * Protocol v2 on the local validator, with real signed
  * transactions and the recorded real proofs (tests/support/groth16):
  * every proof there is bound to the fixture relayer, its fee and (swap) its
  * output mint and minOut. Each attack below is sent with skipPreflight, so it

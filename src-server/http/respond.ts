@@ -6,7 +6,7 @@ export function sendError(res: Response, status: number, error: ErrorNameValue, 
   res.status(status).json(message ? { error, message } : { error });
 }
 
-/** Relay endpoints: the body carries the status too, and the HTTP status equals it (DESIGN §4). */
+/** Relay endpoints: the body carries the status too, and the HTTP status equals it. */
 export function sendRelayError(res: Response, status: number, error: ErrorNameValue, message?: string): void {
   res.status(status).json(message ? { status, error, message } : { status, error });
 }

@@ -17,7 +17,7 @@ export interface SwapVenueError {
 }
 
 /**
- * Where a network's swaps are priced (DESIGN §4 "network of /jupiter"): the
+ * Where a network's swaps are priced (a /jupiter request's `network`): the
  * sandbox's constant-product pools, or Jupiter for a Solana network.
  * Executing a swap is the chain's job (ChainBackend.submitWithdrawal with a
  * swap leg), so that the withdrawal and the swap land in one transaction.

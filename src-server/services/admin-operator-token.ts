@@ -71,7 +71,7 @@ export class OperatorToken {
   }
 }
 
-/** The one-time notice printed on first start (DESIGN §7: "printed once"). */
+/** The one-time notice printed on first start: a generated token is printed once, never again (README.md: Running it). */
 export function operatorTokenNotice(token: string, dataDir: string): string[] {
   const rule = "=".repeat(78);
   return [

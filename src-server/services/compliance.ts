@@ -39,7 +39,7 @@ export interface ComplianceDeps {
 
 /**
  * POST /get_ofac_signature: screens the auth token's wallet against the
- * sanctions list in force and, when it is clear, signs DESIGN §4's payload
+ * sanctions list in force and, when it is clear, signs `OFAC:<network>:<wallet>:<expiresAtUnix>`
  * with the compliance key. Every issue and every refusal is recorded with the
  * list version that decided, before the answer goes out.
  */

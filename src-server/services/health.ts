@@ -19,7 +19,7 @@ export interface CachedHealthReport extends HealthReport {
  */
 export const HEALTH_CACHE_MS = 5_000;
 
-/** DESIGN §4: healthy only when every check passes; a check that throws counts as failed. */
+/** Healthy only when every check passes; a check that throws counts as failed. */
 export class HealthService {
   private readonly sources: [string, CheckSource][] = [];
   private last: CachedHealthReport | null = null;

@@ -8,7 +8,7 @@ import type { SwapRouting } from "./relay-withdrawal";
 export type QuoteFailure = SwapVenueError | { kind: "NetworkDisabled"; detail: string };
 
 /**
- * Each network's swap venue (DESIGN §4: the sandbox pools for a sandbox
+ * Each network's swap venue (the sandbox pools for a sandbox
  * network, Jupiter for a Solana one) and each pair's slippage, for /jupiter
  * and relay_swap alike.
  */

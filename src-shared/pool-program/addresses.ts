@@ -84,7 +84,7 @@ export function revertMarkerAddress(programId: string, mint: string, revertNulli
 /**
  * revertNullifier = Poseidon(hi, lo) of the receipt's address: its first and
  * last 16 bytes read big-endian, exactly as a public key enters the circuit
- * (DESIGN §3; same as pubkeyToField in src-server/core/proof/public-inputs.ts,
+ * (docs/zk.md; same as pubkeyToField in src-server/core/proof/public-inputs.ts,
  * which a test checks).
  */
 export function revertNullifierOfReceipt(hasher: FieldHasher, receiptAddressBytes: Uint8Array): Uint8Array {

@@ -25,7 +25,7 @@ export const NATIVE_MINT = "So11111111111111111111111111111111111111112";
 
 /** Slots in the tree account's ring of recent roots. */
 export const ROOT_HISTORY_SIZE = 100;
-/** Merkle tree depth (DESIGN §3). */
+/** Merkle tree depth: every pool's tree has 32 levels, 2^32 leaves. */
 export const TREE_DEPTH = 32;
 
 /** Account data sizes in bytes, discriminator included. */
@@ -35,7 +35,7 @@ export const DEPOSIT_RECEIPT_SIZE = 134;
 /** SPL Token account layout. */
 export const TOKEN_ACCOUNT_SIZE = 165;
 
-/** Groth16 proof wire size (DESIGN §3). */
+/** Groth16 proof wire size: A (64) | B (128) | C (64), src-shared/zk/proof-codec.ts. */
 export const PROOF_SIZE = 256;
 /** DepositReceipt.leafIndex when the deposit was not inserted. */
 export const NO_LEAF_INDEX = 0xffffffff;

@@ -40,7 +40,7 @@ export interface DepositInstruction {
   nonce: bigint;
 }
 export interface WithdrawArgs {
-  /** 256 bytes, DESIGN §3. */
+  /** 256 bytes, the wire layout of src-shared/zk/proof-codec.ts. */
   proof: Uint8Array;
   root: Uint8Array;
   nullifierHash: Uint8Array;

@@ -2,7 +2,7 @@ import { PublicKey } from "@solana/web3.js";
 
 const enc = new TextEncoder();
 
-/** The tree account of a pool: PDA ["merkle_tree", mint] under the program (DESIGN.md §2). */
+/** The tree account of a pool: PDA ["merkle_tree", mint] under the program (docs/pool-program.md: PDAs). */
 export function treeAddress(programId: Uint8Array, mint: Uint8Array): string {
   return PublicKey.findProgramAddressSync([enc.encode("merkle_tree"), mint], new PublicKey(programId))[0].toBase58();
 }

@@ -32,7 +32,7 @@ export interface SnarkjsProof {
 export type ProofCodecError = "wrong length" | "coordinate not below the base field modulus";
 
 /**
- * The wire layout (DESIGN §3): A.x A.y | B.x.c1 B.x.c0 B.y.c1 B.y.c0 | C.x C.y,
+ * The wire layout (256 bytes): A.x A.y | B.x.c1 B.x.c0 B.y.c1 B.y.c0 | C.x C.y,
  * 32-byte big-endian words, A not negated: what alt_bn128 syscalls and EIP-197 take.
  */
 export function decodeProof(bytes: Uint8Array): Result<Groth16Proof, ProofCodecError> {

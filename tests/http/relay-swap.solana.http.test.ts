@@ -23,7 +23,7 @@ let slipped: PreparedWithdrawal;
 const RESERVES = { usdc: 1_000_000_000n, wsol: 5_000_000_000n };
 const FEE = (1_000_000n * 25n) / 10_000n; // the default 25 bps
 const TO_SWAP = 1_000_000n - FEE;
-/** DESIGN §6, written out again here so the test does not trust the code under test. */
+/** The constant-product output, floor(amountIn·997·rOut / (rIn·1000 + amountIn·997)), written out again here so the test does not trust the code under test. */
 const cpOut = (a: bigint, rIn: bigint, rOut: bigint): bigint => (a * 997n * rOut) / (rIn * 1000n + a * 997n);
 
 /** What a wallet proves for: the quote less the pair's 50 bps (otherAmountThreshold). */

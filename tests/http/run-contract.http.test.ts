@@ -10,7 +10,7 @@ import { get, newWallet, post } from "../support/wallet";
 const OPERATOR = "run-contract-operator-token-012345";
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
 
-describe("run contract (DESIGN §7)", () => {
+describe("run contract (README.md: Running it)", () => {
   it("prints `listening on http://HOST:PORT` with the real port, serves /version and /health, and exits 0 on SIGTERM", async () => {
     const relay = await startRelay({ RELAY_OPERATOR_TOKEN: OPERATOR });
     try {

@@ -19,7 +19,7 @@ const key = (s: string): Uint8Array => {
   return r.value;
 };
 const USDC_VAULT = vaultAddress(key(DEFAULT_PROGRAM_ID), key(USDC));
-/** DESIGN §6, written out again here so the test does not trust the code under test. */
+/** The constant-product output, floor(amountIn·997·rOut / (rIn·1000 + amountIn·997)), written out again here so the test does not trust the code under test. */
 const cpOut = (a: bigint, rIn: bigint, rOut: bigint): bigint => (a * 997n * rOut) / (rIn * 1000n + a * 997n);
 
 let relay: RelayProcess;
@@ -70,7 +70,7 @@ afterAll(async () => {
   relay?.cleanup();
 });
 
-describe("POST /sandbox/swap_pool (DESIGN §6)", () => {
+describe("POST /sandbox/swap_pool (constant-product pools, 0.3% fee)", () => {
   it("creates a pool whose reserves are the pool account's balances, and resets them when set again", async () => {
     const a = newWallet().address;
     expect(await swapPool(a, USDC, 7000, 9000)).toMatchObject({ status: 200, json: { ok: true } });

@@ -40,8 +40,8 @@ export const PROOF_CACHE_DIR = path.join(ROOT, "out", "test-proofs");
 export type { ChainWallet as ProofWallet } from "./test-chain";
 
 /**
- * The JSON body of POST /relay (SPEC: Withdrawal request, plus protocol v2's
- * `fee` and `relayer`, DESIGN §8), ready to send as is. When the withdrawal
+ * The JSON body of POST /relay (the withdrawal request, plus protocol v2's
+ * `fee` and `relayer`), ready to send as is. When the withdrawal
  * was proved for a swap it also carries `minOut`, and `swapBody` is the
  * matching /relay_swap request.
  */

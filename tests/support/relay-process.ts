@@ -19,7 +19,7 @@ export interface RelayProcess {
 }
 
 /**
- * Starts the relay exactly as operators and black-box tests do (DESIGN §7):
+ * Starts the relay exactly as operators and black-box tests do (README.md: Running it):
  * the headless entry with RELAY_* variables, port 0, and the `listening on` line.
  */
 export async function startRelay(env: Record<string, string> = {}, dataDir?: string): Promise<RelayProcess> {

@@ -24,7 +24,7 @@ export const randomPrecommitment = randomFieldBytes;
 /** @deprecated v1 name: a random field element; deposits take {@link randomPrecommitment}. */
 export const randomCommitment = randomFieldBytes;
 
-/** POST /sandbox/deposit's answer (DESIGN §6): `commitment` is the leaf the pool computed, or null. */
+/** POST /sandbox/deposit's answer: `commitment` is the leaf the pool computed, or null. */
 export interface SandboxDepositAnswer {
   signature: string;
   status: "indexed" | "failed";

@@ -58,7 +58,7 @@ const vkey = JSON.parse(readFileSync(VKEY, "utf8")) as { protocol: string; curve
 const sha256 = (path: string) => createHash("sha256").update(readFileSync(path)).digest("hex");
 
 /**
- * The exact input object the circuit expects (signal names are DESIGN.md §3).
+ * The exact input object the circuit expects (signal names as in docs/zk.md).
  * Every value is a decimal string of a field element; pathIndices[i] is "0"
  * when the path node at level i is a LEFT child, "1" when it is a right child.
  */
@@ -159,7 +159,7 @@ describe("withdraw proof end to end", () => {
     await curve?.terminate();
   });
 
-  /** DESIGN.md §3: a 32-byte pubkey enters the circuit as Poseidon(hi, lo), big-endian halves. */
+  /** A 32-byte pubkey enters the circuit as Poseidon(hi, lo), big-endian halves. */
   const pubkeyField = (bytes: Uint8Array): bigint => {
     const be = (b: Uint8Array) => BigInt("0x" + Buffer.from(b).toString("hex"));
     return H([be(bytes.subarray(0, 16)), be(bytes.subarray(16, 32))]);

@@ -3,13 +3,13 @@
  * tree (w), vault (w), depositor token account (w), receipt (w), token program, system
  * program, commitment marker (w).
  *
- * Protocol v2 (DESIGN §8): the leaf is the program's, Poseidon(precommitment, received,
+ * Protocol v2: the leaf is the program's, Poseidon(precommitment, received,
  * F(mint)), where `received` is what the vault's balance grew by in this instruction; nothing
  * the depositor computed is inserted. A precommitment that is zero or not below the field
  * modulus makes no leaf, and a leaf already in the tree (its commitment marker exists) is not
  * inserted twice: the deposit is then `failed`, its funds in the vault, revertable.
  *
- * Budget 40k CU (DESIGN §9): the 32 Poseidons of the insertion are ~25k, so everything else is
+ * Budget 40k CU (docs/pool-program.md): the 32 Poseidons of the insertion are ~25k, so everything else is
  * kept cheap: F(mint) computed once, PDAs by hash (pda.c), no account data copied.
  */
 #include "pool.h"

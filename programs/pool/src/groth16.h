@@ -9,7 +9,7 @@
 
 #include <solana_sdk.h>
 
-/* DESIGN §3 wire format: A (G1 x, y) 64 | B (G2 x.c1, x.c0, y.c1, y.c0) 128 | C (G1) 64,
+/* Proof wire format (src-shared/zk/proof-codec.ts): A (G1 x, y) 64 | B (G2 x.c1, x.c0, y.c1, y.c0) 128 | C (G1) 64,
  * 32-byte big-endian coordinates, A not negated. */
 #define GROTH16_PROOF_BYTES 256
 /* root, nullifierHash, recipient, amount, mint, extDataHash: 32-byte big-endian each. */

@@ -5,7 +5,7 @@
  * these seeds and the curve check 159 CU, where sol_create_program_address charges 1,500 CU
  * per bump tried (and sol_try_find_program_address 1,500 per attempt). Deposit has to fit
  * three canonical searches (vault, receipt, commitment marker) and a 32-level Poseidon
- * insertion into 40k CU (DESIGN §9).
+ * insertion into the deposit's 40k CU budget (docs/pool-program.md).
  *
  * The canonical PDA is the first bump from 255 down whose hash is off the curve (what
  * findProgramAddressSync and Anchor's `seeds` + `bump` constraint use): accepting any other

@@ -7,7 +7,7 @@
  * poseidon.c, merkle.c, cpi.c, sysvars.c, introspection.c (Instructions sysvar), events.c,
  * and one file per instruction.
  *
- * Conventions of this SBPF v0 / clang 14 build (shared/SBF-NOTES.md): no writable globals
+ * Conventions of this SBPF v0 / clang 14 build (what its loader and linker accept): no writable globals
  * (const tables only), 512 bytes of stack per function (big buffers live on the heap or in
  * the accounts' own data), at most 5 arguments, 64-bit arithmetic, no function pointers.
  * Handlers return 0 or the error the instruction fails with; every refusal has logged its
@@ -265,7 +265,7 @@ void u64_field(uint64_t v, uint8_t out[32]);
 uint64_t poseidon(const SolBytes *vals, uint64_t n, uint8_t out[32]);
 /* out = Poseidon(a, b). */
 uint64_t poseidon2(const uint8_t *a, const uint8_t *b, uint8_t out[32]);
-/* out = F(key) = Poseidon(hi, lo): the key's first and last 16 bytes, big-endian (DESIGN §3). */
+/* out = F(key) = Poseidon(hi, lo): the key's first and last 16 bytes, big-endian (docs/zk.md). */
 uint64_t pubkey_field(const uint8_t *key, uint8_t out[32]);
 
 /* ---- Merkle tree in the TreeAccount's data (merkle.c) -------------------------------------- */

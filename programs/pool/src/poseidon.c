@@ -1,6 +1,6 @@
 /*
  * Field elements and Poseidon (BN254, x^5, circomlib's constants, big-endian: the poseidon
- * syscall, DESIGN §3). Every input is passed as a full 32-byte big-endian word.
+ * syscall). Every input is passed as a full 32-byte big-endian word.
  */
 #include "pool.h"
 

@@ -1,5 +1,5 @@
 /**
- * Protocol v2 in the sandbox chain (DESIGN §8): the pool computes each leaf
+ * Protocol v2 in the sandbox chain: the pool computes each leaf
  * from the amount it moved, and recomputes a withdrawal's six public signals
  * from its own signer and the transaction's arguments. No real proofs here:
  * the verifier is a stand-in that accepts a "proof" only for the exact signals

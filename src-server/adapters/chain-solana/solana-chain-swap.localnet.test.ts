@@ -27,7 +27,7 @@ const SLIPPAGE_BPS = 50;
 /** The validator's cp-swap program (src-localnet/programs/cp-swap-client.ts): the venue's program here. */
 const CP_SWAP = "CpSwap11111111111111111111111111111111111111";
 const RESERVES = { in: 100n * SOL, out: 400_000_000_000n };
-/** DESIGN §6, written out again so the test does not trust the code under test. */
+/** The constant-product output, floor(amountIn·997·rOut / (rIn·1000 + amountIn·997)), written out again so the test does not trust the code under test. */
 const cpOut = (a: bigint, rIn: bigint, rOut: bigint): bigint => (a * 997n * rOut) / (rIn * 1000n + a * 997n);
 
 let pool: FixturePool;

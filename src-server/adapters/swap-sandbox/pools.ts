@@ -28,7 +28,7 @@ function ordered(a: string, b: string): [string, string] {
 }
 
 /**
- * The sandbox's constant-product pools (DESIGN §6), one per unordered mint
+ * The sandbox's constant-product pools (0.3% fee), one per unordered mint
  * pair. A pool is an account, the PDA ["swap_pool", mintA, mintB]; its
  * reserves are that account's balances in the ledger, so a swap is a pair of
  * balance moves inside the withdrawal's own atomic write.

@@ -67,7 +67,7 @@ afterAll(async () => {
 const ask = (amount: bigint, inputMint = USDC, outputMint = SOL, dexes: string[] = []) => ({ inputMint, outputMint, amount, slippageBps: 50, dexes });
 
 describe("SandboxSwapVenue.quote", () => {
-  it("quotes DESIGN §6 exactly: output, impact in percent, one sandbox-cp step with the fee in the input mint", async () => {
+  it("quotes the constant-product formula exactly: output, impact in percent, one sandbox-cp step with the fee in the input mint", async () => {
     const r = await venue.quote(ask(10_000_000n));
     if (!r.ok) throw new Error(r.error.detail);
     const out = (10_000_000n * 997n * 5_000_000_000n) / (1_000_000_000n * 1000n + 10_000_000n * 997n);

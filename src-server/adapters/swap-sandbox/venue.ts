@@ -9,7 +9,7 @@ export const SANDBOX_CP_LABEL = "sandbox-cp";
 
 /**
  * Quotes from the sandbox's constant-product pools: exact and deterministic
- * (DESIGN §6), one route step for the pair's pool, so a test can check a
+ * (core/swap/constant-product.ts), one route step for the pair's pool, so a test can check a
  * quote to the unit and the relay_swap that follows it.
  */
 export class SandboxSwapVenue implements SwapVenue {

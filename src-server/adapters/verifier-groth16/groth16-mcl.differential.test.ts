@@ -5,8 +5,8 @@
  *
  * Oracle: where snarkjs answers a boolean, ours answers the same; where it
  * throws, ours answers false. One deliberate exception: a proof whose raw
- * 32-byte words are not all below q is not a valid wire encoding (DESIGN §3,
- * EIP-197) and ours rejects it, while snarkjs reduces such a coordinate mod q
+ * 32-byte words are not all below q is not a valid wire encoding
+ * (src-shared/zk/proof-codec.ts, EIP-197) and ours rejects it, while snarkjs reduces such a coordinate mod q
  * and so accepts "valid proof + q in one coordinate". Those cases are counted
  * separately and asserted: ours false; snarkjs true exactly for the aliases of
  * valid proofs.

@@ -11,7 +11,7 @@ const sign = (m: string): Uint8Array => signEd25519(m, key.secretKey);
 const wallet = encodeBase58(nacl.sign.keyPair().publicKey);
 const now = 1_700_000_000;
 
-describe("signCompliance (DESIGN §4 payload)", () => {
+describe("signCompliance (OFAC:<network>:<wallet>:<expiresAtUnix> payload)", () => {
   it("signs `OFAC:<network>:<wallet>:<expiresAtUnix>` and answers `<expiresAtUnix>.<base58 signature>`, valid 120 s", () => {
     const s = signCompliance(sign, "devnet", wallet, now);
     expect(s.expiresAt).toBe(now + 120);

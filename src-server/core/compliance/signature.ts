@@ -11,7 +11,9 @@ export interface ComplianceSignature {
 }
 
 /**
- * DESIGN §4's compliance signature for a wallet that passed screening. The
+ * The compliance signature for a wallet that passed screening: ed25519 over
+ * `OFAC:<network>:<wallet>:<expiresAtUnix>`, answered as
+ * `<expiresAtUnix>.<base58 signature>`, valid 120 s. The
  * key is passed in as a signing function, so this stays pure.
  */
 export function signCompliance(

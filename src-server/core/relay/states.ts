@@ -1,7 +1,7 @@
 import type { ErrorNameValue } from "../../../src-shared/errors";
 
 /**
- * A relay's life (STYLE idea 7): each state carries only what is known by
+ * A relay's life as a tagged union: each state carries only what is known by
  * then. Received → Verified → Submitted → Confirmed | Failed.
  */
 export type RelayState =

@@ -5,8 +5,8 @@ import { bigIntToBytes32 } from "../../../src-shared/encoding/field";
 export const REVERT_DOMAIN = 0x726576657274n;
 
 /**
- * The revert-nullifier of a deposit (DESIGN §4: a revert spends a nullifier
- * derived from the deposit): Poseidon(REVERT_DOMAIN, s0, s1, s2, s3), where
+ * The revert-nullifier of a deposit (a revert spends a nullifier derived from
+ * the deposit, so a second revert fails NullifierSpent): Poseidon(REVERT_DOMAIN, s0, s1, s2, s3), where
  * s0..s3 are the deposit transaction's 64-byte signature cut in four 16-byte
  * big-endian words (each below 2^128, so below the field modulus). Poseidon
  * of five inputs never collides with a withdrawal's Poseidon(nullifier), and

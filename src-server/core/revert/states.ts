@@ -1,7 +1,7 @@
 import type { ErrorNameValue } from "../../../src-shared/errors";
 
 /**
- * A revert's life for the console's support queue (STYLE idea 7):
+ * A revert's life for the console's support queue, as a tagged union:
  * Requested → Submitted → Processed | Failed; a refusal fails it from Requested.
  */
 export type RevertState =

@@ -1,6 +1,6 @@
 import { err, ok, type Result } from "../../../src-shared/result";
 
-/** Uniswap-v2 fee: 0.3% of the input stays in the pool (DESIGN §6). */
+/** Uniswap-v2 fee: 0.3% of the input stays in the pool. */
 const FEE_KEEP = 997n;
 const FEE_BASE = 1000n;
 
@@ -36,7 +36,8 @@ export function cpPriceImpactPct(amountIn: bigint, reserveIn: bigint): number {
 }
 
 /**
- * One constant-product swap, exact and deterministic (DESIGN §6). Refused when
+ * One constant-product swap, exact and deterministic: out =
+ * floor(amountIn·997·rOut / (rIn·1000 + amountIn·997)). Refused when
  * a reserve is empty, the output would exceed half the output reserve, or
  * the output rounds down to nothing.
  */

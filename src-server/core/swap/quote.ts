@@ -44,7 +44,7 @@ export interface SwapQuote {
   raw?: unknown;
 }
 
-/** POST /jupiter's body: the spec's swap quote request plus DESIGN §4's optional network. */
+/** POST /jupiter's body: the swap quote request plus an optional network (mainnet by default, as in a relay request). */
 export interface QuoteRequestBody extends Omit<QuoteRequest, "slippageBps"> {
   network: Network;
   /** Null: the pair's configured slippage applies. */

@@ -6,7 +6,7 @@ import type { RateLimits } from "../middleware/rate-limit";
 import { parseNetworkParam } from "../params";
 import { sendError } from "../respond";
 
-/** SPEC Compliance endpoint, plus the public key verifiers check its signatures against. */
+/** The compliance endpoint (POST /get_ofac_signature), plus the public key verifiers check its signatures against. */
 export function complianceRoutes(deps: { compliance: ComplianceService; limits: RateLimits; enabled: (n: Network) => boolean }): Router {
   const r = Router();
 

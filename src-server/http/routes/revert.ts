@@ -5,7 +5,7 @@ import type { RateLimits } from "../middleware/rate-limit";
 import { parseNetworkParam } from "../params";
 import { sendError } from "../respond";
 
-/** SPEC POST /revert/{network}/{id}/{txn_sig}: 200 plain text (the revert transaction's signature), else `{ error, message }`. */
+/** POST /revert/{network}/{id}/{txn_sig}: 200 plain text (the revert transaction's signature), else `{ error, message }`. */
 export function revertRoutes(deps: { reverts: RevertService; limits: RateLimits; enabled: (n: Network) => boolean }): Router {
   const r = Router();
 

@@ -11,7 +11,7 @@ import { invalidRequest, sendError } from "../respond";
 
 type Body = Record<string, unknown>;
 
-/** DESIGN §6: mounted only for networks whose backend is the sandbox. */
+/** Mounted only for networks whose backend is the sandbox. */
 export function sandboxRoutes(sandboxes: ReadonlyMap<Network, SandboxChain>, indexer: IndexerService, limits: RateLimits): Router {
   const r = Router();
   const limit = limits.middleware("sandbox");
@@ -80,7 +80,7 @@ export function sandboxRoutes(sandboxes: ReadonlyMap<Network, SandboxChain>, ind
     // get_proof works right away. The indexer reads the applied event while the ledger's fsync runs: the
     // journal keeps the two writes in order and one group commit makes both durable.
     await Promise.all([applied.value.durable, indexer.sync(chain.network, b.mint as string)]);
-    // DESIGN §6: `commitment` is the leaf the pool computed (null when the precommitment could not make one).
+    // `commitment` is the leaf the pool computed (null when the precommitment could not make one).
     const { signature: txSignature, status, leafIndex, commitment } = applied.value.result;
     res.status(200).json({ signature: txSignature, status, leafIndex, commitment: commitment ? toByteArray(commitment) : null });
   });
@@ -94,7 +94,7 @@ export function sandboxRoutes(sandboxes: ReadonlyMap<Network, SandboxChain>, ind
     res.status(200).json({ amount: chain.balance(wallet!, mint!).toString() });
   });
 
-  /** DESIGN §6: creates the pair's constant-product pool, or resets its reserves. */
+  /** Creates the pair's constant-product pool (0.3% fee), or resets its reserves. */
   r.post("/sandbox/swap_pool", limit, async (req, res) => {
     const b = objectBody(req, res);
     if (!b) return;

@@ -5,7 +5,7 @@ import type { SwapRoutingService } from "../../services/swap-routing";
 import type { RateLimits } from "../middleware/rate-limit";
 import { invalidRequest, sendError } from "../respond";
 
-/** POST /jupiter (SPEC helper endpoint): a swap quote from the network's venue. */
+/** POST /jupiter (the API's swap-quote helper): a swap quote from the network's venue. */
 export function swapRoutes(deps: { swaps: SwapRoutingService; limits: RateLimits; log: (line: string) => void }): Router {
   const r = Router();
 

@@ -95,7 +95,7 @@ export function relaySuite(start: HarnessFactory): void {
     });
   });
 
-  describe("POST /relay: authentication (DESIGN §4)", () => {
+  describe("POST /relay: authentication (x-api-auth login token)", () => {
     it("answers 401 Unauthorized without x-api-auth, and with an unknown token", async () => {
       for (const auth of [null, "7d444840-9dc0-11d1-b245-5ffdce74fad2", "garbage"]) {
         const r = await relayAs(valid.body, auth);
