@@ -1,4 +1,5 @@
-import { toHex } from "../../../src-shared/encoding/bytes";
+/** A root as a map key: one character per byte (one native call, a flat string). */
+const key = (root: Uint8Array): string => String.fromCharCode.apply(null, root as unknown as number[]);
 
 /** The last N roots of a pool, oldest first, with O(1) membership. */
 export class RootHistory {
@@ -9,10 +10,10 @@ export class RootHistory {
 
   push(root: Uint8Array): void {
     this.roots.push(root);
-    const key = toHex(root);
-    this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
+    const k = key(root);
+    this.counts.set(k, (this.counts.get(k) ?? 0) + 1);
     if (this.roots.length > this.capacity) {
-      const dropped = toHex(this.roots.shift()!);
+      const dropped = key(this.roots.shift()!);
       const left = (this.counts.get(dropped) ?? 1) - 1;
       if (left === 0) this.counts.delete(dropped);
       else this.counts.set(dropped, left);
@@ -20,7 +21,7 @@ export class RootHistory {
   }
 
   has(root: Uint8Array): boolean {
-    return this.counts.has(toHex(root));
+    return this.counts.has(key(root));
   }
 
   list(): readonly Uint8Array[] {
