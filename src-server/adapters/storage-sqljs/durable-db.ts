@@ -68,6 +68,8 @@ export class DurableDb {
   private timer: NodeJS.Timeout | null = null;
   private writes = 0;
   private snapshotMs: number | null = null;
+  /** Set when writing the page files failed: the journal keeps everything from then on (see write()). */
+  private pageFailure: Error | null = null;
   // Assigned in open() once the journal has been replayed; a writer must not exist before its tail is repaired.
   private writer!: JournalWriter;
 
@@ -133,7 +135,7 @@ export class DurableDb {
 
   /** Set once the journal failed: every later write rejects until restart (health reports it). */
   get failure(): Error | null {
-    return this.state === "open" ? this.writer.failed : null;
+    return this.state === "open" ? (this.writer.failed ?? this.pageFailure) : null;
   }
 
   /** The page files, as far as the SQL state says they are committed (see PageFiles). */
@@ -190,7 +192,15 @@ export class DurableDb {
         this.pageFiles.discard();
         throw err;
       }
-      this.pageFiles.flush();
+      try {
+        this.pageFiles.flush();
+      } catch (err) {
+        // The batch is applied and its journal record (below) holds the page bytes, so it is still
+        // durable and replay writes the page files at the next start. Until then no snapshot may
+        // drop journal records: the page files are behind them.
+        this.pageFailure ??= new Error(`page files: ${(err as Error).message}; snapshots stop until restart`, { cause: err });
+        this.opts.log(`storage: ${this.pageFailure.message}`);
+      }
       const seq = ++this.seq;
       sealRecord(record, seq);
       this.armTimer();
@@ -220,7 +230,7 @@ export class DurableDb {
       await this.writer.whenIdle();
       await this.compactChain;
       // After a journal failure memory holds batches whose callers were told they failed; a snapshot would make them durable.
-      if (!this.writer.failed) await this.snapshot("close");
+      if (!this.writer.failed && !this.pageFailure) await this.snapshot("close");
     } catch (err) {
       error = err;
     }
@@ -285,7 +295,7 @@ export class DurableDb {
   }
 
   private requestSnapshot(reason: string): void {
-    if (this.autoCompactQueued || this.state !== "open" || this.writer.failed || Date.now() < this.compactRetryAt) return;
+    if (this.autoCompactQueued || this.state !== "open" || this.writer.failed || this.pageFailure || Date.now() < this.compactRetryAt) return;
     this.autoCompactQueued = true;
     this.enqueueSnapshot(reason)
       .catch((err: unknown) => {
@@ -324,6 +334,7 @@ export class DurableDb {
    */
   private async snapshot(reason: string): Promise<void> {
     if (this.writer.failed) throw this.writer.failed;
+    if (this.pageFailure) throw this.pageFailure;
     if (this.seq === this.snapshotSeq && this.lastSnapshotAt !== null && this.writer.bytes === 0) return;
     this.clearTimer();
     const t0 = performance.now();

@@ -3,7 +3,7 @@
  * what was appended, bytes past the committed prefix are never trusted, and a
  * store written in the old row-per-leaf layout migrates to the same tree.
  */
-import { closeSync, constants, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
+import { closeSync, constants, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -123,6 +123,29 @@ describe("SqlTreeStore on page files", () => {
       if (!r2.ok || !r1.ok) throw new Error("append");
       await store2.saveAppend(store2.listPools()[0]!, r2.value, "40", meta(37, 3));
       sameTree(tree, await reload(again));
+    } finally {
+      await again.close();
+    }
+  });
+
+  it("keeps an append whose page files could not be written: acknowledged, no snapshot drops it, and the next start writes the pages from the journal", async () => {
+    const db = await open();
+    const store = new SqlTreeStore(db, () => T0);
+    const pool = await store.createPool("mainnet", MINT);
+    // A directory where a page file should be: every write to it fails.
+    mkdirSync(path.join(dir, PAGES_DIR, `tree-${pool.id}-0`));
+    const tree = new MerkleTree(hasher);
+    const r = tree.append(leaves(0, 10));
+    if (!r.ok) throw new Error(r.error);
+    await store.saveAppend(pool, r.value, "10", meta(0, 10));
+    expect(db.failure?.message).toMatch(/page files/);
+    await expect(db.compact()).rejects.toThrow(/page files/);
+    await db.close();
+    rmSync(path.join(dir, PAGES_DIR, `tree-${pool.id}-0`), { recursive: true });
+    const again = await open();
+    try {
+      sameTree(tree, await reload(again));
+      expect(new SqlConsoleStore(again).leaf("mainnet", MINT, 9)?.signature).toBe("sig9".padEnd(88, "x"));
     } finally {
       await again.close();
     }
