@@ -39,7 +39,7 @@ export async function startServer(config: RelayConfig, opts: StartOptions = {}):
   try {
     relay = await composeRelay(config, { log, logger, ...(opts.consoleDir ? { consoleDir: opts.consoleDir } : {}), ...(opts.secrets ? { secrets: opts.secrets } : {}) });
   } catch (e) {
-    logger.close();
+    await logger.close();
     throw e;
   }
 
@@ -89,7 +89,7 @@ export async function startServer(config: RelayConfig, opts: StartOptions = {}):
       await closed;
       clearTimeout(force);
       await relay.close();
-      logger.close();
+      await logger.close();
     })());
 
   return { url, host: config.host, port: addr.port, relay, stop };

@@ -12,11 +12,15 @@ describe("scrub", () => {
 });
 
 describe("RotatingFile", () => {
-  it("moves the file to .1 (and .1 to .2) when it would pass the size, keeping at most maxFiles old ones", () => {
+  it("moves the file to .1 (and .1 to .2) when it would pass the size, keeping at most maxFiles old ones", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "rotate-"));
     const f = new RotatingFile(path.join(dir, "relay.log"), 100, 2);
-    for (let i = 0; i < 10; i++) f.write(`${String(i).repeat(40)}\n`);
-    f.close();
+    for (let i = 0; i < 10; i++) {
+      f.write(`${String(i).repeat(40)}\n`);
+      // Rotation renames the file the asynchronous writer has open: let each line reach it.
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await f.close();
     expect(readdirSync(dir).sort()).toEqual(["relay.log", "relay.log.1", "relay.log.2"]);
     for (const name of readdirSync(dir)) expect(readFileSync(path.join(dir, name)).length).toBeLessThanOrEqual(100);
     expect(readFileSync(path.join(dir, "relay.log"), "utf8")).toBe(`${"8".repeat(40)}\n${"9".repeat(40)}\n`);
@@ -34,13 +38,13 @@ describe("RelayLogger", () => {
     expect(shown).toEqual([`relay ${id}: submission failed: https://rpc.example.com/…`, "unrelated"]);
   });
 
-  it("sends the generated operator token's notice to the terminal only, never to the file", () => {
+  it("sends the generated operator token's notice to the terminal only, never to the file", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "notice-"));
     const shown: string[] = [];
     const log = new RelayLogger({ dir, maxFileBytes: 1e6, maxFiles: 1, console: (m) => shown.push(m), secrets: [] });
     const rule = "=".repeat(78);
     for (const l of [rule, "OPERATOR TOKEN: shown this one time only. Copy it now.", "", "    T0KEN-abc", "", rule, "after"]) log.line(l);
-    log.close();
+    await log.close();
     expect(shown).toContain("    T0KEN-abc");
     const file = readFileSync(path.join(dir, "relay.log"), "utf8");
     expect(file).not.toContain("T0KEN");

@@ -8,7 +8,7 @@
  * `relayId` and the last ones are kept in memory for the console's Relay
  * detail.
  */
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import pino, { type DestinationStream, type Logger } from "pino";
 import { redactUrl } from "../../../src-shared/redact-url";
@@ -43,9 +43,14 @@ export function scrub(text: string, secrets: readonly string[]): string {
   return out;
 }
 
-/** A file that moves to .1 (and .1 to .2, …) once it reaches maxBytes; the oldest beyond maxFiles is deleted. */
+/**
+ * A file that moves to .1 (and .1 to .2, …) once it reaches maxBytes; the
+ * oldest beyond maxFiles is deleted. Writes are asynchronous (sonic-boom, as
+ * pino's own destination): a request never waits for the disk; close()
+ * flushes what is buffered.
+ */
 export class RotatingFile implements DestinationStream {
-  private fd: number;
+  private readonly sink: ReturnType<typeof pino.destination>;
   private size: number;
 
   constructor(
@@ -56,30 +61,34 @@ export class RotatingFile implements DestinationStream {
     mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     // 0700 and 0600 whoever made them (docs/security.md, "Secrets and files").
     chmodSync(path.dirname(file), 0o700);
-    this.fd = openSync(file, "a", 0o600);
-    chmodSync(file, 0o600);
-    this.size = statSync(file).size;
+    this.size = existsSync(file) ? statSync(file).size : 0;
+    this.sink = pino.destination({ dest: file, sync: false, mode: 0o600, append: true });
+    if (existsSync(file)) chmodSync(file, 0o600);
   }
 
   write(chunk: string): void {
     const bytes = Buffer.byteLength(chunk);
     if (this.size > 0 && this.size + bytes > this.maxBytes) this.rotate();
-    writeSync(this.fd, chunk);
+    this.sink.write(chunk);
     this.size += bytes;
   }
 
   private rotate(): void {
-    closeSync(this.fd);
     const oldest = `${this.file}.${this.maxFiles}`;
     if (existsSync(oldest)) rmSync(oldest);
     for (let i = this.maxFiles - 1; i >= 1; i--) if (existsSync(`${this.file}.${i}`)) renameSync(`${this.file}.${i}`, `${this.file}.${i + 1}`);
-    renameSync(this.file, `${this.file}.1`);
-    this.fd = openSync(this.file, "a", 0o600);
+    // Lines still buffered land in the renamed file (they were written before the rotation).
+    if (existsSync(this.file)) renameSync(this.file, `${this.file}.1`);
+    this.sink.reopen();
     this.size = 0;
   }
 
-  close(): void {
-    closeSync(this.fd);
+  /** Resolves once everything buffered is written and the file is closed. */
+  close(): Promise<void> {
+    return new Promise((resolve) => {
+      this.sink.once("close", () => resolve());
+      this.sink.end();
+    });
   }
 }
 
@@ -94,6 +103,7 @@ const NOTICE_END = /^={20,}$/;
 export class RelayLogger {
   private readonly pino: Logger;
   private readonly terminal: Logger | null;
+  private readonly stdout: ReturnType<typeof pino.destination> | null;
   private inNotice = false;
   private readonly file: RotatingFile | null;
   private readonly byRelay = new Map<string, LogEntry[]>();
@@ -102,7 +112,9 @@ export class RelayLogger {
     this.file = opts.dir ? new RotatingFile(path.join(opts.dir, "relay.log"), opts.maxFileBytes, opts.maxFiles) : null;
     const streams: pino.StreamEntry[] = [];
     if (this.file) streams.push({ stream: this.file });
-    if (opts.console === "stdout") streams.push({ stream: pino.destination({ dest: 1, sync: true }) });
+    // Asynchronous (a request never waits for stdout); flushed by close().
+    this.stdout = opts.console === "stdout" ? pino.destination({ dest: 1, sync: false }) : null;
+    if (this.stdout) streams.push({ stream: this.stdout });
     const options: pino.LoggerOptions = { base: null, timestamp: pino.stdTimeFunctions.epochTime, formatters: { level: (label) => ({ level: label }) } };
     this.pino = pino(options, pino.multistream(streams));
     this.terminal = opts.console === "stdout" ? pino(options, pino.destination({ dest: 1, sync: true })) : null;
@@ -147,8 +159,13 @@ export class RelayLogger {
     if (list.length > PER_RELAY) list.shift();
   }
 
-  close(): void {
-    this.pino.flush?.();
-    this.file?.close();
+  /** Writes out what is buffered (stdout and the file) and closes the file. */
+  async close(): Promise<void> {
+    try {
+      this.stdout?.flushSync();
+    } catch {
+      // A write in flight finishes by itself.
+    }
+    await this.file?.close();
   }
 }
