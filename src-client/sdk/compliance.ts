@@ -5,7 +5,7 @@ import type { ApiFailure, ApiResult } from "./api-result";
 import type { RelayClient } from "./http";
 import type { WalletSigner } from "./keypair";
 import { login } from "./login";
-import type { OfacSignature } from "./wire";
+import type { OfacSignature } from "../../src-shared/api/public";
 
 export {
   COMPLIANCE_VALIDITY_SEC,

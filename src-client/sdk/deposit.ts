@@ -7,7 +7,7 @@ import { ClientError, type ApiFailure, type ApiResult } from "./api-result";
 import type { RelayClient } from "./http";
 import type { WalletSigner } from "./keypair";
 import { saveNote, withDeposit, type DepositNote, type NoteDeposit } from "./note";
-import type { SandboxDepositAnswer } from "./wire";
+import type { SandboxDepositAnswer } from "../../src-shared/api/public";
 
 /**
  * The pool answered a leaf that is not Poseidon(precommitment, amount,

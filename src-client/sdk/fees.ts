@@ -1,5 +1,5 @@
 import type { Network } from "../../src-shared/networks";
-import type { FeeSchedule } from "./wire";
+import type { FeeSchedule } from "../../src-shared/api/public";
 
 /**
  * The relayer's fee on a withdrawal of `depositSize` from a pool, and what

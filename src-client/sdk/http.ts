@@ -36,7 +36,7 @@ import {
   type RelaySuccess,
   type SandboxDepositAnswer,
   type SwapQuote,
-} from "./wire";
+} from "../../src-shared/api/public";
 import type { ApiResult } from "./api-result";
 import { amountToWire, bytes, TREE_DEPTH, u64ToWire, withdrawalWire, type LoginRequest, type RevertRequest, type SandboxAirdropRequest, type SandboxDepositRequest, type SandboxSwapPoolRequest, type SwapQuoteRequest, type SwapWithdrawalRequest, type WithdrawalRequest } from "./requests";
 import { HttpTransport, nonEmptyText, type TransportOptions } from "./transport";

@@ -34,7 +34,7 @@ export type {
   SandboxDepositAnswer,
   SwapQuote,
   SwapRouteStep,
-} from "./wire";
+} from "../../src-shared/api/public";
 export { Keypair, readKeypairFile, writeKeypairFile, type WalletSigner, type WriteKeypairOptions } from "./keypair";
 export { login, type LoginOptions } from "./login";
 export {

@@ -37,7 +37,7 @@ import { TREE_DEPTH } from "./requests";
 import { randomFieldElement, type DepositNote, type RandomSource } from "./note";
 import { separateConnectionFetch } from "./separate-connection";
 import { getNoteProof, pathFromLeaves, type NoteProofError, type VerifiedNoteProof } from "./tree";
-import type { MerkleProof, NullifierStatus } from "./wire";
+import type { MerkleProof, NullifierStatus } from "../../src-shared/api/public";
 
 /** Decoy leaves (and decoy nullifier hashes) sent with the real one when none is configured. */
 export const DEFAULT_DECOYS = 8;

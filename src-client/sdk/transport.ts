@@ -6,7 +6,7 @@
  */
 import { err, ok, type Result } from "../../src-shared/result";
 import { ClientError, type ApiFailure, type ApiResult } from "./api-result";
-import type { Decoder } from "./wire";
+import type { Decoder } from "../../src-shared/api/decode";
 
 export interface RetryOn429 {
   /** Further attempts after the first 429. Default 3. */

@@ -7,7 +7,7 @@ import type { ApiFailure, ApiResult } from "./api-result";
 import type { RelayClient } from "./http";
 import { TREE_DEPTH } from "./requests";
 import type { DepositNote } from "./note";
-import type { MerkleProof, MerkleState, NullifierStatus } from "./wire";
+import type { MerkleProof, MerkleState, NullifierStatus } from "../../src-shared/api/public";
 
 /** The pool's current tree (spec: get_merkle). */
 export function getMerkle(client: RelayClient, mint: string, network: Network): Promise<ApiResult<MerkleState>> {

@@ -13,7 +13,7 @@ import { proveWithdrawal, type ProveError, type ProveOptions, type WithdrawalPro
 import { noteSource, type NoteLookup } from "./lookup";
 import type { RandomSource } from "./note";
 import type { NoteProofError, VerifiedNoteProof } from "./tree";
-import type { RelaySuccess, SwapQuote } from "./wire";
+import type { RelaySuccess, SwapQuote } from "../../src-shared/api/public";
 
 export type WithdrawStage = "login" | "nullifier" | "fees" | "quote" | "merkle" | "prove" | "relay";
 

@@ -1,3 +1,4 @@
+import type { HealthCheck as WireHealthCheck } from "../../src-shared/api/public";
 import type { RpcEndpointStatus } from "../../src-shared/admin-api";
 import type { Network } from "../../src-shared/networks";
 import type { DepositStatus } from "../core/revert/rules";
@@ -110,11 +111,8 @@ export type RevertRejection = "DepositNotFound" | "NotDepositor" | "AlreadyIndex
 
 export type RevertResult = { ok: true; signature: string; amount: bigint; mint: string } | { ok: false; rejection: RevertRejection; detail: string };
 
-export interface HealthCheck {
-  name: string;
-  ok: boolean;
-  detail: string;
-}
+/** One named check of a health report; its wire shape is declared in src-shared/api/public.ts. */
+export type HealthCheck = WireHealthCheck;
 
 /**
  * A network's chain as the relay sees it. The sandbox ledger and the Solana

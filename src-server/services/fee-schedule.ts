@@ -1,3 +1,4 @@
+import type { PublishedFee } from "../../src-shared/api/public";
 import type { Network } from "../../src-shared/networks";
 import { NETWORKS } from "../../src-shared/networks";
 import { err, ok, type Result } from "../../src-shared/result";
@@ -6,10 +7,7 @@ import type { FeeInForce, FeePolicy } from "../core/relay/fee";
 import type { ConsoleStore, StoredFeeOverride } from "../ports/console-store";
 
 /** What GET /fees and the console's Settings show of one fee. */
-export interface PublishedFee {
-  bps: number;
-  floor: string;
-}
+export type { PublishedFee };
 
 const publish = (p: FeePolicy): PublishedFee => ({ bps: p.bps, floor: p.floor.toString() });
 

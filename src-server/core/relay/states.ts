@@ -1,3 +1,4 @@
+import type { RelaySuccess } from "../../../src-shared/api/public";
 import type { ErrorNameValue } from "../../../src-shared/errors";
 
 /**
@@ -20,4 +21,4 @@ export const RelayState = {
 };
 
 /** The relay result of the spec: status and error or signature; HTTP status equals `status`. */
-export type RelayOutcome = { status: 200; signature: string } | { status: number; error: ErrorNameValue; message?: string };
+export type RelayOutcome = RelaySuccess | { status: number; error: ErrorNameValue; message?: string };

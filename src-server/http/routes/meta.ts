@@ -1,10 +1,11 @@
 import { Router, type RequestHandler } from "express";
+import type { HealthDetail, NetworksAnswer, RelayNetwork } from "../../../src-shared/api/public";
 import type { HealthService } from "../../services/health";
 
 export interface MetaInfo {
   version: string;
   startedAt: number;
-  networks: { name: string; backend: string; sandbox: boolean; programId: string }[];
+  networks: RelayNetwork[];
 }
 
 /**
@@ -25,18 +26,22 @@ export function metaRoutes(health: HealthService, info: MetaInfo, operatorOnly: 
 
   r.get("/health/detail", operatorOnly, async (_req, res) => {
     const report = await health.cached();
-    res.status(report.status === "ok" ? 200 : 503).json({
-      ...report,
+    const body: HealthDetail = {
+      status: report.status,
+      checks: report.checks,
+      checkedAt: report.checkedAt,
       uptimeSec: Math.floor((Date.now() - info.startedAt) / 1000),
       version: info.version,
       networks: info.networks,
-    });
+    };
+    res.status(report.status === "ok" ? 200 : 503).json(body);
   });
 
   // What each enabled network runs on (sandbox ledger or a program on a Solana cluster): public
   // facts a wallet checks before depositing, from the configuration (no RPC call).
   r.get("/networks", (_req, res) => {
-    res.status(200).json({ networks: info.networks });
+    const body: NetworksAnswer = { networks: info.networks };
+    res.status(200).json(body);
   });
 
   r.get("/version", (_req, res) => {

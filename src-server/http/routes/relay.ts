@@ -1,4 +1,5 @@
 import { Router, type RequestHandler } from "express";
+import type { FeesAnswer } from "../../../src-shared/api/public";
 import { ErrorName } from "../../../src-shared/errors";
 import { NETWORKS } from "../../../src-shared/networks";
 import type { Result } from "../../../src-shared/result";
@@ -47,13 +48,14 @@ export function relayRoutes(deps: {
    */
   r.get("/fees", (_req, res) => {
     const schedule = deps.fees.schedule();
-    res.status(200).json({
+    const body: FeesAnswer = {
       formula: "fee = max(floor, floor(depositSize * bps / 10000)); recipient receives depositSize - fee",
       default: schedule.default,
       pools: schedule.pools,
       relayers: Object.fromEntries(NETWORKS.map((n) => [n, deps.chains.get(n)?.feePayer ?? null])),
       graceSec: deps.fees.graceSec,
-    });
+    };
+    res.status(200).json(body);
   });
 
   return r;

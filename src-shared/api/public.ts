@@ -1,12 +1,13 @@
-import { parsePublicKey } from "../../src-shared/encoding/base58";
-import { isCanonicalField } from "../../src-shared/encoding/field";
-import { err, ok, type Result } from "../../src-shared/result";
+import { parsePublicKey } from "../encoding/base58";
+import { isCanonicalField } from "../encoding/field";
+import { err, ok, type Result } from "../result";
+import { array, boolean, decoder, isRecord, literal, nonNegInt, object, optional, record, string, type Decoder, type Infer } from "./decode";
 
 /**
- * Answer types of the relay (the API summary in README.md, sandbox endpoints included) and decoders that
- * check them at run time: a relay is a remote party, so a malformed answer
- * becomes a typed `BadResponse` instead of a crash deep in the caller.
- * Byte arrays arrive as number[] on the wire and are handed out as Uint8Array.
+ * The public API's answers (the API summary in README.md, sandbox endpoints included): each declared
+ * once as a decoder (src-shared/api/decode.ts), read by the SDK and the console, its type used by the
+ * server to build the answer. Byte arrays arrive as number[] on the wire and are handed out as
+ * Uint8Array, and fee floors as bigint: for those answers the decoded type is the reader's.
  */
 
 export interface MerkleState {
@@ -27,10 +28,9 @@ export interface MerkleNode {
 /** Spec: `{address:null, json:null}` when not spent. */
 export type NullifierStatus = { address: null; json: null } | { address: string; json: { spent: true } };
 
-export interface RelaySuccess {
-  status: 200;
-  signature: string;
-}
+/** POST /relay and /relay_swap when the withdrawal landed (the HTTP status equals the body's). */
+export const relaySuccess = object({ status: literal(200), signature: string });
+export type RelaySuccess = Infer<typeof relaySuccess>;
 
 /** One hop of a quote's route; Jupiter may leave out the fee fields. */
 export interface SwapRouteStep {
@@ -82,27 +82,32 @@ export interface HealthAnswer {
   text: string;
 }
 
-export interface HealthCheck {
-  name: string;
-  ok: boolean;
-  detail: string;
-}
+/** One named check of a health report: a chain, the store, the indexer, the fee payer... */
+export const healthCheck = object({ name: string, ok: boolean, detail: string });
+export type HealthCheck = Infer<typeof healthCheck>;
 
 /** One enabled network of a relay (GET /networks, and /health/detail). */
-export interface RelayNetwork {
-  name: string;
-  backend: string;
-  sandbox: boolean;
-  programId: string;
-}
+export const relayNetwork = object({ name: string, backend: string, sandbox: boolean, programId: string });
+export type RelayNetwork = Infer<typeof relayNetwork>;
 
-export interface HealthDetail {
-  status: string;
-  checks: HealthCheck[];
-  uptimeSec?: number;
-  version?: string;
-  networks?: RelayNetwork[];
-}
+/**
+ * GET /health/detail (operator token): every check, answered 200 when all pass and 503 otherwise.
+ * The fields after `checks` are this relay's additions, optional for a reader of an older relay.
+ */
+export const healthDetail = object({
+  status: literal("ok", "degraded"),
+  checks: array(healthCheck),
+  /** When the checks ran (Unix ms); the report is reused for a few seconds. */
+  checkedAt: optional(nonNegInt),
+  uptimeSec: optional(nonNegInt),
+  version: optional(string),
+  networks: optional(array(relayNetwork)),
+});
+export type HealthDetail = Infer<typeof healthDetail>;
+
+/** GET /networks */
+export const networksAnswer = object({ networks: array(relayNetwork) });
+export type NetworksAnswer = Infer<typeof networksAnswer>;
 
 export interface SandboxDepositAnswer {
   signature: string;
@@ -135,11 +140,7 @@ export interface FeeSchedule {
   formula?: string;
 }
 
-export type Decoder<T> = (value: unknown) => Result<T, string>;
-
-type Obj = Record<string, unknown>;
-
-const isObject = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+const isObject = isRecord;
 
 function field(value: unknown, what: string): Result<Uint8Array, string> {
   if (!Array.isArray(value) || value.length !== 32) return err(`${what} is not a 32-byte array`);
@@ -209,8 +210,7 @@ export const decodeBoolean: Decoder<boolean> = (v) => {
   return err("expected true or false");
 };
 
-export const decodeRelaySuccess: Decoder<RelaySuccess> = (v) =>
-  isObject(v) && v.status === 200 && isString(v.signature) ? ok({ status: 200, signature: v.signature }) : err("expected { status: 200, signature }");
+export const decodeRelaySuccess: Decoder<RelaySuccess> = relaySuccess;
 
 const isUintText = (v: unknown): v is string => isString(v) && /^[0-9]{1,40}$/.test(v);
 
@@ -241,35 +241,11 @@ export const decodeSwapQuote: Decoder<SwapQuote> = (v) => {
   return ok(q);
 };
 
-export const decodeHealthDetail: Decoder<HealthDetail> = (v) => {
-  if (!isObject(v) || !isString(v.status) || !Array.isArray(v.checks)) return err("expected { status, checks }");
-  const checks: HealthCheck[] = [];
-  for (const c of v.checks) {
-    if (!isObject(c) || !isString(c.name) || typeof c.ok !== "boolean") return err("each check needs name and ok");
-    checks.push({ name: c.name, ok: c.ok, detail: isString(c.detail) ? c.detail : "" });
-  }
-  const out: HealthDetail = { status: v.status, checks };
-  if (isNonNegInt(v.uptimeSec)) out.uptimeSec = v.uptimeSec;
-  if (isString(v.version)) out.version = v.version;
-  if (Array.isArray(v.networks)) {
-    out.networks = v.networks.filter(isObject).map((n) => ({
-      name: String(n.name),
-      backend: String(n.backend),
-      sandbox: n.sandbox === true,
-      programId: String(n.programId),
-    }));
-  }
-  return ok(out);
-};
+export const decodeHealthDetail: Decoder<HealthDetail> = healthDetail;
 
 export const decodeNetworks: Decoder<RelayNetwork[]> = (v) => {
-  if (!isObject(v) || !Array.isArray(v.networks)) return err("expected { networks }");
-  const out: RelayNetwork[] = [];
-  for (const n of v.networks) {
-    if (!isObject(n) || !isString(n.name) || !isString(n.backend) || typeof n.sandbox !== "boolean" || !isString(n.programId)) return err("each network needs name, backend, sandbox and programId");
-    out.push({ name: n.name, backend: n.backend, sandbox: n.sandbox, programId: n.programId });
-  }
-  return ok(out);
+  const r = networksAnswer(v);
+  return r.ok ? ok(r.value.networks) : r;
 };
 
 export const decodeSignatureAnswer: Decoder<{ signature: string }> = (v) =>
@@ -295,45 +271,43 @@ export const decodeSandboxDeposit: Decoder<SandboxDepositAnswer> = (v) => {
 export const decodeBalance: Decoder<{ amount: bigint }> = (v) =>
   isObject(v) && isString(v.amount) && /^[0-9]+$/.test(v.amount) ? ok({ amount: BigInt(v.amount) }) : err("expected { amount: decimal string }");
 
-function feeSetting(v: unknown, what: string): Result<FeeSetting, string> {
-  if (!isObject(v)) return err(`${what} is not an object`);
-  const { bps, floor } = v;
-  if (!isNonNegInt(bps) || bps > 10_000) return err(`${what}.bps is not basis points`);
-  // Amounts travel as decimal strings in answers (JSON numbers lose precision above 2^53); a plain number is accepted too.
-  if (typeof floor === "string" && /^[0-9]+$/.test(floor)) return ok({ bps, floor: BigInt(floor) });
-  if (isNonNegInt(floor)) return ok({ bps, floor: BigInt(floor) });
-  return err(`${what}.floor is not a base-unit amount`);
-}
+const basisPoints: Decoder<number> = decoder((v, p) => (isNonNegInt(v) && v <= 10_000 ? ok(v) : err(`${p} is not basis points`)));
+/** Amounts travel as decimal strings in answers (JSON numbers lose precision above 2^53); a plain number is accepted too. */
+const baseUnits: Decoder<string> = decoder((v, p) =>
+  typeof v === "string" && /^[0-9]+$/.test(v) ? ok(v) : isNonNegInt(v) ? ok(String(v)) : err(`${p} is not a base-unit amount`),
+);
+/** null: the relay has no key for that network (no chain configured); it cannot withdraw there. */
+const relayerKey: Decoder<string | null> = decoder((v, p) =>
+  v === null || (isString(v) && parsePublicKey(v).ok) ? ok(v as string | null) : err(`${p} is not a base58 public key or null`),
+);
+
+/** One fee setting as published: fee = max(floor, floor(depositSize · bps / 10 000)). */
+export const publishedFee = object({ bps: basisPoints, floor: baseUnits });
+export type PublishedFee = Infer<typeof publishedFee>;
+
+/** GET /fees as the relay answers it (pools and relayers are optional for a reader of a relay older than v2). */
+export const feesAnswer = object({
+  formula: optional(string),
+  default: publishedFee,
+  pools: optional(record(record(publishedFee))),
+  relayers: optional(record(relayerKey)),
+  graceSec: optional(nonNegInt),
+});
+export type FeesAnswer = Infer<typeof feesAnswer>;
+
+const toSetting = (f: PublishedFee): FeeSetting => ({ bps: f.bps, floor: BigInt(f.floor) });
 
 export const decodeFeeSchedule: Decoder<FeeSchedule> = (v) => {
-  if (!isObject(v)) return err("expected { default, pools }");
-  const def = feeSetting(v.default, "default");
-  if (!def.ok) return def;
+  const r = feesAnswer(v);
+  if (!r.ok) return r;
   const pools: Record<string, Record<string, FeeSetting>> = {};
-  if (v.pools !== undefined) {
-    if (!isObject(v.pools)) return err("pools is not an object");
-    for (const [network, byMint] of Object.entries(v.pools)) {
-      if (!isObject(byMint)) return err(`pools.${network} is not an object`);
-      pools[network] = {};
-      for (const [mint, setting] of Object.entries(byMint)) {
-        const s = feeSetting(setting, `pools.${network}.${mint}`);
-        if (!s.ok) return s;
-        pools[network]![mint] = s.value;
-      }
-    }
+  for (const [network, byMint] of Object.entries(r.value.pools ?? {})) {
+    pools[network] = Object.fromEntries(Object.entries(byMint).map(([mint, f]) => [mint, toSetting(f)]));
   }
   const relayers: Record<string, string> = {};
-  if (v.relayers !== undefined) {
-    if (!isObject(v.relayers)) return err("relayers is not an object");
-    for (const [network, key] of Object.entries(v.relayers)) {
-      // null: the relay has no key for that network (no chain configured); it cannot withdraw there.
-      if (key === null) continue;
-      if (!isString(key) || !parsePublicKey(key).ok) return err(`relayers.${network} is not a base58 public key or null`);
-      relayers[network] = key;
-    }
-  }
-  const out: FeeSchedule = { default: def.value, pools, relayers };
-  if (isString(v.formula)) out.formula = v.formula;
+  for (const [network, key] of Object.entries(r.value.relayers ?? {})) if (key !== null) relayers[network] = key;
+  const out: FeeSchedule = { default: toSetting(r.value.default), pools, relayers };
+  if (r.value.formula !== undefined) out.formula = r.value.formula;
   return ok(out);
 };
 
