@@ -79,7 +79,10 @@ export function sandboxRoutes(sandboxes: ReadonlyMap<Network, SandboxChain>, ind
     // Answer once the ledger write is durable and the relay's own indexer has the leaf (durable too), so
     // get_proof works right away. The indexer reads the applied event while the ledger's fsync runs: the
     // journal keeps the two writes in order and one group commit makes both durable.
-    await Promise.all([applied.value.durable, indexer.sync(chain.network, b.mint as string)]);
+    const synced = indexer.sync(chain.network, b.mint as string);
+    synced.catch(() => {}); // awaited below, once the ledger write's fate is known
+    await applied.value.durable;
+    await synced;
     // `commitment` is the leaf the pool computed (null when the precommitment could not make one).
     const { signature: txSignature, status, leafIndex, commitment } = applied.value.result;
     res.status(200).json({ signature: txSignature, status, leafIndex, commitment: commitment ? toByteArray(commitment) : null });
