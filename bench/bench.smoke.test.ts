@@ -28,6 +28,7 @@ describe("bench/run.ts --quick", () => {
       line("batch append .* \\(one batch\\)", "leaves/s"),
       line("deposits one-by-one, persisted", "deposits/s"),
       line("deposits one-by-one via HTTP", "deposits/s"),
+      line("sandbox deposits via HTTP, signatures checked, \\d+ in flight", "deposits/s"),
       line("get_proof in-process", "proofs/s"),
       line("get_proof HTTP req/s", "req/s"),
       line("get_proof HTTP p99 latency", "ms"),
