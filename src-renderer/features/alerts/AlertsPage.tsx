@@ -1,7 +1,9 @@
 import type { AdminAlerts, AlertItem } from "../../../src-shared/alerts-api";
 import { ALERTS_REFRESH_MS, useAlerts, useTestWebhook } from "../../api/alerts";
 import { Badge } from "../../components/Badge";
+import { DataTable, type Column } from "../../components/DataTable";
 import { PageHeader } from "../../components/PageHeader";
+import { Panel } from "../../components/Panel";
 import { QueryView } from "../../components/QueryView";
 import { EmptyState } from "../../components/StateViews";
 import { hrefFor } from "../../app/routes";
@@ -16,7 +18,7 @@ export function AlertsPage() {
         id="alerts-title"
         title="Alerts"
         lede={`Rules the relay checks by itself; an alert fires once, repeats while it lasts and resolves. Refreshed every ${ALERTS_REFRESH_MS / 1000} s.`}
-        {...(alerts.data ? { updatedAt: alerts.dataUpdatedAt, fetching: alerts.isFetching } : {})}
+        query={alerts}
       />
       <QueryView query={alerts} loading="Reading the alerts…">
         {(a) => (
@@ -43,8 +45,7 @@ export function AlertsPage() {
 
 function Active({ items }: { items: AlertItem[] }) {
   return (
-    <section className="panel" aria-labelledby="alerts-active-title">
-      <h2 id="alerts-active-title">Firing now</h2>
+    <Panel id="alerts-active-title" title="Firing now">
       {items.length === 0 ? (
         <EmptyState title="Nothing is firing">Every rule's condition is within its threshold.</EmptyState>
       ) : (
@@ -65,7 +66,7 @@ function Active({ items }: { items: AlertItem[] }) {
           ))}
         </ul>
       )}
-    </section>
+    </Panel>
   );
 }
 
@@ -73,8 +74,7 @@ function Delivery({ a }: { a: AdminAlerts }) {
   const test = useTestWebhook();
   const w = a.webhook;
   return (
-    <section className="panel" aria-labelledby="alerts-delivery-title">
-      <h2 id="alerts-delivery-title">Where notifications go</h2>
+    <Panel id="alerts-delivery-title" title="Where notifications go">
       <dl className="kv">
         <dt>Console</dt>
         <dd>This page and the badge next to Alerts on every page.</dd>
@@ -121,40 +121,30 @@ function Delivery({ a }: { a: AdminAlerts }) {
           The test could not be sent: {test.error.message}
         </p>
       ) : null}
-    </section>
+    </Panel>
   );
 }
 
+const HISTORY: readonly Column<AlertItem>[] = [
+  {
+    header: "Alert",
+    rowHeader: true,
+    title: (a) => a.detail,
+    cell: (a) => (
+      <>
+        {a.summary} <span className="muted">{a.rule}</span>
+      </>
+    ),
+  },
+  { header: "Started", cell: (a) => formatDateTime(a.startedAt) },
+  { header: "Lasted", cell: (a) => (a.resolvedAt === null ? <span className="muted">ongoing</span> : formatDuration(a.resolvedAt - a.startedAt)) },
+  { header: "State", cell: (a) => (a.resolvedAt === null ? <Badge tone="bad">firing</Badge> : <Badge tone="ok">resolved</Badge>) },
+];
+
 function History({ items }: { items: AlertItem[] }) {
   return (
-    <section className="panel" aria-labelledby="alerts-history-title">
-      <h2 id="alerts-history-title">History</h2>
-      {items.length === 0 ? (
-        <EmptyState title="No alert has fired yet" />
-      ) : (
-        <table className="table" data-testid="alerts-history">
-          <thead>
-            <tr>
-              <th scope="col">Alert</th>
-              <th scope="col">Started</th>
-              <th scope="col">Lasted</th>
-              <th scope="col">State</th>
-            </tr>
-          </thead>
-          <tbody>
-            {items.map((a) => (
-              <tr key={a.id}>
-                <th scope="row" title={a.detail}>
-                  {a.summary} <span className="muted">{a.rule}</span>
-                </th>
-                <td>{formatDateTime(a.startedAt)}</td>
-                <td>{a.resolvedAt === null ? <span className="muted">ongoing</span> : formatDuration(a.resolvedAt - a.startedAt)}</td>
-                <td>{a.resolvedAt === null ? <Badge tone="bad">firing</Badge> : <Badge tone="ok">resolved</Badge>}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-    </section>
+    <Panel id="alerts-history-title" title="History">
+      <DataTable columns={HISTORY} rows={items} rowKey={(a) => a.id} empty={<EmptyState title="No alert has fired yet" />} testId="alerts-history" />
+    </Panel>
   );
 }

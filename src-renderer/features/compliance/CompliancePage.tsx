@@ -2,11 +2,16 @@ import { useState, type FormEvent } from "react";
 import type { AdminCompliance } from "../../../src-shared/admin-api";
 import { REFRESH_MS, useCompliance, useSetOverride } from "../../api/admin-hooks";
 import { Badge } from "../../components/Badge";
+import { Address } from "../../components/cells";
+import { DataTable, type Column } from "../../components/DataTable";
+import { Fact, Facts } from "../../components/Facts";
 import { PageHeader } from "../../components/PageHeader";
+import { Panel } from "../../components/Panel";
+import { Select, type SelectOption } from "../../components/SelectField";
 import { QueryView } from "../../components/QueryView";
 import { EmptyState } from "../../components/StateViews";
 import { StatusBadge } from "../../components/StatusBadge";
-import { formatCount, shortenMiddle } from "../../lib/format";
+import { formatCount } from "../../lib/format";
 import { formatAgo, formatDateTime } from "../../lib/time";
 
 const PURPOSE: Record<string, string> = { ofac_signature: "compliance signature", relay_recipient: "relay recipient" };
@@ -22,14 +27,13 @@ export function CompliancePage() {
         id="compliance-title"
         title="Compliance"
         lede={`Sanctions screening: the list in force, every decision, and overrides with their reasons; refreshed every ${REFRESH_MS.support / 1000} s.`}
-        {...(log.data ? { updatedAt: log.dataUpdatedAt, fetching: log.isFetching, stale: Boolean(log.error) } : {})}
+        query={log}
       />
       <QueryView query={log} loading="Reading the compliance log…">
         {(c) => (
           <>
             <ListPanel c={c} />
-            <section className="panel" aria-labelledby="decisions-title">
-              <h2 id="decisions-title">Decisions</h2>
+            <Panel id="decisions-title" title="Decisions">
               <form
                 className="search"
                 role="search"
@@ -48,43 +52,15 @@ export function CompliancePage() {
                   </button>
                 ) : null}
               </form>
-              {c.decisions.length === 0 ? (
-                <EmptyState title="No decision recorded">Every compliance signature and every relay recipient screened is recorded here.</EmptyState>
-              ) : (
-                <div className="table-scroll">
-                  <table className="table" data-testid="decisions-table">
-                    <thead>
-                      <tr>
-                        <th scope="col">When</th>
-                        <th scope="col">For</th>
-                        <th scope="col">Address</th>
-                        <th scope="col">Outcome</th>
-                        <th scope="col">List version</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {c.decisions.map((d) => (
-                        <tr key={d.id}>
-                          <td title={formatDateTime(d.at)}>{formatAgo(d.at, Date.now())}</td>
-                          <td>
-                            {PURPOSE[d.purpose] ?? d.purpose} {d.network ? <span className="muted">{d.network}</span> : null}
-                          </td>
-                          <td>
-                            <code title={d.address}>{shortenMiddle(d.address, 6, 6)}</code>
-                          </td>
-                          <td>
-                            <StatusBadge status={d.outcome} />
-                          </td>
-                          <td>
-                            <code>{d.listVersion ?? "none"}</code>
-                          </td>
-                        </tr>
-                      ))}
-                    </tbody>
-                  </table>
-                </div>
-              )}
-            </section>
+              <DataTable
+                columns={DECISIONS}
+                rows={c.decisions}
+                rowKey={(d) => d.id}
+                empty={<EmptyState title="No decision recorded">Every compliance signature and every relay recipient screened is recorded here.</EmptyState>}
+                scroll
+                testId="decisions-table"
+              />
+            </Panel>
             <Overrides c={c} />
           </>
         )}
@@ -93,29 +69,48 @@ export function CompliancePage() {
   );
 }
 
+const DECISIONS: readonly Column<AdminCompliance["decisions"][number]>[] = [
+  { header: "When", title: (d) => formatDateTime(d.at), cell: (d) => formatAgo(d.at, Date.now()) },
+  {
+    header: "For",
+    cell: (d) => (
+      <>
+        {PURPOSE[d.purpose] ?? d.purpose} {d.network ? <span className="muted">{d.network}</span> : null}
+      </>
+    ),
+  },
+  { header: "Address", cell: (d) => <Address value={d.address} /> },
+  { header: "Outcome", cell: (d) => <StatusBadge status={d.outcome} /> },
+  { header: "List version", cell: (d) => <code>{d.listVersion ?? "none"}</code> },
+];
+
+const OVERRIDES: readonly Column<AdminCompliance["overrides"][number]>[] = [
+  { header: "Address", cell: (o) => <Address value={o.address} /> },
+  { header: "Override", cell: (o) => (o.action === "add" ? <Badge tone="bad">listed</Badge> : <Badge tone="ok">unlisted</Badge>) },
+  { header: "Reason", cell: (o) => o.reason },
+  { header: "Since", cell: (o) => formatDateTime(o.createdAt) },
+];
+
+const ACTIONS: readonly SelectOption<"add" | "remove" | "clear">[] = [
+  { value: "add", label: "List it" },
+  { value: "remove", label: "Unlist it" },
+  { value: "clear", label: "Drop its override" },
+];
+
 function ListPanel({ c }: { c: AdminCompliance }) {
   const l = c.list;
   return (
-    <dl className="facts">
-      <div className="fact">
-        <dt>Addresses listed</dt>
-        <dd>{formatCount(l.count)}</dd>
-      </div>
-      <div className="fact">
-        <dt>List version</dt>
-        <dd>{l.version ? <code>{l.version}</code> : <Badge tone="bad">no list loaded</Badge>}</dd>
-      </div>
-      <div className="fact fact-wide">
-        <dt>Source ({l.kind})</dt>
-        <dd className="fact-small">
-          {l.source}
-          {l.lastError ? <div className="field-error">{l.lastError}</div> : null}
-          <div className="muted">
-            {l.loadedAt ? `loaded ${formatDateTime(l.loadedAt)}` : "never loaded"} · overrides +{l.overrides.add} / −{l.overrides.remove}
-          </div>
-        </dd>
-      </div>
-    </dl>
+    <Facts>
+      <Fact label="Addresses listed">{formatCount(l.count)}</Fact>
+      <Fact label="List version">{l.version ? <code>{l.version}</code> : <Badge tone="bad">no list loaded</Badge>}</Fact>
+      <Fact label={`Source (${l.kind})`} wide small>
+        {l.source}
+        {l.lastError ? <div className="field-error">{l.lastError}</div> : null}
+        <div className="muted">
+          {l.loadedAt ? `loaded ${formatDateTime(l.loadedAt)}` : "never loaded"} · overrides +{l.overrides.add} / −{l.overrides.remove}
+        </div>
+      </Fact>
+    </Facts>
   );
 }
 
@@ -129,42 +124,18 @@ function Overrides({ c }: { c: AdminCompliance }) {
     set.mutate({ address: address.trim(), action, reason }, { onSuccess: () => (setAddress(""), setReason("")) });
   };
   return (
-    <section className="panel" aria-labelledby="overrides-title">
-      <h2 id="overrides-title">Overrides</h2>
+    <Panel id="overrides-title" title="Overrides">
       <p className="muted">Your additions to and removals from the loaded list, applied at once and kept across restarts. Each needs a reason.</p>
-      {c.overrides.length === 0 ? (
-        <p className="muted">No override: the loaded list decides alone.</p>
-      ) : (
-        <table className="table table-compact">
-          <thead>
-            <tr>
-              <th scope="col">Address</th>
-              <th scope="col">Override</th>
-              <th scope="col">Reason</th>
-              <th scope="col">Since</th>
-            </tr>
-          </thead>
-          <tbody>
-            {c.overrides.map((o) => (
-              <tr key={o.address}>
-                <td>
-                  <code title={o.address}>{shortenMiddle(o.address, 6, 6)}</code>
-                </td>
-                <td>{o.action === "add" ? <Badge tone="bad">listed</Badge> : <Badge tone="ok">unlisted</Badge>}</td>
-                <td>{o.reason}</td>
-                <td>{formatDateTime(o.createdAt)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <DataTable
+        columns={OVERRIDES}
+        rows={c.overrides}
+        rowKey={(o) => o.address}
+        empty={<p className="muted">No override: the loaded list decides alone.</p>}
+        compact
+      />
       <form className="override-form" onSubmit={submit}>
         <input className="input input-wide" value={address} onChange={(e) => setAddress(e.target.value)} placeholder="Solana address" aria-label="Address to override" />
-        <select className="input" value={action} onChange={(e) => setAction(e.target.value as "add" | "remove" | "clear")} aria-label="Override">
-          <option value="add">List it</option>
-          <option value="remove">Unlist it</option>
-          <option value="clear">Drop its override</option>
-        </select>
+        <Select value={action} options={ACTIONS} onChange={setAction} label="Override" />
         <input className="input input-wide" value={reason} onChange={(e) => setReason(e.target.value)} placeholder="Reason (kept in the audit trail)" aria-label="Reason" />
         <button type="submit" className="button button-primary" disabled={set.isPending || !address.trim() || reason.trim().length < 3}>
           Save
@@ -175,6 +146,6 @@ function Overrides({ c }: { c: AdminCompliance }) {
           {set.error.message}
         </p>
       ) : null}
-    </section>
+    </Panel>
   );
 }

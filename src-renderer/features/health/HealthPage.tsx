@@ -23,7 +23,7 @@ export function HealthPage() {
         id="health-title"
         title="Health"
         lede={`What the relay reports about itself, refreshed every ${REFRESH_MS.health / 1000} s.`}
-        {...(data ? { updatedAt: dataUpdatedAt, fetching: isFetching, stale: Boolean(error) } : {})}
+        query={health}
       />
 
       {data === undefined ? (

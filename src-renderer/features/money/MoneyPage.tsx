@@ -5,6 +5,9 @@ import { hrefFor } from "../../app/routes";
 import { Badge } from "../../components/Badge";
 import { BarChart, type ChartBar } from "../../components/BarChart";
 import { CopyValue } from "../../components/CopyValue";
+import { PoolName } from "../../components/cells";
+import { DataTable, type Column } from "../../components/DataTable";
+import { Panel } from "../../components/Panel";
 import { PageHeader } from "../../components/PageHeader";
 import { QueryView } from "../../components/QueryView";
 import { Segmented } from "../../components/Segmented";
@@ -13,7 +16,7 @@ import { StatusBadge } from "../../components/StatusBadge";
 import { formatCount } from "../../lib/format";
 import { formatAmount, knownMint, mintLabel } from "../../lib/mints";
 import { formatAgo, formatDateTime } from "../../lib/time";
-import { RANGES } from "../pools/PoolsPage";
+import { RANGES } from "../../lib/ranges";
 
 /** The earned series of one pool over every bucket of the range, in the mint's units (for the chart only). */
 export function earnedBars(money: AdminMoney, network: string, mint: string, now: number): ChartBar[] {
@@ -36,7 +39,7 @@ export function MoneyPage() {
         id="money-title"
         title="Money"
         lede={`What the relayer holds, the fees it earned and what each relay cost it; refreshed every ${REFRESH_MS.money / 1000} s.`}
-        {...(money.data ? { updatedAt: money.dataUpdatedAt, fetching: money.isFetching, stale: Boolean(money.error) } : {})}
+        query={money}
       >
         <Segmented label="Range" options={RANGES} value={range} onChange={setRange} />
       </PageHeader>
@@ -44,36 +47,12 @@ export function MoneyPage() {
         {(m) => (
           <>
             <FeePayers money={m} />
-            <section className="panel" aria-labelledby="earned-title">
-              <h2 id="earned-title">Fees earned</h2>
+            <Panel id="earned-title" title="Fees earned">
               {m.totals.length === 0 ? (
                 <EmptyState title="No fee earned in this range">A fee is earned when a relay is confirmed.</EmptyState>
               ) : (
                 <>
-                  <table className="table" data-testid="money-totals">
-                    <thead>
-                      <tr>
-                        <th scope="col">Pool</th>
-                        <th scope="col">Relays</th>
-                        <th scope="col">Volume</th>
-                        <th scope="col">Fees</th>
-                        <th scope="col">Network cost</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {m.totals.map((t) => (
-                        <tr key={`${t.network}/${t.mint}`}>
-                          <th scope="row" title={t.mint}>
-                            {mintLabel(t.mint)} <span className="muted">{t.network}</span>
-                          </th>
-                          <td>{formatCount(t.relays)}</td>
-                          <td className="num">{formatAmount(t.volume, t.mint)}</td>
-                          <td className="num">{formatAmount(t.fees, t.mint)}</td>
-                          <td className="num">{t.costLamports} lamports</td>
-                        </tr>
-                      ))}
-                    </tbody>
-                  </table>
+                  <DataTable columns={TOTALS} rows={m.totals} rowKey={(t) => `${t.network}/${t.mint}`} testId="money-totals" />
                   <div className="chart-grid-2">
                     {m.totals.map((t) => (
                       <BarChart
@@ -88,7 +67,7 @@ export function MoneyPage() {
                   </div>
                 </>
               )}
-            </section>
+            </Panel>
             <RecentCosts money={m} />
           </>
         )}
@@ -97,10 +76,32 @@ export function MoneyPage() {
   );
 }
 
+const TOTALS: readonly Column<AdminMoney["totals"][number]>[] = [
+  { header: "Pool", rowHeader: true, title: (t) => t.mint, cell: (t) => <PoolName mint={t.mint} network={t.network} /> },
+  { header: "Relays", cell: (t) => formatCount(t.relays) },
+  { header: "Volume", numeric: true, cell: (t) => formatAmount(t.volume, t.mint) },
+  { header: "Fees", numeric: true, cell: (t) => formatAmount(t.fees, t.mint) },
+  { header: "Network cost", numeric: true, cell: (t) => `${t.costLamports} lamports` },
+];
+
+const RECENT: readonly Column<AdminMoney["recent"][number]>[] = [
+  {
+    header: "Received",
+    cell: (r) => (
+      <a href={hrefFor("relays", r.id)} title={formatDateTime(r.receivedAt)}>
+        {formatAgo(r.receivedAt, Date.now())}
+      </a>
+    ),
+  },
+  { header: "Pool", cell: (r) => <PoolName mint={r.mint} network={r.network} /> },
+  { header: "Status", cell: (r) => <StatusBadge status={r.status} /> },
+  { header: "Fee earned", numeric: true, cell: (r) => formatAmount(r.fee, r.mint) },
+  { header: "Network cost", numeric: true, cell: (r) => `${r.costLamports} lamports` },
+];
+
 function FeePayers({ money }: { money: AdminMoney }) {
   return (
-    <section className="panel" aria-labelledby="payers-title">
-      <h2 id="payers-title">Relayer accounts</h2>
+    <Panel id="payers-title" title="Relayer accounts">
       <div className="payer-grid">
         {money.feePayers.map((p) => (
           <article key={p.network} className="payer" data-network={p.network}>
@@ -127,48 +128,14 @@ function FeePayers({ money }: { money: AdminMoney }) {
           </article>
         ))}
       </div>
-    </section>
+    </Panel>
   );
 }
 
 function RecentCosts({ money }: { money: AdminMoney }) {
   return (
-    <section className="panel" aria-labelledby="costs-title">
-      <h2 id="costs-title">What each recent relay earned and cost</h2>
-      {money.recent.length === 0 ? (
-        <EmptyState title="No relay yet" />
-      ) : (
-        <table className="table">
-          <thead>
-            <tr>
-              <th scope="col">Received</th>
-              <th scope="col">Pool</th>
-              <th scope="col">Status</th>
-              <th scope="col">Fee earned</th>
-              <th scope="col">Network cost</th>
-            </tr>
-          </thead>
-          <tbody>
-            {money.recent.map((r) => (
-              <tr key={r.id}>
-                <td>
-                  <a href={hrefFor("relays", r.id)} title={formatDateTime(r.receivedAt)}>
-                    {formatAgo(r.receivedAt, Date.now())}
-                  </a>
-                </td>
-                <td>
-                  {mintLabel(r.mint)} <span className="muted">{r.network}</span>
-                </td>
-                <td>
-                  <StatusBadge status={r.status} />
-                </td>
-                <td className="num">{formatAmount(r.fee, r.mint)}</td>
-                <td className="num">{r.costLamports} lamports</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-    </section>
+    <Panel id="costs-title" title="What each recent relay earned and cost">
+      <DataTable columns={RECENT} rows={money.recent} rowKey={(r) => r.id} empty={<EmptyState title="No relay yet" />} />
+    </Panel>
   );
 }

@@ -42,7 +42,7 @@ export function NullifiersPage() {
         id="nullifiers-title"
         title="Nullifiers"
         lede={`Whether a nullifier is spent in any pool, and which relay spent it. The spent list refreshes every ${REFRESH_MS.support / 1000} s.`}
-        {...(spent.data ? { updatedAt: spent.dataUpdatedAt, fetching: spent.isFetching } : {})}
+        query={spent}
       />
       <section className="panel" aria-labelledby="search-title">
         <h2 id="search-title">Search</h2>

@@ -1,7 +1,17 @@
+import type { AdminArchivedPool } from "../../../src-shared/admin-api";
 import { useArchivedPools } from "../../api/admin-hooks";
-import { shortenMiddle } from "../../lib/format";
-import { mintLabel } from "../../lib/mints";
+import { Address, PoolName } from "../../components/cells";
+import { DataTable, type Column } from "../../components/DataTable";
+import { Panel } from "../../components/Panel";
 import { formatDateTime } from "../../lib/time";
+
+const COLUMNS: readonly Column<AdminArchivedPool>[] = [
+  { header: "Pool", rowHeader: true, title: (p) => p.mint, cell: (p) => <PoolName mint={p.mint} network={p.network} /> },
+  { header: "Leaves", numeric: true, cell: (p) => p.leaves.toLocaleString() },
+  { header: "Last root", cell: (p) => (p.root ? <Address value={p.root} /> : <span className="muted">none</span>) },
+  { header: "Archived", cell: (p) => formatDateTime(p.archivedAt) },
+  { header: "Why", cell: (p) => p.reason },
+];
 
 /**
  * Pools set aside at the protocol v2 upgrade: their leaves were chosen by
@@ -13,38 +23,12 @@ export function ArchivedPools() {
   const list = archived.data ?? [];
   if (list.length === 0) return null;
   return (
-    <section className="panel" aria-labelledby="archived-pools-title" data-testid="archived-pools">
-      <h2 id="archived-pools-title">Archived at the protocol v2 upgrade</h2>
+    <Panel id="archived-pools-title" title="Archived at the protocol v2 upgrade" testId="archived-pools">
       <p className="muted">
         These sandbox pools were built on protocol v1 leaves, which depositors chose themselves. They are kept apart, read-only, and never relayed from;
         relay, revert and compliance records from before the upgrade are kept.
       </p>
-      <div className="table-scroll">
-        <table className="table table-compact">
-          <thead>
-            <tr>
-              <th scope="col">Pool</th>
-              <th scope="col">Leaves</th>
-              <th scope="col">Last root</th>
-              <th scope="col">Archived</th>
-              <th scope="col">Why</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.map((p) => (
-              <tr key={`${p.network}/${p.mint}/${p.protocol}`}>
-                <th scope="row" title={p.mint}>
-                  {mintLabel(p.mint)} <span className="muted">{p.network}</span>
-                </th>
-                <td className="num">{p.leaves.toLocaleString()}</td>
-                <td>{p.root ? <code title={p.root}>{shortenMiddle(p.root, 6, 6)}</code> : <span className="muted">none</span>}</td>
-                <td>{formatDateTime(p.archivedAt)}</td>
-                <td>{p.reason}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-    </section>
+      <DataTable columns={COLUMNS} rows={list} rowKey={(p) => `${p.network}/${p.mint}/${p.protocol}`} compact scroll />
+    </Panel>
   );
 }

@@ -6,15 +6,10 @@ import { PageHeader } from "../../components/PageHeader";
 import { QueryView } from "../../components/QueryView";
 import { Segmented } from "../../components/Segmented";
 import { EmptyState } from "../../components/StateViews";
+import { RANGES } from "../../lib/ranges";
 import { ArchivedPools } from "./ArchivedPools";
 import { PoolCard } from "./PoolCard";
 import { TreeExplorer } from "./TreeExplorer";
-
-export const RANGES: readonly { value: AdminRange; label: string }[] = [
-  { value: "24h", label: "24 h" },
-  { value: "7d", label: "7 days" },
-  { value: "30d", label: "30 days" },
-];
 
 /** `#/pools` or `#/pools/<network>/<mint>` (that pool's tree explorer open). */
 export function PoolsPage({ selected }: { selected: { network: Network; mint: string } | null }) {
@@ -27,7 +22,7 @@ export function PoolsPage({ selected }: { selected: { network: Network; mint: st
         id="pools-title"
         title="Pools"
         lede={`Each pool's Merkle tree: root, deposits, tree account and deposits over time; refreshed every ${REFRESH_MS.pools / 1000} s.`}
-        {...(pools.data ? { updatedAt: pools.dataUpdatedAt, fetching: pools.isFetching, stale: Boolean(pools.error) } : {})}
+        query={pools}
       >
         <Segmented label="Chart range" options={RANGES} value={range} onChange={setRange} />
       </PageHeader>

@@ -1,10 +1,35 @@
+import type { AdminRejectedRelay } from "../../../src-shared/admin-api";
 import { useRejectedRelays } from "../../api/admin-hooks";
 import { hrefFor } from "../../app/routes";
+import { PoolName } from "../../components/cells";
+import { DataTable, type Column } from "../../components/DataTable";
 import { PageHeader } from "../../components/PageHeader";
 import { QueryView } from "../../components/QueryView";
 import { EmptyState } from "../../components/StateViews";
-import { mintLabel } from "../../lib/mints";
 import { formatAgo, formatDateTime } from "../../lib/time";
+
+const COLUMNS: readonly Column<AdminRejectedRelay>[] = [
+  { header: "Received", title: (r) => formatDateTime(r.at), cell: (r) => formatAgo(r.at, Date.now()) },
+  {
+    header: "Pool",
+    title: (r) => r.mint,
+    cell: (r) => (
+      <>
+        <PoolName mint={r.mint} network={r.network} />
+        {r.kind === "swap" ? <span className="muted"> (swap)</span> : null}
+      </>
+    ),
+  },
+  {
+    header: "Answer",
+    cell: (r) => (
+      <>
+        {r.status} {r.error}
+      </>
+    ),
+  },
+  { header: "Why", className: "muted", cell: (r) => r.detail },
+];
 
 /**
  * Relays refused before their proof verified (wrong pool, root or fee, a spent nullifier,
@@ -24,7 +49,7 @@ export function RejectedRelaysPage() {
             relay started.
           </>
         }
-        {...(rejected.data ? { updatedAt: rejected.dataUpdatedAt, fetching: rejected.isFetching, stale: Boolean(rejected.error) } : {})}
+        query={rejected}
       />
       <QueryView query={rejected} loading="Reading rejected relays…">
         {(data) => (
@@ -37,37 +62,15 @@ export function RejectedRelaysPage() {
               ))}
               {data.total === 0 ? <span className="muted">None since {formatDateTime(data.since)}.</span> : <span className="muted"> since {formatDateTime(data.since)}</span>}
             </p>
-            {data.items.length === 0 ? (
-              <EmptyState title="No rejected relays">Relays refused before their proof verified appear here (the newest {data.kept}).</EmptyState>
-            ) : (
-              <div className="table-scroll">
-                <table className="table" data-testid="rejected-table">
-                  <thead>
-                    <tr>
-                      <th scope="col">Received</th>
-                      <th scope="col">Pool</th>
-                      <th scope="col">Answer</th>
-                      <th scope="col">Why</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {data.items.map((r, i) => (
-                      <tr key={`${r.at}-${i}`} data-error={r.error}>
-                        <td title={formatDateTime(r.at)}>{formatAgo(r.at, Date.now())}</td>
-                        <td title={r.mint}>
-                          {mintLabel(r.mint)} <span className="muted">{r.network}</span>
-                          {r.kind === "swap" ? <span className="muted"> (swap)</span> : null}
-                        </td>
-                        <td>
-                          {r.status} {r.error}
-                        </td>
-                        <td className="muted">{r.detail}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-            )}
+            <DataTable
+              columns={COLUMNS}
+              rows={data.items}
+              rowKey={(r, i) => `${r.at}-${i}`}
+              rowData={(r) => ({ "data-error": r.error })}
+              empty={<EmptyState title="No rejected relays">Relays refused before their proof verified appear here (the newest {data.kept}).</EmptyState>}
+              scroll
+              testId="rejected-table"
+            />
           </section>
         )}
       </QueryView>

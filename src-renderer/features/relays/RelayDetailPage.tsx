@@ -2,7 +2,9 @@ import type { AdminRelayDetail } from "../../../src-shared/admin-api";
 import { useRelay } from "../../api/admin-hooks";
 import { hrefFor } from "../../app/routes";
 import { CopyValue } from "../../components/CopyValue";
+import { DataTable, type Column } from "../../components/DataTable";
 import { PageHeader } from "../../components/PageHeader";
+import { Panel } from "../../components/Panel";
 import { QueryView } from "../../components/QueryView";
 import { StatusBadge } from "../../components/StatusBadge";
 import { formatAmount, mintLabel } from "../../lib/mints";
@@ -25,7 +27,7 @@ export function RelayDetailPage({ id }: { id: string }) {
         id="relay-title"
         title="Relay"
         lede={<a href={hrefFor("relays")}>← All relays</a>}
-        {...(relay.data ? { updatedAt: relay.dataUpdatedAt, fetching: relay.isFetching } : {})}
+        query={relay}
       />
       <QueryView query={relay} loading="Reading the relay record…">
         {(r) => (
@@ -96,8 +98,7 @@ function Facts({ r }: { r: AdminRelayDetail }) {
 function Pipeline({ r }: { r: AdminRelayDetail }) {
   const total = Math.max(1, r.durationMs);
   return (
-    <section className="panel" aria-labelledby="pipeline-title">
-      <h2 id="pipeline-title">Pipeline · {formatDuration(r.durationMs)} in all</h2>
+    <Panel id="pipeline-title" title={<>Pipeline · {formatDuration(r.durationMs)} in all</>}>
       <ol className="pipeline" data-testid="pipeline">
         {r.steps.map((s) => (
           <li key={`${s.kind}-${s.at}`} className={`pipeline-step pipeline-${s.kind}`} data-step={s.kind}>
@@ -124,49 +125,33 @@ function Pipeline({ r }: { r: AdminRelayDetail }) {
           </li>
         ))}
       </ol>
-    </section>
+    </Panel>
   );
 }
+
+const ATTEMPTS: readonly Column<AdminRelayDetail["attempts"][number]>[] = [
+  { header: "#", cell: (a) => a.n },
+  {
+    header: "Verdict",
+    cell: (a) => (
+      <>
+        <code>{a.verdict}</code> {a.detail ? <span className="muted">{a.detail}</span> : null}
+      </>
+    ),
+  },
+  { header: "Signature", cell: (a) => <CopyValue value={a.signature} label={`attempt ${a.n} signature`} /> },
+  { header: "Sends", cell: (a) => a.broadcasts },
+  { header: "Compute", cell: (a) => `${a.computeUnitLimit.toLocaleString()} CU @ ${a.computeUnitPriceMicroLamports.toLocaleString()} µL` },
+  { header: "Fee (lamports)", cell: (a) => a.networkFeeLamports.toLocaleString() },
+  { header: "Sent", cell: (a) => formatDateTime(a.sentAt) },
+  { header: "Verdict after", cell: (a) => (a.verdictAt !== null ? formatDuration(a.verdictAt - a.sentAt) : "pending") },
+];
 
 /** The landing engine's signed transactions: a relay on a busy cluster may need a fresh blockhash. */
 function Attempts({ r }: { r: AdminRelayDetail }) {
   return (
-    <section className="panel" aria-labelledby="attempts-title">
-      <h2 id="attempts-title">Transactions sent · {r.attempts.length}</h2>
-      <table className="table" data-testid="attempts">
-        <thead>
-          <tr>
-            <th>#</th>
-            <th>Verdict</th>
-            <th>Signature</th>
-            <th>Sends</th>
-            <th>Compute</th>
-            <th>Fee (lamports)</th>
-            <th>Sent</th>
-            <th>Verdict after</th>
-          </tr>
-        </thead>
-        <tbody>
-          {r.attempts.map((a) => (
-            <tr key={a.n} data-verdict={a.verdict}>
-              <td>{a.n}</td>
-              <td>
-                <code>{a.verdict}</code> {a.detail ? <span className="muted">{a.detail}</span> : null}
-              </td>
-              <td>
-                <CopyValue value={a.signature} label={`attempt ${a.n} signature`} />
-              </td>
-              <td>{a.broadcasts}</td>
-              <td>
-                {a.computeUnitLimit.toLocaleString()} CU @ {a.computeUnitPriceMicroLamports.toLocaleString()} µL
-              </td>
-              <td>{a.networkFeeLamports.toLocaleString()}</td>
-              <td>{formatDateTime(a.sentAt)}</td>
-              <td>{a.verdictAt !== null ? formatDuration(a.verdictAt - a.sentAt) : "pending"}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </section>
+    <Panel id="attempts-title" title={<>Transactions sent · {r.attempts.length}</>}>
+      <DataTable columns={ATTEMPTS} rows={r.attempts} rowKey={(a) => a.n} rowData={(a) => ({ "data-verdict": a.verdict })} testId="attempts" />
+    </Panel>
   );
 }

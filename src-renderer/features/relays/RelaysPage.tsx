@@ -5,17 +5,20 @@ import { REFRESH_MS, usePools, useRejectedRelays, useRelays } from "../../api/ad
 import { hrefFor } from "../../app/routes";
 import { NetworkSelect } from "../../components/NetworkSelect";
 import { PageHeader } from "../../components/PageHeader";
+import { Field, SelectField, type SelectOption } from "../../components/SelectField";
 import { QueryView } from "../../components/QueryView";
 import { EmptyState } from "../../components/StateViews";
 import { mintLabel } from "../../lib/mints";
 import { RelaysTable } from "./RelaysTable";
 
-const WINDOWS = [
-  { ms: 3_600_000, label: "last hour" },
-  { ms: 86_400_000, label: "last 24 h" },
-  { ms: 7 * 86_400_000, label: "last 7 days" },
-  { ms: 0, label: "any time" },
-] as const;
+const ALL = { value: "" as const, label: "all" };
+const STATUSES: readonly SelectOption<RelayStatus | "">[] = [ALL, ...RELAY_STATUSES.map((s) => ({ value: s, label: s }))];
+const WINDOWS: readonly SelectOption<number>[] = [
+  { value: 3_600_000, label: "last hour" },
+  { value: 86_400_000, label: "last 24 h" },
+  { value: 7 * 86_400_000, label: "last 7 days" },
+  { value: 0, label: "any time" },
+];
 
 export function RelaysPage() {
   const [filters, setFilters] = useState<RelayFilters>({ network: "", mint: "", status: "", withinMs: 0 });
@@ -36,49 +39,19 @@ export function RelaysPage() {
         id="relays-title"
         title="Relays"
         lede={`Every withdrawal with a valid proof the relay was asked to submit, newest first, live (every ${REFRESH_MS.relays / 1000} s). No client address is ever recorded.`}
-        {...(page.data ? { updatedAt: page.dataUpdatedAt, fetching: page.isFetching, stale: Boolean(page.error) } : {})}
+        query={page}
       >
         <a className="button button-small" href={hrefFor("relays", "rejected")} data-testid="rejected-relays-link">
           Rejected{rejected.data ? ` (${rejected.data.total})` : ""}
         </a>
       </PageHeader>
       <div className="filters panel" role="search" aria-label="Filter relays">
-        <label className="field-inline">
-          <span>Network</span>
+        <Field label="Network" inline>
           <NetworkSelect all value={filters.network ?? ""} onChange={(network) => update({ network })} />
-        </label>
-        <label className="field-inline">
-          <span>Pool</span>
-          <select className="input" value={filters.mint} onChange={(e) => update({ mint: e.target.value })}>
-            <option value="">all</option>
-            {mints.map((m) => (
-              <option key={m} value={m}>
-                {mintLabel(m)}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="field-inline">
-          <span>Status</span>
-          <select className="input" value={filters.status} onChange={(e) => update({ status: e.target.value as RelayStatus | "" })}>
-            <option value="">all</option>
-            {RELAY_STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="field-inline">
-          <span>Received</span>
-          <select className="input" value={filters.withinMs} onChange={(e) => update({ withinMs: Number(e.target.value) })}>
-            {WINDOWS.map((w) => (
-              <option key={w.ms} value={w.ms}>
-                {w.label}
-              </option>
-            ))}
-          </select>
-        </label>
+        </Field>
+        <SelectField label="Pool" inline value={filters.mint ?? ""} options={[ALL, ...mints.map((m) => ({ value: m, label: mintLabel(m) }))]} onChange={(mint) => update({ mint })} />
+        <SelectField label="Status" inline value={filters.status ?? ""} options={STATUSES} onChange={(status) => update({ status })} />
+        <SelectField label="Received" inline value={filters.withinMs ?? 0} options={WINDOWS} onChange={(withinMs) => update({ withinMs })} />
       </div>
       <QueryView query={page} loading="Reading relay records…">
         {(data) => (

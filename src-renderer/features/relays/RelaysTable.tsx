@@ -1,56 +1,62 @@
 import type { AdminRelay } from "../../../src-shared/admin-api";
 import { hrefFor } from "../../app/routes";
+import { Address, PoolName } from "../../components/cells";
+import { DataTable, type Column } from "../../components/DataTable";
 import { StatusBadge } from "../../components/StatusBadge";
-import { shortenMiddle } from "../../lib/format";
 import { formatAmount, mintLabel } from "../../lib/mints";
 import { formatAgo, formatDateTime, formatDuration } from "../../lib/time";
+
+function columns(now: number): readonly Column<AdminRelay>[] {
+  return [
+    {
+      header: "Received",
+      cell: (r) => (
+        <a href={hrefFor("relays", r.id)} title={formatDateTime(r.receivedAt)}>
+          {formatAgo(r.receivedAt, now)}
+        </a>
+      ),
+    },
+    {
+      header: "Pool",
+      title: (r) => r.mint,
+      cell: (r) => (
+        <>
+          <PoolName mint={r.mint} network={r.network} />
+          {r.kind === "swap" ? <span className="muted"> → {r.outputMint ? mintLabel(r.outputMint) : "?"}</span> : null}
+        </>
+      ),
+    },
+    { header: "Amount", numeric: true, cell: (r) => formatAmount(r.depositSize, r.mint) },
+    { header: "Fee", numeric: true, title: (r) => (r.relayer ? `paid to ${r.relayer}` : undefined), cell: (r) => formatAmount(r.fee, r.mint) },
+    {
+      header: "Min out",
+      numeric: true,
+      cell: (r) => (r.kind === "swap" && r.minOut !== null && r.outputMint ? formatAmount(r.minOut, r.outputMint) : <span className="muted">–</span>),
+    },
+    {
+      header: "Status",
+      cell: (r) => (
+        <>
+          <StatusBadge status={r.status} />
+          {r.error ? <span className="muted cell-note"> {r.error}</span> : null}
+        </>
+      ),
+    },
+    { header: "Took", numeric: true, cell: (r) => formatDuration(r.durationMs) },
+    { header: "Recipient", cell: (r) => <Address value={r.recipient} edge={4} /> },
+  ];
+}
 
 /** Relay records as rows; the time links to the record's pipeline. */
 export function RelaysTable({ items, now = Date.now() }: { items: readonly AdminRelay[]; now?: number }) {
   return (
-    <div className="table-scroll">
-      <table className="table" data-testid="relays-table">
-        <thead>
-          <tr>
-            <th scope="col">Received</th>
-            <th scope="col">Pool</th>
-            <th scope="col">Amount</th>
-            <th scope="col">Fee</th>
-            <th scope="col">Min out</th>
-            <th scope="col">Status</th>
-            <th scope="col">Took</th>
-            <th scope="col">Recipient</th>
-          </tr>
-        </thead>
-        <tbody>
-          {items.map((r) => (
-            <tr key={r.id} data-relay={r.id} data-status={r.status}>
-              <td>
-                <a href={hrefFor("relays", r.id)} title={formatDateTime(r.receivedAt)}>
-                  {formatAgo(r.receivedAt, now)}
-                </a>
-              </td>
-              <td title={r.mint}>
-                {mintLabel(r.mint)} <span className="muted">{r.network}</span>
-                {r.kind === "swap" ? <span className="muted"> → {r.outputMint ? mintLabel(r.outputMint) : "?"}</span> : null}
-              </td>
-              <td className="num">{formatAmount(r.depositSize, r.mint)}</td>
-              <td className="num" title={r.relayer ? `paid to ${r.relayer}` : undefined}>
-                {formatAmount(r.fee, r.mint)}
-              </td>
-              <td className="num">{r.kind === "swap" && r.minOut !== null && r.outputMint ? formatAmount(r.minOut, r.outputMint) : <span className="muted">–</span>}</td>
-              <td>
-                <StatusBadge status={r.status} />
-                {r.error ? <span className="muted cell-note"> {r.error}</span> : null}
-              </td>
-              <td className="num">{formatDuration(r.durationMs)}</td>
-              <td>
-                <code title={r.recipient}>{shortenMiddle(r.recipient, 4, 4)}</code>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      columns={columns(now)}
+      rows={items}
+      rowKey={(r) => r.id}
+      rowData={(r) => ({ "data-relay": r.id, "data-status": r.status })}
+      scroll
+      testId="relays-table"
+    />
   );
 }

@@ -24,7 +24,7 @@ export function RevertsPage() {
         id="reverts-title"
         title="Reverts"
         lede={`Revert requests for deposits that never reached the tree, newest first; refreshed every ${REFRESH_MS.support / 1000} s.`}
-        {...(reverts.data ? { updatedAt: reverts.dataUpdatedAt, fetching: reverts.isFetching, stale: Boolean(reverts.error) } : {})}
+        query={reverts}
       >
         <Segmented label="Status" options={FILTERS} value={status} onChange={setStatus} />
       </PageHeader>

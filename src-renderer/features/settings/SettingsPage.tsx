@@ -19,7 +19,7 @@ export function SettingsPage() {
         id="settings-title"
         title="Settings"
         lede={`The configuration in force (change it in the config file and restart; fees also here), pause switches, and the keys the relay holds, by fingerprint only. Refreshed every ${REFRESH_MS.settings / 1000} s.`}
-        {...(settings.data ? { updatedAt: settings.dataUpdatedAt, fetching: settings.isFetching } : {})}
+        query={settings}
       />
       <QueryView query={settings} loading="Reading the settings…">
         {(s) => (
