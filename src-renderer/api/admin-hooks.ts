@@ -1,5 +1,5 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import type { AdminFaultRequest, AdminFeeRequest, AdminOverrideRequest, AdminPauseRequest, AdminRange, RevertStatus } from "../../src-shared/admin-api";
+import type { AdminFaultRequest, AdminFeeRequest, AdminOverrideRequest, AdminPauseRequest, AdminRange, RevertStatus } from "../../src-shared/api/admin";
 import {
   fetchAdminHealth,
   fetchArchivedPools,
@@ -22,7 +22,7 @@ import {
 } from "./admin";
 import { useApi } from "./context";
 import { queryKeys } from "./keys";
-import type { Network } from "./types";
+import type { Network } from "../../src-shared/networks";
 
 /** How often each dashboard refreshes while it is open. */
 export const REFRESH_MS = { health: 5_000, relays: 3_000, pools: 10_000, money: 15_000, settings: 10_000, support: 5_000 } as const;

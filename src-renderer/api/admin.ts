@@ -1,45 +1,31 @@
-import type {
-  AdminArchivedPool,
-  AdminCompliance,
-  AdminFault,
-  AdminFaultRequest,
-  AdminHealth,
-  AdminMoney,
-  AdminNullifierSearch,
-  AdminFeeRequest,
-  AdminOverrideRequest,
-  AdminPause,
-  AdminPauseRequest,
-  AdminPoolSummary,
-  AdminRange,
-  AdminRejectedRelays,
-  AdminRelayDetail,
-  AdminRelayPage,
-  AdminRevert,
-  AdminSettings,
-  AdminSpentNullifier,
-  AdminTreeNode,
-  RelayStatus,
-  RevertStatus,
-} from "../../src-shared/admin-api";
-import { ApiError, type ApiClient } from "./client";
-import type { Network } from "./types";
+import {
+  adminAnswers,
+  adminCompliance,
+  adminFees,
+  adminHealth,
+  adminMoney,
+  adminNullifierSearch,
+  adminRejectedRelays,
+  adminRelayDetail,
+  adminRelayPage,
+  adminSettings,
+  adminTreeNode,
+  type AdminFaultRequest,
+  type AdminFeeRequest,
+  type AdminOverrideRequest,
+  type AdminPauseRequest,
+  type AdminRange,
+  type RelayStatus,
+  type RevertStatus,
+} from "../../src-shared/api/admin";
+import type { Network } from "../../src-shared/networks";
+import { decodeAnswer, type ApiClient } from "./client";
 
 /**
- * One function per /admin endpoint (src-shared/admin-api.ts has the shapes).
- * Each answer is checked for the fields the console relies on, so a relay of
- * another version shows an error instead of a broken page.
+ * One function per /admin endpoint. Each answer is decoded with its wire contract
+ * (src-shared/api/admin.ts), so a relay of another version shows an error naming
+ * the field instead of a broken page.
  */
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-
-function shaped<T>(body: unknown, what: string, fields: Record<string, "array" | "object" | "string" | "number">): T {
-  const ok =
-    isRecord(body) &&
-    Object.entries(fields).every(([k, t]) => (t === "array" ? Array.isArray(body[k]) : t === "object" ? isRecord(body[k]) : typeof body[k] === t));
-  if (!ok) throw new ApiError(200, "UnexpectedResponse", `The relay's ${what} answer has an unexpected shape`);
-  return body as T;
-}
 
 const query = (params: Record<string, string | number | null | undefined>): string => {
   const q = new URLSearchParams();
@@ -51,14 +37,10 @@ const query = (params: Record<string, string | number | null | undefined>): stri
 type Opt = { signal?: AbortSignal };
 
 export const fetchPools = async (api: ApiClient, range: AdminRange, o: Opt = {}) =>
-  shaped<{ pools: AdminPoolSummary[] }>(await api.getJson(`/admin/pools${query({ range })}`, o), "pools", { pools: "array" }).pools;
+  decodeAnswer(await api.getJson(`/admin/pools${query({ range })}`, o), adminAnswers.pools, "pools");
 
 export const fetchTreeNode = async (api: ApiClient, network: Network, mint: string, index: number, o: Opt = {}) =>
-  shaped<AdminTreeNode>(await api.getJson(`/admin/pools/${network}/${encodeURIComponent(mint)}/nodes/${index}`, o), "tree node", {
-    value: "string",
-    children: "array",
-    height: "number",
-  });
+  decodeAnswer(await api.getJson(`/admin/pools/${network}/${encodeURIComponent(mint)}/nodes/${index}`, o), adminTreeNode, "tree node");
 
 export interface RelayFilters {
   network?: Network | "";
@@ -69,53 +51,48 @@ export interface RelayFilters {
 }
 
 export const fetchRelays = async (api: ApiClient, f: RelayFilters, before: string | null, now: number, o: Opt = {}) =>
-  shaped<AdminRelayPage>(
+  decodeAnswer(
     await api.getJson(
       `/admin/relays${query({ network: f.network, mint: f.mint, status: f.status, from: f.withinMs ? now - f.withinMs : null, before, limit: 50 })}`,
       o,
     ),
+    adminRelayPage,
     "relays",
-    { items: "array", counts: "object" },
   );
 
-export const fetchRejectedRelays = async (api: ApiClient, o: Opt = {}) =>
-  shaped<AdminRejectedRelays>(await api.getJson("/admin/relays/rejected", o), "rejected relays", { items: "array", counts: "object", total: "number" });
+export const fetchRejectedRelays = async (api: ApiClient, o: Opt = {}) => decodeAnswer(await api.getJson("/admin/relays/rejected", o), adminRejectedRelays, "rejected relays");
 
 export const fetchRelay = async (api: ApiClient, id: string, o: Opt = {}) =>
-  shaped<AdminRelayDetail>(await api.getJson(`/admin/relays/${encodeURIComponent(id)}`, o), "relay", { id: "string", steps: "array" });
+  decodeAnswer(await api.getJson(`/admin/relays/${encodeURIComponent(id)}`, o), adminRelayDetail, "relay");
 
 export const searchNullifier = async (api: ApiClient, q: string, o: Opt = {}) =>
-  shaped<AdminNullifierSearch>(await api.getJson(`/admin/nullifiers/search${query({ q })}`, o), "nullifier search", { results: "array" });
+  decodeAnswer(await api.getJson(`/admin/nullifiers/search${query({ q })}`, o), adminNullifierSearch, "nullifier search");
 
 export const fetchSpentNullifiers = async (api: ApiClient, o: Opt = {}) =>
-  shaped<{ items: AdminSpentNullifier[] }>(await api.getJson(`/admin/nullifiers/spent${query({ limit: 100 })}`, o), "spent nullifiers", { items: "array" }).items;
+  decodeAnswer(await api.getJson(`/admin/nullifiers/spent${query({ limit: 100 })}`, o), adminAnswers.spentNullifiers, "spent nullifiers");
 
-export const fetchAdminHealth = async (api: ApiClient, o: Opt = {}) =>
-  shaped<AdminHealth>(await api.getJson("/admin/health", o), "health", { checks: "array", networks: "array", store: "object", indexer: "array" });
+export const fetchAdminHealth = async (api: ApiClient, o: Opt = {}) => decodeAnswer(await api.getJson("/admin/health", o), adminHealth, "health");
 
-export const fetchSettings = async (api: ApiClient, o: Opt = {}) =>
-  shaped<AdminSettings>(await api.getJson("/admin/settings", o), "settings", { networks: "array", keys: "array", fees: "object", limits: "object" });
+export const fetchSettings = async (api: ApiClient, o: Opt = {}) => decodeAnswer(await api.getJson("/admin/settings", o), adminSettings, "settings");
 
 export const fetchMoney = async (api: ApiClient, range: AdminRange, o: Opt = {}) =>
-  shaped<AdminMoney>(await api.getJson(`/admin/money${query({ range })}`, o), "money", { feePayers: "array", earned: "array", totals: "array" });
+  decodeAnswer(await api.getJson(`/admin/money${query({ range })}`, o), adminMoney, "money");
 
-export const setFee = async (api: ApiClient, req: AdminFeeRequest) =>
-  shaped<AdminSettings["fees"]>(await api.postJson("/admin/fees", req), "fees", { default: "object", pools: "array", relayers: "array", graceSec: "number" });
+export const setFee = async (api: ApiClient, req: AdminFeeRequest) => decodeAnswer(await api.postJson("/admin/fees", req), adminFees, "fees");
 
 export const fetchArchivedPools = async (api: ApiClient, o: Opt = {}) =>
-  shaped<{ archived: AdminArchivedPool[] }>(await api.getJson("/admin/pools/archived", o), "archived pools", { archived: "array" }).archived;
+  decodeAnswer(await api.getJson("/admin/pools/archived", o), adminAnswers.archivedPools, "archived pools");
 
-export const setPause = async (api: ApiClient, req: AdminPauseRequest) =>
-  shaped<{ pauses: AdminPause[] }>(await api.postJson("/admin/pauses", req), "pauses", { pauses: "array" }).pauses;
+export const setPause = async (api: ApiClient, req: AdminPauseRequest) => decodeAnswer(await api.postJson("/admin/pauses", req), adminAnswers.pauses, "pauses");
 
 export const setFault = async (api: ApiClient, fault: AdminFaultRequest) =>
-  shaped<{ faults: AdminFault[] }>(await api.postJson("/admin/sandbox/faults", fault), "faults", { faults: "array" }).faults;
+  decodeAnswer(await api.postJson("/admin/sandbox/faults", fault), adminAnswers.faults, "faults");
 
 export const fetchReverts = async (api: ApiClient, status: RevertStatus | "", o: Opt = {}) =>
-  shaped<{ items: AdminRevert[] }>(await api.getJson(`/admin/reverts${query({ status, limit: 200 })}`, o), "reverts", { items: "array" }).items;
+  decodeAnswer(await api.getJson(`/admin/reverts${query({ status, limit: 200 })}`, o), adminAnswers.reverts, "reverts");
 
 export const fetchCompliance = async (api: ApiClient, address: string, o: Opt = {}) =>
-  shaped<AdminCompliance>(await api.getJson(`/admin/compliance${query({ address, limit: 200 })}`, o), "compliance", { decisions: "array", list: "object" });
+  decodeAnswer(await api.getJson(`/admin/compliance${query({ address, limit: 200 })}`, o), adminCompliance, "compliance");
 
 export const setOverride = async (api: ApiClient, req: AdminOverrideRequest) =>
-  shaped<AdminCompliance>(await api.postJson("/admin/sanctions/overrides", req), "sanctions override", { overrides: "array" });
+  decodeAnswer(await api.postJson("/admin/sanctions/overrides", req), adminCompliance, "sanctions override");

@@ -1,3 +1,5 @@
+import type { Decoder } from "../../src-shared/api/decode";
+
 /**
  * The console's only way to the relay: a small fetch wrapper that turns every
  * failure into one of two errors the UI can explain.
@@ -110,4 +112,14 @@ async function toApiError(res: Response): Promise<ApiError> {
     // plain text: keep it as the message
   }
   return new ApiError(res.status, code, message || `HTTP ${res.status} ${res.statusText}`.trim());
+}
+
+/**
+ * Checks an answer against its wire contract (src-shared/api/), so components can trust their
+ * types: a malformed answer is an ApiError naming the field, not a crash.
+ */
+export function decodeAnswer<T>(body: unknown, contract: Decoder<T>, what: string): T {
+  const r = contract(body);
+  if (!r.ok) throw new ApiError(200, "UnexpectedResponse", `The relay's ${what} answer has an unexpected shape: ${r.error}`);
+  return r.value;
 }

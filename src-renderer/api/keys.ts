@@ -1,6 +1,6 @@
-import type { AdminRange, RevertStatus } from "../../src-shared/admin-api";
+import type { AdminRange, RevertStatus } from "../../src-shared/api/admin";
 import type { RelayFilters } from "./admin";
-import type { Network } from "./types";
+import type { Network } from "../../src-shared/networks";
 
 /** Every query key the console uses, in one place, so invalidation can target a whole area. */
 export const queryKeys = {

@@ -10,7 +10,7 @@ import { RelaysPage } from "../features/relays/RelaysPage";
 import { RevertsPage } from "../features/reverts/RevertsPage";
 import { SettingsPage } from "../features/settings/SettingsPage";
 import { isNetwork } from "../../src-shared/networks";
-import type { Network } from "../api/types";
+import type { Network } from "../../src-shared/networks";
 import type { Route } from "./routes";
 
 const poolOf = ([network, mint]: string[]): { network: Network; mint: string } | null =>

@@ -1,4 +1,4 @@
-import { NETWORKS, type Network } from "../api/types";
+import { NETWORKS, type Network } from "../../src-shared/networks";
 
 /** The network picker every form and filter uses; `all` adds an empty choice for "every network". */
 export function NetworkSelect<All extends boolean = false>({

@@ -1,4 +1,4 @@
-import type { HealthCheck } from "../../api/types";
+import type { HealthCheck } from "../../../src-shared/api/public";
 import { Badge } from "../../components/Badge";
 import { humanizeName } from "../../lib/format";
 

@@ -1,7 +1,7 @@
 import { useEffect, useState, type FormEvent } from "react";
 import type { AdminPoolSummary, AdminTreeNodeRef } from "../../../src-shared/admin-api";
 import { useTreeNode } from "../../api/admin-hooks";
-import type { Network } from "../../api/types";
+import type { Network } from "../../../src-shared/networks";
 import { hrefFor } from "../../app/routes";
 import { Badge } from "../../components/Badge";
 import { CopyValue } from "../../components/CopyValue";

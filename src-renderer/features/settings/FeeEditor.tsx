@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from "react";
 import type { AdminSettings } from "../../../src-shared/admin-api";
 import { useSetFee } from "../../api/admin-hooks";
-import type { Network } from "../../api/types";
+import type { Network } from "../../../src-shared/networks";
 import { NetworkSelect } from "../../components/NetworkSelect";
 import { mintLabel } from "../../lib/mints";
 

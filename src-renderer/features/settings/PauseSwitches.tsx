@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from "react";
 import type { AdminPause, AdminSettings } from "../../../src-shared/admin-api";
 import { useSetPause } from "../../api/admin-hooks";
-import type { Network } from "../../api/types";
+import type { Network } from "../../../src-shared/networks";
 import { Badge } from "../../components/Badge";
 import { mintLabel } from "../../lib/mints";
 import { formatDateTime } from "../../lib/time";

@@ -2,7 +2,7 @@ import { WalletReadyState } from "@solana/wallet-adapter-base";
 import { useWallet, WalletProvider } from "@solana/wallet-adapter-react";
 import { useEffect, useState, type FormEvent } from "react";
 import { useApi } from "../../api/context";
-import type { Network } from "../../api/types";
+import type { Network } from "../../../src-shared/networks";
 import { NetworkSelect } from "../../components/NetworkSelect";
 import { CopyValue } from "../../components/CopyValue";
 import { revertDeposit, type RevertOutcome } from "./revert-flow";

@@ -1,7 +1,7 @@
 import { encodeBase58 } from "../../../src-shared/encoding/base58";
 import { loginMessage, revertMessage } from "../../../src-shared/messages";
 import { ApiError, type ApiClient } from "../../api/client";
-import type { Network } from "../../api/types";
+import type { Network } from "../../../src-shared/networks";
 
 /** What the wallet page needs of a connected wallet: its address and message signing. */
 export interface SigningWallet {

@@ -1,0 +1,420 @@
+/**
+ * Wire contracts of the operator's admin API (`/admin/*`, `Authorization: Bearer
+ * <operator token>`): each answer declared once as a decoder (decode.ts), its type
+ * derived from it. The server builds its answers as these types and the console
+ * decodes what it reads with the same declarations. Amounts are decimal strings
+ * (base units), times Unix milliseconds, 32-byte values 64 lowercase hex
+ * characters without a prefix.
+ */
+import { NETWORKS, type Network } from "../networks";
+import { submissionAttempt } from "../submission-attempt";
+import { healthCheck, relayNetwork } from "./public";
+import { array, boolean, extend, field, literal, nullable, number, object, optional, partialRecord, record, string, type Infer } from "./decode";
+
+export type RelayStatus = "received" | "verified" | "submitted" | "confirmed" | "failed";
+export const RELAY_STATUSES: readonly RelayStatus[] = ["received", "verified", "submitted", "confirmed", "failed"];
+
+/** Time ranges the dashboards chart; each has a fixed bucket size. */
+export const ADMIN_RANGES = {
+  "24h": { spanMs: 24 * 3_600_000, bucketMs: 3_600_000 },
+  "7d": { spanMs: 7 * 86_400_000, bucketMs: 6 * 3_600_000 },
+  "30d": { spanMs: 30 * 86_400_000, bucketMs: 86_400_000 },
+} as const;
+export type AdminRange = keyof typeof ADMIN_RANGES;
+export const isAdminRange = (v: unknown): v is AdminRange => typeof v === "string" && Object.hasOwn(ADMIN_RANGES, v);
+
+const network = literal(...NETWORKS);
+const relayStatus = literal(...RELAY_STATUSES);
+const adminRange = literal("24h", "7d", "30d");
+const relayKind = literal("relay", "swap");
+const counts = partialRecord(RELAY_STATUSES, number);
+
+export const timeBucket = object({
+  /** Start of the bucket. */
+  at: number,
+  count: number,
+});
+export type TimeBucket = Infer<typeof timeBucket>;
+
+export const rootRecord = object({ root: string, nextIndex: number, at: number });
+export type RootRecord = Infer<typeof rootRecord>;
+
+/** A pause switch: a whole network (`mint` null) or one pool. */
+export const adminPause = object({ network, mint: nullable(string), reason: string, at: number });
+export type AdminPause = Infer<typeof adminPause>;
+
+/** GET /admin/pools → { pools } ; GET /admin/pools/{network}/{mint} → one, with up to 100 roots. */
+export const adminPoolSummary = object({
+  network,
+  mint: string,
+  /** The tree account PDA ["merkle_tree", mint]. */
+  address: string,
+  sandbox: boolean,
+  root: string,
+  nextIndex: number,
+  /** The chain's own leaf count, when it answered; nextIndex below it is indexer lag. */
+  chainNextIndex: nullable(number),
+  drift: nullable(string),
+  /** Why relays of this pool are refused, when paused (the pool's or its network's switch). */
+  paused: nullable(string),
+  recentRoots: array(rootRecord),
+  deposits: object({ range: adminRange, bucketMs: number, buckets: array(timeBucket), total: number }),
+});
+export type AdminPoolSummary = Infer<typeof adminPoolSummary>;
+export const adminPools = object({ pools: array(adminPoolSummary) });
+
+export const adminTreeNodeRef = object({
+  index: number,
+  value: string,
+  /** Leaves under it that hold a deposit. */
+  filled: number,
+});
+export type AdminTreeNodeRef = Infer<typeof adminTreeNodeRef>;
+
+/** GET /admin/pools/{network}/{mint}/nodes/{heapIndex}: heap order, 1 = root, leaf j = 2^32 + j. */
+export const adminTreeNode = extend(adminTreeNodeRef, {
+  network,
+  mint: string,
+  /** 0 = leaf, 32 = root. */
+  height: number,
+  parent: nullable(number),
+  /** First leaf index under it, and how many leaves it spans. */
+  firstLeaf: number,
+  span: number,
+  /** Equal to the zero-subtree hash: nothing deposited below. */
+  empty: boolean,
+  children: array(adminTreeNodeRef),
+  /** For a filled leaf: the deposit transaction that inserted it. */
+  leaf: nullable(object({ leafIndex: number, signature: string, slot: number, indexedAt: number })),
+});
+export type AdminTreeNode = Infer<typeof adminTreeNode>;
+
+export const relayStep = object({
+  kind: relayStatus,
+  at: number,
+  /** Time from receipt to this step. */
+  sinceStartMs: number,
+  /** Time from this step to the next (null for the last). */
+  durationMs: nullable(number),
+  verifyMs: optional(number),
+  signature: optional(string),
+  error: optional(string),
+  detail: optional(string),
+});
+export type RelayStep = Infer<typeof relayStep>;
+
+export const adminRelay = object({
+  id: string,
+  kind: relayKind,
+  network,
+  mint: string,
+  outputMint: nullable(string),
+  recipient: string,
+  nullifierHash: string,
+  depositSize: string,
+  fee: string,
+  /** The terms the proof was checked against (protocol v2): who signed and received the fee, and a swap's minimum output (base units of outputMint). Null on records from before v2. */
+  relayer: nullable(string),
+  minOut: nullable(string),
+  status: relayStatus,
+  error: nullable(string),
+  signature: nullable(string),
+  receivedAt: number,
+  /** Receipt to the last step. */
+  durationMs: number,
+});
+export type AdminRelay = Infer<typeof adminRelay>;
+
+export const adminRelayDetail = extend(adminRelay, {
+  steps: array(relayStep),
+  /** Network fees the relayer paid for it (lamports; 0 on the sandbox). */
+  costLamports: string,
+  /** Each signed transaction sent for it (Solana networks; empty on the sandbox). */
+  attempts: array(submissionAttempt),
+});
+export type AdminRelayDetail = Infer<typeof adminRelayDetail>;
+
+/** GET /admin/relays?network&mint&status&from&to&limit&before */
+export const adminRelayPage = object({
+  items: array(adminRelay),
+  /** Pass as `before` for the next (older) page; null at the end. */
+  next: nullable(string),
+  /** Per status, for the same filters without paging. */
+  counts,
+  retentionDays: number,
+});
+export type AdminRelayPage = Infer<typeof adminRelayPage>;
+
+/** One relay refused before its proof verified: kept in memory only, never stored. */
+export const adminRejectedRelay = object({
+  /** Unix ms it was received. */
+  at: number,
+  kind: relayKind,
+  network,
+  mint: string,
+  status: number,
+  error: string,
+  detail: string,
+});
+export type AdminRejectedRelay = Infer<typeof adminRejectedRelay>;
+
+/** GET /admin/relays/rejected?limit: relays refused before their proof verified, since the relay started. */
+export const adminRejectedRelays = object({
+  /** Unix ms the counting started (the relay's start). */
+  since: number,
+  total: number,
+  /** Per error name. */
+  counts: record(number),
+  /** How many of the newest the relay keeps; older ones are only counted. */
+  kept: number,
+  /** Newest first. */
+  items: array(adminRejectedRelay),
+});
+export type AdminRejectedRelays = Infer<typeof adminRejectedRelays>;
+
+/** GET /admin/nullifiers/search?q=<hex | [bytes]>&network&mint */
+export const adminNullifierSearch = object({
+  nullifierHash: string,
+  poolsChecked: number,
+  results: array(object({ network, mint: string, spent: boolean, address: nullable(string), relays: array(adminRelay) })),
+});
+export type AdminNullifierSearch = Infer<typeof adminNullifierSearch>;
+
+/** GET /admin/nullifiers/spent?network&mint&limit: nullifiers spent through this relay. */
+export const adminSpentNullifier = object({ nullifierHash: string, network, mint: string, at: number, relayId: string, signature: nullable(string) });
+export type AdminSpentNullifier = Infer<typeof adminSpentNullifier>;
+export const adminSpentNullifiers = object({ items: array(adminSpentNullifier) });
+
+/** One RPC endpoint of a solana network, as the failover sees it (URL as its origin only). */
+export const rpcEndpointStatus = object({
+  url: string,
+  healthy: boolean,
+  /** The endpoint requests go to first now. */
+  active: boolean,
+  latencyMs: nullable(number),
+  slot: nullable(number),
+  /** Slots behind the most advanced endpoint at the last probe. */
+  slotLag: nullable(number),
+  requests: number,
+  errors: number,
+  lastError: nullable(string),
+  lastErrorAt: nullable(number),
+  lastOkAt: nullable(number),
+});
+export type RpcEndpointStatus = Infer<typeof rpcEndpointStatus>;
+
+/** GET /admin/health */
+export const adminHealth = object({
+  status: literal("ok", "degraded"),
+  checks: array(healthCheck),
+  uptimeSec: number,
+  version: string,
+  /**
+   * developmentVerifyingKey: a solana network started on the development verifying key (published
+   * seed; networks.<n>.allowDevelopmentVerifyingKey): the console shows a red banner on every page.
+   */
+  networks: array(
+    extend(relayNetwork, {
+      name: network,
+      faults: nullable(object({ chainDown: boolean })),
+      rpcEndpoints: nullable(array(rpcEndpointStatus)),
+      developmentVerifyingKey: boolean,
+    }),
+  ),
+  store: object({
+    ok: boolean,
+    failure: nullable(string),
+    journalBytes: number,
+    writes: number,
+    fsyncs: number,
+    lastSnapshotAt: nullable(number),
+    snapshotMs: nullable(number),
+  }),
+  indexer: array(object({ network, mint: string, nextIndex: number, chainNextIndex: nullable(number), lag: nullable(number), drift: nullable(string) })),
+  relays: object({ inFlight: number, lastDay: counts }),
+  rateLimits: array(object({ endpoint: string, hits: number, refusals: number })),
+  pauses: array(adminPause),
+});
+export type AdminHealth = Infer<typeof adminHealth>;
+
+export const adminKeyFingerprint = object({
+  name: string,
+  purpose: string,
+  /** Public half, when the key has one (never the secret). */
+  publicKey: nullable(string),
+  /** sha256 of the public key (or of the stored hash), first 16 hex. */
+  fingerprint: string,
+  storage: string,
+});
+export type AdminKeyFingerprint = Infer<typeof adminKeyFingerprint>;
+
+/**
+ * GET /admin/pools/archived: pools set aside at a protocol upgrade (their
+ * leaves follow an older leaf rule; protocol v2 never mixes them with its own).
+ */
+export const adminArchivedPool = object({
+  network,
+  mint: string,
+  /** The protocol their leaves follow. */
+  protocol: number,
+  leaves: number,
+  /** The last root, hex; null when the indexer had none. */
+  root: nullable(string),
+  archivedAt: number,
+  reason: string,
+});
+export type AdminArchivedPool = Infer<typeof adminArchivedPool>;
+export const adminArchivedPools = object({ archived: array(adminArchivedPool) });
+
+const feeSetting = object({ bps: number, floor: string });
+
+/** The fees in force: GET /admin/settings's `fees`, and POST /admin/fees's answer. */
+export const adminFees = object({
+  default: feeSetting,
+  pools: array(object({ network, mint: string, bps: number, floor: string })),
+  /** After a change, the replaced fee is still accepted this long (proofs bind the fee). */
+  graceSec: number,
+  /** The key that signs each network's withdrawals and receives the fee (proofs bind it). */
+  relayers: array(object({ network, address: string })),
+});
+export type AdminFees = Infer<typeof adminFees>;
+
+/** GET /admin/settings */
+export const adminSettings = object({
+  networks: array(object({ name: network, enabled: boolean, backend: string, sandbox: boolean, programId: string, pools: array(string), rpcUrl: nullable(string) })),
+  fees: adminFees,
+  limits: object({
+    rateLimitsEnabled: boolean,
+    windowSec: number,
+    perEndpoint: record(number),
+    bodyLimitBytes: number,
+    tokenTtlSec: number,
+    requireRelayAuth: boolean,
+  }),
+  retentionDays: number,
+  keys: array(adminKeyFingerprint),
+  operatorToken: object({ source: literal("configured", "generated"), fingerprint: string }),
+  pauses: array(adminPause),
+});
+export type AdminSettings = Infer<typeof adminSettings>;
+
+/**
+ * POST /admin/fees: a pool's fee, or (mint null) the default of every pool
+ * without its own; `reset` goes back to the config file's. Answers the fees in force.
+ */
+export type AdminFeeRequest = { network: Network; mint: string | null } & ({ bps: number; floor: string } | { reset: true });
+
+/** POST /admin/pauses { network, mint?, paused, reason? } → { pauses } */
+export interface AdminPauseRequest {
+  network: Network;
+  mint?: string | null;
+  paused: boolean;
+  reason?: string;
+}
+export const adminPauses = object({ pauses: array(adminPause) });
+
+/** GET /admin/money?range */
+export const adminMoney = object({
+  range: adminRange,
+  bucketMs: number,
+  feePayers: array(object({ network, address: string, sandbox: boolean, balances: array(object({ mint: string, amount: string })), note: string })),
+  /** Fees of confirmed relays per bucket, network and mint (pruned days come from the daily aggregates). */
+  earned: array(object({ at: number, network, mint: string, fees: string, relays: number })),
+  totals: array(object({ network, mint: string, fees: string, volume: string, relays: number, costLamports: string })),
+  recent: array(
+    object({ id: string, network, mint: string, status: relayStatus, receivedAt: number, depositSize: string, fee: string, costLamports: string }),
+  ),
+});
+export type AdminMoney = Infer<typeof adminMoney>;
+
+/** POST /admin/sandbox/faults { network, chainDown } → { faults } (sandbox networks only) */
+export const adminFault = object({
+  network,
+  chainDown: boolean,
+  /** A simulated fee-payer balance (decimal string of lamports) for the low-balance drill; null: none simulated (the sandbox pays no fees). */
+  feePayerLamports: nullable(string),
+});
+export type AdminFault = Infer<typeof adminFault>;
+export const adminFaults = object({ faults: array(adminFault) });
+
+/** POST /admin/sandbox/faults: a switch to change (the others stay as they are). */
+export interface AdminFaultRequest {
+  network: Network;
+  chainDown?: boolean;
+  feePayerLamports?: string | null;
+}
+
+export type RevertStatus = "requested" | "submitted" | "processed" | "failed";
+export const REVERT_STATUSES: readonly RevertStatus[] = ["requested", "submitted", "processed", "failed"];
+const revertStatus = literal(...REVERT_STATUSES);
+
+/** GET /admin/reverts?status&network&limit → { items } ; GET /admin/reverts/{id} → with steps. The support queue. */
+export const adminRevert = object({
+  id: string,
+  network,
+  depositSignature: string,
+  /** The wallet that asked (its auth token's). */
+  wallet: string,
+  mint: nullable(string),
+  amount: nullable(string),
+  status: revertStatus,
+  error: nullable(string),
+  signature: nullable(string),
+  requestedAt: number,
+  durationMs: number,
+  steps: array(object({ kind: revertStatus, at: number, sinceStartMs: number, signature: optional(string), error: optional(string), detail: optional(string) })),
+});
+export type AdminRevert = Infer<typeof adminRevert>;
+export const adminReverts = object({ items: array(adminRevert) });
+
+export const adminComplianceDecision = object({
+  id: number,
+  at: number,
+  purpose: literal("ofac_signature", "relay_recipient"),
+  network: nullable(network),
+  address: string,
+  outcome: literal("issued", "refused", "error", "clear", "listed"),
+  listVersion: nullable(string),
+  expiresAt: nullable(number),
+  detail: nullable(string),
+});
+export type AdminComplianceDecision = Infer<typeof adminComplianceDecision>;
+
+export const adminSanctionsOverride = object({ address: string, action: literal("add", "remove"), reason: string, createdAt: number });
+export type AdminSanctionsOverride = Infer<typeof adminSanctionsOverride>;
+
+/** GET /admin/compliance?address&limit: the decision log and the list in force; POST /admin/sanctions/overrides answers it too. */
+export const adminCompliance = object({
+  decisions: array(adminComplianceDecision),
+  list: object({
+    kind: literal("file", "url"),
+    source: string,
+    version: nullable(string),
+    count: number,
+    baseCount: number,
+    overrides: object({ add: number, remove: number }),
+    loadedAt: nullable(number),
+    checkedAt: nullable(number),
+    lastError: nullable(string),
+  }),
+  overrides: array(adminSanctionsOverride),
+  history: array(object({ address: string, change: literal("add", "remove", "clear"), reason: string, at: number })),
+});
+export type AdminCompliance = Infer<typeof adminCompliance>;
+
+/** POST /admin/sanctions/overrides { address, action: add | remove | clear, reason } → AdminCompliance */
+export interface AdminOverrideRequest {
+  address: string;
+  action: "add" | "remove" | "clear";
+  reason: string;
+}
+
+/** The list of one key of an object answer (`{ pools: [...] }` → the pools). */
+export const adminAnswers = {
+  pools: field(adminPools, "pools"),
+  archivedPools: field(adminArchivedPools, "archived"),
+  spentNullifiers: field(adminSpentNullifiers, "items"),
+  pauses: field(adminPauses, "pauses"),
+  faults: field(adminFaults, "faults"),
+  reverts: field(adminReverts, "items"),
+};
