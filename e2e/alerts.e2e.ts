@@ -8,7 +8,7 @@ import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AdminAlerts } from "../src-shared/alerts-api";
+import type { AdminAlerts } from "../src-shared/api/alerts";
 import { freshDataDir, launchChromium, openPage, signIn, startRelay, stopRelay, type Relay } from "./support";
 
 const TOKEN = "alerts-e2e-operator-token-3c7d21";

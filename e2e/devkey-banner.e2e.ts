@@ -8,7 +8,7 @@ import { writeFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AdminHealth } from "../src-shared/admin-api";
+import type { AdminHealth } from "../src-shared/api/admin";
 import { solanaRelayConfig, startLocalnet, type Localnet } from "../tests/support/localnet";
 import { freshDataDir, launchChromium, openPage, signIn, startRelay, stopRelay, type Relay } from "./support";
 

@@ -7,7 +7,7 @@
 import { statfsSync, statSync } from "node:fs";
 import path from "node:path";
 import { Router, type RequestHandler } from "express";
-import { ALERT_RULES, type AdminAlerts, type AdminAlertTest, type AlertItem } from "../src-shared/alerts-api";
+import { ALERT_RULES, type AdminAlerts, type AdminAlertTest, type AlertItem } from "../src-shared/api/alerts";
 import { ErrorName } from "../src-shared/errors";
 import type { Network } from "../src-shared/networks";
 import { SqlAlertStore } from "./adapters/storage-sqljs/alert-store";

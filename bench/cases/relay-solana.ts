@@ -9,7 +9,7 @@
  */
 import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { AdminRelayDetail, AdminRelayPage, RelayStep } from "../../src-shared/admin-api";
+import type { AdminRelayDetail, AdminRelayPage, RelayStep } from "../../src-shared/api/admin";
 import type { Network } from "../../src-shared/networks";
 import { localnetTestChain, solanaRelayConfig, startLocalnet, type Localnet } from "../../tests/support/localnet";
 import { prepareWithdrawal, testRecipient, type PreparedWithdrawal } from "../../tests/support/proofs";

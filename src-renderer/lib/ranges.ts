@@ -1,4 +1,4 @@
-import type { AdminRange } from "../../src-shared/admin-api";
+import type { AdminRange } from "../../src-shared/api/admin";
 
 /** The chart ranges the Pools and Money pages offer, as segmented-control options. */
 export const RANGES: readonly { value: AdminRange; label: string }[] = [

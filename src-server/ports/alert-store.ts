@@ -1,4 +1,4 @@
-import type { AlertItem, AlertRuleSettings } from "../../src-shared/alerts-api";
+import type { AlertItem, AlertRuleSettings } from "../../src-shared/api/alerts";
 
 /** The alerts' history and the operator's threshold changes, kept in the store. */
 export interface AlertStore {

@@ -1,5 +1,5 @@
 import type { HealthCheck as WireHealthCheck } from "../../src-shared/api/public";
-import type { RpcEndpointStatus } from "../../src-shared/admin-api";
+import type { RpcEndpointStatus } from "../../src-shared/api/admin";
 import type { Network } from "../../src-shared/networks";
 import type { DepositStatus } from "../core/revert/rules";
 import type { SwapQuote } from "../core/swap/quote";

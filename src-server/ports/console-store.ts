@@ -1,4 +1,4 @@
-import type { AdminArchivedPool } from "../../src-shared/admin-api";
+import type { AdminArchivedPool } from "../../src-shared/api/admin";
 import type { Network } from "../../src-shared/networks";
 import type { RelayRecord } from "./relay-store";
 

@@ -1,4 +1,4 @@
-import type { AdminFault } from "../../src-shared/admin-api";
+import type { AdminFault } from "../../src-shared/api/admin";
 import type { Network } from "../../src-shared/networks";
 import type { HealthCheck } from "../ports/chain";
 

@@ -1,4 +1,4 @@
-import { ADMIN_RANGES, type AdminMoney, type AdminRange } from "../../src-shared/admin-api";
+import { ADMIN_RANGES, type AdminMoney, type AdminRange } from "../../src-shared/api/admin";
 import type { Network } from "../../src-shared/networks";
 import type { ChainBackend } from "../ports/chain";
 import type { ConsoleStore } from "../ports/console-store";

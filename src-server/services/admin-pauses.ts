@@ -1,4 +1,4 @@
-import type { AdminPause } from "../../src-shared/admin-api";
+import type { AdminPause } from "../../src-shared/api/admin";
 import type { Network } from "../../src-shared/networks";
 import { err, ok, type Result } from "../../src-shared/result";
 import type { HealthCheck } from "../ports/chain";

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { AdminHealth, AdminKeyFingerprint, AdminSettings } from "../../src-shared/admin-api";
+import type { AdminHealth, AdminKeyFingerprint, AdminSettings } from "../../src-shared/api/admin";
 import { NETWORKS, type Network } from "../../src-shared/networks";
 import { redactUrl } from "../../src-shared/redact-url";
 import type { RelayConfig } from "../config/schema";

@@ -1,4 +1,4 @@
-import { REVERT_STATUSES, type AdminCompliance, type AdminRevert, type RevertStatus } from "../../src-shared/admin-api";
+import { REVERT_STATUSES, type AdminCompliance, type AdminRevert, type RevertStatus } from "../../src-shared/api/admin";
 import type { Network } from "../../src-shared/networks";
 import { err, ok, type Result } from "../../src-shared/result";
 import type { ComplianceLog } from "../ports/compliance-log";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { AlertItem, AlertRuleSettings } from "../../src-shared/alerts-api";
+import type { AlertItem, AlertRuleSettings } from "../../src-shared/api/alerts";
 import type { AlertStore } from "../ports/alert-store";
 import { AlertService, type AlertNotificationKind, type AlertSources } from "./alerts";
 import type { FeePayerStatus } from "./fee-payer-watch";

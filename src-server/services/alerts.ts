@@ -7,7 +7,7 @@
  * firing (it is not notified again as new). Notifications go to the
  * listeners (the webhook, the log); the console reads active() and history().
  */
-import type { AlertItem, AlertRule, AlertRuleSettings } from "../../src-shared/alerts-api";
+import type { AlertItem, AlertRule, AlertRuleSettings } from "../../src-shared/api/alerts";
 import type { Network } from "../../src-shared/networks";
 import type { AlertStore } from "../ports/alert-store";
 import type { FeePayerStatus } from "./fee-payer-watch";

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AdminCompliance, AdminHealth, AdminMoney, AdminRevert, AdminNullifierSearch, AdminPoolSummary, AdminRelayDetail, AdminRelayPage, AdminSettings, AdminTreeNode } from "../../src-shared/admin-api";
+import type { AdminCompliance, AdminHealth, AdminMoney, AdminRevert, AdminNullifierSearch, AdminPoolSummary, AdminRelayDetail, AdminRelayPage, AdminSettings, AdminTreeNode } from "../../src-shared/api/admin";
 import { loadConfig } from "../../src-server/config/load";
 import { startServer, type RunningServer } from "../../src-server/index";
 import { prepareWithdrawal, testRecipient, type PreparedWithdrawal } from "../support/proofs";

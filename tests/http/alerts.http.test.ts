@@ -12,7 +12,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AdminAlerts } from "../../src-shared/alerts-api";
+import type { AdminAlerts } from "../../src-shared/api/alerts";
 import { relayHarness, type RelayHarness } from "../support/harness";
 import { prepareWithdrawal, testRecipient } from "../support/proofs";
 import { startRelay } from "../support/relay-process";

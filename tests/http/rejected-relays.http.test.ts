@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AdminRejectedRelays, AdminRelayDetail, AdminRelayPage } from "../../src-shared/admin-api";
+import type { AdminRejectedRelays, AdminRelayDetail, AdminRelayPage } from "../../src-shared/api/admin";
 import { login, withStoppedDb } from "../support/compliance";
 import { prepareWithdrawal, testRecipient, type PreparedWithdrawal, type RelayBody } from "../support/proofs";
 import { startRelay, type RelayProcess } from "../support/relay-process";

@@ -9,7 +9,7 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AdminHealth, RpcEndpointStatus } from "../../src-shared/admin-api";
+import type { AdminHealth, RpcEndpointStatus } from "../../src-shared/api/admin";
 import type { ExtraRpcEndpoint } from "../../src-localnet/validator";
 import { relayHarness, type RelayHarness } from "../support/harness";
 import { localnetTestChain, solanaRelayConfig, startLocalnet, type Localnet } from "../support/localnet";

@@ -9,7 +9,7 @@ import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, s
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AdminSettings } from "../../src-shared/admin-api";
+import type { AdminSettings } from "../../src-shared/api/admin";
 import { solanaRelayConfig, startLocalnet, type Localnet } from "../support/localnet";
 import { startRelay, type RelayProcess } from "../support/relay-process";
 

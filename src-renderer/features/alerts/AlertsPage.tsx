@@ -1,4 +1,4 @@
-import type { AdminAlerts, AlertItem } from "../../../src-shared/alerts-api";
+import type { AdminAlerts, AlertItem } from "../../../src-shared/api/alerts";
 import { ALERTS_REFRESH_MS, useAlerts, useTestWebhook } from "../../api/alerts";
 import { Badge } from "../../components/Badge";
 import { DataTable, type Column } from "../../components/DataTable";

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from "react";
-import type { AdminCompliance } from "../../../src-shared/admin-api";
+import type { AdminCompliance } from "../../../src-shared/api/admin";
 import { REFRESH_MS, useCompliance, useSetOverride } from "../../api/admin-hooks";
 import { Badge } from "../../components/Badge";
 import { Address } from "../../components/cells";

@@ -1,60 +1,44 @@
-import type { AdminHealth } from "../../../src-shared/admin-api";
+import type { AdminHealth } from "../../../src-shared/api/admin";
 import { Badge } from "../../components/Badge";
+import { PoolName } from "../../components/cells";
+import { DataTable, type Column } from "../../components/DataTable";
+import { Panel } from "../../components/Panel";
 import { EmptyState } from "../../components/StateViews";
 import { formatCount } from "../../lib/format";
-import { mintLabel } from "../../lib/mints";
 import { formatDateTime, formatDuration } from "../../lib/time";
+
+const INDEXER: readonly Column<AdminHealth["indexer"][number]>[] = [
+  { header: "Pool", rowHeader: true, title: (p) => p.mint, cell: (p) => <PoolName mint={p.mint} network={p.network} /> },
+  { header: "Indexed leaves", cell: (p) => formatCount(p.nextIndex) },
+  { header: "On chain", cell: (p) => (p.chainNextIndex === null ? <span className="muted">unknown</span> : formatCount(p.chainNextIndex)) },
+  {
+    header: "State",
+    cell: (p) =>
+      p.drift ? (
+        <Badge tone="bad" title={p.drift}>
+          root drift
+        </Badge>
+      ) : p.lag === null ? (
+        <Badge tone="warn">chain not answering</Badge>
+      ) : p.lag > 0 ? (
+        <Badge tone="warn">{p.lag} behind</Badge>
+      ) : (
+        <Badge tone="ok">in sync</Badge>
+      ),
+  },
+];
 
 export function IndexerPanel({ indexer }: { indexer: AdminHealth["indexer"] }) {
   return (
-    <section className="panel" aria-labelledby="indexer-title">
-      <h2 id="indexer-title">Indexer</h2>
-      {indexer.length === 0 ? (
-        <EmptyState title="No pools indexed yet" />
-      ) : (
-        <table className="table">
-          <thead>
-            <tr>
-              <th scope="col">Pool</th>
-              <th scope="col">Indexed leaves</th>
-              <th scope="col">On chain</th>
-              <th scope="col">State</th>
-            </tr>
-          </thead>
-          <tbody>
-            {indexer.map((p) => (
-              <tr key={`${p.network}/${p.mint}`}>
-                <th scope="row" title={p.mint}>
-                  {mintLabel(p.mint)} <span className="muted">{p.network}</span>
-                </th>
-                <td>{formatCount(p.nextIndex)}</td>
-                <td>{p.chainNextIndex === null ? <span className="muted">unknown</span> : formatCount(p.chainNextIndex)}</td>
-                <td>
-                  {p.drift ? (
-                    <Badge tone="bad" title={p.drift}>
-                      root drift
-                    </Badge>
-                  ) : p.lag === null ? (
-                    <Badge tone="warn">chain not answering</Badge>
-                  ) : p.lag > 0 ? (
-                    <Badge tone="warn">{p.lag} behind</Badge>
-                  ) : (
-                    <Badge tone="ok">in sync</Badge>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-    </section>
+    <Panel id="indexer-title" title="Indexer">
+      <DataTable columns={INDEXER} rows={indexer} rowKey={(p) => `${p.network}/${p.mint}`} empty={<EmptyState title="No pools indexed yet" />} />
+    </Panel>
   );
 }
 
 export function StorePanel({ store }: { store: AdminHealth["store"] }) {
   return (
-    <section className="panel" aria-labelledby="store-title">
-      <h2 id="store-title">Store</h2>
+    <Panel id="store-title" title="Store">
       <dl className="kv">
         <dt>State</dt>
         <dd>{store.ok ? <Badge tone="ok">writing</Badge> : <Badge tone="bad">{store.failure ?? "failed"}</Badge>}</dd>
@@ -67,39 +51,21 @@ export function StorePanel({ store }: { store: AdminHealth["store"] }) {
         <dt>Last snapshot</dt>
         <dd>{store.lastSnapshotAt ? `${formatDateTime(store.lastSnapshotAt)}${store.snapshotMs !== null ? ` (${formatDuration(store.snapshotMs)})` : ""}` : "none yet"}</dd>
       </dl>
-    </section>
+    </Panel>
   );
 }
+
+const LIMITS: readonly Column<AdminHealth["rateLimits"][number]>[] = [
+  { header: "Endpoint", cell: (l) => <code>{l.endpoint}</code> },
+  { header: "Requests", cell: (l) => formatCount(l.hits) },
+  { header: "Refused", cell: (l) => (l.refusals > 0 ? <Badge tone="warn">{formatCount(l.refusals)}</Badge> : "0") },
+];
 
 export function RateLimitsPanel({ limits }: { limits: AdminHealth["rateLimits"] }) {
   const busy = limits.filter((l) => l.hits > 0);
   return (
-    <section className="panel" aria-labelledby="limits-title">
-      <h2 id="limits-title">Rate limits since start</h2>
-      {busy.length === 0 ? (
-        <EmptyState title="No limited endpoint was called yet" />
-      ) : (
-        <table className="table table-compact">
-          <thead>
-            <tr>
-              <th scope="col">Endpoint</th>
-              <th scope="col">Requests</th>
-              <th scope="col">Refused</th>
-            </tr>
-          </thead>
-          <tbody>
-            {busy.map((l) => (
-              <tr key={l.endpoint}>
-                <td>
-                  <code>{l.endpoint}</code>
-                </td>
-                <td>{formatCount(l.hits)}</td>
-                <td>{l.refusals > 0 ? <Badge tone="warn">{formatCount(l.refusals)}</Badge> : "0"}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-    </section>
+    <Panel id="limits-title" title="Rate limits since start">
+      <DataTable columns={LIMITS} rows={busy} rowKey={(l) => l.endpoint} empty={<EmptyState title="No limited endpoint was called yet" />} compact />
+    </Panel>
   );
 }

@@ -1,9 +1,11 @@
-import type { AdminHealth } from "../../../src-shared/admin-api";
+import type { AdminHealth } from "../../../src-shared/api/admin";
 import { REFRESH_MS, useAdminHealth } from "../../api/admin-hooks";
 import { useApi } from "../../api/context";
 import { useVersion } from "../../api/hooks";
 import { CopyValue } from "../../components/CopyValue";
+import { Fact, Facts } from "../../components/Facts";
 import { PageHeader } from "../../components/PageHeader";
+import { Panel } from "../../components/Panel";
 import { describeError, EmptyState, ErrorState, Loading } from "../../components/StateViews";
 import { hrefFor } from "../../app/routes";
 import { formatClock, formatUptime } from "../../lib/format";
@@ -53,8 +55,7 @@ export function HealthPage() {
           <Facts detail={data} />
           <NetworksPanel networks={data.networks} />
           <RpcEndpointsPanel networks={data.networks} />
-          <section className="panel" aria-labelledby="checks-title">
-            <h2 id="checks-title">Checks</h2>
+          <Panel id="checks-title" title="Checks">
             {data.checks.length === 0 ? (
               <EmptyState title="The relay reported no checks">
                 Nothing is being monitored yet; the overall status above is all there is.
@@ -62,7 +63,7 @@ export function HealthPage() {
             ) : (
               <ChecksList checks={data.checks} />
             )}
-          </section>
+          </Panel>
           <IndexerPanel indexer={data.indexer} />
           <div className="two-columns">
             <StorePanel store={data.store} />
@@ -106,33 +107,20 @@ function Facts({ detail }: { detail: AdminHealth }) {
   const shownVersion = detail.version || version.data || "unknown";
   const lastDay = Object.values(detail.relays.lastDay).reduce((s, n) => s + (n ?? 0), 0);
   return (
-    <dl className="facts">
-      <div className="fact">
-        <dt>Uptime</dt>
-        <dd>{formatUptime(detail.uptimeSec)}</dd>
-      </div>
-      <div className="fact">
-        <dt>Version</dt>
-        <dd data-testid="relay-version">{shownVersion}</dd>
-      </div>
-      <div className="fact">
-        <dt>Relays in flight</dt>
-        <dd>{detail.relays.inFlight}</dd>
-      </div>
-      <div className="fact">
-        <dt>Relays, last 24 h</dt>
-        <dd title={Object.entries(detail.relays.lastDay).map(([k, v]) => `${k}: ${v}`).join(", ")}>
-          {lastDay}
-          {detail.relays.lastDay.failed ? <span className="muted fact-note"> ({detail.relays.lastDay.failed} failed)</span> : null}
-        </dd>
-      </div>
-      <div className="fact fact-wide">
-        <dt>API address</dt>
-        <dd>
-          <CopyValue value={api.base} label="API address" display={api.base} />
-        </dd>
-      </div>
-    </dl>
+    <Facts>
+      <Fact label="Uptime">{formatUptime(detail.uptimeSec)}</Fact>
+      <Fact label="Version" testId="relay-version">
+        {shownVersion}
+      </Fact>
+      <Fact label="Relays in flight">{detail.relays.inFlight}</Fact>
+      <Fact label="Relays, last 24 h" title={Object.entries(detail.relays.lastDay).map(([k, v]) => `${k}: ${v}`).join(", ")}>
+        {lastDay}
+        {detail.relays.lastDay.failed ? <span className="muted fact-note"> ({detail.relays.lastDay.failed} failed)</span> : null}
+      </Fact>
+      <Fact label="API address" wide>
+        <CopyValue value={api.base} label="API address" display={api.base} />
+      </Fact>
+    </Facts>
   );
 }
 

@@ -1,5 +1,5 @@
 import { useState } from "react";
-import { ADMIN_RANGES, type AdminMoney, type AdminRange } from "../../../src-shared/admin-api";
+import { ADMIN_RANGES, type AdminMoney, type AdminRange } from "../../../src-shared/api/admin";
 import { REFRESH_MS, useMoney } from "../../api/admin-hooks";
 import { hrefFor } from "../../app/routes";
 import { Badge } from "../../components/Badge";

@@ -1,4 +1,4 @@
-import type { AdminArchivedPool } from "../../../src-shared/admin-api";
+import type { AdminArchivedPool } from "../../../src-shared/api/admin";
 import { useArchivedPools } from "../../api/admin-hooks";
 import { Address, PoolName } from "../../components/cells";
 import { DataTable, type Column } from "../../components/DataTable";

@@ -1,4 +1,4 @@
-import type { AdminPoolSummary } from "../../../src-shared/admin-api";
+import type { AdminPoolSummary } from "../../../src-shared/api/admin";
 import { hrefFor } from "../../app/routes";
 import { Badge } from "../../components/Badge";
 import { BarChart } from "../../components/BarChart";

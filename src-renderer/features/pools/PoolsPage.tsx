@@ -1,7 +1,7 @@
 import { useState } from "react";
-import type { AdminRange } from "../../../src-shared/admin-api";
+import type { AdminRange } from "../../../src-shared/api/admin";
 import { REFRESH_MS, usePools } from "../../api/admin-hooks";
-import { NETWORKS, type Network } from "../../api/types";
+import { NETWORKS, type Network } from "../../../src-shared/networks";
 import { PageHeader } from "../../components/PageHeader";
 import { QueryView } from "../../components/QueryView";
 import { Segmented } from "../../components/Segmented";

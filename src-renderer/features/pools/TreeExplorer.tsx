@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from "react";
-import type { AdminPoolSummary, AdminTreeNodeRef } from "../../../src-shared/admin-api";
+import type { AdminPoolSummary, AdminTreeNodeRef } from "../../../src-shared/api/admin";
 import { useTreeNode } from "../../api/admin-hooks";
 import type { Network } from "../../../src-shared/networks";
 import { hrefFor } from "../../app/routes";

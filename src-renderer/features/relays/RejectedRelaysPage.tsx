@@ -1,4 +1,4 @@
-import type { AdminRejectedRelay } from "../../../src-shared/admin-api";
+import type { AdminRejectedRelay } from "../../../src-shared/api/admin";
 import { useRejectedRelays } from "../../api/admin-hooks";
 import { hrefFor } from "../../app/routes";
 import { PoolName } from "../../components/cells";

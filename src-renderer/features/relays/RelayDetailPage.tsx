@@ -1,4 +1,4 @@
-import type { AdminRelayDetail } from "../../../src-shared/admin-api";
+import type { AdminRelayDetail } from "../../../src-shared/api/admin";
 import { useRelay } from "../../api/admin-hooks";
 import { hrefFor } from "../../app/routes";
 import { CopyValue } from "../../components/CopyValue";

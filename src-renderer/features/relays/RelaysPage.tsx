@@ -1,5 +1,5 @@
 import { useState } from "react";
-import { RELAY_STATUSES, type RelayStatus } from "../../../src-shared/admin-api";
+import { RELAY_STATUSES, type RelayStatus } from "../../../src-shared/api/admin";
 import type { RelayFilters } from "../../api/admin";
 import { REFRESH_MS, usePools, useRejectedRelays, useRelays } from "../../api/admin-hooks";
 import { hrefFor } from "../../app/routes";

@@ -1,4 +1,4 @@
-import type { AdminRelay } from "../../../src-shared/admin-api";
+import type { AdminRelay } from "../../../src-shared/api/admin";
 import { hrefFor } from "../../app/routes";
 import { Address, PoolName } from "../../components/cells";
 import { DataTable, type Column } from "../../components/DataTable";

@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from "react";
-import type { AlertRuleSettings } from "../../../src-shared/alerts-api";
+import type { AlertRuleSettings } from "../../../src-shared/api/alerts";
 import { useAlerts, useSetAlertRules } from "../../api/alerts";
 import { hrefFor } from "../../app/routes";
 

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from "react";
-import type { AdminSettings } from "../../../src-shared/admin-api";
+import type { AdminSettings } from "../../../src-shared/api/admin";
 import { useSetFee } from "../../api/admin-hooks";
 import type { Network } from "../../../src-shared/networks";
 import { NetworkSelect } from "../../components/NetworkSelect";

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from "react";
-import type { AdminPause, AdminSettings } from "../../../src-shared/admin-api";
+import type { AdminPause, AdminSettings } from "../../../src-shared/api/admin";
 import { useSetPause } from "../../api/admin-hooks";
 import type { Network } from "../../../src-shared/networks";
 import { Badge } from "../../components/Badge";

@@ -1,5 +1,5 @@
 import { Fragment } from "react";
-import type { AdminSettings } from "../../../src-shared/admin-api";
+import type { AdminSettings } from "../../../src-shared/api/admin";
 import { REFRESH_MS, useSettings } from "../../api/admin-hooks";
 import { Badge } from "../../components/Badge";
 import { CopyValue } from "../../components/CopyValue";

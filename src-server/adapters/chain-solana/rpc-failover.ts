@@ -46,7 +46,7 @@ import type {
   VersionedTransactionResponse,
 } from "@solana/web3.js";
 import type { Buffer } from "buffer";
-import type { RpcEndpointStatus } from "../../../src-shared/admin-api";
+import type { RpcEndpointStatus } from "../../../src-shared/api/admin";
 import { redactUrl } from "../../../src-shared/redact-url";
 import type { HistoryTransaction } from "./deposit-history";
 import type { LogsRpc } from "./follower-subscribe";

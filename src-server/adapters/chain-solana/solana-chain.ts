@@ -8,7 +8,7 @@ import { AddressLookupTableAccount, PublicKey, TransactionInstruction, type Fina
 import { Buffer } from "buffer";
 import type { FieldHasher } from "../../../src-shared/crypto/hasher";
 import { encodeBase58, parseSignature } from "../../../src-shared/encoding/base58";
-import type { RpcEndpointStatus } from "../../../src-shared/admin-api";
+import type { RpcEndpointStatus } from "../../../src-shared/api/admin";
 import type { Network } from "../../../src-shared/networks";
 import { redactUrl } from "../../../src-shared/redact-url";
 import {

@@ -1,4 +1,4 @@
-import type { AlertItem, AlertRule, AlertRuleSettings } from "../../../src-shared/alerts-api";
+import type { AlertItem, AlertRule, AlertRuleSettings } from "../../../src-shared/api/alerts";
 import type { AlertStore } from "../../ports/alert-store";
 import type { DurableDb } from "./durable-db";
 

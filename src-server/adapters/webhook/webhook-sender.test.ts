@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { AlertItem } from "../../../src-shared/alerts-api";
+import type { AlertItem } from "../../../src-shared/api/alerts";
 import { WebhookSender, webhookBody } from "./webhook-sender";
 
 const alert: AlertItem = { id: 7, rule: "fee-payer-runway", subject: "mainnet", summary: "Fee payer on mainnet is empty", detail: "0 SOL left", startedAt: 0, resolvedAt: null, lastNotifiedAt: 0, notifications: 1 };

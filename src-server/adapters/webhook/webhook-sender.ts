@@ -7,7 +7,7 @@
  * URL is never logged or shown beyond its origin (it often carries a token).
  */
 import { redactUrl } from "../../../src-shared/redact-url";
-import type { AlertItem, WebhookDeliveryStatus } from "../../../src-shared/alerts-api";
+import type { AlertItem, WebhookDeliveryStatus } from "../../../src-shared/api/alerts";
 import type { WebhookFormat } from "../../config/schema";
 
 export type NotificationKind = "firing" | "repeat" | "resolved" | "test";

@@ -1,5 +1,5 @@
 import type { Request, Response } from "express";
-import { isAdminRange, type AdminRange } from "../../../../src-shared/admin-api";
+import { isAdminRange, type AdminRange } from "../../../../src-shared/api/admin";
 import { parsePublicKey } from "../../../../src-shared/encoding/base58";
 import { ErrorName } from "../../../../src-shared/errors";
 import { isNetwork, type Network } from "../../../../src-shared/networks";

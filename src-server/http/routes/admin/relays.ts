@@ -1,5 +1,5 @@
 import { Router } from "express";
-import { RELAY_STATUSES, type RelayStatus } from "../../../../src-shared/admin-api";
+import { RELAY_STATUSES, type RelayStatus } from "../../../../src-shared/api/admin";
 import { fromHex, parseByteArray } from "../../../../src-shared/encoding/bytes";
 import { isCanonicalField } from "../../../../src-shared/encoding/field";
 import { ErrorName } from "../../../../src-shared/errors";
