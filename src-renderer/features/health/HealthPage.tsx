@@ -52,7 +52,7 @@ export function HealthPage() {
               </div>
             </div>
           ) : null}
-          <Facts detail={data} />
+          <HealthFacts detail={data} />
           <NetworksPanel networks={data.networks} />
           <RpcEndpointsPanel networks={data.networks} />
           <Panel id="checks-title" title="Checks">
@@ -101,7 +101,7 @@ function StatusBanner({ detail, stale }: { detail: AdminHealth; stale: boolean }
   );
 }
 
-function Facts({ detail }: { detail: AdminHealth }) {
+function HealthFacts({ detail }: { detail: AdminHealth }) {
   const api = useApi();
   const version = useVersion(detail.version === "");
   const shownVersion = detail.version || version.data || "unknown";

@@ -1,9 +1,13 @@
 import { useState, type FormEvent } from "react";
+import type { AdminSpentNullifier } from "../../../src-shared/api/admin";
 import { REFRESH_MS, useNullifierSearch, useSpentNullifiers } from "../../api/admin-hooks";
 import { hrefFor } from "../../app/routes";
 import { Badge } from "../../components/Badge";
 import { CopyValue } from "../../components/CopyValue";
+import { PoolName } from "../../components/cells";
+import { DataTable, type Column } from "../../components/DataTable";
 import { PageHeader } from "../../components/PageHeader";
+import { Panel } from "../../components/Panel";
 import { QueryView } from "../../components/QueryView";
 import { EmptyState } from "../../components/StateViews";
 import { StatusBadge } from "../../components/StatusBadge";
@@ -20,6 +24,13 @@ export function normalizeNullifierInput(text: string): string | null {
   }
   return null;
 }
+
+const SPENT: readonly Column<AdminSpentNullifier>[] = [
+  { header: "Nullifier hash", cell: (n) => <CopyValue value={n.nullifierHash} label={`nullifier ${n.nullifierHash.slice(0, 8)}`} /> },
+  { header: "Pool", cell: (n) => <PoolName mint={n.mint} network={n.network} /> },
+  { header: "Spent", title: (n) => formatDateTime(n.at), cell: (n) => formatAgo(n.at, Date.now()) },
+  { header: "Relay", cell: (n) => <a href={hrefFor("relays", n.relayId)}>open</a> },
+];
 
 export function NullifiersPage() {
   const [input, setInput] = useState("");
@@ -44,8 +55,7 @@ export function NullifiersPage() {
         lede={`Whether a nullifier is spent in any pool, and which relay spent it. The spent list refreshes every ${REFRESH_MS.support / 1000} s.`}
         query={spent}
       />
-      <section className="panel" aria-labelledby="search-title">
-        <h2 id="search-title">Search</h2>
+      <Panel id="search-title" title="Search">
         <form className="search" onSubmit={submit} role="search">
           <input
             className="input input-wide"
@@ -99,46 +109,21 @@ export function NullifiersPage() {
             }
           </QueryView>
         ) : null}
-      </section>
-      <section className="panel" aria-labelledby="spent-title">
-        <h2 id="spent-title">Spent through this relay</h2>
+      </Panel>
+      <Panel id="spent-title" title="Spent through this relay">
         <QueryView query={spent} loading="Reading spent nullifiers…">
-          {(items) =>
-            items.length === 0 ? (
-              <EmptyState title="No nullifier spent yet">Each confirmed relay spends one; they appear here.</EmptyState>
-            ) : (
-              <div className="table-scroll">
-                <table className="table" data-testid="spent-table">
-                  <thead>
-                    <tr>
-                      <th scope="col">Nullifier hash</th>
-                      <th scope="col">Pool</th>
-                      <th scope="col">Spent</th>
-                      <th scope="col">Relay</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {items.map((n) => (
-                      <tr key={`${n.network}/${n.mint}/${n.nullifierHash}`}>
-                        <td>
-                          <CopyValue value={n.nullifierHash} label={`nullifier ${n.nullifierHash.slice(0, 8)}`} />
-                        </td>
-                        <td>
-                          {mintLabel(n.mint)} <span className="muted">{n.network}</span>
-                        </td>
-                        <td title={formatDateTime(n.at)}>{formatAgo(n.at, Date.now())}</td>
-                        <td>
-                          <a href={hrefFor("relays", n.relayId)}>open</a>
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-            )
-          }
+          {(items) => (
+            <DataTable
+              columns={SPENT}
+              rows={items}
+              rowKey={(n) => `${n.network}/${n.mint}/${n.nullifierHash}`}
+              empty={<EmptyState title="No nullifier spent yet">Each confirmed relay spends one; they appear here.</EmptyState>}
+              scroll
+              testId="spent-table"
+            />
+          )}
         </QueryView>
-      </section>
+      </Panel>
     </section>
   );
 }

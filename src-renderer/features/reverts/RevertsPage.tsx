@@ -2,12 +2,13 @@ import { useState } from "react";
 import { REVERT_STATUSES, type AdminRevert, type RevertStatus } from "../../../src-shared/admin-api";
 import { REFRESH_MS, useReverts } from "../../api/admin-hooks";
 import { CopyValue } from "../../components/CopyValue";
+import { Address } from "../../components/cells";
+import { DataTable, type Column } from "../../components/DataTable";
 import { PageHeader } from "../../components/PageHeader";
 import { QueryView } from "../../components/QueryView";
 import { Segmented } from "../../components/Segmented";
 import { EmptyState } from "../../components/StateViews";
 import { StatusBadge } from "../../components/StatusBadge";
-import { shortenMiddle } from "../../lib/format";
 import { formatAmount, mintLabel } from "../../lib/mints";
 import { formatAgo, formatDateTime, formatDuration } from "../../lib/time";
 
@@ -36,23 +37,14 @@ export function RevertsPage() {
             </EmptyState>
           ) : (
             <section className="panel" aria-label="Revert requests">
-              <table className="table" data-testid="reverts-table">
-                <thead>
-                  <tr>
-                    <th scope="col">Requested</th>
-                    <th scope="col">Network</th>
-                    <th scope="col">Deposit</th>
-                    <th scope="col">Amount</th>
-                    <th scope="col">Status</th>
-                    <th scope="col" />
-                  </tr>
-                </thead>
-                <tbody>
-                  {items.map((r) => (
-                    <RevertRow key={r.id} r={r} open={open === r.id} onToggle={() => setOpen(open === r.id ? null : r.id)} />
-                  ))}
-                </tbody>
-              </table>
+              <DataTable
+                columns={columns(open, (id) => setOpen(open === id ? null : id))}
+                rows={items}
+                rowKey={(r) => r.id}
+                rowData={(r) => ({ "data-revert": r.id })}
+                rowDetail={(r) => (open === r.id ? <RevertDetail r={r} /> : null)}
+                testId="reverts-table"
+              />
             </section>
           )
         }
@@ -61,60 +53,62 @@ export function RevertsPage() {
   );
 }
 
-function RevertRow({ r, open, onToggle }: { r: AdminRevert; open: boolean; onToggle: () => void }) {
-  return (
-    <>
-      <tr data-revert={r.id}>
-        <td title={formatDateTime(r.requestedAt)}>{formatAgo(r.requestedAt, Date.now())}</td>
-        <td>{r.network}</td>
-        <td>
-          <code title={r.depositSignature}>{shortenMiddle(r.depositSignature, 6, 6)}</code>
-        </td>
-        <td className="num">{r.amount && r.mint ? formatAmount(r.amount, r.mint) : <span className="muted">unknown</span>}</td>
-        <td>
+/** The queue's columns; `open` is the revert whose details show, `toggle` opens or closes one. */
+function columns(open: string | null, toggle: (id: string) => void): readonly Column<AdminRevert>[] {
+  return [
+    { header: "Requested", title: (r) => formatDateTime(r.requestedAt), cell: (r) => formatAgo(r.requestedAt, Date.now()) },
+    { header: "Network", cell: (r) => r.network },
+    { header: "Deposit", cell: (r) => <Address value={r.depositSignature} /> },
+    { header: "Amount", numeric: true, cell: (r) => (r.amount && r.mint ? formatAmount(r.amount, r.mint) : <span className="muted">unknown</span>) },
+    {
+      header: "Status",
+      cell: (r) => (
+        <>
           <StatusBadge status={r.status} /> {r.error ? <code className="cell-note">{r.error}</code> : null}
-        </td>
-        <td>
-          <button type="button" className="button button-small" aria-expanded={open} onClick={onToggle}>
-            {open ? "Hide" : "Details"}
-          </button>
-        </td>
-      </tr>
-      {open ? (
-        <tr className="row-detail">
-          <td colSpan={6}>
-            <dl className="kv">
-              <dt>Depositor</dt>
-              <dd>
-                <CopyValue value={r.wallet} label="depositor" display={r.wallet} />
-              </dd>
-              <dt>Deposit transaction</dt>
-              <dd>
-                <CopyValue value={r.depositSignature} label="deposit transaction" />
-              </dd>
-              {r.mint ? (
-                <>
-                  <dt>Pool</dt>
-                  <dd>{mintLabel(r.mint)}</dd>
-                </>
-              ) : null}
-              <dt>Revert transaction</dt>
-              <dd>{r.signature ? <CopyValue value={r.signature} label="revert transaction" /> : <span className="muted">none</span>}</dd>
-              <dt>Steps</dt>
-              <dd>
-                <ol className="steps-inline">
-                  {r.steps.map((s) => (
-                    <li key={`${s.kind}-${s.at}`}>
-                      <StatusBadge status={s.kind} /> +{formatDuration(s.sinceStartMs)}
-                      {s.error ? ` ${s.error}: ${s.detail ?? ""}` : ""}
-                    </li>
-                  ))}
-                </ol>
-              </dd>
-            </dl>
-          </td>
-        </tr>
+        </>
+      ),
+    },
+    {
+      header: "",
+      cell: (r) => (
+        <button type="button" className="button button-small" aria-expanded={open === r.id} onClick={() => toggle(r.id)}>
+          {open === r.id ? "Hide" : "Details"}
+        </button>
+      ),
+    },
+  ];
+}
+
+function RevertDetail({ r }: { r: AdminRevert }) {
+  return (
+    <dl className="kv">
+      <dt>Depositor</dt>
+      <dd>
+        <CopyValue value={r.wallet} label="depositor" display={r.wallet} />
+      </dd>
+      <dt>Deposit transaction</dt>
+      <dd>
+        <CopyValue value={r.depositSignature} label="deposit transaction" />
+      </dd>
+      {r.mint ? (
+        <>
+          <dt>Pool</dt>
+          <dd>{mintLabel(r.mint)}</dd>
+        </>
       ) : null}
-    </>
+      <dt>Revert transaction</dt>
+      <dd>{r.signature ? <CopyValue value={r.signature} label="revert transaction" /> : <span className="muted">none</span>}</dd>
+      <dt>Steps</dt>
+      <dd>
+        <ol className="steps-inline">
+          {r.steps.map((s) => (
+            <li key={`${s.kind}-${s.at}`}>
+              <StatusBadge status={s.kind} /> +{formatDuration(s.sinceStartMs)}
+              {s.error ? ` ${s.error}: ${s.detail ?? ""}` : ""}
+            </li>
+          ))}
+        </ol>
+      </dd>
+    </dl>
   );
 }
