@@ -11,9 +11,9 @@ const refusal = (d: Decoder<unknown>, value: unknown): string => {
 };
 
 /** Every object contract the three modules export, by name. */
-const objectContracts = Object.entries({ ...publicContracts, ...adminContracts, ...alertContracts }).filter(
-  (e): e is [string, Decoder<unknown> & { shape: Record<string, Decoder<unknown> & { optional?: true }> }] =>
-    typeof e[1] === "function" && "shape" in e[1],
+type ObjectContract = Decoder<unknown> & { shape: Record<string, Decoder<unknown> & { optional?: true }> };
+const objectContracts = Object.entries({ ...publicContracts, ...adminContracts, ...alertContracts } as Record<string, unknown>).filter(
+  (e): e is [string, ObjectContract] => typeof e[1] === "function" && "shape" in e[1],
 );
 
 describe("wire contracts refuse a wrong shape with a message naming the field", () => {
