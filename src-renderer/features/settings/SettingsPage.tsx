@@ -1,9 +1,12 @@
-import { Fragment } from "react";
+import { Fragment, type ReactNode } from "react";
 import type { AdminSettings } from "../../../src-shared/api/admin";
 import { REFRESH_MS, useSettings } from "../../api/admin-hooks";
 import { Badge } from "../../components/Badge";
 import { CopyValue } from "../../components/CopyValue";
+import { PoolName } from "../../components/cells";
+import { DataTable, type Column } from "../../components/DataTable";
 import { PageHeader } from "../../components/PageHeader";
+import { Panel } from "../../components/Panel";
 import { QueryView } from "../../components/QueryView";
 import { formatCount } from "../../lib/format";
 import { formatAmount, mintLabel } from "../../lib/mints";
@@ -39,43 +42,62 @@ export function SettingsPage() {
   );
 }
 
+const NETWORKS: readonly Column<AdminSettings["networks"][number]>[] = [
+  { header: "Network", rowHeader: true, cell: (n) => n.name },
+  {
+    header: "Backend",
+    cell: (n) => (
+      <>
+        {n.enabled ? n.backend : <Badge tone="neutral">disabled</Badge>} {n.sandbox && n.enabled ? <Badge tone="warn">test funds only</Badge> : null}
+        {n.rpcUrl ? <div className="muted">{n.rpcUrl}</div> : null}
+      </>
+    ),
+  },
+  { header: "Program id", cell: (n) => <CopyValue value={n.programId} label={`program id on ${n.name}`} /> },
+  { header: "Pools", cell: (n) => n.pools.map(mintLabel).join(", ") || <span className="muted">none</span> },
+];
+
+/** A fee rule as the fee table shows it: the pool it applies to, its rate and its floor. */
+interface FeeRow {
+  key: string;
+  pool: ReactNode;
+  bps: number;
+  floor: string;
+}
+
+const FEES: readonly Column<FeeRow>[] = [
+  { header: "Applies to", rowHeader: true, cell: (f) => f.pool },
+  { header: "Rate", cell: (f) => `${f.bps} bps` },
+  { header: "Floor", cell: (f) => f.floor },
+];
+
+const KEYS: readonly Column<AdminSettings["keys"][number]>[] = [
+  {
+    header: "Key",
+    rowHeader: true,
+    cell: (k) => (
+      <>
+        {k.name}
+        <div className="muted cell-note">{k.purpose}</div>
+      </>
+    ),
+  },
+  { header: "Public key", cell: (k) => (k.publicKey ? <CopyValue value={k.publicKey} label={`${k.name} public key`} /> : <span className="muted">none (a secret)</span>) },
+  { header: "Fingerprint", cell: (k) => <code>{k.fingerprint}</code> },
+  { header: "Kept", className: "cell-note", cell: (k) => k.storage },
+];
+
 function Networks({ s }: { s: AdminSettings }) {
   return (
-    <section className="panel" aria-labelledby="set-networks-title">
-      <h2 id="set-networks-title">Networks and backends</h2>
-      <table className="table">
-        <thead>
-          <tr>
-            <th scope="col">Network</th>
-            <th scope="col">Backend</th>
-            <th scope="col">Program id</th>
-            <th scope="col">Pools</th>
-          </tr>
-        </thead>
-        <tbody>
-          {s.networks.map((n) => (
-            <tr key={n.name}>
-              <th scope="row">{n.name}</th>
-              <td>
-                {n.enabled ? n.backend : <Badge tone="neutral">disabled</Badge>} {n.sandbox && n.enabled ? <Badge tone="warn">test funds only</Badge> : null}
-                {n.rpcUrl ? <div className="muted">{n.rpcUrl}</div> : null}
-              </td>
-              <td>
-                <CopyValue value={n.programId} label={`program id on ${n.name}`} />
-              </td>
-              <td>{n.pools.map(mintLabel).join(", ") || <span className="muted">none</span>}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </section>
+    <Panel id="set-networks-title" title="Networks and backends">
+      <DataTable columns={NETWORKS} rows={s.networks} rowKey={(n) => n.name} />
+    </Panel>
   );
 }
 
 function Fees({ s }: { s: AdminSettings }) {
   return (
-    <section className="panel" aria-labelledby="fees-title">
-      <h2 id="fees-title">Relayer fees</h2>
+    <Panel id="fees-title" title="Relayer fees">
       <p className="muted">
         fee = max(floor, depositSize × bps / 10 000), fixed when a relay is received. Wallets prove for the fee and the fee receiver published at{" "}
         <code>GET /fees</code>: after a change the replaced fee is still accepted for {s.fees.graceSec} s, so proofs made just before it still land.
@@ -90,41 +112,24 @@ function Fees({ s }: { s: AdminSettings }) {
           </Fragment>
         ))}
       </dl>
-      <table className="table table-compact">
-        <thead>
-          <tr>
-            <th scope="col">Applies to</th>
-            <th scope="col">Rate</th>
-            <th scope="col">Floor</th>
-          </tr>
-        </thead>
-        <tbody>
-          <tr>
-            <th scope="row">every other pool</th>
-            <td>{s.fees.default.bps} bps</td>
-            <td>{s.fees.default.floor} base units</td>
-          </tr>
-          {s.fees.pools.map((p) => (
-            <tr key={`${p.network}/${p.mint}`}>
-              <th scope="row">
-                {mintLabel(p.mint)} <span className="muted">{p.network}</span>
-              </th>
-              <td>{p.bps} bps</td>
-              <td>{formatAmount(p.floor, p.mint)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <DataTable
+        columns={FEES}
+        rows={[
+          { key: "default", pool: "every other pool", bps: s.fees.default.bps, floor: `${s.fees.default.floor} base units` },
+          ...s.fees.pools.map((p) => ({ key: `${p.network}/${p.mint}`, pool: <PoolName mint={p.mint} network={p.network} />, bps: p.bps, floor: formatAmount(p.floor, p.mint) })),
+        ]}
+        rowKey={(f) => f.key}
+        compact
+      />
       <FeeEditor s={s} />
-    </section>
+    </Panel>
   );
 }
 
 function Limits({ s }: { s: AdminSettings }) {
   const l = s.limits;
   return (
-    <section className="panel" aria-labelledby="limits-set-title">
-      <h2 id="limits-set-title">Limits</h2>
+    <Panel id="limits-set-title" title="Limits">
       <dl className="kv">
         <dt>Rate limits</dt>
         <dd>{l.rateLimitsEnabled ? `on, per ${l.windowSec} s window` : <Badge tone="warn">off</Badge>}</dd>
@@ -143,40 +148,15 @@ function Limits({ s }: { s: AdminSettings }) {
         <dt>Relay records</dt>
         <dd>kept {s.retentionDays} days, then folded into daily totals</dd>
       </dl>
-    </section>
+    </Panel>
   );
 }
 
 function Keys({ s }: { s: AdminSettings }) {
   return (
-    <section className="panel" aria-labelledby="keys-title">
-      <h2 id="keys-title">Keys</h2>
+    <Panel id="keys-title" title="Keys">
       <p className="muted">Fingerprints identify which key is in force; no secret ever leaves the relay.</p>
-      <table className="table" data-testid="keys-table">
-        <thead>
-          <tr>
-            <th scope="col">Key</th>
-            <th scope="col">Public key</th>
-            <th scope="col">Fingerprint</th>
-            <th scope="col">Kept</th>
-          </tr>
-        </thead>
-        <tbody>
-          {s.keys.map((k) => (
-            <tr key={k.name}>
-              <th scope="row">
-                {k.name}
-                <div className="muted cell-note">{k.purpose}</div>
-              </th>
-              <td>{k.publicKey ? <CopyValue value={k.publicKey} label={`${k.name} public key`} /> : <span className="muted">none (a secret)</span>}</td>
-              <td>
-                <code>{k.fingerprint}</code>
-              </td>
-              <td className="cell-note">{k.storage}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </section>
+      <DataTable columns={KEYS} rows={s.keys} rowKey={(k) => k.name} testId="keys-table" />
+    </Panel>
   );
 }
