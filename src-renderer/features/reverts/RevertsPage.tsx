@@ -1,5 +1,5 @@
 import { useState } from "react";
-import { REVERT_STATUSES, type AdminRevert, type RevertStatus } from "../../../src-shared/admin-api";
+import { REVERT_STATUSES, type AdminRevert, type RevertStatus } from "../../../src-shared/api/admin";
 import { REFRESH_MS, useReverts } from "../../api/admin-hooks";
 import { CopyValue } from "../../components/CopyValue";
 import { Address } from "../../components/cells";
