@@ -1,7 +1,7 @@
 import { parsePublicKey } from "../encoding/base58";
 import { isCanonicalField } from "../encoding/field";
 import { err, ok, type Result } from "../result";
-import { array, boolean, decoder, isRecord, literal, nonNegInt, object, optional, record, string, type Decoder, type Infer } from "./decode";
+import { array, boolean, decodeAt, decoder, isRecord, nullable, literal, nonNegInt, object, optional, record, string, type Decoder, type Infer } from "./decode";
 
 /**
  * The public API's answers (the API summary in README.md, sandbox endpoints included): each declared
@@ -251,21 +251,31 @@ export const decodeNetworks: Decoder<RelayNetwork[]> = (v) => {
 export const decodeSignatureAnswer: Decoder<{ signature: string }> = (v) =>
   isObject(v) && isString(v.signature) ? ok({ signature: v.signature }) : err("expected { signature }");
 
+/** A 32-byte field element as the wire carries it (number[]), checked like every hash on the wire. */
+const fieldBytes: Decoder<number[]> = decoder((v, p) => {
+  const f = field(v, p);
+  return f.ok ? ok(Array.from(f.value)) : f;
+});
+
+/** POST /sandbox/deposit as the relay answers it. */
+export const sandboxDepositAnswer = object({
+  signature: string,
+  status: literal("indexed", "failed"),
+  leafIndex: nullable(nonNegInt),
+  /** The leaf the pool computed (protocol v2); a relay that leaves it out is older than v2. */
+  commitment: decoder<number[] | null>((v, p) =>
+    v === undefined ? err(`${p} is missing (a protocol v2 relay answers the leaf the pool computed)`) : v === null ? ok(null) : decodeAt(fieldBytes, v, p),
+  ),
+});
+export type SandboxDepositWire = Infer<typeof sandboxDepositAnswer>;
+
 export const decodeSandboxDeposit: Decoder<SandboxDepositAnswer> = (v) => {
-  if (!isObject(v) || !isString(v.signature)) return err("expected { signature, status, leafIndex, commitment }");
-  if (v.status !== "indexed" && v.status !== "failed") return err("status must be indexed or failed");
-  if (v.leafIndex !== null && !isNonNegInt(v.leafIndex)) return err("leafIndex must be a non-negative integer or null");
-  if ((v.status === "indexed") !== (v.leafIndex !== null)) return err("an indexed deposit has a leafIndex and a failed one has none");
-  // Protocol v2: the pool answers the leaf it computed. A relay that leaves it out is older than v2.
-  if (!("commitment" in v)) return err("commitment is missing (a protocol v2 relay answers the leaf the pool computed)");
-  let commitment: Uint8Array | null = null;
-  if (v.commitment !== null) {
-    const c = field(v.commitment, "commitment");
-    if (!c.ok) return c;
-    commitment = c.value;
-  }
-  if (v.status === "indexed" && commitment === null) return err("an indexed deposit has the commitment the pool inserted");
-  return ok({ signature: v.signature, status: v.status, leafIndex: v.leafIndex, commitment });
+  const r = sandboxDepositAnswer(v);
+  if (!r.ok) return r;
+  const { signature, status, leafIndex, commitment } = r.value;
+  if ((status === "indexed") !== (leafIndex !== null)) return err("an indexed deposit has a leafIndex and a failed one has none");
+  if (status === "indexed" && commitment === null) return err("an indexed deposit has the commitment the pool inserted");
+  return ok({ signature, status, leafIndex, commitment: commitment === null ? null : Uint8Array.from(commitment) });
 };
 
 export const decodeBalance: Decoder<{ amount: bigint }> = (v) =>

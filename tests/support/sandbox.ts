@@ -1,3 +1,4 @@
+import type { SandboxDepositWire } from "../../src-shared/api/public";
 import { randomBytes } from "node:crypto";
 import { sandboxDepositMessage } from "../../src-shared/messages";
 import type { Network } from "../../src-shared/networks";
@@ -25,12 +26,8 @@ export const randomPrecommitment = randomFieldBytes;
 export const randomCommitment = randomFieldBytes;
 
 /** POST /sandbox/deposit's answer: `commitment` is the leaf the pool computed, or null. */
-export interface SandboxDepositAnswer {
-  signature: string;
-  status: "indexed" | "failed";
-  leafIndex: number | null;
-  commitment: number[] | null;
-}
+/** POST /sandbox/deposit's answer as the wire carries it (its contract is in src-shared/api/public.ts). */
+export type SandboxDepositAnswer = SandboxDepositWire;
 
 export async function airdrop(url: string, wallet: TestWallet, amount: number, mint = WSOL, network: Network = "mainnet"): Promise<void> {
   const r = await post(`${url}/sandbox/airdrop`, { network, wallet: wallet.address, mint, amount });

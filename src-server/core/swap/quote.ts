@@ -1,3 +1,4 @@
+import type { SwapQuote as SwapQuoteAnswer } from "../../../src-shared/api/public";
 import { parsePublicKey } from "../../../src-shared/encoding/base58";
 import { isNetwork, type Network } from "../../../src-shared/networks";
 import { err, ok, type Result } from "../../../src-shared/result";
@@ -90,8 +91,8 @@ export function parseQuoteRequest(body: unknown): Result<QuoteRequestBody, Reque
   return ok({ network, inputMint: b.inputMint as string, outputMint: b.outputMint as string, amount: BigInt(amount), slippageBps, dexes });
 }
 
-/** The spec's swap quote response: amounts as text, priceImpactPct in percent. */
-export function quoteJson(q: SwapQuote): Record<string, unknown> {
+/** POST /jupiter's answer: amounts as text, priceImpactPct in percent, in the shape its contract (src-shared/api/public.ts) declares. */
+export function quoteJson(q: SwapQuote): SwapQuoteAnswer {
   return {
     inputMint: q.inputMint,
     outputMint: q.outputMint,

@@ -1,3 +1,4 @@
+import type { SandboxDepositWire } from "../../../src-shared/api/public";
 import { Router, type Request, type Response } from "express";
 import { parsePublicKey, parseSignature } from "../../../src-shared/encoding/base58";
 import { parseByteArray, toByteArray } from "../../../src-shared/encoding/bytes";
@@ -85,7 +86,8 @@ export function sandboxRoutes(sandboxes: ReadonlyMap<Network, SandboxChain>, ind
     await synced;
     // `commitment` is the leaf the pool computed (null when the precommitment could not make one).
     const { signature: txSignature, status, leafIndex, commitment } = applied.value.result;
-    res.status(200).json({ signature: txSignature, status, leafIndex, commitment: commitment ? toByteArray(commitment) : null });
+    const answer: SandboxDepositWire = { signature: txSignature, status, leafIndex, commitment: commitment ? toByteArray(commitment) : null };
+    res.status(200).json(answer);
   });
 
   r.get("/sandbox/balance/:network/:wallet/:mint", limit, (req, res) => {
