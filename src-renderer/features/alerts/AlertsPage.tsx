@@ -2,9 +2,8 @@ import type { AdminAlerts, AlertItem } from "../../../src-shared/api/alerts";
 import { ALERTS_REFRESH_MS, useAlerts, useTestWebhook } from "../../api/alerts";
 import { Badge } from "../../components/Badge";
 import { DataTable, type Column } from "../../components/DataTable";
-import { PageHeader } from "../../components/PageHeader";
+import { QueryPage } from "../../components/Page";
 import { Panel } from "../../components/Panel";
-import { QueryView } from "../../components/QueryView";
 import { EmptyState } from "../../components/StateViews";
 import { hrefFor } from "../../app/routes";
 import { formatDateTime, formatDuration } from "../../lib/time";
@@ -13,33 +12,31 @@ import { formatDateTime, formatDuration } from "../../lib/time";
 export function AlertsPage() {
   const alerts = useAlerts();
   return (
-    <section className="page" aria-labelledby="alerts-title">
-      <PageHeader
-        id="alerts-title"
-        title="Alerts"
-        lede={`Rules the relay checks by itself; an alert fires once, repeats while it lasts and resolves. Refreshed every ${ALERTS_REFRESH_MS / 1000} s.`}
-        query={alerts}
-      />
-      <QueryView query={alerts} loading="Reading the alerts…">
-        {(a) => (
-          <>
-            {!a.enabled ? (
-              <div className="banner banner-warn" role="status">
-                <div>
-                  <p className="banner-title">Alerts are off</p>
-                  <p className="banner-body">
-                    Set <code>alerts.enabled</code> to true in the config file and restart.
-                  </p>
-                </div>
+    <QueryPage
+      id="alerts-title"
+      title="Alerts"
+      lede={`Rules the relay checks by itself; an alert fires once, repeats while it lasts and resolves. Refreshed every ${ALERTS_REFRESH_MS / 1000} s.`}
+      query={alerts}
+      loading="Reading the alerts…"
+    >
+      {(a) => (
+        <>
+          {!a.enabled ? (
+            <div className="banner banner-warn" role="status">
+              <div>
+                <p className="banner-title">Alerts are off</p>
+                <p className="banner-body">
+                  Set <code>alerts.enabled</code> to true in the config file and restart.
+                </p>
               </div>
-            ) : null}
-            <Active items={a.active} />
-            <Delivery a={a} />
-            <History items={a.history} />
-          </>
-        )}
-      </QueryView>
-    </section>
+            </div>
+          ) : null}
+          <Active items={a.active} />
+          <Delivery a={a} />
+          <History items={a.history} />
+        </>
+      )}
+    </QueryPage>
   );
 }
 

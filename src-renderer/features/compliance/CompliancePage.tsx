@@ -5,10 +5,9 @@ import { Badge } from "../../components/Badge";
 import { Address } from "../../components/cells";
 import { DataTable, type Column } from "../../components/DataTable";
 import { Fact, Facts } from "../../components/Facts";
-import { PageHeader } from "../../components/PageHeader";
+import { QueryPage } from "../../components/Page";
 import { Panel } from "../../components/Panel";
 import { Select, type SelectOption } from "../../components/SelectField";
-import { QueryView } from "../../components/QueryView";
 import { EmptyState } from "../../components/StateViews";
 import { StatusBadge } from "../../components/StatusBadge";
 import { formatCount } from "../../lib/format";
@@ -22,50 +21,48 @@ export function CompliancePage() {
   const [address, setAddress] = useState("");
   const log = useCompliance(address);
   return (
-    <section className="page" aria-labelledby="compliance-title">
-      <PageHeader
-        id="compliance-title"
-        title="Compliance"
-        lede={`Sanctions screening: the list in force, every decision, and overrides with their reasons; refreshed every ${REFRESH_MS.support / 1000} s.`}
-        query={log}
-      />
-      <QueryView query={log} loading="Reading the compliance log…">
-        {(c) => (
-          <>
-            <ListPanel c={c} />
-            <Panel id="decisions-title" title="Decisions">
-              <form
-                className="search"
-                role="search"
-                onSubmit={(e) => {
-                  e.preventDefault();
-                  setAddress(filter.trim());
-                }}
-              >
-                <input className="input input-wide" value={filter} onChange={(e) => setFilter(e.target.value)} placeholder="Filter by address" aria-label="Address" />
-                <button type="submit" className="button">
-                  Filter
+    <QueryPage
+      id="compliance-title"
+      title="Compliance"
+      lede={`Sanctions screening: the list in force, every decision, and overrides with their reasons; refreshed every ${REFRESH_MS.support / 1000} s.`}
+      query={log}
+      loading="Reading the compliance log…"
+    >
+      {(c) => (
+        <>
+          <ListPanel c={c} />
+          <Panel id="decisions-title" title="Decisions">
+            <form
+              className="search"
+              role="search"
+              onSubmit={(e) => {
+                e.preventDefault();
+                setAddress(filter.trim());
+              }}
+            >
+              <input className="input input-wide" value={filter} onChange={(e) => setFilter(e.target.value)} placeholder="Filter by address" aria-label="Address" />
+              <button type="submit" className="button">
+                Filter
+              </button>
+              {address ? (
+                <button type="button" className="button" onClick={() => (setFilter(""), setAddress(""))}>
+                  Clear
                 </button>
-                {address ? (
-                  <button type="button" className="button" onClick={() => (setFilter(""), setAddress(""))}>
-                    Clear
-                  </button>
-                ) : null}
-              </form>
-              <DataTable
-                columns={DECISIONS}
-                rows={c.decisions}
-                rowKey={(d) => d.id}
-                empty={<EmptyState title="No decision recorded">Every compliance signature and every relay recipient screened is recorded here.</EmptyState>}
-                scroll
-                testId="decisions-table"
-              />
-            </Panel>
-            <Overrides c={c} />
-          </>
-        )}
-      </QueryView>
-    </section>
+              ) : null}
+            </form>
+            <DataTable
+              columns={DECISIONS}
+              rows={c.decisions}
+              rowKey={(d) => d.id}
+              empty={<EmptyState title="No decision recorded">Every compliance signature and every relay recipient screened is recorded here.</EmptyState>}
+              scroll
+              testId="decisions-table"
+            />
+          </Panel>
+          <Overrides c={c} />
+        </>
+      )}
+    </QueryPage>
   );
 }
 

@@ -4,7 +4,7 @@ import { useApi } from "../../api/context";
 import { useVersion } from "../../api/hooks";
 import { CopyValue } from "../../components/CopyValue";
 import { Fact, Facts } from "../../components/Facts";
-import { PageHeader } from "../../components/PageHeader";
+import { Page } from "../../components/Page";
 import { Panel } from "../../components/Panel";
 import { describeError, EmptyState, ErrorState, Loading } from "../../components/StateViews";
 import { hrefFor } from "../../app/routes";
@@ -20,14 +20,7 @@ export function HealthPage() {
   const { data, error, isFetching, dataUpdatedAt } = health;
 
   return (
-    <section className="page" aria-labelledby="health-title">
-      <PageHeader
-        id="health-title"
-        title="Health"
-        lede={`What the relay reports about itself, refreshed every ${REFRESH_MS.health / 1000} s.`}
-        query={health}
-      />
-
+    <Page id="health-title" title="Health" lede={`What the relay reports about itself, refreshed every ${REFRESH_MS.health / 1000} s.`} query={health}>
       {data === undefined ? (
         error ? (
           <ErrorState error={error} onRetry={() => void health.refetch()} retrying={isFetching} />
@@ -72,7 +65,7 @@ export function HealthPage() {
           <DesktopFacts />
         </>
       )}
-    </section>
+    </Page>
   );
 }
 

@@ -8,8 +8,7 @@ import { CopyValue } from "../../components/CopyValue";
 import { PoolName } from "../../components/cells";
 import { DataTable, type Column } from "../../components/DataTable";
 import { Panel } from "../../components/Panel";
-import { PageHeader } from "../../components/PageHeader";
-import { QueryView } from "../../components/QueryView";
+import { QueryPage } from "../../components/Page";
 import { Segmented } from "../../components/Segmented";
 import { EmptyState } from "../../components/StateViews";
 import { StatusBadge } from "../../components/StatusBadge";
@@ -34,45 +33,42 @@ export function MoneyPage() {
   const [range, setRange] = useState<AdminRange>("30d");
   const money = useMoney(range);
   return (
-    <section className="page" aria-labelledby="money-title">
-      <PageHeader
-        id="money-title"
-        title="Money"
-        lede={`What the relayer holds, the fees it earned and what each relay cost it; refreshed every ${REFRESH_MS.money / 1000} s.`}
-        query={money}
-      >
-        <Segmented label="Range" options={RANGES} value={range} onChange={setRange} />
-      </PageHeader>
-      <QueryView query={money} loading="Adding up fees…">
-        {(m) => (
-          <>
-            <FeePayers money={m} />
-            <Panel id="earned-title" title="Fees earned">
-              {m.totals.length === 0 ? (
-                <EmptyState title="No fee earned in this range">A fee is earned when a relay is confirmed.</EmptyState>
-              ) : (
-                <>
-                  <DataTable columns={TOTALS} rows={m.totals} rowKey={(t) => `${t.network}/${t.mint}`} testId="money-totals" />
-                  <div className="chart-grid-2">
-                    {m.totals.map((t) => (
-                      <BarChart
-                        key={`${t.network}/${t.mint}`}
-                        bars={earnedBars(m, t.network, t.mint, Date.now())}
-                        bucketMs={m.bucketMs}
-                        label={`Fees in ${mintLabel(t.mint)} on ${t.network}`}
-                        unit={mintLabel(t.mint)}
-                        format={(v) => (v === 0 ? "0" : v < 0.01 ? v.toPrecision(2) : v.toLocaleString("en-US", { maximumFractionDigits: 4 }))}
-                      />
-                    ))}
-                  </div>
-                </>
-              )}
-            </Panel>
-            <RecentCosts money={m} />
-          </>
-        )}
-      </QueryView>
-    </section>
+    <QueryPage
+      id="money-title"
+      title="Money"
+      lede={`What the relayer holds, the fees it earned and what each relay cost it; refreshed every ${REFRESH_MS.money / 1000} s.`}
+      query={money}
+      loading="Adding up fees…"
+      actions={<Segmented label="Range" options={RANGES} value={range} onChange={setRange} />}
+    >
+      {(m) => (
+        <>
+          <FeePayers money={m} />
+          <Panel id="earned-title" title="Fees earned">
+            {m.totals.length === 0 ? (
+              <EmptyState title="No fee earned in this range">A fee is earned when a relay is confirmed.</EmptyState>
+            ) : (
+              <>
+                <DataTable columns={TOTALS} rows={m.totals} rowKey={(t) => `${t.network}/${t.mint}`} testId="money-totals" />
+                <div className="chart-grid-2">
+                  {m.totals.map((t) => (
+                    <BarChart
+                      key={`${t.network}/${t.mint}`}
+                      bars={earnedBars(m, t.network, t.mint, Date.now())}
+                      bucketMs={m.bucketMs}
+                      label={`Fees in ${mintLabel(t.mint)} on ${t.network}`}
+                      unit={mintLabel(t.mint)}
+                      format={(v) => (v === 0 ? "0" : v < 0.01 ? v.toPrecision(2) : v.toLocaleString("en-US", { maximumFractionDigits: 4 }))}
+                    />
+                  ))}
+                </div>
+              </>
+            )}
+          </Panel>
+          <RecentCosts money={m} />
+        </>
+      )}
+    </QueryPage>
   );
 }
 

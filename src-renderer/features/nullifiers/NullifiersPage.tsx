@@ -6,7 +6,7 @@ import { Badge } from "../../components/Badge";
 import { CopyValue } from "../../components/CopyValue";
 import { PoolName } from "../../components/cells";
 import { DataTable, type Column } from "../../components/DataTable";
-import { PageHeader } from "../../components/PageHeader";
+import { Page } from "../../components/Page";
 import { Panel } from "../../components/Panel";
 import { QueryView } from "../../components/QueryView";
 import { EmptyState } from "../../components/StateViews";
@@ -48,13 +48,12 @@ export function NullifiersPage() {
   };
 
   return (
-    <section className="page" aria-labelledby="nullifiers-title">
-      <PageHeader
-        id="nullifiers-title"
-        title="Nullifiers"
-        lede={`Whether a nullifier is spent in any pool, and which relay spent it. The spent list refreshes every ${REFRESH_MS.support / 1000} s.`}
-        query={spent}
-      />
+    <Page
+      id="nullifiers-title"
+      title="Nullifiers"
+      lede={`Whether a nullifier is spent in any pool, and which relay spent it. The spent list refreshes every ${REFRESH_MS.support / 1000} s.`}
+      query={spent}
+    >
       <Panel id="search-title" title="Search">
         <form className="search" onSubmit={submit} role="search">
           <input
@@ -124,6 +123,6 @@ export function NullifiersPage() {
           )}
         </QueryView>
       </Panel>
-    </section>
+    </Page>
   );
 }

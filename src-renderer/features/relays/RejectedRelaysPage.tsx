@@ -3,8 +3,7 @@ import { useRejectedRelays } from "../../api/admin-hooks";
 import { hrefFor } from "../../app/routes";
 import { PoolName } from "../../components/cells";
 import { DataTable, type Column } from "../../components/DataTable";
-import { PageHeader } from "../../components/PageHeader";
-import { QueryView } from "../../components/QueryView";
+import { QueryPage } from "../../components/Page";
 import { EmptyState } from "../../components/StateViews";
 import { formatAgo, formatDateTime } from "../../lib/time";
 
@@ -39,41 +38,39 @@ const COLUMNS: readonly Column<AdminRejectedRelay>[] = [
 export function RejectedRelaysPage() {
   const rejected = useRejectedRelays();
   return (
-    <section className="page" aria-labelledby="rejected-title">
-      <PageHeader
-        id="rejected-title"
-        title="Rejected relays"
-        lede={
-          <>
-            <a href={hrefFor("relays")}>← All relays</a> · Requests refused before their proof verified. Kept in memory only (never stored), counted since the
-            relay started.
-          </>
-        }
-        query={rejected}
-      />
-      <QueryView query={rejected} loading="Reading rejected relays…">
-        {(data) => (
-          <section className="panel" aria-label="Rejected relays">
-            <p className="counts" data-testid="rejected-counts">
-              {Object.entries(data.counts).map(([error, n]) => (
-                <span key={error} className="count count-failed" data-error={error}>
-                  {n} {error}
-                </span>
-              ))}
-              {data.total === 0 ? <span className="muted">None since {formatDateTime(data.since)}.</span> : <span className="muted"> since {formatDateTime(data.since)}</span>}
-            </p>
-            <DataTable
-              columns={COLUMNS}
-              rows={data.items}
-              rowKey={(r, i) => `${r.at}-${i}`}
-              rowData={(r) => ({ "data-error": r.error })}
-              empty={<EmptyState title="No rejected relays">Relays refused before their proof verified appear here (the newest {data.kept}).</EmptyState>}
-              scroll
-              testId="rejected-table"
-            />
-          </section>
-        )}
-      </QueryView>
-    </section>
+    <QueryPage
+      id="rejected-title"
+      title="Rejected relays"
+      lede={
+        <>
+          <a href={hrefFor("relays")}>← All relays</a> · Requests refused before their proof verified. Kept in memory only (never stored), counted since the relay
+          started.
+        </>
+      }
+      query={rejected}
+      loading="Reading rejected relays…"
+    >
+      {(data) => (
+        <section className="panel" aria-label="Rejected relays">
+          <p className="counts" data-testid="rejected-counts">
+            {Object.entries(data.counts).map(([error, n]) => (
+              <span key={error} className="count count-failed" data-error={error}>
+                {n} {error}
+              </span>
+            ))}
+            {data.total === 0 ? <span className="muted">None since {formatDateTime(data.since)}.</span> : <span className="muted"> since {formatDateTime(data.since)}</span>}
+          </p>
+          <DataTable
+            columns={COLUMNS}
+            rows={data.items}
+            rowKey={(r, i) => `${r.at}-${i}`}
+            rowData={(r) => ({ "data-error": r.error })}
+            empty={<EmptyState title="No rejected relays">Relays refused before their proof verified appear here (the newest {data.kept}).</EmptyState>}
+            scroll
+            testId="rejected-table"
+          />
+        </section>
+      )}
+    </QueryPage>
   );
 }

@@ -3,9 +3,8 @@ import { useRelay } from "../../api/admin-hooks";
 import { hrefFor } from "../../app/routes";
 import { CopyValue } from "../../components/CopyValue";
 import { DataTable, type Column } from "../../components/DataTable";
-import { PageHeader } from "../../components/PageHeader";
+import { QueryPage } from "../../components/Page";
 import { Panel } from "../../components/Panel";
-import { QueryView } from "../../components/QueryView";
 import { StatusBadge } from "../../components/StatusBadge";
 import { formatAmount, mintLabel } from "../../lib/mints";
 import { formatDateTime, formatDuration } from "../../lib/time";
@@ -22,24 +21,16 @@ const STEP_TEXT: Record<string, string> = {
 export function RelayDetailPage({ id }: { id: string }) {
   const relay = useRelay(id);
   return (
-    <section className="page" aria-labelledby="relay-title">
-      <PageHeader
-        id="relay-title"
-        title="Relay"
-        lede={<a href={hrefFor("relays")}>← All relays</a>}
-        query={relay}
-      />
-      <QueryView query={relay} loading="Reading the relay record…">
-        {(r) => (
-          <>
-            <Facts r={r} />
-            <Pipeline r={r} />
-            {r.attempts.length ? <Attempts r={r} /> : null}
-            <RelayLogPanel id={r.id} />
-          </>
-        )}
-      </QueryView>
-    </section>
+    <QueryPage id="relay-title" title="Relay" lede={<a href={hrefFor("relays")}>← All relays</a>} query={relay} loading="Reading the relay record…">
+      {(r) => (
+        <>
+          <Facts r={r} />
+          <Pipeline r={r} />
+          {r.attempts.length ? <Attempts r={r} /> : null}
+          <RelayLogPanel id={r.id} />
+        </>
+      )}
+    </QueryPage>
   );
 }
 

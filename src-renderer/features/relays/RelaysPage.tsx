@@ -4,7 +4,7 @@ import type { RelayFilters } from "../../api/admin";
 import { REFRESH_MS, usePools, useRejectedRelays, useRelays } from "../../api/admin-hooks";
 import { hrefFor } from "../../app/routes";
 import { NetworkSelect } from "../../components/NetworkSelect";
-import { PageHeader } from "../../components/PageHeader";
+import { Page } from "../../components/Page";
 import { Field, SelectField, type SelectOption } from "../../components/SelectField";
 import { QueryView } from "../../components/QueryView";
 import { EmptyState } from "../../components/StateViews";
@@ -34,17 +34,17 @@ export function RelaysPage() {
   };
 
   return (
-    <section className="page" aria-labelledby="relays-title">
-      <PageHeader
-        id="relays-title"
-        title="Relays"
-        lede={`Every withdrawal with a valid proof the relay was asked to submit, newest first, live (every ${REFRESH_MS.relays / 1000} s). No client address is ever recorded.`}
-        query={page}
-      >
+    <Page
+      id="relays-title"
+      title="Relays"
+      lede={`Every withdrawal with a valid proof the relay was asked to submit, newest first, live (every ${REFRESH_MS.relays / 1000} s). No client address is ever recorded.`}
+      query={page}
+      actions={
         <a className="button button-small" href={hrefFor("relays", "rejected")} data-testid="rejected-relays-link">
           Rejected{rejected.data ? ` (${rejected.data.total})` : ""}
         </a>
-      </PageHeader>
+      }
+    >
       <div className="filters panel" role="search" aria-label="Filter relays">
         <Field label="Network" inline>
           <NetworkSelect all value={filters.network ?? ""} onChange={(network) => update({ network })} />
@@ -83,6 +83,6 @@ export function RelaysPage() {
           </section>
         )}
       </QueryView>
-    </section>
+    </Page>
   );
 }

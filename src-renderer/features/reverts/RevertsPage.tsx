@@ -4,8 +4,7 @@ import { REFRESH_MS, useReverts } from "../../api/admin-hooks";
 import { CopyValue } from "../../components/CopyValue";
 import { Address } from "../../components/cells";
 import { DataTable, type Column } from "../../components/DataTable";
-import { PageHeader } from "../../components/PageHeader";
-import { QueryView } from "../../components/QueryView";
+import { QueryPage } from "../../components/Page";
 import { Segmented } from "../../components/Segmented";
 import { EmptyState } from "../../components/StateViews";
 import { StatusBadge } from "../../components/StatusBadge";
@@ -20,36 +19,33 @@ export function RevertsPage() {
   const [open, setOpen] = useState<string | null>(null);
   const reverts = useReverts(status);
   return (
-    <section className="page" aria-labelledby="reverts-title">
-      <PageHeader
-        id="reverts-title"
-        title="Reverts"
-        lede={`Revert requests for deposits that never reached the tree, newest first; refreshed every ${REFRESH_MS.support / 1000} s.`}
-        query={reverts}
-      >
-        <Segmented label="Status" options={FILTERS} value={status} onChange={setStatus} />
-      </PageHeader>
-      <QueryView query={reverts} loading="Reading the revert queue…">
-        {(items) =>
-          items.length === 0 ? (
-            <EmptyState title={status ? `No ${status} revert` : "No revert requested yet"}>
-              A depositor asks with <code>POST /revert/&#123;network&#125;/&#123;id&#125;/&#123;txn_sig&#125;</code> when a deposit failed to enter the tree.
-            </EmptyState>
-          ) : (
-            <section className="panel" aria-label="Revert requests">
-              <DataTable
-                columns={columns(open, (id) => setOpen(open === id ? null : id))}
-                rows={items}
-                rowKey={(r) => r.id}
-                rowData={(r) => ({ "data-revert": r.id })}
-                rowDetail={(r) => (open === r.id ? <RevertDetail r={r} /> : null)}
-                testId="reverts-table"
-              />
-            </section>
-          )
-        }
-      </QueryView>
-    </section>
+    <QueryPage
+      id="reverts-title"
+      title="Reverts"
+      lede={`Revert requests for deposits that never reached the tree, newest first; refreshed every ${REFRESH_MS.support / 1000} s.`}
+      query={reverts}
+      loading="Reading the revert queue…"
+      actions={<Segmented label="Status" options={FILTERS} value={status} onChange={setStatus} />}
+    >
+      {(items) =>
+        items.length === 0 ? (
+          <EmptyState title={status ? `No ${status} revert` : "No revert requested yet"}>
+            A depositor asks with <code>POST /revert/&#123;network&#125;/&#123;id&#125;/&#123;txn_sig&#125;</code> when a deposit failed to enter the tree.
+          </EmptyState>
+        ) : (
+          <section className="panel" aria-label="Revert requests">
+            <DataTable
+              columns={columns(open, (id) => setOpen(open === id ? null : id))}
+              rows={items}
+              rowKey={(r) => r.id}
+              rowData={(r) => ({ "data-revert": r.id })}
+              rowDetail={(r) => (open === r.id ? <RevertDetail r={r} /> : null)}
+              testId="reverts-table"
+            />
+          </section>
+        )
+      }
+    </QueryPage>
   );
 }
 

@@ -5,9 +5,8 @@ import { Badge } from "../../components/Badge";
 import { CopyValue } from "../../components/CopyValue";
 import { PoolName } from "../../components/cells";
 import { DataTable, type Column } from "../../components/DataTable";
-import { PageHeader } from "../../components/PageHeader";
+import { QueryPage } from "../../components/Page";
 import { Panel } from "../../components/Panel";
-import { QueryView } from "../../components/QueryView";
 import { formatCount } from "../../lib/format";
 import { formatAmount, mintLabel } from "../../lib/mints";
 import { AlertRulesEditor } from "./AlertRulesEditor";
@@ -17,28 +16,26 @@ import { PauseSwitches } from "./PauseSwitches";
 export function SettingsPage() {
   const settings = useSettings();
   return (
-    <section className="page" aria-labelledby="settings-title">
-      <PageHeader
-        id="settings-title"
-        title="Settings"
-        lede={`The configuration in force (change it in the config file and restart; fees also here), pause switches, and the keys the relay holds, by fingerprint only. Refreshed every ${REFRESH_MS.settings / 1000} s.`}
-        query={settings}
-      />
-      <QueryView query={settings} loading="Reading the settings…">
-        {(s) => (
-          <>
-            <PauseSwitches settings={s} />
-            <Networks s={s} />
-            <div className="two-columns">
-              <Fees s={s} />
-              <Limits s={s} />
-            </div>
-            <AlertRulesEditor />
-            <Keys s={s} />
-          </>
-        )}
-      </QueryView>
-    </section>
+    <QueryPage
+      id="settings-title"
+      title="Settings"
+      lede={`The configuration in force (change it in the config file and restart; fees also here), pause switches, and the keys the relay holds, by fingerprint only. Refreshed every ${REFRESH_MS.settings / 1000} s.`}
+      query={settings}
+      loading="Reading the settings…"
+    >
+      {(s) => (
+        <>
+          <PauseSwitches settings={s} />
+          <Networks s={s} />
+          <div className="two-columns">
+            <Fees s={s} />
+            <Limits s={s} />
+          </div>
+          <AlertRulesEditor />
+          <Keys s={s} />
+        </>
+      )}
+    </QueryPage>
   );
 }
 
