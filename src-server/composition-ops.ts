@@ -8,6 +8,7 @@ import { statfsSync, statSync } from "node:fs";
 import path from "node:path";
 import { Router, type RequestHandler } from "express";
 import { ALERT_RULES, type AdminAlerts, type AdminAlertTest, type AlertItem } from "../src-shared/api/alerts";
+import type { AdminRelayLog } from "../src-shared/api/admin";
 import { ErrorName } from "../src-shared/errors";
 import type { Network } from "../src-shared/networks";
 import { SqlAlertStore } from "./adapters/storage-sqljs/alert-store";
@@ -251,7 +252,8 @@ export class Ops {
     r.get("/admin/relays/:id/log", guard, (req, res) => {
       const id = String(req.params.id);
       res.setHeader("Cache-Control", "no-store");
-      res.json({ id, lines: this.logger?.linesOf(id) ?? [], kept: this.logger !== null });
+      const answer: AdminRelayLog = { id, lines: this.logger?.linesOf(id) ?? [], kept: this.logger !== null };
+      res.json(answer);
     });
     return r;
   }

@@ -7,6 +7,7 @@ import {
   adminNullifierSearch,
   adminRejectedRelays,
   adminRelayDetail,
+  adminRelayLog,
   adminRelayPage,
   adminSettings,
   adminTreeNode,
@@ -64,6 +65,9 @@ export const fetchRejectedRelays = async (api: ApiClient, o: Opt = {}) => decode
 
 export const fetchRelay = async (api: ApiClient, id: string, o: Opt = {}) =>
   decodeAnswer(await api.getJson(`/admin/relays/${encodeURIComponent(id)}`, o), adminRelayDetail, "relay");
+
+export const fetchRelayLog = async (api: ApiClient, id: string, o: Opt = {}) =>
+  decodeAnswer(await api.getJson(`/admin/relays/${encodeURIComponent(id)}/log`, o), adminRelayLog, "log");
 
 export const searchNullifier = async (api: ApiClient, q: string, o: Opt = {}) =>
   decodeAnswer(await api.getJson(`/admin/nullifiers/search${query({ q })}`, o), adminNullifierSearch, "nullifier search");

@@ -409,6 +409,14 @@ export interface AdminOverrideRequest {
   reason: string;
 }
 
+/** GET /admin/relays/{id}/log: the relay's own log lines about one relay, kept in memory since the relay started (`kept` false: no log kept). */
+export const adminRelayLog = object({
+  id: string,
+  lines: array(object({ time: number, level: literal("info", "warn", "error"), msg: string })),
+  kept: boolean,
+});
+export type AdminRelayLog = Infer<typeof adminRelayLog>;
+
 /** The list of one key of an object answer (`{ pools: [...] }` → the pools). */
 export const adminAnswers = {
   pools: field(adminPools, "pools"),

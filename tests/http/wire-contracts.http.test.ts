@@ -20,6 +20,7 @@ import {
   adminNullifierSearch,
   adminRejectedRelays,
   adminRelayDetail,
+  adminRelayLog,
   adminRelayPage,
   adminSettings,
   adminTreeNode,
@@ -147,6 +148,7 @@ describe("the admin API's answers match their contracts (src-shared/api/admin.ts
     expect(page.items).toHaveLength(1);
     const detail = decoded("relay", await admin("GET", `/relays/${page.items[0]!.id}`), adminRelayDetail);
     expect(detail.steps.map((s) => s.kind)).toContain("confirmed");
+    expect(decoded("relay log", await admin("GET", `/relays/${detail.id}/log`), adminRelayLog).lines.length).toBeGreaterThan(0);
     expect((await post(`${relay.url}/relay`, { ...withdrawal.body, fee: withdrawal.body.fee + 1 }, { "x-api-auth": token })).status).toBe(400);
     expect(decoded("rejected relays", await admin("GET", "/relays/rejected"), adminRejectedRelays).items.length).toBeGreaterThan(0);
     const hex = Buffer.from(withdrawal.body.nullifierHash).toString("hex");

@@ -1,27 +1,16 @@
 import { useQuery } from "@tanstack/react-query";
-import { ApiError } from "../../api/client";
+import { fetchRelayLog } from "../../api/admin";
 import { useApi } from "../../api/context";
 import { queryKeys } from "../../api/keys";
 import { EmptyState } from "../../components/StateViews";
 import { formatDateTime } from "../../lib/time";
-
-interface RelayLogLine {
-  time: number;
-  level: string;
-  msg: string;
-  state?: string;
-}
 
 /** GET /admin/relays/{id}/log: the relay's own log lines, kept in memory since the relay started. */
 function useRelayLog(id: string) {
   const api = useApi();
   return useQuery({
     queryKey: [...queryKeys.admin.relays(), "log", id],
-    queryFn: async ({ signal }) => {
-      const body = (await api.getJson(`/admin/relays/${encodeURIComponent(id)}/log`, { signal })) as { lines?: unknown; kept?: unknown };
-      if (!Array.isArray(body?.lines)) throw new ApiError(200, "UnexpectedResponse", "The relay's log answer has an unexpected shape");
-      return { lines: body.lines as RelayLogLine[], kept: body.kept !== false };
-    },
+    queryFn: ({ signal }) => fetchRelayLog(api, id, { signal }),
     refetchInterval: 3_000,
   });
 }
