@@ -60,8 +60,9 @@ export class PageFiles implements PageReader {
     if (typeof name !== "string" || !NAME.test(name)) throw new Error(`page_put: bad page file name ${String(name)}`);
     if (typeof offset !== "number" || !Number.isSafeInteger(offset) || offset < 0) throw new Error("page_put: offset must be a non-negative integer");
     if (!(bytes instanceof Uint8Array)) throw new Error("page_put: bytes must be a blob");
-    // sql.js may hand over a view of wasm memory; keep a copy.
-    this.pending.push({ name, offset, bytes: bytes.slice() });
+    // sql.js hands a function a fresh copy of a blob argument; anything that looks like a view (of wasm memory) is copied.
+    const own = bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.length;
+    this.pending.push({ name, offset, bytes: own ? bytes : bytes.slice() });
     this.pendingBytes += bytes.length;
     if (this.pendingBytes >= FLUSH_BYTES) this.flush();
     return bytes.length;

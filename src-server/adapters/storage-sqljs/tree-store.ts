@@ -96,11 +96,12 @@ export class SqlTreeStore implements TreeStore {
       const complete = Math.floor(nextIndex / 2 ** change.level);
       const upTo = Math.min(change.start + count, complete);
       if (upTo > change.start) {
-        stmts.push({ sql: PAGE_PUT, params: [treePage(pool.id, change.level), change.start * NODE, change.bytes.slice(0, (upTo - change.start) * NODE)] });
+        // Views, not copies: db.write encodes and applies the batch before it returns, while the tree cannot change.
+        stmts.push({ sql: PAGE_PUT, params: [treePage(pool.id, change.level), change.start * NODE, change.bytes.subarray(0, (upTo - change.start) * NODE)] });
       }
       // The append always rewrites the path to its last leaf, so a partial node is the change's last one.
       if (complete < change.start + count) {
-        stmts.push({ sql: "INSERT INTO tree_edges (pool_id, level, node) VALUES (?, ?, ?)", params: [pool.id, change.level, change.bytes.slice((count - 1) * NODE)] });
+        stmts.push({ sql: "INSERT INTO tree_edges (pool_id, level, node) VALUES (?, ?, ?)", params: [pool.id, change.level, change.bytes.subarray((count - 1) * NODE)] });
       }
     }
     const seqRow = this.db.get<{ seq: number | null }>("SELECT MAX(seq) AS seq FROM tree_roots WHERE pool_id = ?", [pool.id]);
