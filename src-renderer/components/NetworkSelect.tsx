@@ -1,4 +1,8 @@
 import { NETWORKS, type Network } from "../../src-shared/networks";
+import { Select, type SelectOption } from "./SelectField";
+
+const NETWORK_OPTIONS: readonly SelectOption<Network>[] = NETWORKS.map((n) => ({ value: n, label: n }));
+const ANY_NETWORK_OPTIONS: readonly SelectOption<Network | "">[] = [{ value: "", label: "all" }, ...NETWORK_OPTIONS];
 
 /** The network picker every form and filter uses; `all` adds an empty choice for "every network". */
 export function NetworkSelect<All extends boolean = false>({
@@ -10,14 +14,7 @@ export function NetworkSelect<All extends boolean = false>({
   onChange: (n: All extends true ? Network | "" : Network) => void;
   all?: All;
 }) {
-  return (
-    <select className="input" value={value} onChange={(e) => onChange(e.target.value as All extends true ? Network | "" : Network)}>
-      {all ? <option value="">all</option> : null}
-      {NETWORKS.map((n) => (
-        <option key={n} value={n}>
-          {n}
-        </option>
-      ))}
-    </select>
-  );
+  // Only the "all" list offers "", so the value handed back is of the caller's type.
+  const pick = onChange as (n: Network | "") => void;
+  return <Select<Network | ""> value={value} options={all ? ANY_NETWORK_OPTIONS : NETWORK_OPTIONS} onChange={pick} />;
 }

@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from "react";
 import { useApi } from "../../api/context";
 import { useSession } from "../../auth/context";
+import { Field } from "../../components/SelectField";
 
 /** The operator token, asked for before anything else is shown. */
 export function LoginPage() {
@@ -37,8 +38,7 @@ export function LoginPage() {
             {notice}
           </p>
         ) : null}
-        <label className="field">
-          <span className="field-label">Operator token</span>
+        <Field label="Operator token">
           <input
             className="input"
             type="password"
@@ -51,7 +51,7 @@ export function LoginPage() {
             aria-describedby={problem ? "login-problem" : undefined}
             autoFocus
           />
-        </label>
+        </Field>
         {problem ? (
           <p id="login-problem" className="field-error" role="alert">
             {problem}

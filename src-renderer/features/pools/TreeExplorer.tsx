@@ -6,6 +6,7 @@ import { hrefFor } from "../../app/routes";
 import { Badge } from "../../components/Badge";
 import { CopyValue } from "../../components/CopyValue";
 import { QueryView } from "../../components/QueryView";
+import { Field } from "../../components/SelectField";
 import { formatCount, plural, shortHex } from "../../lib/format";
 import { mintLabel } from "../../lib/mints";
 import { formatDateTime } from "../../lib/time";
@@ -64,10 +65,9 @@ export function TreeExplorer({ network, mint, pool }: { network: Network; mint: 
           </button>
         ) : null}
         <form className="inline-form" onSubmit={goToLeaf}>
-          <label className="field-inline">
-            <span>Leaf</span>
+          <Field label="Leaf" inline>
             <input className="input input-small" inputMode="numeric" value={jump} onChange={(e) => setJump(e.target.value)} aria-label="Leaf index" placeholder="index" />
-          </label>
+          </Field>
           <button type="submit" className="button button-small">
             Go
           </button>

@@ -3,9 +3,11 @@ import type { AdminSettings } from "../../../src-shared/api/admin";
 import { useSetFee } from "../../api/admin-hooks";
 import type { Network } from "../../../src-shared/networks";
 import { NetworkSelect } from "../../components/NetworkSelect";
+import { Select } from "../../components/SelectField";
 import { mintLabel } from "../../lib/mints";
 
 const DEFAULT = "*";
+const DEFAULT_OPTION = { value: DEFAULT, label: "default (every pool without its own, all networks)" };
 
 /**
  * Changes a pool's fee, or the default of pools without their own, on the
@@ -36,14 +38,7 @@ export function FeeEditor({ s }: { s: AdminSettings }) {
         </label>
         <label>
           Pool{" "}
-          <select className="input" value={target} onChange={(e) => setTarget(e.target.value)}>
-            <option value={DEFAULT}>default (every pool without its own, all networks)</option>
-            {pools.map((m) => (
-              <option key={m} value={m} title={m}>
-                {mintLabel(m)}
-              </option>
-            ))}
-          </select>
+          <Select value={target} options={[DEFAULT_OPTION, ...pools.map((m) => ({ value: m, label: mintLabel(m), title: m }))]} onChange={setTarget} />
         </label>
         <label>
           Rate (bps){" "}

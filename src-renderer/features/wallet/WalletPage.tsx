@@ -5,6 +5,7 @@ import { useApi } from "../../api/context";
 import type { Network } from "../../../src-shared/networks";
 import { NetworkSelect } from "../../components/NetworkSelect";
 import { CopyValue } from "../../components/CopyValue";
+import { Field } from "../../components/SelectField";
 import { revertDeposit, type RevertOutcome } from "./revert-flow";
 
 /**
@@ -107,14 +108,12 @@ function RevertForm() {
 
   return (
     <form className="wallet-form" onSubmit={(e) => void submit(e)}>
-      <label className="field">
-        <span className="field-label">Network</span>
+      <Field label="Network">
         <NetworkSelect value={network} onChange={setNetwork} />
-      </label>
-      <label className="field">
-        <span className="field-label">Deposit transaction signature</span>
+      </Field>
+      <Field label="Deposit transaction signature">
         <input className="input" value={signature} onChange={(e) => setSignature(e.target.value)} spellCheck={false} placeholder="5J8…" />
-      </label>
+      </Field>
       <button type="submit" className="button button-primary" disabled={!ready || busy || signature.trim() === ""}>
         {busy ? "Waiting for the wallet and the relay…" : ready ? "Revert deposit" : "Connect a wallet first"}
       </button>
