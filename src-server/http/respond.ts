@@ -1,4 +1,5 @@
 import type { Response } from "express";
+import type { Decoder } from "../../src-shared/api/decode";
 import { ErrorName, type ErrorNameValue } from "../../src-shared/errors";
 
 /** Indexer, auth, sandbox and helper errors: `{ error, message? }` with the status. */
@@ -9,6 +10,14 @@ export function sendError(res: Response, status: number, error: ErrorNameValue, 
 /** Relay endpoints: the body carries the status too, and the HTTP status equals it. */
 export function sendRelayError(res: Response, status: number, error: ErrorNameValue, message?: string): void {
   res.status(status).json(message ? { status, error, message } : { status, error });
+}
+
+/**
+ * A 200 answer built as the type of its wire contract (src-shared/api/), the declaration the SDK and
+ * the console decode it with: a route whose answer drifts from the contract fails typecheck.
+ */
+export function sendAnswer<T>(res: Response, _contract: Decoder<T>, body: NoInfer<T>): void {
+  res.status(200).json(body);
 }
 
 export const invalidRequest = (res: Response, message: string): void => sendError(res, 400, ErrorName.InvalidRequest, message);

@@ -409,6 +409,9 @@ export interface AdminOverrideRequest {
   reason: string;
 }
 
+/** GET /admin/session: the console's sign-in check (200 only with a valid operator token). */
+export const adminSession = object({ ok: literal(true), tokenSource: string });
+
 /** GET /admin/relays/{id}/log: the relay's own log lines about one relay, kept in memory since the relay started (`kept` false: no log kept). */
 export const adminRelayLog = object({
   id: string,

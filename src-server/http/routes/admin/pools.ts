@@ -1,7 +1,8 @@
+import { adminArchivedPools, adminPools, adminPoolSummary, adminTreeNode } from "../../../../src-shared/api/admin";
 import { Router } from "express";
 import { ErrorName } from "../../../../src-shared/errors";
 import type { AdminPools } from "../../../services/admin-pools";
-import { sendError } from "../../respond";
+import { sendAnswer, sendError } from "../../respond";
 import { optionalMint, optionalNetwork, range } from "./query";
 
 /** GET /admin/pools, /admin/pools/archived, /admin/pools/{network}/{mint}, /admin/pools/{network}/{mint}/nodes/{heapIndex} */
@@ -11,11 +12,11 @@ export function adminPoolRoutes(pools: AdminPools): Router {
   r.get("/pools", async (req, res) => {
     const rg = range(req, res, "7d");
     if (!rg) return;
-    res.json({ pools: await pools.list(rg) });
+    sendAnswer(res, adminPools, { pools: await pools.list(rg) });
   });
 
   r.get("/pools/archived", (_req, res) => {
-    res.json({ archived: pools.archived() });
+    sendAnswer(res, adminArchivedPools, { archived: pools.archived() });
   });
 
   r.get("/pools/:network/:mint", async (req, res) => {
@@ -25,7 +26,7 @@ export function adminPoolRoutes(pools: AdminPools): Router {
     if (!network || !mint || !rg) return;
     const pool = await pools.get(network, mint, rg);
     if (!pool) return sendError(res, 404, ErrorName.PoolNotFound, `no pool for ${mint} on ${network}`);
-    res.json(pool);
+    sendAnswer(res, adminPoolSummary, pool);
   });
 
   r.get("/pools/:network/:mint/nodes/:index", (req, res) => {
@@ -40,7 +41,7 @@ export function adminPoolRoutes(pools: AdminPools): Router {
         ? sendError(res, 404, ErrorName.PoolNotFound, `no pool for ${mint} on ${network}`)
         : sendError(res, 400, ErrorName.IndexOutOfRange, "heap index must be from 1 to 2^33 - 1");
     }
-    res.json(found.value);
+    sendAnswer(res, adminTreeNode, found.value);
   });
 
   return r;

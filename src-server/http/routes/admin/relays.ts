@@ -1,3 +1,4 @@
+import { adminNullifierSearch, adminRejectedRelays, adminRelayDetail, adminRelayPage, adminSpentNullifiers } from "../../../../src-shared/api/admin";
 import { Router } from "express";
 import { RELAY_STATUSES, type RelayStatus } from "../../../../src-shared/api/admin";
 import { fromHex, parseByteArray } from "../../../../src-shared/encoding/bytes";
@@ -5,7 +6,7 @@ import { isCanonicalField } from "../../../../src-shared/encoding/field";
 import { ErrorName } from "../../../../src-shared/errors";
 import type { RelayFilter } from "../../../ports/console-store";
 import { parseRelayCursor, type AdminRelays } from "../../../services/admin-relays";
-import { invalidRequest, sendError } from "../../respond";
+import { invalidRequest, sendAnswer, sendError } from "../../respond";
 import { optionalInt, optionalMint, optionalNetwork } from "./query";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -55,13 +56,13 @@ export function adminRelayRoutes(relays: AdminRelays): Router {
     if (status) filter.status = status as RelayStatus;
     if (from !== null) filter.from = from;
     if (to !== null) filter.to = to;
-    res.json(relays.page(filter, limit ?? 50, before));
+    sendAnswer(res, adminRelayPage, relays.page(filter, limit ?? 50, before));
   });
 
   r.get("/relays/rejected", (req, res) => {
     const limit = optionalInt(req, res, "limit", 1, 1000);
     if (limit === undefined) return;
-    res.json(relays.rejected(limit ?? 1000));
+    sendAnswer(res, adminRejectedRelays, relays.rejected(limit ?? 1000));
   });
 
   r.get("/relays/:id", (req, res) => {
@@ -69,7 +70,7 @@ export function adminRelayRoutes(relays: AdminRelays): Router {
     if (!UUID.test(id)) return invalidRequest(res, "id must be a relay id (UUID)");
     const detail = relays.detail(id);
     if (!detail) return sendError(res, 404, ErrorName.NotFound, "no relay record with this id (it may be older than the retention period)");
-    res.json(detail);
+    sendAnswer(res, adminRelayDetail, detail);
   });
 
   // The nullifier travels in the query, never the path: request paths can reach error logs, queries do not.
@@ -81,7 +82,7 @@ export function adminRelayRoutes(relays: AdminRelays): Router {
     if (network === undefined) return;
     const mint = optionalMint(req, res);
     if (mint === undefined) return;
-    res.json(await relays.searchNullifier(hash, { ...(network ? { network } : {}), ...(mint ? { mint } : {}) }));
+    sendAnswer(res, adminNullifierSearch, await relays.searchNullifier(hash, { ...(network ? { network } : {}), ...(mint ? { mint } : {}) }));
   });
 
   r.get("/nullifiers/spent", (req, res) => {
@@ -91,7 +92,7 @@ export function adminRelayRoutes(relays: AdminRelays): Router {
     if (mint === undefined) return;
     const limit = optionalInt(req, res, "limit", 1, 200);
     if (limit === undefined) return;
-    res.json({ items: relays.spent({ ...(network ? { network } : {}), ...(mint ? { mint } : {}) }, limit ?? 50) });
+    sendAnswer(res, adminSpentNullifiers, { items: relays.spent({ ...(network ? { network } : {}), ...(mint ? { mint } : {}) }, limit ?? 50) });
   });
 
   return r;

@@ -1,15 +1,16 @@
+import { adminFaults } from "../../../../src-shared/api/admin";
 import { Router } from "express";
 import { ErrorName } from "../../../../src-shared/errors";
 import { isNetwork } from "../../../../src-shared/networks";
 import type { SandboxFaults } from "../../../services/admin-faults";
-import { invalidRequest, sendError } from "../../respond";
+import { invalidRequest, sendAnswer, sendError } from "../../respond";
 
 /** GET and POST /admin/sandbox/faults: fault switches of sandbox networks (never a real chain). */
 export function adminSandboxRoutes(faults: SandboxFaults): Router {
   const r = Router();
 
   r.get("/sandbox/faults", (_req, res) => {
-    res.json({ faults: faults.list() });
+    sendAnswer(res, adminFaults, { faults: faults.list() });
   });
 
   r.post("/sandbox/faults", (req, res) => {
@@ -26,7 +27,7 @@ export function adminSandboxRoutes(faults: SandboxFaults): Router {
     let list = faults.list();
     if (typeof chainDown === "boolean") list = faults.set(network, chainDown);
     if (feePayerLamports !== undefined) list = faults.setFeePayerLamports(network, feePayerLamports === null ? null : BigInt(feePayerLamports));
-    res.json({ faults: list });
+    sendAnswer(res, adminFaults, { faults: list });
   });
 
   return r;

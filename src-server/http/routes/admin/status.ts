@@ -1,3 +1,4 @@
+import { adminFees, adminHealth, adminMoney, adminPauses, adminSession, adminSettings } from "../../../../src-shared/api/admin";
 import { Router } from "express";
 import { parsePublicKey } from "../../../../src-shared/encoding/base58";
 import { ErrorName } from "../../../../src-shared/errors";
@@ -7,7 +8,7 @@ import type { PauseService } from "../../../services/admin-pauses";
 import type { FeeSchedule } from "../../../services/fee-schedule";
 import { parseU64 } from "../../../core/relay/request";
 import type { AdminStatus } from "../../../services/admin-status";
-import { invalidRequest, sendError } from "../../respond";
+import { invalidRequest, sendAnswer, sendError } from "../../respond";
 import { range } from "./query";
 
 /** GET /admin/session, /admin/health, /admin/settings, /admin/money; GET and POST /admin/pauses */
@@ -16,19 +17,19 @@ export function adminStatusRoutes(deps: { status: AdminStatus; pauses: PauseServ
 
   /** The console's sign-in check: 200 only with a valid token (the guard answered 401 otherwise). */
   r.get("/session", (_req, res) => {
-    res.json({ ok: true, tokenSource: deps.tokenSource });
+    sendAnswer(res, adminSession, { ok: true, tokenSource: deps.tokenSource });
   });
 
   r.get("/health", async (_req, res) => {
-    res.json(await deps.status.healthDetail());
+    sendAnswer(res, adminHealth, await deps.status.healthDetail());
   });
 
   r.get("/settings", (_req, res) => {
-    res.json(deps.status.settings());
+    sendAnswer(res, adminSettings, deps.status.settings());
   });
 
   r.get("/pauses", (_req, res) => {
-    res.json({ pauses: deps.pauses.list() });
+    sendAnswer(res, adminPauses, { pauses: deps.pauses.list() });
   });
 
   r.post("/pauses", async (req, res) => {
@@ -41,7 +42,7 @@ export function adminStatusRoutes(deps: { status: AdminStatus; pauses: PauseServ
     if (reason !== undefined && typeof reason !== "string") return invalidRequest(res, "reason must be a string");
     const result = await deps.pauses.set(network, (mint as string | null | undefined) ?? null, paused, reason as string | undefined);
     if (!result.ok) return invalidRequest(res, result.error);
-    res.json({ pauses: result.value });
+    sendAnswer(res, adminPauses, { pauses: result.value });
   });
 
   /**
@@ -63,13 +64,13 @@ export function adminStatusRoutes(deps: { status: AdminStatus; pauses: PauseServ
     }
     const result = await deps.fees.set(network, (mint as string | null | undefined) ?? null, policy);
     if (!result.ok) return invalidRequest(res, result.error);
-    res.json(deps.status.settings().fees);
+    sendAnswer(res, adminFees, deps.status.settings().fees);
   });
 
   r.get("/money", (req, res) => {
     const rg = range(req, res, "30d");
     if (!rg) return;
-    res.json(deps.money.report(rg));
+    sendAnswer(res, adminMoney, deps.money.report(rg));
   });
 
   return r;

@@ -1,8 +1,9 @@
+import { adminCompliance, adminRevert, adminReverts } from "../../../../src-shared/api/admin";
 import { Router } from "express";
 import { parsePublicKey } from "../../../../src-shared/encoding/base58";
 import { ErrorName } from "../../../../src-shared/errors";
 import { isRevertStatus, type AdminSupport } from "../../../services/admin-support";
-import { invalidRequest, sendError } from "../../respond";
+import { invalidRequest, sendAnswer, sendError } from "../../respond";
 import { optionalInt, optionalNetwork } from "./query";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -18,7 +19,7 @@ export function adminSupportRoutes(support: AdminSupport): Router {
     if (status !== null && !isRevertStatus(status)) return invalidRequest(res, "status must be requested, submitted, processed or failed");
     const limit = optionalInt(req, res, "limit", 1, 500);
     if (limit === undefined) return;
-    res.json({ items: support.reverts({ ...(network ? { network } : {}), ...(status ? { status } : {}) }, limit ?? 100) });
+    sendAnswer(res, adminReverts, { items: support.reverts({ ...(network ? { network } : {}), ...(status ? { status } : {}) }, limit ?? 100) });
   });
 
   r.get("/reverts/:id", (req, res) => {
@@ -26,7 +27,7 @@ export function adminSupportRoutes(support: AdminSupport): Router {
     if (!UUID.test(id)) return invalidRequest(res, "id must be a revert id (UUID)");
     const found = support.revert(id);
     if (!found) return sendError(res, 404, ErrorName.NotFound, "no revert record with this id");
-    res.json(found);
+    sendAnswer(res, adminRevert, found);
   });
 
   r.get("/compliance", (req, res) => {
@@ -34,7 +35,7 @@ export function adminSupportRoutes(support: AdminSupport): Router {
     if (address !== null && !parsePublicKey(address).ok) return invalidRequest(res, "address must be a base58 Solana address");
     const limit = optionalInt(req, res, "limit", 1, 500);
     if (limit === undefined) return;
-    res.json(support.compliance(address, limit ?? 100));
+    sendAnswer(res, adminCompliance, support.compliance(address, limit ?? 100));
   });
 
   r.post("/sanctions/overrides", async (req, res) => {
@@ -46,7 +47,7 @@ export function adminSupportRoutes(support: AdminSupport): Router {
     if (typeof reason !== "string") return invalidRequest(res, "reason must be a string");
     const result = await support.override(address, action, reason);
     if (!result.ok) return invalidRequest(res, result.error);
-    res.json(result.value);
+    sendAnswer(res, adminCompliance, result.value);
   });
 
   return r;
