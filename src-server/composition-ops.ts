@@ -7,14 +7,14 @@
 import { statfsSync, statSync } from "node:fs";
 import path from "node:path";
 import { Router, type RequestHandler } from "express";
-import { ALERT_RULES, type AdminAlerts, type AdminAlertTest, type AlertItem } from "../src-shared/api/alerts";
-import type { AdminRelayLog } from "../src-shared/api/admin";
+import { ALERT_RULES, adminAlertRules, adminAlerts, adminAlertTest, type AdminAlerts, type AlertItem } from "../src-shared/api/alerts";
+import { adminRelayLog } from "../src-shared/api/admin";
 import { ErrorName } from "../src-shared/errors";
 import type { Network } from "../src-shared/networks";
 import { SqlAlertStore } from "./adapters/storage-sqljs/alert-store";
 import { WebhookSender, notificationText } from "./adapters/webhook/webhook-sender";
 import { applyAlertRules } from "./config/load-ops";
-import { sendError } from "./http/respond";
+import { sendAnswer, sendError } from "./http/respond";
 import type { SanctionsStatus } from "./ports/sanctions";
 import { AlertService } from "./services/alerts";
 import type { HealthService } from "./services/health";
@@ -210,7 +210,7 @@ export class Ops {
     }
     const admin = Router();
     admin.get("/", (_req, res) => {
-      res.json(this.alertsView());
+      sendAnswer(res, adminAlerts, this.alertsView());
     });
     // The console's Settings: thresholds checked as the config file's are, the bad key named.
     const setRules: RequestHandler = (req, res, next) => {
@@ -230,7 +230,7 @@ export class Ops {
         .then(async (rules) => {
           this.log(`alerts: rules changed by the operator: ${JSON.stringify(rules)}`);
           await alerts.evaluate();
-          res.json({ rules });
+          sendAnswer(res, adminAlertRules, { rules });
         })
         .catch(next);
     };
@@ -244,7 +244,7 @@ export class Ops {
       this.log(`alerts: test notification (${notificationText({ kind: "test", alert }, "console").split("\n")[0]})`);
       this.webhook
         .test({ kind: "test", alert })
-        .then((answer: AdminAlertTest) => res.json(answer))
+        .then((answer) => sendAnswer(res, adminAlertTest, answer))
         .catch(next);
     });
     r.use("/admin/alerts", guard, admin);
@@ -252,8 +252,7 @@ export class Ops {
     r.get("/admin/relays/:id/log", guard, (req, res) => {
       const id = String(req.params.id);
       res.setHeader("Cache-Control", "no-store");
-      const answer: AdminRelayLog = { id, lines: this.logger?.linesOf(id) ?? [], kept: this.logger !== null };
-      res.json(answer);
+      sendAnswer(res, adminRelayLog, { id, lines: this.logger?.linesOf(id) ?? [], kept: this.logger !== null });
     });
     return r;
   }
