@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { HealthCheck } from "../../src-shared/api/public";
 import { HealthService } from "./health";
 
 /** A check source that counts its calls and answers when told to. */
@@ -7,7 +8,7 @@ function countingSource() {
   let release: () => void = () => {};
   const source = () => {
     calls += 1;
-    return new Promise<{ name: string; ok: boolean; detail: string }[]>((resolve) => {
+    return new Promise<HealthCheck[]>((resolve) => {
       release = () => resolve([{ name: "chain:mainnet", ok: true, detail: "slot 1" }]);
     });
   };

@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
+import { decodeMerkleState } from "../../src-shared/api/public";
 import { startRelay, type RelayProcess } from "../support/relay-process";
 import { airdrop, depositBody, randomPrecommitment, WSOL } from "../support/sandbox";
 import { newWallet, post } from "../support/wallet";
@@ -9,7 +10,6 @@ afterAll(async () => {
   started[0]?.cleanup();
 });
 
-interface Merkle { json: { root: number[]; nextIndex: number } }
 
 describe("crash safety (kill -9)", () => {
   it("keeps every acknowledged deposit in the tree, with the same root, across repeated kill -9 mid-stream", async () => {
@@ -43,8 +43,9 @@ describe("crash safety (kill -9)", () => {
 
       relay = await startRelay({ RELAY_RATE_LIMITS: "off" }, relay.dataDir);
       started.push(relay);
-      const merkle = (await post(`${relay.url}/get_merkle/${WSOL}/32/mainnet`)).json as Merkle;
-      expect(merkle.json.nextIndex).toBeGreaterThanOrEqual(acknowledged.size);
+      const merkle = decodeMerkleState((await post(`${relay.url}/get_merkle/${WSOL}/32/mainnet`)).json);
+      if (!merkle.ok) throw new Error(`get_merkle: ${merkle.error}`);
+      expect(merkle.value.json.nextIndex).toBeGreaterThanOrEqual(acknowledged.size);
       for (const [leafIndex, commitment] of acknowledged) {
         const node = (await post(`${relay.url}/get_node/${WSOL}/32/${2 ** 32 + leafIndex}/mainnet`)).json as { json: { value: number[] } };
         expect(node.json.value, `leaf ${leafIndex} after round ${round}`).toEqual(commitment);

@@ -5,21 +5,18 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { HealthCheck } from "../../src-shared/api/public";
 import { configFile, login, sanctionsAdmin, waitFor } from "../support/compliance";
 import { startRelay, type RelayProcess } from "../support/relay-process";
 import { get, newWallet, post, type TestWallet } from "../support/wallet";
 
 const BUNDLED = readFileSync(new URL("../../resources/sanctions/sanctioned_addresses_SOL.txt", import.meta.url), "utf8");
 
-interface SanctionsCheck {
-  ok: boolean;
-  detail: string;
-}
 /** The operator's health view runs every check now (the public /health/detail reuses a report for 5 s). */
 const OPERATOR = "sanctions-test-operator-token-0123";
-const sanctionsHealth = async (url: string): Promise<SanctionsCheck> =>
-  ((await get(`${url}/admin/health`, { authorization: `Bearer ${OPERATOR}` })).json as { checks: (SanctionsCheck & { name: string })[] }).checks.find((c) => c.name === "sanctions")!;
-const versionOf = (c: SanctionsCheck): string => /version ([0-9a-f+]+)\)/.exec(c.detail)![1]!;
+const sanctionsHealth = async (url: string): Promise<HealthCheck> =>
+  ((await get(`${url}/admin/health`, { authorization: `Bearer ${OPERATOR}` })).json as { checks: HealthCheck[] }).checks.find((c) => c.name === "sanctions")!;
+const versionOf = (c: HealthCheck): string => /version ([0-9a-f+]+)\)/.exec(c.detail)![1]!;
 const ofacStatus = async (url: string, token: string): Promise<number> => (await post(`${url}/get_ofac_signature/mainnet/${token}`)).status;
 
 describe("a sanctions list file, reloaded without a restart", () => {
