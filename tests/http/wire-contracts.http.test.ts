@@ -22,6 +22,7 @@ import {
   adminRelayDetail,
   adminRelayLog,
   adminRelayPage,
+  adminSession,
   adminSettings,
   adminTreeNode,
 } from "../../src-shared/api/admin";
@@ -156,7 +157,8 @@ describe("the admin API's answers match their contracts (src-shared/api/admin.ts
     expect(decoded("spent nullifiers", await admin("GET", "/nullifiers/spent"), adminAnswers.spentNullifiers)).toHaveLength(1);
   });
 
-  it("health, settings, money, fees, pauses, faults, reverts and compliance", async () => {
+  it("session, health, settings, money, fees, pauses, faults, reverts and compliance", async () => {
+    expect(decoded("session", await admin("GET", "/session"), adminSession)).toEqual({ ok: true, tokenSource: "configured" });
     expect(decoded("health", await admin("GET", "/health"), adminHealth).networks.length).toBe(2);
     const settings = decoded("settings", await admin("GET", "/settings"), adminSettings);
     expect(decoded("money", await admin("GET", "/money?range=24h"), adminMoney).recent).toHaveLength(1);
