@@ -1,4 +1,5 @@
 import { encodeBase58 } from "../../../src-shared/encoding/base58";
+import { decodeLogin } from "../../../src-shared/api/public";
 import { loginMessage, revertMessage } from "../../../src-shared/messages";
 import { ApiError, type ApiClient } from "../../api/client";
 import type { Network } from "../../../src-shared/networks";
@@ -54,8 +55,9 @@ export async function revertDeposit(api: ApiClient, wallet: SigningWallet, netwo
   if (!/^[1-9A-HJ-NP-Za-km-z]{64,90}$/.test(sig)) return { ok: false, title: "Not a transaction signature", detail: "Paste the deposit's transaction signature (base58, 87 or 88 characters)." };
   try {
     const login = await logIn(api, wallet, now);
-    const id = (login as { id?: unknown }).id;
-    if (typeof id !== "string") return { ok: false, title: "The relay did not log the wallet in", detail: JSON.stringify(login) };
+    const answer = decodeLogin(login);
+    if (!answer.ok) return { ok: false, title: "The relay did not log the wallet in", detail: JSON.stringify(login) };
+    const { id } = answer.value;
     const message = revertMessage(sig);
     const signature = await api.postText(`/revert/${network}/${encodeURIComponent(id)}/${encodeURIComponent(sig)}`, { wallet: wallet.address, signature: await sign(wallet, message), message });
     return { ok: true, signature: signature.trim() };
