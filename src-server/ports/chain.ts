@@ -1,4 +1,4 @@
-import type { HealthCheck as WireHealthCheck } from "../../src-shared/api/public";
+import type { HealthCheck } from "../../src-shared/api/public";
 import type { RpcEndpointStatus } from "../../src-shared/api/admin";
 import type { Network } from "../../src-shared/networks";
 import type { DepositStatus } from "../core/revert/rules";
@@ -111,8 +111,8 @@ export type RevertRejection = "DepositNotFound" | "NotDepositor" | "AlreadyIndex
 
 export type RevertResult = { ok: true; signature: string; amount: bigint; mint: string } | { ok: false; rejection: RevertRejection; detail: string };
 
-/** One named check of a health report; its wire shape is declared in src-shared/api/public.ts. */
-export type HealthCheck = WireHealthCheck;
+/** One named check of a health report: the adapters answer it as declared in src-shared/api/public.ts. */
+export type { HealthCheck };
 
 /**
  * A network's chain as the relay sees it. The sandbox ledger and the Solana
