@@ -85,7 +85,7 @@ describe("transactions", () => {
     expect(tx?.version).toBe("legacy");
     expect(tx?.meta?.logMessages).toEqual(["Program 11111111111111111111111111111111 invoke [1]", "Program 11111111111111111111111111111111 success"]);
     expect(tx?.transaction.signatures[0]).toBe(sig);
-    expect(tx?.meta?.preBalances[0]! - tx!.meta!.postBalances[0]!).toBe(1_005_000);
+    expect(tx!.meta!.preBalances[0]! - tx!.meta!.postBalances[0]!).toBe(1_005_000);
   });
 
   it("returns a program's logs in the real format through getTransaction, for legacy and v0 transactions", async () => {
@@ -216,7 +216,7 @@ describe("transactions", () => {
       expect.stringMatching(/^Transfer: insufficient lamports \d+, need 1000000000000$/),
       "Program 11111111111111111111111111111111 failed: custom program error: 0x1",
     ]);
-    expect(tx?.meta?.preBalances[0]! - tx!.meta!.postBalances[0]!).toBe(fee);
+    expect(tx!.meta!.preBalances[0]! - tx!.meta!.postBalances[0]!).toBe(fee);
     const sigs = await conn.getSignaturesForAddress(payer.publicKey, { limit: 1 });
     expect(sigs[0]).toMatchObject({ signature, err: { InstructionError: [3, { Custom: 1 }] } });
     expect((await conn.getRecentPrioritizationFees({ lockedWritableAccounts: [payer.publicKey] })).some((f) => f.prioritizationFee === 10_000)).toBe(true);

@@ -41,7 +41,7 @@ export class SafeStorageSecretStore implements SecretStore {
       try {
         text = this.safe.decryptString(readFileSync(enc));
       } catch (e) {
-        throw new Error(`secret ${name}: safeStorage cannot decrypt ${enc} (another OS user or keychain?): ${(e as Error).message}`);
+        throw new Error(`secret ${name}: safeStorage cannot decrypt ${enc} (another OS user or keychain?): ${(e as Error).message}`, { cause: e });
       }
       return parseByteFile(enc, text);
     }

@@ -39,8 +39,8 @@ const deposits: BenchCase = {
 
     // Ours, persisted: one leaf per append and per durable write, as the indexer does for a lone deposit.
     const dir = tempDir("deposits");
-    let persistedMs = 0;
-    let fsyncs = 0;
+    let persistedMs: number;
+    let fsyncs: number;
     try {
       const db = await DurableDb.open({ dir, migrations: MIGRATIONS, functions: SQL_FUNCTIONS, fsync: true, snapshotIntervalMs: 0 });
       const store = new SqlTreeStore(db);
@@ -87,8 +87,8 @@ const deposits: BenchCase = {
     log(`HTTP: ${H} sequential POST /sandbox/deposit, then ${HC} with ${CONC} in flight, on a relay started by startServer()`);
     const dataDir = tempDir("deposits-http");
     const server = await startRelayChild({ RELAY_DATA_DIR: dataDir });
-    let httpMs = 0;
-    let concMs = 0;
+    let httpMs: number;
+    let concMs: number;
     let concLatencies: number[] = [];
     let concCpuMs: number | null = null;
     try {

@@ -60,7 +60,7 @@ const proof: BenchCase = {
     const dir = copyPool(prepared.dir, "proof");
     const hasher = await createPoseidonHasher();
     const tree = new MerkleTree(hasher);
-    let loadMs = 0;
+    let loadMs: number;
     try {
       const t0 = performance.now();
       const db = await DurableDb.open({ dir, migrations: MIGRATIONS, functions: SQL_FUNCTIONS, snapshotIntervalMs: 0 });

@@ -41,7 +41,7 @@ async function sample(args: string[], env: Record<string, string>, check?: (p: L
   const p = await spawnListening(args, env);
   const mem = procMemoryMb(p.pid);
   const cpuMs = procCpuMs(p.pid) ?? NaN;
-  let stop: { ms: number } | null = null;
+  let stop: { ms: number };
   try {
     await check?.(p);
   } finally {

@@ -53,7 +53,7 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 export async function waitForSignature(connection: Connection, signature: string, options: WaitOptions = {}): Promise<SignatureOutcome> {
   const deadline = Date.now() + (options.timeoutMs ?? 60_000);
   const pollMs = options.pollMs ?? 250;
-  let lastError = "no status yet";
+  let lastError: string;
   for (;;) {
     try {
       const status = (await connection.getSignatureStatuses([signature], { searchTransactionHistory: true })).value[0];

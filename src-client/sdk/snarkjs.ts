@@ -20,7 +20,7 @@ export interface SnarkjsGroth16 {
 let loaded: Promise<SnarkjsGroth16> | null = null;
 
 export function loadSnarkjs(): Promise<SnarkjsGroth16> {
-  // @ts-ignore -- snarkjs ships no type declarations; the slice used is typed above.
+  // @ts-expect-error -- snarkjs ships no type declarations; the slice used is typed above.
   loaded ??= import("snarkjs").then((m: { groth16: SnarkjsGroth16 }) => m.groth16);
   return loaded;
 }

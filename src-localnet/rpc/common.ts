@@ -20,8 +20,8 @@ export class RpcError extends Error {
 
 export const invalidParams = (message: string) => new RpcError(-32602, message);
 
-/** u64::MAX, what agave reports as the rent epoch of every rent-exempt account. */
-export const RENT_EPOCH = 18446744073709551615;
+/** u64::MAX, what agave reports as the rent epoch of every rent-exempt account; as a double it rounds to 2^64, the value a JSON client reads. */
+export const RENT_EPOCH = 2 ** 64;
 
 export type Params = unknown[];
 

@@ -46,7 +46,7 @@ export class OperatorSession implements OperatorAuth {
 
   /** On start: the desktop host's token, else this tab's remembered one, else the sign-in form. */
   async resume(api: ApiClient, source: TokenSource): Promise<void> {
-    let desktop: string | null = null;
+    let desktop: string | null;
     try {
       desktop = await source.desktopToken();
     } catch {

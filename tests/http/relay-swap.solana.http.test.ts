@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { poolVaultAddress } from "../../src-shared/pool-program";
 import { startSolanaHarness, type SolanaHarness } from "../support/localnet";
 import { prepareWithdrawal, testRecipient, type PreparedWithdrawal } from "../support/proofs";
 import { USDC, WSOL } from "../support/sandbox";

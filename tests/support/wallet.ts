@@ -29,7 +29,7 @@ export interface HttpAnswer {
 
 async function answer(res: Response): Promise<HttpAnswer> {
   const text = await res.text();
-  let json: unknown = undefined;
+  let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {

@@ -12,7 +12,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildPoseidon, type Poseidon } from "circomlibjs";
 import { buildBn128, type Bn128Curve } from "ffjavascript";
-// @ts-ignore -- snarkjs ships no type declarations; the slice used here is typed below.
+// @ts-expect-error -- snarkjs ships no type declarations; the slice used here is typed below.
 import * as snarkjsUntyped from "snarkjs";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 

@@ -65,7 +65,7 @@ export function readKeypairFile(file: string): Signer {
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (!code) throw e;
-    throw new Error(`key file ${file} cannot be read: ${code}`);
+    throw new Error(`key file ${file} cannot be read: ${code}`, { cause: e });
   }
   let parsed: unknown;
   try {

@@ -93,7 +93,10 @@ export class ReloadingSanctionsList implements SanctionsList {
   status(): SanctionsStatus {
     let add = 0;
     let remove = 0;
-    for (const a of this.overrides.values()) a === "add" ? add++ : remove++;
+    for (const a of this.overrides.values()) {
+      if (a === "add") add++;
+      else remove++;
+    }
     return {
       kind: this.opts.source.kind,
       source: this.opts.source.location,

@@ -104,7 +104,7 @@ const ERROR_CODES: Record<string, SwapVenueErrorKind> = {
  * bad API key, 429, 5xx, a proxy's HTML page) means the venue is unavailable.
  */
 export function venueError(status: number, text: string): SwapVenueError {
-  let body: unknown = null;
+  let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import { buildBn128 } from "ffjavascript";
-// @ts-ignore -- snarkjs ships no type declarations; the slice used here is typed below.
+// @ts-expect-error -- snarkjs ships no type declarations; the slice used here is typed below.
 import * as snarkjsUntyped from "snarkjs";
 import { encodeProof, fromSnarkjs, type SnarkjsProof } from "../../../src-server/core/proof/codec";
 import { bigIntToBytes32, bytesToBigInt } from "../../../src-shared/encoding/field";

@@ -16,7 +16,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildBn128 } from "ffjavascript";
-// @ts-ignore -- snarkjs ships no type declarations; the slice used here is typed below.
+// @ts-expect-error -- snarkjs ships no type declarations; the slice used here is typed below.
 import * as snarkjsUntyped from "snarkjs";
 import nacl from "tweetnacl";
 import { withdrawalPublicSignals } from "../../../src-server/core/proof/public-inputs";
