@@ -7,7 +7,7 @@ import { nullifierAddress, treeAddress } from "../src-shared/solana/pda";
 import { SandboxChain } from "./adapters/chain-sandbox/sandbox-chain";
 import { createLeanPoseidonHasher, PREBUILT_WASM as PREBUILT_POSEIDON_WASM } from "./adapters/poseidon-lean/lean-hasher";
 import { solanaPoolSubscriber, type MintSubscribe } from "./adapters/chain-solana/follower-subscribe";
-import { createFailoverRpc, type FailoverRpc } from "./adapters/chain-solana/rpc-failover";
+import { createFailoverRpc } from "./adapters/chain-solana/rpc-failover";
 import { SolanaChain } from "./adapters/chain-solana/solana-chain";
 import { FileSecretStore } from "./adapters/keys/file-secret-store";
 import { loadOrCreateSigner, readKeypairFile } from "./adapters/keys/keypair-file";
@@ -49,6 +49,7 @@ import { RelayService } from "./services/relay-withdrawal";
 import { RevertService } from "./services/revert-deposit";
 import { SanctionsOverrides } from "./services/sanctions-overrides";
 import { SwapRoutingService } from "./services/swap-routing";
+import { TeardownStack } from "./teardown";
 
 export interface Relay extends RelayApp {
   chains: ReadonlyMap<Network, ChainBackend>;
@@ -73,12 +74,41 @@ export function packageVersion(): string {
   return pkg.version;
 }
 
-/** The one place adapters are built and wired to services and HTTP. */
-export async function composeRelay(
-  config: RelayConfig,
-  opts: { consoleDir?: string; log: (line: string) => void; secrets?: SecretStore; /** Structured lines (startServer's JSON log). */ logger?: RelayLogger },
-): Promise<Relay> {
+/** The start-up steps after which {@link ComposeOptions.afterStep} is called, in order. */
+export const START_STEPS = ["store", "sanctions", "chains", "indexer", "follower", "reconcile", "retention", "ops"] as const;
+export type StartStep = (typeof START_STEPS)[number];
+
+export interface ComposeOptions {
+  consoleDir?: string;
+  log: (line: string) => void;
+  secrets?: SecretStore;
+  /** Structured lines (startServer's JSON log). */
+  logger?: RelayLogger;
+  /** Called after each start-up step; a test throws here to fail a start part-way and check that nothing is left running. */
+  afterStep?: (step: StartStep) => void | Promise<void>;
+}
+
+/**
+ * The one place adapters are built and wired to services and HTTP. Every
+ * resource registers its closer on one teardown stack as it is created: a
+ * start that throws part-way and `close()` unwind that same stack.
+ */
+export async function composeRelay(config: RelayConfig, opts: ComposeOptions): Promise<Relay> {
+  const stack = new TeardownStack(opts.log);
+  try {
+    return await compose(config, opts, stack);
+  } catch (e) {
+    // Each closer's own failure is logged; the start's error is the one to report.
+    await stack.close().catch(() => {});
+    throw e;
+  }
+}
+
+async function compose(config: RelayConfig, opts: ComposeOptions, stack: TeardownStack): Promise<Relay> {
   const { log } = opts;
+  const step = async (name: StartStep): Promise<void> => {
+    await opts.afterStep?.(name);
+  };
   // A solana network refuses the development verifying key unless allowed for it (docs/security.md).
   const developmentKeyNetworks = checkVerifyingKey(config);
   for (const n of developmentKeyNetworks) {
@@ -90,33 +120,33 @@ export async function composeRelay(
   // Metrics, alerts and the relay-state events (composition-ops.ts; docs/operations.md).
   const ops = new Ops(config, log, opts.logger ?? null);
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  const unlock = lockDataDir(config.dataDir);
+  stack.defer("data dir lock", lockDataDir(config.dataDir));
   // The verifier's workers and the Poseidon wasm boot while the store opens and replays.
   const verifierStarting = createGroth16Verifier(config.verifier.vkeyPath, {
     maxQueue: config.verifier.maxQueue,
     ...(config.verifier.threads > 0 ? { threads: config.verifier.threads } : {}),
   });
   verifierStarting.catch(() => {});
-  let db: DurableDb;
-  let hasher: Awaited<ReturnType<typeof createLeanPoseidonHasher>>;
-  try {
-    [hasher, db] = await Promise.all([
-      // Next to the verification key: resources/zk in the repository and in the desktop app alike.
-      createLeanPoseidonHasher([path.join(path.dirname(config.verifier.vkeyPath), "poseidon-bn254.wasm"), PREBUILT_POSEIDON_WASM]),
-      DurableDb.open({
-        dir: config.dataDir,
-        migrations: MIGRATIONS,
-        functions: SQL_FUNCTIONS,
-        snapshotIntervalMs: config.storage.snapshotIntervalSec * 1000,
-        snapshotJournalBytes: config.storage.snapshotJournalMiB * 1024 * 1024,
-        log,
-      }),
-    ]);
-  } catch (e) {
-    await verifierStarting.then((v) => v.close(), () => {});
-    unlock();
-    throw e;
-  }
+  // Next to the verification key: resources/zk in the repository and in the desktop app alike.
+  const hasherLoading = createLeanPoseidonHasher([path.join(path.dirname(config.verifier.vkeyPath), "poseidon-bn254.wasm"), PREBUILT_POSEIDON_WASM]);
+  const dbOpening = DurableDb.open({
+    dir: config.dataDir,
+    migrations: MIGRATIONS,
+    functions: SQL_FUNCTIONS,
+    snapshotIntervalMs: config.storage.snapshotIntervalSec * 1000,
+    snapshotJournalBytes: config.storage.snapshotJournalMiB * 1024 * 1024,
+    log,
+  });
+  const [hasherLoaded, dbOpened] = await Promise.allSettled([hasherLoading, dbOpening]);
+  // The store closes after the verifier (registered first), as a proof refused at close is still written to it.
+  if (dbOpened.status === "fulfilled") stack.defer("store", () => dbOpened.value.close());
+  const verifierPool = deferredVerifier(verifierStarting, log);
+  stack.defer("verifier workers", () => verifierPool.close());
+  if (dbOpened.status === "rejected") throw dbOpened.reason;
+  if (hasherLoaded.status === "rejected") throw hasherLoaded.reason;
+  const db = dbOpened.value;
+  const hasher = hasherLoaded.value;
+  await step("store");
   // Protocol v2 (migration 11) set aside the sandbox pools a v1 store held: say so on every start.
   const archived = db.all<{ network: string; mint: string; leaves: number }>("SELECT network, mint, leaves FROM archived_pools WHERE protocol = 1 ORDER BY network, mint");
   if (archived.length) {
@@ -131,12 +161,7 @@ export async function composeRelay(
   log(`relayer: ${relayer.address}`);
 
   // Listening does not wait for the verifier's workers to boot; a proof waits for them. A key that cannot be read or parsed has failed by now and still stops the start.
-  await Promise.race([verifierStarting, Promise.resolve(null)]).catch(async (e: unknown) => {
-    await db.close();
-    unlock();
-    throw e;
-  });
-  const verifierPool = deferredVerifier(verifierStarting, log);
+  await Promise.race([verifierStarting, Promise.resolve(null)]);
   const verifier = new MemoizingVerifier(verifierPool);
   const sanctionsStore = new SqlSanctionsStore(db);
   const sanctions = new ReloadingSanctionsList({
@@ -147,6 +172,7 @@ export async function composeRelay(
     intervalMs: (config.sanctions.url ? config.sanctions.refreshIntervalSec : config.sanctions.filePollSec) * 1000,
     log,
   });
+  stack.defer("sanctions refresh", () => sanctions.stop());
   await sanctions.start();
   const listed = sanctions.status();
   log(
@@ -154,6 +180,7 @@ export async function composeRelay(
       ? `sanctions: ${listed.count} addresses from ${listed.source} (version ${listed.version})`
       : `sanctions: NO LIST LOADED from ${listed.source} (${listed.lastError}); compliance signatures answer 500 and relays fail until one loads`,
   );
+  await step("sanctions");
   const sanctionsOverrides = new SanctionsOverrides(sanctionsStore, () => sanctions.reloadOverrides());
   const complianceLog = new SqlComplianceLog(db);
   const complianceKey = loadOrCreateSigner(secrets, "compliance");
@@ -164,7 +191,6 @@ export async function composeRelay(
   const sandboxes = new Map<Network, SandboxChain>();
   const solanaNetworks = new Map<Network, FollowedNetwork>();
   const subscribers = new Map<Network, MintSubscribe>();
-  const rpcs: FailoverRpc[] = [];
   for (const n of NETWORKS) {
     const net = config.networks[n];
     if (!net.enabled) continue;
@@ -183,20 +209,9 @@ export async function composeRelay(
         log: (line) => log(`${n}: ${line}`),
         onRequest: ops.rpcRequest(n),
       });
-      rpcs.push(rpc);
-      let chain: SolanaChain;
-      try {
-        // relay_swap lands the withdrawal and Jupiter's swap in one transaction: the chain asks Jupiter for the swap's instructions.
-        chain = await SolanaChain.connect(n, net, signer, hasher, log, { rpc, swapInstructions: new JupiterSwapApi(config.jupiter), swapPrograms: config.jupiter.programIds });
-      } catch (e) {
-        // Start-up fails whole: nothing keeps the data dir locked or the workers running.
-        for (const r of rpcs) r.close();
-        sanctions.stop();
-        await verifier.close();
-        await db.close();
-        unlock();
-        throw e;
-      }
+      stack.defer(`${n} RPC probes`, () => rpc.close());
+      // relay_swap lands the withdrawal and Jupiter's swap in one transaction: the chain asks Jupiter for the swap's instructions.
+      const chain = await SolanaChain.connect(n, net, signer, hasher, log, { rpc, swapInstructions: new JupiterSwapApi(config.jupiter), swapPrograms: config.jupiter.programIds });
       chains.set(n, chain);
       solanaNetworks.set(n, { chain, pollMs: net.solana.pollMs, maxIndexerLagSec: net.solana.maxIndexerLagSec });
       subscribers.set(n, solanaPoolSubscriber(rpc, { programId: net.programId, commitment: net.solana.commitment, log }));
@@ -207,6 +222,7 @@ export async function composeRelay(
     chains.set(n, chain);
     sandboxes.set(n, chain);
   }
+  await step("chains");
   // A sandbox network swaps in its constant-product pools, a Solana network through Jupiter.
   const swapVenues = new Map<Network, SwapVenue>();
   for (const n of NETWORKS) {
@@ -232,6 +248,7 @@ export async function composeRelay(
     log,
   );
   await indexer.start();
+  await step("indexer");
   // Solana pools are followed live (logs subscription + polling); the sandbox indexes on each deposit.
   const follower = new ChainFollower({
     indexer,
@@ -239,7 +256,9 @@ export async function composeRelay(
     subscribe: (pool, onChange) => subscribers.get(pool.network)!(pool.mint, onChange),
     log,
   });
+  stack.defer("chain follower", () => follower.stop());
   await follower.start();
+  await step("follower");
 
   const auth = new AuthService(new SqlAuthStore(db), {
     tokenTtlSec: config.auth.tokenTtlSec,
@@ -262,6 +281,7 @@ export async function composeRelay(
   });
 
   await relay.reconcileInterrupted();
+  await step("reconcile");
 
   const compliance = new ComplianceService({ walletOf: (t) => auth.walletOf(t), sanctions, key: complianceKey, log: complianceLog, logLine: log });
   const revertStore = ops.revertStore(new SqlRevertStore(db));
@@ -337,7 +357,11 @@ export async function composeRelay(
     }),
     log,
   });
+  stack.defer("retention job", () => admin.retention.stop());
   await admin.retention.start();
+  await step("retention");
+  // The metrics collectors, the fee-payer watch and the alerts close first.
+  stack.defer("metrics, fee-payer watch and alerts", () => ops.close());
   ops.attach({
     db,
     verifierQueueDepth: () => (verifierPool as { pending?: number }).pending ?? 0,
@@ -367,6 +391,7 @@ export async function composeRelay(
     const refused = relayApp.limits.stats().reduce((s, x) => s + x.refusals, 0);
     return [{ name: "rate-limits", ok: true, detail: `${refused} requests refused since start` }];
   });
+  await step("ops");
 
   return {
     ...relayApp,
@@ -381,18 +406,6 @@ export async function composeRelay(
     complianceLog,
     revertStore,
     swapVenues,
-    close: async () => {
-      await ops.close();
-      for (const r of rpcs) r.close();
-      sanctions.stop();
-      await follower.stop();
-      try {
-        await admin.retention.stop();
-        await verifier.close();
-        await db.close();
-      } finally {
-        unlock();
-      }
-    },
+    close: () => stack.close(),
   };
 }

@@ -4,7 +4,7 @@ import path from "node:path";
 import { describeConfig } from "./config/load";
 import type { RelayConfig } from "./config/schema";
 import type { SecretStore } from "./ports/secret-store";
-import { composeRelay, type Relay } from "./composition";
+import { composeRelay, type ComposeOptions, type Relay } from "./composition";
 import { RelayLogger } from "./adapters/log-pino/relay-logger";
 import { capConnectionsPerIp } from "./http/connection-cap";
 
@@ -21,9 +21,11 @@ export interface StartOptions {
   log?: (line: string) => void;
   /** Where keys live at rest; default files in <dataDir>/keys (the desktop host passes safeStorage). */
   secrets?: SecretStore;
+  /** Test seam: see {@link ComposeOptions.afterStep}. */
+  afterStep?: ComposeOptions["afterStep"];
 }
 
-/** Builds the relay and listens; `stop` drains requests and flushes the store. */
+/** Builds the relay and listens; `stop` drains requests and flushes the store. A start that fails (listening included) closes all it opened. */
 export async function startServer(config: RelayConfig, opts: StartOptions = {}): Promise<RunningServer> {
   // JSON lines to stdout (headless) or the host's log (desktop), and to <dataDir>/logs (docs/operations.md, "Logs").
   const logger = new RelayLogger({
@@ -37,7 +39,13 @@ export async function startServer(config: RelayConfig, opts: StartOptions = {}):
   for (const line of describeConfig(config).split("\n")) log(line);
   let relay: Relay;
   try {
-    relay = await composeRelay(config, { log, logger, ...(opts.consoleDir ? { consoleDir: opts.consoleDir } : {}), ...(opts.secrets ? { secrets: opts.secrets } : {}) });
+    relay = await composeRelay(config, {
+      log,
+      logger,
+      ...(opts.consoleDir ? { consoleDir: opts.consoleDir } : {}),
+      ...(opts.secrets ? { secrets: opts.secrets } : {}),
+      ...(opts.afterStep ? { afterStep: opts.afterStep } : {}),
+    });
   } catch (e) {
     await logger.close();
     throw e;
@@ -60,13 +68,20 @@ export async function startServer(config: RelayConfig, opts: StartOptions = {}):
   server.keepAliveTimeout = keepAliveTimeoutMs;
   // RELAY_RATE_LIMITS=off (benchmarks, tests) lifts the cap with the other per-client counts.
   if (maxConnectionsPerIp > 0 && config.rateLimits.enabled) capConnectionsPerIp(server, maxConnectionsPerIp);
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(config.port, config.host, () => {
-      server.off("error", reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(config.port, config.host, () => {
+        server.off("error", reject);
+        resolve();
+      });
     });
-  });
+  } catch (e) {
+    // The port is taken or refused: nothing the relay opened outlives the failed start.
+    await relay.close().catch((err: unknown) => log(`close after a failed listen: ${(err as Error).message}`));
+    await logger.close();
+    throw e;
+  }
   const sockets = new Set<Socket>();
   server.on("connection", (s) => {
     sockets.add(s);

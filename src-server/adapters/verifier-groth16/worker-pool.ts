@@ -86,6 +86,12 @@ interface Slot {
   retiring: boolean;
 }
 
+/** Verifier worker threads alive in this process, across every pool (a start that fails or a close must bring it back down). */
+let liveWorkers = 0;
+export function liveVerifierWorkers(): number {
+  return liveWorkers;
+}
+
 export class Groth16WorkerPool implements ProofVerifier {
   private readonly slots: Slot[] = [];
   private readonly queue: Job[] = [];
@@ -188,6 +194,7 @@ export class Groth16WorkerPool implements ProofVerifier {
   private spawn(): Promise<void> {
     const spec = workerSpec();
     const worker = new Worker(spec.entry, { eval: spec.eval, execArgv: spec.execArgv, workerData: this.init });
+    liveWorkers++;
     const slot: Slot = { worker, ready: false, job: null, retiring: false };
     this.slots.push(slot);
     return new Promise<void>((resolveReady, rejectReady) => {
@@ -215,6 +222,7 @@ export class Groth16WorkerPool implements ProofVerifier {
         lastError = e;
       });
       worker.on("exit", (code) => {
+        liveWorkers--;
         const i = this.slots.indexOf(slot);
         if (i >= 0) this.slots.splice(i, 1);
         if (!slot.ready) rejectReady(lastError ?? new Error(`verifier worker exited with code ${code} before it was ready`));
