@@ -1,4 +1,4 @@
-import { generateOperatorToken } from "../src-server/services/admin-operator-token";
+import { generateOperatorToken } from "../src-server/services/admin/operator-token";
 import type { SecretStore } from "../src-server/ports/secret-store";
 
 /** Where the desktop host keeps the console token itself (encrypted), apart from the server's hash. */

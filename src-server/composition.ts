@@ -45,8 +45,8 @@ import { ComplianceService, recordingSanctionsList } from "./services/compliance
 import { HealthService } from "./services/health";
 import { ChainFollower, type FollowedNetwork } from "./services/chain-follower";
 import { IndexerService } from "./services/indexer";
-import { RelayService } from "./services/relay-withdrawal";
-import { RevertService } from "./services/revert-deposit";
+import { RelayService } from "./services/relay-service";
+import { RevertService } from "./services/revert-service";
 import { SanctionsOverrides } from "./services/sanctions-overrides";
 import { SwapRoutingService } from "./services/swap-routing";
 import { TeardownStack } from "./teardown";

@@ -9,7 +9,7 @@ import { SqlRelayStore } from "../adapters/storage-sqljs/relay-store";
 import { MIGRATIONS, SQL_FUNCTIONS } from "../adapters/storage-sqljs/schema-migrations";
 import { RelayState } from "../core/relay/states";
 import type { ChainBackend } from "../ports/chain";
-import { RelayService, type RelayDeps } from "./relay-withdrawal";
+import { RelayService, type RelayDeps } from "./relay-service";
 
 const NOW = 1_800_000_000_000;
 const HOLD = 600_000;

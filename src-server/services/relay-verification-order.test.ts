@@ -9,7 +9,7 @@ import { VerifierBusyError, type ProofVerifier } from "../ports/proof-verifier";
 import type { RelayStore } from "../ports/relay-store";
 import type { SanctionsList } from "../ports/sanctions";
 import type { IndexerService } from "./indexer";
-import { RelayService, type RelayDeps, type VerificationGate } from "./relay-withdrawal";
+import { RelayService, type RelayDeps, type VerificationGate } from "./relay-service";
 
 /**
  * docs/security.md, "Event loop and verifier": a pairing is the expensive step, so

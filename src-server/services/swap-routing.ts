@@ -3,7 +3,7 @@ import { err, type Result } from "../../src-shared/result";
 import type { QuoteRequestBody, SwapQuote } from "../core/swap/quote";
 import { pairSlippage, type PairSlippage, type SlippagePolicy } from "../core/swap/slippage";
 import type { SwapVenue, SwapVenueError } from "../ports/swap-venue";
-import type { SwapRouting } from "./relay-withdrawal";
+import type { SwapRouting } from "./relay-service";
 
 export type QuoteFailure = SwapVenueError | { kind: "NetworkDisabled"; detail: string };
 

@@ -93,7 +93,7 @@ export class RotatingFile implements DestinationStream {
 }
 
 /**
- * The generated operator token's one-time notice (services/admin-operator-token.ts):
+ * The generated operator token's one-time notice (services/admin/operator-token.ts):
  * from its "OPERATOR TOKEN:" line to the closing rule it goes to the terminal
  * only, never to the log file (the token must not rest on disk).
  */

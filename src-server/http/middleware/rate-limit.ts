@@ -2,7 +2,7 @@ import type { Request, RequestHandler, Response } from "express";
 import { ErrorName } from "../../../src-shared/errors";
 import { SlidingWindowLimiter, type LimitDecision } from "../../core/limits/sliding-window";
 import type { RateLimitConfig, RateLimitedEndpoint } from "../../config/schema";
-import type { VerificationGate } from "../../services/relay-withdrawal";
+import type { VerificationGate } from "../../services/relay-service";
 import { clientKeyOf } from "./client-address";
 
 /** Who a request comes from: its client address (after the trusted proxies), and the wallet of a valid token it carries. */

@@ -10,7 +10,7 @@ import type { Network } from "../../../src-shared/networks";
 import type { ChainBackend } from "../../ports/chain";
 import type { FeeSchedule } from "../../services/fee-schedule";
 import type { AuthService } from "../../services/auth";
-import type { RelayService, VerificationGate } from "../../services/relay-withdrawal";
+import type { RelayService, VerificationGate } from "../../services/relay-service";
 import type { RateLimits } from "../middleware/rate-limit";
 import { sendRelayError } from "../respond";
 

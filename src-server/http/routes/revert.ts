@@ -1,6 +1,6 @@
 import { Router } from "express";
 import type { Network } from "../../../src-shared/networks";
-import type { RevertService } from "../../services/revert-deposit";
+import type { RevertService } from "../../services/revert-service";
 import type { RateLimits } from "../middleware/rate-limit";
 import { parseNetworkParam } from "../params";
 import { sendError } from "../respond";

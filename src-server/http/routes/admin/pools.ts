@@ -1,7 +1,7 @@
 import { adminArchivedPools, adminPools, adminPoolSummary, adminTreeNode } from "../../../../src-shared/api/admin";
 import { Router } from "express";
 import { ErrorName } from "../../../../src-shared/errors";
-import type { AdminPools } from "../../../services/admin-pools";
+import type { AdminPools } from "../../../services/admin/pools";
 import { sendAnswer, sendError } from "../../respond";
 import { optionalMint, optionalNetwork, range } from "./query";
 

@@ -5,7 +5,7 @@ import { fromHex, parseByteArray } from "../../../../src-shared/encoding/bytes";
 import { isCanonicalField } from "../../../../src-shared/encoding/field";
 import { ErrorName } from "../../../../src-shared/errors";
 import type { RelayFilter } from "../../../ports/console-store";
-import { parseRelayCursor, type AdminRelays } from "../../../services/admin-relays";
+import { parseRelayCursor, type AdminRelays } from "../../../services/admin/relays";
 import { invalidRequest, sendAnswer, sendError } from "../../respond";
 import { optionalInt, optionalMint, optionalNetwork } from "./query";
 

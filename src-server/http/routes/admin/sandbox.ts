@@ -2,7 +2,7 @@ import { adminFaults } from "../../../../src-shared/api/admin";
 import { Router } from "express";
 import { ErrorName } from "../../../../src-shared/errors";
 import { isNetwork } from "../../../../src-shared/networks";
-import type { SandboxFaults } from "../../../services/admin-faults";
+import type { SandboxFaults } from "../../../services/admin/sandbox-faults";
 import { invalidRequest, sendAnswer, sendError } from "../../respond";
 
 /** GET and POST /admin/sandbox/faults: fault switches of sandbox networks (never a real chain). */

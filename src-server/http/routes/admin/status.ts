@@ -3,11 +3,11 @@ import { Router } from "express";
 import { parsePublicKey } from "../../../../src-shared/encoding/base58";
 import { ErrorName } from "../../../../src-shared/errors";
 import { isNetwork } from "../../../../src-shared/networks";
-import type { AdminMoneyService } from "../../../services/admin-money";
-import type { PauseService } from "../../../services/admin-pauses";
+import type { AdminMoneyService } from "../../../services/admin/money-service";
+import type { PauseService } from "../../../services/admin/pause-service";
 import type { FeeSchedule } from "../../../services/fee-schedule";
 import { parseU64 } from "../../../core/relay/request";
-import type { AdminStatus } from "../../../services/admin-status";
+import type { AdminStatus } from "../../../services/admin/status";
 import { invalidRequest, sendAnswer, sendError } from "../../respond";
 import { range } from "./query";
 

@@ -2,7 +2,7 @@ import { adminCompliance, adminRevert, adminReverts } from "../../../../src-shar
 import { Router } from "express";
 import { parsePublicKey } from "../../../../src-shared/encoding/base58";
 import { ErrorName } from "../../../../src-shared/errors";
-import { isRevertStatus, type AdminSupport } from "../../../services/admin-support";
+import { isRevertStatus, type AdminSupport } from "../../../services/admin/support";
 import { invalidRequest, sendAnswer, sendError } from "../../respond";
 import { optionalInt, optionalNetwork } from "./query";
 

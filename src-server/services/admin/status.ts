@@ -1,16 +1,16 @@
 import { createHash } from "node:crypto";
-import type { AdminHealth, AdminKeyFingerprint, AdminSettings } from "../../src-shared/api/admin";
-import { NETWORKS, type Network } from "../../src-shared/networks";
-import { redactUrl } from "../../src-shared/redact-url";
-import type { RelayConfig } from "../config/schema";
-import type { ChainBackend } from "../ports/chain";
-import type { ConsoleStore } from "../ports/console-store";
-import type { SandboxFaults } from "./admin-faults";
-import type { OperatorToken } from "./admin-operator-token";
-import type { FeeSchedule } from "./fee-schedule";
-import type { PauseService } from "./admin-pauses";
-import type { HealthService } from "./health";
-import type { IndexerService } from "./indexer";
+import type { AdminHealth, AdminKeyFingerprint, AdminSettings } from "../../../src-shared/api/admin";
+import { NETWORKS, type Network } from "../../../src-shared/networks";
+import { redactUrl } from "../../../src-shared/redact-url";
+import type { RelayConfig } from "../../config/schema";
+import type { ChainBackend } from "../../ports/chain";
+import type { ConsoleStore } from "../../ports/console-store";
+import type { SandboxFaults } from "./sandbox-faults";
+import type { OperatorToken } from "./operator-token";
+import type { FeeSchedule } from "../fee-schedule";
+import type { PauseService } from "./pause-service";
+import type { HealthService } from "../health";
+import type { IndexerService } from "../indexer";
 
 /** A key the relay holds, as the console may show it: public half and fingerprint. */
 export interface HeldKey {

@@ -1,10 +1,10 @@
-import { REVERT_STATUSES, type AdminCompliance, type AdminRevert, type RevertStatus } from "../../src-shared/api/admin";
-import type { Network } from "../../src-shared/networks";
-import { err, ok, type Result } from "../../src-shared/result";
-import type { ComplianceLog } from "../ports/compliance-log";
-import type { RevertStore, RevertRecord } from "../ports/revert-store";
-import type { SanctionsStatus } from "../ports/sanctions";
-import type { SanctionsOverrides } from "./sanctions-overrides";
+import { REVERT_STATUSES, type AdminCompliance, type AdminRevert, type RevertStatus } from "../../../src-shared/api/admin";
+import type { Network } from "../../../src-shared/networks";
+import { err, ok, type Result } from "../../../src-shared/result";
+import type { ComplianceLog } from "../../ports/compliance-log";
+import type { RevertStore, RevertRecord } from "../../ports/revert-store";
+import type { SanctionsStatus } from "../../ports/sanctions";
+import type { SanctionsOverrides } from "../sanctions-overrides";
 
 export interface AdminSupportDeps {
   reverts: RevertStore;

@@ -1,11 +1,11 @@
-import type { AdminNullifierSearch, AdminRejectedRelays, AdminRelay, AdminRelayDetail, AdminRelayPage, AdminSpentNullifier, RelayStep } from "../../src-shared/api/admin";
-import { toHex } from "../../src-shared/encoding/bytes";
-import type { Network } from "../../src-shared/networks";
-import type { ChainBackend } from "../ports/chain";
-import type { ConsoleStore, RelayFilter } from "../ports/console-store";
-import type { RelayRecord } from "../ports/relay-store";
-import type { IndexerService } from "./indexer";
-import type { RejectedRelays } from "./relay-rejections";
+import type { AdminNullifierSearch, AdminRejectedRelays, AdminRelay, AdminRelayDetail, AdminRelayPage, AdminSpentNullifier, RelayStep } from "../../../src-shared/api/admin";
+import { toHex } from "../../../src-shared/encoding/bytes";
+import type { Network } from "../../../src-shared/networks";
+import type { ChainBackend } from "../../ports/chain";
+import type { ConsoleStore, RelayFilter } from "../../ports/console-store";
+import type { RelayRecord } from "../../ports/relay-store";
+import type { IndexerService } from "../indexer";
+import type { RejectedRelays } from "../relay-rejections";
 
 export function toAdminRelay(r: RelayRecord): AdminRelay {
   const last = r.steps[r.steps.length - 1];

@@ -1,10 +1,10 @@
-import { ADMIN_RANGES, type AdminMoney, type AdminRange } from "../../src-shared/api/admin";
-import type { Network } from "../../src-shared/networks";
-import type { ChainBackend } from "../ports/chain";
-import type { ConsoleStore } from "../ports/console-store";
-import { relayCostLamports } from "./admin-relays";
-import { firstBucket } from "./admin-pools";
-import type { IndexerService } from "./indexer";
+import { ADMIN_RANGES, type AdminMoney, type AdminRange } from "../../../src-shared/api/admin";
+import type { Network } from "../../../src-shared/networks";
+import type { ChainBackend } from "../../ports/chain";
+import type { ConsoleStore } from "../../ports/console-store";
+import { relayCostLamports } from "./relays";
+import { firstBucket } from "./pools";
+import type { IndexerService } from "../indexer";
 
 const DAY_MS = 86_400_000;
 

@@ -1,9 +1,9 @@
-import { ADMIN_RANGES, type AdminArchivedPool, type AdminPoolSummary, type AdminRange, type AdminTreeNode, type AdminTreeNodeRef, type TimeBucket } from "../../src-shared/api/admin";
-import { bytesEqual, toHex } from "../../src-shared/encoding/bytes";
-import type { Network } from "../../src-shared/networks";
-import type { ChainBackend } from "../ports/chain";
-import type { ConsoleStore } from "../ports/console-store";
-import type { IndexedPool, IndexerService } from "./indexer";
+import { ADMIN_RANGES, type AdminArchivedPool, type AdminPoolSummary, type AdminRange, type AdminTreeNode, type AdminTreeNodeRef, type TimeBucket } from "../../../src-shared/api/admin";
+import { bytesEqual, toHex } from "../../../src-shared/encoding/bytes";
+import type { Network } from "../../../src-shared/networks";
+import type { ChainBackend } from "../../ports/chain";
+import type { ConsoleStore } from "../../ports/console-store";
+import type { IndexedPool, IndexerService } from "../indexer";
 
 export interface AdminPoolsDeps {
   store: ConsoleStore;

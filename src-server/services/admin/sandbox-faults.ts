@@ -1,6 +1,6 @@
-import type { AdminFault } from "../../src-shared/api/admin";
-import type { Network } from "../../src-shared/networks";
-import type { HealthCheck } from "../ports/chain";
+import type { AdminFault } from "../../../src-shared/api/admin";
+import type { Network } from "../../../src-shared/networks";
+import type { HealthCheck } from "../../ports/chain";
 
 /**
  * Fault switches for sandbox networks (never a real chain): `chainDown` makes

@@ -1,4 +1,4 @@
-import type { ConsoleStore } from "../ports/console-store";
+import type { ConsoleStore } from "../../ports/console-store";
 
 const DAY_MS = 86_400_000;
 const EVERY_MS = 3_600_000;

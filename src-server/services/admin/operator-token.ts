@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import type { SecretStore } from "../ports/secret-store";
+import type { SecretStore } from "../../ports/secret-store";
 
 /** The secret store entry: 16 bytes of salt, then sha256(salt ‖ token). Never the token itself. */
 export const OPERATOR_TOKEN_SECRET = "operator-token";

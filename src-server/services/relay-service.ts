@@ -22,7 +22,7 @@ export interface FeesInForce {
   inForce(network: Network, mint: string): FeeInForce;
 }
 
-/** The operator's pause switches (services/admin-pauses.ts): why this pool's relays are refused, or null. */
+/** The operator's pause switches (services/admin/pause-service.ts): why this pool's relays are refused, or null. */
 export interface RelayPauses {
   pausedReason(network: Network, mint: string): string | null;
 }

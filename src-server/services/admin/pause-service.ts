@@ -1,14 +1,14 @@
-import type { AdminPause } from "../../src-shared/api/admin";
-import type { Network } from "../../src-shared/networks";
-import { err, ok, type Result } from "../../src-shared/result";
-import type { HealthCheck } from "../ports/chain";
-import type { ConsoleStore, StoredPause } from "../ports/console-store";
+import type { AdminPause } from "../../../src-shared/api/admin";
+import type { Network } from "../../../src-shared/networks";
+import { err, ok, type Result } from "../../../src-shared/result";
+import type { HealthCheck } from "../../ports/chain";
+import type { ConsoleStore, StoredPause } from "../../ports/console-store";
 
 export const MAX_PAUSE_REASON = 200;
 
 /**
  * The operator's pause switches, per network or per pool. A paused pool's
- * relays are refused `503 RelayPaused` with the reason (relay-withdrawal.ts),
+ * relays are refused `503 RelayPaused` with the reason (relay-service.ts),
  * and /health fails a `paused` check naming what is paused and why.
  * Persisted, so a pause survives a restart.
  */
