@@ -156,6 +156,8 @@ describe("relays, money, health and settings", () => {
     expect(detail.steps[1]!.verifyMs).toBeGreaterThanOrEqual(0);
     expect(detail.costLamports).toBe("0");
     expect((await admin(`/relays/00000000-0000-4000-8000-000000000000`)).status).toBe(404);
+    expect((await admin<AdminRelayDetail>(`/relays/${item.id.toUpperCase()}`)).body.id).toBe(item.id);
+    expect(await admin("/relays/not-a-uuid")).toEqual({ status: 400, body: { error: "InvalidRequest", message: "id must be a relay id (UUID)" } });
   });
 
   it("reports fees earned and the relayer's balances", async () => {
@@ -254,6 +256,9 @@ describe("support: the revert queue and the compliance log", () => {
     expect(processed.steps.map((s) => s.kind)).toEqual(["requested", "submitted", "processed"]);
     expect((await admin<{ items: AdminRevert[] }>("/reverts?status=failed")).body.items).toEqual([all[0]]);
     expect((await admin<AdminRevert>(`/reverts/${processed.id}`)).body).toEqual(processed);
+    expect((await admin<AdminRevert>(`/reverts/${processed.id.toUpperCase()}`)).body).toEqual(processed);
+    expect((await admin("/reverts/00000000-0000-4000-8000-000000000000")).status).toBe(404);
+    expect(await admin("/reverts/not-a-uuid")).toEqual({ status: 400, body: { error: "InvalidRequest", message: "id must be a revert id (UUID)" } });
     expect((await admin("/reverts?status=lost")).status).toBe(400);
   });
 

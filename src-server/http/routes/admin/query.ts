@@ -1,9 +1,10 @@
-import type { Request, Response } from "express";
+import type { Request, Response, Router } from "express";
+import type { Decoder } from "../../../../src-shared/api/decode";
 import { isAdminRange, type AdminRange } from "../../../../src-shared/api/admin";
 import { parsePublicKey } from "../../../../src-shared/encoding/base58";
 import { ErrorName } from "../../../../src-shared/errors";
 import { isNetwork, type Network } from "../../../../src-shared/networks";
-import { invalidRequest, sendError } from "../../respond";
+import { invalidRequest, sendAnswer, sendError } from "../../respond";
 
 /** Query and path readers for /admin: each answers the error itself and returns undefined on bad input. */
 
@@ -28,6 +29,22 @@ export function range(req: Request, res: Response, fallback: AdminRange): AdminR
   if (v === undefined || v === "") return fallback;
   if (!isAdminRange(v)) return invalidRequest(res, "range must be 24h, 7d or 30d"), undefined;
   return v;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * GET `<path>/:id` for one record by its UUID (any case): 400 InvalidRequest for
+ * another id, 404 NotFound with `missing` when there is no such record.
+ */
+export function getRecordById<T>(r: Router, path: string, what: string, find: (id: string) => T | null, contract: Decoder<T>, missing: string): void {
+  r.get(`${path}/:id`, (req, res) => {
+    const id = String(req.params.id ?? "").toLowerCase();
+    if (!UUID.test(id)) return invalidRequest(res, `id must be a ${what} id (UUID)`);
+    const found = find(id);
+    if (!found) return sendError(res, 404, ErrorName.NotFound, missing);
+    sendAnswer(res, contract, found);
+  });
 }
 
 export function optionalInt(req: Request, res: Response, name: string, min: number, max: number): number | null | undefined {

@@ -3,13 +3,10 @@ import { Router } from "express";
 import { RELAY_STATUSES, type RelayStatus } from "../../../../src-shared/api/admin";
 import { fromHex, parseByteArray } from "../../../../src-shared/encoding/bytes";
 import { isCanonicalField } from "../../../../src-shared/encoding/field";
-import { ErrorName } from "../../../../src-shared/errors";
 import type { RelayFilter } from "../../../ports/console-store";
 import { parseRelayCursor, type AdminRelays } from "../../../services/admin/relays";
-import { invalidRequest, sendAnswer, sendError } from "../../respond";
-import { optionalInt, optionalMint, optionalNetwork } from "./query";
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+import { invalidRequest, sendAnswer } from "../../respond";
+import { getRecordById, optionalInt, optionalMint, optionalNetwork } from "./query";
 
 /** A nullifier hash as an operator pastes it: 64 hex characters (0x optional) or a JSON byte array. */
 export function parseNullifierQuery(q: string): Uint8Array | null {
@@ -65,13 +62,7 @@ export function adminRelayRoutes(relays: AdminRelays): Router {
     sendAnswer(res, adminRejectedRelays, relays.rejected(limit ?? 1000));
   });
 
-  r.get("/relays/:id", (req, res) => {
-    const id = (req.params.id ?? "").toLowerCase();
-    if (!UUID.test(id)) return invalidRequest(res, "id must be a relay id (UUID)");
-    const detail = relays.detail(id);
-    if (!detail) return sendError(res, 404, ErrorName.NotFound, "no relay record with this id (it may be older than the retention period)");
-    sendAnswer(res, adminRelayDetail, detail);
-  });
+  getRecordById(r, "/relays", "relay", (id) => relays.detail(id), adminRelayDetail, "no relay record with this id (it may be older than the retention period)");
 
   // The nullifier travels in the query, never the path: request paths can reach error logs, queries do not.
   r.get("/nullifiers/search", async (req, res) => {

@@ -1,12 +1,9 @@
 import { adminCompliance, adminRevert, adminReverts } from "../../../../src-shared/api/admin";
 import { Router } from "express";
 import { parsePublicKey } from "../../../../src-shared/encoding/base58";
-import { ErrorName } from "../../../../src-shared/errors";
 import { isRevertStatus, type AdminSupport } from "../../../services/admin/support";
-import { invalidRequest, sendAnswer, sendError } from "../../respond";
-import { optionalInt, optionalNetwork } from "./query";
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+import { invalidRequest, sendAnswer } from "../../respond";
+import { getRecordById, optionalInt, optionalNetwork } from "./query";
 
 /** GET /admin/reverts, /admin/reverts/{id}, /admin/compliance; POST /admin/sanctions/overrides */
 export function adminSupportRoutes(support: AdminSupport): Router {
@@ -22,13 +19,7 @@ export function adminSupportRoutes(support: AdminSupport): Router {
     sendAnswer(res, adminReverts, { items: support.reverts({ ...(network ? { network } : {}), ...(status ? { status } : {}) }, limit ?? 100) });
   });
 
-  r.get("/reverts/:id", (req, res) => {
-    const id = (req.params.id ?? "").toLowerCase();
-    if (!UUID.test(id)) return invalidRequest(res, "id must be a revert id (UUID)");
-    const found = support.revert(id);
-    if (!found) return sendError(res, 404, ErrorName.NotFound, "no revert record with this id");
-    sendAnswer(res, adminRevert, found);
-  });
+  getRecordById(r, "/reverts", "revert", (id) => support.revert(id), adminRevert, "no revert record with this id");
 
   r.get("/compliance", (req, res) => {
     const address = typeof req.query.address === "string" && req.query.address !== "" ? req.query.address : null;
