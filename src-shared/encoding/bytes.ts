@@ -44,3 +44,14 @@ export function parseByteArray(value: unknown, length: number): Result<Uint8Arra
 export function toByteArray(bytes: Uint8Array): number[] {
   return Array.from(bytes);
 }
+
+/** The parts one after another in one new array. */
+export function concatBytes(...parts: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let offset = 0;
+  for (const p of parts) {
+    out.set(p, offset);
+    offset += p.length;
+  }
+  return out;
+}

@@ -2,6 +2,7 @@ import type { FieldHasher } from "../../../src-shared/crypto/hasher";
 import { U64_MAX, withdrawalPublicSignals } from "../../../src-shared/crypto/protocol";
 import { verifyEd25519Native as verifyEd25519 } from "../keys/ed25519-native";
 import { encodeBase58, parseSignature, publicKeyBytesOrThrow } from "../../../src-shared/encoding/base58";
+import { concatBytes } from "../../../src-shared/encoding/bytes";
 import { sandboxDepositMessage } from "../../../src-shared/messages";
 import { depositCommitment, encodePoolInstruction } from "../../../src-shared/pool-program";
 import type { Network } from "../../../src-shared/networks";
@@ -439,16 +440,6 @@ export class SandboxChain implements ChainBackend {
 }
 
 const textEncoder = new TextEncoder();
-
-function concatBytes(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let offset = 0;
-  for (const p of parts) {
-    out.set(p, offset);
-    offset += p.length;
-  }
-  return out;
-}
 
 function concat(parts: readonly Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.length * 32);

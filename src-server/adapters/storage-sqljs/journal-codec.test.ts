@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { crc32, crc32Js } from "./crc32";
 import { encodeRecord, RECORD_HEADER_BYTES, scanJournal, sealRecord, type JournalRecord } from "./journal-codec";
 import type { SqlStatement } from "./types";
+import { concatBytes } from "../../../src-shared/encoding/bytes";
 
 function sealed(seq: number, statements: SqlStatement[]): Uint8Array {
   const rec = encodeRecord(statements);
@@ -9,15 +10,6 @@ function sealed(seq: number, statements: SqlStatement[]): Uint8Array {
   return rec;
 }
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
-}
 
 function scanAll(buf: Uint8Array): { records: JournalRecord[]; validEnd: number; damage: string | null } {
   const records: JournalRecord[] = [];
@@ -70,7 +62,7 @@ describe("journal record codec", () => {
     const a = sealed(1, [{ sql: "a", params: [1] }]);
     const b = sealed(2, [{ sql: "b", params: ["two"] }]);
     for (let cut = 1; cut < b.length; cut++) {
-      const { records, validEnd, damage } = scanAll(concat([a, b.subarray(0, cut)]));
+      const { records, validEnd, damage } = scanAll(concatBytes(a, b.subarray(0, cut)));
       expect(records.map((r) => r.seq)).toEqual([1]);
       expect(validEnd).toBe(a.length);
       expect(damage).not.toBeNull();
@@ -82,7 +74,7 @@ describe("journal record codec", () => {
     const b = sealed(2, [{ sql: "bbbb", params: [3] }]);
     const at = RECORD_HEADER_BYTES + 20;
     b[at] = b[at]! ^ 0x40;
-    const { records, validEnd, damage } = scanAll(concat([a, b, sealed(3, [{ sql: "c" }])]));
+    const { records, validEnd, damage } = scanAll(concatBytes(a, b, sealed(3, [{ sql: "c" }])));
     expect(records.map((r) => r.seq)).toEqual([1]);
     expect(validEnd).toBe(a.length);
     expect(damage).toBe("CRC mismatch");
@@ -91,7 +83,7 @@ describe("journal record codec", () => {
   it("treats zero-filled or random garbage after the last record as a damaged tail", () => {
     const a = sealed(1, [{ sql: "a" }]);
     for (const junk of [new Uint8Array(4096), Uint8Array.from({ length: 4096 }, (_, i) => (i * 131 + 7) & 0xff)]) {
-      const { records, validEnd } = scanAll(concat([a, junk]));
+      const { records, validEnd } = scanAll(concatBytes(a, junk));
       expect(records).toHaveLength(1);
       expect(validEnd).toBe(a.length);
     }
