@@ -124,23 +124,23 @@ export function g2FromFp2(x: Mcl.Fp2, y: Mcl.Fp2): Mcl.G2 {
  * the init self-check and by tests.
  */
 export function twistPointOutsideSubgroup(): Mcl.G2 {
-  const three = new mcl.Fp2();
-  three.setInt(3, 0);
-  const xi = new mcl.Fp2();
-  xi.setInt(9, 1);
-  const bTwist = mcl.div(three, xi); // b' = 3 / (9 + u)
   for (let k = 1; k < 1000; k++) {
     const x = new mcl.Fp2();
     x.setInt(k, 1);
-    const [isSquare, y] = mcl.squareRoot(mcl.add(mcl.mul(mcl.sqr(x), x), bTwist));
-    if (!isSquare) continue;
-    const q = new mcl.G2();
-    q.setX(x);
-    q.setY(y);
-    q.setZ(fp2FromBigInts(1n, 0n));
-    if (!q.isValidOrder()) return q;
+    const q = twistPointAt(x);
+    if (q && !q.isValidOrder()) return q;
   }
   throw new Error("no twist point outside the subgroup found");
+}
+
+/** b' = 3 / (9 + u): the twist is y² = x³ + b'. Computed once mcl is initialised. */
+let bTwist: Mcl.Fp2 | null = null;
+
+/** The point of E'(Fp2) at x (y: the square root mcl picks), or null when x³ + b' is not a square. In G2 or not. */
+export function twistPointAt(x: Mcl.Fp2): Mcl.G2 | null {
+  bTwist ??= mcl.div(fp2FromBigInts(3n, 0n), fp2FromBigInts(9n, 1n));
+  const [isSquare, y] = mcl.squareRoot(mcl.add(mcl.mul(mcl.sqr(x), x), bTwist));
+  return isSquare ? g2FromFp2(x, y) : null;
 }
 
 function selfCheck(): void {
