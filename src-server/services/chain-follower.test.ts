@@ -121,6 +121,14 @@ function setup(o: Partial<ChainFollowerOptions> = {}) {
 
 const tick = (ms: number) => vi.advanceTimersByTimeAsync(ms);
 
+/** A follower made and started, with its first syncs run. */
+async function started(make: () => ChainFollower): Promise<ChainFollower> {
+  const f = make();
+  await f.start();
+  await tick(0);
+  return f;
+}
+
 describe("ChainFollower", () => {
   beforeEach(() => {
     vi.useFakeTimers({ now: 1_700_000_000_000 });
@@ -133,9 +141,7 @@ describe("ChainFollower", () => {
     const { chain, indexer, subs, make } = setup();
     chain.pools = [USDC, WSOL];
     chain.deposit(USDC, 3);
-    const f = make();
-    await f.start();
-    await tick(0);
+    const f = await started(make);
     expect(subs.count(USDC)).toBe(1);
     expect(subs.count(WSOL)).toBe(1);
     expect(indexer.tree(USDC).nextIndex).toBe(3);
@@ -149,9 +155,7 @@ describe("ChainFollower", () => {
   it("syncs on a log notification without waiting for the poll", async () => {
     const { chain, indexer, subs, make } = setup();
     chain.pools = [USDC];
-    const f = make();
-    await f.start();
-    await tick(0);
+    const f = await started(make);
     chain.deposit(USDC);
     subs.notify(USDC);
     await tick(1);
@@ -163,9 +167,7 @@ describe("ChainFollower", () => {
   it("polls every pollMs, so a lost notification delays a deposit by one interval at most", async () => {
     const { chain, indexer, make } = setup();
     chain.pools = [USDC];
-    const f = make();
-    await f.start();
-    await tick(0);
+    const f = await started(make);
     const calls = indexer.syncCalls;
     chain.deposit(USDC, 2); // no notification
     await tick(POLL - 1);
@@ -200,9 +202,7 @@ describe("ChainFollower", () => {
   it("backs off while the RPC fails, logs once per failure streak, then recovers and resubscribes", async () => {
     const { chain, indexer, subs, logs, make } = setup();
     chain.pools = [USDC];
-    const f = make();
-    await f.start();
-    await tick(0);
+    const f = await started(make);
     const calls = indexer.syncCalls;
     chain.fail = "fetch failed: ECONNREFUSED";
     await tick(60 * POLL);
@@ -234,9 +234,7 @@ describe("ChainFollower", () => {
     const { chain, indexer, make } = setup();
     chain.pools = [USDC];
     chain.deposit(USDC, 5);
-    const f = make();
-    await f.start();
-    await tick(0);
+    const f = await started(make);
     indexer.stalled = true; // e.g. the RPC does not return a transaction yet
     chain.deposit(USDC, 2);
     await tick(POLL);
@@ -271,9 +269,7 @@ describe("ChainFollower", () => {
   it("adopts pools that appear on chain on its discovery cycle", async () => {
     const { chain, indexer, subs, logs, make } = setup();
     chain.pools = [USDC];
-    const f = make();
-    await f.start();
-    await tick(0);
+    const f = await started(make);
     expect(chain.listCalls).toBe(1);
     chain.pools = [USDC, BONK];
     chain.deposit(BONK, 2);
@@ -317,9 +313,7 @@ describe("ChainFollower", () => {
   it("stops: unsubscribes and polls no more", async () => {
     const { chain, indexer, subs, make } = setup();
     chain.pools = [USDC, WSOL];
-    const f = make();
-    await f.start();
-    await tick(0);
+    const f = await started(make);
     await f.stop();
     expect(subs.count(USDC) + subs.count(WSOL)).toBe(0);
     const calls = indexer.syncCalls;
