@@ -1,20 +1,12 @@
-import { mkdirSync } from "node:fs";
 import pkg from "../package.json" with { type: "json" };
 import path from "node:path";
 import { publicKeyBytesOrThrow } from "../src-shared/encoding/base58";
-import { NETWORKS, type Network } from "../src-shared/networks";
+import type { Network } from "../src-shared/networks";
 import { nullifierAddress, treeAddress } from "../src-shared/solana/pda";
-import { SandboxChain } from "./adapters/chain-sandbox/sandbox-chain";
-import { createLeanPoseidonHasher, PREBUILT_WASM as PREBUILT_POSEIDON_WASM } from "./adapters/poseidon-lean/lean-hasher";
-import { solanaPoolSubscriber, type MintSubscribe } from "./adapters/chain-solana/follower-subscribe";
-import { createFailoverRpc } from "./adapters/chain-solana/rpc-failover";
-import { SolanaChain } from "./adapters/chain-solana/solana-chain";
 import { FileSecretStore } from "./adapters/keys/file-secret-store";
-import { loadOrCreateSigner, readKeypairFile } from "./adapters/keys/keypair-file";
+import { loadOrCreateSigner } from "./adapters/keys/keypair-file";
 import { SqlAuthStore } from "./adapters/storage-sqljs/auth-store";
-import { lockDataDir } from "./adapters/storage-sqljs/data-dir-lock";
 import { DurableDb } from "./adapters/storage-sqljs/durable-db";
-import { MIGRATIONS, SQL_FUNCTIONS } from "./adapters/storage-sqljs/schema-migrations";
 import { SqlTreeStore } from "./adapters/storage-sqljs/tree-store";
 import { SqlRelayStore } from "./adapters/storage-sqljs/relay-store";
 import { FileListSource } from "./adapters/sanctions-file/file-source";
@@ -23,14 +15,13 @@ import { UrlListSource } from "./adapters/sanctions-file/url-source";
 import { SqlComplianceLog } from "./adapters/storage-sqljs/compliance-log";
 import { SqlRevertStore } from "./adapters/storage-sqljs/revert-store";
 import { SqlSanctionsStore } from "./adapters/storage-sqljs/sanctions-store";
-import { JupiterSwapApi } from "./adapters/swap-jupiter/jupiter-api";
-import { SandboxSwapVenue } from "./adapters/swap-sandbox/venue";
-import { deferredVerifier } from "./adapters/verifier-groth16/deferred-verifier";
 import { MemoizingVerifier } from "./adapters/verifier-groth16/memoizing-verifier";
-import { createGroth16Verifier } from "./adapters/verifier-groth16/worker-pool";
 import type { RelayConfig } from "./config/schema";
 import { checkVerifyingKey } from "./config/verifying-key";
 import { prepareConsoleAdmin } from "./composition-admin";
+import { connectChains, swapVenuesOf } from "./composition-chains";
+import { healthChecks } from "./composition-health";
+import { openStorage } from "./composition-storage";
 import { Ops } from "./composition-ops";
 import type { RelayLogger } from "./adapters/log-pino/relay-logger";
 import { createApp, type RelayApp } from "./http/app";
@@ -43,7 +34,7 @@ import type { SwapVenue } from "./ports/swap-venue";
 import { AuthService } from "./services/auth";
 import { ComplianceService, recordingSanctionsList } from "./services/compliance";
 import { HealthService } from "./services/health";
-import { ChainFollower, type FollowedNetwork } from "./services/chain-follower";
+import { ChainFollower } from "./services/chain-follower";
 import { IndexerService } from "./services/indexer";
 import { RelayService } from "./services/relay-service";
 import { RevertService } from "./services/revert-service";
@@ -119,42 +110,8 @@ async function compose(config: RelayConfig, opts: ComposeOptions, stack: Teardow
   }
   // Metrics, alerts and the relay-state events (composition-ops.ts; docs/operations.md).
   const ops = new Ops(config, log, opts.logger ?? null);
-  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  stack.defer("data dir lock", lockDataDir(config.dataDir));
-  // The verifier's workers and the Poseidon wasm boot while the store opens and replays.
-  const verifierStarting = createGroth16Verifier(config.verifier.vkeyPath, {
-    maxQueue: config.verifier.maxQueue,
-    ...(config.verifier.threads > 0 ? { threads: config.verifier.threads } : {}),
-  });
-  verifierStarting.catch(() => {});
-  // Next to the verification key: resources/zk in the repository and in the desktop app alike.
-  const hasherLoading = createLeanPoseidonHasher([path.join(path.dirname(config.verifier.vkeyPath), "poseidon-bn254.wasm"), PREBUILT_POSEIDON_WASM]);
-  const dbOpening = DurableDb.open({
-    dir: config.dataDir,
-    migrations: MIGRATIONS,
-    functions: SQL_FUNCTIONS,
-    snapshotIntervalMs: config.storage.snapshotIntervalSec * 1000,
-    snapshotJournalBytes: config.storage.snapshotJournalMiB * 1024 * 1024,
-    log,
-  });
-  const [hasherLoaded, dbOpened] = await Promise.allSettled([hasherLoading, dbOpening]);
-  // The store closes after the verifier (registered first), as a proof refused at close is still written to it.
-  if (dbOpened.status === "fulfilled") stack.defer("store", () => dbOpened.value.close());
-  const verifierPool = deferredVerifier(verifierStarting, log);
-  stack.defer("verifier workers", () => verifierPool.close());
-  if (dbOpened.status === "rejected") throw dbOpened.reason;
-  if (hasherLoaded.status === "rejected") throw hasherLoaded.reason;
-  const db = dbOpened.value;
-  const hasher = hasherLoaded.value;
+  const { db, hasher, verifierStarting, verifierPool } = await openStorage(config, log, stack);
   await step("store");
-  // Protocol v2 (migration 11) set aside the sandbox pools a v1 store held: say so on every start.
-  const archived = db.all<{ network: string; mint: string; leaves: number }>("SELECT network, mint, leaves FROM archived_pools WHERE protocol = 1 ORDER BY network, mint");
-  if (archived.length) {
-    log(
-      `protocol v2: ${archived.length} sandbox pool(s) built on protocol v1 leaves are archived and never relayed from: ` +
-        `${archived.map((a) => `${a.network}/${a.mint} (${a.leaves} leaves)`).join(", ")}; relay, revert and compliance records are kept (console: Pools)`,
-    );
-  }
   // Headless: <dataDir>/keys/*.json, mode 0600; the desktop host passes a safeStorage-backed store.
   const secrets = opts.secrets ?? new FileSecretStore(path.join(config.dataDir, "keys"));
   const relayer = loadOrCreateSigner(secrets, "relayer");
@@ -186,50 +143,9 @@ async function compose(config: RelayConfig, opts: ComposeOptions, stack: Teardow
   const complianceKey = loadOrCreateSigner(secrets, "compliance");
   log(`compliance key: ${complianceKey.address} (ed25519, GET /compliance/public_key)`);
 
-  const programIds = new Map<Network, Uint8Array>(NETWORKS.map((n) => [n, publicKeyBytesOrThrow(config.networks[n].programId)]));
-  const chains = new Map<Network, ChainBackend>();
-  const sandboxes = new Map<Network, SandboxChain>();
-  const solanaNetworks = new Map<Network, FollowedNetwork>();
-  const subscribers = new Map<Network, MintSubscribe>();
-  for (const n of NETWORKS) {
-    const net = config.networks[n];
-    if (!net.enabled) continue;
-    if (net.backend === "solana") {
-      // A solana network starts only when its RPC answers and the program is deployed (docs/solana.md).
-      // Its fee payer: the operator's keypair file, refused when others can read it (only its address is logged).
-      const signer = net.solana.relayerKeypairPath ? readKeypairFile(net.solana.relayerKeypairPath) : relayer;
-      // Every configured endpoint behind one failover (healthiest first, broadcast of transactions).
-      const rpc = createFailoverRpc({
-        rpcUrls: net.rpcUrls,
-        wsUrl: net.wsUrl,
-        commitment: net.solana.commitment,
-        rpcTimeoutMs: net.solana.rpcTimeoutMs,
-        rpcProbeMs: net.solana.rpcProbeMs,
-        maxSlotLag: net.solana.maxSlotLag,
-        log: (line) => log(`${n}: ${line}`),
-        onRequest: ops.rpcRequest(n),
-      });
-      stack.defer(`${n} RPC probes`, () => rpc.close());
-      // relay_swap lands the withdrawal and Jupiter's swap in one transaction: the chain asks Jupiter for the swap's instructions.
-      const chain = await SolanaChain.connect(n, net, signer, hasher, log, { rpc, swapInstructions: new JupiterSwapApi(config.jupiter), swapPrograms: config.jupiter.programIds });
-      chains.set(n, chain);
-      solanaNetworks.set(n, { chain, pollMs: net.solana.pollMs, maxIndexerLagSec: net.solana.maxIndexerLagSec });
-      subscribers.set(n, solanaPoolSubscriber(rpc, { programId: net.programId, commitment: net.solana.commitment, log }));
-      continue;
-    }
-    const chain = new SandboxChain(n, db, hasher, relayer, programIds.get(n)!, verifier);
-    for (const mint of net.pools) await chain.initializePool(mint);
-    chains.set(n, chain);
-    sandboxes.set(n, chain);
-  }
+  const { programIds, chains, sandboxes, solanaNetworks, subscribers } = await connectChains({ config, db, hasher, relayer, verifier, ops, log, stack });
   await step("chains");
-  // A sandbox network swaps in its constant-product pools, a Solana network through Jupiter.
-  const swapVenues = new Map<Network, SwapVenue>();
-  for (const n of NETWORKS) {
-    if (!config.networks[n].enabled) continue;
-    const sandbox = sandboxes.get(n);
-    swapVenues.set(n, sandbox ? new SandboxSwapVenue(sandbox.swapPools) : new JupiterSwapApi(config.jupiter));
-  }
+  const swapVenues = swapVenuesOf(config, sandboxes);
   const swaps = new SwapRoutingService(swapVenues, config.swap);
 
   const admin = prepareConsoleAdmin({ config, db, secrets, sandboxNetworks: new Set(sandboxes.keys()), developmentKeyNetworks, log });
@@ -287,23 +203,7 @@ async function compose(config: RelayConfig, opts: ComposeOptions, stack: Teardow
   const revertStore = ops.revertStore(new SqlRevertStore(db));
   const reverts = new RevertService({ hasher, chains, walletOf: (t) => auth.walletOf(t), store: revertStore, perDepositorPerDay: config.reverts.perDepositorPerDay, log });
 
-  const health = new HealthService();
-  health.add("store", () => {
-    db.get("SELECT 1 AS x");
-    const failure = db.failure;
-    return [{ name: "store", ok: !failure, detail: failure ? failure.message : `journal ${db.stats.journalBytes} bytes, ${db.stats.writes} writes` }];
-  });
-  for (const chain of chains.values()) health.add(`chain:${chain.network}`, admin.faults.guard(chain.network, () => chain.health()));
-  health.add("indexer", () => indexer.health());
-  if (solanaNetworks.size) health.add("indexer-lag", () => follower.health());
-  health.add("paused", () => admin.pauses.health());
-  health.add("sanctions", () => {
-    const s = sanctions.status();
-    const list = s.version ? `${s.count} addresses (version ${s.version}) from ${s.source}` : `no list loaded from ${s.source}`;
-    return [{ name: "sanctions", ok: s.version !== null, detail: s.lastError ? `${list}; last refresh failed: ${s.lastError}` : list }];
-  });
-  // Each solana network checks its own fee payer (chain health); the sandbox charges no fees.
-  if (sandboxes.size === chains.size) health.add("fees", () => [{ name: "fee-balance", ok: true, detail: "sandbox networks pay no network fees" }]);
+  const health = healthChecks({ db, chains, sandboxes, faults: admin.faults, pauses: admin.pauses, indexer, follower: solanaNetworks.size ? follower : null, sanctions });
 
   const startedAt = Date.now();
   const relayApp = createApp({

@@ -1,0 +1,95 @@
+/**
+ * The networks, connected for the composition root (composition.ts): a
+ * sandbox chain over the store, or a Solana cluster behind the RPC failover
+ * (its probes' closer on the root's teardown stack), and each network's swap
+ * venue.
+ */
+import { publicKeyBytesOrThrow } from "../src-shared/encoding/base58";
+import type { FieldHasher } from "../src-shared/crypto/hasher";
+import { NETWORKS, type Network } from "../src-shared/networks";
+import { SandboxChain } from "./adapters/chain-sandbox/sandbox-chain";
+import { solanaPoolSubscriber, type MintSubscribe } from "./adapters/chain-solana/follower-subscribe";
+import { createFailoverRpc } from "./adapters/chain-solana/rpc-failover";
+import { SolanaChain } from "./adapters/chain-solana/solana-chain";
+import { readKeypairFile, type Signer } from "./adapters/keys/keypair-file";
+import type { DurableDb } from "./adapters/storage-sqljs/durable-db";
+import { JupiterSwapApi } from "./adapters/swap-jupiter/jupiter-api";
+import { SandboxSwapVenue } from "./adapters/swap-sandbox/venue";
+import type { Ops } from "./composition-ops";
+import type { RelayConfig } from "./config/schema";
+import type { ChainBackend } from "./ports/chain";
+import type { SwapVenue } from "./ports/swap-venue";
+import type { ProofVerifier } from "./ports/proof-verifier";
+import type { FollowedNetwork } from "./services/chain-follower";
+import type { TeardownStack } from "./teardown";
+
+export interface Chains {
+  programIds: ReadonlyMap<Network, Uint8Array>;
+  chains: Map<Network, ChainBackend>;
+  sandboxes: Map<Network, SandboxChain>;
+  /** The Solana networks the chain follower keeps indexed. */
+  solanaNetworks: Map<Network, FollowedNetwork>;
+  subscribers: Map<Network, MintSubscribe>;
+}
+
+/** Each enabled network's chain, in NETWORKS order; a Solana network that does not answer stops the start. */
+export async function connectChains(deps: {
+  config: RelayConfig;
+  db: DurableDb;
+  hasher: FieldHasher;
+  relayer: Signer;
+  verifier: ProofVerifier;
+  ops: Ops;
+  log: (line: string) => void;
+  stack: TeardownStack;
+}): Promise<Chains> {
+  const { config, db, hasher, relayer, verifier, ops, log, stack } = deps;
+  const programIds = new Map<Network, Uint8Array>(NETWORKS.map((n) => [n, publicKeyBytesOrThrow(config.networks[n].programId)]));
+  const chains = new Map<Network, ChainBackend>();
+  const sandboxes = new Map<Network, SandboxChain>();
+  const solanaNetworks = new Map<Network, FollowedNetwork>();
+  const subscribers = new Map<Network, MintSubscribe>();
+  for (const n of NETWORKS) {
+    const net = config.networks[n];
+    if (!net.enabled) continue;
+    if (net.backend === "solana") {
+      // A solana network starts only when its RPC answers and the program is deployed (docs/solana.md).
+      // Its fee payer: the operator's keypair file, refused when others can read it (only its address is logged).
+      const signer = net.solana.relayerKeypairPath ? readKeypairFile(net.solana.relayerKeypairPath) : relayer;
+      // Every configured endpoint behind one failover (healthiest first, broadcast of transactions).
+      const rpc = createFailoverRpc({
+        rpcUrls: net.rpcUrls,
+        wsUrl: net.wsUrl,
+        commitment: net.solana.commitment,
+        rpcTimeoutMs: net.solana.rpcTimeoutMs,
+        rpcProbeMs: net.solana.rpcProbeMs,
+        maxSlotLag: net.solana.maxSlotLag,
+        log: (line) => log(`${n}: ${line}`),
+        onRequest: ops.rpcRequest(n),
+      });
+      stack.defer(`${n} RPC probes`, () => rpc.close());
+      // relay_swap lands the withdrawal and Jupiter's swap in one transaction: the chain asks Jupiter for the swap's instructions.
+      const chain = await SolanaChain.connect(n, net, signer, hasher, log, { rpc, swapInstructions: new JupiterSwapApi(config.jupiter), swapPrograms: config.jupiter.programIds });
+      chains.set(n, chain);
+      solanaNetworks.set(n, { chain, pollMs: net.solana.pollMs, maxIndexerLagSec: net.solana.maxIndexerLagSec });
+      subscribers.set(n, solanaPoolSubscriber(rpc, { programId: net.programId, commitment: net.solana.commitment, log }));
+      continue;
+    }
+    const chain = new SandboxChain(n, db, hasher, relayer, programIds.get(n)!, verifier);
+    for (const mint of net.pools) await chain.initializePool(mint);
+    chains.set(n, chain);
+    sandboxes.set(n, chain);
+  }
+  return { programIds, chains, sandboxes, solanaNetworks, subscribers };
+}
+
+/** A sandbox network swaps in its constant-product pools, a Solana network through Jupiter. */
+export function swapVenuesOf(config: RelayConfig, sandboxes: ReadonlyMap<Network, SandboxChain>): Map<Network, SwapVenue> {
+  const swapVenues = new Map<Network, SwapVenue>();
+  for (const n of NETWORKS) {
+    if (!config.networks[n].enabled) continue;
+    const sandbox = sandboxes.get(n);
+    swapVenues.set(n, sandbox ? new SandboxSwapVenue(sandbox.swapPools) : new JupiterSwapApi(config.jupiter));
+  }
+  return swapVenues;
+}

@@ -1,0 +1,43 @@
+/** The relay's health checks (GET /health and /health/detail), registered for the composition root (composition.ts). */
+import type { Network } from "../src-shared/networks";
+import type { SandboxChain } from "./adapters/chain-sandbox/sandbox-chain";
+import type { ReloadingSanctionsList } from "./adapters/sanctions-file/sanctions-list";
+import type { DurableDb } from "./adapters/storage-sqljs/durable-db";
+import type { ChainBackend } from "./ports/chain";
+import type { PauseService } from "./services/admin/pause-service";
+import type { SandboxFaults } from "./services/admin/sandbox-faults";
+import type { ChainFollower } from "./services/chain-follower";
+import { HealthService } from "./services/health";
+import type { IndexerService } from "./services/indexer";
+
+export function healthChecks(deps: {
+  db: DurableDb;
+  chains: ReadonlyMap<Network, ChainBackend>;
+  sandboxes: ReadonlyMap<Network, SandboxChain>;
+  faults: SandboxFaults;
+  pauses: PauseService;
+  indexer: IndexerService;
+  /** The chain follower's lag check, when a Solana network is followed. */
+  follower: ChainFollower | null;
+  sanctions: ReloadingSanctionsList;
+}): HealthService {
+  const { db, chains, sandboxes, faults, pauses, indexer, follower, sanctions } = deps;
+  const health = new HealthService();
+  health.add("store", () => {
+    db.get("SELECT 1 AS x");
+    const failure = db.failure;
+    return [{ name: "store", ok: !failure, detail: failure ? failure.message : `journal ${db.stats.journalBytes} bytes, ${db.stats.writes} writes` }];
+  });
+  for (const chain of chains.values()) health.add(`chain:${chain.network}`, faults.guard(chain.network, () => chain.health()));
+  health.add("indexer", () => indexer.health());
+  if (follower) health.add("indexer-lag", () => follower.health());
+  health.add("paused", () => pauses.health());
+  health.add("sanctions", () => {
+    const s = sanctions.status();
+    const list = s.version ? `${s.count} addresses (version ${s.version}) from ${s.source}` : `no list loaded from ${s.source}`;
+    return [{ name: "sanctions", ok: s.version !== null, detail: s.lastError ? `${list}; last refresh failed: ${s.lastError}` : list }];
+  });
+  // Each solana network checks its own fee payer (chain health); the sandbox charges no fees.
+  if (sandboxes.size === chains.size) health.add("fees", () => [{ name: "fee-balance", ok: true, detail: "sandbox networks pay no network fees" }]);
+  return health;
+}
