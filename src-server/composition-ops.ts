@@ -74,7 +74,7 @@ export class Ops {
       },
       store: () =>
         need((s) => {
-          let snapshotBytes: number | null = null;
+          let snapshotBytes: number | null;
           try {
             snapshotBytes = statSync(path.join(config.dataDir, SNAPSHOT_FILE)).size;
           } catch {

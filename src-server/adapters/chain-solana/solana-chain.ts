@@ -117,13 +117,13 @@ export class SolanaChain implements ChainBackend {
       version = v["solana-core"];
       slot = sl;
     } catch (e) {
-      throw new Error(`networks.${network}: the Solana RPC at ${where} does not answer (${short(e)}); check networks.${network}.rpcUrl`);
+      throw new Error(`networks.${network}: the Solana RPC at ${where} does not answer (${short(e)}); check networks.${network}.rpcUrl`, { cause: e });
     }
     let program;
     try {
       program = await withTimeout(rpc.getAccountInfo(new PublicKey(cfg.programId), s.commitment), s.rpcTimeoutMs, "the RPC");
     } catch (e) {
-      throw new Error(`networks.${network}: reading program ${cfg.programId} from the Solana RPC at ${where} failed (${short(e)})`);
+      throw new Error(`networks.${network}: reading program ${cfg.programId} from the Solana RPC at ${where} failed (${short(e)})`, { cause: e });
     }
     if (!program) throw new Error(`networks.${network}: program ${cfg.programId} does not exist on the cluster at ${where}; check networks.${network}.programId`);
     if (!program.executable) throw new Error(`networks.${network}: account ${cfg.programId} on the cluster at ${where} is not an executable program; check networks.${network}.programId`);
