@@ -7,6 +7,7 @@ import type { SecretStore } from "./ports/secret-store";
 import { composeRelay, type ComposeOptions, type Relay } from "./composition";
 import { RelayLogger } from "./adapters/log-pino/relay-logger";
 import { capConnectionsPerIp } from "./http/connection-cap";
+import { TeardownStack } from "./teardown";
 
 export interface RunningServer {
   url: string;
@@ -35,21 +36,29 @@ export async function startServer(config: RelayConfig, opts: StartOptions = {}):
     console: opts.log ?? "stdout",
     secrets: [config.operatorToken, config.jupiter.apiKey, config.alerts.webhook.url].filter((s): s is string => !!s),
   });
-  const log = logger.line;
-  for (const line of describeConfig(config).split("\n")) log(line);
-  let relay: Relay;
+  // The log files, the relay and the HTTP server close in reverse order, on stop and on a start that fails.
+  const stack = new TeardownStack(opts.log ?? ((line) => console.error(line)));
+  stack.defer("log files", () => logger.close());
   try {
-    relay = await composeRelay(config, {
-      log,
-      logger,
-      ...(opts.consoleDir ? { consoleDir: opts.consoleDir } : {}),
-      ...(opts.secrets ? { secrets: opts.secrets } : {}),
-      ...(opts.afterStep ? { afterStep: opts.afterStep } : {}),
-    });
+    return await listen(config, opts, logger, stack);
   } catch (e) {
-    await logger.close();
+    // Nothing a failed start opened outlives it, the port being taken included.
+    await stack.close().catch(() => {});
     throw e;
   }
+}
+
+async function listen(config: RelayConfig, opts: StartOptions, logger: RelayLogger, stack: TeardownStack): Promise<RunningServer> {
+  const log = logger.line;
+  for (const line of describeConfig(config).split("\n")) log(line);
+  const relay = await composeRelay(config, {
+    log,
+    logger,
+    ...(opts.consoleDir ? { consoleDir: opts.consoleDir } : {}),
+    ...(opts.secrets ? { secrets: opts.secrets } : {}),
+    ...(opts.afterStep ? { afterStep: opts.afterStep } : {}),
+  });
+  stack.defer("relay", () => relay.close());
 
   // docs/security.md, "Connections": a client that opens sockets and sends nothing, or sends
   // its headers a byte at a time, is cut off; so is one address holding too many sockets.
@@ -68,44 +77,32 @@ export async function startServer(config: RelayConfig, opts: StartOptions = {}):
   server.keepAliveTimeout = keepAliveTimeoutMs;
   // RELAY_RATE_LIMITS=off (benchmarks, tests) lifts the cap with the other per-client counts.
   if (maxConnectionsPerIp > 0 && config.rateLimits.enabled) capConnectionsPerIp(server, maxConnectionsPerIp);
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(config.port, config.host, () => {
-        server.off("error", reject);
-        resolve();
-      });
-    });
-  } catch (e) {
-    // The port is taken or refused: nothing the relay opened outlives the failed start.
-    await relay.close().catch((err: unknown) => log(`close after a failed listen: ${(err as Error).message}`));
-    await logger.close();
-    throw e;
-  }
   const sockets = new Set<Socket>();
   server.on("connection", (s) => {
     sockets.add(s);
     s.once("close", () => sockets.delete(s));
+  });
+  stack.defer("HTTP server", async () => {
+    // Stop accepting, let in-flight requests finish, then close idle keep-alive sockets.
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const force = setTimeout(() => {
+      for (const s of sockets) s.destroy();
+    }, 10_000);
+    await closed;
+    clearTimeout(force);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(config.port, config.host, () => {
+      server.off("error", reject);
+      resolve();
+    });
   });
 
   const addr = server.address() as AddressInfo;
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   const url = `http://${host}:${addr.port}`;
 
-  let stopping: Promise<void> | null = null;
-  const stop = (): Promise<void> =>
-    (stopping ??= (async () => {
-      // Stop accepting, let in-flight requests finish, then close idle keep-alive sockets.
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      const force = setTimeout(() => {
-        for (const s of sockets) s.destroy();
-      }, 10_000);
-      await closed;
-      clearTimeout(force);
-      await relay.close();
-      await logger.close();
-    })());
-
-  return { url, host: config.host, port: addr.port, relay, stop };
+  return { url, host: config.host, port: addr.port, relay, stop: () => stack.close() };
 }
