@@ -13,6 +13,7 @@ class Scripted {
   sendError: unknown = null;
   constructor(readonly name: string) {}
   rpc(): RpcEndpoint["rpc"] {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the stub's methods are object-literal methods, whose own `this` is the literal
     const self = this;
     const partial = {
       async getSlot() {

@@ -21,7 +21,6 @@ import {
 import type { LocalValidator } from "../../../src-localnet/validator";
 import type { NetworkConfig } from "../../config/schema";
 import type { WithdrawalSubmission } from "../../ports/chain";
-import type { ProofVerifier } from "../../ports/proof-verifier";
 import { Signer } from "../keys/keypair-file";
 import type { WireCase } from "../../../tests/support/groth16/fixtures";
 import type { SolanaConnection } from "./rpc";
@@ -30,12 +29,10 @@ import { FEE, MINT, PROGRAM, RECIPIENTS, SOL, TEST_TIMING, recorder, startFixtur
 
 let pool: FixturePool;
 let hasher: FieldHasher;
-let verifier: ProofVerifier;
 let validator: LocalValidator;
 let rpc: SolanaConnection;
 let chain: SolanaChain;
 let cases: Map<string, WireCase>;
-let relayerKey: Keypair;
 let relayer: Signer;
 let depositor: Keypair;
 const logs: string[] = [];
@@ -53,7 +50,7 @@ async function nullifierHistory(w: WithdrawalSubmission): Promise<string[]> {
 
 beforeAll(async () => {
   pool = await startFixturePool();
-  ({ hasher, verifier, validator, rpc, cases, relayerKey, relayer, depositor } = pool);
+  ({ hasher, validator, rpc, cases, relayer, depositor } = pool);
   for (const [label, recipient] of Object.entries(RECIPIENTS)) {
     // The recorded public inputs are the ones the program recomputes.
     expect(toHex(cases.get(label)!.signals[2]!)).toBe(toHex(pubkeyToField(hasher, recipient)));

@@ -192,11 +192,15 @@ export class SqlConsoleStore implements ConsoleStore {
 function relayWhere(f: RelayFilter): { where: string[]; params: SqlValue[] } {
   const where: string[] = [];
   const params: SqlValue[] = [];
-  if (f.network) (where.push("network = ?"), params.push(f.network));
-  if (f.mint) (where.push("mint = ?"), params.push(f.mint));
-  if (f.status) (where.push("status = ?"), params.push(f.status));
-  if (f.from !== undefined) (where.push("received_at >= ?"), params.push(f.from));
-  if (f.to !== undefined) (where.push("received_at < ?"), params.push(f.to));
+  const add = (clause: string, value: SqlValue): void => {
+    where.push(clause);
+    params.push(value);
+  };
+  if (f.network) add("network = ?", f.network);
+  if (f.mint) add("mint = ?", f.mint);
+  if (f.status) add("status = ?", f.status);
+  if (f.from !== undefined) add("received_at >= ?", f.from);
+  if (f.to !== undefined) add("received_at < ?", f.to);
   return { where, params };
 }
 

@@ -33,7 +33,7 @@ export function lockDataDir(dir: string): () => void {
       if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
       const holder = Number(readFileSync(file, "utf8").trim());
       if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && alive(holder)) {
-        throw new Error(`data dir ${dir} is in use by process ${holder}; stop it or use another RELAY_DATA_DIR`);
+        throw new Error(`data dir ${dir} is in use by process ${holder}; stop it or use another RELAY_DATA_DIR`, { cause: e });
       }
       rmSync(file, { force: true });
     }
