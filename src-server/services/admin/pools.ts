@@ -79,7 +79,7 @@ export class AdminPools {
 
   private async summary(pool: IndexedPool, range: AdminRange, roots: number): Promise<AdminPoolSummary> {
     const chain = this.deps.chains.get(pool.network);
-    let chainNextIndex: number | null = null;
+    let chainNextIndex: number | null;
     try {
       chainNextIndex = chain ? ((await chain.treeAccount(pool.mint))?.nextIndex ?? null) : null;
     } catch {

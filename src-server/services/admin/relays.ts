@@ -37,7 +37,10 @@ export function relaySteps(r: RelayRecord): RelayStep[] {
     const step: RelayStep = { kind: s.kind, at: s.at, sinceStartMs: s.at - r.receivedAt, durationMs: next ? next.at - s.at : null };
     if (s.kind === "verified") step.verifyMs = s.verifyMs;
     if (s.kind === "confirmed") step.signature = s.signature;
-    if (s.kind === "failed") (step.error = s.error), (step.detail = s.detail);
+    if (s.kind === "failed") {
+      step.error = s.error;
+      step.detail = s.detail;
+    }
     return step;
   });
 }
