@@ -38,7 +38,8 @@ module.exports = {
     },
     {
       name: "production-never-imports-tests",
-      comment: "Test doubles, fixtures and oracles live in tests/ (tests/support, tests/oracle/localnet: the cp-swap model the C program is checked against); no source folder depends on them.",
+      comment:
+        "Test doubles, fixtures and oracles live in tests/ (tests/support, tests/oracle/localnet: the cp-swap model the C program is checked against); no source folder depends on them.",
       severity: "error",
       from: { path: "^src-" },
       to: { path: "^tests/" },

@@ -26,9 +26,7 @@ export function consoleCspMeta(): Plugin {
   return {
     name: "console-csp-meta",
     apply: "build",
-    transformIndexHtml: () => [
-      { tag: "meta", attrs: { "http-equiv": "Content-Security-Policy", content: CONSOLE_CSP }, injectTo: "head-prepend" },
-    ],
+    transformIndexHtml: () => [{ tag: "meta", attrs: { "http-equiv": "Content-Security-Policy", content: CONSOLE_CSP }, injectTo: "head-prepend" }],
   };
 }
 

@@ -32,7 +32,7 @@ describe("bench/run.ts --quick", () => {
       line("get_proof in-process", "proofs/s"),
       line("get_proof HTTP req/s", "req/s"),
       line("get_proof HTTP p99 latency", "ms"),
-      line("start-up to \"listening on\"", "ms"),
+      line('start-up to "listening on"', "ms"),
       line("RSS after start", "MB"),
       line("get_proof p99 while snapshots of the [\\d,]+-leaf store", "ms"),
       line("event-loop pause during a snapshot", "ms"),

@@ -33,7 +33,10 @@ function parseArgs(argv: string[]): { quick: boolean; only: string[] } {
     else if (a === "--only" || a.startsWith("--only=")) {
       const v = a === "--only" ? argv[++i] : a.slice("--only=".length);
       if (!v) usage();
-      only = v.split(",").map((s) => s.trim()).filter(Boolean);
+      only = v
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean);
       for (const n of only) if (!CASES[n]) usage();
     } else if (a === "--help" || a === "-h") usage();
     else usage();
@@ -70,7 +73,10 @@ function gitHead(): string {
   }
 }
 
-const load = (): string => loadavg().map((x) => x.toFixed(2)).join(" ");
+const load = (): string =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" ");
 
 async function main(): Promise<void> {
   const { quick, only } = parseArgs(process.argv.slice(2));

@@ -143,7 +143,10 @@ describe("operator console dashboards (headless, Chromium)", () => {
     expect(refused.status).toBe(503);
     expect(refused.json).toMatchObject({ status: 503, error: "RelayPaused" });
     await go("health", "Health");
-    await page.getByTestId("paused-banner").getByText(/e2e maintenance/).waitFor();
+    await page
+      .getByTestId("paused-banner")
+      .getByText(/e2e maintenance/)
+      .waitFor();
 
     await go("settings", "Settings");
     await sw.getByRole("button", { name: "Resume USDC on mainnet" }).click();
@@ -187,7 +190,11 @@ describe("operator console dashboards (headless, Chromium)", () => {
     const failed = await deposit(relay!.url, wallet, new Array(32).fill(0), 2_000_000, USDC);
     expect(failed.status).toBe("failed");
     const sig = failed.signature;
-    const reverted = await post(`${relay!.url}/revert/mainnet/${walletToken}/${sig}`, { wallet: wallet.address, signature: wallet.sign(revertMessage(sig)), message: revertMessage(sig) });
+    const reverted = await post(`${relay!.url}/revert/mainnet/${walletToken}/${sig}`, {
+      wallet: wallet.address,
+      signature: wallet.sign(revertMessage(sig)),
+      message: revertMessage(sig),
+    });
     expect(reverted.status, reverted.text).toBe(200);
 
     await go("reverts", "Reverts");

@@ -20,13 +20,20 @@ describe("alerts in the operator console (headless, Chromium)", () => {
   let page: Page;
   let pageErrors: string[] = [];
   const admin = async (method: string, p: string, body?: unknown) =>
-    fetch(`${relay!.url}/admin${p}`, { method, headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    fetch(`${relay!.url}/admin${p}`, {
+      method,
+      headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
 
   beforeAll(async () => {
     dataDir = freshDataDir("alerts");
     const config = join(dataDir, "relay.json");
     writeFileSync(config, JSON.stringify({ metrics: { feePayerSampleSec: 1 }, alerts: { evaluateSec: 1 } }));
-    const [started, launched] = await Promise.allSettled([startRelay(join(dataDir, "data"), { RELAY_CONFIG: config, RELAY_OPERATOR_TOKEN: TOKEN }), launchChromium()]);
+    const [started, launched] = await Promise.allSettled([
+      startRelay(join(dataDir, "data"), { RELAY_CONFIG: config, RELAY_OPERATOR_TOKEN: TOKEN }),
+      launchChromium(),
+    ]);
     if (started.status === "fulfilled") relay = started.value;
     if (launched.status === "fulfilled") browser = launched.value;
     if (started.status === "rejected") throw started.reason;
@@ -56,7 +63,10 @@ describe("alerts in the operator console (headless, Chromium)", () => {
       await page.getByRole("heading", { level: 1, name: heading }).waitFor();
       await page.getByTestId("alerts-badge").filter({ hasText: "1" }).waitFor({ timeout: 15_000 });
     }
-    await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: /^Alerts/ }).click();
+    await page
+      .getByRole("navigation", { name: "Sections" })
+      .getByRole("link", { name: /^Alerts/ })
+      .click();
     await page.getByRole("heading", { level: 1, name: "Alerts" }).waitFor();
     await page.getByTestId("alerts-active").getByText("Fee payer on mainnet is empty").waitFor();
 

@@ -27,7 +27,10 @@ describe("the development verifying key banner (local validator, Chromium)", () 
     net = await startLocalnet();
     const config = join(dataDir, "relay.json");
     writeFileSync(config, JSON.stringify(solanaRelayConfig(net)));
-    const [started, launched] = await Promise.allSettled([startRelay(join(dataDir, "data"), { RELAY_CONFIG: config, RELAY_OPERATOR_TOKEN: TOKEN }), launchChromium()]);
+    const [started, launched] = await Promise.allSettled([
+      startRelay(join(dataDir, "data"), { RELAY_CONFIG: config, RELAY_OPERATOR_TOKEN: TOKEN }),
+      launchChromium(),
+    ]);
     if (started.status === "fulfilled") relay = started.value;
     if (launched.status === "fulfilled") browser = launched.value;
     if (started.status === "rejected") throw started.reason;
@@ -45,7 +48,9 @@ describe("the development verifying key banner (local validator, Chromium)", () 
   });
 
   it("is announced at start and flagged by /admin/health for that network only", async () => {
-    expect(relay!.output()).toMatch(/WARNING: mainnet \(solana\) verifies proofs with the DEVELOPMENT verifying key .*allowed by networks\.mainnet\.allowDevelopmentVerifyingKey/);
+    expect(relay!.output()).toMatch(
+      /WARNING: mainnet \(solana\) verifies proofs with the DEVELOPMENT verifying key .*allowed by networks\.mainnet\.allowDevelopmentVerifyingKey/,
+    );
     const health = (await (await fetch(`${relay!.url}/admin/health`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as AdminHealth;
     expect(health.networks.map((n) => [n.name, n.backend, n.developmentVerifyingKey])).toEqual([
       ["mainnet", "solana", true],

@@ -21,7 +21,9 @@ function electronBinary(): string | null {
 
 const binary = electronBinary();
 if (!binary) {
-  console.log("electron smoke test SKIPPED: no Electron binary on this machine (installed with ELECTRON_SKIP_BINARY_DOWNLOAD=1); the desktop build itself is checked by `npm run build` in test:all");
+  console.log(
+    "electron smoke test SKIPPED: no Electron binary on this machine (installed with ELECTRON_SKIP_BINARY_DOWNLOAD=1); the desktop build itself is checked by `npm run build` in test:all",
+  );
 }
 
 describe.skipIf(!binary)("desktop app (real Electron)", () => {

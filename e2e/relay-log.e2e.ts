@@ -24,7 +24,10 @@ describe("the Relay detail's log (headless, Chromium)", () => {
 
   beforeAll(async () => {
     dataDir = freshDataDir("relay-log");
-    const [started, launched] = await Promise.allSettled([startRelay(join(dataDir, "data"), { RELAY_OPERATOR_TOKEN: TOKEN, RELAY_RATE_LIMITS: "off" }), launchChromium()]);
+    const [started, launched] = await Promise.allSettled([
+      startRelay(join(dataDir, "data"), { RELAY_OPERATOR_TOKEN: TOKEN, RELAY_RATE_LIMITS: "off" }),
+      launchChromium(),
+    ]);
     if (started.status === "fulfilled") relay = started.value;
     if (launched.status === "fulfilled") browser = launched.value;
     if (started.status === "rejected") throw started.reason;

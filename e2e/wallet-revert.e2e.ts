@@ -14,7 +14,9 @@ import { get, newWallet, type TestWallet } from "../tests/support/wallet";
 import { freshDataDir, launchChromium, openPage, screenshots, signIn, startRelay, stopRelay, type Relay } from "./support";
 
 const TOKEN = "wallet-e2e-operator-token-41c7";
-const ICON = "data:image/svg+xml;base64," + Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16"><rect width="16" height="16" rx="4" fill="#2f5bd3"/></svg>').toString("base64");
+const ICON =
+  "data:image/svg+xml;base64," +
+  Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16"><rect width="16" height="16" rx="4" fill="#2f5bd3"/></svg>').toString("base64");
 
 /** Registers a Wallet Standard wallet whose signMessage asks the test process to sign. */
 async function injectWallet(page: Page, wallet: TestWallet): Promise<void> {

@@ -83,7 +83,9 @@ describe("transaction faults", () => {
     expect((await sendError(conn.sendRawTransaction(s.wire))).message).toContain("Blockhash not found");
     const fresh = await signedTransfer();
     const sig2 = await conn.sendRawTransaction(fresh.wire);
-    expect((await conn.confirmTransaction({ signature: sig2, blockhash: fresh.blockhash, lastValidBlockHeight: fresh.lastValidBlockHeight })).value.err).toBeNull();
+    expect(
+      (await conn.confirmTransaction({ signature: sig2, blockhash: fresh.blockhash, lastValidBlockHeight: fresh.lastValidBlockHeight })).value.err,
+    ).toBeNull();
   });
 
   it("expireBlockhashes keeps expiring until turned off", async () => {
@@ -153,7 +155,9 @@ describe("RPC faults", () => {
   it("rpcTimeout holds the answer past the client's timeout, after the request took effect", async () => {
     v.faults.set({ rpcTimeout: { methods: ["sendTransaction"], ms: 800, count: 1 } });
     const s = await signedTransfer();
-    const e = await rpc(v.rpcUrl, "sendTransaction", [s.wire.toString("base64"), { encoding: "base64" }], { signal: AbortSignal.timeout(200) }).catch((x: unknown) => x);
+    const e = await rpc(v.rpcUrl, "sendTransaction", [s.wire.toString("base64"), { encoding: "base64" }], { signal: AbortSignal.timeout(200) }).catch(
+      (x: unknown) => x,
+    );
     expect((e as Error).name).toBe("TimeoutError");
     // The client does not know, but the transaction landed: an unknown outcome.
     await until("landed", () => status(s.signature));

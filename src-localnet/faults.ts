@@ -58,8 +58,7 @@ export interface FaultSettings {
 
 const LOCALNET_PREFIX = "localnet_";
 
-const matches = (methods: string[] | undefined, method: string) =>
-  methods && methods.length ? methods.includes(method) : !method.startsWith(LOCALNET_PREFIX);
+const matches = (methods: string[] | undefined, method: string) => (methods && methods.length ? methods.includes(method) : !method.startsWith(LOCALNET_PREFIX));
 
 export class Faults {
   private s: FaultSettings = {};
@@ -206,7 +205,8 @@ function validate(s: FaultSettings): void {
   }
   if (s.rpcErrors) {
     const c = s.rpcErrors.code;
-    if (!Number.isInteger(c) || !(c < 0 || (c >= 100 && c <= 599))) throw new TypeError("faults.rpcErrors.code must be a negative JSON-RPC code or an HTTP status");
+    if (!Number.isInteger(c) || !(c < 0 || (c >= 100 && c <= 599)))
+      throw new TypeError("faults.rpcErrors.code must be a negative JSON-RPC code or an HTTP status");
   }
   if (s.rpcTimeout && !(s.rpcTimeout.ms > 0)) throw new TypeError("faults.rpcTimeout.ms must be positive");
   if (s.simulationFailures !== undefined && !s.simulationError) throw new TypeError("faults.simulationFailures needs faults.simulationError");

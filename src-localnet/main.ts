@@ -62,7 +62,9 @@ console.log(`  runtime    LiteSVM: System, Compute Budget, SPL Token, Token-2022
 console.log(`  pool       ${poolProgramId} (programs/pool/pool.so)`);
 console.log(`  cp-swap    ${CP_SWAP_PROGRAM_ID} (programs/cp-swap/cp-swap.so)`);
 console.log(`  faucet     ${validator.faucet.publicKey.toBase58()} (requestAirdrop works for any address)`);
-console.log(`  slots      every ${slotMs} ms; test methods: localnet_mintTo, localnet_createSwapPool, localnet_setFaults, localnet_clearFaults, localnet_status`);
+console.log(
+  `  slots      every ${slotMs} ms; test methods: localnet_mintTo, localnet_createSwapPool, localnet_setFaults, localnet_clearFaults, localnet_status`,
+);
 
 if (values.demo) {
   const file = await prepareDemo(path.resolve(values.demo), validator, poolProgramId);

@@ -100,7 +100,11 @@ describe("transactions", () => {
     expect(tx?.meta?.computeUnitsConsumed).toBe(Number(consumed![1]));
 
     const { blockhash, lastValidBlockHeight } = await conn.getLatestBlockhash();
-    const msg = new TransactionMessage({ payerKey: payer.publicKey, recentBlockhash: blockhash, instructions: [memoInstruction("hello from the test")] }).compileToV0Message();
+    const msg = new TransactionMessage({
+      payerKey: payer.publicKey,
+      recentBlockhash: blockhash,
+      instructions: [memoInstruction("hello from the test")],
+    }).compileToV0Message();
     const vtx = new VersionedTransaction(msg);
     vtx.sign([payer]);
     const sig0 = await conn.sendTransaction(vtx);
@@ -120,13 +124,22 @@ describe("transactions", () => {
     data.writeUInt32LE(1, 0); // LookupTable
     data.writeBigUInt64LE(0xffffffffffffffffn, 4); // not deactivated
     loaded.forEach((k, i) => k.toBuffer().copy(data, 56 + 32 * i));
-    v.ledger.setAccount(table.toBase58(), { lamports: 10_000_000n, owner: "AddressLookupTab1e1111111111111111111111111", data: new Uint8Array(data), executable: false });
+    v.ledger.setAccount(table.toBase58(), {
+      lamports: 10_000_000n,
+      owner: "AddressLookupTab1e1111111111111111111111111",
+      data: new Uint8Array(data),
+      executable: false,
+    });
     const lookup = new AddressLookupTableAccount({
       key: table,
       state: { deactivationSlot: BigInt("0xffffffffffffffff"), lastExtendedSlot: 0, lastExtendedSlotStartIndex: 0, addresses: loaded },
     });
     const { blockhash, lastValidBlockHeight } = await conn.getLatestBlockhash();
-    const msg = new TransactionMessage({ payerKey: payer.publicKey, recentBlockhash: blockhash, instructions: [transfer(loaded[1]!, 1_000_000)] }).compileToV0Message([lookup]);
+    const msg = new TransactionMessage({
+      payerKey: payer.publicKey,
+      recentBlockhash: blockhash,
+      instructions: [transfer(loaded[1]!, 1_000_000)],
+    }).compileToV0Message([lookup]);
     expect(msg.addressTableLookups).toHaveLength(1);
     const vtx = new VersionedTransaction(msg);
     vtx.sign([payer]);
@@ -175,12 +188,22 @@ describe("transactions", () => {
 
   it("refuses a fee payer that cannot pay: AccountNotFound, InsufficientFundsForFee", async () => {
     const nobody = Keypair.generate();
-    const r1 = await rpc(v.rpcUrl, "sendTransaction", [(await signed([transfer(payer.publicKey, 1, nobody.publicKey)], [nobody])).wire.toString("base64"), { encoding: "base64" }]);
+    const r1 = await rpc(v.rpcUrl, "sendTransaction", [
+      (await signed([transfer(payer.publicKey, 1, nobody.publicKey)], [nobody])).wire.toString("base64"),
+      { encoding: "base64" },
+    ]);
     expect(r1.body.error.data.err).toBe("AccountNotFound");
     const poor = Keypair.generate();
     v.ledger.setAccount(poor.publicKey.toBase58(), { lamports: 4999n, owner: "11111111111111111111111111111111", data: new Uint8Array(0), executable: false });
-    const r2 = await rpc(v.rpcUrl, "sendTransaction", [(await signed([transfer(payer.publicKey, 1, poor.publicKey)], [poor])).wire.toString("base64"), { encoding: "base64" }]);
-    expect(r2.body.error).toMatchObject({ code: -32002, message: "Transaction simulation failed: Insufficient funds for fee", data: { err: "InsufficientFundsForFee" } });
+    const r2 = await rpc(v.rpcUrl, "sendTransaction", [
+      (await signed([transfer(payer.publicKey, 1, poor.publicKey)], [poor])).wire.toString("base64"),
+      { encoding: "base64" },
+    ]);
+    expect(r2.body.error).toMatchObject({
+      code: -32002,
+      message: "Transaction simulation failed: Insufficient funds for fee",
+      data: { err: "InsufficientFundsForFee" },
+    });
   });
 
   it("charges the fee (base + priority) on a failed transaction and keeps nothing else of it", async () => {
@@ -223,10 +246,17 @@ describe("transactions", () => {
   });
 
   it("runs out of compute units as the runtime does, and enforces writable flags", async () => {
-    const { err, signature } = await sendAndConfirm([ComputeBudgetProgram.setComputeUnitLimit({ units: 500 }), memoInstruction("x".repeat(500))], [payer], true);
+    const { err, signature } = await sendAndConfirm(
+      [ComputeBudgetProgram.setComputeUnitLimit({ units: 500 }), memoInstruction("x".repeat(500))],
+      [payer],
+      true,
+    );
     expect(err).toEqual({ InstructionError: [1, "ComputationalBudgetExceeded"] });
     const logs = (await until("confirmed", () => conn.getTransaction(signature, { maxSupportedTransactionVersion: 0 }))).meta?.logMessages;
-    expect(logs?.slice(-2)).toEqual([`Program ${MEMO_PROGRAM_ID} consumed 350 of 350 compute units`, `Program ${MEMO_PROGRAM_ID} failed: Computational budget exceeded`]);
+    expect(logs?.slice(-2)).toEqual([
+      `Program ${MEMO_PROGRAM_ID} consumed 350 of 350 compute units`,
+      `Program ${MEMO_PROGRAM_ID} failed: Computational budget exceeded`,
+    ]);
 
     const target = Keypair.generate().publicKey;
     const ix = transfer(target, 1_000_000);
@@ -252,7 +282,10 @@ describe("transactions", () => {
     );
     const vtx = new VersionedTransaction(tx.compileMessage());
     vtx.sign([payer, target]);
-    const sim = await conn.simulateTransaction(vtx, { replaceRecentBlockhash: true, accounts: { encoding: "base64", addresses: [target.publicKey.toBase58()] } });
+    const sim = await conn.simulateTransaction(vtx, {
+      replaceRecentBlockhash: true,
+      accounts: { encoding: "base64", addresses: [target.publicKey.toBase58()] },
+    });
     expect(sim.value.err).toBeNull();
     expect(sim.value.unitsConsumed).toBe(150);
     expect(sim.value.accounts?.[0]).toMatchObject({ owner: MEMO_PROGRAM_ID, data: [Buffer.alloc(space).toString("base64"), "base64"] });
@@ -322,7 +355,13 @@ describe("history and state", () => {
     await sendAndConfirm([transfer(watched, 3_000_000)]);
     await until("account notification", () => seen.includes(3_000_000));
     const target = Keypair.generate();
-    const create = SystemProgram.createAccount({ fromPubkey: payer.publicKey, newAccountPubkey: target.publicKey, lamports: await conn.getMinimumBalanceForRentExemption(3), space: 3, programId: owner });
+    const create = SystemProgram.createAccount({
+      fromPubkey: payer.publicKey,
+      newAccountPubkey: target.publicKey,
+      lamports: await conn.getMinimumBalanceForRentExemption(3),
+      space: 3,
+      programId: owner,
+    });
     await sendAndConfirm([create], [payer, target]);
     await until("program notification", () => owned.includes(target.publicKey.toBase58()));
     await conn.removeAccountChangeListener(sub);
@@ -336,7 +375,11 @@ describe("history and state", () => {
     expect(ata).toBe(associatedTokenAddress(owner, mint));
     expect((await conn.getTokenAccountBalance(new PublicKey(ata))).value).toEqual({ amount: "1500000", decimals: 6, uiAmount: 1.5, uiAmountString: "1.5" });
     const viaRpc = await rpc(v.rpcUrl, "localnet_mintTo", { owner, mint: NATIVE_MINT, amount: "2500000000" });
-    expect((await conn.getTokenAccountBalance(new PublicKey(viaRpc.body.result.tokenAccount))).value).toMatchObject({ amount: "2500000000", decimals: 9, uiAmountString: "2.5" });
+    expect((await conn.getTokenAccountBalance(new PublicKey(viaRpc.body.result.tokenAccount))).value).toMatchObject({
+      amount: "2500000000",
+      decimals: 9,
+      uiAmountString: "2.5",
+    });
 
     const info = await conn.getAccountInfo(new PublicKey(ata));
     expect(info?.owner.toBase58()).toBe("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
@@ -501,7 +544,9 @@ describe("the runtime: LiteSVM with the real SPL Token and Associated Token prog
     const rent = await conn.getMinimumBalanceForRentExemption(165);
     expect((await conn.getAccountInfo(new PublicKey(from)))?.lamports).toBe(rent + 2_000_000_000);
     const to = associatedTokenAddress(bob.toBase58(), NATIVE_MINT);
-    expect((await sendAndConfirm([createAta(bob, native), transferChecked(from, native, to, alice.publicKey, 500_000_000n, 9)], [payer, alice])).err).toBeNull();
+    expect(
+      (await sendAndConfirm([createAta(bob, native), transferChecked(from, native, to, alice.publicKey, 500_000_000n, 9)], [payer, alice])).err,
+    ).toBeNull();
     expect((await conn.getTokenAccountBalance(new PublicKey(to))).value).toMatchObject({ amount: "500000000", decimals: 9 });
     expect((await conn.getAccountInfo(new PublicKey(to)))?.lamports).toBe(rent + 500_000_000);
     expect((await conn.getAccountInfo(new PublicKey(from)))?.lamports).toBe(rent + 1_500_000_000);
@@ -509,7 +554,11 @@ describe("the runtime: LiteSVM with the real SPL Token and Associated Token prog
 
   it("charges the fee getFeeForMessage announces, priority included", async () => {
     const { blockhash } = await conn.getLatestBlockhash();
-    const ixs = [ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 777_777 }), transfer(Keypair.generate().publicKey, 1_000_000), memoInstruction("fee")];
+    const ixs = [
+      ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 777_777 }),
+      transfer(Keypair.generate().publicKey, 1_000_000),
+      memoInstruction("fee"),
+    ];
     const message = new TransactionMessage({ payerKey: payer.publicKey, recentBlockhash: blockhash, instructions: ixs }).compileToV0Message();
     const announced = (await conn.getFeeForMessage(message)).value!;
     expect(announced).toBe(5000 + Math.ceil((777_777 * (3_000 + 3_000 + 200_000)) / 1e6));
@@ -538,7 +587,11 @@ describe("the runtime: LiteSVM with the real SPL Token and Associated Token prog
       const pool = await v0.createSwapPool(Keypair.generate().publicKey.toBase58(), NATIVE_MINT, 1_000_000n, 1_000_000n);
       const table = (await c0.getAddressLookupTable(new PublicKey(pool.lookupTable))).value!;
       const { blockhash } = await c0.getLatestBlockhash();
-      const msg = new TransactionMessage({ payerKey: kp.publicKey, recentBlockhash: blockhash, instructions: [transfer(new PublicKey(pool.vaultB), 1_000, kp.publicKey)] }).compileToV0Message([table]);
+      const msg = new TransactionMessage({
+        payerKey: kp.publicKey,
+        recentBlockhash: blockhash,
+        instructions: [transfer(new PublicKey(pool.vaultB), 1_000, kp.publicKey)],
+      }).compileToV0Message([table]);
       expect(msg.addressTableLookups).toHaveLength(1);
       const vtx = new VersionedTransaction(msg);
       vtx.sign([kp]);
@@ -569,7 +622,11 @@ describe("port + 1", () => {
       const c2 = new Connection(v2.rpcUrl, "confirmed");
       const kp = Keypair.generate();
       await v2.airdrop(kp.publicKey.toBase58(), LAMPORTS_PER_SOL);
-      const sig = await sendAndConfirmTransaction(c2, new Transaction().add(SystemProgram.transfer({ fromPubkey: kp.publicKey, toPubkey: payer.publicKey, lamports: 1_000_000 })), [kp]);
+      const sig = await sendAndConfirmTransaction(
+        c2,
+        new Transaction().add(SystemProgram.transfer({ fromPubkey: kp.publicKey, toPubkey: payer.publicKey, lamports: 1_000_000 })),
+        [kp],
+      );
       expect(sig).toBeTruthy();
     } finally {
       await v2.close();

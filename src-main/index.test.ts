@@ -152,9 +152,7 @@ describe("desktop main", () => {
     h.startRelay.mockResolvedValue(running);
     await boot();
 
-    expect(h.startRelay).toHaveBeenCalledWith(
-      expect.objectContaining({ userDataDir: "/fake/userData", consoleDir: expect.stringMatching(/renderer$/) }),
-    );
+    expect(h.startRelay).toHaveBeenCalledWith(expect.objectContaining({ userDataDir: "/fake/userData", consoleDir: expect.stringMatching(/renderer$/) }));
     const [win] = h.windows;
     expect(win!.url).toBe("http://127.0.0.1:41000/console/");
     expect(win!.options.webPreferences).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false });

@@ -32,7 +32,10 @@ describe("bridge handlers", () => {
   beforeEach(() => handlers.clear());
 
   it("registers exactly one handler per contract method", () => {
-    registerBridgeHandlers(createBridgeHandlers({ apiBase: () => "http://127.0.0.1:8080", appInfo: () => info, operatorToken: () => null, showNotification: () => {} }), () => true);
+    registerBridgeHandlers(
+      createBridgeHandlers({ apiBase: () => "http://127.0.0.1:8080", appInfo: () => info, operatorToken: () => null, showNotification: () => {} }),
+      () => true,
+    );
     expect([...handlers.keys()].sort()).toEqual(Object.values(BRIDGE_CHANNELS).sort());
   });
 
@@ -48,7 +51,12 @@ describe("bridge handlers", () => {
 
   it("hands the operator token to the console only", async () => {
     registerBridgeHandlers(
-      createBridgeHandlers({ apiBase: () => "http://127.0.0.1:8080", appInfo: () => info, operatorToken: () => "desktop-held-token", showNotification: () => {} }),
+      createBridgeHandlers({
+        apiBase: () => "http://127.0.0.1:8080",
+        appInfo: () => info,
+        operatorToken: () => "desktop-held-token",
+        showNotification: () => {},
+      }),
       (url) => url.startsWith(APP),
     );
     expect(await handlers.get(BRIDGE_CHANNELS.getOperatorToken)!(fromConsole)).toBe("desktop-held-token");
@@ -83,19 +91,23 @@ describe("bridge handlers", () => {
       createBridgeHandlers({ apiBase: () => "http://127.0.0.1:8080", appInfo: () => info, operatorToken: () => null, showNotification: () => {} }),
       (url) => url.startsWith(APP),
     );
-    expect(() => handlers.get(BRIDGE_CHANNELS.getApiBase)!({ senderFrame: { url: "https://evil.example/" } })).toThrow(
-      /refused/,
-    );
+    expect(() => handlers.get(BRIDGE_CHANNELS.getApiBase)!({ senderFrame: { url: "https://evil.example/" } })).toThrow(/refused/);
     expect(() => handlers.get(BRIDGE_CHANNELS.getAppInfo)!({ senderFrame: null })).toThrow(/unknown frame/);
   });
 
   it("says so while the relay is not running", () => {
-    registerBridgeHandlers(createBridgeHandlers({ apiBase: () => undefined, appInfo: () => info, operatorToken: () => null, showNotification: () => {} }), () => true);
+    registerBridgeHandlers(
+      createBridgeHandlers({ apiBase: () => undefined, appInfo: () => info, operatorToken: () => null, showNotification: () => {} }),
+      () => true,
+    );
     expect(() => handlers.get(BRIDGE_CHANNELS.getApiBase)!(fromConsole)).toThrow(/not running/);
   });
 
   it("unregisters everything it registered", () => {
-    const off = registerBridgeHandlers(createBridgeHandlers({ apiBase: () => "x", appInfo: () => info, operatorToken: () => null, showNotification: () => {} }), () => true);
+    const off = registerBridgeHandlers(
+      createBridgeHandlers({ apiBase: () => "x", appInfo: () => info, operatorToken: () => null, showNotification: () => {} }),
+      () => true,
+    );
     off();
     expect(handlers.size).toBe(0);
   });

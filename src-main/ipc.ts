@@ -39,10 +39,7 @@ export function createBridgeHandlers(deps: BridgeDeps): BridgeHandlers {
  * are passed only to a method that takes one (notify), whose handler checks it
  * (checkNotification). Returns a function that removes the handlers.
  */
-export function registerBridgeHandlers(
-  handlers: BridgeHandlers,
-  isTrustedSender: (frameUrl: string) => boolean,
-): () => void {
+export function registerBridgeHandlers(handlers: BridgeHandlers, isTrustedSender: (frameUrl: string) => boolean): () => void {
   const names = Object.keys(BRIDGE_CHANNELS) as (keyof DesktopBridge)[];
   for (const name of names) {
     const channel = BRIDGE_CHANNELS[name];

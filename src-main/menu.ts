@@ -35,7 +35,15 @@ export function appMenuTemplate(phase: RelayPhase, address: string | undefined, 
     { role: "editMenu" },
     {
       label: "View",
-      submenu: [{ role: "reload" }, { type: "separator" }, { role: "resetZoom" }, { role: "zoomIn" }, { role: "zoomOut" }, { type: "separator" }, { role: "togglefullscreen" }],
+      submenu: [
+        { role: "reload" },
+        { type: "separator" },
+        { role: "resetZoom" },
+        { role: "zoomIn" },
+        { role: "zoomOut" },
+        { type: "separator" },
+        { role: "togglefullscreen" },
+      ],
     },
   ];
 }

@@ -16,7 +16,13 @@ describe("the desktop relay controller over a real in-process relay", () => {
   it("a restart after a start that failed part-way runs one verifier worker and leaves no old timer behind", async () => {
     const configFile = path.join(dir, "relay.json");
     writeFileSync(configFile, JSON.stringify({ verifier: { threads: 1 }, alerts: { enabled: true } }));
-    const config = loadConfig({ RELAY_CONFIG: configFile, RELAY_HOST: "127.0.0.1", RELAY_PORT: "0", RELAY_DATA_DIR: path.join(dir, "data"), RELAY_RATE_LIMITS: "off" });
+    const config = loadConfig({
+      RELAY_CONFIG: configFile,
+      RELAY_HOST: "127.0.0.1",
+      RELAY_PORT: "0",
+      RELAY_DATA_DIR: path.join(dir, "data"),
+      RELAY_RATE_LIMITS: "off",
+    });
     const open = trackOpenResources();
     try {
       let failNext = true;

@@ -63,11 +63,26 @@ describe("createRelayController", () => {
 
 describe("relay menu", () => {
   const actions = { start: vi.fn(), stop: vi.fn(), openConsole: vi.fn(), quit: vi.fn() };
-  const byId = (phase: RelayPhase) => Object.fromEntries(relayMenuItems(phase, "http://127.0.0.1:8080", actions).filter((i) => i.id).map((i) => [i.id, i]));
+  const byId = (phase: RelayPhase) =>
+    Object.fromEntries(
+      relayMenuItems(phase, "http://127.0.0.1:8080", actions)
+        .filter((i) => i.id)
+        .map((i) => [i.id, i]),
+    );
 
   it("offers start only when stopped, stop and the console only when running", () => {
-    expect(byId("stopped")).toMatchObject({ start: { enabled: true }, stop: { enabled: false }, console: { enabled: false }, status: { label: "Relay stopped" } });
-    expect(byId("running")).toMatchObject({ start: { enabled: false }, stop: { enabled: true }, console: { enabled: true }, status: { label: "Relay running on http://127.0.0.1:8080" } });
+    expect(byId("stopped")).toMatchObject({
+      start: { enabled: true },
+      stop: { enabled: false },
+      console: { enabled: false },
+      status: { label: "Relay stopped" },
+    });
+    expect(byId("running")).toMatchObject({
+      start: { enabled: false },
+      stop: { enabled: true },
+      console: { enabled: true },
+      status: { label: "Relay running on http://127.0.0.1:8080" },
+    });
     expect(byId("starting")).toMatchObject({ start: { enabled: false }, stop: { enabled: false } });
   });
 

@@ -74,9 +74,19 @@ describe("desktopOperatorToken", () => {
     expect(desktopOperatorToken({ RELAY_OPERATOR_TOKEN: "from-the-environment-123" }, encrypted)).toBe("from-the-environment-123");
     const token = desktopOperatorToken({}, encrypted);
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(desktopOperatorToken({}, desktopSecretStore(dir, fakeSafeStorage(), () => {}))).toBe(token);
+    expect(
+      desktopOperatorToken(
+        {},
+        desktopSecretStore(dir, fakeSafeStorage(), () => {}),
+      ),
+    ).toBe(token);
     expect(readFileSync(path.join(dir, "keys", `${DESKTOP_TOKEN_SECRET}.enc`)).includes(Buffer.from(token!))).toBe(false);
-    expect(desktopOperatorToken({}, desktopSecretStore(dir, fakeSafeStorage({ available: false }), () => {}))).toBeNull();
+    expect(
+      desktopOperatorToken(
+        {},
+        desktopSecretStore(dir, fakeSafeStorage({ available: false }), () => {}),
+      ),
+    ).toBeNull();
     expect(desktopOperatorToken({}, null)).toBeNull();
   });
 });

@@ -1,13 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import {
-  contentSecurityPolicy,
-  hardenSession,
-  hardenWebContents,
-  isAppOrigin,
-  navigationDecision,
-  permissionDecision,
-  withSecurityHeaders,
-} from "./security";
+import { contentSecurityPolicy, hardenSession, hardenWebContents, isAppOrigin, navigationDecision, permissionDecision, withSecurityHeaders } from "./security";
 
 vi.mock("electron", () => ({})); // security.ts needs only Electron's types
 

@@ -55,12 +55,7 @@ export type ResponseHeaders = Record<string, string[]>;
  * added (a stricter policy sent by the server still applies; policies intersect).
  * Other responses pass unchanged.
  */
-export function withSecurityHeaders(
-  url: string,
-  resourceType: string,
-  headers: ResponseHeaders,
-  appUrl: string,
-): ResponseHeaders {
+export function withSecurityHeaders(url: string, resourceType: string, headers: ResponseHeaders, appUrl: string): ResponseHeaders {
   const isDocument = resourceType === "mainFrame" || resourceType === "subFrame";
   if (!isDocument || !isInsideApp(url, appUrl)) return headers;
   const out: ResponseHeaders = { ...headers };
@@ -100,9 +95,7 @@ export function hardenSession(session: Session, appUrl: AppUrlSource): void {
   session.setPermissionRequestHandler((contents, permission, callback, details) => {
     callback(permissionDecision(permission, details.requestingUrl ?? contents.getURL(), appUrl()));
   });
-  session.setPermissionCheckHandler((_contents, permission, requestingOrigin) =>
-    permissionDecision(permission, requestingOrigin, appUrl()),
-  );
+  session.setPermissionCheckHandler((_contents, permission, requestingOrigin) => permissionDecision(permission, requestingOrigin, appUrl()));
   session.webRequest.onHeadersReceived((details, callback) => {
     callback({
       responseHeaders: withSecurityHeaders(details.url, details.resourceType, details.responseHeaders ?? {}, appUrl()),

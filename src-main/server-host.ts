@@ -109,12 +109,7 @@ export interface QuittingApp {
  * relays, flush the store), then quit for real. A stop that hangs is abandoned
  * after `timeoutMs` so the app still exits.
  */
-export function stopServerBeforeQuit(
-  app: QuittingApp,
-  stop: () => Promise<void>,
-  log: (line: string) => void,
-  timeoutMs = 15_000,
-): void {
+export function stopServerBeforeQuit(app: QuittingApp, stop: () => Promise<void>, log: (line: string) => void, timeoutMs = 15_000): void {
   let phase: "running" | "stopping" | "stopped" = "running";
   app.on("before-quit", (event) => {
     if (phase === "stopped") return;

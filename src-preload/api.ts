@@ -55,7 +55,5 @@ export const BRIDGE_CHANNELS = {
 
 /** What main implements for each method: the same signature, sync or async. */
 export type BridgeHandlers = {
-  [K in keyof DesktopBridge]: (
-    ...args: Parameters<DesktopBridge[K]>
-  ) => Awaited<ReturnType<DesktopBridge[K]>> | ReturnType<DesktopBridge[K]>;
+  [K in keyof DesktopBridge]: (...args: Parameters<DesktopBridge[K]>) => Awaited<ReturnType<DesktopBridge[K]>> | ReturnType<DesktopBridge[K]>;
 };

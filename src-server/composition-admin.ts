@@ -74,7 +74,9 @@ export function prepareConsoleAdmin(opts: {
   const operatorToken = config.operatorToken
     ? OperatorToken.fromConfigured(config.operatorToken)
     : OperatorToken.loadOrCreate(secrets, (token) => operatorTokenNotice(token, config.dataDir).forEach((line) => log(line)));
-  log(`console: operator token ${operatorToken.source === "configured" ? "from configuration" : "generated earlier (hash in the data dir)"}, fingerprint ${operatorToken.fingerprint}`);
+  log(
+    `console: operator token ${operatorToken.source === "configured" ? "from configuration" : "generated earlier (hash in the data dir)"}, fingerprint ${operatorToken.fingerprint}`,
+  );
   const pauses = new PauseService(store);
   const fees = new FeeSchedule(config.fees, store, config.fees.graceSec * 1000);
   const faults = new SandboxFaults(opts.sandboxNetworks);

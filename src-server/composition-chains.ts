@@ -69,7 +69,11 @@ export async function connectChains(deps: {
       });
       stack.defer(`${n} RPC probes`, () => rpc.close());
       // relay_swap lands the withdrawal and Jupiter's swap in one transaction: the chain asks Jupiter for the swap's instructions.
-      const chain = await SolanaChain.connect(n, net, signer, hasher, log, { rpc, swapInstructions: new JupiterSwapApi(config.jupiter), swapPrograms: config.jupiter.programIds });
+      const chain = await SolanaChain.connect(n, net, signer, hasher, log, {
+        rpc,
+        swapInstructions: new JupiterSwapApi(config.jupiter),
+        swapPrograms: config.jupiter.programIds,
+      });
       chains.set(n, chain);
       solanaNetworks.set(n, { chain, pollMs: net.solana.pollMs, maxIndexerLagSec: net.solana.maxIndexerLagSec });
       subscribers.set(n, solanaPoolSubscriber(rpc, { programId: net.programId, commitment: net.solana.commitment, log }));

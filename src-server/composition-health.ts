@@ -28,7 +28,11 @@ export function healthChecks(deps: {
     const failure = db.failure;
     return [{ name: "store", ok: !failure, detail: failure ? failure.message : `journal ${db.stats.journalBytes} bytes, ${db.stats.writes} writes` }];
   });
-  for (const chain of chains.values()) health.add(`chain:${chain.network}`, faults.guard(chain.network, () => chain.health()));
+  for (const chain of chains.values())
+    health.add(
+      `chain:${chain.network}`,
+      faults.guard(chain.network, () => chain.health()),
+    );
   health.add("indexer", () => indexer.health());
   if (follower) health.add("indexer-lag", () => follower.health());
   health.add("paused", () => pauses.health());

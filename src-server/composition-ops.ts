@@ -73,15 +73,18 @@ export class Ops {
         return this.alerts ? ALERT_RULES.map((rule) => ({ rule, firing: firing.has(rule) })) : [];
       },
       store: () =>
-        need((s) => {
-          let snapshotBytes: number | null;
-          try {
-            snapshotBytes = statSync(path.join(config.dataDir, SNAPSHOT_FILE)).size;
-          } catch {
-            snapshotBytes = null;
-          }
-          return { journalBytes: s.db.stats.journalBytes, snapshotBytes, lastSnapshotAt: s.db.stats.lastSnapshotAt };
-        }, { journalBytes: 0, snapshotBytes: null, lastSnapshotAt: null }),
+        need(
+          (s) => {
+            let snapshotBytes: number | null;
+            try {
+              snapshotBytes = statSync(path.join(config.dataDir, SNAPSHOT_FILE)).size;
+            } catch {
+              snapshotBytes = null;
+            }
+            return { journalBytes: s.db.stats.journalBytes, snapshotBytes, lastSnapshotAt: s.db.stats.lastSnapshotAt };
+          },
+          { journalBytes: 0, snapshotBytes: null, lastSnapshotAt: null },
+        ),
     });
     this.relayListeners.push((e) => this.metrics.onRelay(e));
     this.revertListeners.push((e) => this.metrics.onRevert(e));
@@ -98,7 +101,10 @@ export class Ops {
     });
     this.revertListeners.push((e) => {
       const s = e.state;
-      this.event({ revertId: e.id, network: e.network, state: s.kind, ...(s.kind === "failed" ? { error: s.error } : {}) }, `revert ${e.id}: ${s.kind}${s.kind === "failed" ? ` ${s.error}` : ""}`);
+      this.event(
+        { revertId: e.id, network: e.network, state: s.kind, ...(s.kind === "failed" ? { error: s.error } : {}) },
+        `revert ${e.id}: ${s.kind}${s.kind === "failed" ? ` ${s.error}` : ""}`,
+      );
     });
   }
 
@@ -147,7 +153,14 @@ export class Ops {
     const a = this.config.alerts;
     if (!a.enabled) return;
     const source = `relay ${sources.version}`;
-    this.webhook = new WebhookSender({ url: a.webhook.url, format: a.webhook.format, timeoutMs: a.webhook.timeoutMs, maxRetries: a.webhook.maxRetries, source, log: this.log });
+    this.webhook = new WebhookSender({
+      url: a.webhook.url,
+      format: a.webhook.format,
+      timeoutMs: a.webhook.timeoutMs,
+      maxRetries: a.webhook.maxRetries,
+      source,
+      log: this.log,
+    });
     const feePayers = this.feePayers;
     this.alerts = new AlertService({
       store: new SqlAlertStore(sources.db),
@@ -156,7 +169,8 @@ export class Ops {
       sources: {
         feePayers: () => feePayers.status(),
         indexer: () => sources.indexerLag(),
-        failingChecks: async () => (await sources.health.report()).checks.filter((c) => !c.ok).map((c) => ({ name: c.name, ...(c.detail ? { detail: c.detail } : {}) })),
+        failingChecks: async () =>
+          (await sources.health.report()).checks.filter((c) => !c.ok).map((c) => ({ name: c.name, ...(c.detail ? { detail: c.detail } : {}) })),
         sanctions: () => {
           const st = sources.sanctions();
           // The last successful read: a check that found the list unchanged counts; a failed one does not.
@@ -206,7 +220,14 @@ export class Ops {
   routes(guard: RequestHandler): Router {
     const r = Router();
     if (this.config.metrics.enabled) {
-      r.use(metricsRoutes({ text: () => this.metrics.text(), contentType: () => this.metrics.contentType(), guard, loopbackWithoutToken: this.config.metrics.loopbackWithoutToken }));
+      r.use(
+        metricsRoutes({
+          text: () => this.metrics.text(),
+          contentType: () => this.metrics.contentType(),
+          guard,
+          loopbackWithoutToken: this.config.metrics.loopbackWithoutToken,
+        }),
+      );
     }
     const admin = Router();
     admin.get("/", (_req, res) => {
@@ -240,7 +261,17 @@ export class Ops {
     admin.post("/test", (_req, res, next) => {
       if (!this.webhook) return sendError(res, 409, ErrorName.InvalidRequest, "alerts are off (alerts.enabled in the config)");
       const now = Date.now();
-      const alert: AlertItem = { id: 0, rule: "health-red", subject: "test", summary: "Test notification from the relay console", detail: "If you read this, alert notifications reach you.", startedAt: now, resolvedAt: null, lastNotifiedAt: now, notifications: 1 };
+      const alert: AlertItem = {
+        id: 0,
+        rule: "health-red",
+        subject: "test",
+        summary: "Test notification from the relay console",
+        detail: "If you read this, alert notifications reach you.",
+        startedAt: now,
+        resolvedAt: null,
+        lastNotifiedAt: now,
+        notifications: 1,
+      };
       this.log(`alerts: test notification (${notificationText({ kind: "test", alert }, "console").split("\n")[0]})`);
       this.webhook
         .test({ kind: "test", alert })

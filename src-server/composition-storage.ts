@@ -55,7 +55,9 @@ export async function openStorage(config: RelayConfig, log: (line: string) => vo
   const db = dbOpened.value;
   const hasher = hasherLoaded.value;
   // Protocol v2 (migration 11) set aside the sandbox pools a v1 store held: say so on every start.
-  const archived = db.all<{ network: string; mint: string; leaves: number }>("SELECT network, mint, leaves FROM archived_pools WHERE protocol = 1 ORDER BY network, mint");
+  const archived = db.all<{ network: string; mint: string; leaves: number }>(
+    "SELECT network, mint, leaves FROM archived_pools WHERE protocol = 1 ORDER BY network, mint",
+  );
   if (archived.length) {
     log(
       `protocol v2: ${archived.length} sandbox pool(s) built on protocol v1 leaves are archived and never relayed from: ` +

@@ -58,8 +58,6 @@ export interface Relay extends RelayApp {
   close(): Promise<void>;
 }
 
-
-
 /** Bundled into the build, so it holds wherever the code runs from (Electron's out/ too). */
 export function packageVersion(): string {
   return pkg.version;
@@ -123,7 +121,10 @@ async function compose(config: RelayConfig, opts: ComposeOptions, stack: Teardow
   const sanctionsStore = new SqlSanctionsStore(db);
   const sanctions = new ReloadingSanctionsList({
     source: config.sanctions.url
-      ? new UrlListSource(config.sanctions.url, { timeoutMs: config.sanctions.fetchTimeoutSec * 1000, cacheFile: path.join(config.dataDir, "sanctions", "url-cache.json") })
+      ? new UrlListSource(config.sanctions.url, {
+          timeoutMs: config.sanctions.fetchTimeoutSec * 1000,
+          cacheFile: path.join(config.dataDir, "sanctions", "url-cache.json"),
+        })
       : new FileListSource(config.sanctions.file),
     store: sanctionsStore,
     intervalMs: (config.sanctions.url ? config.sanctions.refreshIntervalSec : config.sanctions.filePollSec) * 1000,
@@ -201,9 +202,25 @@ async function compose(config: RelayConfig, opts: ComposeOptions, stack: Teardow
 
   const compliance = new ComplianceService({ walletOf: (t) => auth.walletOf(t), sanctions, key: complianceKey, log: complianceLog, logLine: log });
   const revertStore = ops.revertStore(new SqlRevertStore(db));
-  const reverts = new RevertService({ hasher, chains, walletOf: (t) => auth.walletOf(t), store: revertStore, perDepositorPerDay: config.reverts.perDepositorPerDay, log });
+  const reverts = new RevertService({
+    hasher,
+    chains,
+    walletOf: (t) => auth.walletOf(t),
+    store: revertStore,
+    perDepositorPerDay: config.reverts.perDepositorPerDay,
+    log,
+  });
 
-  const health = healthChecks({ db, chains, sandboxes, faults: admin.faults, pauses: admin.pauses, indexer, follower: solanaNetworks.size ? follower : null, sanctions });
+  const health = healthChecks({
+    db,
+    chains,
+    sandboxes,
+    faults: admin.faults,
+    pauses: admin.pauses,
+    indexer,
+    follower: solanaNetworks.size ? follower : null,
+    sanctions,
+  });
 
   const startedAt = Date.now();
   const relayApp = createApp({
@@ -221,7 +238,12 @@ async function compose(config: RelayConfig, opts: ComposeOptions, stack: Teardow
     meta: {
       version: packageVersion(),
       startedAt,
-      networks: [...chains.values()].map((c) => ({ name: c.network, backend: c.kind, sandbox: c.kind === "sandbox", programId: config.networks[c.network].programId })),
+      networks: [...chains.values()].map((c) => ({
+        name: c.network,
+        backend: c.kind,
+        sandbox: c.kind === "sandbox",
+        programId: config.networks[c.network].programId,
+      })),
     },
     nullifierAddress: (n, mint, hash) => nullifierAddress(programIds.get(n)!, mint, hash),
     ...(opts.consoleDir ? { consoleDir: opts.consoleDir } : {}),
@@ -269,7 +291,14 @@ async function compose(config: RelayConfig, opts: ComposeOptions, stack: Teardow
       const lag = new Map(follower.stats().map((s) => [`${s.network}/${s.mint}`, s]));
       return indexer.list().map((p) => {
         const l = lag.get(`${p.network}/${p.mint}`);
-        return { network: p.network, mint: p.mint, lagDeposits: l?.lagDeposits ?? 0, lagSec: l?.lagSec ?? 0, drift: p.drift !== null, lastRootCheckAt: p.rootCheckedAt ?? null };
+        return {
+          network: p.network,
+          mint: p.mint,
+          lagDeposits: l?.lagDeposits ?? 0,
+          lagSec: l?.lagSec ?? 0,
+          drift: p.drift !== null,
+          lastRootCheckAt: p.rootCheckedAt ?? null,
+        };
       });
     },
     rpcEndpoints: () => [...chains.values()].flatMap((c) => (c.rpcEndpoints ? c.rpcEndpoints().map((e) => ({ network: c.network, ...e })) : [])),
@@ -277,13 +306,21 @@ async function compose(config: RelayConfig, opts: ComposeOptions, stack: Teardow
     relayRejections: () => (relay as { rejections?: { counts(): Record<string, number> } }).rejections?.counts() ?? {},
     // A solana fee payer's balance from its RPC; a sandbox one only during the operator's drill (admin faults).
     feePayerBalances: new Map(
-      [...chains.values()].map((c) => [c.network, c.feePayerLamports ? () => c.feePayerLamports!() : async () => admin.faults.feePayerLamports(c.network)] as const),
+      [...chains.values()].map(
+        (c) => [c.network, c.feePayerLamports ? () => c.feePayerLamports!() : async () => admin.faults.feePayerLamports(c.network)] as const,
+      ),
     ),
     health,
     sanctions: () => sanctions.status(),
     indexerLag: () => {
       const lag = new Map(follower.stats().map((s) => [`${s.network}/${s.mint}`, s]));
-      return indexer.list().map((p) => ({ network: p.network, mint: p.mint, lagSec: lag.get(`${p.network}/${p.mint}`)?.lagSec ?? 0, lagDeposits: lag.get(`${p.network}/${p.mint}`)?.lagDeposits ?? 0, drift: p.drift }));
+      return indexer.list().map((p) => ({
+        network: p.network,
+        mint: p.mint,
+        lagSec: lag.get(`${p.network}/${p.mint}`)?.lagSec ?? 0,
+        lagDeposits: lag.get(`${p.network}/${p.mint}`)?.lagDeposits ?? 0,
+        drift: p.drift,
+      }));
     },
     version: packageVersion(),
   });

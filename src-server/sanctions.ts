@@ -4,8 +4,12 @@ import { runSanctionsCli } from "./admin/sanctions-cli";
 
 /** `npm run sanctions -- <command>`: operator edits of the sanctions list (see --help). */
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-process.exitCode = await runSanctionsCli(process.argv.slice(2), {
-  stdout: (t) => void process.stdout.write(t),
-  stderr: (t) => void process.stderr.write(t),
-  env: process.env,
-}, { defaultDataDir: path.join(root, "data") });
+process.exitCode = await runSanctionsCli(
+  process.argv.slice(2),
+  {
+    stdout: (t) => void process.stdout.write(t),
+    stderr: (t) => void process.stderr.write(t),
+    env: process.env,
+  },
+  { defaultDataDir: path.join(root, "data") },
+);

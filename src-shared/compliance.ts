@@ -49,14 +49,20 @@ export interface ComplianceCheckInput {
  * relay's compliance key, and not yet expired. Answers the expiry and the
  * seconds left.
  */
-export function verifyComplianceSignature(text: string, input: ComplianceCheckInput): Result<{ expiresAt: number; remainingSec: number }, ComplianceCheckFailure> {
+export function verifyComplianceSignature(
+  text: string,
+  input: ComplianceCheckInput,
+): Result<{ expiresAt: number; remainingSec: number }, ComplianceCheckFailure> {
   const key = typeof input.publicKey === "string" ? parsePublicKey(input.publicKey) : input.publicKey.length === 32 ? ok(input.publicKey) : err("wrong length");
   if (!key.ok) return err({ reason: "malformed", message: `public key: ${key.error}` });
   const parsed = parseComplianceSignature(text);
   if (!parsed.ok) return err({ reason: "malformed", message: parsed.error });
   const { expiresAt, signature } = parsed.value;
   if (!verifyEd25519(complianceMessage(input.network, input.wallet, expiresAt), signature, key.value)) {
-    return err({ reason: "invalid-signature", message: `not signed by ${typeof input.publicKey === "string" ? input.publicKey : encodeBase58(input.publicKey)} for ${input.wallet} on ${input.network}` });
+    return err({
+      reason: "invalid-signature",
+      message: `not signed by ${typeof input.publicKey === "string" ? input.publicKey : encodeBase58(input.publicKey)} for ${input.wallet} on ${input.network}`,
+    });
   }
   const now = input.nowSec ?? Math.floor(Date.now() / 1000);
   if (now >= expiresAt) return err({ reason: "expired", message: `expired at ${expiresAt} (now ${now})`, expiresAt });

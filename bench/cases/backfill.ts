@@ -151,7 +151,13 @@ async function makeDeposits(net: Localnet, precommitments: Uint8Array, leaves: U
           const keys = d.keys.slice();
           keys[RECEIPT_KEY] = { ...keys[RECEIPT_KEY]!, pubkey: new PublicKey(depositReceiptAddress(programId, USDC, d.address, nonce)) };
           keys[MARKER_KEY] = { ...keys[MARKER_KEY]!, pubkey: new PublicKey(commitmentMarkerAddress(programId, USDC, commitment)) };
-          tx.add(new TransactionInstruction({ programId: program, keys, data: Buffer.from(encodePoolInstruction({ name: "deposit", precommitment, amount: 1n, nonce })) }));
+          tx.add(
+            new TransactionInstruction({
+              programId: program,
+              keys,
+              data: Buffer.from(encodePoolInstruction({ name: "deposit", precommitment, amount: 1n, nonce })),
+            }),
+          );
         }
         const message = tx.serializeMessage();
         stats.buildMs += performance.now() - t;

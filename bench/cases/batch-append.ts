@@ -45,7 +45,9 @@ const batchAppend: BenchCase = {
     // Diagnostic: the same paged run without per-leaf metadata, to show what it costs.
     const bareRuns: (PersistTimings & { bytes: number })[] = [];
     for (let r = 0; r < reps; r++) {
-      log(`repetition ${r + 1}/${reps}: ours in pages of ${INDEXER_PAGE}, fixed-merkle-tree bulk build, ours in one batch, diagnostic without leaf metadata (${fmtNum(n)} leaves each)`);
+      log(
+        `repetition ${r + 1}/${reps}: ours in pages of ${INDEXER_PAGE}, fixed-merkle-tree bulk build, ours in one batch, diagnostic without leaf metadata (${fmtNum(n)} leaves each)`,
+      );
       pagedRuns.push(await persist(INDEXER_PAGE, leaves));
       gc();
       fmtRuns.push(peer(decimals));

@@ -101,7 +101,14 @@ const deposits: BenchCase = {
         const kp = wallets[i % WALLETS]!;
         const precommitment = precommitments.subarray(32 * i, 32 * i + 32);
         const message = sandboxDepositMessage("mainnet", WSOL, 1, precommitment);
-        return { network: "mainnet", mint: WSOL, amount: 1, precommitment: Array.from(precommitment), wallet: encodeBase58(kp.publicKey), signature: encodeBase58(signEd25519(message, kp.secretKey)) };
+        return {
+          network: "mainnet",
+          mint: WSOL,
+          amount: 1,
+          precommitment: Array.from(precommitment),
+          wallet: encodeBase58(kp.publicKey),
+          signature: encodeBase58(signEd25519(message, kp.secretKey)),
+        };
       });
       for (const kp of wallets) {
         const air = await post(`${server.url}/sandbox/airdrop`, { network: "mainnet", wallet: encodeBase58(kp.publicKey), mint: WSOL, amount: 1_000_000_000 });
@@ -136,7 +143,8 @@ const deposits: BenchCase = {
       // Every acknowledged deposit has its own leaf, and the relay's tree holds exactly them.
       const merkle = await post(`${server.url}/get_merkle/${WSOL}/32/mainnet`, {});
       const nextIndex = (merkle.json.json as { nextIndex: number }).nextIndex;
-      if (leaves.size !== HWARM + H + HC || nextIndex !== HWARM + H + HC) throw new Error(`${leaves.size} distinct leaves acknowledged, tree holds ${nextIndex}, sent ${HWARM + H + HC}`);
+      if (leaves.size !== HWARM + H + HC || nextIndex !== HWARM + H + HC)
+        throw new Error(`${leaves.size} distinct leaves acknowledged, tree holds ${nextIndex}, sent ${HWARM + H + HC}`);
     } finally {
       await server.stop();
       rmSync(dataDir, { recursive: true, force: true });

@@ -70,8 +70,26 @@ const poseidon: BenchCase = {
     const circomRate = median(t.circom);
     const detail = `median of ${reps} x ${fmtNum(N)} hashes`;
     const metrics: Metric[] = [
-      { name: "poseidon hash([a,b])", ours: median(t.hash), unit: "h/s", peerLabel: "circomlibjs", peer: circomRate, better: "higher", target: { kind: "ratio>=", value: 1.0 }, detail },
-      { name: "poseidon hashPairs (batch)", ours: median(t.pairs), unit: "h/s", peerLabel: "circomlibjs", peer: circomRate, better: "higher", target: { kind: "ratio>=", value: 1.0 }, detail },
+      {
+        name: "poseidon hash([a,b])",
+        ours: median(t.hash),
+        unit: "h/s",
+        peerLabel: "circomlibjs",
+        peer: circomRate,
+        better: "higher",
+        target: { kind: "ratio>=", value: 1.0 },
+        detail,
+      },
+      {
+        name: "poseidon hashPairs (batch)",
+        ours: median(t.pairs),
+        unit: "h/s",
+        peerLabel: "circomlibjs",
+        peer: circomRate,
+        better: "higher",
+        target: { kind: "ratio>=", value: 1.0 },
+        detail,
+      },
     ];
     const spread = (xs: number[]): string => `${fmtNum(Math.min(...xs))}..${fmtNum(Math.max(...xs))}`;
     return {

@@ -13,7 +13,21 @@ import path from "node:path";
 import { Keypair, PublicKey, type TransactionInstruction } from "@solana/web3.js";
 import { assertSwapOutInstruction, withdrawInstruction, withdrawSwapInstruction } from "../../src-shared/pool-program";
 import { cpSwapInstruction } from "../../src-localnet/programs/cp-swap-client";
-import { ata, FEE, fixturePool, MINT, OUTPUT_MINT, PLAIN, PLAIN_5, PLAIN_6, PROGRAM, SOL, SWAP, type FixturePool, type Landed } from "../../programs/pool/test-support";
+import {
+  ata,
+  FEE,
+  fixturePool,
+  MINT,
+  OUTPUT_MINT,
+  PLAIN,
+  PLAIN_5,
+  PLAIN_6,
+  PROGRAM,
+  SOL,
+  SWAP,
+  type FixturePool,
+  type Landed,
+} from "../../programs/pool/test-support";
 import { loadFixtures } from "../../tests/support/groth16/fixtures";
 import { Svm } from "../../tests/support/svm";
 import { ROOT } from "../lib/data";
@@ -48,7 +62,14 @@ function swapWithdrawal(f: FixturePool): Landed {
   const out = ata(recipient, OUTPUT_MINT);
   const ixs = [
     withdrawSwapInstruction({ ...f.params(SWAP), outputMint: OUTPUT_MINT, minOut: f.minOut(SWAP) }),
-    cpSwapInstruction({ user: f.relayer.publicKey.toBase58(), inputMint: MINT, outputMint: OUTPUT_MINT, amountIn: f.amount(SWAP) - FEE, minAmountOut: 0n, destination: out }),
+    cpSwapInstruction({
+      user: f.relayer.publicKey.toBase58(),
+      inputMint: MINT,
+      outputMint: OUTPUT_MINT,
+      amountIn: f.amount(SWAP) - FEE,
+      minAmountOut: 0n,
+      destination: out,
+    }),
     assertSwapOutInstruction({ programId: PROGRAM, recipient, outputMint: OUTPUT_MINT, requiredBalance: f.minOut(SWAP) }),
   ];
   const keys = new Set<string>();
@@ -97,10 +118,20 @@ const programs: BenchCase = {
       ...(detail ? { detail } : {}),
     });
     const metrics: Metric[] = [
-      budgetMetric("deposit p99", percentile(units, 99), BUDGET.deposit, `p50 ${fmtNum(percentile(units, 50))}, max ${fmtNum(Math.max(...units))} over ${deposits} deposits`),
+      budgetMetric(
+        "deposit p99",
+        percentile(units, 99),
+        BUDGET.deposit,
+        `p50 ${fmtNum(percentile(units, 50))}, max ${fmtNum(Math.max(...units))} over ${deposits} deposits`,
+      ),
       budgetMetric("withdraw, recipient's token account exists", poolUnits(existing), BUDGET.withdraw),
       budgetMetric("withdraw, the program creates the recipient's token account", poolUnits(creating), BUDGET.withdrawCreating),
-      budgetMetric("withdraw_swap + assert_swap_out (the venue's units apart)", swapPool.reduce((a, b) => a + b, 0), BUDGET.swap, `withdraw_swap ${fmtNum(swapPool[0] ?? 0)} + assert ${fmtNum(swapPool[1] ?? 0)}; cp-swap venue ${fmtNum(venue)}`),
+      budgetMetric(
+        "withdraw_swap + assert_swap_out (the venue's units apart)",
+        swapPool.reduce((a, b) => a + b, 0),
+        BUDGET.swap,
+        `withdraw_swap ${fmtNum(swapPool[0] ?? 0)} + assert ${fmtNum(swapPool[1] ?? 0)}; cp-swap venue ${fmtNum(venue)}`,
+      ),
       {
         name: "withdraw's own work beside proof verification",
         ours: poolUnits(existing),
@@ -110,8 +141,24 @@ const programs: BenchCase = {
         better: "lower",
         target: null,
       },
-      { name: "withdraw transaction size", ours: plain.size, unit: "bytes", peerLabel: "packet limit", peer: BUDGET.packet, better: "lower", target: { kind: "<", value: BUDGET.packet + 1 } },
-      { name: "withdraw_swap transaction size (one lookup table)", ours: swap.size, unit: "bytes", peerLabel: "packet limit", peer: BUDGET.packet, better: "lower", target: { kind: "<", value: BUDGET.packet + 1 } },
+      {
+        name: "withdraw transaction size",
+        ours: plain.size,
+        unit: "bytes",
+        peerLabel: "packet limit",
+        peer: BUDGET.packet,
+        better: "lower",
+        target: { kind: "<", value: BUDGET.packet + 1 },
+      },
+      {
+        name: "withdraw_swap transaction size (one lookup table)",
+        ours: swap.size,
+        unit: "bytes",
+        peerLabel: "packet limit",
+        peer: BUDGET.packet,
+        better: "lower",
+        target: { kind: "<", value: BUDGET.packet + 1 },
+      },
     ];
     return {
       metrics,

@@ -26,8 +26,12 @@ const proofHttp: BenchCase = {
     const paths = Array.from({ length: 100 }, (_, i) => `/get_proof/${BENCH_MINT}/32/${(i * 2654435761) % n}/${BENCH_NETWORK}`);
     const requests = paths.map((p) => ({ method: "POST", path: p }));
     // More distinct leaves than the relay keeps whole answers for (1,024): every answer is built.
-    const coldRequests = Array.from({ length: COLD_LEAVES }, (_, i) => ({ method: "POST", path: `/get_proof/${BENCH_MINT}/32/${(i * 40503 + 7) % n}/${BENCH_NETWORK}` }));
-    const load = (url: string, seconds: number, reqs = requests): Promise<Result> => autocannon({ url, connections: CONNECTIONS, duration: seconds, requests: reqs, timeout: 10 });
+    const coldRequests = Array.from({ length: COLD_LEAVES }, (_, i) => ({
+      method: "POST",
+      path: `/get_proof/${BENCH_MINT}/32/${(i * 40503 + 7) % n}/${BENCH_NETWORK}`,
+    }));
+    const load = (url: string, seconds: number, reqs = requests): Promise<Result> =>
+      autocannon({ url, connections: CONNECTIONS, duration: seconds, requests: reqs, timeout: 10 });
 
     let relay: ListeningProcess | null = null;
     let bare: ListeningProcess | null = null;
@@ -43,8 +47,11 @@ const proofHttp: BenchCase = {
       const body = await first.text();
       if (first.status !== 200) throw new Error(`get_proof answered ${first.status}: ${body.slice(0, 300)}`);
       const parsed = JSON.parse(body) as { json: { path: number[][]; indices: number[] } };
-      if (parsed.json.path.length !== 32 || parsed.json.path[0]!.length !== 32 || parsed.json.indices.length !== 32) throw new Error("unexpected get_proof shape");
-      const merkle = (await (await fetch(`${relay.url}/get_merkle/${BENCH_MINT}/32/${BENCH_NETWORK}`, { method: "POST" })).json()) as { json: { nextIndex: number } };
+      if (parsed.json.path.length !== 32 || parsed.json.path[0]!.length !== 32 || parsed.json.indices.length !== 32)
+        throw new Error("unexpected get_proof shape");
+      const merkle = (await (await fetch(`${relay.url}/get_merkle/${BENCH_MINT}/32/${BENCH_NETWORK}`, { method: "POST" })).json()) as {
+        json: { nextIndex: number };
+      };
       if (merkle.json.nextIndex !== n) throw new Error(`relay holds ${merkle.json.nextIndex} leaves, expected ${n}`);
 
       const bodyFile = path.join(scratch, "body.json");
@@ -83,7 +90,12 @@ const proofHttp: BenchCase = {
       }
       const cold = await load(relay.url, round, coldRequests);
       const coldPeer = await load(bare.url, round);
-      for (const [who, r] of [...ours.map((x) => ["relay", x] as const), ...peer.map((x) => ["bare express", x] as const), ["relay (cold)", cold] as const, ["bare express", coldPeer] as const]) {
+      for (const [who, r] of [
+        ...ours.map((x) => ["relay", x] as const),
+        ...peer.map((x) => ["bare express", x] as const),
+        ["relay (cold)", cold] as const,
+        ["bare express", coldPeer] as const,
+      ]) {
         if (r.non2xx || r.errors || r.timeouts) throw new Error(`${who}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
       }
       const total = (rs: Result[]): number => rs.reduce((a, r) => a + r.requests.total, 0);
@@ -132,7 +144,7 @@ const proofHttp: BenchCase = {
           `relay started by startServer(loadConfig(env)) with RELAY_RATE_LIMITS=off in its own process; autocannon runs in the bench process; 100 distinct leaf indices cycled`,
           `peer: bare Express 5 app, same route pattern, x-powered-by and ETag off like the relay, answering a precomputed ${fmtNum(body.length)}-byte body`,
           `the relay keeps whole answers for up to 1,024 leaves until the tree grows; with ${fmtNum(COLD_LEAVES)} distinct leaves cycled every answer is built (cached node text only): ${fmtNum(cold.requests.average)} req/s, p99 ${fmtNum(cold.latency.p99)} ms, against bare express ${fmtNum(coldPeer.requests.average)} req/s, p99 ${fmtNum(coldPeer.latency.p99)} ms in the ${round} s after it = ${fmtNum(cold.requests.average / coldPeer.requests.average, 2)}x`,
-          `server CPU per request in the timed rounds (/proc, user + system): relay ${fmtNum((oursCpu * 1000) / total(ours))} µs, bare express ${fmtNum((peerCpu * 1000) / total(peer))} µs, so the relay can serve at most ${fmtNum((peerCpu / total(peer)) / (oursCpu / total(ours)), 2)}x the peer's requests on the same CPU`,
+          `server CPU per request in the timed rounds (/proc, user + system): relay ${fmtNum((oursCpu * 1000) / total(ours))} µs, bare express ${fmtNum((peerCpu * 1000) / total(peer))} µs, so the relay can serve at most ${fmtNum(peerCpu / total(peer) / (oursCpu / total(ours)), 2)}x the peer's requests on the same CPU`,
           `throughput: relay ${fmtNum(ours.reduce((a, r) => a + r.throughput.total, 0) / seconds(ours) / 2 ** 20, 1)} MiB/s, bare ${fmtNum(peer.reduce((a, r) => a + r.throughput.total, 0) / seconds(peer) / 2 ** 20, 1)} MiB/s; relay RSS under load ${relayMem ? `${fmtNum(relayMem.rss)} MB` : "n/a"}`,
         ],
       };

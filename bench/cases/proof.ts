@@ -83,10 +83,7 @@ const proof: BenchCase = {
       for (let i = 0; i < size; i++) row[i] = toDecimal(tree.nodeAt(level, i));
       layers.push(row);
     }
-    const fmt = FixedMerkleTree.deserialize(
-      { levels: tree.depth, _zeros: tree.zeros.map((z) => toDecimal(z)), _layers: layers },
-      await fmtPoseidonHash(),
-    );
+    const fmt = FixedMerkleTree.deserialize({ levels: tree.depth, _zeros: tree.zeros.map((z) => toDecimal(z)), _layers: layers }, await fmtPoseidonHash());
     const peerJson = (index: number): string => {
       const p = fmt.path(index);
       return JSON.stringify({ address: ADDRESS, json: { path: p.pathElements.map(decimalToBytes), indices: p.pathIndices } });

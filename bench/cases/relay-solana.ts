@@ -90,8 +90,8 @@ async function breakdowns(url: string, timed: Timed[], network: Network, chainTi
     const confirmed = step("confirmed");
     const first = d.attempts[0];
     const last = d.attempts[d.attempts.length - 1];
-    const landed = last ? chainTimes.landed.get(last.signature) ?? null : null;
-    const conf = last ? chainTimes.confirmed.get(last.signature) ?? null : null;
+    const landed = last ? (chainTimes.landed.get(last.signature) ?? null) : null;
+    const conf = last ? (chainTimes.confirmed.get(last.signature) ?? null) : null;
     out.push({
       beforeSubmitMs: submitted.at - received.at,
       verifyMs: step("verified").verifyMs ?? NaN,
@@ -122,21 +122,42 @@ const relaySolana: BenchCase = {
       const configFile = path.join(net.dir, "relay.json");
       const config = solanaRelayConfig(net);
       writeFileSync(configFile, JSON.stringify(config));
-      relay = await startRelayChild({ RELAY_CONFIG: configFile, RELAY_DATA_DIR: dataDir, RELAY_REQUIRE_RELAY_AUTH: "off", RELAY_OPERATOR_TOKEN: OPERATOR_TOKEN });
+      relay = await startRelayChild({
+        RELAY_CONFIG: configFile,
+        RELAY_DATA_DIR: dataDir,
+        RELAY_REQUIRE_RELAY_AUTH: "off",
+        RELAY_OPERATOR_TOKEN: OPERATOR_TOKEN,
+      });
       const chain = localnetTestChain(net, relay.url);
       const wallet = newWallet();
       // One extra withdrawal per backend warms the path up (connections, JIT, first ATA) and is not timed.
       await chain.fund(wallet, (count + 1) * AMOUNT, USDC);
       await airdrop(relay.url, wallet, (count + 1) * AMOUNT, USDC, "devnet");
 
-      log(`preparing ${count + 1} + ${count + 1} real withdrawals (solana deposits on the validator, sandbox deposits on devnet; cached proofs are re-verified, not re-proved)`);
+      log(
+        `preparing ${count + 1} + ${count + 1} real withdrawals (solana deposits on the validator, sandbox deposits on devnet; cached proofs are re-verified, not re-proved)`,
+      );
       const solana: PreparedWithdrawal[] = [];
       const sandbox: PreparedWithdrawal[] = [];
       const p0 = performance.now();
       for (let i = 0; i <= count; i++) {
-        solana.push(await prepareWithdrawal(relay.url, wallet, USDC, { recipient: testRecipient(`bench-relay-solana-${i}`), amount: AMOUNT, seed: `bench-relay-solana-v1-${i}`, cacheDir: CACHE_DIR, chain }));
+        solana.push(
+          await prepareWithdrawal(relay.url, wallet, USDC, {
+            recipient: testRecipient(`bench-relay-solana-${i}`),
+            amount: AMOUNT,
+            seed: `bench-relay-solana-v1-${i}`,
+            cacheDir: CACHE_DIR,
+            chain,
+          }),
+        );
         sandbox.push(
-          await prepareWithdrawal(relay.url, wallet, USDC, { recipient: testRecipient(`bench-relay-solana-sandbox-${i}`), amount: AMOUNT, network: "devnet", seed: `bench-relay-solana-sandbox-v1-${i}`, cacheDir: CACHE_DIR }),
+          await prepareWithdrawal(relay.url, wallet, USDC, {
+            recipient: testRecipient(`bench-relay-solana-sandbox-${i}`),
+            amount: AMOUNT,
+            network: "devnet",
+            seed: `bench-relay-solana-sandbox-v1-${i}`,
+            cacheDir: CACHE_DIR,
+          }),
         );
       }
       const prepareMs = performance.now() - p0;
@@ -181,9 +202,36 @@ const relaySolana: BenchCase = {
 
       const detail = `${count} relays each, interleaved, one at a time; validator slot ${SLOT_MS} ms`;
       const metrics: Metric[] = [
-        { name: `relay end-to-end p50 on solana (local validator, slot ${SLOT_MS} ms)`, ours: percentile(sol, 50), unit: "ms", peerLabel: "sandbox relay p50", peer: percentile(sbx, 50), better: "lower", target: null, detail },
-        { name: "relay end-to-end p99 on solana", ours: percentile(sol, 99), unit: "ms", peerLabel: "sandbox relay p99", peer: percentile(sbx, 99), better: "lower", target: null, detail: `p99 of ${count} is the slowest` },
-        { name: "relay end-to-end mean on solana", ours: mean(sol), unit: "ms", peerLabel: "sandbox relay mean", peer: mean(sbx), better: "lower", target: null, detail: `min ${fmtNum(Math.min(...sol))} vs ${fmtNum(Math.min(...sbx))} ms` },
+        {
+          name: `relay end-to-end p50 on solana (local validator, slot ${SLOT_MS} ms)`,
+          ours: percentile(sol, 50),
+          unit: "ms",
+          peerLabel: "sandbox relay p50",
+          peer: percentile(sbx, 50),
+          better: "lower",
+          target: null,
+          detail,
+        },
+        {
+          name: "relay end-to-end p99 on solana",
+          ours: percentile(sol, 99),
+          unit: "ms",
+          peerLabel: "sandbox relay p99",
+          peer: percentile(sbx, 99),
+          better: "lower",
+          target: null,
+          detail: `p99 of ${count} is the slowest`,
+        },
+        {
+          name: "relay end-to-end mean on solana",
+          ours: mean(sol),
+          unit: "ms",
+          peerLabel: "sandbox relay mean",
+          peer: mean(sbx),
+          better: "lower",
+          target: null,
+          detail: `min ${fmtNum(Math.min(...sol))} vs ${fmtNum(Math.min(...sbx))} ms`,
+        },
       ];
       const solanaCfg = config.networks as { mainnet: { solana: { pollMs: number; rebroadcastMs: number } } };
       return {

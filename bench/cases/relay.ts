@@ -34,13 +34,24 @@ const relayCase: BenchCase = {
       relay = await startRelayChild({ RELAY_DATA_DIR: dataDir, RELAY_REQUIRE_RELAY_AUTH: "off" });
       const kp = nacl.sign.keyPair();
       const wallet = { address: encodeBase58(kp.publicKey), sign: (m: string) => encodeBase58(signEd25519(m, kp.secretKey)) };
-      const air = await fetch(`${relay.url}/sandbox/airdrop`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ network: "mainnet", wallet: wallet.address, mint: MINT, amount: 1e12 }) });
+      const air = await fetch(`${relay.url}/sandbox/airdrop`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ network: "mainnet", wallet: wallet.address, mint: MINT, amount: 1e12 }),
+      });
       if (air.status !== 200) throw new Error(`airdrop: ${air.status}`);
 
       log(`preparing ${count} real withdrawals (deposit + Merkle path + proof; cached proofs are re-verified, not re-proved)`);
       const prepared: PreparedWithdrawal[] = [];
       for (let i = 0; i < count; i++) {
-        prepared.push(await prepareWithdrawal(relay.url, wallet, MINT, { recipient: testRecipient(`bench-relay-${i}`), amount: 1_000_000, seed: `bench-relay-v2-${i}`, cacheDir: path.join(ROOT, "out", "bench", "proofs") }));
+        prepared.push(
+          await prepareWithdrawal(relay.url, wallet, MINT, {
+            recipient: testRecipient(`bench-relay-${i}`),
+            amount: 1_000_000,
+            seed: `bench-relay-v2-${i}`,
+            cacheDir: path.join(ROOT, "out", "bench", "proofs"),
+          }),
+        );
       }
       const proved = prepared.filter((p) => !p.cached).map((p) => p.provingMs);
 
@@ -83,7 +94,8 @@ const relayCase: BenchCase = {
 
       // Bodies whose proof no longer matches (another recipient): each costs a full verification, then InvalidProof.
       const invalid = prepared.map((p) => JSON.stringify({ ...p.body, recipient: testRecipient("bench-someone-else") }));
-      const relayPost = (body: string): Promise<Response> => fetch(`${relay!.url}/relay`, { method: "POST", headers: { "content-type": "application/json" }, body });
+      const relayPost = (body: string): Promise<Response> =>
+        fetch(`${relay!.url}/relay`, { method: "POST", headers: { "content-type": "application/json" }, body });
       for (const b of invalid.slice(0, 3)) await (await relayPost(b)).text();
 
       log(`relaying ${count} withdrawals one after another`);
@@ -126,7 +138,15 @@ const relayCase: BenchCase = {
           target: { kind: "<", value: verifyMs + 15 },
           detail: `${count} relays, verification alone ${fmtNum(verifyMs, 2)} ms`,
         },
-        { name: "relay end-to-end p99", ours: percentile(latencies, 99), unit: "ms", peerLabel: "one warm verification", peer: verifyMs, better: "lower", target: null },
+        {
+          name: "relay end-to-end p99",
+          ours: percentile(latencies, 99),
+          unit: "ms",
+          peerLabel: "one warm verification",
+          peer: verifyMs,
+          better: "lower",
+          target: null,
+        },
         {
           name: "verification with protocol v2's six public inputs",
           ours: verifyMs,
@@ -149,12 +169,23 @@ const relayCase: BenchCase = {
         },
       ];
       if (proved.length) {
-        metrics.push({ name: "proving time in the SDK (witness + Groth16, single-threaded snarkjs)", ours: median(proved), unit: "ms", peerLabel: "relay p50", peer: percentile(latencies, 50), better: "lower", target: null, detail: `${proved.length} proofs` });
+        metrics.push({
+          name: "proving time in the SDK (witness + Groth16, single-threaded snarkjs)",
+          ours: median(proved),
+          unit: "ms",
+          peerLabel: "relay p50",
+          peer: percentile(latencies, 50),
+          better: "lower",
+          target: null,
+          detail: `${proved.length} proofs`,
+        });
       }
       return {
         metrics,
         notes: [
-          proved.length ? `proving measured on ${proved.length} uncached proofs` : "every proof came from the cache (out/bench/proofs): proving time not measured this run; delete the folder to measure it",
+          proved.length
+            ? `proving measured on ${proved.length} uncached proofs`
+            : "every proof came from the cache (out/bench/proofs): proving time not measured this run; delete the folder to measure it",
           "relay latency: one client, sequential requests, x-api-auth off, rate limits off; each relay is recorded (fsynced) before and after submission",
         ],
       };

@@ -59,9 +59,19 @@ async function phase(src: string, snapshotIntervalSec: number, seconds: number, 
     const bodies = Array.from({ length: count }, (_, i) => {
       const commitment = commitments.subarray(32 * i, 32 * i + 32);
       const message = sandboxDepositMessage("mainnet", WSOL, 1, commitment);
-      return { network: "mainnet", mint: WSOL, amount: 1, precommitment: Array.from(commitment), wallet, signature: encodeBase58(signEd25519(message, kp.secretKey)) };
+      return {
+        network: "mainnet",
+        mint: WSOL,
+        amount: 1,
+        precommitment: Array.from(commitment),
+        wallet,
+        signature: encodeBase58(signEd25519(message, kp.secretKey)),
+      };
     });
-    const paths = Array.from({ length: 100 }, (_, i) => ({ method: "POST" as const, path: `/get_proof/${BENCH_MINT}/32/${(i * 2654435761) % n}/${BENCH_NETWORK}` }));
+    const paths = Array.from({ length: 100 }, (_, i) => ({
+      method: "POST" as const,
+      path: `/get_proof/${BENCH_MINT}/32/${(i * 2654435761) % n}/${BENCH_NETWORK}`,
+    }));
     await autocannon({ url, connections: CONNECTIONS, duration: 2, requests: paths, timeout: 10 });
     const linesBefore = relay.lines.length;
     let deposits = 0;
@@ -190,7 +200,9 @@ const snapshot: BenchCase = {
     const seconds = quick ? 3 : 10;
     const prepared = await preparedPool(n, log);
 
-    log(`relay without timed snapshots, then with one every second; get_proof at ${CONNECTIONS} connections for ${seconds} s, a sandbox deposit every 250 ms in both`);
+    log(
+      `relay without timed snapshots, then with one every second; get_proof at ${CONNECTIONS} connections for ${seconds} s, a sandbox deposit every 250 ms in both`,
+    );
     const peer = await phase(prepared.dir, 0, seconds, 250, n);
     const ours = await phase(prepared.dir, 1, seconds, 250, n);
     if (ours.snapshots.length === 0) throw new Error("no snapshot happened while measuring");
@@ -198,7 +210,9 @@ const snapshot: BenchCase = {
     log("in-process: event-loop pause while the store snapshots after a 1,000-leaf append to the pool");
     const stall = await inProcessStall(prepared.dir);
 
-    const plans = quick ? [{ afterAcks: 3 }] : [{ afterAcks: 7 }, { afterAcks: 3, step: "fsync-pages" }, { afterAcks: 3, step: "rename" }, { afterAcks: 5, step: "truncate-journal" }];
+    const plans = quick
+      ? [{ afterAcks: 3 }]
+      : [{ afterAcks: 7 }, { afterAcks: 3, step: "fsync-pages" }, { afterAcks: 3, step: "rename" }, { afterAcks: 5, step: "truncate-journal" }];
     log(`kill -9 of a writer on a copy of the ${fmtNum(n)}-leaf pool, ${plans.length} times, each followed by a reopen`);
     const kills: KillResult[] = [];
     for (const p of plans) kills.push(await killOnce(prepared.dir, p));
@@ -234,7 +248,9 @@ const snapshot: BenchCase = {
         peer: kills.length,
         better: "higher",
         target: { kind: "ratio>=", value: 1.0 },
-        detail: kills.map((k) => `${k.killedAt}: acked ${fmtNum(k.acked)}, reopened at ${fmtNum(k.restartedAt)}, root ${k.sameRoot ? "equal" : "DIFFERENT"}`).join("; "),
+        detail: kills
+          .map((k) => `${k.killedAt}: acked ${fmtNum(k.acked)}, reopened at ${fmtNum(k.restartedAt)}, root ${k.sameRoot ? "equal" : "DIFFERENT"}`)
+          .join("; "),
       },
     ];
     return {

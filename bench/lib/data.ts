@@ -229,7 +229,17 @@ export async function preparedPool(n: number, log: (m: string) => void = () => {
   rmSync(tmp, { recursive: true, force: true });
   log(`preparing a ${n}-leaf pool in ${path.relative(ROOT, dir)} (cached for later runs)`);
   const t = await buildPersistedPool(tmp, makeLeaves(n, 7), { batch: PREPARE_BATCH, withMeta: true, fsync: false });
-  writeFileSync(path.join(tmp, "bench-meta.json"), JSON.stringify({ leaves: n, root: t.root, buildMs: Math.round(t.openMs + t.totalMs), mint: BENCH_MINT, network: BENCH_NETWORK, migration: latestMigration() }));
+  writeFileSync(
+    path.join(tmp, "bench-meta.json"),
+    JSON.stringify({
+      leaves: n,
+      root: t.root,
+      buildMs: Math.round(t.openMs + t.totalMs),
+      mint: BENCH_MINT,
+      network: BENCH_NETWORK,
+      migration: latestMigration(),
+    }),
+  );
   try {
     renameSync(tmp, dir);
   } catch (e) {

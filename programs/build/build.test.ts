@@ -33,9 +33,15 @@ describe.skipIf(!clang)("build:programs", () => {
     mkdirSync(path.join(root, "programs/include"), { recursive: true });
     copyFileSync(path.join(ROOT, "programs/include/solana_sdk.h"), path.join(root, "programs/include/solana_sdk.h"));
     write(path.join(root, "programs/alpha/src/alpha.h"), "#include <solana_sdk.h>\nuint64_t twice(uint64_t x);\n");
-    write(path.join(root, "programs/alpha/src/main.c"), '#include "alpha.h"\nuint64_t entrypoint(const uint8_t *in) { (void)in; sol_log("alpha"); return twice(0); }\n');
+    write(
+      path.join(root, "programs/alpha/src/main.c"),
+      '#include "alpha.h"\nuint64_t entrypoint(const uint8_t *in) { (void)in; sol_log("alpha"); return twice(0); }\n',
+    );
     write(path.join(root, "programs/alpha/src/twice.c"), '#include "alpha.h"\nuint64_t twice(uint64_t x) { return x * 2; }\n');
-    write(path.join(root, "programs/beta/src/beta.c"), "#include <solana_sdk.h>\nuint64_t entrypoint(const uint8_t *in) { (void)in; return ERROR_CUSTOM(7); }\n");
+    write(
+      path.join(root, "programs/beta/src/beta.c"),
+      "#include <solana_sdk.h>\nuint64_t entrypoint(const uint8_t *in) { (void)in; return ERROR_CUSTOM(7); }\n",
+    );
     write(path.join(root, "programs/notes/README.md"), "no src here\n");
     write(path.join(root, "programs/headers-only/src/x.h"), "/* no .c */\n");
   });
@@ -89,7 +95,10 @@ describe.skipIf(!clang)("build:programs", () => {
   });
 
   it("fails naming the program when a build fails", () => {
-    write(path.join(root, "programs/gamma/src/gamma.c"), "unsigned long long counter = 1;\nunsigned long long entrypoint(const unsigned char *in) { return counter + in[0]; }\n");
+    write(
+      path.join(root, "programs/gamma/src/gamma.c"),
+      "unsigned long long counter = 1;\nunsigned long long entrypoint(const unsigned char *in) { return counter + in[0]; }\n",
+    );
     quiet();
     expect(runBuild(["gamma"], root)).toBe(1);
     expect(logs.join("\n")).toMatch(/programs\/gamma: .*writable section \.data \(counter\)/);
@@ -140,11 +149,17 @@ describe("tests/support/svm.ts", () => {
     mintTo[0] = 7;
     mintTo.writeBigUInt64LE(5n, 1);
     const r2 = svm.send(
-      [new TransactionInstruction({ programId: transfer.programId, keys: [
-        { pubkey: mint, isSigner: false, isWritable: true },
-        { pubkey: to, isSigner: false, isWritable: true },
-        { pubkey: mintAuthority.publicKey, isSigner: true, isWritable: false },
-      ], data: mintTo })],
+      [
+        new TransactionInstruction({
+          programId: transfer.programId,
+          keys: [
+            { pubkey: mint, isSigner: false, isWritable: true },
+            { pubkey: to, isSigner: false, isWritable: true },
+            { pubkey: mintAuthority.publicKey, isSigner: true, isWritable: false },
+          ],
+          data: mintTo,
+        }),
+      ],
       [owner, mintAuthority],
     );
     expect(r2.error).toBeUndefined();

@@ -75,7 +75,9 @@ export function runBuild(argv: string[], root: string = ROOT): number {
         const committed = existsSync(file) ? readFileSync(file) : undefined;
         const same = committed !== undefined && Buffer.compare(committed, Buffer.from(so)) === 0;
         if (!same) differs.push(rel);
-        console.log(`${rel}: ${so.length} bytes sha256 ${sha256(so)} ${same ? "matches" : committed ? `DIFFERS from committed (sha256 ${sha256(committed)})` : "MISSING"}`);
+        console.log(
+          `${rel}: ${so.length} bytes sha256 ${sha256(so)} ${same ? "matches" : committed ? `DIFFERS from committed (sha256 ${sha256(committed)})` : "MISSING"}`,
+        );
       } else {
         writeFileSync(file, so);
         console.log(`${rel}: ${so.length} bytes sha256 ${sha256(so)}`);

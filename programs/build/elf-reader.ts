@@ -93,7 +93,17 @@ export function readObject(name: string, bytes: Uint8Array): ObjectFile {
   const shstrndx = view.getUint16(62, true);
   if (shentsize !== 64 || shoff + shnum * 64 > bytes.length) fail("bad section header table");
 
-  interface RawHeader { name: number; type: number; flags: number; offset: number; size: number; link: number; info: number; align: number; entsize: number }
+  interface RawHeader {
+    name: number;
+    type: number;
+    flags: number;
+    offset: number;
+    size: number;
+    link: number;
+    info: number;
+    align: number;
+    entsize: number;
+  }
   const raw: RawHeader[] = [];
   for (let i = 0; i < shnum; i++) {
     const at = shoff + i * 64;

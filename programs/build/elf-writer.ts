@@ -134,12 +134,14 @@ export function writeElf(addr: Addresses, text: Uint8Array, rodata: Uint8Array, 
   const sections: OutSection[] = [];
   const push = (s: Omit<OutSection, "size"> & { size?: number }) => sections.push({ ...s, size: s.size ?? s.data.length });
   push({ name: ".text", type: SHT_PROGBITS, flags: SHF_ALLOC | SHF_EXECINSTR, offset: addr.textAddr, link: 0, info: 0, align: 8, entsize: 0, data: text });
-  if (rodata.length > 0) push({ name: ".rodata", type: SHT_PROGBITS, flags: SHF_ALLOC, offset: addr.rodataAddr, link: 0, info: 0, align: 8, entsize: 0, data: rodata });
+  if (rodata.length > 0)
+    push({ name: ".rodata", type: SHT_PROGBITS, flags: SHF_ALLOC, offset: addr.rodataAddr, link: 0, info: 0, align: 8, entsize: 0, data: rodata });
   const dynsymIndex = sections.length + 2; // 1-based, after .dynamic
   push({ name: ".dynamic", type: SHT_DYNAMIC, flags: SHF_ALLOC, offset: dynamicAddr, link: dynsymIndex + 1, info: 0, align: 8, entsize: 16, data: dynamic });
   push({ name: ".dynsym", type: SHT_DYNSYM, flags: SHF_ALLOC, offset: dynsymAddr, link: dynsymIndex + 1, info: 1, align: 8, entsize: 24, data: dynsym });
   push({ name: ".dynstr", type: SHT_STRTAB, flags: SHF_ALLOC, offset: dynstrAddr, link: 0, info: 0, align: 1, entsize: 0, data: dynstrBytes });
-  if (sites.length > 0) push({ name: ".rel.dyn", type: SHT_REL, flags: SHF_ALLOC, offset: relDynAddr, link: dynsymIndex, info: 0, align: 8, entsize: 16, data: relDyn });
+  if (sites.length > 0)
+    push({ name: ".rel.dyn", type: SHT_REL, flags: SHF_ALLOC, offset: relDynAddr, link: dynsymIndex, info: 0, align: 8, entsize: 16, data: relDyn });
   for (const s of sections) shstr.add(s.name);
   shstr.add(".shstrtab");
   const shstrBytes = Uint8Array.from(shstr.bytes);

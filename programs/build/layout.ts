@@ -62,9 +62,7 @@ function isReadOnlyData(name: string): boolean {
 }
 
 function symbolsIn(obj: ObjectFile, sectionIndex: number): string[] {
-  return obj.symbols
-    .filter((s) => s.shndx === sectionIndex && s.type !== STT_SECTION && s.type !== STT_FILE && s.name !== "")
-    .map((s) => s.name);
+  return obj.symbols.filter((s) => s.shndx === sectionIndex && s.type !== STT_SECTION && s.type !== STT_FILE && s.name !== "").map((s) => s.name);
 }
 
 /** Merge the objects' sections (in the given order) and resolve their global symbols. */
@@ -123,7 +121,14 @@ export function layout(objects: ObjectFile[]): Layout {
       if (sym.shndx === SHN_ABS) throw new LinkError(`${obj.name}: absolute symbol ${sym.name} is not supported`);
       const place = placements[o]!.get(sym.shndx);
       if (!place) throw new LinkError(`${obj.name}: global ${sym.name} is defined in a section the linker does not keep`);
-      const def = { blob: place.blob, offset: place.offset + sym.value, isFunction: place.blob === "text", name: sym.name, weak: sym.bind === STB_WEAK, from: obj.name };
+      const def = {
+        blob: place.blob,
+        offset: place.offset + sym.value,
+        isFunction: place.blob === "text",
+        name: sym.name,
+        weak: sym.bind === STB_WEAK,
+        from: obj.name,
+      };
       const prev = globals.get(sym.name);
       if (prev && !prev.weak && !def.weak) throw new LinkError(`duplicate symbol ${sym.name} in ${prev.from} and ${obj.name}`);
       if (!prev || (prev.weak && !def.weak)) globals.set(sym.name, def);

@@ -20,8 +20,7 @@ if (!clang) console.warn(`SKIPPED programs/build/link.test.ts: clang not found (
 
 const POSEIDON_1_2 = "115cc0f5e7d690413df64c6b9662e9cf2a3617f2743245519e19607a4417189a";
 /** 2 * (1, 2) on BN254 G1, big-endian x || y. */
-const G1_DOUBLE =
-  "030644e72e131a029b85045b68181585d97816a916871ca8d3c208c16d87cfd3" + "15ed738c0e0a7c92e7845f96b2ae9c0a68a6a449e3538fc7ff3ebf7a5a18a2c4";
+const G1_DOUBLE = "030644e72e131a029b85045b68181585d97816a916871ca8d3c208c16d87cfd3" + "15ed738c0e0a7c92e7845f96b2ae9c0a68a6a449e3538fc7ff3ebf7a5a18a2c4";
 
 let objDir = "";
 function build(sources: string[], includeDirs: string[] = []): Uint8Array {
@@ -47,21 +46,36 @@ function linkError(fn: () => unknown): string {
 /** murmur3-32 with seed 0: the hash the loader writes into a syscall's call immediate. */
 function murmur3(bytes: Uint8Array): number {
   let h = 0;
-  const c1 = 0xcc9e2d51, c2 = 0x1b873593;
+  const c1 = 0xcc9e2d51,
+    c2 = 0x1b873593;
   const n = bytes.length & ~3;
   const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   for (let i = 0; i < n; i += 4) {
     let k = dv.getUint32(i, true);
-    k = Math.imul(k, c1); k = (k << 15) | (k >>> 17); k = Math.imul(k, c2);
-    h ^= k; h = (h << 13) | (h >>> 19); h = (Math.imul(h, 5) + 0xe6546b64) | 0;
+    k = Math.imul(k, c1);
+    k = (k << 15) | (k >>> 17);
+    k = Math.imul(k, c2);
+    h ^= k;
+    h = (h << 13) | (h >>> 19);
+    h = (Math.imul(h, 5) + 0xe6546b64) | 0;
   }
   let k = 0;
   const rest = bytes.length & 3;
   if (rest === 3) k ^= bytes[n + 2]! << 16;
   if (rest >= 2) k ^= bytes[n + 1]! << 8;
-  if (rest >= 1) { k ^= bytes[n]!; k = Math.imul(k, c1); k = (k << 15) | (k >>> 17); k = Math.imul(k, c2); h ^= k; }
+  if (rest >= 1) {
+    k ^= bytes[n]!;
+    k = Math.imul(k, c1);
+    k = (k << 15) | (k >>> 17);
+    k = Math.imul(k, c2);
+    h ^= k;
+  }
   h ^= bytes.length;
-  h ^= h >>> 16; h = Math.imul(h, 0x85ebca6b); h ^= h >>> 13; h = Math.imul(h, 0xc2b2ae35); h ^= h >>> 16;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
   return h >>> 0;
 }
 
@@ -113,7 +127,10 @@ describe.skipIf(!clang)("SBF linker: C test programs run in LiteSVM", () => {
     expect(entry).toBeLessThan(text.offset + text.size);
     expect([...s.keys()]).toEqual([".text", ".rodata", ".dynamic", ".dynsym", ".dynstr", ".rel.dyn", ".shstrtab"]);
     const dynstr = s.get(".dynstr")!;
-    const names = new TextDecoder().decode(so.subarray(dynstr.offset, dynstr.offset + dynstr.size)).split("\0").filter(Boolean);
+    const names = new TextDecoder()
+      .decode(so.subarray(dynstr.offset, dynstr.offset + dynstr.size))
+      .split("\0")
+      .filter(Boolean);
     expect(names).toEqual([...names].sort());
     expect(names).toContain("sol_memcpy_"); // util.c's memcpy call, mapped onto the syscall
     expect(names).not.toContain("memcpy");
@@ -161,11 +178,13 @@ describe.skipIf(!clang)("SBF linker: C test programs run in LiteSVM", () => {
     data.writeBigUInt64LE(lamports, 1);
     data.writeBigUInt64LE(space, 9);
     const r = svm.send(
-      [ix(data, [
-        { pubkey: payer.publicKey, isSigner: true, isWritable: true },
-        { pubkey: vault, isSigner: false, isWritable: true },
-        { pubkey: SystemProgram.programId, isSigner: false, isWritable: false },
-      ])],
+      [
+        ix(data, [
+          { pubkey: payer.publicKey, isSigner: true, isWritable: true },
+          { pubkey: vault, isSigner: false, isWritable: true },
+          { pubkey: SystemProgram.programId, isSigner: false, isWritable: false },
+        ]),
+      ],
       [payer],
     );
     expect(r.error).toBeUndefined();
@@ -248,7 +267,10 @@ describe.skipIf(!clang)("SBF linker: C test programs run in LiteSVM", () => {
     const patched = Uint8Array.from(so);
     const v = new DataView(patched.buffer);
     const s = outputSections(patched);
-    const rel = s.get(".rel.dyn")!, dynsym = s.get(".dynsym")!, dynstr = s.get(".dynstr")!, dynamic = s.get(".dynamic")!;
+    const rel = s.get(".rel.dyn")!,
+      dynsym = s.get(".dynsym")!,
+      dynstr = s.get(".dynstr")!,
+      dynamic = s.get(".dynamic")!;
     for (let at = rel.offset; at < rel.offset + rel.size; at += 16) {
       const site = Number(v.getBigUint64(at, true));
       const sym = Number(v.getBigUint64(at + 8, true) >> 32n);

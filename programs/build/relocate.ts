@@ -61,8 +61,7 @@ export function relocate(lay: Layout, textAddr: number, rodataAddr: number): Rel
   const tv = new DataView(text.buffer);
   const rv = new DataView(rodata.buffer);
   const syscalls: SyscallSite[] = [];
-  const absolute = (blob: "text" | "rodata", offset: number): bigint =>
-    SBPF.rodataBase + BigInt((blob === "text" ? textAddr : rodataAddr) + offset);
+  const absolute = (blob: "text" | "rodata", offset: number): bigint => SBPF.rodataBase + BigInt((blob === "text" ? textAddr : rodataAddr) + offset);
 
   lay.objects.forEach((obj, o) => {
     for (const [sectionIndex, relocs] of obj.relocations) {
@@ -127,7 +126,9 @@ export function relocate(lay: Layout, textAddr: number, rodataAddr: number): Rel
     const op = text[i * 8]!;
     const bad = MISEXECUTED_OPCODES.get(op) ?? REJECTED_CLASSES.get(op & 0x07);
     if (bad !== undefined) {
-      throw new LinkError(`instruction ${bad} (opcode 0x${op.toString(16)}) in ${functionAt(lay, i * 8)}: SBPF ${SBPF.version} would mis-execute or reject it; compile with -mcpu=${SBPF.cpu} and use 64-bit arithmetic`);
+      throw new LinkError(
+        `instruction ${bad} (opcode 0x${op.toString(16)}) in ${functionAt(lay, i * 8)}: SBPF ${SBPF.version} would mis-execute or reject it; compile with -mcpu=${SBPF.cpu} and use 64-bit arithmetic`,
+      );
     }
     if (op === OP_CALL) {
       const imm = tv.getInt32(i * 8 + 4, true);

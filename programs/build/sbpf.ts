@@ -16,7 +16,8 @@ export const SBPF = {
 
 /** Fixed clang flags for every C file (the -I paths are added per program). */
 export const CLANG_FLAGS: readonly string[] = [
-  "-target", "bpf",
+  "-target",
+  "bpf",
   `-mcpu=${SBPF.cpu}`,
   "-O2",
   "-fno-builtin",

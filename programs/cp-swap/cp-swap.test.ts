@@ -18,7 +18,15 @@ import { FailedTransactionMetadata, LiteSVM, type TransactionMetadata } from "li
 import { beforeAll, describe, expect, it } from "vitest";
 import { cpAmountOut } from "../../src-server/core/swap/constant-product";
 import { TOKEN_ACCOUNT_OFFSETS, TOKEN_PROGRAM_ID, associatedTokenAddress, decodeTokenAccount, encodeTokenAccount } from "../../src-shared/pool-program";
-import { CP_POOL_SIZE, CP_SWAP_PROGRAM_ID, createCpPool, cpSwapInstruction, cpVaultAddress, findCpPoolAddress, type CpPoolLedger } from "../../src-localnet/programs/cp-swap-client";
+import {
+  CP_POOL_SIZE,
+  CP_SWAP_PROGRAM_ID,
+  createCpPool,
+  cpSwapInstruction,
+  cpVaultAddress,
+  findCpPoolAddress,
+  type CpPoolLedger,
+} from "../../src-localnet/programs/cp-swap-client";
 import { CpSwapProgram } from "../../tests/oracle/localnet/cp-swap";
 import { MemoryLedger } from "../../tests/oracle/localnet/test-kit";
 import { MINT_SIZE, encodeMint } from "../../src-localnet/ledger/token";
@@ -62,7 +70,14 @@ class World implements CpPoolLedger {
 
   setAccount(address: string, account: { lamports: bigint; owner: string; data: Uint8Array; executable: boolean } | null): void {
     const a = account ?? { lamports: 0n, owner: "11111111111111111111111111111111", data: new Uint8Array(0), executable: false };
-    this.svm.setAccount({ address, lamports: a.lamports, programAddress: a.owner, data: a.data, executable: a.executable, space: BigInt(a.data.length) } as never);
+    this.svm.setAccount({
+      address,
+      lamports: a.lamports,
+      programAddress: a.owner,
+      data: a.data,
+      executable: a.executable,
+      space: BigInt(a.data.length),
+    } as never);
   }
 
   rentExempt(size: number): bigint {
@@ -72,7 +87,12 @@ class World implements CpPoolLedger {
   /** As Ledger.mintTo: the mint (created when missing) and the owner's associated token account credited. */
   mintTo(owner: string, mint: string, amount: bigint): string {
     if (!this.getAccount(mint)) {
-      this.setAccount(mint, { lamports: this.rentExempt(MINT_SIZE), owner: TOKEN_PROGRAM_ID, data: encodeMint({ mintAuthority: null, supply: 0n, decimals: 6, freezeAuthority: null }), executable: false });
+      this.setAccount(mint, {
+        lamports: this.rentExempt(MINT_SIZE),
+        owner: TOKEN_PROGRAM_ID,
+        data: encodeMint({ mintAuthority: null, supply: 0n, decimals: 6, freezeAuthority: null }),
+        executable: false,
+      });
     }
     const ata = associatedTokenAddress(owner, mint);
     const existing = this.getAccount(ata);
@@ -135,7 +155,8 @@ class World implements CpPoolLedger {
       for (const k of ixs[0]!.keys) {
         const address = k.pubkey.toBase58();
         const a = this.getAccount(address);
-        if (a && a.owner === TOKEN_PROGRAM_ID && a.data.length === 165) expect(this.balance(address), `balance of ${address}`).toBe(model.ledger.tokenBalance(address));
+        if (a && a.owner === TOKEN_PROGRAM_ID && a.data.length === 165)
+          expect(this.balance(address), `balance of ${address}`).toBe(model.ledger.tokenBalance(address));
       }
     }
     return out;
@@ -147,7 +168,10 @@ class World implements CpPoolLedger {
       const a = this.getAccount(address);
       if (a) ledger.accounts.set(address, a);
     }
-    const result = await ledger.run([ix], signers.map((s) => s.publicKey.toBase58()));
+    const result = await ledger.run(
+      [ix],
+      signers.map((s) => s.publicKey.toBase58()),
+    );
     return { ledger, result };
   }
 }
@@ -222,14 +246,30 @@ function pair(w: World, rx: bigint, ry: bigint, held = 1_000_000_000_000n): Pair
   return { w, x, y, pool: info.pool, user, ux, uy };
 }
 
-function swapIx(p: Pair, amountIn: bigint, minAmountOut: bigint, opts: { reverse?: boolean; destination?: string; source?: string } = {}): TransactionInstruction {
+function swapIx(
+  p: Pair,
+  amountIn: bigint,
+  minAmountOut: bigint,
+  opts: { reverse?: boolean; destination?: string; source?: string } = {},
+): TransactionInstruction {
   const [inputMint, outputMint] = opts.reverse ? [p.y, p.x] : [p.x, p.y];
-  return cpSwapInstruction({ user: p.user.publicKey.toBase58(), inputMint, outputMint, amountIn, minAmountOut, programId: p.w.programId, ...(opts.source ? { source: opts.source } : {}), ...(opts.destination ? { destination: opts.destination } : {}) });
+  return cpSwapInstruction({
+    user: p.user.publicKey.toBase58(),
+    inputMint,
+    outputMint,
+    amountIn,
+    minAmountOut,
+    programId: p.w.programId,
+    ...(opts.source ? { source: opts.source } : {}),
+    ...(opts.destination ? { destination: opts.destination } : {}),
+  });
 }
 
 /** The instruction with account `i` replaced. */
 function withAccount(ix: TransactionInstruction, i: number, pubkey: string, flags: { isSigner?: boolean; isWritable?: boolean } = {}): TransactionInstruction {
-  const keys = ix.keys.map((k, j) => (j === i ? { pubkey: new PublicKey(pubkey), isSigner: flags.isSigner ?? k.isSigner, isWritable: flags.isWritable ?? k.isWritable } : k));
+  const keys = ix.keys.map((k, j) =>
+    j === i ? { pubkey: new PublicKey(pubkey), isSigner: flags.isSigner ?? k.isSigner, isWritable: flags.isWritable ?? k.isWritable } : k,
+  );
   return new TransactionInstruction({ programId: ix.programId, keys, data: ix.data });
 }
 
@@ -287,7 +327,13 @@ describe.skipIf(!built)("cp-swap SBF program in LiteSVM", () => {
   it("logs mints with leading zero bytes and the largest key in web3.js's base58", async () => {
     const key = (bytes: number[]) => new PublicKey(Uint8Array.from(bytes)).toBase58();
     const random = (n: number) => Array.from(Keypair.generate().publicKey.toBytes().subarray(0, n));
-    const mints = [key([...new Array(31).fill(0), 5]), key([0, 0, 0, ...random(29)]), key(new Array(32).fill(0xff)), key([0, ...new Array(31).fill(0xff)]), key([1, ...new Array(31).fill(0)])];
+    const mints = [
+      key([...new Array(31).fill(0), 5]),
+      key([0, 0, 0, ...random(29)]),
+      key(new Array(32).fill(0xff)),
+      key([0, ...new Array(31).fill(0xff)]),
+      key([1, ...new Array(31).fill(0)]),
+    ];
     for (let i = 0; i + 1 < mints.length; i++) {
       const [x, y] = [mints[i]!, mints[i + 1]!];
       const info = createCpPool(w, x, y, 1_000_000n, 2_000_000n, w.programId);
@@ -295,7 +341,10 @@ describe.skipIf(!built)("cp-swap SBF program in LiteSVM", () => {
       w.mintTo(user.publicKey.toBase58(), x, 10_000n);
       w.mintTo(user.publicKey.toBase58(), y, 0n);
       const out = expectedOut(10_000n, 1_000_000n, 2_000_000n);
-      const o = await w.send([cpSwapInstruction({ user: user.publicKey.toBase58(), inputMint: x, outputMint: y, amountIn: 10_000n, minAmountOut: out, programId: w.programId })], [user]);
+      const o = await w.send(
+        [cpSwapInstruction({ user: user.publicKey.toBase58(), inputMint: x, outputMint: y, amountIn: 10_000n, minAmountOut: out, programId: w.programId })],
+        [user],
+      );
       expect(o.error).toBeNull();
       expect(o.logs).toContain(`Program log: swap 10000 ${x} -> ${out} ${y}`);
       expect(info.pool).toBe(findCpPoolAddress(x, y, w.programId)[0]);
@@ -330,7 +379,14 @@ describe.skipIf(!built)("cp-swap SBF program in LiteSVM", () => {
   it("malformed data is InvalidInstructionData and too few accounts NotEnoughAccountKeys, never a fault", async () => {
     const p = pair(w, 1_000_000n, 1_000_000n);
     const good = swapIx(p, 1_000n, 0n);
-    const cases: Buffer[] = [Buffer.alloc(0), Buffer.from([1]), good.data.subarray(0, 16), Buffer.concat([good.data, Buffer.from([0])]), Buffer.from([2, ...good.data.subarray(1)]), Buffer.from([0, ...good.data.subarray(1)])];
+    const cases: Buffer[] = [
+      Buffer.alloc(0),
+      Buffer.from([1]),
+      good.data.subarray(0, 16),
+      Buffer.concat([good.data, Buffer.from([0])]),
+      Buffer.from([2, ...good.data.subarray(1)]),
+      Buffer.from([0, ...good.data.subarray(1)]),
+    ];
     for (const data of cases) {
       const o = await w.send([new TransactionInstruction({ programId: good.programId, keys: good.keys, data })], [p.user]);
       expect(o.error, `data ${data.toString("hex")}`).toBe("InvalidInstructionData");
@@ -531,7 +587,10 @@ describe.skipIf(!built)("cp-swap SBF program in LiteSVM", () => {
     v.mintTo(user.publicKey.toBase58(), x, 1_000_000n);
     v.mintTo(user.publicKey.toBase58(), y, 0n);
     const out = expectedOut(1_000_000n, 40_000_000n, 10_000_000n);
-    const o = await v.send([cpSwapInstruction({ user: user.publicKey.toBase58(), inputMint: x, outputMint: y, amountIn: 1_000_000n, minAmountOut: out })], [user]);
+    const o = await v.send(
+      [cpSwapInstruction({ user: user.publicKey.toBase58(), inputMint: x, outputMint: y, amountIn: 1_000_000n, minAmountOut: out })],
+      [user],
+    );
     expect(o.error).toBeNull();
     expect(v.balance(associatedTokenAddress(user.publicKey.toBase58(), y))).toBe(out);
   });

@@ -36,10 +36,7 @@ export function startHarness(): Harness {
     // A repeated proof would otherwise be a duplicate transaction.
     svm.expireBlockhash();
     const r: HarnessRun = svm.send(
-      [
-        ComputeBudgetProgram.setComputeUnitLimit({ units: 1_400_000 }),
-        new TransactionInstruction({ programId, keys: [], data: Buffer.from(data) }),
-      ],
+      [ComputeBudgetProgram.setComputeUnitLimit({ units: 1_400_000 }), new TransactionInstruction({ programId, keys: [], data: Buffer.from(data) })],
       [payer],
     );
     const remaining = r.logs

@@ -18,6 +18,8 @@ export function expectPoolError(r: Landed, index: number, name: PoolErrorName): 
 export function expectAnchorError(r: Landed, index: number, code: number, name: string, account?: string): void {
   expect(r.err, r.logs.join("\n")).toEqual({ InstructionError: [index + 1, { Custom: code }] });
   const cause = account === undefined ? "AnchorError occurred." : `AnchorError caused by account: ${account}.`;
-  expect(r.logs.some((l) => l.startsWith(`Program log: ${cause} Error Code: ${name}. Error Number: ${code}. Error Message: `)), r.logs.join("\n")).toBe(true);
+  expect(
+    r.logs.some((l) => l.startsWith(`Program log: ${cause} Error Code: ${name}. Error Number: ${code}. Error Message: `)),
+    r.logs.join("\n"),
+  ).toBe(true);
 }
-

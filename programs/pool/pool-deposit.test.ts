@@ -198,7 +198,9 @@ describe("deposit", () => {
 
   it(`each deposit costs at most ${DEPOSIT_BUDGET} compute units (the deposit budget)`, () => {
     expect(depositUnits.length).toBeGreaterThanOrEqual(16);
-    console.log(`deposit CU: min ${Math.min(...depositUnits)}, max ${Math.max(...depositUnits)}, mean ${Math.round(depositUnits.reduce((a, b) => a + b, 0) / depositUnits.length)} over ${depositUnits.length}`);
+    console.log(
+      `deposit CU: min ${Math.min(...depositUnits)}, max ${Math.max(...depositUnits)}, mean ${Math.round(depositUnits.reduce((a, b) => a + b, 0) / depositUnits.length)} over ${depositUnits.length}`,
+    );
     for (const u of depositUnits) expect(u).toBeLessThanOrEqual(DEPOSIT_BUDGET);
   });
 
@@ -346,7 +348,14 @@ describe("failed deposits and revert", () => {
     const receipt = depositReceiptAddress(PROGRAM, world.mintAddress, depositor.publicKey.toBase58(), f.nonce);
     const revertNullifier = revertNullifierOfReceipt(world.hasher, new PublicKey(receipt).toBytes());
     return {
-      ix: revertInstruction({ programId: PROGRAM, authority: authority.publicKey.toBase58(), mint: world.mintAddress, depositor: depositor.publicKey.toBase58(), nonce: f.nonce, revertNullifier }),
+      ix: revertInstruction({
+        programId: PROGRAM,
+        authority: authority.publicKey.toBase58(),
+        mint: world.mintAddress,
+        depositor: depositor.publicKey.toBase58(),
+        nonce: f.nonce,
+        revertNullifier,
+      }),
       receipt,
       revertNullifier,
     };
@@ -371,7 +380,9 @@ describe("failed deposits and revert", () => {
       expect(world.balance(depositorAccount) - before).toBe(f.amount);
       expect(vaultBefore - world.vaultBalance()).toBe(f.amount);
       expect(world.receipt(receipt).status).toBe("reverted");
-      expect(decodePoolEventLogs(r.logs, PROGRAM)).toEqual([{ name: "RevertEvent", depositor: depositor.publicKey.toBytes(), amount: f.amount, nonce: f.nonce, revertNullifier }]);
+      expect(decodePoolEventLogs(r.logs, PROGRAM)).toEqual([
+        { name: "RevertEvent", depositor: depositor.publicKey.toBytes(), amount: f.amount, nonce: f.nonce, revertNullifier },
+      ]);
       const marker = world.svm.getAccount(new PublicKey(revertMarkerAddress(PROGRAM, world.mintAddress, revertNullifier)))!;
       expect(marker.owner.toBase58()).toBe(PROGRAM);
       const m = decodeNullifierAccount(marker.data);

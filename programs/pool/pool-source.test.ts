@@ -159,7 +159,9 @@ describe("programs/pool/src agrees with the codec", () => {
       const m = new RegExp(`name = "${name}"; message = "([^"]*)"`).exec(errors);
       expect(m, name).not.toBeNull();
       expect(m![1], name).toBe(message);
-      const macro = new RegExp(`case (AE_\\w+): name = "${name}"`).exec(errors)?.[1] ?? (/default: name = "(\w+)"/.exec(errors)![1] === name ? "AE_ACCOUNT_NOT_INITIALIZED" : "");
+      const macro =
+        new RegExp(`case (AE_\\w+): name = "${name}"`).exec(errors)?.[1] ??
+        (/default: name = "(\w+)"/.exec(errors)![1] === name ? "AE_ACCOUNT_NOT_INITIALIZED" : "");
       expect(define(macro), name).toBe(code);
     }
   });

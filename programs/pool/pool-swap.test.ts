@@ -37,12 +37,23 @@ const recipientOut = (label: string) => ata(f.recipient(label), OUTPUT_MINT);
 const nullifierOf = (label: string) => poolNullifierAddress(PROGRAM, MINT, f.cases.get(label)!.signals[1]!);
 
 function withdrawSwap(label: string, over: { minOut?: bigint; outputMint?: string; fee?: bigint } = {}): TransactionInstruction {
-  return withdrawSwapInstruction({ ...f.params(label, over.fee === undefined ? {} : { fee: over.fee }), outputMint: over.outputMint ?? OUTPUT_MINT, minOut: over.minOut ?? f.minOut(label) });
+  return withdrawSwapInstruction({
+    ...f.params(label, over.fee === undefined ? {} : { fee: over.fee }),
+    outputMint: over.outputMint ?? OUTPUT_MINT,
+    minOut: over.minOut ?? f.minOut(label),
+  });
 }
 
 /** The venue: cp-swap of amount − fee from the relayer's input account into the recipient's output account. */
 function venue(label: string, minAmountOut: bigint = f.minOut(label)): TransactionInstruction {
-  return cpSwapInstruction({ user: f.relayer.publicKey.toBase58(), inputMint: MINT, outputMint: OUTPUT_MINT, amountIn: f.amount(label) - FEE, minAmountOut, destination: recipientOut(label) });
+  return cpSwapInstruction({
+    user: f.relayer.publicKey.toBase58(),
+    inputMint: MINT,
+    outputMint: OUTPUT_MINT,
+    amountIn: f.amount(label) - FEE,
+    minAmountOut,
+    destination: recipientOut(label),
+  });
 }
 
 function assertOut(label: string, requiredBalance: bigint, owner = f.recipient(label)): TransactionInstruction {
@@ -121,7 +132,11 @@ describe("withdraw_swap: the Instructions sysvar rules, each refusal with its ex
     // minOut 2^62 on top of a balance near u64::MAX: no requiredBalance reaches it.
     f.world.svm.createTokenAccount(f.outputMint, new PublicKey(f.recipient(SWAP_UNREACHABLE)), (1n << 64n) - 2n);
     try {
-      expectPoolError(send([withdrawSwap(SWAP_UNREACHABLE), venue(SWAP_UNREACHABLE, 0n), assertOut(SWAP_UNREACHABLE, (1n << 64n) - 1n)]), 0, "RequiredBalanceTooLow");
+      expectPoolError(
+        send([withdrawSwap(SWAP_UNREACHABLE), venue(SWAP_UNREACHABLE, 0n), assertOut(SWAP_UNREACHABLE, (1n << 64n) - 1n)]),
+        0,
+        "RequiredBalanceTooLow",
+      );
       unchanged([SWAP_UNREACHABLE]);
     } finally {
       f.world.svm.setAccount(new PublicKey(recipientOut(SWAP_UNREACHABLE)), { lamports: 0n, owner: PublicKey.default });
@@ -154,7 +169,10 @@ describe("withdraw_swap: the Instructions sysvar rules, each refusal with its ex
     recipientOutIx.keys[12]!.pubkey = own;
     expectAnchorError(send([recipientOutIx, venue(SWAP), assertOut(SWAP, 1n)]), 0, 2009, "ConstraintAssociated", "recipient_output_token_account");
     const out = new PublicKey(recipientOut(SWAP));
-    f.world.svm.setAccount(out, { data: encodeTokenAccount({ mint: f.outputMint.toBytes(), owner: Keypair.generate().publicKey.toBytes(), amount: 0n }), owner: new PublicKey(TOKEN_PROGRAM_ID) });
+    f.world.svm.setAccount(out, {
+      data: encodeTokenAccount({ mint: f.outputMint.toBytes(), owner: Keypair.generate().publicKey.toBytes(), amount: 0n }),
+      owner: new PublicKey(TOKEN_PROGRAM_ID),
+    });
     try {
       expectPoolError(send([withdrawSwap(SWAP), venue(SWAP), assertOut(SWAP, 1n)]), 0, "WrongTokenAccount");
     } finally {
@@ -196,7 +214,11 @@ describe("withdraw_swap: the Instructions sysvar rules, each refusal with its ex
     const data = new TransactionInstruction({ programId: good.programId, keys: good.keys, data: good.data.subarray(0, 376) });
     expectAnchorError(send([data, assertOut(SWAP, 1n)]), 0, 102, "InstructionDidNotDeserialize");
     const assertData = assertOut(SWAP, 1n);
-    const badAssert = new TransactionInstruction({ programId: assertData.programId, keys: assertData.keys, data: Buffer.concat([assertData.data, Buffer.from([0])]) });
+    const badAssert = new TransactionInstruction({
+      programId: assertData.programId,
+      keys: assertData.keys,
+      data: Buffer.concat([assertData.data, Buffer.from([0])]),
+    });
     expectAnchorError(send([badAssert]), 0, 102, "InstructionDidNotDeserialize");
     const noAccount = new TransactionInstruction({ programId: assertData.programId, keys: [], data: assertData.data });
     expectAnchorError(send([noAccount]), 0, 3005, "AccountNotEnoughKeys");
@@ -232,7 +254,13 @@ describe("withdraw_swap: what lands", () => {
       ],
       data: Buffer.from([1]),
     });
-    const ixs = [ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 1_000 }), createOut, withdrawSwap(SWAP), venue(SWAP), assertOut(SWAP, 0n + f.minOut(SWAP))];
+    const ixs = [
+      ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 1_000 }),
+      createOut,
+      withdrawSwap(SWAP),
+      venue(SWAP),
+      assertOut(SWAP, 0n + f.minOut(SWAP)),
+    ];
     // The route's table (as createCpPool makes it): the pool, its vaults, the mints, the token, system and ATA programs.
     const table = f.world.lookupTable([cp.pool, cp.vaultA, cp.vaultB, cp.mintA, cp.mintB, TOKEN_PROGRAM_ID, SYSTEM_PROGRAM_ID, ASSOCIATED_TOKEN_PROGRAM_ID]);
     const r = f.world.send(ixs, [f.relayer], [table]);
@@ -247,7 +275,14 @@ describe("withdraw_swap: what lands", () => {
     expect(f.world.balance(relayerIn()) - relayerInBefore).toBe(FEE);
     expect(f.world.svm.getAccount(new PublicKey(nullifierOf(SWAP)))!.owner.toBase58()).toBe(PROGRAM);
     expect(decodePoolEventLogs(r.logs, PROGRAM)).toEqual([
-      { name: "WithdrawEvent", nullifierHash: f.cases.get(SWAP)!.signals[1], recipient: publicKeyBytes(f.recipient(SWAP)), amount: f.amount(SWAP), fee: FEE, relayer: f.relayer.publicKey.toBytes() },
+      {
+        name: "WithdrawEvent",
+        nullifierHash: f.cases.get(SWAP)!.signals[1],
+        recipient: publicKeyBytes(f.recipient(SWAP)),
+        amount: f.amount(SWAP),
+        fee: FEE,
+        relayer: f.relayer.publicKey.toBytes(),
+      },
     ]);
     // Spent: the same transaction again fails NullifierSpent.
     const again = f.world.send(ixs, [f.relayer], [table]);

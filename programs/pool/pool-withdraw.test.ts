@@ -107,7 +107,11 @@ describe("withdraw: attacks fail with their exact error, the vault keeps its fun
     both.keys[2]!.pubkey = new PublicKey(poolTreeAddress(PROGRAM, otherMint.toBase58()));
     refused(send([both]), PLAIN, (r) => expectAnchorError(r, 0, 2006, "ConstraintSeeds", "tree"));
     const real = f.world.svm.getAccount(f.world.vault)!;
-    f.world.svm.setAccount(f.world.vault, { lamports: real.lamports, data: encodeTokenAccount({ mint: otherMint.toBytes(), owner: f.world.vault.toBytes(), amount: vaultBefore }), owner: new PublicKey(TOKEN_PROGRAM_ID) });
+    f.world.svm.setAccount(f.world.vault, {
+      lamports: real.lamports,
+      data: encodeTokenAccount({ mint: otherMint.toBytes(), owner: f.world.vault.toBytes(), amount: vaultBefore }),
+      owner: new PublicKey(TOKEN_PROGRAM_ID),
+    });
     try {
       refused(send([withdraw(PLAIN)]), PLAIN, (r) => expectAnchorError(r, 0, 2014, "ConstraintTokenMint", "vault"));
     } finally {
@@ -159,14 +163,20 @@ describe("withdraw: attacks fail with their exact error, the vault keeps its fun
       set(f.outputMint.toBytes(), publicKeyBytes(f.recipient(PLAIN)));
       refused(send([withdraw(PLAIN)]), PLAIN, (r) => expectPoolError(r, 0, "WrongTokenAccount"));
       // Right bytes, but not owned by SPL Token.
-      f.world.svm.setAccount(recipientAta, { data: encodeTokenAccount({ mint: publicKeyBytes(MINT), owner: publicKeyBytes(f.recipient(PLAIN)), amount: 0n }), owner: Keypair.generate().publicKey });
+      f.world.svm.setAccount(recipientAta, {
+        data: encodeTokenAccount({ mint: publicKeyBytes(MINT), owner: publicKeyBytes(f.recipient(PLAIN)), amount: 0n }),
+        owner: Keypair.generate().publicKey,
+      });
       refused(send([withdraw(PLAIN)]), PLAIN, (r) => expectPoolError(r, 0, "WrongTokenAccount"));
     } finally {
       f.world.svm.setAccount(recipientAta, { lamports: 0n, owner: PublicKey.default });
     }
     const relayerAta = new PublicKey(ata(f.relayer.publicKey.toBase58(), MINT));
     const real = f.world.svm.getAccount(relayerAta)!;
-    f.world.svm.setAccount(relayerAta, { data: encodeTokenAccount({ mint: publicKeyBytes(MINT), owner: Keypair.generate().publicKey.toBytes(), amount: 0n }), owner: new PublicKey(TOKEN_PROGRAM_ID) });
+    f.world.svm.setAccount(relayerAta, {
+      data: encodeTokenAccount({ mint: publicKeyBytes(MINT), owner: Keypair.generate().publicKey.toBytes(), amount: 0n }),
+      owner: new PublicKey(TOKEN_PROGRAM_ID),
+    });
     try {
       refused(send([withdraw(PLAIN)]), PLAIN, (r) => expectPoolError(r, 0, "WrongTokenAccount"));
     } finally {
@@ -198,7 +208,11 @@ describe("withdraw: attacks fail with their exact error, the vault keeps its fun
 
   it("a root that is not in the tree's history (a zero root, the v1 proof's own root): UnknownRoot", () => {
     refused(send([withdraw(PLAIN, { root: new Uint8Array(32) })]), PLAIN, (r) => expectPoolError(r, 0, "UnknownRoot"));
-    const v1 = { proof: encodeProof(fromSnarkjs(V1.proof)), root: bigIntToBytes32(BigInt(V1.publicSignals[0]!)), nullifierHash: bigIntToBytes32(BigInt(V1.publicSignals[1]!)) };
+    const v1 = {
+      proof: encodeProof(fromSnarkjs(V1.proof)),
+      root: bigIntToBytes32(BigInt(V1.publicSignals[0]!)),
+      nullifierHash: bigIntToBytes32(BigInt(V1.publicSignals[1]!)),
+    };
     const r = send([withdraw(PLAIN, v1)]);
     expectPoolError(r, 0, "UnknownRoot");
     expect(f.world.vaultBalance()).toBe(vaultBefore);
@@ -281,10 +295,22 @@ describe("withdraw: what lands", () => {
     const n = f.world.svm.getAccount(new PublicKey(nullifierOf(PLAIN)))!;
     expect(n.owner.toBase58()).toBe(PROGRAM);
     const decoded = decodeNullifierAccount(n.data);
-    expect(decoded.ok && decoded.value).toEqual({ mint: publicKeyBytes(MINT), nullifierHash: f.cases.get(PLAIN)!.signals[1], kind: "withdraw", slot: f.world.svm.raw.getClock().slot });
+    expect(decoded.ok && decoded.value).toEqual({
+      mint: publicKeyBytes(MINT),
+      nullifierHash: f.cases.get(PLAIN)!.signals[1],
+      kind: "withdraw",
+      slot: f.world.svm.raw.getClock().slot,
+    });
     expect(Buffer.from(n.data.subarray(0, 8))).toEqual(Buffer.from(ACCOUNT_DISCRIMINATORS.NullifierAccount));
     expect(decodePoolEventLogs(r.logs, PROGRAM)).toEqual([
-      { name: "WithdrawEvent", nullifierHash: f.cases.get(PLAIN)!.signals[1], recipient: publicKeyBytes(recipient), amount: f.amount(PLAIN), fee: FEE, relayer: f.relayer.publicKey.toBytes() },
+      {
+        name: "WithdrawEvent",
+        nullifierHash: f.cases.get(PLAIN)!.signals[1],
+        recipient: publicKeyBytes(recipient),
+        amount: f.amount(PLAIN),
+        fee: FEE,
+        relayer: f.relayer.publicKey.toBytes(),
+      },
     ]);
     const tree = f.world.treeAccount();
     expect(tree.totalWithdrawn).toBe(treeBefore.totalWithdrawn + f.amount(PLAIN));

@@ -130,7 +130,11 @@ export class PoolWorld {
     const all = [ComputeBudgetProgram.setComputeUnitLimit({ units: UNIT_LIMIT }), ...instructions];
     let tx: Transaction | VersionedTransaction;
     if (lookupTables) {
-      const message = new TransactionMessage({ payerKey: signers[0]!.publicKey, recentBlockhash: this.svm.latestBlockhash(), instructions: all }).compileToV0Message(lookupTables);
+      const message = new TransactionMessage({
+        payerKey: signers[0]!.publicKey,
+        recentBlockhash: this.svm.latestBlockhash(),
+        instructions: all,
+      }).compileToV0Message(lookupTables);
       tx = new VersionedTransaction(message);
     } else {
       tx = new Transaction().add(...all);
@@ -144,7 +148,11 @@ export class PoolWorld {
   /** Like send (v0 with these lookup tables), without committing anything. */
   simulate(instructions: TransactionInstruction[], signers: Keypair[], lookupTables: AddressLookupTableAccount[]): Landed {
     const all = [ComputeBudgetProgram.setComputeUnitLimit({ units: UNIT_LIMIT }), ...instructions];
-    const message = new TransactionMessage({ payerKey: signers[0]!.publicKey, recentBlockhash: this.svm.latestBlockhash(), instructions: all }).compileToV0Message(lookupTables);
+    const message = new TransactionMessage({
+      payerKey: signers[0]!.publicKey,
+      recentBlockhash: this.svm.latestBlockhash(),
+      instructions: all,
+    }).compileToV0Message(lookupTables);
     const tx = new VersionedTransaction(message);
     const r = this.svm.simulate(tx, signers);
     return { ...r, units: topLevelUnits(r.logs), size: tx.serialize().length };
@@ -160,7 +168,15 @@ export class PoolWorld {
   }
 
   depositIx(depositor: Keypair, precommitment: Uint8Array, amount: bigint, nonce: bigint): TransactionInstruction {
-    return depositInstruction({ programId: PROGRAM, depositor: depositor.publicKey.toBase58(), mint: this.mintAddress, precommitment, amount, nonce, hasher: this.hasher });
+    return depositInstruction({
+      programId: PROGRAM,
+      depositor: depositor.publicKey.toBase58(),
+      mint: this.mintAddress,
+      precommitment,
+      amount,
+      nonce,
+      hasher: this.hasher,
+    });
   }
 
   deposit(depositor: Keypair, precommitment: Uint8Array, amount: bigint, nonce: bigint): Landed {
@@ -213,11 +229,17 @@ export class PoolWorld {
         return a && (a.lamports > 0n || a.data.length > 0) ? { lamports: a.lamports, owner: a.owner.toBase58(), data: a.data, executable: a.executable } : null;
       },
       setAccount: (address: string, a: { lamports: bigint; owner: string; data: Uint8Array; executable: boolean } | null) => {
-        svm.setAccount(new PublicKey(address), a ? { lamports: a.lamports, owner: new PublicKey(a.owner), data: a.data, executable: a.executable } : { lamports: 0n, owner: PublicKey.default });
+        svm.setAccount(
+          new PublicKey(address),
+          a ? { lamports: a.lamports, owner: new PublicKey(a.owner), data: a.data, executable: a.executable } : { lamports: 0n, owner: PublicKey.default },
+        );
       },
       mintTo: (owner: string, mint: string, amount: bigint): string => {
         if (!svm.getAccount(new PublicKey(mint))) {
-          svm.setAccount(new PublicKey(mint), { data: encodeMint({ mintAuthority: null, supply: 0n, decimals: 6, freezeAuthority: null }), owner: new PublicKey(TOKEN_PROGRAM_ID) });
+          svm.setAccount(new PublicKey(mint), {
+            data: encodeMint({ mintAuthority: null, supply: 0n, decimals: 6, freezeAuthority: null }),
+            owner: new PublicKey(TOKEN_PROGRAM_ID),
+          });
         }
         return svm.createTokenAccount(new PublicKey(mint), new PublicKey(owner), amount).toBase58();
       },

@@ -32,7 +32,13 @@ async function confirmed(connection: Connection, signature: string, lastValidBlo
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { rpc: { type: "string" }, program: { type: "string" }, keypair: { type: "string" }, mint: { type: "string", multiple: true }, help: { type: "boolean" } },
+    options: {
+      rpc: { type: "string" },
+      program: { type: "string" },
+      keypair: { type: "string" },
+      mint: { type: "string", multiple: true },
+      help: { type: "boolean" },
+    },
   });
   if (values.help) {
     console.log(USAGE);

@@ -170,7 +170,8 @@ try {
     seedLabel: seed,
     beacon: beaconOverride ? { ptau: beaconOverride, zkey: beaconOverride } : { ptau: ptauBeacon, zkey: zkeyBeacon, derivedFromSeed: true },
     beaconIterationsExp: BEACON_ITERATIONS_EXP,
-    warning: "Single-party setup reproducible from the seed above: anyone who knows the seed can forge proofs. Development and tests only; production needs a multi-party ceremony (docs/zk.md).",
+    warning:
+      "Single-party setup reproducible from the seed above: anyone who knows the seed can forge proofs. Development and tests only; production needs a multi-party ceremony (docs/zk.md).",
     date: new Date().toISOString(),
     timingsSeconds: { ...timings, total: Math.round((performance.now() - t0) / 100) / 10 },
   };

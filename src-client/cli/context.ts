@@ -55,7 +55,11 @@ export interface CliContext {
   note(text: string): void;
 }
 
-export function createContext(io: CliIo, client: RelayClient, opts: { url: string; network: Network; networkGiven: boolean; json: boolean; hasher: () => Promise<FieldHasher> }): CliContext {
+export function createContext(
+  io: CliIo,
+  client: RelayClient,
+  opts: { url: string; network: Network; networkGiven: boolean; json: boolean; hasher: () => Promise<FieldHasher> },
+): CliContext {
   const ctx: CliContext = {
     io,
     client,

@@ -89,7 +89,17 @@ describe("relay-cli against a relay on the local validator", () => {
     wallet = await address("wallet.json");
     bob = await address("bob.json");
     carol = await address("carol.json");
-    const a = await json<{ tokenBalance: string; solBalance: string; signature: string }>("airdrop", "--rpc", rpc, "--keypair", "wallet.json", "--mint", USDC, "--amount", "5000000");
+    const a = await json<{ tokenBalance: string; solBalance: string; signature: string }>(
+      "airdrop",
+      "--rpc",
+      rpc,
+      "--keypair",
+      "wallet.json",
+      "--mint",
+      USDC,
+      "--amount",
+      "5000000",
+    );
     expect(a).toMatchObject({ tokenBalance: "5000000", solBalance: "1000000000", signature: expect.any(String) });
     expect(await onChain(wallet, USDC)).toBe(5_000_000n);
     expect((await run("balance", "--rpc", rpc, "--keypair", "wallet.json")).out.trim()).toBe("1000000000");
@@ -125,9 +135,23 @@ describe("relay-cli against a relay on the local validator", () => {
   });
 
   it("relay --swap-to goes through the validator's cp-swap pool (swap-pool --rpc): the recipient gets at least the proof's minOut", async () => {
-    const pool = await json<{ pool: string }>("swap-pool", "--rpc", rpc, "--mint-a", USDC, "--mint-b", WSOL, "--reserve-a", "1000000000", "--reserve-b", "5000000000");
+    const pool = await json<{ pool: string }>(
+      "swap-pool",
+      "--rpc",
+      rpc,
+      "--mint-a",
+      USDC,
+      "--mint-b",
+      WSOL,
+      "--reserve-a",
+      "1000000000",
+      "--reserve-b",
+      "5000000000",
+    );
     expect(pool.pool).toEqual(expect.any(String));
-    expect((await run("deposit", "--rpc", rpc, "--keypair", "wallet.json", "--mint", USDC, "--amount", DEPOSIT.toString(), "--note", "carol-note.json")).code).toBe(0);
+    expect(
+      (await run("deposit", "--rpc", rpc, "--keypair", "wallet.json", "--mint", USDC, "--amount", DEPOSIT.toString(), "--note", "carol-note.json")).code,
+    ).toBe(0);
     // Without --rpc the relay is asked among decoys, and told that this network has a chain to read instead.
     const r = await run("relay", "--keypair", "login.json", "--note", "carol-note.json", "--recipient", carol, "--swap-to", WSOL, "--json");
     expect(r.code, r.err).toBe(0);
@@ -155,7 +179,10 @@ describe("relay-cli against a relay on the local validator", () => {
     expect(shown.out).toContain(`deposit: failed by ${wallet}, signature ${failedSig}`);
     const before = await onChain(wallet, USDC);
 
-    expect(await run("revert", "--keypair", "wallet.json", "--deposit", aliceSignature)).toMatchObject({ code: 1, err: expect.stringContaining("AlreadyIndexed") });
+    expect(await run("revert", "--keypair", "wallet.json", "--deposit", aliceSignature)).toMatchObject({
+      code: 1,
+      err: expect.stringContaining("AlreadyIndexed"),
+    });
     expect(await run("revert", "--keypair", "bob.json", "--deposit", failedSig)).toMatchObject({ code: 1, err: expect.stringContaining("NotDepositor") });
     const r = await run("revert", "--keypair", "wallet.json", "--deposit", failedSig);
     expect(r).toMatchObject({ code: 0, out: expect.stringContaining(`reverted deposit ${failedSig} on mainnet`) });
@@ -168,15 +195,59 @@ describe("relay-cli against a relay on the local validator", () => {
     expect(poor).toMatchObject({ code: 1, err: expect.stringContaining(`${bob} holds 0 of ${WSOL}`) });
     expect(() => readFileSync(path.join(dir, "poor.json"))).toThrow();
     // A relay on another program would never index the deposit: refused before anything is sent.
-    const otherProgram = await run("deposit", "--rpc", rpc, "--program", bob, "--keypair", "wallet.json", "--mint", USDC, "--amount", "1000", "--note", "wrong.json");
+    const otherProgram = await run(
+      "deposit",
+      "--rpc",
+      rpc,
+      "--program",
+      bob,
+      "--keypair",
+      "wallet.json",
+      "--mint",
+      USDC,
+      "--amount",
+      "1000",
+      "--note",
+      "wrong.json",
+    );
     expect(otherProgram).toMatchObject({ code: 2, err: expect.stringContaining(`runs mainnet on program ${DEFAULT_POOL_PROGRAM_ID}, not on program ${bob}`) });
     // Without a relay to ask, the chain says the program has no such pool.
-    const wrong = await run("deposit", "--url", "http://127.0.0.1:9", "--rpc", rpc, "--program", bob, "--keypair", "wallet.json", "--mint", USDC, "--amount", "1000", "--note", "wrong.json");
+    const wrong = await run(
+      "deposit",
+      "--url",
+      "http://127.0.0.1:9",
+      "--rpc",
+      rpc,
+      "--program",
+      bob,
+      "--keypair",
+      "wallet.json",
+      "--mint",
+      USDC,
+      "--amount",
+      "1000",
+      "--note",
+      "wrong.json",
+    );
     expect(wrong).toMatchObject({ code: 1, err: expect.stringContaining(`program ${bob} has no pool for ${USDC}`) });
     expect(wrong.err).toContain("did not answer");
     expect(() => readFileSync(path.join(dir, "wrong.json"))).toThrow();
     // devnet of the demo relay is its sandbox: a note for it could never be withdrawn from this chain.
-    const sandbox = await run("deposit", "--network", "devnet", "--rpc", rpc, "--keypair", "wallet.json", "--mint", USDC, "--amount", "1000", "--note", "devnet.json");
+    const sandbox = await run(
+      "deposit",
+      "--network",
+      "devnet",
+      "--rpc",
+      rpc,
+      "--keypair",
+      "wallet.json",
+      "--mint",
+      USDC,
+      "--amount",
+      "1000",
+      "--note",
+      "devnet.json",
+    );
     expect(sandbox).toMatchObject({ code: 2, err: expect.stringContaining("runs devnet on its sandbox chain") });
     expect(() => readFileSync(path.join(dir, "devnet.json"))).toThrow();
     expect(await run("deposit", "--program", bob, "--keypair", "wallet.json", "--mint", USDC, "--amount", "1000")).toMatchObject({ code: 2 });

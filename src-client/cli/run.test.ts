@@ -36,20 +36,64 @@ describe("relay-cli argument handling (no relay needed)", () => {
     const to = ["--note", "n.json", "--recipient", "So11111111111111111111111111111111111111112"];
     expect(await run("prove", ...to, "--min-out", "1")).toMatchObject({ code: 2, err: expect.stringContaining("--swap-to") });
     expect(await run("relay", ...to, "--keypair", "k.json", "--min-out", "5")).toMatchObject({ code: 2, err: expect.stringContaining("--swap-to") });
-    expect(await run("prove", ...to, "--swap-to", "So11111111111111111111111111111111111111112", "--min-out", "0")).toMatchObject({ code: 2, err: expect.stringContaining("--min-out 0") });
+    expect(await run("prove", ...to, "--swap-to", "So11111111111111111111111111111111111111112", "--min-out", "0")).toMatchObject({
+      code: 2,
+      err: expect.stringContaining("--min-out 0"),
+    });
     expect(await run("prove", ...to, "--fee", "1.5")).toMatchObject({ code: 2, err: expect.stringContaining("--fee 1.5") });
     expect(await run("prove", ...to, "--relayer", "nope")).toMatchObject({ code: 2, err: expect.stringContaining("--relayer nope") });
     // On-chain flags: --rpc must be an http(s) URL, and the flags that only mean something with it need it.
-    expect(await run("balance", "--wallet", "So11111111111111111111111111111111111111112", "--rpc", "localhost:8899")).toMatchObject({ code: 2, err: expect.stringContaining("--rpc localhost:8899") });
-    expect(await run("airdrop", "--wallet", "So11111111111111111111111111111111111111112", "--mint", "So11111111111111111111111111111111111111112", "--amount", "1", "--lamports", "5")).toMatchObject({ code: 2, err: expect.stringContaining("--lamports goes with --rpc") });
-    expect(await run("airdrop", "--wallet", "So11111111111111111111111111111111111111112", "--rpc", "http://127.0.0.1:1", "--lamports", "1.5")).toMatchObject({ code: 2 });
-    expect(await run("swap-pool", "--mint-a", "So11111111111111111111111111111111111111112", "--mint-b", "So11111111111111111111111111111111111111112", "--reserve-a", "1", "--reserve-b", "1")).toMatchObject({ code: 2, err: expect.stringContaining("differ") });
-    expect(await run("swap-pool", "--mint-a", "So11111111111111111111111111111111111111112", "--mint-b", "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", "--reserve-a", "1")).toMatchObject({ code: 2, err: expect.stringContaining("--reserve-b") });
+    expect(await run("balance", "--wallet", "So11111111111111111111111111111111111111112", "--rpc", "localhost:8899")).toMatchObject({
+      code: 2,
+      err: expect.stringContaining("--rpc localhost:8899"),
+    });
+    expect(
+      await run(
+        "airdrop",
+        "--wallet",
+        "So11111111111111111111111111111111111111112",
+        "--mint",
+        "So11111111111111111111111111111111111111112",
+        "--amount",
+        "1",
+        "--lamports",
+        "5",
+      ),
+    ).toMatchObject({ code: 2, err: expect.stringContaining("--lamports goes with --rpc") });
+    expect(await run("airdrop", "--wallet", "So11111111111111111111111111111111111111112", "--rpc", "http://127.0.0.1:1", "--lamports", "1.5")).toMatchObject({
+      code: 2,
+    });
+    expect(
+      await run(
+        "swap-pool",
+        "--mint-a",
+        "So11111111111111111111111111111111111111112",
+        "--mint-b",
+        "So11111111111111111111111111111111111111112",
+        "--reserve-a",
+        "1",
+        "--reserve-b",
+        "1",
+      ),
+    ).toMatchObject({ code: 2, err: expect.stringContaining("differ") });
+    expect(
+      await run(
+        "swap-pool",
+        "--mint-a",
+        "So11111111111111111111111111111111111111112",
+        "--mint-b",
+        "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
+        "--reserve-a",
+        "1",
+      ),
+    ).toMatchObject({ code: 2, err: expect.stringContaining("--reserve-b") });
   });
 
   it("reports unreadable local files with exit 4, as JSON under --json", async () => {
     expect(await run("login", "--keypair", "missing.json")).toMatchObject({ code: 4, err: expect.stringContaining("ENOENT") });
-    expect(await run("relay", "--note", "missing.json", "--keypair", "k.json", "--recipient", "So11111111111111111111111111111111111111112")).toMatchObject({ code: 4 });
+    expect(await run("relay", "--note", "missing.json", "--keypair", "k.json", "--recipient", "So11111111111111111111111111111111111111112")).toMatchObject({
+      code: 4,
+    });
     const r = await run("proof", "--note", "missing.json", "--json");
     expect(r.code).toBe(4);
     expect(JSON.parse(r.err)).toMatchObject({ ok: false, exitCode: 4 });

@@ -13,7 +13,25 @@ import { GLOBAL_OPTIONS, str, type CommandSpec, type OptionSpec, type ParsedValu
 
 export const DEFAULT_URL = "http://127.0.0.1:8080";
 
-export const COMMANDS: readonly CommandSpec[] = [keygen, loginCommand, airdrop, deposit, relay, prove, quote, swapPool, revert, ofacSignature, balance, merkle, proof, nullifier, noteCommand, health, version];
+export const COMMANDS: readonly CommandSpec[] = [
+  keygen,
+  loginCommand,
+  airdrop,
+  deposit,
+  relay,
+  prove,
+  quote,
+  swapPool,
+  revert,
+  ofacSignature,
+  balance,
+  merkle,
+  proof,
+  nullifier,
+  noteCommand,
+  health,
+  version,
+];
 
 const EXIT_HELP = `exit codes: 0 ok, 1 the relay refused or answered "not done", 2 usage, 3 relay unreachable or malformed answer,
             4 local file problem, 5 the relay's Merkle proof does not verify, 6 the withdrawal proof could not be built`;
@@ -74,7 +92,9 @@ export function commandHelp(c: CommandSpec): string {
  */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCode> {
   const usageError = (message: string, command?: CommandSpec): ExitCode => {
-    const hint = command ? `${commandHelp(command).split("\n")[0]}\nrun \`relay-cli ${command.name} --help\` for details` : "run `relay-cli --help` for the commands";
+    const hint = command
+      ? `${commandHelp(command).split("\n")[0]}\nrun \`relay-cli ${command.name} --help\` for details`
+      : "run `relay-cli --help` for the commands";
     io.stderr(`error: ${message}\n${hint}\n`);
     return Exit.Usage;
   };
@@ -90,11 +110,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
   }
   const name = first.positionals[0];
   if (name === undefined) {
-    if (first.values.help === true) return io.stdout(`${usage()}\n`), Exit.Ok;
+    if (first.values.help === true) return (io.stdout(`${usage()}\n`), Exit.Ok);
     io.stderr(`${usage()}\n`);
     return Exit.Usage;
   }
-  if (name === "help") return io.stdout(`${usage()}\n`), Exit.Ok;
+  if (name === "help") return (io.stdout(`${usage()}\n`), Exit.Ok);
   const command = COMMANDS.find((c) => c.name === name);
   if (!command) return usageError(`unknown command "${name}" (commands: ${COMMANDS.map((c) => c.name).join(", ")})`);
 
@@ -106,7 +126,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
   } catch (e) {
     return usageError((e as Error).message, command);
   }
-  if (values.help === true) return io.stdout(`${commandHelp(command)}\n`), Exit.Ok;
+  if (values.help === true) return (io.stdout(`${commandHelp(command)}\n`), Exit.Ok);
 
   const url = str(values, "url") ?? io.env.RELAY_URL ?? DEFAULT_URL;
   try {

@@ -46,11 +46,21 @@ describe("relay-cli quote", () => {
     expect(human.out).toContain(`at least ${(out * 9950n) / 10_000n} (50 bps slippage)`);
     expect(human.out).toMatch(/route: sandbox-cp \S+: 1000000 -> \d+ \(fee 3000 of EPjF/);
     const json = await run("quote", "--input", USDC, "--output", WSOL, "--amount", "1000000", "--slippage-bps", "100", "--dexes", "sandbox-cp", "--json");
-    expect(JSON.parse(json.out)).toMatchObject({ network: "mainnet", inAmount: "1000000", outAmount: out.toString(), slippageBps: 100, priceImpactPct: expect.any(Number), routePlan: [{ percent: 100 }] });
+    expect(JSON.parse(json.out)).toMatchObject({
+      network: "mainnet",
+      inAmount: "1000000",
+      outAmount: out.toString(),
+      slippageBps: 100,
+      priceImpactPct: expect.any(Number),
+      routePlan: [{ percent: 100 }],
+    });
   });
 
   it("exits 1 with the relay's InsufficientLiquidity, and 2 on bad flags", async () => {
-    expect(await run("quote", "--input", USDC, "--output", NOPOOL, "--amount", "1000")).toMatchObject({ code: 1, err: expect.stringContaining("InsufficientLiquidity") });
+    expect(await run("quote", "--input", USDC, "--output", NOPOOL, "--amount", "1000")).toMatchObject({
+      code: 1,
+      err: expect.stringContaining("InsufficientLiquidity"),
+    });
     expect(await run("quote", "--input", USDC, "--output", USDC, "--amount", "1")).toMatchObject({ code: 2 });
     expect(await run("quote", "--input", USDC, "--output", WSOL, "--amount", "1.5")).toMatchObject({ code: 2 });
     expect(await run("quote", "--input", USDC, "--output", WSOL, "--amount", "1", "--slippage-bps", "20000")).toMatchObject({ code: 2 });
@@ -88,13 +98,31 @@ describe("relay-cli relay --swap-to", () => {
     expect(saved.request).not.toHaveProperty("mint");
 
     // --min-out above what the venue delivers: the relay refuses before sending anything, and the note stays unspent.
-    const tooHigh = await run("relay", "--note", dep.file, "--keypair", "id.json", "--recipient", bob, "--swap-to", WSOL, "--min-out", (expected + 1n).toString(), "--json");
+    const tooHigh = await run(
+      "relay",
+      "--note",
+      dep.file,
+      "--keypair",
+      "id.json",
+      "--recipient",
+      bob,
+      "--swap-to",
+      WSOL,
+      "--min-out",
+      (expected + 1n).toString(),
+      "--json",
+    );
     expect(tooHigh).toMatchObject({ code: 1, err: expect.stringContaining("SlippageExceeded") });
     expect((await run("nullifier", "--note", dep.file)).out).toMatch(/not spent/);
 
     const r = await run("relay", "--note", dep.file, "--keypair", "id.json", "--recipient", bob, "--swap-to", WSOL, "--json");
     expect(r).toMatchObject({ code: 0, err: expect.stringContaining("quoting the swap") });
-    expect(JSON.parse(r.out)).toMatchObject({ withdrawn: true, fee: fee.toString(), relayer, swap: { outputMint: WSOL, quotedOut: expected.toString(), minOut: least.toString() } });
+    expect(JSON.parse(r.out)).toMatchObject({
+      withdrawn: true,
+      fee: fee.toString(),
+      relayer,
+      swap: { outputMint: WSOL, quotedOut: expected.toString(), minOut: least.toString() },
+    });
     expect((await run("balance", "--wallet", bob, "--mint", WSOL)).out.trim()).toBe(expected.toString());
     expect((await run("balance", "--wallet", bob, "--mint", USDC)).out.trim()).toBe("0");
     expect((await run("nullifier", "--note", dep.file)).out).toMatch(/spent \(nullifier account/);

@@ -61,7 +61,9 @@ function fakeConnection(f: Fake): { connection: Connection; sent: Transaction[] 
       if (f.sendError) throw f.sendError;
       return encodeBase58(Transaction.from(raw).signature!);
     },
-    getSignatureStatuses: async () => ({ value: [f.status === null ? null : { slot: 9, confirmations: 1, err: f.status?.err ?? null, confirmationStatus: "confirmed" }] }),
+    getSignatureStatuses: async () => ({
+      value: [f.status === null ? null : { slot: 9, confirmations: 1, err: f.status?.err ?? null, confirmationStatus: "confirmed" }],
+    }),
     getBlockHeight: async () => f.blockHeight ?? 50,
     getTransaction: async () => {
       const ix = decodePoolInstruction(sent[0]!.instructions[1]!.data);
@@ -88,15 +90,17 @@ async function newNote(): Promise<DepositNote> {
   if (!r.ok) throw new Error(r.error);
   return r.value;
 }
-const inserted = (note: DepositNote, leafIndex = 7) => (s: { nonce: bigint; depositor: Uint8Array }): PoolEvent => ({
-  name: "DepositEvent",
-  leafIndex,
-  commitment: note.commitment,
-  depositor: s.depositor,
-  amount: note.amount,
-  slot: 9n,
-  nonce: s.nonce,
-});
+const inserted =
+  (note: DepositNote, leafIndex = 7) =>
+  (s: { nonce: bigint; depositor: Uint8Array }): PoolEvent => ({
+    name: "DepositEvent",
+    leafIndex,
+    commitment: note.commitment,
+    depositor: s.depositor,
+    amount: note.amount,
+    slot: 9n,
+    nonce: s.nonce,
+  });
 const fast = { pollMs: 1 };
 let n = 0;
 const file = () => path.join(dir, `note-${n++}.json`);
@@ -123,7 +127,18 @@ describe("chainDeposit", () => {
   it("records a DepositFailedEvent as failed: a duplicate names the note's leaf, a precommitment that made none names no leaf", async () => {
     const note = await newNote();
     for (const commitment of [note.commitment, new Uint8Array(32)]) {
-      const f = fakeConnection({ event: (s) => ({ name: "DepositFailedEvent", precommitment: note.precommitment, commitment, depositor: s.depositor, amount: note.amount, slot: 9n, nonce: s.nonce, reason: "duplicate" }) });
+      const f = fakeConnection({
+        event: (s) => ({
+          name: "DepositFailedEvent",
+          precommitment: note.precommitment,
+          commitment,
+          depositor: s.depositor,
+          amount: note.amount,
+          slot: 9n,
+          nonce: s.nonce,
+          reason: "duplicate",
+        }),
+      });
       const r = await chainDeposit(f.connection, wallet, note, { hasher, nonce: 3n, ...fast });
       if (!r.ok) throw new Error(JSON.stringify(r.error));
       expect(r.value.note.deposit).toMatchObject({ status: "failed", leafIndex: null });
@@ -136,7 +151,12 @@ describe("chainDeposit", () => {
     const other = await newNote();
     const mismatch = await chainDeposit(fakeConnection({ event: inserted(other) }).connection, wallet, note, { hasher, ...fast });
     expect(mismatch).toMatchObject({ ok: false, error: { kind: "leaf", answer: { status: "indexed", leafIndex: 7 }, expected: note.commitment } });
-    const otherNonce = await chainDeposit(fakeConnection({ event: (s) => ({ ...inserted(note)(s), nonce: s.nonce + 1n }) as PoolEvent }).connection, wallet, note, { hasher, ...fast });
+    const otherNonce = await chainDeposit(
+      fakeConnection({ event: (s) => ({ ...inserted(note)(s), nonce: s.nonce + 1n }) as PoolEvent }).connection,
+      wallet,
+      note,
+      { hasher, ...fast },
+    );
     expect(otherNonce).toMatchObject({ ok: false, error: { kind: "event" } });
   });
 
@@ -169,7 +189,12 @@ describe("chainDepositAndSaveNote", () => {
 
   it("removes the unused note only when nothing can have moved: refused by preflight, or failed on chain; keeps it when it expired, may still land, or named another leaf", async () => {
     const note = await newNote();
-    const refusedError = new SendTransactionError({ action: "simulate", signature: "", transactionMessage: "Transaction simulation failed: Error processing Instruction 1: custom program error: 0x1", logs: ["Program log: Error: insufficient funds"] });
+    const refusedError = new SendTransactionError({
+      action: "simulate",
+      signature: "",
+      transactionMessage: "Transaction simulation failed: Error processing Instruction 1: custom program error: 0x1",
+      logs: ["Program log: Error: insufficient funds"],
+    });
     const outcomes: [Fake, string, boolean][] = [
       [{ sendError: refusedError }, "refused", false],
       [{ status: { err: { InstructionError: [1, { Custom: 1 }] } } }, "failed", false],

@@ -125,7 +125,8 @@ async function depositEventOf(
     if (tx) {
       const events = decodePoolEventLogs(tx.meta?.logMessages, programId);
       const mine = events.find(
-        (e): e is DepositEvent | DepositFailedEvent => (e.name === "DepositEvent" || e.name === "DepositFailedEvent") && e.nonce === nonce && bytesEqual(e.depositor, depositor),
+        (e): e is DepositEvent | DepositFailedEvent =>
+          (e.name === "DepositEvent" || e.name === "DepositFailedEvent") && e.nonce === nonce && bytesEqual(e.depositor, depositor),
       );
       return mine ?? null;
     }
@@ -167,15 +168,22 @@ export async function chainDeposit(
   try {
     const tree = await connection.getAccountInfo(new PublicKey(poolTreeAddress(programId, mint)), "confirmed");
     if (!tree || !tree.owner.equals(programKey)) {
-      return err({ kind: "pool", message: `program ${programId} has no pool for ${mint} on this cluster (no tree account); check the program id (--program) and the mint` });
+      return err({
+        kind: "pool",
+        message: `program ${programId} has no pool for ${mint} on this cluster (no tree account); check the program id (--program) and the mint`,
+      });
     }
     const tokens = await tokenBalanceOf(connection, depositor, mint);
     if (tokens < amount) return err({ kind: "funds", message: `${depositor} holds ${tokens} of ${mint}; the deposit needs ${amount}` });
-    const rent = BigInt(await connection.getMinimumBalanceForRentExemption(DEPOSIT_RECEIPT_SIZE)) + BigInt(await connection.getMinimumBalanceForRentExemption(0));
+    const rent =
+      BigInt(await connection.getMinimumBalanceForRentExemption(DEPOSIT_RECEIPT_SIZE)) + BigInt(await connection.getMinimumBalanceForRentExemption(0));
     const needed = SIGNATURE_FEE + rent;
     const lamports = await lamportsOf(connection, depositor);
     if (lamports < needed) {
-      return err({ kind: "funds", message: `${depositor} has ${lamports} lamports; the deposit needs about ${needed} (the fee and the rent of its receipt and leaf marker)` });
+      return err({
+        kind: "funds",
+        message: `${depositor} has ${lamports} lamports; the deposit needs about ${needed} (the fee and the rent of its receipt and leaf marker)`,
+      });
     }
     nonce = options.nonce ?? (await freshNonce(connection, programId, mint, depositor, options.random ?? defaultRandom));
   } catch (e) {
@@ -209,9 +217,11 @@ export async function chainDeposit(
 
   stage("confirm");
   const outcome = await waitForSignature(connection, signature, { lastValidBlockHeight, timeoutMs: options.timeoutMs ?? 60_000, pollMs });
-  if (outcome.state === "failed") return err({ kind: "failed", message: `deposit ${signature} failed on chain: ${JSON.stringify(outcome.err)}`, signature, err: outcome.err });
+  if (outcome.state === "failed")
+    return err({ kind: "failed", message: `deposit ${signature} failed on chain: ${JSON.stringify(outcome.err)}`, signature, err: outcome.err });
   if (outcome.state === "expired") return err({ kind: "expired", message: `deposit ${signature} never landed (its blockhash expired)`, signature });
-  if (outcome.state === "unknown") return err({ kind: "unknown", message: `deposit ${signature} was not confirmed in time (${outcome.message}); it may still land`, signature });
+  if (outcome.state === "unknown")
+    return err({ kind: "unknown", message: `deposit ${signature} was not confirmed in time (${outcome.message}); it may still land`, signature });
 
   stage("event");
   let event: DepositEvent | DepositFailedEvent | null;
@@ -220,7 +230,12 @@ export async function chainDeposit(
   } catch (e) {
     return err({ kind: "event", message: `deposit ${signature} landed but getTransaction failed: ${(e as Error).message}`, signature });
   }
-  if (!event) return err({ kind: "event", message: `deposit ${signature} landed but its logs hold no deposit event of program ${programId} for this wallet and nonce`, signature });
+  if (!event)
+    return err({
+      kind: "event",
+      message: `deposit ${signature} landed but its logs hold no deposit event of program ${programId} for this wallet and nonce`,
+      signature,
+    });
 
   const receipt = depositReceiptAddress(programId, mint, depositor, nonce);
   const answer: ChainDepositAnswer =

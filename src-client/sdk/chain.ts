@@ -126,7 +126,8 @@ export async function rpcCall<T>(rpcUrl: string, method: string, params: unknown
   }
   if (!b || typeof b !== "object" || !("result" in b)) {
     // Not a JSON-RPC endpoint at all (a relay, a proxy's error page): it certainly has no such method.
-    if (res.status === 404 || res.status === 405) return err({ kind: "method", message: `${rpcUrl} has no ${method} (HTTP ${res.status}; is it a JSON-RPC endpoint?)` });
+    if (res.status === 404 || res.status === 405)
+      return err({ kind: "method", message: `${rpcUrl} has no ${method} (HTTP ${res.status}; is it a JSON-RPC endpoint?)` });
     return err({ kind: "malformed", message: `${rpcUrl} answered ${method} (HTTP ${res.status}) without a JSON-RPC result` });
   }
   return ok(b.result as T);
@@ -139,14 +140,20 @@ export async function rpcCall<T>(rpcUrl: string, method: string, params: unknown
  * cluster has no such method: the error then says only the local validator
  * mints test tokens.
  */
-export async function mintTestTokens(rpcUrl: string, owner: string, mint: string, amount: bigint): Promise<Result<{ tokenAccount: string; balance: bigint }, RpcCallError>> {
+export async function mintTestTokens(
+  rpcUrl: string,
+  owner: string,
+  mint: string,
+  amount: bigint,
+): Promise<Result<{ tokenAccount: string; balance: bigint }, RpcCallError>> {
   const r = await rpcCall<{ tokenAccount?: unknown; amount?: unknown }>(rpcUrl, "localnet_mintTo", [{ owner, mint, amount: amount.toString() }]);
   if (!r.ok) {
     if (r.error.kind === "method") return err({ ...r.error, message: `only the local validator mints test tokens (npm run localnet): ${r.error.message}` });
     return r;
   }
   const { tokenAccount, amount: balance } = r.value ?? {};
-  if (typeof tokenAccount !== "string" || typeof balance !== "string" || !/^\d+$/.test(balance)) return err({ kind: "malformed", message: "localnet_mintTo answered an unexpected shape" });
+  if (typeof tokenAccount !== "string" || typeof balance !== "string" || !/^\d+$/.test(balance))
+    return err({ kind: "malformed", message: "localnet_mintTo answered an unexpected shape" });
   return ok({ tokenAccount, balance: BigInt(balance) });
 }
 
@@ -172,7 +179,8 @@ export async function createTestSwapPool(
     { mintA: p.mintA, mintB: p.mintB, reserveA: p.reserveA.toString(), reserveB: p.reserveB.toString() },
   ]);
   if (!r.ok) {
-    if (r.error.kind === "method") return err({ ...r.error, message: `only the local validator creates test swap pools (npm run localnet): ${r.error.message}` });
+    if (r.error.kind === "method")
+      return err({ ...r.error, message: `only the local validator creates test swap pools (npm run localnet): ${r.error.message}` });
     return r;
   }
   const v = r.value ?? {};
@@ -189,7 +197,12 @@ export async function createTestSwapPool(
  * validator and devnet have one, mainnet does not) and waits until the
  * transfer is confirmed; answers its signature.
  */
-export async function requestSol(connection: Connection, address: string, lamports: bigint, options: Omit<WaitOptions, "lastValidBlockHeight"> = {}): Promise<Result<string, string>> {
+export async function requestSol(
+  connection: Connection,
+  address: string,
+  lamports: bigint,
+  options: Omit<WaitOptions, "lastValidBlockHeight"> = {},
+): Promise<Result<string, string>> {
   if (lamports <= 0n || lamports > BigInt(Number.MAX_SAFE_INTEGER)) return err(`lamports must be from 1 to ${Number.MAX_SAFE_INTEGER}`);
   let signature: string;
   try {

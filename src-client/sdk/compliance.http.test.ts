@@ -40,7 +40,14 @@ const client = (): RelayClient => new RelayClient({ baseUrl: relay.url, timeoutM
 /** A deposit the program cannot insert (zero precommitment): failed, revertable. */
 async function failedDeposit(kp: Keypair, amount: number, precommitment = new Uint8Array(32)): Promise<string> {
   const c = client();
-  const r = await c.sandboxDeposit({ network: "mainnet", mint: WSOL, amount, precommitment, wallet: kp.address, signature: encodeBase58(kp.sign(sandboxDepositMessage("mainnet", WSOL, amount, precommitment))) });
+  const r = await c.sandboxDeposit({
+    network: "mainnet",
+    mint: WSOL,
+    amount,
+    precommitment,
+    wallet: kp.address,
+    signature: encodeBase58(kp.sign(sandboxDepositMessage("mainnet", WSOL, amount, precommitment))),
+  });
   if (!r.ok) throw new Error(JSON.stringify(r));
   return r.value.signature;
 }
@@ -77,8 +84,14 @@ describe("SDK: getComplianceSignature and revertDeposit", () => {
     expect(r).toMatchObject({ ok: true, value: { signature: expect.stringMatching(SIG) } });
     const bal = await c.sandboxBalance("mainnet", kp.address, WSOL);
     expect(bal.ok && bal.value.amount).toBe(900n);
-    expect(await revertDeposit(c, kp, sig, "mainnet")).toMatchObject({ ok: false, error: { stage: "revert", failure: { status: 400, error: "NullifierSpent" } } });
-    expect(await revertDeposit(client(), Keypair.generate(), sig, "mainnet")).toMatchObject({ ok: false, error: { stage: "revert", failure: { status: 403, error: "NotDepositor" } } });
+    expect(await revertDeposit(c, kp, sig, "mainnet")).toMatchObject({
+      ok: false,
+      error: { stage: "revert", failure: { status: 400, error: "NullifierSpent" } },
+    });
+    expect(await revertDeposit(client(), Keypair.generate(), sig, "mainnet")).toMatchObject({
+      ok: false,
+      error: { stage: "revert", failure: { status: 403, error: "NotDepositor" } },
+    });
     expect(await revertDeposit(c, kp, "nope", "mainnet")).toMatchObject({ ok: false, error: { stage: "input" } });
   });
 });
@@ -93,12 +106,23 @@ describe("CLI: ofac-signature and revert", () => {
     const sig = await run("ofac-signature", "--keypair", "id.json", "--json");
     expect(sig.code).toBe(0);
     const answer = JSON.parse(sig.out) as { wallet: string; network: string; signature: string; expiresAt: number; publicKey: string; verified: boolean };
-    expect(answer).toMatchObject({ wallet: kp.value.address, network: "mainnet", verified: true, signature: expect.stringMatching(/^\d+\.[1-9A-HJ-NP-Za-km-z]+$/) });
+    expect(answer).toMatchObject({
+      wallet: kp.value.address,
+      network: "mainnet",
+      verified: true,
+      signature: expect.stringMatching(/^\d+\.[1-9A-HJ-NP-Za-km-z]+$/),
+    });
     expect(verifyComplianceSignature(answer.signature, { publicKey: answer.publicKey, network: "mainnet", wallet: kp.value.address }).ok).toBe(true);
     expect(answer.expiresAt - Math.floor(Date.now() / 1000)).toBeGreaterThan(110);
     const human = await run("ofac-signature", "--keypair", "id.json", "--network", "devnet");
-    expect(human).toMatchObject({ code: 0, out: expect.stringMatching(/on devnet:\n\d+\.\S+\nexpires at .* \(in 1[12]\d s\)\nverified against compliance key /) });
-    expect(await run("ofac-signature", "--keypair", "id.json", "--public-key", encodeBase58(new Uint8Array(32).fill(7)))).toMatchObject({ code: 3, err: expect.stringMatching(/does not check out/) });
+    expect(human).toMatchObject({
+      code: 0,
+      out: expect.stringMatching(/on devnet:\n\d+\.\S+\nexpires at .* \(in 1[12]\d s\)\nverified against compliance key /),
+    });
+    expect(await run("ofac-signature", "--keypair", "id.json", "--public-key", encodeBase58(new Uint8Array(32).fill(7)))).toMatchObject({
+      code: 3,
+      err: expect.stringMatching(/does not check out/),
+    });
     expect(await run("ofac-signature", "--keypair", "id.json", "--public-key", "xyz")).toMatchObject({ code: 2 });
     expect(await run("ofac-signature")).toMatchObject({ code: 2, err: expect.stringContaining("--keypair") });
 
@@ -108,14 +132,26 @@ describe("CLI: ofac-signature and revert", () => {
     expect(await run("revert", "--keypair", "other.json", "--deposit", deposit, "--json")).toMatchObject({ code: 1 });
     const reverted = await run("revert", "--keypair", "id.json", "--deposit", deposit, "--json");
     expect(reverted.code).toBe(0);
-    expect(JSON.parse(reverted.out)).toMatchObject({ reverted: true, deposit, network: "mainnet", wallet: kp.value.address, signature: expect.stringMatching(SIG) });
+    expect(JSON.parse(reverted.out)).toMatchObject({
+      reverted: true,
+      deposit,
+      network: "mainnet",
+      wallet: kp.value.address,
+      signature: expect.stringMatching(SIG),
+    });
     expect((await run("balance", "--keypair", "id.json", "--mint", WSOL)).out.trim()).toBe("400");
 
     const again = await run("revert", "--keypair", "id.json", "--deposit", deposit, "--json");
     expect(again.code).toBe(1);
     expect(JSON.parse(again.err.trim().split("\n").pop()!)).toMatchObject({ ok: false, exitCode: 1, status: 400, error: "NullifierSpent" });
-    expect(await run("revert", "--keypair", "id.json", "--deposit", deposit, "--network", "devnet")).toMatchObject({ code: 1, err: expect.stringContaining("DepositNotFound") });
-    expect(await run("revert", "--keypair", "id.json", "--deposit", "abc")).toMatchObject({ code: 2, err: expect.stringContaining("not a transaction signature") });
+    expect(await run("revert", "--keypair", "id.json", "--deposit", deposit, "--network", "devnet")).toMatchObject({
+      code: 1,
+      err: expect.stringContaining("DepositNotFound"),
+    });
+    expect(await run("revert", "--keypair", "id.json", "--deposit", "abc")).toMatchObject({
+      code: 2,
+      err: expect.stringContaining("not a transaction signature"),
+    });
     expect(await run("revert", "--keypair", "id.json")).toMatchObject({ code: 2, err: expect.stringContaining("--deposit") });
     expect((await run("revert", "--help")).out).toMatch(/usage: relay-cli revert --keypair <file> --deposit <txsig>/);
     expect((await run("--help")).out).toMatch(/ofac-signature/);

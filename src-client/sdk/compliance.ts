@@ -62,7 +62,12 @@ export async function getComplianceSignature(
   const answer: OfacSignature = asked.value;
   if (options.skipVerify) {
     const now = Math.floor(Date.now() / 1000);
-    return ok({ raw: answer.raw, expiresAt: answer.expiresAt ?? 0, remainingSec: answer.expiresAt === null ? 0 : Math.max(0, answer.expiresAt - now), publicKey: null });
+    return ok({
+      raw: answer.raw,
+      expiresAt: answer.expiresAt ?? 0,
+      remainingSec: answer.expiresAt === null ? 0 : Math.max(0, answer.expiresAt - now),
+      publicKey: null,
+    });
   }
   let publicKey = options.publicKey;
   if (!publicKey) {

@@ -106,7 +106,10 @@ describe("depositAndSaveNote", () => {
     const file = path.join(dir, "mismatch.json");
     const s = sandbox(() => ({ status: 200, body: { signature: SIG, status: "indexed", leafIndex: 9, commitment: Array.from(note.precommitment) } }));
     const r = await depositAndSaveNote(s.client, wallet, note, file);
-    expect(r).toMatchObject({ ok: false, error: { stage: "leaf", noteFile: file, failure: { error: "LeafMismatch", answer: { signature: SIG, leafIndex: 9 } } } });
+    expect(r).toMatchObject({
+      ok: false,
+      error: { stage: "leaf", noteFile: file, failure: { error: "LeafMismatch", answer: { signature: SIG, leafIndex: 9 } } },
+    });
     const saved = await loadNote(file, hasher);
     if (!saved.ok) throw new Error(saved.error);
     expect(saved.value.deposit).toBeNull();
@@ -119,7 +122,12 @@ describe("depositAndSaveNote", () => {
     expect(r).toMatchObject({ ok: false, error: { stage: "deposit", noteFile: null, failure: { error: "InsufficientFunds" } } });
     expect(existsSync(refused)).toBe(false);
     const garbled = path.join(dir, "garbled.json");
-    const g = await depositAndSaveNote(sandbox(() => ({ status: 200, body: { signature: SIG, status: "indexed", leafIndex: 0 } })).client, wallet, await newNote(), garbled);
+    const g = await depositAndSaveNote(
+      sandbox(() => ({ status: 200, body: { signature: SIG, status: "indexed", leafIndex: 0 } })).client,
+      wallet,
+      await newNote(),
+      garbled,
+    );
     expect(g).toMatchObject({ ok: false, error: { stage: "deposit", noteFile: garbled, failure: { error: "BadResponse" } } });
     expect(existsSync(garbled)).toBe(true);
   });

@@ -86,7 +86,12 @@ export type DepositError =
  * the relay's answer. A crash between the two writes leaves a note that still
  * holds the secrets, which is all a withdrawal or revert needs.
  */
-export async function depositAndSaveNote(client: RelayClient, wallet: WalletSigner, note: DepositNote, noteFile: string): Promise<Result<DepositNote, DepositError>> {
+export async function depositAndSaveNote(
+  client: RelayClient,
+  wallet: WalletSigner,
+  note: DepositNote,
+  noteFile: string,
+): Promise<Result<DepositNote, DepositError>> {
   const saved = saveNote(noteFile, note);
   if (!saved.ok) return err({ stage: "save", message: saved.error });
 

@@ -51,7 +51,14 @@ describe("RelayClient transport", () => {
     ]);
     const c = new RelayClient({ baseUrl: "http://relay.test", fetch: s.fetch, authToken: "tok" });
     expect(await c.getMerkle(WSOL, "mainnet")).toEqual({ ok: false, status: 404, error: "PoolNotFound", message: "no pool" });
-    const relay = await c.relay({ nullifierHash: new Uint8Array(32), proof: new Uint8Array(256), root: new Uint8Array(32), recipient: WSOL, depositSize: 5n, mint: WSOL });
+    const relay = await c.relay({
+      nullifierHash: new Uint8Array(32),
+      proof: new Uint8Array(256),
+      root: new Uint8Array(32),
+      recipient: WSOL,
+      depositSize: 5n,
+      mint: WSOL,
+    });
     expect(relay).toEqual({ ok: false, status: 400, error: "InvalidRoot" });
     expect(new Headers(s.seen[1]!.init?.headers).get("x-api-auth")).toBe("tok");
     const body = JSON.parse(String(s.seen[1]!.init?.body)) as Record<string, unknown>;
@@ -62,7 +69,10 @@ describe("RelayClient transport", () => {
   });
 
   it("reports a 2xx answer of the wrong shape as BadResponse", async () => {
-    const s = scripted([json(200, { address: "T", json: { root: [1, 2], nextIndex: 0, depth: 32 } }), json(200, { signature: "s", status: "indexed", leafIndex: null })]);
+    const s = scripted([
+      json(200, { address: "T", json: { root: [1, 2], nextIndex: 0, depth: 32 } }),
+      json(200, { signature: "s", status: "indexed", leafIndex: null }),
+    ]);
     const c = new RelayClient({ baseUrl: "http://relay.test", fetch: s.fetch });
     expect(await c.getMerkle(WSOL, "mainnet")).toMatchObject({ ok: false, status: 200, error: "BadResponse", message: expect.stringMatching(/root/) });
     const dep = await c.sandboxDeposit({ network: "mainnet", mint: WSOL, amount: 1, precommitment: new Uint8Array(32), wallet: WSOL, signature: "s" });
@@ -85,18 +95,42 @@ describe("RelayClient transport", () => {
     const c = new RelayClient({ baseUrl: "http://relay.test", fetch: s.fetch });
     const pre = new Uint8Array(32).fill(7);
     const deposit = { network: "mainnet" as const, mint: WSOL, amount: 1, precommitment: pre, wallet: WSOL, signature: "s" };
-    expect(await c.sandboxDeposit(deposit)).toEqual({ ok: true, status: 200, value: { signature: "d", status: "indexed", leafIndex: 3, commitment: Uint8Array.from(leaf) } });
-    expect(JSON.parse(String(s.seen[0]!.init?.body))).toEqual({ network: "mainnet", mint: WSOL, amount: 1, precommitment: Array.from(pre), wallet: WSOL, signature: "s" });
+    expect(await c.sandboxDeposit(deposit)).toEqual({
+      ok: true,
+      status: 200,
+      value: { signature: "d", status: "indexed", leafIndex: 3, commitment: Uint8Array.from(leaf) },
+    });
+    expect(JSON.parse(String(s.seen[0]!.init?.body))).toEqual({
+      network: "mainnet",
+      mint: WSOL,
+      amount: 1,
+      precommitment: Array.from(pre),
+      wallet: WSOL,
+      signature: "s",
+    });
     expect(await c.sandboxDeposit(deposit)).toMatchObject({ ok: true, value: { status: "failed", commitment: null } });
     // A relay older than v2 answers no commitment; an indexed deposit must name the leaf it inserted.
     expect(await c.sandboxDeposit(deposit)).toMatchObject({ ok: false, error: "BadResponse", message: expect.stringMatching(/commitment is missing/) });
     expect(await c.sandboxDeposit(deposit)).toMatchObject({ ok: false, error: "BadResponse", message: expect.stringMatching(/indexed deposit/) });
 
-    const w = { nullifierHash: new Uint8Array(32), proof: new Uint8Array(256), root: new Uint8Array(32), recipient: WSOL, depositSize: 1_000_000n, network: "devnet" as const };
+    const w = {
+      nullifierHash: new Uint8Array(32),
+      proof: new Uint8Array(256),
+      root: new Uint8Array(32),
+      recipient: WSOL,
+      depositSize: 1_000_000n,
+      network: "devnet" as const,
+    };
     await c.relay({ ...w, mint: WSOL, fee: 2500n, relayer: WSOL });
     expect(JSON.parse(String(s.seen[4]!.init?.body))).toMatchObject({ mint: WSOL, fee: 2500, relayer: WSOL, network: "devnet" });
     await c.relaySwap({ ...w, input_mint: WSOL, output_mint: WSOL, fee: 2500, relayer: WSOL, minOut: (1n << 64n) - 1n });
-    expect(JSON.parse(String(s.seen[5]!.init?.body))).toMatchObject({ input_mint: WSOL, output_mint: WSOL, fee: 2500, relayer: WSOL, minOut: "18446744073709551615" });
+    expect(JSON.parse(String(s.seen[5]!.init?.body))).toMatchObject({
+      input_mint: WSOL,
+      output_mint: WSOL,
+      fee: 2500,
+      relayer: WSOL,
+      minOut: "18446744073709551615",
+    });
     expect(() => c.relaySwap({ ...w, input_mint: WSOL, output_mint: WSOL, minOut: 1n << 64n })).toThrow(RangeError);
 
     // GET /fees: the relayer of each network; null means none.

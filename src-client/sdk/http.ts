@@ -38,7 +38,21 @@ import {
   type SwapQuote,
 } from "../../src-shared/api/public";
 import type { ApiResult } from "./api-result";
-import { amountToWire, bytes, TREE_DEPTH, u64ToWire, withdrawalWire, type LoginRequest, type RevertRequest, type SandboxAirdropRequest, type SandboxDepositRequest, type SandboxSwapPoolRequest, type SwapQuoteRequest, type SwapWithdrawalRequest, type WithdrawalRequest } from "./requests";
+import {
+  amountToWire,
+  bytes,
+  TREE_DEPTH,
+  u64ToWire,
+  withdrawalWire,
+  type LoginRequest,
+  type RevertRequest,
+  type SandboxAirdropRequest,
+  type SandboxDepositRequest,
+  type SandboxSwapPoolRequest,
+  type SwapQuoteRequest,
+  type SwapWithdrawalRequest,
+  type WithdrawalRequest,
+} from "./requests";
 import { HttpTransport, nonEmptyText, type TransportOptions } from "./transport";
 
 export interface RelayClientOptions extends TransportOptions {
@@ -77,7 +91,13 @@ export class RelayClient {
   withoutSession(fetchImpl?: typeof fetch): RelayClient {
     const f = fetchImpl ?? this.injectedFetch;
     const retryOption = this.transport.retryOption;
-    return new RelayClient({ baseUrl: this.baseUrl, timeoutMs: this.timeoutMs, sleep: this.transport.sleep, ...(f ? { fetch: f } : {}), ...(retryOption !== undefined ? { retryOn429: retryOption } : {}) });
+    return new RelayClient({
+      baseUrl: this.baseUrl,
+      timeoutMs: this.timeoutMs,
+      sleep: this.transport.sleep,
+      ...(f ? { fetch: f } : {}),
+      ...(retryOption !== undefined ? { retryOn429: retryOption } : {}),
+    });
   }
 
   // ---- authentication ----
@@ -97,12 +117,20 @@ export class RelayClient {
   }
 
   getProof(mint: string, index: number, network: Network): Promise<ApiResult<MerkleProof>> {
-    return this.transport.call({ method: "POST", path: `/get_proof/${seg(mint)}/${TREE_DEPTH}/${seg(index)}/${seg(network)}`, read: { json: decodeMerkleProof } });
+    return this.transport.call({
+      method: "POST",
+      path: `/get_proof/${seg(mint)}/${TREE_DEPTH}/${seg(index)}/${seg(network)}`,
+      read: { json: decodeMerkleProof },
+    });
   }
 
   /** Heap order: 1 is the root, node i has children 2i and 2i+1, leaf j is 2^32 + j. */
   getNode(mint: string, index: number, network: Network): Promise<ApiResult<MerkleNode>> {
-    return this.transport.call({ method: "POST", path: `/get_node/${seg(mint)}/${TREE_DEPTH}/${seg(index)}/${seg(network)}`, read: { json: decodeMerkleNode } });
+    return this.transport.call({
+      method: "POST",
+      path: `/get_node/${seg(mint)}/${TREE_DEPTH}/${seg(index)}/${seg(network)}`,
+      read: { json: decodeMerkleNode },
+    });
   }
 
   getNullifier(mint: string, nullifierHash: Uint8Array, network: Network): Promise<ApiResult<NullifierStatus>> {
@@ -118,7 +146,13 @@ export class RelayClient {
 
   relay(req: WithdrawalRequest): Promise<ApiResult<RelaySuccess>> {
     const { mint, ...rest } = req;
-    return this.transport.call({ method: "POST", path: "/relay", body: { ...withdrawalWire(rest), mint }, headers: this.authHeader(), read: { json: decodeRelaySuccess } });
+    return this.transport.call({
+      method: "POST",
+      path: "/relay",
+      body: { ...withdrawalWire(rest), mint },
+      headers: this.authHeader(),
+      read: { json: decodeRelaySuccess },
+    });
   }
 
   relaySwap(req: SwapWithdrawalRequest): Promise<ApiResult<RelaySuccess>> {
@@ -139,7 +173,12 @@ export class RelayClient {
 
   /** Answers the revert transaction's signature (plain text in the spec). */
   revert(network: Network, token: string, depositSignature: string, req: RevertRequest): Promise<ApiResult<string>> {
-    return this.transport.call({ method: "POST", path: `/revert/${seg(network)}/${seg(token)}/${seg(depositSignature)}`, body: req, read: { text: nonEmptyText } });
+    return this.transport.call({
+      method: "POST",
+      path: `/revert/${seg(network)}/${seg(token)}/${seg(depositSignature)}`,
+      body: req,
+      read: { text: nonEmptyText },
+    });
   }
 
   // ---- compliance ----
@@ -171,7 +210,13 @@ export class RelayClient {
 
   /** Every check as JSON; the relay asks for its operator token (Authorization: Bearer), 401 otherwise. */
   healthDetail(operatorToken: string): Promise<ApiResult<HealthDetail>> {
-    return this.transport.call({ method: "GET", path: "/health/detail", headers: { authorization: `Bearer ${operatorToken}` }, answerStatuses: [503], read: { json: decodeHealthDetail } });
+    return this.transport.call({
+      method: "GET",
+      path: "/health/detail",
+      headers: { authorization: `Bearer ${operatorToken}` },
+      answerStatuses: [503],
+      read: { json: decodeHealthDetail },
+    });
   }
 
   /** GET /networks: each enabled network's backend, whether it is the sandbox, and its program id. */
@@ -186,7 +231,12 @@ export class RelayClient {
   // ---- sandbox (mounted only for networks whose backend is the sandbox) ----
 
   sandboxAirdrop(req: SandboxAirdropRequest): Promise<ApiResult<{ signature: string }>> {
-    return this.transport.call({ method: "POST", path: "/sandbox/airdrop", body: { ...req, amount: amountToWire(req.amount) }, read: { json: decodeSignatureAnswer } });
+    return this.transport.call({
+      method: "POST",
+      path: "/sandbox/airdrop",
+      body: { ...req, amount: amountToWire(req.amount) },
+      read: { json: decodeSignatureAnswer },
+    });
   }
 
   sandboxDeposit(req: SandboxDepositRequest): Promise<ApiResult<SandboxDepositAnswer>> {

@@ -212,7 +212,8 @@ export async function chainNullifierStatus(connection: Connection, programId: st
 /** The pool's tree account over RPC. */
 async function readTreeAccount(connection: Connection, programId: string, treeAddress: string): Promise<Result<TreeAccountData, string>> {
   const info = await connection.getAccountInfo(new PublicKey(treeAddress), "confirmed");
-  if (!info || !info.owner.equals(new PublicKey(programId))) return err(`program ${programId} has no pool at ${treeAddress} on this cluster (no tree account): check the RPC and the program id`);
+  if (!info || !info.owner.equals(new PublicKey(programId)))
+    return err(`program ${programId} has no pool at ${treeAddress} on this cluster (no tree account): check the RPC and the program id`);
   return decodeTreeAccount(new Uint8Array(info.data));
 }
 
@@ -226,7 +227,12 @@ const TRANSACTIONS_IN_FLIGHT = 8;
  * DepositEvents in the logs of every transaction that touched the tree
  * account (getSignaturesForAddress back to the first, then getTransaction).
  */
-export async function depositLeavesFromChain(connection: Connection, programId: string, treeAddress: string, commitment: Finality = "confirmed"): Promise<Map<number, Uint8Array>> {
+export async function depositLeavesFromChain(
+  connection: Connection,
+  programId: string,
+  treeAddress: string,
+  commitment: Finality = "confirmed",
+): Promise<Map<number, Uint8Array>> {
   const address = new PublicKey(treeAddress);
   const signatures: string[] = [];
   let before: string | undefined;
@@ -273,7 +279,8 @@ export async function chainNoteProof(
   const relayTree = await relay.getMerkle(note.mint, note.network);
   if (!relayTree.ok) return err({ kind: "api", failure: relayTree });
   const { root: relayRoot, nextIndex } = relayTree.value.json;
-  if (nextIndex <= leafIndex) return err({ kind: "unstable", message: `the relay has indexed ${nextIndex} leaves, not yet leaf ${leafIndex}: try again shortly` });
+  if (nextIndex <= leafIndex)
+    return err({ kind: "unstable", message: `the relay has indexed ${nextIndex} leaves, not yet leaf ${leafIndex}: try again shortly` });
 
   let lastProblem = "";
   for (let attempt = 0; attempt < attempts; attempt++) {
@@ -298,7 +305,10 @@ export async function chainNoteProof(
     }
     const ordered = Array.from({ length: nextIndex }, (_, i) => leaves.get(i)!);
     if (!bytesEqual(ordered[leafIndex]!, note.commitment)) {
-      return err({ kind: "mismatch", message: `the chain's leaf ${leafIndex} is 0x${toHex(ordered[leafIndex]!)}, not this note's commitment 0x${toHex(note.commitment)}` });
+      return err({
+        kind: "mismatch",
+        message: `the chain's leaf ${leafIndex} is 0x${toHex(ordered[leafIndex]!)}, not this note's commitment 0x${toHex(note.commitment)}`,
+      });
     }
     const built = pathFromLeaves(hasher, ordered, leafIndex, TREE_DEPTH);
     if (!bytesEqual(built.root, relayRoot)) {
@@ -308,7 +318,10 @@ export async function chainNoteProof(
       });
     }
     if (!isKnownRoot(account.value, built.root)) {
-      return err({ kind: "mismatch", message: `root 0x${toHex(built.root)} is not in the tree account's root history on chain: the relay's root is too old, try again` });
+      return err({
+        kind: "mismatch",
+        message: `root 0x${toHex(built.root)} is not in the tree account's root history on chain: the relay's root is too old, try again`,
+      });
     }
     return ok({ address: treeAddress, leafIndex, leaf: note.commitment, root: built.root, path: built.path, indices: built.indices, nextIndex });
   }

@@ -134,7 +134,21 @@ describe("note file", () => {
     const text = serializeNote(note);
     const file = JSON.parse(text) as Record<string, unknown>;
     expect(file).toMatchObject({ kind: "private-withdrawal-relay/deposit-note", version: 2, network: "mainnet", mint: WSOL, amount: "1000000" });
-    expect(Object.keys(file)).toEqual(["kind", "version", "warning", "network", "mint", "amount", "nullifier", "secret", "precommitment", "commitment", "nullifierHash", "createdAt", "deposit"]);
+    expect(Object.keys(file)).toEqual([
+      "kind",
+      "version",
+      "warning",
+      "network",
+      "mint",
+      "amount",
+      "nullifier",
+      "secret",
+      "precommitment",
+      "commitment",
+      "nullifierHash",
+      "createdAt",
+      "deposit",
+    ]);
     for (const k of ["nullifier", "secret", "precommitment", "commitment", "nullifierHash"]) expect(file[k]).toMatch(/^0x[0-9a-f]{64}$/);
     const back = await parseNote(text, hasher);
     if (!back.ok) throw new Error(back.error);
@@ -195,7 +209,11 @@ describe("secrets stay out of logs", () => {
     const nullifierHex = note.secrets.nullifier.toString(16);
     const secretHex = note.secrets.secret.toString(16);
     const secretDec = note.secrets.secret.toString();
-    for (const text of [JSON.stringify(note, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v)), inspect(note, { depth: 10 }), JSON.stringify(describeNote(note))]) {
+    for (const text of [
+      JSON.stringify(note, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v)),
+      inspect(note, { depth: 10 }),
+      JSON.stringify(describeNote(note)),
+    ]) {
       expect(text).not.toContain(secretHex);
       expect(text).not.toContain(secretDec);
       expect(text).not.toContain(nullifierHex);

@@ -89,7 +89,10 @@ describe("withdraw() against a sandbox relay behind a recording proxy", () => {
 
     const relayIndex = seen.findIndex((q) => q.endpoint === "relay");
     expect(relayIndex).toBeGreaterThan(0);
-    const checks = seen.slice(0, relayIndex).filter((q) => q.endpoint === "get_nullifier").map(hashOf);
+    const checks = seen
+      .slice(0, relayIndex)
+      .filter((q) => q.endpoint === "get_nullifier")
+      .map(hashOf);
     expect(new Set(checks).size).toBe(9);
     expect(checks).toContain(Array.from(note.nullifierHash).join(","));
 
@@ -148,9 +151,27 @@ describe("withdraw() against a sandbox relay behind a recording proxy", () => {
 
     // Contradictory lookups are refused before anything is sent.
     proxy.requests.length = 0;
-    expect(await run("relay", "--keypair", "login.json", "--note", "n9.json", "--recipient", Keypair.generate().address, "--decoys", "65")).toMatchObject({ code: 2 });
-    expect(await run("relay", "--keypair", "login.json", "--note", "n9.json", "--recipient", Keypair.generate().address, "--rpc", "http://127.0.0.1:1", "--decoys", "2")).toMatchObject({ code: 2 });
-    expect(await run("relay", "--keypair", "login.json", "--note", "n9.json", "--recipient", Keypair.generate().address, "--program", depositor.address)).toMatchObject({ code: 2 });
+    expect(await run("relay", "--keypair", "login.json", "--note", "n9.json", "--recipient", Keypair.generate().address, "--decoys", "65")).toMatchObject({
+      code: 2,
+    });
+    expect(
+      await run(
+        "relay",
+        "--keypair",
+        "login.json",
+        "--note",
+        "n9.json",
+        "--recipient",
+        Keypair.generate().address,
+        "--rpc",
+        "http://127.0.0.1:1",
+        "--decoys",
+        "2",
+      ),
+    ).toMatchObject({ code: 2 });
+    expect(
+      await run("relay", "--keypair", "login.json", "--note", "n9.json", "--recipient", Keypair.generate().address, "--program", depositor.address),
+    ).toMatchObject({ code: 2 });
     expect(proxy.requests).toEqual([]);
   }, 180_000);
 });

@@ -83,7 +83,12 @@ describe("withdraw() with the chain lookup on the local validator", () => {
     const recipient = Keypair.generate().address;
     const client = new RelayClient({ baseUrl: proxy.url, timeoutMs: 30_000 });
     proxy.requests.length = 0;
-    const r = await withdraw(client, note, recipient, { wallet: Keypair.generate(), hasher, lookup: { kind: "chain", rpc }, prove: { prover: cachedProver().prover } });
+    const r = await withdraw(client, note, recipient, {
+      wallet: Keypair.generate(),
+      hasher,
+      lookup: { kind: "chain", rpc },
+      prove: { prover: cachedProver().prover },
+    });
     if (!r.ok) throw new Error(JSON.stringify(r.error, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v)));
     expect(r.value.merkle).toMatchObject({ leafIndex: 2, address: poolTreeAddress(DEFAULT_POOL_PROGRAM_ID, USDC) });
     expect(await tokenBalanceOf(chainConnection(rpc), recipient, USDC)).toBe(DEPOSIT - FEE);

@@ -64,21 +64,50 @@ describe("proveWithdrawal", () => {
   });
 
   it("builds the circuit's input: public signals in order, recipient and mint as Poseidon(hi, lo), extDataHash of the terms", () => {
-    const merkle = localTree(hasher, notes.map((n) => n.commitment), 1);
+    const merkle = localTree(
+      hasher,
+      notes.map((n) => n.commitment),
+      1,
+    );
     const built = buildWithdrawalInput(hasher, notes[1]!, merkle, RECIPIENT, TERMS);
     if (!built.ok) throw new Error(built.error.message);
     const { input, publicSignals } = built.value;
-    expect(Object.keys(input)).toEqual(["root", "nullifierHash", "recipient", "amount", "mint", "extDataHash", "nullifier", "secret", "pathElements", "pathIndices"]);
+    expect(Object.keys(input)).toEqual([
+      "root",
+      "nullifierHash",
+      "recipient",
+      "amount",
+      "mint",
+      "extDataHash",
+      "nullifier",
+      "secret",
+      "pathElements",
+      "pathIndices",
+    ]);
     expect(publicSignals).toEqual(PUBLIC_SIGNAL_NAMES.map((n) => input[n]));
     expect(input.amount).toBe("1000001");
     expect(input.root).toBe(bytesToBigInt(merkle.root).toString());
-    expect(input.recipient).toBe(bytesToBigInt(publicKeyField(hasher, Uint8Array.from({ length: 32 }, (_, i) => 0xff - 3 * i))).toString());
+    expect(input.recipient).toBe(
+      bytesToBigInt(
+        publicKeyField(
+          hasher,
+          Uint8Array.from({ length: 32 }, (_, i) => 0xff - 3 * i),
+        ),
+      ).toString(),
+    );
     // extDataHash = Poseidon(relayerField, fee, 0, 0) for a plain withdrawal.
     const relayerField = publicKeyField(hasher, key(RELAYER));
     const zero = new Uint8Array(32);
     expect(input.extDataHash).toBe(bytesToBigInt(hasher.hash([relayerField, bigIntToBytes32(2500n), zero, zero])).toString());
     // Exactly what the relay recomputes from the request and its own key (src-shared/crypto/protocol.ts).
-    const relay = relaySignals(hasher, { root: merkle.root, nullifierHash: notes[1]!.nullifierHash, recipient: key(RECIPIENT), amount: 1_000_001n, mint: key(WSOL), terms: { relayer: key(RELAYER), fee: 2500n, swap: null } });
+    const relay = relaySignals(hasher, {
+      root: merkle.root,
+      nullifierHash: notes[1]!.nullifierHash,
+      recipient: key(RECIPIENT),
+      amount: 1_000_001n,
+      mint: key(WSOL),
+      terms: { relayer: key(RELAYER), fee: 2500n, swap: null },
+    });
     expect(publicSignals).toEqual(relay.map((b) => bytesToBigInt(b).toString()));
     // Leaf 1 is a right child at level 0 and a left child above.
     expect(input.pathIndices.slice(0, 3)).toEqual(["1", "0", "0"]);
@@ -87,7 +116,11 @@ describe("proveWithdrawal", () => {
   });
 
   it("binds every term: another relayer, fee, output mint or minOut changes extDataHash and nothing else", () => {
-    const merkle = localTree(hasher, notes.map((n) => n.commitment), 0);
+    const merkle = localTree(
+      hasher,
+      notes.map((n) => n.commitment),
+      0,
+    );
     const signalsFor = (terms: Parameters<typeof buildWithdrawalInput>[4]): string[] => {
       const b = buildWithdrawalInput(hasher, notes[0]!, merkle, RECIPIENT, terms);
       if (!b.ok) throw new Error(b.error.message);
@@ -95,7 +128,9 @@ describe("proveWithdrawal", () => {
     };
     const swap = { outputMint: USDC, minOut: 4_975_000n };
     const base = signalsFor({ ...TERMS, swap });
-    expect(base[5]).toBe(bytesToBigInt(computeExtDataHash(hasher, { relayer: key(RELAYER), fee: 2500n, swap: { outputMint: key(USDC), minOut: 4_975_000n } })).toString());
+    expect(base[5]).toBe(
+      bytesToBigInt(computeExtDataHash(hasher, { relayer: key(RELAYER), fee: 2500n, swap: { outputMint: key(USDC), minOut: 4_975_000n } })).toString(),
+    );
     const variants = [
       signalsFor(TERMS),
       signalsFor({ ...TERMS, relayer: OTHER, swap }),
@@ -111,7 +146,11 @@ describe("proveWithdrawal", () => {
   });
 
   it("a proof for a locally built tree verifies with snarkjs; the wire form round-trips to the same verdicts", async () => {
-    const merkle = localTree(hasher, notes.map((n) => n.commitment), 2);
+    const merkle = localTree(
+      hasher,
+      notes.map((n) => n.commitment),
+      2,
+    );
     expect(rootFromPath(hasher, notes[2]!.commitment, merkle.path, merkle.indices)).toEqual(merkle.root);
     let original: SnarkjsProof | undefined;
     const capture: Prover = async (input, wasm, zkey) => {
@@ -125,7 +164,17 @@ describe("proveWithdrawal", () => {
     console.log(`proving time (single-threaded snarkjs, witness + prove): ${r.value.provingMs} ms`);
     expect(proof).toBeInstanceOf(Uint8Array);
     expect(proof).toHaveLength(256);
-    expect(r.value).toMatchObject({ root: merkle.root, nullifierHash: notes[2]!.nullifierHash, recipient: RECIPIENT, mint: WSOL, amount: 1_000_002n, network: "mainnet", relayer: RELAYER, fee: 2500n, swap: null });
+    expect(r.value).toMatchObject({
+      root: merkle.root,
+      nullifierHash: notes[2]!.nullifierHash,
+      recipient: RECIPIENT,
+      mint: WSOL,
+      amount: 1_000_002n,
+      network: "mainnet",
+      relayer: RELAYER,
+      fee: 2500n,
+      swap: null,
+    });
     expect(publicSignals).toHaveLength(6);
     expect(bytesToBigInt(r.value.extDataHash).toString()).toBe(publicSignals[5]);
 
@@ -166,17 +215,34 @@ describe("proveWithdrawal", () => {
   });
 
   it("refuses what cannot be proved before running the prover", async () => {
-    const merkle = localTree(hasher, notes.map((n) => n.commitment), 0);
+    const merkle = localTree(
+      hasher,
+      notes.map((n) => n.commitment),
+      0,
+    );
     const never: Prover = () => Promise.reject(new Error("the prover must not run"));
-    const prove = (note: DepositNote, m: MerklePathInput, recipient = RECIPIENT, extra = {}) => proveWithdrawal(note, m, recipient, { ...TERMS, hasher, prover: never, ...extra });
+    const prove = (note: DepositNote, m: MerklePathInput, recipient = RECIPIENT, extra = {}) =>
+      proveWithdrawal(note, m, recipient, { ...TERMS, hasher, prover: never, ...extra });
 
     expect(await prove(notes[0]!, merkle, "not-base58!")).toMatchObject({ ok: false, error: { kind: "recipient" } });
-    expect(await prove(notes[0]!, merkle, RECIPIENT, { relayer: "not-base58!" })).toMatchObject({ ok: false, error: { kind: "terms", message: expect.stringMatching(/^relayer/) } });
-    expect(await prove(notes[0]!, merkle, RECIPIENT, { fee: 1_000_001n })).toMatchObject({ ok: false, error: { kind: "terms", message: expect.stringMatching(/above the amount/) } });
+    expect(await prove(notes[0]!, merkle, RECIPIENT, { relayer: "not-base58!" })).toMatchObject({
+      ok: false,
+      error: { kind: "terms", message: expect.stringMatching(/^relayer/) },
+    });
+    expect(await prove(notes[0]!, merkle, RECIPIENT, { fee: 1_000_001n })).toMatchObject({
+      ok: false,
+      error: { kind: "terms", message: expect.stringMatching(/above the amount/) },
+    });
     expect(await prove(notes[0]!, merkle, RECIPIENT, { fee: -1n })).toMatchObject({ ok: false, error: { kind: "terms" } });
     expect(await prove(notes[0]!, merkle, RECIPIENT, { fee: 1.5 })).toMatchObject({ ok: false, error: { kind: "terms" } });
-    expect(await prove(notes[0]!, merkle, RECIPIENT, { swap: { outputMint: "nope", minOut: 1n } })).toMatchObject({ ok: false, error: { kind: "terms", message: expect.stringMatching(/output mint/) } });
-    expect(await prove(notes[0]!, merkle, RECIPIENT, { swap: { outputMint: USDC, minOut: 1n << 64n } })).toMatchObject({ ok: false, error: { kind: "terms", message: expect.stringMatching(/minOut/) } });
+    expect(await prove(notes[0]!, merkle, RECIPIENT, { swap: { outputMint: "nope", minOut: 1n } })).toMatchObject({
+      ok: false,
+      error: { kind: "terms", message: expect.stringMatching(/output mint/) },
+    });
+    expect(await prove(notes[0]!, merkle, RECIPIENT, { swap: { outputMint: USDC, minOut: 1n << 64n } })).toMatchObject({
+      ok: false,
+      error: { kind: "terms", message: expect.stringMatching(/minOut/) },
+    });
     expect(await prove(notes[1]!, merkle)).toMatchObject({ ok: false, error: { kind: "path", message: expect.stringMatching(/rebuilds/) } });
     expect(await prove(notes[0]!, { ...merkle, path: merkle.path.slice(1) })).toMatchObject({ ok: false, error: { kind: "path" } });
     expect(await prove(notes[0]!, { ...merkle, indices: [2, ...merkle.indices.slice(1)] })).toMatchObject({ ok: false, error: { kind: "path" } });
@@ -187,15 +253,42 @@ describe("proveWithdrawal", () => {
   });
 
   it("refuses a proof whose public signals are not what the relay recomputes", async () => {
-    const merkle = localTree(hasher, notes.map((n) => n.commitment), 0);
-    const fake: SnarkjsProof = { pi_a: ["1", "2", "1"], pi_b: [["1", "2"], ["3", "4"], ["1", "0"]], pi_c: ["1", "2", "1"] };
-    const wrongRecipient: Prover = async (input) => ({ proof: fake, publicSignals: [input.root, input.nullifierHash, "5", input.amount, input.mint, input.extDataHash] });
-    expect(await proveWithdrawal(notes[0]!, merkle, RECIPIENT, { ...TERMS, hasher, prover: wrongRecipient })).toMatchObject({ ok: false, error: { kind: "signals" } });
+    const merkle = localTree(
+      hasher,
+      notes.map((n) => n.commitment),
+      0,
+    );
+    const fake: SnarkjsProof = {
+      pi_a: ["1", "2", "1"],
+      pi_b: [
+        ["1", "2"],
+        ["3", "4"],
+        ["1", "0"],
+      ],
+      pi_c: ["1", "2", "1"],
+    };
+    const wrongRecipient: Prover = async (input) => ({
+      proof: fake,
+      publicSignals: [input.root, input.nullifierHash, "5", input.amount, input.mint, input.extDataHash],
+    });
+    expect(await proveWithdrawal(notes[0]!, merkle, RECIPIENT, { ...TERMS, hasher, prover: wrongRecipient })).toMatchObject({
+      ok: false,
+      error: { kind: "signals" },
+    });
     // A prover bound to other terms (another extDataHash) is caught before anything is sent.
-    const otherTerms: Prover = async (input) => ({ proof: fake, publicSignals: [input.root, input.nullifierHash, input.recipient, input.amount, input.mint, "7"] });
-    expect(await proveWithdrawal(notes[0]!, merkle, RECIPIENT, { ...TERMS, hasher, prover: otherTerms })).toMatchObject({ ok: false, error: { kind: "signals" } });
+    const otherTerms: Prover = async (input) => ({
+      proof: fake,
+      publicSignals: [input.root, input.nullifierHash, input.recipient, input.amount, input.mint, "7"],
+    });
+    expect(await proveWithdrawal(notes[0]!, merkle, RECIPIENT, { ...TERMS, hasher, prover: otherTerms })).toMatchObject({
+      ok: false,
+      error: { kind: "signals" },
+    });
     // v1 artifacts answer five signals: the message says what is wrong.
     const v1: Prover = async (input) => ({ proof: fake, publicSignals: [input.root, input.nullifierHash, input.recipient, input.amount, input.mint] });
-    expect(await proveWithdrawal(notes[0]!, merkle, RECIPIENT, { ...TERMS, hasher, prover: v1 })).toMatchObject({ ok: false, error: { kind: "signals", message: expect.stringMatching(/protocol v2/) } });
+    expect(await proveWithdrawal(notes[0]!, merkle, RECIPIENT, { ...TERMS, hasher, prover: v1 })).toMatchObject({
+      ok: false,
+      error: { kind: "signals", message: expect.stringMatching(/protocol v2/) },
+    });
   });
 });

@@ -98,7 +98,9 @@ const dec = (b: Uint8Array): string => bytesToBigInt(b).toString();
 
 const toU64 = (value: bigint | number, what: string): Result<bigint, ProveError> => {
   const v = typeof value === "number" ? (Number.isSafeInteger(value) ? BigInt(value) : null) : value;
-  return v !== null && v >= 0n && v <= U64_MAX ? ok(v) : err({ kind: "terms", message: `${what} ${String(value)} is not a whole number of base units from 0 to 2^64 - 1` });
+  return v !== null && v >= 0n && v <= U64_MAX
+    ? ok(v)
+    : err({ kind: "terms", message: `${what} ${String(value)} is not a whole number of base units from 0 to 2^64 - 1` });
 };
 
 /** The terms in protocol form: keys parsed, amounts checked as u64, the fee within the amount. */
@@ -129,7 +131,14 @@ export function withdrawalPublicSignals(hasher: FieldHasher, s: WithdrawalStatem
   if (!mint.ok) return err({ kind: "note", message: `mint ${s.mint}: ${mint.error}` });
   const terms = relayTerms(s, s.amount);
   if (!terms.ok) return terms;
-  const signals = protocolPublicSignals(hasher, { root: s.root, nullifierHash: s.nullifierHash, recipient: recipient.value, amount: s.amount, mint: mint.value, terms: terms.value });
+  const signals = protocolPublicSignals(hasher, {
+    root: s.root,
+    nullifierHash: s.nullifierHash,
+    recipient: recipient.value,
+    amount: s.amount,
+    mint: mint.value,
+    terms: terms.value,
+  });
   return ok(signals.map(dec));
 }
 
@@ -162,9 +171,12 @@ export function buildWithdrawalInput(
   const mint = parsePublicKey(note.mint);
   if (!mint.ok) return err({ kind: "note", message: `mint: ${mint.error}` });
   const commitment = noteCommitment(hasher, { nullifier, secret, amount: note.amount, mint: mint.value });
-  if (!bytesEqual(notePrecommitment(hasher, nullifier, secret), note.precommitment)) return err({ kind: "note", message: "the note's precommitment does not follow from its nullifier and secret" });
-  if (!bytesEqual(commitment, note.commitment)) return err({ kind: "note", message: "the note's commitment does not follow from its secrets, amount and mint" });
-  if (!bytesEqual(nullifierHashOf(hasher, nullifier), note.nullifierHash)) return err({ kind: "note", message: "the note's nullifierHash does not follow from its nullifier" });
+  if (!bytesEqual(notePrecommitment(hasher, nullifier, secret), note.precommitment))
+    return err({ kind: "note", message: "the note's precommitment does not follow from its nullifier and secret" });
+  if (!bytesEqual(commitment, note.commitment))
+    return err({ kind: "note", message: "the note's commitment does not follow from its secrets, amount and mint" });
+  if (!bytesEqual(nullifierHashOf(hasher, nullifier), note.nullifierHash))
+    return err({ kind: "note", message: "the note's nullifierHash does not follow from its nullifier" });
 
   const { path, indices, root } = merkle;
   if (path.length !== TREE_DEPTH || indices.length !== TREE_DEPTH) {
@@ -277,7 +289,10 @@ export async function proveWithdrawal(
   const expected = built.value.publicSignals;
   const got = out.publicSignals.map(String);
   if (got.length !== expected.length || got.some((s, i) => s !== expected[i])) {
-    const hint = got.length !== expected.length ? ` (${got.length} signals, not the ${PUBLIC_SIGNAL_NAMES.length} of protocol v2: are resources/zk/ the v2 artifacts?)` : "";
+    const hint =
+      got.length !== expected.length
+        ? ` (${got.length} signals, not the ${PUBLIC_SIGNAL_NAMES.length} of protocol v2: are resources/zk/ the v2 artifacts?)`
+        : "";
     return err({ kind: "signals", message: `the proof's public signals [${got.join(", ")}] are not the relay's [${expected.join(", ")}]${hint}` });
   }
 
@@ -313,7 +328,11 @@ export async function proveWithdrawal(
  * Groth16 verifier would: for inspecting a proof before relaying it.
  * Answers false for a well-formed proof that does not verify.
  */
-export async function verifyWithdrawalProof(proof: Uint8Array, publicSignals: readonly string[], vkeyPath: string = DEFAULT_ARTIFACTS.vkeyPath): Promise<Result<boolean, string>> {
+export async function verifyWithdrawalProof(
+  proof: Uint8Array,
+  publicSignals: readonly string[],
+  vkeyPath: string = DEFAULT_ARTIFACTS.vkeyPath,
+): Promise<Result<boolean, string>> {
   const decoded = decodeProof(proof);
   if (!decoded.ok) return err(`proof: ${decoded.error}`);
   let vkey: object;

@@ -24,8 +24,14 @@ export type RevertError =
  * client holds no token (and once more on a 401), and answers the revert
  * transaction's signature. A deposit that was indexed is withdrawn instead.
  */
-export async function revertDeposit(client: RelayClient, wallet: WalletSigner, depositSignature: string, network: Network): Promise<Result<{ signature: string }, RevertError>> {
-  if (!parseSignature(depositSignature).ok) return err({ stage: "input", message: `${depositSignature.slice(0, 100)} is not a transaction signature (64 bytes, base58)` });
+export async function revertDeposit(
+  client: RelayClient,
+  wallet: WalletSigner,
+  depositSignature: string,
+  network: Network,
+): Promise<Result<{ signature: string }, RevertError>> {
+  if (!parseSignature(depositSignature).ok)
+    return err({ stage: "input", message: `${depositSignature.slice(0, 100)} is not a transaction signature (64 bytes, base58)` });
   const message = revertMessage(depositSignature);
   const body = { wallet: wallet.address, signature: encodeBase58(wallet.sign(message)), message };
   const r = await withToken(client, wallet, (token) => client.revert(network, token, depositSignature, body));

@@ -46,7 +46,10 @@ describe("SDK against the real relay process", () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), "sdk-http-"));
-    [relay, hasher] = await Promise.all([startRelay({ RELAY_RATE_LIMITS: "off", RELAY_OPERATOR_TOKEN: OPERATOR_TOKEN }, path.join(dir, "data")), createPoseidonHasher()]);
+    [relay, hasher] = await Promise.all([
+      startRelay({ RELAY_RATE_LIMITS: "off", RELAY_OPERATOR_TOKEN: OPERATOR_TOKEN }, path.join(dir, "data")),
+      createPoseidonHasher(),
+    ]);
     client = new RelayClient({ baseUrl: relay.url, timeoutMs: 15_000 });
   });
 
@@ -153,7 +156,10 @@ describe("SDK against the real relay process", () => {
     const again = await sandboxDeposit(client, wallet, { ...notes[0]!, deposit: null });
     if (!again.ok) throw new Error(JSON.stringify(again));
     expect(again.value.deposit).toMatchObject({ status: "failed", leafIndex: null });
-    expect(await getNoteProof(client, again.value, { hasher })).toMatchObject({ ok: false, error: { kind: "no-leaf", message: expect.stringMatching(/revert/) } });
+    expect(await getNoteProof(client, again.value, { hasher })).toMatchObject({
+      ok: false,
+      error: { kind: "no-leaf", message: expect.stringMatching(/revert/) },
+    });
 
     const created = await createNote({ network: "mainnet", mint: USDC, amount: 5n, hasher });
     if (!created.ok) throw new Error(created.error);
@@ -169,7 +175,10 @@ describe("SDK against the real relay process", () => {
     const detail = await client.healthDetail(OPERATOR_TOKEN);
     expect(detail.ok && detail.value.networks?.every((n) => n.sandbox)).toBe(true);
     const networks = await client.networks();
-    expect(networks.ok && networks.value.map((n) => [n.name, n.sandbox])).toEqual([["mainnet", true], ["devnet", true]]);
+    expect(networks.ok && networks.value.map((n) => [n.name, n.sandbox])).toEqual([
+      ["mainnet", true],
+      ["devnet", true],
+    ]);
     const v = await client.version();
     expect(v.ok && v.value).toMatch(/^\d+\.\d+\.\d+$/);
   });
@@ -179,7 +188,10 @@ describe("SDK against the real relay process", () => {
     expect(await runCli(["health", "--json"], plain)).toBe(0);
     const without = JSON.parse(plain.out()) as { healthy: boolean; checks: unknown; networks: { name: string; sandbox: boolean }[] };
     expect(without).toMatchObject({ healthy: true, checks: null });
-    expect(without.networks.map((n) => [n.name, n.sandbox])).toEqual([["mainnet", true], ["devnet", true]]);
+    expect(without.networks.map((n) => [n.name, n.sandbox])).toEqual([
+      ["mainnet", true],
+      ["devnet", true],
+    ]);
 
     const operator = captureIo(dir, relay.url);
     expect(await runCli(["health", "--operator-token", OPERATOR_TOKEN], operator)).toBe(0);
@@ -201,12 +213,24 @@ describe("SDK against the real relay process", () => {
     };
     const noToken: Record<string, string> = {};
     for (const headers of [noToken, { "x-api-auth": "00000000-0000-0000-0000-000000000000" }]) {
-      const res = await fetch(`${relay.url}/relay`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+      const res = await fetch(`${relay.url}/relay`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: JSON.stringify(body),
+      });
       expect(res.status).toBe(401);
       expect(await res.json()).toMatchObject({ status: 401, error: "Unauthorized" });
     }
     const anonymous = new RelayClient({ baseUrl: relay.url });
-    expect(await anonymous.relay({ ...body, nullifierHash: new Uint8Array(32).fill(1), root: new Uint8Array(32).fill(1), proof: new Uint8Array(256), depositSize: 1_000_000n })).toMatchObject({
+    expect(
+      await anonymous.relay({
+        ...body,
+        nullifierHash: new Uint8Array(32).fill(1),
+        root: new Uint8Array(32).fill(1),
+        proof: new Uint8Array(256),
+        depositSize: 1_000_000n,
+      }),
+    ).toMatchObject({
       ok: false,
       status: 401,
       error: "Unauthorized",
@@ -255,12 +279,28 @@ describe("SDK against the real relay process", () => {
 
     // The same withdrawal again, byte for byte: the relay refuses it with the spec's error.
     const p = r.value.proof;
-    const again = await fresh.relay({ nullifierHash: p.nullifierHash, proof: p.proof, root: p.root, recipient, depositSize: p.amount, mint: p.mint, network: p.network });
+    const again = await fresh.relay({
+      nullifierHash: p.nullifierHash,
+      proof: p.proof,
+      root: p.root,
+      recipient,
+      depositSize: p.amount,
+      mint: p.mint,
+      network: p.network,
+    });
     expect(again).toMatchObject({ ok: false, status: 400, error: "NullifierAlreadySpent" });
     const raw = await fetch(`${relay.url}/relay`, {
       method: "POST",
       headers: { "content-type": "application/json", "x-api-auth": fresh.authToken! },
-      body: JSON.stringify({ nullifierHash: Array.from(p.nullifierHash), proof: Array.from(p.proof), root: Array.from(p.root), recipient, depth: 32, depositSize: Number(p.amount), mint: WSOL }),
+      body: JSON.stringify({
+        nullifierHash: Array.from(p.nullifierHash),
+        proof: Array.from(p.proof),
+        root: Array.from(p.root),
+        recipient,
+        depth: 32,
+        depositSize: Number(p.amount),
+        mint: WSOL,
+      }),
     });
     expect(raw.status).toBe(400);
     expect(await raw.json()).toMatchObject({ status: 400, error: "NullifierAlreadySpent" });
@@ -273,14 +313,30 @@ describe("SDK against the real relay process", () => {
   it("with a bad token the relay answers 401 before verifying; a proof is refused for another recipient, amount, fee or relayer", async () => {
     const note = notes[1]!;
     // No wallet to log in with: the bad token is sent as is, and the proof comes back with the refusal.
-    const refused = await withdraw(new RelayClient({ baseUrl: relay.url, authToken: "not-a-token", timeoutMs: 30_000 }), note, Keypair.generate().address, { hasher });
+    const refused = await withdraw(new RelayClient({ baseUrl: relay.url, authToken: "not-a-token", timeoutMs: 30_000 }), note, Keypair.generate().address, {
+      hasher,
+    });
     expect(refused).toMatchObject({ ok: false, error: { stage: "relay", failure: { status: 401, error: "Unauthorized" } } });
     if (refused.ok || refused.error.stage !== "relay") return;
     const p = refused.error.proof;
 
-    const stolen = await client.relay({ nullifierHash: p.nullifierHash, proof: p.proof, root: p.root, recipient: Keypair.generate().address, depositSize: p.amount, mint: p.mint });
+    const stolen = await client.relay({
+      nullifierHash: p.nullifierHash,
+      proof: p.proof,
+      root: p.root,
+      recipient: Keypair.generate().address,
+      depositSize: p.amount,
+      mint: p.mint,
+    });
     expect(stolen).toMatchObject({ ok: false, status: 400, error: "InvalidProof" });
-    const otherAmount = await client.relay({ nullifierHash: p.nullifierHash, proof: p.proof, root: p.root, recipient: p.recipient, depositSize: p.amount - 1n, mint: p.mint });
+    const otherAmount = await client.relay({
+      nullifierHash: p.nullifierHash,
+      proof: p.proof,
+      root: p.root,
+      recipient: p.recipient,
+      depositSize: p.amount - 1n,
+      mint: p.mint,
+    });
     expect(otherAmount).toMatchObject({ ok: false, status: 400, error: "InvalidProof" });
     // Protocol v2: the fee and the relayer are bound too. A relay (or anyone) charging more than the proof says is refused.
     const same = { nullifierHash: p.nullifierHash, proof: p.proof, root: p.root, recipient: p.recipient, depositSize: p.amount, mint: p.mint };
@@ -293,7 +349,14 @@ describe("SDK against the real relay process", () => {
     expect(await getNoteNullifier(client, note)).toMatchObject({ ok: true, value: { address: null, json: null } });
 
     // Fee and relayer left out: the relay takes its published fee and its own key, the terms the proof was made for.
-    const intended = await client.relay({ nullifierHash: p.nullifierHash, proof: p.proof, root: p.root, recipient: p.recipient, depositSize: p.amount, mint: p.mint });
+    const intended = await client.relay({
+      nullifierHash: p.nullifierHash,
+      proof: p.proof,
+      root: p.root,
+      recipient: p.recipient,
+      depositSize: p.amount,
+      mint: p.mint,
+    });
     expect(intended).toMatchObject({ ok: true, status: 200, value: { status: 200, signature: expect.stringMatching(BASE58_SIGNATURE) } });
   });
 
@@ -307,7 +370,15 @@ describe("SDK against the real relay process", () => {
     const fees = await client.fees();
     if (!fees.ok) throw new Error(JSON.stringify(fees));
     const quote = relayFee(fees.value, "devnet", WSOL, 1_500_000n)!;
-    expect(prepared.body).toMatchObject({ recipient, depth: 32, depositSize: 1_500_000, mint: WSOL, network: "devnet", fee: Number(quote.fee), relayer: fees.value.relayers.devnet });
+    expect(prepared.body).toMatchObject({
+      recipient,
+      depth: 32,
+      depositSize: 1_500_000,
+      mint: WSOL,
+      network: "devnet",
+      fee: Number(quote.fee),
+      relayer: fees.value.relayers.devnet,
+    });
     expect(prepared.body).not.toHaveProperty("minOut");
     expect(prepared.swapBody).toBeUndefined();
     expect(prepared.body.proof).toHaveLength(256);
@@ -324,7 +395,9 @@ describe("SDK against the real relay process", () => {
 
   it("tests/support/proofs.ts proves for a swap: the /relay_swap body carries minOut; the recipient receives at least it", async () => {
     await client.sandboxAirdrop({ network: "devnet", wallet: wallet.address, mint: WSOL, amount: 1_000_000n });
-    expect(await client.sandboxSwapPool({ network: "devnet", mintA: WSOL, mintB: USDC, reserveA: 1_000_000_000n, reserveB: 5_000_000_000n })).toMatchObject({ ok: true });
+    expect(await client.sandboxSwapPool({ network: "devnet", mintA: WSOL, mintB: USDC, reserveA: 1_000_000_000n, reserveB: 5_000_000_000n })).toMatchObject({
+      ok: true,
+    });
     const testWallet = { address: wallet.address, sign: (m: string) => encodeBase58(wallet.sign(m)) };
     const recipient = testRecipient("sdk.http.test-swap");
     const prepared = await prepareWithdrawal(relay.url, testWallet, WSOL, { recipient, network: "devnet", amount: 1_000_000, swap: { outputMint: USDC } });
@@ -336,15 +409,29 @@ describe("SDK against the real relay process", () => {
     const minOut = q.value.otherAmountThreshold!;
     expect(prepared.terms).toEqual({ relayer: fees.value.relayers.devnet, fee: fee.fee, swap: { outputMint: USDC, minOut: BigInt(minOut) } });
     expect(prepared.body).toMatchObject({ mint: WSOL, minOut, fee: Number(fee.fee) });
-    expect(prepared.swapBody).toMatchObject({ input_mint: WSOL, output_mint: USDC, minOut, fee: Number(fee.fee), relayer: fees.value.relayers.devnet, network: "devnet" });
+    expect(prepared.swapBody).toMatchObject({
+      input_mint: WSOL,
+      output_mint: USDC,
+      minOut,
+      fee: Number(fee.fee),
+      relayer: fees.value.relayers.devnet,
+      network: "devnet",
+    });
     expect(prepared.swapBody).not.toHaveProperty("mint");
     const post = (p: string, body: unknown) =>
-      fetch(`${relay.url}${p}`, { method: "POST", headers: { "content-type": "application/json", "x-api-auth": client.authToken! }, body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, json: (await r.json()) as Record<string, unknown> }));
+      fetch(`${relay.url}${p}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-auth": client.authToken! },
+        body: JSON.stringify(body),
+      }).then(async (r) => ({ status: r.status, json: (await r.json()) as Record<string, unknown> }));
     // The same proof under a lower minOut, or as a plain /relay, is another statement: refused, nothing spent.
     expect(await post("/relay_swap", { ...prepared.swapBody, minOut: "1" })).toMatchObject({ status: 400, json: { error: "InvalidProof" } });
     const { minOut: _m, ...plain } = prepared.body;
     expect(await post("/relay", plain)).toMatchObject({ status: 400, json: { error: "InvalidProof" } });
-    expect(await post("/relay_swap", prepared.swapBody)).toMatchObject({ status: 200, json: { status: 200, signature: expect.stringMatching(BASE58_SIGNATURE) } });
+    expect(await post("/relay_swap", prepared.swapBody)).toMatchObject({
+      status: 200,
+      json: { status: 200, signature: expect.stringMatching(BASE58_SIGNATURE) },
+    });
     const got = await client.sandboxBalance("devnet", recipient, USDC);
     expect(got.ok && got.value.amount >= BigInt(minOut)).toBe(true);
   });
@@ -382,13 +469,33 @@ describe("SDK against the real relay process", () => {
     const bob = (JSON.parse((await run("balance", "--keypair", "bob.json", "--mint", USDC, "--json")).out) as { wallet: string }).wallet;
     const proved = await run("prove", "--note", result.file, "--recipient", bob, "--out", "proof.json", "--json");
     expect(proved.code).toBe(0);
-    const saved = JSON.parse(readFileSync(path.join(cwd, "proof.json"), "utf8")) as { proof: string; publicSignals: string[]; verified: boolean; request: Record<string, unknown> };
+    const saved = JSON.parse(readFileSync(path.join(cwd, "proof.json"), "utf8")) as {
+      proof: string;
+      publicSignals: string[];
+      verified: boolean;
+      request: Record<string, unknown>;
+    };
     expect(saved).toMatchObject({ verified: true, proof: expect.stringMatching(/^0x[0-9a-f]{512}$/), publicSignals: expect.any(Array) });
     const cliFees = await client.fees();
     if (!cliFees.ok) throw new Error(JSON.stringify(cliFees));
     const cliFee = relayFee(cliFees.value, "mainnet", USDC, 200n)!.fee;
-    expect(saved.request).toMatchObject({ recipient: bob, depth: 32, depositSize: 200, mint: USDC, network: "mainnet", fee: Number(cliFee), relayer: cliFees.value.relayers.mainnet });
-    expect(saved).toMatchObject({ protocol: 2, relayer: cliFees.value.relayers.mainnet, fee: cliFee.toString(), swap: null, endpoint: "/relay", publicSignalNames: ["root", "nullifierHash", "recipient", "amount", "mint", "extDataHash"] });
+    expect(saved.request).toMatchObject({
+      recipient: bob,
+      depth: 32,
+      depositSize: 200,
+      mint: USDC,
+      network: "mainnet",
+      fee: Number(cliFee),
+      relayer: cliFees.value.relayers.mainnet,
+    });
+    expect(saved).toMatchObject({
+      protocol: 2,
+      relayer: cliFees.value.relayers.mainnet,
+      fee: cliFee.toString(),
+      swap: null,
+      endpoint: "/relay",
+      publicSignalNames: ["root", "nullifierHash", "recipient", "amount", "mint", "extDataHash"],
+    });
     expect(saved.request.proof).toHaveLength(256);
     expect(JSON.stringify(saved)).not.toMatch(/leafIndex|commitment|secret/);
     expect((await run("nullifier", "--note", result.file)).out).toMatch(/not spent/);
@@ -397,7 +504,14 @@ describe("SDK against the real relay process", () => {
     const relayed = await run("relay", "--note", result.file, "--keypair", "id.json", "--recipient", bob, "--json");
     expect(relayed).toMatchObject({ code: 0, err: expect.stringContaining("proving the withdrawal") });
     const answer = JSON.parse(relayed.out) as { signature: string; toRecipient: string };
-    expect(answer).toMatchObject({ withdrawn: true, signature: expect.stringMatching(BASE58_SIGNATURE), recipient: bob, depositSize: "200", fee: cliFee.toString(), relayer: cliFees.value.relayers.mainnet });
+    expect(answer).toMatchObject({
+      withdrawn: true,
+      signature: expect.stringMatching(BASE58_SIGNATURE),
+      recipient: bob,
+      depositSize: "200",
+      fee: cliFee.toString(),
+      relayer: cliFees.value.relayers.mainnet,
+    });
     expect((await run("balance", "--wallet", bob, "--mint", USDC)).out.trim()).toBe(answer.toRecipient);
     expect((await run("nullifier", "--note", result.file)).out).toMatch(/spent \(nullifier account/);
     const again = await run("relay", "--note", result.file, "--keypair", "id.json", "--recipient", bob, "--json");
@@ -405,10 +519,17 @@ describe("SDK against the real relay process", () => {
     expect(JSON.parse(again.err.trim().split("\n").pop()!)).toMatchObject({ ok: false, exitCode: 1, error: "NullifierAlreadySpent" });
     // The proof saved earlier, sent as is, is refused by the relay itself.
     const login = JSON.parse((await run("login", "--keypair", "id.json", "--json")).out) as { token: string };
-    const replay = await fetch(`${relay.url}/relay`, { method: "POST", headers: { "content-type": "application/json", "x-api-auth": login.token }, body: JSON.stringify(saved.request) });
+    const replay = await fetch(`${relay.url}/relay`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-auth": login.token },
+      body: JSON.stringify(saved.request),
+    });
     expect({ status: replay.status, body: await replay.json() }).toMatchObject({ status: 400, body: { status: 400, error: "NullifierAlreadySpent" } });
     expect((await run("merkle", "--mint", USDC, "--network", "devnet", "--json")).out).toContain('"nextIndex": 0');
-    expect(await run("deposit", "--keypair", "id.json", "--mint", USDC, "--amount", "99999")).toMatchObject({ code: 1, err: expect.stringMatching(/InsufficientFunds/) });
+    expect(await run("deposit", "--keypair", "id.json", "--mint", USDC, "--amount", "99999")).toMatchObject({
+      code: 1,
+      err: expect.stringMatching(/InsufficientFunds/),
+    });
     expect(await run("merkle", "--mint", USDC, "--url", "http://127.0.0.1:9")).toMatchObject({ code: 3 });
   });
 

@@ -46,7 +46,8 @@ describe("separateConnectionFetch", () => {
   it("opens a new connection for every request, asks the server to close it, and passes the method, headers and body", async () => {
     seen.length = 0;
     const client = new RelayClient({ baseUrl: url, fetch: separateConnectionFetch });
-    for (let i = 0; i < 3; i++) expect(await client.getNullifier(WSOL, new Uint8Array(32).fill(i), "mainnet")).toMatchObject({ ok: true, value: { address: null } });
+    for (let i = 0; i < 3; i++)
+      expect(await client.getNullifier(WSOL, new Uint8Array(32).fill(i), "mainnet")).toMatchObject({ ok: true, value: { address: null } });
     expect(seen).toHaveLength(3);
     expect(new Set(seen.map((s) => s.port)).size).toBe(3);
     expect(seen.every((s) => s.connection === "close" && s.contentType === "application/json")).toBe(true);

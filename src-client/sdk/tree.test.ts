@@ -96,7 +96,11 @@ describe("getNoteProof", () => {
   it("fails loudly when the path does not rebuild the root", async () => {
     const note = await depositedNote(0);
     const leaves = [bytesToBigInt(note.commitment), 9n];
-    const bad = await getNoteProof(fakeRelay(leaves, (path) => void (path[5] = wire(123n))), note, { hasher });
+    const bad = await getNoteProof(
+      fakeRelay(leaves, (path) => void (path[5] = wire(123n))),
+      note,
+      { hasher },
+    );
     expect(bad).toMatchObject({ ok: false, error: { kind: "mismatch", message: expect.stringMatching(/rebuilds root/) } });
   });
 
@@ -108,7 +112,11 @@ describe("getNoteProof", () => {
   it("fails when the indices describe another leaf", async () => {
     const note = await depositedNote(0);
     const leaves = [bytesToBigInt(note.commitment)];
-    const r = await getNoteProof(fakeRelay(leaves, (_p, indices) => void (indices[0] = 1)), note, { hasher });
+    const r = await getNoteProof(
+      fakeRelay(leaves, (_p, indices) => void (indices[0] = 1)),
+      note,
+      { hasher },
+    );
     expect(r).toMatchObject({ ok: false, error: { kind: "mismatch", message: expect.stringMatching(/indices/) } });
   });
 
@@ -123,7 +131,11 @@ describe("pathFromLeaves", () => {
       const leaves = Array.from({ length: n }, (_, i) => BigInt(1000 + 7 * i));
       for (let i = 0; i < n; i++) {
         const ref = reference(leaves, i);
-        const got = pathFromLeaves(hasher, leaves.map((x) => bigIntToBytes32(x)), i);
+        const got = pathFromLeaves(
+          hasher,
+          leaves.map((x) => bigIntToBytes32(x)),
+          i,
+        );
         expect(bytesToBigInt(got.root)).toBe(ref.root);
         expect(got.path.map(bytesToBigInt)).toEqual(ref.path);
         expect(got.indices).toEqual(leafIndexBits(i));

@@ -92,13 +92,16 @@ export async function getNoteProof(client: RelayClient, note: DepositNote, optio
   for (let attempt = 0; attempt < attempts; attempt++) {
     const before = await client.getMerkle(note.mint, note.network);
     if (!before.ok) return err({ kind: "api", failure: before });
-    const proof = options.fetchProof ? await options.fetchProof(leafIndex, before.value.json.nextIndex) : await client.getProof(note.mint, leafIndex, note.network);
+    const proof = options.fetchProof
+      ? await options.fetchProof(leafIndex, before.value.json.nextIndex)
+      : await client.getProof(note.mint, leafIndex, note.network);
     if (!proof.ok) return err({ kind: "api", failure: proof });
     const after = await client.getMerkle(note.mint, note.network);
     if (!after.ok) return err({ kind: "api", failure: after });
 
     const { path, indices } = proof.value.json;
-    if (path.length !== TREE_DEPTH) return err({ kind: "mismatch", message: `get_proof answered ${path.length} siblings; a depth-${TREE_DEPTH} tree needs ${TREE_DEPTH}` });
+    if (path.length !== TREE_DEPTH)
+      return err({ kind: "mismatch", message: `get_proof answered ${path.length} siblings; a depth-${TREE_DEPTH} tree needs ${TREE_DEPTH}` });
     const expectedBits = leafIndexBits(leafIndex);
     if (indices.some((b, i) => b !== expectedBits[i])) {
       return err({ kind: "mismatch", message: `get_proof's indices [${indices.join("")}] do not describe leaf ${leafIndex}` });
@@ -142,7 +145,8 @@ export function pathFromLeaves(
   leafIndex: number,
   depth: number = TREE_DEPTH,
 ): { root: Uint8Array; path: Uint8Array[]; indices: number[] } {
-  if (!Number.isInteger(leafIndex) || leafIndex < 0 || leafIndex >= leaves.length) throw new RangeError(`leaf ${leafIndex} is not among the ${leaves.length} leaves`);
+  if (!Number.isInteger(leafIndex) || leafIndex < 0 || leafIndex >= leaves.length)
+    throw new RangeError(`leaf ${leafIndex} is not among the ${leaves.length} leaves`);
   let zero: Uint8Array = new Uint8Array(32);
   let level: readonly Uint8Array[] = leaves;
   let at = leafIndex;

@@ -24,7 +24,15 @@ const provedInputs: WithdrawWitnessInput[] = [];
 const standInProver: Prover = async (input) => {
   provedInputs.push(input);
   return {
-    proof: { pi_a: ["1", "2", "1"], pi_b: [["3", "4"], ["5", "6"], ["1", "0"]], pi_c: ["7", "8", "1"] },
+    proof: {
+      pi_a: ["1", "2", "1"],
+      pi_b: [
+        ["3", "4"],
+        ["5", "6"],
+        ["1", "0"],
+      ],
+      pi_c: ["7", "8", "1"],
+    },
     publicSignals: [input.root, input.nullifierHash, input.recipient, input.amount, input.mint, input.extDataHash],
   };
 };
@@ -89,7 +97,10 @@ function fakeRelay(steps: RelayStep[], options: { spent?: boolean; token?: strin
       const asked = (JSON.parse(String(init?.body)) as { nullifierHash: number[] }).nullifierHash;
       nullifierHashes.push(asked);
       const mine = asked.every((b, i) => b === note.nullifierHash[i]);
-      return reply(200, spent.value && mine ? { address: "Nullifier1111111111111111111111111111111111", json: { spent: true } } : { address: null, json: null });
+      return reply(
+        200,
+        spent.value && mine ? { address: "Nullifier1111111111111111111111111111111111", json: { spent: true } } : { address: null, json: null },
+      );
     }
     if (name === "get_merkle") return reply(200, { address: "Tree", json: { root: Array.from(tree.root), nextIndex: options.leafCount ?? 1, depth: DEPTH } });
     if (name === "get_proof") {
@@ -102,7 +113,19 @@ function fakeRelay(steps: RelayStep[], options: { spent?: boolean; token?: strin
     if (name === "jupiter") {
       const body = JSON.parse(String(init?.body)) as Record<string, unknown>;
       quoteBodies.push(body);
-      return reply(200, options.quote ?? { inputMint: body.inputMint, outputMint: body.outputMint, inAmount: String(body.amount), outAmount: "5000", otherAmountThreshold: "4975", slippageBps: 50, priceImpactPct: 0.1, routePlan: [] });
+      return reply(
+        200,
+        options.quote ?? {
+          inputMint: body.inputMint,
+          outputMint: body.outputMint,
+          inAmount: String(body.amount),
+          outAmount: "5000",
+          otherAmountThreshold: "4975",
+          slippageBps: 50,
+          priceImpactPct: 0.1,
+          routePlan: [],
+        },
+      );
     }
     if (name === "relay" || name === "relay_swap") {
       relayBodies.push(JSON.parse(String(init?.body)) as Record<string, unknown>);
@@ -115,24 +138,45 @@ function fakeRelay(steps: RelayStep[], options: { spent?: boolean; token?: strin
     }
     throw new Error(`unexpected ${path}`);
   }) as typeof fetch;
-  return { client: new RelayClient({ baseUrl: "http://relay.test", fetch: fetchImpl, authToken: options.token }), calls, tokens, proofIndices, nullifierHashes, relayBodies, relayTokens, quoteBodies, spent };
+  return {
+    client: new RelayClient({ baseUrl: "http://relay.test", fetch: fetchImpl, authToken: options.token }),
+    calls,
+    tokens,
+    proofIndices,
+    nullifierHashes,
+    relayBodies,
+    relayTokens,
+    quoteBodies,
+    spent,
+  };
 }
 
 const ok200 = { status: 200, body: { status: 200, signature: "5Af9byqcNKxE7jR3cCD6dNMgj1hbuHAuAgfv6GMuQ1w4L4N8vhBiRV8pfBxm7XpYnxDkTCESnGuTLCNPwVHZa1yw" } };
 const run = (relay: FakeRelay, withWallet = true, extra: Partial<WithdrawOptions> = {}) => {
   const stages: WithdrawStage[] = [];
-  const result = withdraw(relay.client, note, RECIPIENT, { hasher, wallet: withWallet ? Keypair.generate() : undefined, prove: { prover: standInProver }, onStage: (s) => stages.push(s), ...extra });
+  const result = withdraw(relay.client, note, RECIPIENT, {
+    hasher,
+    wallet: withWallet ? Keypair.generate() : undefined,
+    prove: { prover: standInProver },
+    onStage: (s) => stages.push(s),
+    ...extra,
+  });
   return result.then((r) => ({ r, stages }));
 };
 const extDataHash = (relayer: string, fee: bigint, swap: { outputMint: string; minOut: bigint } | null = null): string =>
-  bytesToBigInt(computeExtDataHash(hasher, { relayer: bs58.decode(relayer), fee, swap: swap && { outputMint: bs58.decode(swap.outputMint), minOut: swap.minOut } })).toString();
+  bytesToBigInt(
+    computeExtDataHash(hasher, { relayer: bs58.decode(relayer), fee, swap: swap && { outputMint: bs58.decode(swap.outputMint), minOut: swap.minOut } }),
+  ).toString();
 
 describe("withdraw", () => {
   it("logs in, checks the nullifier, reads the relay's key and fee, fetches the path, proves for them and relays the request", async () => {
     const relay = fakeRelay([ok200]);
     provedInputs.length = 0;
     const { r, stages } = await run(relay, true, { lookup: { kind: "relay-links-deposit" } });
-    expect(r).toMatchObject({ ok: true, value: { signature: ok200.body.signature, terms: { relayer: RELAYER, fee: 2500n, toRecipient: 997_500n, minOut: null } } });
+    expect(r).toMatchObject({
+      ok: true,
+      value: { signature: ok200.body.signature, terms: { relayer: RELAYER, fee: 2500n, toRecipient: 997_500n, minOut: null } },
+    });
     expect(stages).toEqual(["login", "nullifier", "fees", "merkle", "prove", "relay"]);
     expect(relay.calls).toEqual(["login", "get_nullifier", "fees", "get_merkle", "get_proof", "get_merkle", "relay"]);
     expect(relay.relayTokens).toEqual(["token-1"]);
@@ -204,14 +248,24 @@ describe("withdraw", () => {
   });
 
   it("stops before proving when GET /fees names no relayer for the network or its fee eats the deposit", async () => {
-    for (const fees of [{ ...FEES, relayers: { mainnet: RELAYER } }, { default: FEES.default, pools: {} }, { ...FEES, relayers: { devnet: null } }]) {
+    for (const fees of [
+      { ...FEES, relayers: { mainnet: RELAYER } },
+      { default: FEES.default, pools: {} },
+      { ...FEES, relayers: { devnet: null } },
+    ]) {
       const relay = fakeRelay([], { fees });
       const { r, stages } = await run(relay);
-      expect(r).toMatchObject({ ok: false, error: { stage: "fees", failure: { error: "BadResponse", message: expect.stringMatching(/no relayer for devnet/) } } });
+      expect(r).toMatchObject({
+        ok: false,
+        error: { stage: "fees", failure: { error: "BadResponse", message: expect.stringMatching(/no relayer for devnet/) } },
+      });
       expect(stages).not.toContain("prove");
     }
     const costly = fakeRelay([], { fees: { ...FEES, default: { bps: 0, floor: "1000000" } } });
-    expect((await run(costly)).r).toMatchObject({ ok: false, error: { stage: "fees", failure: { error: "InvalidRequest", message: expect.stringMatching(/does not cover/) } } });
+    expect((await run(costly)).r).toMatchObject({
+      ok: false,
+      error: { stage: "fees", failure: { error: "InvalidRequest", message: expect.stringMatching(/does not cover/) } },
+    });
     expect(costly.calls).not.toContain("relay");
   });
 
@@ -290,7 +344,10 @@ describe("withdraw", () => {
       failedButLanded.spent.value = true; // the transaction landed after all
       return out;
     };
-    expect((await run(failedButLanded)).r).toMatchObject({ ok: false, error: { stage: "relay", failure: { status: 500, error: "RelayFailed" }, landed: true } });
+    expect((await run(failedButLanded)).r).toMatchObject({
+      ok: false,
+      error: { stage: "relay", failure: { status: 500, error: "RelayFailed" }, landed: true },
+    });
   });
 
   it("passes a refusal through without a landed guess", async () => {

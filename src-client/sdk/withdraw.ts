@@ -117,7 +117,12 @@ const positiveInteger = (value: bigint | number, what: string): bigint => {
  * asked for this note's leaf or nullifier alone. The recipient
  * receives the note's amount minus the fee, or for a swap at least `minOut`.
  */
-export async function withdraw(client: RelayClient, note: DepositNote, recipient: string, options: WithdrawOptions = {}): Promise<Result<WithdrawResult, WithdrawError>> {
+export async function withdraw(
+  client: RelayClient,
+  note: DepositNote,
+  recipient: string,
+  options: WithdrawOptions = {},
+): Promise<Result<WithdrawResult, WithdrawError>> {
   const stage = options.onStage ?? (() => {});
   // Caller mistakes are thrown before anything is sent.
   const feeOverride = options.fee === undefined ? undefined : options.fee === 0 || options.fee === 0n ? 0n : positiveInteger(options.fee, "fee");
@@ -154,10 +159,26 @@ export async function withdraw(client: RelayClient, note: DepositNote, recipient
     else {
       const least = quote.otherAmountThreshold;
       if (least === undefined) {
-        return err({ stage: "quote", failure: { ok: false, status: quoted.status, error: ClientError.BadResponse, message: "the quote has no otherAmountThreshold to prove as minOut: pass minOut" } });
+        return err({
+          stage: "quote",
+          failure: {
+            ok: false,
+            status: quoted.status,
+            error: ClientError.BadResponse,
+            message: "the quote has no otherAmountThreshold to prove as minOut: pass minOut",
+          },
+        });
       }
       if (BigInt(least) === 0n) {
-        return err({ stage: "quote", failure: { ok: false, status: 400, error: "InvalidRequest", message: `minOut: the quote's otherAmountThreshold for ${terms.toRecipient} is 0, too little to swap` } });
+        return err({
+          stage: "quote",
+          failure: {
+            ok: false,
+            status: 400,
+            error: "InvalidRequest",
+            message: `minOut: the quote's otherAmountThreshold for ${terms.toRecipient} is 0, too little to swap`,
+          },
+        });
       }
       minOut = BigInt(least);
     }
@@ -230,12 +251,22 @@ export async function relayTermsNow(client: RelayClient, note: DepositNote, opti
   if (!fees.ok) return fees;
   const relayer = fees.value.relayers[note.network];
   if (relayer === undefined) {
-    return { ok: false, status: fees.status, error: ClientError.BadResponse, message: `GET /fees names no relayer for ${note.network} (relayers[${note.network}]): the relay does not speak protocol v2` };
+    return {
+      ok: false,
+      status: fees.status,
+      error: ClientError.BadResponse,
+      message: `GET /fees names no relayer for ${note.network} (relayers[${note.network}]): the relay does not speak protocol v2`,
+    };
   }
   const published = relayFee(fees.value, note.network, note.mint, note.amount);
   const fee = options.fee ?? published?.fee;
   if (fee === undefined || fee >= note.amount) {
-    return { ok: false, status: 400, error: "InvalidRequest", message: `depositSize: ${note.amount} does not cover the relayer fee${fee === undefined ? "" : ` ${fee}`}` };
+    return {
+      ok: false,
+      status: 400,
+      error: "InvalidRequest",
+      message: `depositSize: ${note.amount} does not cover the relayer fee${fee === undefined ? "" : ` ${fee}`}`,
+    };
   }
   return { ok: true, status: fees.status, value: { relayer, fee, toRecipient: note.amount - fee } };
 }

@@ -3,7 +3,14 @@
  * SPL token mint, and tokens credited to an owner's associated token account.
  */
 import { PublicKey } from "@solana/web3.js";
-import { associatedTokenAddress, encodeTokenAccount, NATIVE_MINT, TOKEN_ACCOUNT_OFFSETS, TOKEN_ACCOUNT_SIZE, TOKEN_PROGRAM_ID } from "../../src-shared/pool-program";
+import {
+  associatedTokenAddress,
+  encodeTokenAccount,
+  NATIVE_MINT,
+  TOKEN_ACCOUNT_OFFSETS,
+  TOKEN_ACCOUNT_SIZE,
+  TOKEN_PROGRAM_ID,
+} from "../../src-shared/pool-program";
 import type { AccountState, LedgerEngine } from "./engine";
 import { decodeMint, encodeMint, MINT_SIZE, readTokenAccount } from "./token";
 

@@ -117,8 +117,8 @@ export class Ledger {
 
   private emitCommitments(): void {
     const { confirmAfterSlots, finalizeAfterSlots } = this.clock;
-    for (let r; (r = this.history.takeReached("confirmed", this.clock.slot, confirmAfterSlots)); ) this.events.emit("commitment", "confirmed", r);
-    for (let r; (r = this.history.takeReached("finalized", this.clock.slot, finalizeAfterSlots)); ) this.events.emit("commitment", "finalized", r);
+    for (let r; (r = this.history.takeReached("confirmed", this.clock.slot, confirmAfterSlots));) this.events.emit("commitment", "confirmed", r);
+    for (let r; (r = this.history.takeReached("finalized", this.clock.slot, finalizeAfterSlots));) this.events.emit("commitment", "finalized", r);
   }
 
   /** The newest blockhash (of `slot`, default the current one) and the last block height it is valid at. */
@@ -217,7 +217,10 @@ export class Ledger {
    * Runs a transaction without changing anything. `replaceRecentBlockhash`
    * runs it as if it carried the latest blockhash.
    */
-  simulate(tx: DecodedTransaction, opts: { verifySignatures?: boolean; replaceRecentBlockhash?: boolean; accounts?: string[] } = {}): Promise<SimulationResult> {
+  simulate(
+    tx: DecodedTransaction,
+    opts: { verifySignatures?: boolean; replaceRecentBlockhash?: boolean; accounts?: string[] } = {},
+  ): Promise<SimulationResult> {
     return this.pipeline.simulate(tx, opts);
   }
 

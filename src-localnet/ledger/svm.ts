@@ -354,7 +354,11 @@ export class SvmEngine implements LedgerEngine {
     return { landed: true, fee: charged, changed: [payer], ...r };
   }
 
-  async simulate(tx: DecodedTransaction, _accounts: ResolvedAccounts, ctx: ExecutionContext & { sigverify: boolean; addresses?: string[] }): Promise<EngineSimulation> {
+  async simulate(
+    tx: DecodedTransaction,
+    _accounts: ResolvedAccounts,
+    ctx: ExecutionContext & { sigverify: boolean; addresses?: string[] },
+  ): Promise<EngineSimulation> {
     this.runtime.syncClock(ctx.slot, ctx.unixTime);
     const { postAccounts, ...r } = this.runtime.simulate(tx, { sigverify: ctx.sigverify });
     const accounts = ctx.addresses?.map((a) => (postAccounts.has(a) ? postAccounts.get(a)! : this.runtime.getAccount(a))) ?? null;

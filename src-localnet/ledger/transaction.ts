@@ -181,7 +181,8 @@ export function decodeTransaction(wire: Uint8Array): DecodedTransaction {
   }
   if (header.numRequiredSignatures === 0) throw new TransactionDecodeError("transaction requires a fee payer signature");
   if (header.numRequiredSignatures + header.numReadonlyUnsignedAccounts > staticKeys.length) throw new TransactionDecodeError("invalid message header");
-  if (header.numReadonlySignedAccounts >= header.numRequiredSignatures) throw new TransactionDecodeError("invalid message header: the fee payer must be writable");
+  if (header.numReadonlySignedAccounts >= header.numRequiredSignatures)
+    throw new TransactionDecodeError("invalid message header: the fee payer must be writable");
   if (new Set(staticKeys).size !== staticKeys.length) throw new TransactionDecodeError("transaction contains duplicate account keys (AccountLoadedTwice)");
   if (numKeys > 256) throw new TransactionDecodeError("too many account keys");
   const instructions: RawInstruction[] = message.compiledInstructions.map((ix) => ({

@@ -39,7 +39,6 @@ import {
   publicKeyBytes,
 } from "../../src-shared/pool-program";
 
-
 export const CP_SWAP_PROGRAM_ID = "CpSwap11111111111111111111111111111111111111";
 /** The route label the local Jupiter API reports. */
 export const CP_SWAP_LABEL = "localnet-cp";
@@ -178,7 +177,14 @@ export interface CpPoolInfo {
  * reserves to them (tests move a pool this way). Reserves are given per mint
  * as passed; the result names them in the pool's sorted order.
  */
-export function createCpPool(ledger: CpPoolLedger, x: string, y: string, reserveX: bigint, reserveY: bigint, programId: string = CP_SWAP_PROGRAM_ID): CpPoolInfo {
+export function createCpPool(
+  ledger: CpPoolLedger,
+  x: string,
+  y: string,
+  reserveX: bigint,
+  reserveY: bigint,
+  programId: string = CP_SWAP_PROGRAM_ID,
+): CpPoolInfo {
   if (x === y) throw new RangeError("a pool needs two different mints");
   if (reserveX <= 0n || reserveY <= 0n) throw new RangeError("reserves must be positive");
   const [pool, bump] = findCpPoolAddress(x, y, programId);
@@ -198,8 +204,22 @@ export function createCpPool(ledger: CpPoolLedger, x: string, y: string, reserve
     new DataView(data.buffer).setBigUint64(TOKEN_ACCOUNT_OFFSETS.amount, amount, true);
     ledger.setAccount(vault, { ...existing, data });
   }
-  const table = encodeLookupTable([pool, cpVaultAddress(pool, mintA), cpVaultAddress(pool, mintB), mintA, mintB, TOKEN_PROGRAM_ID, SYSTEM_PROGRAM_ID, ASSOCIATED_TOKEN_PROGRAM_ID]);
-  ledger.setAccount(cpLookupTableAddress(pool, programId), { lamports: ledger.rentExempt(table.length), owner: ADDRESS_LOOKUP_TABLE_PROGRAM_ID, data: table, executable: false });
+  const table = encodeLookupTable([
+    pool,
+    cpVaultAddress(pool, mintA),
+    cpVaultAddress(pool, mintB),
+    mintA,
+    mintB,
+    TOKEN_PROGRAM_ID,
+    SYSTEM_PROGRAM_ID,
+    ASSOCIATED_TOKEN_PROGRAM_ID,
+  ]);
+  ledger.setAccount(cpLookupTableAddress(pool, programId), {
+    lamports: ledger.rentExempt(table.length),
+    owner: ADDRESS_LOOKUP_TABLE_PROGRAM_ID,
+    data: table,
+    executable: false,
+  });
   return readCpPool(ledger, x, y, programId)!;
 }
 
@@ -215,5 +235,14 @@ export function readCpPool(ledger: Pick<CpPoolLedger, "getAccount">, x: string, 
     const t = decodeTokenAccount(a.data);
     return t.ok ? t.value.amount : 0n;
   };
-  return { pool, lookupTable: cpLookupTableAddress(pool, programId), mintA: state.mintA, mintB: state.mintB, vaultA: cpVaultAddress(pool, state.mintA), vaultB: cpVaultAddress(pool, state.mintB), reserveA: balance(state.mintA), reserveB: balance(state.mintB) };
+  return {
+    pool,
+    lookupTable: cpLookupTableAddress(pool, programId),
+    mintA: state.mintA,
+    mintB: state.mintB,
+    vaultA: cpVaultAddress(pool, state.mintA),
+    vaultB: cpVaultAddress(pool, state.mintB),
+    reserveA: balance(state.mintA),
+    reserveB: balance(state.mintB),
+  };
 }

@@ -39,16 +39,7 @@ import {
   type PoolErrorName,
 } from "../../src-shared/pool-program";
 import { MerkleTree } from "../../src-server/core/merkle/tree";
-import {
-  FEE,
-  MINT,
-  NOTE,
-  OUTPUT_MINT,
-  PROGRAM,
-  SOL,
-  startFixturePool,
-  type FixturePool,
-} from "../../tests/support/localnet-pool";
+import { FEE, MINT, NOTE, OUTPUT_MINT, PROGRAM, SOL, startFixturePool, type FixturePool } from "../../tests/support/localnet-pool";
 import { ADDRESS_LOOKUP_TABLE_PROGRAM_ID, encodeLookupTable } from "./cp-swap-client";
 
 const PLAIN = "leaf 0, 1 SOL";
@@ -68,7 +59,11 @@ interface Landed {
 async function land(instructions: TransactionInstruction[], signers: Keypair[] = [relayer], lookupTables: AddressLookupTableAccount[] = []): Promise<Landed> {
   const { blockhash } = await pool.rpc.getLatestBlockhash("confirmed");
   const budget = ComputeBudgetProgram.setComputeUnitLimit({ units: 1_400_000 });
-  const message = new TransactionMessage({ payerKey: signers[0]!.publicKey, recentBlockhash: blockhash, instructions: [budget, ...instructions] }).compileToV0Message(lookupTables);
+  const message = new TransactionMessage({
+    payerKey: signers[0]!.publicKey,
+    recentBlockhash: blockhash,
+    instructions: [budget, ...instructions],
+  }).compileToV0Message(lookupTables);
   const tx = new VersionedTransaction(message);
   tx.sign(signers);
   const signature = await pool.rpc.sendRawTransaction(tx.serialize(), { skipPreflight: true, maxRetries: 0 });
@@ -124,7 +119,8 @@ function assertOut(label: string, requiredBalance: bigint, owner = recipientOf(l
 async function expectRefused(r: Landed, err: unknown, labels: string[]): Promise<void> {
   expect(r.err, r.logs.join("\n")).toEqual(err);
   expect(await vault()).toBe(vaultBefore);
-  for (const label of labels) expect(await pool.rpc.getAccountInfo(new PublicKey(poolNullifierAddress(PROGRAM, MINT, pool.withdrawal(label).nullifierHash)))).toBeNull();
+  for (const label of labels)
+    expect(await pool.rpc.getAccountInfo(new PublicKey(poolNullifierAddress(PROGRAM, MINT, pool.withdrawal(label).nullifierHash)))).toBeNull();
 }
 
 let vaultBefore: bigint;
@@ -171,7 +167,9 @@ describe("protocol v2 on the local validator: attacks fail on chain, the vault k
   it("withdraw_swap with a lower minOut than the proof's: InvalidProof", async () => {
     const r = await land([withdrawSwap(UNREACHABLE, { minOut: 1n }), venue(UNREACHABLE, SOL), assertOut(UNREACHABLE, 1n)]);
     await expectRefused(r, custom(0, "InvalidProof"), [UNREACHABLE]);
-    await expectRefused(await land([withdrawSwap(REACHABLE, { minOut: 0n }), venue(REACHABLE, SOL), assertOut(REACHABLE, 0n)]), custom(0, "InvalidProof"), [REACHABLE]);
+    await expectRefused(await land([withdrawSwap(REACHABLE, { minOut: 0n }), venue(REACHABLE, SOL), assertOut(REACHABLE, 0n)]), custom(0, "InvalidProof"), [
+      REACHABLE,
+    ]);
   });
 
   it("withdraw_swap without its assert_swap_out: SwapAssertMissing", async () => {
@@ -195,7 +193,12 @@ describe("protocol v2 on the local validator: attacks fail on chain, the vault k
     const keys = [...new Set([...a.keys, ...b.keys].map((k) => k.pubkey.toBase58()))].filter((k) => k !== relayer.publicKey.toBase58());
     const tableKey = Keypair.generate().publicKey;
     const table = encodeLookupTable(keys);
-    pool.validator.ledger.setAccount(tableKey.toBase58(), { lamports: pool.validator.ledger.rentExempt(table.length), owner: ADDRESS_LOOKUP_TABLE_PROGRAM_ID, data: table, executable: false });
+    pool.validator.ledger.setAccount(tableKey.toBase58(), {
+      lamports: pool.validator.ledger.rentExempt(table.length),
+      owner: ADDRESS_LOOKUP_TABLE_PROGRAM_ID,
+      data: table,
+      executable: false,
+    });
     const alt = new AddressLookupTableAccount({ key: tableKey, state: AddressLookupTableAccount.deserialize(table) });
     await expectRefused(await land([a, b, assertOut(REACHABLE, 1n)], [relayer], [alt]), custom(0, "DuplicateWithdrawSwap"), [REACHABLE, UNREACHABLE]);
   });
@@ -239,7 +242,10 @@ describe("protocol v2 on the local validator: what lands", () => {
     const precommitment = computePrecommitment(hasher, bigIntToBytes32(424242n), bigIntToBytes32(777n));
     const leaf = hasher.hash([precommitment, bigIntToBytes32(7n), pubkeyToField(hasher, publicKeyBytes(MINT))]);
     const depositor = pool.depositor;
-    const r = await land([depositInstruction({ programId: PROGRAM, depositor: depositor.publicKey.toBase58(), mint: MINT, precommitment, amount: 7n, nonce: 700n, hasher })], [depositor]);
+    const r = await land(
+      [depositInstruction({ programId: PROGRAM, depositor: depositor.publicKey.toBase58(), mint: MINT, precommitment, amount: 7n, nonce: 700n, hasher })],
+      [depositor],
+    );
     expect(r.err, r.logs.join("\n")).toBeNull();
     expect(decodePoolEventLogs(r.logs, PROGRAM)).toEqual([expect.objectContaining({ name: "DepositEvent", leafIndex: 7, commitment: leaf, amount: 7n })]);
     // The on-chain root is the tree of the seven fixture leaves and this one.
@@ -249,7 +255,9 @@ describe("protocol v2 on the local validator: what lands", () => {
     const reference = new MerkleTree(hasher);
     for (let i = 0; i < 7; i++) {
       const n = NOTE(i);
-      reference.append(computeLeaf(hasher, computePrecommitment(hasher, bigIntToBytes32(n.nullifier), bigIntToBytes32(n.secret)), n.amount, publicKeyBytes(MINT)));
+      reference.append(
+        computeLeaf(hasher, computePrecommitment(hasher, bigIntToBytes32(n.nullifier), bigIntToBytes32(n.secret)), n.amount, publicKeyBytes(MINT)),
+      );
     }
     reference.append(leaf);
     expect(tree.value.nextIndex).toBe(8);

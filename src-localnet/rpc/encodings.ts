@@ -24,7 +24,8 @@ export function decodeWire(encoded: unknown, encoding: unknown): DecodedTransact
   try {
     return decodeTransaction(wire);
   } catch (e) {
-    if (e instanceof TransactionDecodeError) throw invalidParams(`failed to deserialize solana_sdk::transaction::versioned::VersionedTransaction: ${e.message}`);
+    if (e instanceof TransactionDecodeError)
+      throw invalidParams(`failed to deserialize solana_sdk::transaction::versioned::VersionedTransaction: ${e.message}`);
     throw e;
   }
 }

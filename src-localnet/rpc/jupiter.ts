@@ -91,10 +91,12 @@ export class LocalJupiterApi {
     if (!isKey(outputMint)) throw new ApiError(400, "INVALID_MINT", "Query parameter outputMint cannot be parsed: invalid public key");
     if (inputMint === outputMint) throw new ApiError(400, "CIRCULAR_ARBITRAGE_IS_DISABLED", "Circular arbitrage is disabled");
     const amountText = q.get("amount") ?? "";
-    if (!UINT.test(amountText) || BigInt(amountText) === 0n || BigInt(amountText) > U64_MAX) throw new ApiError(400, "INVALID_AMOUNT", "Query parameter amount cannot be parsed");
+    if (!UINT.test(amountText) || BigInt(amountText) === 0n || BigInt(amountText) > U64_MAX)
+      throw new ApiError(400, "INVALID_AMOUNT", "Query parameter amount cannot be parsed");
     const amount = BigInt(amountText);
     const slippageText = q.get("slippageBps") ?? "50";
-    if (!/^[0-9]{1,5}$/.test(slippageText) || Number(slippageText) > 10_000) throw new ApiError(400, "INVALID_SLIPPAGE", "Query parameter slippageBps cannot be parsed");
+    if (!/^[0-9]{1,5}$/.test(slippageText) || Number(slippageText) > 10_000)
+      throw new ApiError(400, "INVALID_SLIPPAGE", "Query parameter slippageBps cannot be parsed");
     const slippageBps = Number(slippageText);
     const swapMode = q.get("swapMode") ?? "ExactIn";
     if (swapMode !== "ExactIn") throw new ApiError(400, "INVALID_SWAP_MODE", `swapMode ${swapMode} is not supported by the local venue (ExactIn only)`);
@@ -166,7 +168,15 @@ export class LocalJupiterApi {
     for (const fn of this.pending.splice(0)) await fn();
     const user = b.userPublicKey;
     const destination = (b.destinationTokenAccount as string | undefined | null) ?? associatedTokenAddress(user, quote.outputMint);
-    const ix = cpSwapInstruction({ user, inputMint: quote.inputMint, outputMint: quote.outputMint, amountIn: inAmount, minAmountOut: threshold, destination, programId: this.programId });
+    const ix = cpSwapInstruction({
+      user,
+      inputMint: quote.inputMint,
+      outputMint: quote.outputMint,
+      amountIn: inAmount,
+      minAmountOut: threshold,
+      destination,
+      programId: this.programId,
+    });
     return {
       tokenLedgerInstruction: null,
       computeBudgetInstructions: [],

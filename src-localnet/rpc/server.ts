@@ -31,7 +31,13 @@ class HttpStatus extends Error {
   }
 }
 
-const STATUS_TEXT: Record<number, string> = { 429: "Too Many Requests", 500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable", 504: "Gateway Timeout" };
+const STATUS_TEXT: Record<number, string> = {
+  429: "Too Many Requests",
+  500: "Internal Server Error",
+  502: "Bad Gateway",
+  503: "Service Unavailable",
+  504: "Gateway Timeout",
+};
 
 export interface RpcServer {
   readonly port: number;

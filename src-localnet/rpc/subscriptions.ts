@@ -207,7 +207,8 @@ export class SubscriptionHub {
 
   private onSlot(slot: number): void {
     for (const [id, s] of this.subs) {
-      if (s.kind === "slot") this.notify(id, "slotNotification", { parent: Math.max(0, slot - 1), slot, root: Math.max(0, slot - this.ledger.finalizeAfterSlots) });
+      if (s.kind === "slot")
+        this.notify(id, "slotNotification", { parent: Math.max(0, slot - 1), slot, root: Math.max(0, slot - this.ledger.finalizeAfterSlots) });
     }
   }
 
@@ -222,7 +223,9 @@ export class SubscriptionHub {
           const a = this.ledger.getAccount(s.address) ?? EMPTY_ACCOUNT;
           this.notify(id, "accountNotification", { context: { slot }, value: encodeAccount(a, s.encoding) });
         } else if (s.kind === "program") {
-          const candidates: [string, AccountState | null][] = all ? this.ledger.accountsOwnedBy(s.program) : [...changed].map((a) => [a, this.ledger.getAccount(a)]);
+          const candidates: [string, AccountState | null][] = all
+            ? this.ledger.accountsOwnedBy(s.program)
+            : [...changed].map((a) => [a, this.ledger.getAccount(a)]);
           for (const [address, a] of candidates) {
             if (!a || a.owner !== s.program || !matchesFilters(a, s.filters)) continue;
             this.notify(id, "programNotification", { context: { slot }, value: { pubkey: address, account: encodeAccount(a, s.encoding) } });

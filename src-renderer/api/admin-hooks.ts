@@ -61,7 +61,11 @@ export function useTreeNode(network: Network, mint: string, index: number) {
 /** Relays refused before their proof verified (kept in the relay's memory only). */
 export function useRejectedRelays() {
   const api = useApi();
-  return useQuery({ queryKey: queryKeys.admin.rejectedRelays(), queryFn: ({ signal }) => fetchRejectedRelays(api, { signal }), refetchInterval: REFRESH_MS.relays });
+  return useQuery({
+    queryKey: queryKeys.admin.rejectedRelays(),
+    queryFn: ({ signal }) => fetchRejectedRelays(api, { signal }),
+    refetchInterval: REFRESH_MS.relays,
+  });
 }
 
 export function useRelays(filters: RelayFilters, before: string | null) {
@@ -107,7 +111,11 @@ export function useMoney(range: AdminRange) {
 
 export function useReverts(status: RevertStatus | "") {
   const api = useApi();
-  return useQuery({ queryKey: queryKeys.admin.reverts(status), queryFn: ({ signal }) => fetchReverts(api, status, { signal }), refetchInterval: REFRESH_MS.support });
+  return useQuery({
+    queryKey: queryKeys.admin.reverts(status),
+    queryFn: ({ signal }) => fetchReverts(api, status, { signal }),
+    refetchInterval: REFRESH_MS.support,
+  });
 }
 
 export function useCompliance(address: string) {

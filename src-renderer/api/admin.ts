@@ -61,7 +61,8 @@ export const fetchRelays = async (api: ApiClient, f: RelayFilters, before: strin
     "relays",
   );
 
-export const fetchRejectedRelays = async (api: ApiClient, o: Opt = {}) => decodeAnswer(await api.getJson("/admin/relays/rejected", o), adminRejectedRelays, "rejected relays");
+export const fetchRejectedRelays = async (api: ApiClient, o: Opt = {}) =>
+  decodeAnswer(await api.getJson("/admin/relays/rejected", o), adminRejectedRelays, "rejected relays");
 
 export const fetchRelay = async (api: ApiClient, id: string, o: Opt = {}) =>
   decodeAnswer(await api.getJson(`/admin/relays/${encodeURIComponent(id)}`, o), adminRelayDetail, "relay");

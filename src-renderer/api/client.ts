@@ -20,7 +20,10 @@ export class ApiError extends Error {
 /** The relay could not be reached at all (down, wrong address, connection reset). */
 export class UnreachableError extends Error {
   override name = "UnreachableError";
-  constructor(readonly base: string, cause: unknown) {
+  constructor(
+    readonly base: string,
+    cause: unknown,
+  ) {
     super(`No answer from ${base}${cause instanceof Error && cause.message ? ` (${cause.message})` : ""}`);
   }
 }

@@ -8,4 +8,3 @@ import type { ApiClient } from "./client";
 export async function fetchVersion(api: ApiClient, signal?: AbortSignal): Promise<string> {
   return (await api.getText("/version", { signal })).trim();
 }
-

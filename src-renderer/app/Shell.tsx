@@ -75,9 +75,9 @@ function DevelopmentKeyBanner() {
       <div>
         <p className="banner-title">Development verifying key on {which}</p>
         <p className="banner-body">
-          Withdrawals on {which} are verified with the development key made from a published seed: anyone can forge proofs and withdraw every
-          deposit. Never use it with real funds; replace it after a multi-party ceremony (docs/zk.md) and remove{" "}
-          <code>allowDevelopmentVerifyingKey</code> from {networks.length > 1 ? "those networks" : "that network"}.
+          Withdrawals on {which} are verified with the development key made from a published seed: anyone can forge proofs and withdraw every deposit. Never use
+          it with real funds; replace it after a multi-party ceremony (docs/zk.md) and remove <code>allowDevelopmentVerifyingKey</code> from{" "}
+          {networks.length > 1 ? "those networks" : "that network"}.
         </p>
       </div>
     </div>

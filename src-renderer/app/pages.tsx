@@ -13,8 +13,7 @@ import { isNetwork } from "../../src-shared/networks";
 import type { Network } from "../../src-shared/networks";
 import type { Route } from "./routes";
 
-const poolOf = ([network, mint]: string[]): { network: Network; mint: string } | null =>
-  isNetwork(network) && mint ? { network, mint } : null;
+const poolOf = ([network, mint]: string[]): { network: Network; mint: string } | null => (isNetwork(network) && mint ? { network, mint } : null);
 
 /** The dashboard for a route. */
 export function Page({ route }: { route: Route }) {

@@ -6,10 +6,7 @@ import { ApiError, type ApiClient, type OperatorAuth } from "../api/client";
  * through the preload bridge. Either way it is sent only to /admin, as
  * `Authorization: Bearer`, and dropped the moment the relay refuses it.
  */
-export type SessionState =
-  | { status: "checking" }
-  | { status: "signed-out"; notice: string | null }
-  | { status: "signed-in"; via: "typed" | "desktop" };
+export type SessionState = { status: "checking" } | { status: "signed-out"; notice: string | null } | { status: "signed-in"; via: "typed" | "desktop" };
 
 export const TOKEN_STORAGE_KEY = "relay-console.operator-token";
 
@@ -53,7 +50,10 @@ export class OperatorSession implements OperatorAuth {
       desktop = null;
     }
     const stored = this.storage?.getItem(TOKEN_STORAGE_KEY) ?? null;
-    for (const [token, via] of [[desktop, "desktop"], [stored, "typed"]] as const) {
+    for (const [token, via] of [
+      [desktop, "desktop"],
+      [stored, "typed"],
+    ] as const) {
       if (!token) continue;
       const verdict = await this.check(api, token);
       if (verdict === "ok") return this.enter(token, via);

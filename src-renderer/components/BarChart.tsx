@@ -61,7 +61,14 @@ export function BarChart({
           const h = PAD.top + innerH - y(b.value);
           return (
             <g key={b.at}>
-              <rect className={b.value > 0 ? "chart-bar" : "chart-bar chart-bar-empty"} x={x} y={y(b.value) - (b.value > 0 ? 0 : 1)} width={barW} height={Math.max(h, 1)} rx={2}>
+              <rect
+                className={b.value > 0 ? "chart-bar" : "chart-bar chart-bar-empty"}
+                x={x}
+                y={y(b.value) - (b.value > 0 ? 0 : 1)}
+                width={barW}
+                height={Math.max(h, 1)}
+                rx={2}
+              >
                 <title>{`${formatDateTime(b.at)}: ${format(b.value)} ${unitOf(b.value)}`}</title>
               </rect>
               {i % labelEvery === 0 ? (

@@ -21,7 +21,12 @@ export function CopyValue({ value, label, display }: { value: string; label: str
         type="button"
         className="button button-small"
         aria-label={`Copy ${label}`}
-        onClick={() => copyText(value).then(() => setState("copied"), () => setState("failed"))}
+        onClick={() =>
+          copyText(value).then(
+            () => setState("copied"),
+            () => setState("failed"),
+          )
+        }
       >
         {state === "copied" ? "Copied" : state === "failed" ? "Copy failed" : "Copy"}
       </button>

@@ -14,19 +14,7 @@ export interface HeaderQuery {
  * answered (once it has: a pulse while refreshing, grey when the last refresh failed),
  * and its actions.
  */
-export function PageHeader({
-  id,
-  title,
-  lede,
-  query,
-  children,
-}: {
-  id: string;
-  title: string;
-  lede: ReactNode;
-  query?: HeaderQuery;
-  children?: ReactNode;
-}) {
+export function PageHeader({ id, title, lede, query, children }: { id: string; title: string; lede: ReactNode; query?: HeaderQuery; children?: ReactNode }) {
   const answered = query !== undefined && query.data !== undefined && query.dataUpdatedAt > 0;
   return (
     <header className="page-header">

@@ -31,7 +31,9 @@ export function formatUptime(totalSec: number): string {
 
 /** 12345 -> `12,345` (stable across locales so screenshots and tests agree). */
 export function formatCount(n: number): string {
-  return Math.trunc(n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  return Math.trunc(n)
+    .toString()
+    .replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 }
 
 /** `14:03:27`, local time. */

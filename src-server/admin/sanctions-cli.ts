@@ -40,13 +40,18 @@ exit codes: 0 ok, 1 refused (bad address or reason, nothing to clear), 2 usage, 
 export async function runSanctionsCli(argv: readonly string[], io: AdminIo, opts: { defaultDataDir?: string } = {}): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args: [...argv], options: { reason: { type: "string" }, json: { type: "boolean" }, help: { type: "boolean" } }, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args: [...argv],
+      options: { reason: { type: "string" }, json: { type: "boolean" }, help: { type: "boolean" } },
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (e) {
     io.stderr(`error: ${(e as Error).message}\n${USAGE}\n`);
     return 2;
   }
   const [command, address, extra] = parsed.positionals;
-  if (parsed.values.help || command === "help") return io.stdout(`${USAGE}\n`), 0;
+  if (parsed.values.help || command === "help") return (io.stdout(`${USAGE}\n`), 0);
   const needsAddress = ["add", "remove", "clear", "check"].includes(command ?? "");
   const known = needsAddress || command === "list" || command === "history";
   if (!known || extra !== undefined || (needsAddress && !address) || (command === "list" && address)) {
@@ -63,7 +68,7 @@ export async function runSanctionsCli(argv: readonly string[], io: AdminIo, opts
   try {
     config = loadConfig(io.env, opts.defaultDataDir ? { defaultDataDir: opts.defaultDataDir } : {});
   } catch (e) {
-    if (e instanceof ConfigError) return io.stderr(`${e.message}\n`), 2;
+    if (e instanceof ConfigError) return (io.stderr(`${e.message}\n`), 2);
     throw e;
   }
   let unlock: () => void;
@@ -85,20 +90,25 @@ export async function runSanctionsCli(argv: readonly string[], io: AdminIo, opts
         case "add":
         case "remove": {
           const r = command === "add" ? await overrides.add(address!, reason!) : await overrides.remove(address!, reason!);
-          if (!r.ok) return io.stderr(`error: ${r.error.message}\n`), 1;
+          if (!r.ok) return (io.stderr(`error: ${r.error.message}\n`), 1);
           out(`${command === "add" ? "listed" : "unlisted"} ${address} (reason: ${r.value.reason}); start the relay to apply`, r.value);
           return 0;
         }
         case "clear": {
           const r = await overrides.clear(address!, reason!);
-          if (!r.ok) return io.stderr(`error: ${r.error.message}\n`), 1;
-          if (!r.value) return io.stderr(`error: ${address} has no override\n`), 1;
+          if (!r.ok) return (io.stderr(`error: ${r.error.message}\n`), 1);
+          if (!r.value) return (io.stderr(`error: ${address} has no override\n`), 1);
           out(`cleared the override of ${address}; the loaded list decides again`, { address, cleared: true });
           return 0;
         }
         case "list": {
           const list = overrides.list();
-          out(list.length ? list.map((o) => `${o.action.padEnd(6)} ${o.address}  ${new Date(o.createdAt).toISOString()}  ${o.reason}`).join("\n") : "no overrides", list);
+          out(
+            list.length
+              ? list.map((o) => `${o.action.padEnd(6)} ${o.address}  ${new Date(o.createdAt).toISOString()}  ${o.reason}`).join("\n")
+              : "no overrides",
+            list,
+          );
           return 0;
         }
         case "history": {
@@ -109,7 +119,10 @@ export async function runSanctionsCli(argv: readonly string[], io: AdminIo, opts
         case "check": {
           const list = new ReloadingSanctionsList({
             source: config.sanctions.url
-              ? new UrlListSource(config.sanctions.url, { timeoutMs: config.sanctions.fetchTimeoutSec * 1000, cacheFile: path.join(config.dataDir, "sanctions", "url-cache.json") })
+              ? new UrlListSource(config.sanctions.url, {
+                  timeoutMs: config.sanctions.fetchTimeoutSec * 1000,
+                  cacheFile: path.join(config.dataDir, "sanctions", "url-cache.json"),
+                })
               : new FileListSource(config.sanctions.file),
             store,
             intervalMs: 3_600_000,
@@ -119,7 +132,11 @@ export async function runSanctionsCli(argv: readonly string[], io: AdminIo, opts
           const status = list.status();
           try {
             const v = list.check(address!);
-            out(`${address}: ${v.listed ? "LISTED" : "not listed"} (list version ${v.listVersion}, ${status.count} addresses from ${status.source})`, { address, ...v, status });
+            out(`${address}: ${v.listed ? "LISTED" : "not listed"} (list version ${v.listVersion}, ${status.count} addresses from ${status.source})`, {
+              address,
+              ...v,
+              status,
+            });
             return 0;
           } catch (e) {
             io.stderr(`error: ${(e as Error).message}\n`);

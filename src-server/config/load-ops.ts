@@ -89,7 +89,8 @@ export function applyOpsConfig(
     }
   }
   if (w.format !== undefined) {
-    if (w.format !== "json" && w.format !== "slack" && w.format !== "discord") fail("alerts.webhook.format", `must be "json", "slack" or "discord", got ${JSON.stringify(w.format)}`);
+    if (w.format !== "json" && w.format !== "slack" && w.format !== "discord")
+      fail("alerts.webhook.format", `must be "json", "slack" or "discord", got ${JSON.stringify(w.format)}`);
     webhook.format = w.format as WebhookFormat;
   }
   if (w.timeoutMs !== undefined) webhook.timeoutMs = num("alerts.webhook.timeoutMs", w.timeoutMs, 100, 60_000, fail);

@@ -28,7 +28,13 @@ describe("loadConfig", () => {
             backend: "solana",
             rpcUrl: "http://127.0.0.1:8899",
             wsUrl: "ws://127.0.0.1:8900",
-            solana: { commitment: "finalized", relayerKeypairPath: "relayer.json", maxAttempts: 5, lamportsPerUnit: { EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v: "0.0055" }, minFeePayerLamports: "50000000" },
+            solana: {
+              commitment: "finalized",
+              relayerKeypairPath: "relayer.json",
+              maxAttempts: 5,
+              lamportsPerUnit: { EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v: "0.0055" },
+              minFeePayerLamports: "50000000",
+            },
           },
         },
       }),
@@ -45,9 +51,18 @@ describe("loadConfig", () => {
   });
 
   it("takes several RPC endpoints in rpcUrls (the first is rpcUrl), or one in rpcUrl, and prints each by origin only", () => {
-    const f = fileWith(JSON.stringify({ networks: { mainnet: { backend: "solana", rpcUrls: ["https://a.example.com/v2/SECRET1", "https://b.example.com/?api-key=SECRET2"], solana: { rpcProbeMs: 1000 } } } }));
+    const f = fileWith(
+      JSON.stringify({
+        networks: {
+          mainnet: { backend: "solana", rpcUrls: ["https://a.example.com/v2/SECRET1", "https://b.example.com/?api-key=SECRET2"], solana: { rpcProbeMs: 1000 } },
+        },
+      }),
+    );
     const c = loadConfig({ RELAY_CONFIG: f });
-    expect(c.networks.mainnet).toMatchObject({ rpcUrl: "https://a.example.com/v2/SECRET1", rpcUrls: ["https://a.example.com/v2/SECRET1", "https://b.example.com/?api-key=SECRET2"] });
+    expect(c.networks.mainnet).toMatchObject({
+      rpcUrl: "https://a.example.com/v2/SECRET1",
+      rpcUrls: ["https://a.example.com/v2/SECRET1", "https://b.example.com/?api-key=SECRET2"],
+    });
     expect(c.networks.mainnet.solana.rpcProbeMs).toBe(1000);
     const text = describeConfig(c);
     expect(text).toContain("rpc=https://a.example.com/…,https://b.example.com/…");
@@ -107,11 +122,17 @@ describe("loadConfig", () => {
     [JSON.stringify({ networks: { devnet: { backend: "solana", rpcUrls: [] } } }), "networks.devnet.rpcUrls"],
     [JSON.stringify({ networks: { devnet: { backend: "solana", rpcUrls: ["http://127.0.0.1:8899", "ws://127.0.0.1:8900"] } } }), "networks.devnet.rpcUrls[1]"],
     [JSON.stringify({ networks: { devnet: { backend: "solana", rpcUrls: ["http://127.0.0.1:8899", "http://127.0.0.1:8899"] } } }), "networks.devnet.rpcUrls"],
-    [JSON.stringify({ networks: { devnet: { backend: "solana", rpcUrl: "http://127.0.0.1:8899", rpcUrls: ["http://127.0.0.1:8898"] } } }), "networks.devnet.rpcUrls"],
+    [
+      JSON.stringify({ networks: { devnet: { backend: "solana", rpcUrl: "http://127.0.0.1:8899", rpcUrls: ["http://127.0.0.1:8898"] } } }),
+      "networks.devnet.rpcUrls",
+    ],
     [JSON.stringify({ networks: { devnet: { solana: { rpcProbeMs: 10 } } } }), "networks.devnet.solana.rpcProbeMs"],
     [JSON.stringify({ networks: { devnet: { solana: { commitment: "max" } } } }), "networks.devnet.solana.commitment"],
     [JSON.stringify({ networks: { devnet: { solana: { computeUnitMargin: 0.5 } } } }), "networks.devnet.solana.computeUnitMargin"],
-    [JSON.stringify({ networks: { devnet: { solana: { lamportsPerUnit: { EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v: 0.005 } } } } }), "networks.devnet.solana.lamportsPerUnit"],
+    [
+      JSON.stringify({ networks: { devnet: { solana: { lamportsPerUnit: { EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v: 0.005 } } } } }),
+      "networks.devnet.solana.lamportsPerUnit",
+    ],
     [JSON.stringify({ networks: { devnet: { solana: { minFeePayerLamports: -1 } } } }), "networks.devnet.solana.minFeePayerLamports"],
     [JSON.stringify({ networks: { devnet: { solana: { keypair: "x" } } } }), "networks.devnet.solana.keypair"],
   ])("names the bad key of file %s", (content, key) => {
@@ -140,7 +161,11 @@ describe("loadConfig", () => {
 
   it("gives relay_swap the spec's slippage guidance by default and per pair from the file, in either order", () => {
     const d = loadConfig({});
-    expect(d.swap).toEqual({ stablecoins: ["EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", "Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB"], defaultClass: "standard", pairs: {} });
+    expect(d.swap).toEqual({
+      stablecoins: ["EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", "Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB"],
+      defaultClass: "standard",
+      pairs: {},
+    });
     const SOL = "So11111111111111111111111111111111111111112";
     const BONK = "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263";
     const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
@@ -154,10 +179,26 @@ describe("loadConfig", () => {
   });
 
   it("reads the Jupiter venue from the file and RELAY_JUPITER_*, and never prints the API key", () => {
-    expect(loadConfig({}).jupiter).toEqual({ baseUrl: "https://api.jup.ag/swap/v1", apiKey: null, timeoutMs: 10_000, restrictIntermediateTokens: true, programIds: ["JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4"] });
+    expect(loadConfig({}).jupiter).toEqual({
+      baseUrl: "https://api.jup.ag/swap/v1",
+      apiKey: null,
+      timeoutMs: 10_000,
+      restrictIntermediateTokens: true,
+      programIds: ["JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4"],
+    });
     const programIds = ["JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4", "CpSwap11111111111111111111111111111111111111"];
-    const f = fileWith(JSON.stringify({ jupiter: { baseUrl: "http://127.0.0.1:9999/swap/v1", apiKey: "from-file", timeoutMs: 2500, restrictIntermediateTokens: false, programIds } }));
-    expect(loadConfig({ RELAY_CONFIG: f }).jupiter).toEqual({ baseUrl: "http://127.0.0.1:9999/swap/v1", apiKey: "from-file", timeoutMs: 2500, restrictIntermediateTokens: false, programIds });
+    const f = fileWith(
+      JSON.stringify({
+        jupiter: { baseUrl: "http://127.0.0.1:9999/swap/v1", apiKey: "from-file", timeoutMs: 2500, restrictIntermediateTokens: false, programIds },
+      }),
+    );
+    expect(loadConfig({ RELAY_CONFIG: f }).jupiter).toEqual({
+      baseUrl: "http://127.0.0.1:9999/swap/v1",
+      apiKey: "from-file",
+      timeoutMs: 2500,
+      restrictIntermediateTokens: false,
+      programIds,
+    });
     const c = loadConfig({ RELAY_CONFIG: f, RELAY_JUPITER_API_KEY: "jup-secret-key-42", RELAY_JUPITER_URL: "https://jup.example.com/swap/v1" });
     expect(c.jupiter).toMatchObject({ apiKey: "jup-secret-key-42", baseUrl: "https://jup.example.com/swap/v1" });
     expect(describeConfig(c)).toContain("jupiter https://jup.example.com/… (api key set, hidden)");
@@ -168,12 +209,19 @@ describe("loadConfig", () => {
   it.each([
     [{ swap: { stablecoins: ["nope"] } }, "swap.stablecoins[0]"],
     [{ swap: { defaultClass: "wild" } }, "swap.defaultClass"],
-    [{ swap: { pairs: { "So11111111111111111111111111111111111111112": 50 } } }, "swap.pairs.So11111111111111111111111111111111111111112"],
+    [{ swap: { pairs: { So11111111111111111111111111111111111111112: 50 } } }, "swap.pairs.So11111111111111111111111111111111111111112"],
     [{ swap: { pairs: { "So11111111111111111111111111111111111111112/So11111111111111111111111111111111111111112": 50 } } }, "swap.pairs.So111"],
     [{ swap: { pairs: { "So11111111111111111111111111111111111111112/EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v": "huge" } } }, "swap.pairs.So111"],
     [{ swap: { pairs: { "So11111111111111111111111111111111111111112/EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v": 10_001 } } }, "swap.pairs.So111"],
     [
-      { swap: { pairs: { "So11111111111111111111111111111111111111112/EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v": 10, "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v/So11111111111111111111111111111111111111112": 20 } } },
+      {
+        swap: {
+          pairs: {
+            "So11111111111111111111111111111111111111112/EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v": 10,
+            "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v/So11111111111111111111111111111111111111112": 20,
+          },
+        },
+      },
       "is set twice",
     ],
     [{ swap: { slippage: 1 } }, "swap.slippage"],
@@ -193,7 +241,9 @@ describe("loadConfig", () => {
     expect(loadConfig({ RELAY_OPERATOR_TOKEN: "a".repeat(24) }).operatorToken).toBe("a".repeat(24));
     expect(() => loadConfig({ RELAY_OPERATOR_TOKEN: "a".repeat(23) })).toThrow("config RELAY_OPERATOR_TOKEN: must be at least 24 characters, got 23");
     expect(loadConfig({ RELAY_CONFIG: fileWith(JSON.stringify({ operatorToken: "b".repeat(24) })) }).operatorToken).toBe("b".repeat(24));
-    expect(() => loadConfig({ RELAY_CONFIG: fileWith(JSON.stringify({ operatorToken: "sixteen-chars-16" })) })).toThrow("config operatorToken: must be at least 24 characters, got 16");
+    expect(() => loadConfig({ RELAY_CONFIG: fileWith(JSON.stringify({ operatorToken: "sixteen-chars-16" })) })).toThrow(
+      "config operatorToken: must be at least 24 characters, got 16",
+    );
   });
 
   it("never prints the operator token", () => {

@@ -138,7 +138,8 @@ function trustProxy(key: string, v: unknown): TrustProxy {
     );
   }
   if (typeof v === "number") return int(key, v, 0, 10);
-  if (!Array.isArray(v) || v.length === 0) throw new ConfigError(key, "must be false, a number of proxies (1 to 10) or a non-empty list of proxy addresses or CIDR ranges");
+  if (!Array.isArray(v) || v.length === 0)
+    throw new ConfigError(key, "must be false, a number of proxies (1 to 10) or a non-empty list of proxy addresses or CIDR ranges");
   return v.map((entry, i) => {
     const s = str(`${key}[${i}]`, entry).trim();
     if (NAMED_RANGES.includes(s)) return s;
@@ -147,7 +148,10 @@ function trustProxy(key: string, v: unknown): TrustProxy {
     const maxPrefix = family === 4 ? 32 : 128;
     const prefixOk = prefix === undefined || (/^[0-9]{1,3}$/.test(prefix) && Number(prefix) <= maxPrefix);
     if (family === 0 || !prefixOk || extra !== undefined) {
-      throw new ConfigError(`${key}[${i}]`, `must be an IP address or CIDR range (e.g. "10.0.0.5", "10.1.0.0/16", "fd00::/8") or one of ${NAMED_RANGES.join(", ")}, got ${JSON.stringify(entry)}`);
+      throw new ConfigError(
+        `${key}[${i}]`,
+        `must be an IP address or CIDR range (e.g. "10.0.0.5", "10.1.0.0/16", "fd00::/8") or one of ${NAMED_RANGES.join(", ")}, got ${JSON.stringify(entry)}`,
+      );
     }
     return s;
   });
@@ -169,7 +173,8 @@ function applyNetwork(key: string, base: NetworkConfig, raw: Obj): NetworkConfig
   rejectUnknown(key, raw, ["enabled", "backend", "programId", "pools", "rpcUrl", "rpcUrls", "wsUrl", "solana", "allowDevelopmentVerifyingKey"]);
   const out: NetworkConfig = { ...base, rpcUrls: [...base.rpcUrls], solana: { ...base.solana, lamportsPerUnit: { ...base.solana.lamportsPerUnit } } };
   if (raw.enabled !== undefined) out.enabled = bool(`${key}.enabled`, raw.enabled);
-  if (raw.allowDevelopmentVerifyingKey !== undefined) out.allowDevelopmentVerifyingKey = bool(`${key}.allowDevelopmentVerifyingKey`, raw.allowDevelopmentVerifyingKey);
+  if (raw.allowDevelopmentVerifyingKey !== undefined)
+    out.allowDevelopmentVerifyingKey = bool(`${key}.allowDevelopmentVerifyingKey`, raw.allowDevelopmentVerifyingKey);
   if (raw.backend !== undefined) {
     if (raw.backend !== "sandbox" && raw.backend !== "solana") {
       throw new ConfigError(`${key}.backend`, `must be "sandbox" or "solana", got ${JSON.stringify(raw.backend)}`);
@@ -233,14 +238,16 @@ function applySolana(key: string, base: SolanaNetworkConfig, raw: Obj): SolanaNe
     }
     out.commitment = raw.commitment;
   }
-  if (raw.relayerKeypairPath !== undefined) out.relayerKeypairPath = raw.relayerKeypairPath === null ? null : path.resolve(str(`${key}.relayerKeypairPath`, raw.relayerKeypairPath));
+  if (raw.relayerKeypairPath !== undefined)
+    out.relayerKeypairPath = raw.relayerKeypairPath === null ? null : path.resolve(str(`${key}.relayerKeypairPath`, raw.relayerKeypairPath));
   if (raw.computeUnitMargin !== undefined) {
     const m = raw.computeUnitMargin;
     if (typeof m !== "number" || !(m >= 1 && m <= 4)) throw new ConfigError(`${key}.computeUnitMargin`, "must be a number from 1 to 4");
     out.computeUnitMargin = m;
   }
   if (raw.priorityFeePercentile !== undefined) out.priorityFeePercentile = int(`${key}.priorityFeePercentile`, raw.priorityFeePercentile, 0, 100);
-  if (raw.maxPriorityMicroLamports !== undefined) out.maxPriorityMicroLamports = int(`${key}.maxPriorityMicroLamports`, raw.maxPriorityMicroLamports, 0, 1_000_000_000);
+  if (raw.maxPriorityMicroLamports !== undefined)
+    out.maxPriorityMicroLamports = int(`${key}.maxPriorityMicroLamports`, raw.maxPriorityMicroLamports, 0, 1_000_000_000);
   if (raw.maxAttempts !== undefined) out.maxAttempts = int(`${key}.maxAttempts`, raw.maxAttempts, 1, 20);
   if (raw.rebroadcastMs !== undefined) out.rebroadcastMs = int(`${key}.rebroadcastMs`, raw.rebroadcastMs, 50, 60_000);
   if (raw.rpcTimeoutMs !== undefined) out.rpcTimeoutMs = int(`${key}.rpcTimeoutMs`, raw.rpcTimeoutMs, 100, 120_000);
@@ -301,7 +308,27 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { defaultDataDir?: stri
     file = parsed;
   }
 
-  rejectUnknown("", file, ["host", "port", "dataDir", "operatorToken", "networks", "auth", "rateLimits", "http", "storage", "fees", "verifier", "sanctions", "console", "swap", "jupiter", "reverts", "metrics", "alerts", "logs"]);
+  rejectUnknown("", file, [
+    "host",
+    "port",
+    "dataDir",
+    "operatorToken",
+    "networks",
+    "auth",
+    "rateLimits",
+    "http",
+    "storage",
+    "fees",
+    "verifier",
+    "sanctions",
+    "console",
+    "swap",
+    "jupiter",
+    "reverts",
+    "metrics",
+    "alerts",
+    "logs",
+  ]);
   if (file.host !== undefined) cfg.host = str("host", file.host);
   if (file.port !== undefined) cfg.port = int("port", file.port, 0, 65535);
   if (file.dataDir !== undefined) cfg.dataDir = path.resolve(str("dataDir", file.dataDir));
@@ -332,12 +359,21 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { defaultDataDir?: stri
   }
 
   const http = section("http", file.http);
-  rejectUnknown("http", http, ["bodyLimitBytes", "trustProxy", "publicHostnames", "headersTimeoutMs", "requestTimeoutMs", "keepAliveTimeoutMs", "maxConnectionsPerIp"]);
+  rejectUnknown("http", http, [
+    "bodyLimitBytes",
+    "trustProxy",
+    "publicHostnames",
+    "headersTimeoutMs",
+    "requestTimeoutMs",
+    "keepAliveTimeoutMs",
+    "maxConnectionsPerIp",
+  ]);
   if (http.headersTimeoutMs !== undefined) cfg.http.headersTimeoutMs = int("http.headersTimeoutMs", http.headersTimeoutMs, 100, 600_000);
   if (http.requestTimeoutMs !== undefined) cfg.http.requestTimeoutMs = int("http.requestTimeoutMs", http.requestTimeoutMs, 100, 3_600_000);
   if (http.keepAliveTimeoutMs !== undefined) cfg.http.keepAliveTimeoutMs = int("http.keepAliveTimeoutMs", http.keepAliveTimeoutMs, 100, 600_000);
   if (http.maxConnectionsPerIp !== undefined) cfg.http.maxConnectionsPerIp = int("http.maxConnectionsPerIp", http.maxConnectionsPerIp, 0, 1_000_000);
-  if (cfg.http.headersTimeoutMs > cfg.http.requestTimeoutMs) throw new ConfigError("http.headersTimeoutMs", `must not exceed http.requestTimeoutMs (${cfg.http.requestTimeoutMs})`);
+  if (cfg.http.headersTimeoutMs > cfg.http.requestTimeoutMs)
+    throw new ConfigError("http.headersTimeoutMs", `must not exceed http.requestTimeoutMs (${cfg.http.requestTimeoutMs})`);
   if (http.bodyLimitBytes !== undefined) cfg.http.bodyLimitBytes = int("http.bodyLimitBytes", http.bodyLimitBytes, 1024, 10 * 1024 * 1024);
   if (http.trustProxy !== undefined) cfg.http.trustProxy = trustProxy("http.trustProxy", http.trustProxy);
   if (http.publicHostnames !== undefined) cfg.http.publicHostnames = publicHostnames("http.publicHostnames", http.publicHostnames);
@@ -379,7 +415,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { defaultDataDir?: stri
   rejectUnknown("sanctions", sanctions, ["file", "url", "refreshIntervalSec", "filePollSec", "fetchTimeoutSec"]);
   if (sanctions.file !== undefined) cfg.sanctions.file = path.resolve(str("sanctions.file", sanctions.file));
   if (sanctions.url !== undefined) cfg.sanctions.url = sanctions.url === null ? null : listUrl("sanctions.url", sanctions.url);
-  if (sanctions.refreshIntervalSec !== undefined) cfg.sanctions.refreshIntervalSec = int("sanctions.refreshIntervalSec", sanctions.refreshIntervalSec, 1, 7 * 86400);
+  if (sanctions.refreshIntervalSec !== undefined)
+    cfg.sanctions.refreshIntervalSec = int("sanctions.refreshIntervalSec", sanctions.refreshIntervalSec, 1, 7 * 86400);
   if (sanctions.filePollSec !== undefined) cfg.sanctions.filePollSec = int("sanctions.filePollSec", sanctions.filePollSec, 1, 3600);
   if (sanctions.fetchTimeoutSec !== undefined) cfg.sanctions.fetchTimeoutSec = int("sanctions.fetchTimeoutSec", sanctions.fetchTimeoutSec, 1, 300);
 
@@ -408,9 +445,11 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { defaultDataDir?: stri
   if (jupiter.baseUrl !== undefined) cfg.jupiter.baseUrl = listUrl("jupiter.baseUrl", jupiter.baseUrl);
   if (jupiter.apiKey !== undefined) cfg.jupiter.apiKey = apiKey("jupiter.apiKey", jupiter.apiKey);
   if (jupiter.timeoutMs !== undefined) cfg.jupiter.timeoutMs = int("jupiter.timeoutMs", jupiter.timeoutMs, 100, 120_000);
-  if (jupiter.restrictIntermediateTokens !== undefined) cfg.jupiter.restrictIntermediateTokens = bool("jupiter.restrictIntermediateTokens", jupiter.restrictIntermediateTokens);
+  if (jupiter.restrictIntermediateTokens !== undefined)
+    cfg.jupiter.restrictIntermediateTokens = bool("jupiter.restrictIntermediateTokens", jupiter.restrictIntermediateTokens);
   if (jupiter.programIds !== undefined) {
-    if (!Array.isArray(jupiter.programIds) || jupiter.programIds.length === 0) throw new ConfigError("jupiter.programIds", "must be a non-empty list of program ids");
+    if (!Array.isArray(jupiter.programIds) || jupiter.programIds.length === 0)
+      throw new ConfigError("jupiter.programIds", "must be a non-empty list of program ids");
     cfg.jupiter.programIds = jupiter.programIds.map((id, i) => pubkey(`jupiter.programIds[${i}]`, id));
   }
 
@@ -422,7 +461,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { defaultDataDir?: stri
   if (env.RELAY_RATE_LIMITS !== undefined) cfg.rateLimits.enabled = bool("RELAY_RATE_LIMITS", env.RELAY_RATE_LIMITS);
   if (env.RELAY_REQUIRE_RELAY_AUTH !== undefined) cfg.auth.requireRelayAuth = bool("RELAY_REQUIRE_RELAY_AUTH", env.RELAY_REQUIRE_RELAY_AUTH);
   if (env.RELAY_SANCTIONS_FILE !== undefined) cfg.sanctions.file = path.resolve(str("RELAY_SANCTIONS_FILE", env.RELAY_SANCTIONS_FILE));
-  if (env.RELAY_SANCTIONS_URL !== undefined) cfg.sanctions.url = env.RELAY_SANCTIONS_URL === "" ? null : listUrl("RELAY_SANCTIONS_URL", env.RELAY_SANCTIONS_URL);
+  if (env.RELAY_SANCTIONS_URL !== undefined)
+    cfg.sanctions.url = env.RELAY_SANCTIONS_URL === "" ? null : listUrl("RELAY_SANCTIONS_URL", env.RELAY_SANCTIONS_URL);
   if (env.RELAY_JUPITER_URL !== undefined) cfg.jupiter.baseUrl = listUrl("RELAY_JUPITER_URL", env.RELAY_JUPITER_URL);
   if (env.RELAY_JUPITER_API_KEY !== undefined) cfg.jupiter.apiKey = apiKey("RELAY_JUPITER_API_KEY", env.RELAY_JUPITER_API_KEY);
   if (env.RELAY_PROGRAM_ID !== undefined) {
@@ -444,7 +484,9 @@ export function describeConfig(cfg: RelayConfig): string {
     return `${n}=${c.enabled ? c.backend : "disabled"} program=${c.programId} pools=${c.pools.length}${rpc}`;
   }).join("; ");
   const limits = cfg.rateLimits.enabled
-    ? Object.entries(cfg.rateLimits.perEndpoint).map(([k, v]) => `${k}:${v}`).join(",") + `/${cfg.rateLimits.windowSec}s`
+    ? Object.entries(cfg.rateLimits.perEndpoint)
+        .map(([k, v]) => `${k}:${v}`)
+        .join(",") + `/${cfg.rateLimits.windowSec}s`
     : "off";
   return [
     `config: host=${cfg.host} port=${cfg.port} dataDir=${cfg.dataDir}`,

@@ -171,7 +171,16 @@ export interface AlertRuleThresholds {
   /** The data dir's disk with less than this percentage free. */
   diskFreePercent: number | null;
 }
-export const ALERT_RULE_KEYS = ["feePayerRunwayHours", "indexerLagSec", "relayFailurePercent", "relayFailureWindowMin", "relayFailureMinRelays", "healthRedMin", "sanctionsAgeHours", "diskFreePercent"] as const;
+export const ALERT_RULE_KEYS = [
+  "feePayerRunwayHours",
+  "indexerLagSec",
+  "relayFailurePercent",
+  "relayFailureWindowMin",
+  "relayFailureMinRelays",
+  "healthRedMin",
+  "sanctionsAgeHours",
+  "diskFreePercent",
+] as const;
 
 export type WebhookFormat = "json" | "slack" | "discord";
 
@@ -381,7 +390,13 @@ export function defaultConfig(dataDir: string, resourcesDir: string): RelayConfi
       defaultClass: "standard",
       pairs: {},
     },
-    jupiter: { baseUrl: "https://api.jup.ag/swap/v1", apiKey: null, timeoutMs: 10_000, restrictIntermediateTokens: true, programIds: ["JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4"] },
+    jupiter: {
+      baseUrl: "https://api.jup.ag/swap/v1",
+      apiKey: null,
+      timeoutMs: 10_000,
+      restrictIntermediateTokens: true,
+      programIds: ["JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4"],
+    },
     verifier: { vkeyPath: path.join(resourcesDir, "zk", "verification_key.json"), threads: 0, maxQueue: 1024 },
     sanctions: {
       file: path.join(resourcesDir, "sanctions", "sanctioned_addresses_SOL.txt"),

@@ -18,7 +18,10 @@ const solanaConfig = (extra: Record<string, unknown> = {}, vkeyPath?: string) =>
   loadConfig({
     RELAY_CONFIG: file(
       `cfg-${Math.random()}.json`,
-      JSON.stringify({ networks: { mainnet: { backend: "solana", rpcUrl: "http://127.0.0.1:8899", ...extra } }, ...(vkeyPath ? { verifier: { vkeyPath } } : {}) }),
+      JSON.stringify({
+        networks: { mainnet: { backend: "solana", rpcUrl: "http://127.0.0.1:8899", ...extra } },
+        ...(vkeyPath ? { verifier: { vkeyPath } } : {}),
+      }),
     ),
   });
 

@@ -122,7 +122,13 @@ export function createApp(deps: AppDeps): RelayApp {
       status = 413;
       name = ErrorName.PayloadTooLarge;
       message = `body exceeds ${deps.config.http.bodyLimitBytes} bytes`;
-    } else if (e.type === "entity.parse.failed" || e.type === "encoding.unsupported" || e.type === "charset.unsupported" || e.type === "entity.verify.failed" || (typeof e.status === "number" && e.status >= 400 && e.status < 500)) {
+    } else if (
+      e.type === "entity.parse.failed" ||
+      e.type === "encoding.unsupported" ||
+      e.type === "charset.unsupported" ||
+      e.type === "entity.verify.failed" ||
+      (typeof e.status === "number" && e.status >= 400 && e.status < 500)
+    ) {
       status = e.status && e.status < 500 ? e.status : 400;
       name = ErrorName.InvalidRequest;
       message = e.type === "entity.parse.failed" ? "body is not valid JSON" : (e.message ?? "bad request");

@@ -113,7 +113,15 @@ describe("AlertService", () => {
   it("fires on a relay failure rate over the threshold once enough relays reached a verdict", async () => {
     const s = setup();
     const verdict = (failed: boolean) =>
-      s.service.onRelay({ id: "x", kind: "relay", network: "mainnet", mint: "m", receivedAt: s.now(), times: {}, state: failed ? { kind: "failed", at: s.now(), error: "RelayFailed", detail: "" } : { kind: "confirmed", at: s.now(), signature: "s" } });
+      s.service.onRelay({
+        id: "x",
+        kind: "relay",
+        network: "mainnet",
+        mint: "m",
+        receivedAt: s.now(),
+        times: {},
+        state: failed ? { kind: "failed", at: s.now(), error: "RelayFailed", detail: "" } : { kind: "confirmed", at: s.now(), signature: "s" },
+      });
     verdict(true);
     verdict(true);
     verdict(false);

@@ -123,7 +123,15 @@ export class AlertService {
       seen.add(key);
       const open = this.open.get(key);
       if (!open) {
-        const a = await this.deps.store.fire({ rule: c.rule, subject: c.subject, summary: c.summary, detail: c.detail, startedAt: now, lastNotifiedAt: now, notifications: 1 });
+        const a = await this.deps.store.fire({
+          rule: c.rule,
+          subject: c.subject,
+          summary: c.summary,
+          detail: c.detail,
+          startedAt: now,
+          lastNotifiedAt: now,
+          notifications: 1,
+        });
         this.open.set(key, a);
         this.deps.notify("firing", a);
       } else if (now - open.lastNotifiedAt >= this.deps.repeatMin * 60_000) {
@@ -165,7 +173,12 @@ export class AlertService {
     if (r.indexerLagSec !== null) {
       for (const p of s.indexer()) {
         if (p.drift) {
-          out.push({ rule: "indexer-lag", subject: `${p.network}/${p.mint}`, summary: `Indexer root drift on ${p.network}/${p.mint}`, detail: `${p.drift}; proofs of this pool are refused until it is rebuilt.` });
+          out.push({
+            rule: "indexer-lag",
+            subject: `${p.network}/${p.mint}`,
+            summary: `Indexer root drift on ${p.network}/${p.mint}`,
+            detail: `${p.drift}; proofs of this pool are refused until it is rebuilt.`,
+          });
         } else if (p.lagSec > r.indexerLagSec) {
           out.push({
             rule: "indexer-lag",

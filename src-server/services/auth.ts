@@ -12,7 +12,8 @@ export interface LoginInput {
   message: number;
 }
 
-export type LoginError = { kind: "InvalidSignature" } | { kind: "MessageTooOld"; reason: string } | { kind: "TooManyTokens"; retryAfterSec: number; reason: string };
+export type LoginError =
+  { kind: "InvalidSignature" } | { kind: "MessageTooOld"; reason: string } | { kind: "TooManyTokens"; retryAfterSec: number; reason: string };
 
 /**
  * The caller's token caps (per client address, per wallet): asked once the login is

@@ -139,7 +139,14 @@ export class ChainFollower {
     if (this.started) return;
     this.started = true;
     for (const [network, config] of this.opts.networks) {
-      const net: NetworkState = { network, config, timer: null, cycles: 0, discovery: new Streak(`${network}: listing pools`, this.log), startedAt: this.now() };
+      const net: NetworkState = {
+        network,
+        config,
+        timer: null,
+        cycles: 0,
+        discovery: new Streak(`${network}: listing pools`, this.log),
+        startedAt: this.now(),
+      };
       this.nets.set(network, net);
       for (const p of this.opts.indexer.list()) if (p.network === network) this.follow(network, p.mint);
       await this.discover(net);
@@ -182,7 +189,10 @@ export class ChainFollower {
           problems.push(`${s.mint}: no successful sync for ${Math.floor((now - since) / 1000)}s: ${s.lastError}`);
         }
       }
-      const worst = stats.reduce<FollowerPoolStats | null>((w, s) => (!w || s.lagSec > w.lagSec || (s.lagSec === w.lagSec && s.lagDeposits > w.lagDeposits) ? s : w), null);
+      const worst = stats.reduce<FollowerPoolStats | null>(
+        (w, s) => (!w || s.lagSec > w.lagSec || (s.lagSec === w.lagSec && s.lagDeposits > w.lagDeposits) ? s : w),
+        null,
+      );
       const detail = problems.length
         ? problems.join("; ")
         : !worst

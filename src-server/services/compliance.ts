@@ -66,7 +66,12 @@ export class ComplianceService {
     const wallet = this.deps.walletOf(token);
     if (!wallet) return err({ kind: "Unauthorized" });
     const at = this.now();
-    const decision = (outcome: ComplianceDecision["outcome"], listVersion: string | null, expiresAt: number | null, detail: string | null): ComplianceDecision => ({
+    const decision = (
+      outcome: ComplianceDecision["outcome"],
+      listVersion: string | null,
+      expiresAt: number | null,
+      detail: string | null,
+    ): ComplianceDecision => ({
       at,
       purpose: "ofac_signature",
       network,
@@ -114,7 +119,12 @@ export class ComplianceService {
  * The list as the relay pipeline sees it: the same answers, and each
  * recipient screening recorded with the version that decided.
  */
-export function recordingSanctionsList(list: SanctionsList, log: ComplianceLog, logLine: (line: string) => void = () => {}, nowMs: () => number = Date.now): SanctionsList {
+export function recordingSanctionsList(
+  list: SanctionsList,
+  log: ComplianceLog,
+  logLine: (line: string) => void = () => {},
+  nowMs: () => number = Date.now,
+): SanctionsList {
   const record = (d: ComplianceDecision): void => {
     log.record(d).catch((e: unknown) => logLine(`compliance: could not record a screening: ${(e as Error).message}`));
   };
@@ -122,10 +132,28 @@ export function recordingSanctionsList(list: SanctionsList, log: ComplianceLog, 
     check(address) {
       try {
         const v = list.check(address);
-        record({ at: nowMs(), purpose: "relay_recipient", network: null, address, outcome: v.listed ? "listed" : "clear", listVersion: v.listVersion, expiresAt: null, detail: null });
+        record({
+          at: nowMs(),
+          purpose: "relay_recipient",
+          network: null,
+          address,
+          outcome: v.listed ? "listed" : "clear",
+          listVersion: v.listVersion,
+          expiresAt: null,
+          detail: null,
+        });
         return v;
       } catch (e) {
-        record({ at: nowMs(), purpose: "relay_recipient", network: null, address, outcome: "error", listVersion: null, expiresAt: null, detail: (e as Error).message });
+        record({
+          at: nowMs(),
+          purpose: "relay_recipient",
+          network: null,
+          address,
+          outcome: "error",
+          listVersion: null,
+          expiresAt: null,
+          detail: (e as Error).message,
+        });
         throw e;
       }
     },

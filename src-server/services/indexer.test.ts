@@ -40,7 +40,12 @@ describe("IndexerService cursor", () => {
   it("persists a cursor moved past history without deposits, so a restart resumes after it", async () => {
     const hasher = await createPoseidonHasher();
     const seen: (string | null)[] = [];
-    const indexer = new IndexerService(new SqlTreeStore(db), new Map<Network, ChainBackend>([["mainnet", chainWith([{ events: [], cursor: "SIG-OF-A-WITHDRAWAL" }], seen)]]), hasher, () => "tree");
+    const indexer = new IndexerService(
+      new SqlTreeStore(db),
+      new Map<Network, ChainBackend>([["mainnet", chainWith([{ events: [], cursor: "SIG-OF-A-WITHDRAWAL" }], seen)]]),
+      hasher,
+      () => "tree",
+    );
     await indexer.start();
     expect(indexer.get("mainnet", MINT)!.stored.cursor).toBe("SIG-OF-A-WITHDRAWAL");
 

@@ -82,7 +82,10 @@ export class IndexerService {
       return this.syncNow(network, mint);
     });
     this.queued.set(key, next);
-    this.locks.set(key, next.catch(() => {}));
+    this.locks.set(
+      key,
+      next.catch(() => {}),
+    );
     return next;
   }
 
@@ -94,7 +97,7 @@ export class IndexerService {
         ok: drifted.length === 0 && this.lastSyncError === null,
         detail: drifted.length
           ? `root drift in ${drifted.map((p) => poolKey(p.network, p.mint)).join(", ")}`
-          : this.lastSyncError ?? `${this.pools.size} pools in sync`,
+          : (this.lastSyncError ?? `${this.pools.size} pools in sync`),
       },
     ];
     return checks;

@@ -51,7 +51,13 @@ describe("observeRelayStore", () => {
     await store.advance("r1", RelayState.submitted(160));
     await store.advance("r1", RelayState.confirmed(400, "SIG"));
     expect(events.map((e) => e.state.kind)).toEqual(["received", "verified", "submitted", "confirmed"]);
-    expect(events[3]).toMatchObject({ id: "r1", network: "mainnet", mint: "M", receivedAt: 100, times: { received: 100, verified: 150, submitted: 160, confirmed: 400 } });
+    expect(events[3]).toMatchObject({
+      id: "r1",
+      network: "mainnet",
+      mint: "M",
+      receivedAt: 100,
+      times: { received: 100, verified: 150, submitted: 160, confirmed: 400 },
+    });
     expect(JSON.stringify(events)).not.toContain("RECIPIENT");
     expect(store.get("r1")?.status).toBe("confirmed");
     expect(store.unfinished()).toEqual([]);

@@ -50,7 +50,20 @@ async function interrupted(opts: { submitted?: boolean; attempts?: SubmissionAtt
   const id = `00000000-0000-4000-8000-${String(++n).padStart(12, "0")}`;
   const nullifier = n.toString(16).padStart(64, "0");
   await store.create(
-    { id, kind: "relay", network: "mainnet", mint: "M", outputMint: null, recipient: "R", nullifierHash: nullifier, depositSize: 1000n, fee: 1n, relayer: "F", minOut: null, receivedAt: NOW - 10_000 },
+    {
+      id,
+      kind: "relay",
+      network: "mainnet",
+      mint: "M",
+      outputMint: null,
+      recipient: "R",
+      nullifierHash: nullifier,
+      depositSize: 1000n,
+      fee: 1n,
+      relayer: "F",
+      minOut: null,
+      receivedAt: NOW - 10_000,
+    },
     RelayState.received(NOW - 10_000),
   );
   if (opts.submitted ?? true) await store.advance(id, RelayState.submitted(NOW - 9_000));

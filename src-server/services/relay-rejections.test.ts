@@ -1,7 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { RejectedRelays } from "./relay-rejections";
 
-const rejection = (i: number, error = "InvalidProof") => ({ at: i, kind: "relay" as const, network: "mainnet" as const, mint: "m", status: 400, error, detail: `#${i}` });
+const rejection = (i: number, error = "InvalidProof") => ({
+  at: i,
+  kind: "relay" as const,
+  network: "mainnet" as const,
+  mint: "m",
+  status: 400,
+  error,
+  detail: `#${i}`,
+});
 
 describe("RejectedRelays", () => {
   it("keeps only the newest `capacity` rejections, newest first, but counts every one per error name", () => {

@@ -134,7 +134,9 @@ export class RelayService {
       counts[verdict] += 1;
     }
     if (counts.confirmed + counts.failed + counts.held) {
-      this.log(`relay: after restart, ${counts.confirmed} interrupted relays confirmed, ${counts.failed} failed, ${counts.held} held until their transactions can no longer land`);
+      this.log(
+        `relay: after restart, ${counts.confirmed} interrupted relays confirmed, ${counts.failed} failed, ${counts.held} held until their transactions can no longer land`,
+      );
     }
     return counts;
   }
@@ -230,11 +232,19 @@ export class RelayService {
     if (paused) return reject(503, ErrorName.RelayPaused, paused);
     if (!chain) return reject(400, ErrorName.InvalidRequest, `network: ${req.network} is not enabled on this relay`);
     if (req.relayer !== null && req.relayer !== chain.feePayer) {
-      return reject(400, ErrorName.InvalidRequest, `relayer: this relay's key on ${req.network} is ${chain.feePayer} (GET /fees); a proof bound to another relayer cannot be relayed here`);
+      return reject(
+        400,
+        ErrorName.InvalidRequest,
+        `relayer: this relay's key on ${req.network} is ${chain.feePayer} (GET /fees); a proof bound to another relayer cannot be relayed here`,
+      );
     }
     if (!fee.ok) {
       if (fee.kind === "Uncoverable") return reject(400, ErrorName.InvalidRequest, "depositSize: does not cover the relayer fee");
-      return reject(400, ErrorName.FeeTooLow, `fee: ${req.fee} is below this relay's fee of ${fee.published} for depositSize ${req.depositSize} of ${req.mint} on ${req.network} (GET /fees)`);
+      return reject(
+        400,
+        ErrorName.FeeTooLow,
+        `fee: ${req.fee} is below this relay's fee of ${fee.published} for depositSize ${req.depositSize} of ${req.mint} on ${req.network} (GET /fees)`,
+      );
     }
     const pool = indexer.get(req.network, req.mint);
     if (!pool) return reject(400, ErrorName.InvalidRoot, `no pool for ${req.mint} on ${req.network}`);
@@ -311,7 +321,8 @@ export class RelayService {
     // Every cheaper check (pool, root, fee, relayer, nullifier, quote) has passed:
     // only now does the request cost a pairing, and only within its client's share of the verifier.
     const release = gate();
-    if (!release) return { result: reject(429, ErrorName.RateLimited, "too many proofs from this client are being verified; wait for an answer before sending more") };
+    if (!release)
+      return { result: reject(429, ErrorName.RateLimited, "too many proofs from this client are being verified; wait for an answer before sending more") };
     const t0 = this.now();
     let valid: boolean;
     try {
@@ -349,17 +360,20 @@ export class RelayService {
     await store.advance(id, RelayState.submitted(this.now()));
     let result;
     try {
-      result = await chain.submitWithdrawal({
-        mint: req.mint,
-        mintBytes: req.mintBytes,
-        recipient: req.recipient,
-        root: req.root,
-        nullifierHash: req.nullifierHash,
-        proof: req.proof,
-        depositSize: req.depositSize,
-        fee,
-        ...(swap ? { swap: swap.leg } : {}),
-      }, { attempt: (a) => store.recordAttempt(id, a) });
+      result = await chain.submitWithdrawal(
+        {
+          mint: req.mint,
+          mintBytes: req.mintBytes,
+          recipient: req.recipient,
+          root: req.root,
+          nullifierHash: req.nullifierHash,
+          proof: req.proof,
+          depositSize: req.depositSize,
+          fee,
+          ...(swap ? { swap: swap.leg } : {}),
+        },
+        { attempt: (a) => store.recordAttempt(id, a) },
+      );
     } catch (e) {
       // A backend that threw may have sent something: treat it as unknown, not as "did not land".
       this.log(`relay ${id}: submission failed: ${(e as Error).message}`);

@@ -103,14 +103,16 @@ describe("what reaches the proof verifier", () => {
     const relay = service(verifier);
     let held = 0;
     let releases = 0;
-    const gate = (cap: number): VerificationGate => () => {
-      if (held >= cap) return null;
-      held++;
-      return () => {
-        held--;
-        releases++;
+    const gate =
+      (cap: number): VerificationGate =>
+      () => {
+        if (held >= cap) return null;
+        held++;
+        return () => {
+          held--;
+          releases++;
+        };
       };
-    };
     expect(await relay.relay(request(), gate(0))).toMatchObject({ status: 429, error: "RateLimited" });
     expect(verifier.calls).toBe(0);
     expect(await relay.relay(request(), gate(1))).toMatchObject({ status: 400, error: "InvalidProof" });

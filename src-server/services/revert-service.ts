@@ -86,7 +86,12 @@ export class RevertService {
       { id, network: input.network, depositSignature: input.txnSig.slice(0, MAX_SIG_TEXT), wallet: tokenWallet, requestedAt: this.now() },
       RevertState.requested(this.now()),
     );
-    const fail = async (error: ErrorNameValue, message: string, deposit?: { mint: string; amount: bigint }, extra: { retryAfterSec?: number } = {}): Promise<RevertOutcome> => {
+    const fail = async (
+      error: ErrorNameValue,
+      message: string,
+      deposit?: { mint: string; amount: bigint },
+      extra: { retryAfterSec?: number } = {},
+    ): Promise<RevertOutcome> => {
       await store.advance(id, RevertState.failed(this.now(), error, message), deposit);
       return { ok: false, status: statusOf(error), error, message, ...extra };
     };
@@ -118,7 +123,12 @@ export class RevertService {
     const perDay = this.deps.perDepositorPerDay ?? DEFAULT_REVERTS_PER_DEPOSITOR_PER_DAY;
     const quota = judgeRevertQuota(store.paidOrSentSince(wallet, this.now() - REVERT_QUOTA_WINDOW_MS), this.now(), perDay);
     if (!quota.ok) {
-      return fail(ErrorName.RateLimited, `at most ${perDay} reverts per depositor in 24 hours (reverts.perDepositorPerDay); try again in ${quota.retryAfterSec} s`, about, { retryAfterSec: quota.retryAfterSec });
+      return fail(
+        ErrorName.RateLimited,
+        `at most ${perDay} reverts per depositor in 24 hours (reverts.perDepositorPerDay); try again in ${quota.retryAfterSec} s`,
+        about,
+        { retryAfterSec: quota.retryAfterSec },
+      );
     }
     this.inFlight.add(key);
     try {

@@ -281,7 +281,9 @@ export type AdminFees = Infer<typeof adminFees>;
 
 /** GET /admin/settings */
 export const adminSettings = object({
-  networks: array(object({ name: network, enabled: boolean, backend: string, sandbox: boolean, programId: string, pools: array(string), rpcUrl: nullable(string) })),
+  networks: array(
+    object({ name: network, enabled: boolean, backend: string, sandbox: boolean, programId: string, pools: array(string), rpcUrl: nullable(string) }),
+  ),
   fees: adminFees,
   limits: object({
     rateLimitsEnabled: boolean,
@@ -321,9 +323,7 @@ export const adminMoney = object({
   /** Fees of confirmed relays per bucket, network and mint (pruned days come from the daily aggregates). */
   earned: array(object({ at: number, network, mint: string, fees: string, relays: number })),
   totals: array(object({ network, mint: string, fees: string, volume: string, relays: number, costLamports: string })),
-  recent: array(
-    object({ id: string, network, mint: string, status: relayStatus, receivedAt: number, depositSize: string, fee: string, costLamports: string }),
-  ),
+  recent: array(object({ id: string, network, mint: string, status: relayStatus, receivedAt: number, depositSize: string, fee: string, costLamports: string })),
 });
 export type AdminMoney = Infer<typeof adminMoney>;
 
@@ -362,7 +362,9 @@ export const adminRevert = object({
   signature: nullable(string),
   requestedAt: number,
   durationMs: number,
-  steps: array(object({ kind: revertStatus, at: number, sinceStartMs: number, signature: optional(string), error: optional(string), detail: optional(string) })),
+  steps: array(
+    object({ kind: revertStatus, at: number, sinceStartMs: number, signature: optional(string), error: optional(string), detail: optional(string) }),
+  ),
 });
 export type AdminRevert = Infer<typeof adminRevert>;
 export const adminReverts = object({ items: array(adminRevert) });

@@ -18,7 +18,9 @@ const objectContracts = Object.entries({ ...publicContracts, ...adminContracts, 
 
 describe("wire contracts refuse a wrong shape with a message naming the field", () => {
   it("finds the contracts to check", () => {
-    expect(objectContracts.map(([n]) => n)).toEqual(expect.arrayContaining(["healthDetail", "networksAnswer", "feesAnswer", "adminHealth", "adminSettings", "adminAlerts"]));
+    expect(objectContracts.map(([n]) => n)).toEqual(
+      expect.arrayContaining(["healthDetail", "networksAnswer", "feesAnswer", "adminHealth", "adminSettings", "adminAlerts"]),
+    );
   });
 
   it.each(objectContracts)("%s: refuses a non-object, and an empty object by its first required key", (_name, contract) => {
@@ -31,13 +33,51 @@ describe("wire contracts refuse a wrong shape with a message naming the field", 
   it.each<[string, Decoder<unknown>, unknown, string]>([
     ["a check's ok", publicContracts.healthDetail, { status: "ok", checks: [{ name: "store", ok: "yes", detail: "" }] }, "checks[0].ok is not true or false"],
     ["an unknown status", publicContracts.healthDetail, { status: "fine", checks: [] }, 'status is not one of "ok", "degraded"'],
-    ["a network's programId", publicContracts.networksAnswer, { networks: [{ name: "mainnet", backend: "sandbox", sandbox: true }] }, "networks[0].programId is not a string"],
+    [
+      "a network's programId",
+      publicContracts.networksAnswer,
+      { networks: [{ name: "mainnet", backend: "sandbox", sandbox: true }] },
+      "networks[0].programId is not a string",
+    ],
     ["a relay status other than 200", publicContracts.relaySuccess, { status: 201, signature: "x" }, "status is not one of 200"],
     ["fee basis points above 10 000", publicContracts.feesAnswer, { default: { bps: 10_001, floor: "1" } }, "default.bps is not basis points"],
-    ["a pool's floor", publicContracts.feesAnswer, { default: { bps: 1, floor: "1" }, pools: { mainnet: { M: { bps: 1, floor: "-1" } } } }, "pools.mainnet.M.floor is not a base-unit amount"],
-    ["a relayer that is not a key", publicContracts.feesAnswer, { default: { bps: 1, floor: "1" }, relayers: { mainnet: "nope" } }, "relayers.mainnet is not a base58 public key or null"],
-    ["a relay's network", adminContracts.adminRelayPage, { items: [{ id: "r", kind: "relay", network: "testnet" }], next: null, counts: {}, retentionDays: 30 }, 'items[0].network is not one of "mainnet", "devnet"'],
-    ["an attempt's verdict", adminContracts.adminRelayDetail.shape.attempts, [{ n: 1, signature: "s", blockhash: "b", lastValidBlockHeight: 1, computeUnitLimit: 1, computeUnitPriceMicroLamports: 1, networkFeeLamports: 1, sentAt: 1, broadcasts: 1, verdict: "lost" }], '[0].verdict is not one of "pending", "landed", "failed", "expired", "unknown"'],
+    [
+      "a pool's floor",
+      publicContracts.feesAnswer,
+      { default: { bps: 1, floor: "1" }, pools: { mainnet: { M: { bps: 1, floor: "-1" } } } },
+      "pools.mainnet.M.floor is not a base-unit amount",
+    ],
+    [
+      "a relayer that is not a key",
+      publicContracts.feesAnswer,
+      { default: { bps: 1, floor: "1" }, relayers: { mainnet: "nope" } },
+      "relayers.mainnet is not a base58 public key or null",
+    ],
+    [
+      "a relay's network",
+      adminContracts.adminRelayPage,
+      { items: [{ id: "r", kind: "relay", network: "testnet" }], next: null, counts: {}, retentionDays: 30 },
+      'items[0].network is not one of "mainnet", "devnet"',
+    ],
+    [
+      "an attempt's verdict",
+      adminContracts.adminRelayDetail.shape.attempts,
+      [
+        {
+          n: 1,
+          signature: "s",
+          blockhash: "b",
+          lastValidBlockHeight: 1,
+          computeUnitLimit: 1,
+          computeUnitPriceMicroLamports: 1,
+          networkFeeLamports: 1,
+          sentAt: 1,
+          broadcasts: 1,
+          verdict: "lost",
+        },
+      ],
+      '[0].verdict is not one of "pending", "landed", "failed", "expired", "unknown"',
+    ],
     ["a status count", adminContracts.adminRelayPage.shape.counts, { confirmed: "1" }, "confirmed is not a number"],
     ["the store's failure", adminContracts.adminHealth.shape.store, { ok: false, failure: 3 }, "failure is not a string"],
     ["an alert's rule", alertContracts.adminAlerts.shape.active, [{ id: 1, rule: "disk-full" }], "[0].rule is not one of"],
@@ -50,7 +90,10 @@ describe("the combinators", () => {
   const thing = object({ name: string, size: optional(number), owner: nullable(string), tags: array(literal("a", "b")), per: record(number) });
 
   it("decode a valid answer, dropping keys they do not declare and keeping optional ones only when present", () => {
-    expect(thing({ name: "n", owner: null, tags: ["a"], per: { x: 1 }, extra: true })).toEqual({ ok: true, value: { name: "n", owner: null, tags: ["a"], per: { x: 1 } } });
+    expect(thing({ name: "n", owner: null, tags: ["a"], per: { x: 1 }, extra: true })).toEqual({
+      ok: true,
+      value: { name: "n", owner: null, tags: ["a"], per: { x: 1 } },
+    });
     expect(thing({ name: "n", size: 2, owner: "o", tags: [], per: {} })).toEqual({ ok: true, value: { name: "n", size: 2, owner: "o", tags: [], per: {} } });
   });
 

@@ -42,7 +42,9 @@ export const nonNegInt: Decoder<number> = decoder((v, p) =>
 export const decimalText: Decoder<string> = decoder((v, p) => (typeof v === "string" && /^[0-9]+$/.test(v) ? ok(v) : fail(p, "decimal text")));
 
 export function literal<const L extends readonly (string | number | boolean | null)[]>(...values: L): Decoder<L[number]> {
-  return decoder((v, p) => ((values as readonly unknown[]).includes(v) ? ok(v as L[number]) : fail(p, `one of ${values.map((x) => JSON.stringify(x)).join(", ")}`)));
+  return decoder((v, p) =>
+    (values as readonly unknown[]).includes(v) ? ok(v as L[number]) : fail(p, `one of ${values.map((x) => JSON.stringify(x)).join(", ")}`),
+  );
 }
 
 export function nullable<T>(d: Decoder<T>): Decoder<T | null> {

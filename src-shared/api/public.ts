@@ -1,7 +1,22 @@
 import { parsePublicKey } from "../encoding/base58";
 import { isCanonicalField } from "../encoding/field";
 import { err, ok, type Result } from "../result";
-import { array, boolean, decodeAt, decoder, isRecord, nullable, literal, nonNegInt, object, optional, record, string, type Decoder, type Infer } from "./decode";
+import {
+  array,
+  boolean,
+  decodeAt,
+  decoder,
+  isRecord,
+  nullable,
+  literal,
+  nonNegInt,
+  object,
+  optional,
+  record,
+  string,
+  type Decoder,
+  type Infer,
+} from "./decode";
 
 /**
  * The public API's answers (the API summary in README.md, sandbox endpoints included): each declared
@@ -218,7 +233,14 @@ function decodeRouteStep(v: unknown): SwapRouteStep | null {
   if (!isObject(v) || !isObject(v.swapInfo)) return null;
   const s = v.swapInfo;
   if (!isString(s.ammKey) || !isString(s.inputMint) || !isString(s.outputMint) || !isUintText(s.inAmount) || !isUintText(s.outAmount)) return null;
-  const swapInfo: SwapRouteStep["swapInfo"] = { ammKey: s.ammKey, label: isString(s.label) ? s.label : "", inputMint: s.inputMint, outputMint: s.outputMint, inAmount: s.inAmount, outAmount: s.outAmount };
+  const swapInfo: SwapRouteStep["swapInfo"] = {
+    ammKey: s.ammKey,
+    label: isString(s.label) ? s.label : "",
+    inputMint: s.inputMint,
+    outputMint: s.outputMint,
+    inAmount: s.inAmount,
+    outAmount: s.outAmount,
+  };
   if (isUintText(s.feeAmount)) swapInfo.feeAmount = s.feeAmount;
   if (isString(s.feeMint)) swapInfo.feeMint = s.feeMint;
   return { swapInfo, percent: typeof v.percent === "number" ? v.percent : null };
@@ -227,7 +249,8 @@ function decodeRouteStep(v: unknown): SwapRouteStep | null {
 export const decodeSwapQuote: Decoder<SwapQuote> = (v) => {
   if (!isObject(v)) return err("expected a quote object");
   const { inputMint, outputMint, inAmount, outAmount, priceImpactPct, routePlan } = v;
-  if (!isString(inputMint) || !isString(outputMint) || !isUintText(inAmount) || !isUintText(outAmount)) return err("quote mints must be strings and amounts decimal text");
+  if (!isString(inputMint) || !isString(outputMint) || !isUintText(inAmount) || !isUintText(outAmount))
+    return err("quote mints must be strings and amounts decimal text");
   if (typeof priceImpactPct !== "number" || !Array.isArray(routePlan)) return err("quote needs priceImpactPct and routePlan");
   const steps: SwapRouteStep[] = [];
   for (const [i, s] of routePlan.entries()) {
@@ -324,7 +347,8 @@ export const decodeFeeSchedule: Decoder<FeeSchedule> = (v) => {
 export const decodeOkTrue: Decoder<{ ok: true }> = (v) => (isObject(v) && v.ok === true ? ok({ ok: true }) : err("expected { ok: true }"));
 
 export const decodeCompliancePublicKey: Decoder<CompliancePublicKey> = (v) => {
-  if (!isObject(v) || !isString(v.publicKey) || v.algorithm !== "ed25519" || !isString(v.message)) return err("expected { publicKey, algorithm: \"ed25519\", message }");
+  if (!isObject(v) || !isString(v.publicKey) || v.algorithm !== "ed25519" || !isString(v.message))
+    return err('expected { publicKey, algorithm: "ed25519", message }');
   return ok({ publicKey: v.publicKey, algorithm: "ed25519", message: v.message, validitySec: isNonNegInt(v.validitySec) ? v.validitySec : null });
 };
 

@@ -16,4 +16,3 @@ async function build(): Promise<FieldHasher> {
   const poseidon = (await buildPoseidon()) as unknown as WasmPoseidonInternals;
   return hasherOverPoseidonWasm(poseidon.F.tm);
 }
-

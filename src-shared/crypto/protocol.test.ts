@@ -52,7 +52,13 @@ describe("extDataHash = Poseidon(relayer, fee, outputMint, minOut)", () => {
   it("changes with every term", () => {
     const base = { relayer: RELAYER, fee: 2_500n, swap: { outputMint: OUT, minOut: 999n } };
     const h = (t: typeof base) => bytesToBigInt(computeExtDataHash(hasher, t));
-    const all = [h(base), h({ ...base, fee: 2_501n }), h({ ...base, relayer: OUT }), h({ ...base, swap: { outputMint: MINT, minOut: 999n } }), h({ ...base, swap: { outputMint: OUT, minOut: 998n } })];
+    const all = [
+      h(base),
+      h({ ...base, fee: 2_501n }),
+      h({ ...base, relayer: OUT }),
+      h({ ...base, swap: { outputMint: MINT, minOut: 999n } }),
+      h({ ...base, swap: { outputMint: OUT, minOut: 998n } }),
+    ];
     expect(new Set(all).size).toBe(all.length);
   });
 });
@@ -62,7 +68,14 @@ describe("withdrawalPublicSignals", () => {
     expect(PUBLIC_SIGNAL_NAMES).toEqual(["root", "nullifierHash", "recipient", "amount", "mint", "extDataHash"]);
     const root = bigIntToBytes32(5n);
     const nh = bigIntToBytes32(6n);
-    const s = withdrawalPublicSignals(hasher, { root, nullifierHash: nh, recipient: OUT, amount: 9n, mint: MINT, terms: { relayer: RELAYER, fee: 1n, swap: null } });
+    const s = withdrawalPublicSignals(hasher, {
+      root,
+      nullifierHash: nh,
+      recipient: OUT,
+      amount: 9n,
+      mint: MINT,
+      terms: { relayer: RELAYER, fee: 1n, swap: null },
+    });
     expect(s.map(bytesToBigInt)).toEqual([5n, 6n, keyField(OUT), 9n, keyField(MINT), P([keyField(RELAYER), 1n, 0n, 0n])]);
   });
 });

@@ -158,7 +158,16 @@ describe("DepositReceipt", () => {
     const bytes = encodeDepositReceipt(receipt);
     expect(bytes.length).toBe(DEPOSIT_RECEIPT_SIZE);
     expect(hex(bytes)).toBe(
-      "40af18b78a6d464e" + "01".repeat(32) + "02".repeat(32) + "03".repeat(32) + "e803000000000000" + "0700000000000000" + "01" + "ffffffff" + "00f1536500000000" + "fd",
+      "40af18b78a6d464e" +
+        "01".repeat(32) +
+        "02".repeat(32) +
+        "03".repeat(32) +
+        "e803000000000000" +
+        "0700000000000000" +
+        "01" +
+        "ffffffff" +
+        "00f1536500000000" +
+        "fd",
     );
     expect(decodeDepositReceipt(bytes)).toEqual({ ok: true, value: receipt });
   });

@@ -6,15 +6,7 @@
 import { bytesEqual } from "../encoding/bytes";
 import { isZeroBytes } from "../encoding/field";
 import { ByteReader, ByteWriter, checkHeader } from "./borsh";
-import {
-  DEPOSIT_RECEIPT_SIZE,
-  NO_LEAF_INDEX,
-  NULLIFIER_ACCOUNT_SIZE,
-  ROOT_HISTORY_SIZE,
-  TOKEN_ACCOUNT_SIZE,
-  TREE_ACCOUNT_SIZE,
-  TREE_DEPTH,
-} from "./constants";
+import { DEPOSIT_RECEIPT_SIZE, NO_LEAF_INDEX, NULLIFIER_ACCOUNT_SIZE, ROOT_HISTORY_SIZE, TOKEN_ACCOUNT_SIZE, TREE_ACCOUNT_SIZE, TREE_DEPTH } from "./constants";
 import { ACCOUNT_DISCRIMINATORS } from "./discriminators";
 import { err, ok, type Result } from "../result";
 

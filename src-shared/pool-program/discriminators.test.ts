@@ -1,14 +1,7 @@
 import { ComputeBudgetProgram, PublicKey, SystemProgram } from "@solana/web3.js";
 import { describe, expect, it } from "vitest";
 import { toHex } from "../encoding/bytes";
-import {
-  ASSOCIATED_TOKEN_PROGRAM_ID,
-  COMPUTE_BUDGET_PROGRAM_ID,
-  DEFAULT_POOL_PROGRAM_ID,
-  NATIVE_MINT,
-  SYSTEM_PROGRAM_ID,
-  TOKEN_PROGRAM_ID,
-} from "./constants";
+import { ASSOCIATED_TOKEN_PROGRAM_ID, COMPUTE_BUDGET_PROGRAM_ID, DEFAULT_POOL_PROGRAM_ID, NATIVE_MINT, SYSTEM_PROGRAM_ID, TOKEN_PROGRAM_ID } from "./constants";
 import { ACCOUNT_DISCRIMINATORS, EVENT_DISCRIMINATORS, INSTRUCTION_DISCRIMINATORS } from "./discriminators";
 
 /** SHA-256 by the platform (WebCrypto: node:crypto under Node), independent of the hard-coded tables. */

@@ -8,7 +8,16 @@ const fill = (b: number, n = 32): Uint8Array => new Uint8Array(n).fill(b);
 const PROGRAM = DEFAULT_POOL_PROGRAM_ID;
 
 const deposit: PoolEvent = { name: "DepositEvent", leafIndex: 3, commitment: fill(0x11), depositor: fill(0x22), amount: 1000n, slot: 42n, nonce: 7n };
-const failed: PoolEvent = { name: "DepositFailedEvent", precommitment: fill(0), commitment: fill(0), depositor: fill(0x22), amount: 5n, slot: 43n, nonce: 8n, reason: "zero" };
+const failed: PoolEvent = {
+  name: "DepositFailedEvent",
+  precommitment: fill(0),
+  commitment: fill(0),
+  depositor: fill(0x22),
+  amount: 5n,
+  slot: 43n,
+  nonce: 8n,
+  reason: "zero",
+};
 const withdraw: PoolEvent = { name: "WithdrawEvent", nullifierHash: fill(0x33), recipient: fill(0x44), amount: 1000n, fee: 10n, relayer: fill(0x55) };
 const revert: PoolEvent = { name: "RevertEvent", depositor: fill(0x22), amount: 5n, nonce: 8n, revertNullifier: fill(0x66) };
 

@@ -75,7 +75,10 @@ describe("docs/pool-program.idl.json agrees with src-shared/pool-program", () =>
     for (const ix of idl.instructions) {
       const name = ix.name as keyof typeof INSTRUCTION_DISCRIMINATORS;
       expect(ix.discriminator, name).toEqual([...INSTRUCTION_DISCRIMINATORS[name]]);
-      expect(ix.accounts.map((a) => a.name), name).toEqual([...POOL_INSTRUCTION_ACCOUNTS[name]]);
+      expect(
+        ix.accounts.map((a) => a.name),
+        name,
+      ).toEqual([...POOL_INSTRUCTION_ACCOUNTS[name]]);
       const flags = POOL_INSTRUCTION_ACCOUNT_FLAGS[name] as Record<string, { isMut: boolean; isSigner: boolean }>;
       for (const a of ix.accounts) expect({ isMut: a.isMut, isSigner: a.isSigner }, `${name}.${a.name}`).toEqual(flags[a.name]);
     }

@@ -5,7 +5,15 @@ import { createPoseidonHasher } from "../crypto/poseidon-wasm";
 import { computeLeaf } from "../crypto/protocol";
 import { toHex as hex } from "../encoding/bytes";
 import { FIELD_MODULUS, bigIntToBytes32 } from "../encoding/field";
-import { associatedTokenAddress, commitmentMarkerAddress, depositReceiptAddress, poolNullifierAddress, poolTreeAddress, poolVaultAddress, revertMarkerAddress } from "./addresses";
+import {
+  associatedTokenAddress,
+  commitmentMarkerAddress,
+  depositReceiptAddress,
+  poolNullifierAddress,
+  poolTreeAddress,
+  poolVaultAddress,
+  revertMarkerAddress,
+} from "./addresses";
 import { ASSOCIATED_TOKEN_PROGRAM_ID, DEFAULT_POOL_PROGRAM_ID, NATIVE_MINT, SYSTEM_PROGRAM_ID, SYSVAR_INSTRUCTIONS_ID, TOKEN_PROGRAM_ID } from "./constants";
 import {
   assertSwapOutInstruction,
@@ -161,7 +169,9 @@ describe("instruction builders", () => {
       venueAccounts: [venue],
     });
     const keys = accountsOf(ix);
-    expect(keys.slice(0, 11)).toEqual(accountsOf(withdrawInstruction({ programId: PROGRAM, relayer: RELAYER, mint: MINT, ...withdrawData, recipient: RECIPIENT })));
+    expect(keys.slice(0, 11)).toEqual(
+      accountsOf(withdrawInstruction({ programId: PROGRAM, relayer: RELAYER, mint: MINT, ...withdrawData, recipient: RECIPIENT })),
+    );
     expect(keys.slice(11)).toEqual([
       `${associatedTokenAddress(RELAYER, OUTPUT_MINT)}w`,
       `${associatedTokenAddress(RECIPIENT, OUTPUT_MINT)}w`,

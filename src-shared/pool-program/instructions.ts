@@ -74,12 +74,7 @@ export interface RevertInstruction {
 }
 
 export type PoolInstruction =
-  | InitializePoolInstruction
-  | DepositInstruction
-  | WithdrawInstruction
-  | WithdrawSwapInstruction
-  | AssertSwapOutInstruction
-  | RevertInstruction;
+  InitializePoolInstruction | DepositInstruction | WithdrawInstruction | WithdrawSwapInstruction | AssertSwapOutInstruction | RevertInstruction;
 
 /** Data length of each instruction, discriminator included. */
 export const INSTRUCTION_DATA_SIZES: Record<PoolInstructionName, number> = {
@@ -436,11 +431,10 @@ export function withdrawSwapInstruction(
  * `requiredBalance` = its balance before the swap + the proof's minOut.
  */
 export function assertSwapOutInstruction(p: { programId: string; recipient: string; outputMint: string; requiredBalance: bigint }): TransactionInstruction {
-  return instruction(
-    p.programId,
-    metas("assert_swap_out", { recipientOutputTokenAccount: associatedTokenAddress(p.recipient, p.outputMint) }),
-    { name: "assert_swap_out", requiredBalance: p.requiredBalance },
-  );
+  return instruction(p.programId, metas("assert_swap_out", { recipientOutputTokenAccount: associatedTokenAddress(p.recipient, p.outputMint) }), {
+    name: "assert_swap_out",
+    requiredBalance: p.requiredBalance,
+  });
 }
 
 /**

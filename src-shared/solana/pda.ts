@@ -9,10 +9,7 @@ export function treeAddress(programId: Uint8Array, mint: Uint8Array): string {
 
 /** A nullifier account: PDA ["nullifier", mint, nullifierHash]; spent per pool. */
 export function nullifierAddress(programId: Uint8Array, mint: Uint8Array, nullifierHash: Uint8Array): string {
-  return PublicKey.findProgramAddressSync(
-    [enc.encode("nullifier"), mint, nullifierHash],
-    new PublicKey(programId),
-  )[0].toBase58();
+  return PublicKey.findProgramAddressSync([enc.encode("nullifier"), mint, nullifierHash], new PublicKey(programId))[0].toBase58();
 }
 
 /** The pool's token vault: PDA ["vault", mint]. */

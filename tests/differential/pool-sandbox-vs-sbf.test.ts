@@ -108,7 +108,14 @@ function sbfWithdraw(label: string, over: { fee?: bigint } = {}): Landed {
   const out = ata(recipient, OUTPUT_MINT);
   const ixs: TransactionInstruction[] = [
     withdrawSwapInstruction({ ...sbf.params(label, { fee }), outputMint: OUTPUT_MINT, minOut: s.swap.minOut }),
-    cpSwapInstruction({ user: sbf.relayer.publicKey.toBase58(), inputMint: MINT, outputMint: OUTPUT_MINT, amountIn: FIXTURE_NOTE(s.index).amount - fee, minAmountOut: 0n, destination: out }),
+    cpSwapInstruction({
+      user: sbf.relayer.publicKey.toBase58(),
+      inputMint: MINT,
+      outputMint: OUTPUT_MINT,
+      amountIn: FIXTURE_NOTE(s.index).amount - fee,
+      minAmountOut: 0n,
+      destination: out,
+    }),
     assertSwapOutInstruction({ programId: PROGRAM, recipient, outputMint: OUTPUT_MINT, requiredBalance: sbfBalance(out) + s.swap.minOut }),
   ];
   const keys = new Set<string>();
@@ -259,7 +266,10 @@ describe("the sandbox chain and the SBF pool program agree, step by step", () =>
     expect({ sandbox: await sandboxRevert("zero"), sbf: sbfOutcome(sbfRevert("zero")) }).toEqual({ sandbox: "ok", sbf: "ok" });
     expect([sandbox.balance(sandboxVault, MINT), sbf.world.vaultBalance()]).toEqual(vaultBefore.map((v) => v - 5n));
     const again = sbfRevert("zero");
-    expect({ sandbox: await sandboxRevert("zero"), sbf: again.ok ? "ok" : POOL_ERROR_BY_CODE.get(again.custom!) }).toEqual({ sandbox: "NullifierSpent", sbf: "NullifierSpent" });
+    expect({ sandbox: await sandboxRevert("zero"), sbf: again.ok ? "ok" : POOL_ERROR_BY_CODE.get(again.custom!) }).toEqual({
+      sandbox: "NullifierSpent",
+      sbf: "NullifierSpent",
+    });
     expect({ sandbox: await sandboxRevert("seven"), sbf: sbfOutcome(sbfRevert("seven")) }).toEqual({ sandbox: "AlreadyIndexed", sbf: "AlreadyIndexed" });
     expectAgreement(await state(LABELS));
   });

@@ -2,7 +2,18 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AdminCompliance, AdminHealth, AdminMoney, AdminRevert, AdminNullifierSearch, AdminPoolSummary, AdminRelayDetail, AdminRelayPage, AdminSettings, AdminTreeNode } from "../../src-shared/api/admin";
+import type {
+  AdminCompliance,
+  AdminHealth,
+  AdminMoney,
+  AdminRevert,
+  AdminNullifierSearch,
+  AdminPoolSummary,
+  AdminRelayDetail,
+  AdminRelayPage,
+  AdminSettings,
+  AdminTreeNode,
+} from "../../src-shared/api/admin";
 import { loadConfig } from "../../src-server/config/load";
 import { startServer, type RunningServer } from "../../src-server/index";
 import { prepareWithdrawal, testRecipient, type PreparedWithdrawal } from "../support/proofs";
@@ -13,10 +24,14 @@ import { waitFor } from "../support/compliance";
 
 /** /health answers from a report up to 5 s old (docs/security.md, "Health"): the next report's status. */
 const healthBecomes = (url: string, status: number) =>
-  waitFor(`/health ${status}`, async () => {
-    const r = await get(`${url}/health`);
-    return r.status === status ? r : null;
-  }, 15_000);
+  waitFor(
+    `/health ${status}`,
+    async () => {
+      const r = await get(`${url}/health`);
+      return r.status === status ? r : null;
+    },
+    15_000,
+  );
 
 const TOKEN = "admin-test-operator-token-0123456789";
 const auth = { authorization: `Bearer ${TOKEN}` };
@@ -202,7 +217,10 @@ describe("relays, money, health and settings", () => {
     // The whole network's switch, then off again.
     await adminPost("/pauses", { network: "mainnet", mint: USDC, paused: false });
     await adminPost("/pauses", { network: "mainnet", mint: null, paused: true, reason: "chain upgrade" });
-    expect((await post(`${server.url}/relay`, next.body, { "x-api-auth": relayToken })).json).toMatchObject({ error: "RelayPaused", message: "relays on mainnet are paused by the operator: chain upgrade" });
+    expect((await post(`${server.url}/relay`, next.body, { "x-api-auth": relayToken })).json).toMatchObject({
+      error: "RelayPaused",
+      message: "relays on mainnet are paused by the operator: chain upgrade",
+    });
     await adminPost("/pauses", { network: "mainnet", paused: false });
     await healthBecomes(server.url, 200);
     const ok = await post(`${server.url}/relay`, next.body, { "x-api-auth": relayToken });
@@ -215,7 +233,12 @@ describe("relays, money, health and settings", () => {
 
   it("a sandbox fault turns the chain's check and /health red, and clearing it recovers", async () => {
     const down = await adminPost("/sandbox/faults", { network: "devnet", chainDown: true });
-    expect(down.json).toEqual({ faults: [{ network: "mainnet", chainDown: false, feePayerLamports: null }, { network: "devnet", chainDown: true, feePayerLamports: null }] });
+    expect(down.json).toEqual({
+      faults: [
+        { network: "mainnet", chainDown: false, feePayerLamports: null },
+        { network: "devnet", chainDown: true, feePayerLamports: null },
+      ],
+    });
     const health = await healthBecomes(server.url, 503);
     expect(health.text).toMatch(/chain:devnet: sandbox chain unreachable/);
     const detail = (await admin<AdminHealth>("/health")).body;
@@ -244,9 +267,17 @@ describe("support: the revert queue and the compliance log", () => {
     const failed = await deposit(server.url, depositor, new Array(32).fill(0), 1000, USDC);
     expect(failed.status).toBe("failed");
     const sig = failed.signature;
-    const ok = await post(`${server.url}/revert/mainnet/${relayToken}/${sig}`, { wallet: depositor.address, signature: depositor.sign(revertMessage(sig)), message: revertMessage(sig) });
+    const ok = await post(`${server.url}/revert/mainnet/${relayToken}/${sig}`, {
+      wallet: depositor.address,
+      signature: depositor.sign(revertMessage(sig)),
+      message: revertMessage(sig),
+    });
     expect(ok.status, ok.text).toBe(200);
-    const again = await post(`${server.url}/revert/mainnet/${relayToken}/${sig}`, { wallet: depositor.address, signature: depositor.sign(revertMessage(sig)), message: revertMessage(sig) });
+    const again = await post(`${server.url}/revert/mainnet/${relayToken}/${sig}`, {
+      wallet: depositor.address,
+      signature: depositor.sign(revertMessage(sig)),
+      message: revertMessage(sig),
+    });
     expect(again.status).toBe(400);
 
     const all = (await admin<{ items: AdminRevert[] }>("/reverts")).body.items;

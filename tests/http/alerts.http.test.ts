@@ -76,7 +76,13 @@ beforeAll(async () => {
     }),
   );
   const env = { RELAY_CONFIG: file, RELAY_OPERATOR_TOKEN: OPERATOR, RELAY_RATE_LIMITS: "off" };
-  h = relayHarness("sandbox", await startRelay(env), (d) => startRelay(env, d), (url) => sandboxTestChain(url, "mainnet"), "FJ5caa9BvE33vmuBc3zFN2JJFAvGHL8UjeQ2b8iBEqZJ");
+  h = relayHarness(
+    "sandbox",
+    await startRelay(env),
+    (d) => startRelay(env, d),
+    (url) => sandboxTestChain(url, "mainnet"),
+    "FJ5caa9BvE33vmuBc3zFN2JJFAvGHL8UjeQ2b8iBEqZJ",
+  );
   depositor = newWallet();
   await h.chain.fund(depositor, 100_000_000, USDC);
   const t = Math.floor(Date.now() / 1000);
@@ -170,10 +176,14 @@ describe("alerts: rules", () => {
     [{ alerts: { rules: { lowBalance: 3 } } }, "alerts.rules.lowBalance"],
     [{ alerts: { webhook: { url: "http://hooks.example.com/x" } } }, "alerts.webhook.url"],
     [{ alerts: { webhook: { format: "teams" } } }, "alerts.webhook.format"],
-  ])("refuses to start with an invalid alert setting %j, naming %s", async (cfg, key) => {
-    const dir = mkdtempSync(path.join(tmpdir(), "alerts-bad-"));
-    const file = path.join(dir, "relay.json");
-    writeFileSync(file, JSON.stringify(cfg));
-    await expect(startRelay({ RELAY_CONFIG: file })).rejects.toThrow(new RegExp(`config ${key.replace(/\./g, "\\.")}: `));
-  }, 60_000);
+  ])(
+    "refuses to start with an invalid alert setting %j, naming %s",
+    async (cfg, key) => {
+      const dir = mkdtempSync(path.join(tmpdir(), "alerts-bad-"));
+      const file = path.join(dir, "relay.json");
+      writeFileSync(file, JSON.stringify(cfg));
+      await expect(startRelay({ RELAY_CONFIG: file })).rejects.toThrow(new RegExp(`config ${key.replace(/\./g, "\\.")}: `));
+    },
+    60_000,
+  );
 });

@@ -94,14 +94,15 @@ describe("POST /login", () => {
 });
 
 describe("GET /is_logged/{id}", () => {
-  it.each([["an unknown UUID", "7d444840-9dc0-11d1-b245-5ffdce74fad2"], ["not a UUID", "abc"], ["a huge id", "x".repeat(5000)]])(
-    "answers 200 false for %s",
-    async (_name, id) => {
-      const r = await get(`${relay.url}/is_logged/${id}`);
-      expect(r.status).toBe(200);
-      expect(r.json).toBe(false);
-    },
-  );
+  it.each([
+    ["an unknown UUID", "7d444840-9dc0-11d1-b245-5ffdce74fad2"],
+    ["not a UUID", "abc"],
+    ["a huge id", "x".repeat(5000)],
+  ])("answers 200 false for %s", async (_name, id) => {
+    const r = await get(`${relay.url}/is_logged/${id}`);
+    expect(r.status).toBe(200);
+    expect(r.json).toBe(false);
+  });
 });
 
 describe("token lifetime", () => {

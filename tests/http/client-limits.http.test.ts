@@ -29,11 +29,19 @@ const randomIpv4 = (): string => [...randomBytes(4)].map((b) => String(b)).join(
 function login(url: string, w: TestWallet, from: string, opts: { message?: number; badSignature?: boolean; xff?: string } = {}): Promise<RawAnswer> {
   const message = opts.message ?? now();
   const signature = opts.badSignature ? encodeBase58(randomBytes(64)) : w.sign(String(message));
-  return rawRequest(`${url}/login`, { body: { wallet: w.address, signature, message }, localAddress: from, headers: opts.xff ? { "x-forwarded-for": opts.xff } : {} });
+  return rawRequest(`${url}/login`, {
+    body: { wallet: w.address, signature, message },
+    localAddress: from,
+    headers: opts.xff ? { "x-forwarded-for": opts.xff } : {},
+  });
 }
 
 const adminWithWrongToken = (url: string, from: string, xff: string): Promise<RawAnswer> =>
-  rawRequest(`${url}/admin/session`, { method: "GET", localAddress: from, headers: { authorization: "Bearer this-is-not-the-operator-token", "x-forwarded-for": xff } });
+  rawRequest(`${url}/admin/session`, {
+    method: "GET",
+    localAddress: from,
+    headers: { authorization: "Bearer this-is-not-the-operator-token", "x-forwarded-for": xff },
+  });
 
 async function statuses(n: number, send: (i: number) => Promise<RawAnswer>): Promise<number[]> {
   const out: number[] = [];
@@ -76,7 +84,8 @@ describe("no proxy trusted (the default): the socket's address is the client", (
       expect(r.status).toBe(200);
       tokens.push((r.json as { id: string }).id);
     }
-    const relayWith = (token: string, source: string): Promise<RawAnswer> => rawRequest(`${relay.url}/relay`, { body: {}, localAddress: source, headers: { "x-api-auth": token } });
+    const relayWith = (token: string, source: string): Promise<RawAnswer> =>
+      rawRequest(`${relay.url}/relay`, { body: {}, localAddress: source, headers: { "x-api-auth": token } });
     // An empty body is InvalidRequest (400), but only after the limit has counted it.
     const answers = await statuses(10, (i) => relayWith(tokens[i]!, from));
     expect(answers).toEqual(Array(10).fill(400));
@@ -89,7 +98,8 @@ describe("no proxy trusted (the default): the socket's address is the client", (
   it("counts /relay by wallet too: a wallet that used its ten relays is refused from a fresh address, which alone is not", async () => {
     const r = await login(relay.url, newWallet(), "127.0.0.18");
     const token = (r.json as { id: string }).id;
-    const relayFrom = (source: string, headers: Record<string, string>): Promise<RawAnswer> => rawRequest(`${relay.url}/relay`, { body: {}, localAddress: source, headers });
+    const relayFrom = (source: string, headers: Record<string, string>): Promise<RawAnswer> =>
+      rawRequest(`${relay.url}/relay`, { body: {}, localAddress: source, headers });
     expect(await statuses(10, (i) => relayFrom(`127.0.1.${i + 1}`, { "x-api-auth": token }))).toEqual(Array(10).fill(400));
     const refused = await relayFrom("127.0.0.19", { "x-api-auth": token });
     expect(refused.status).toBe(429);
@@ -138,7 +148,10 @@ describe("no proxy trusted (the default): the socket's address is the client", (
     for (let i = 63; i >= 32; i--) s = (s << 8n) | BigInt(sig[i]!);
     const malleated = Uint8Array.from(sig);
     for (let i = 0; i < 32; i++) malleated[32 + i] = Number(((s + L) >> BigInt(8 * i)) & 0xffn);
-    const r = await rawRequest(`${relay.url}/login`, { body: { wallet: w.address, signature: encodeBase58(malleated), message: t }, localAddress: "127.0.0.17" });
+    const r = await rawRequest(`${relay.url}/login`, {
+      body: { wallet: w.address, signature: encodeBase58(malleated), message: t },
+      localAddress: "127.0.0.17",
+    });
     expect(r.status).toBe(400);
     expect(r.json).toMatchObject({ error: "Invalid signature" });
     // The canonical signature of the same login is accepted.
@@ -171,7 +184,9 @@ describe("one proxy trusted (http.trustProxy 1): only the last X-Forwarded-For h
   });
 
   it("counts an IPv6 client by its /64: rotating the last 64 bits is one client", async () => {
-    const answers = await statuses(31, (i) => login(relay.url, newWallet(), "127.0.0.23", { badSignature: true, xff: `2001:db8:5:6:${(i + 1).toString(16)}::${i + 7}` }));
+    const answers = await statuses(31, (i) =>
+      login(relay.url, newWallet(), "127.0.0.23", { badSignature: true, xff: `2001:db8:5:6:${(i + 1).toString(16)}::${i + 7}` }),
+    );
     expect(answers.slice(0, 30)).toEqual(Array(30).fill(400));
     expect(answers[30]).toBe(429);
     expect((await login(relay.url, newWallet(), "127.0.0.23", { badSignature: true, xff: "2001:db8:5:7::1" })).status).toBe(400);
@@ -180,6 +195,8 @@ describe("one proxy trusted (http.trustProxy 1): only the last X-Forwarded-For h
 
 describe("http.trustProxy true", () => {
   it("stops the start with exit 2 and says what to set instead", async () => {
-    await expect(startRelay({ RELAY_CONFIG: configFile({ http: { trustProxy: true } }) })).rejects.toThrow(/exited with 2[\s\S]*http\.trustProxy: true is refused/);
+    await expect(startRelay({ RELAY_CONFIG: configFile({ http: { trustProxy: true } }) })).rejects.toThrow(
+      /exited with 2[\s\S]*http\.trustProxy: true is refused/,
+    );
   });
 });

@@ -76,11 +76,23 @@ describe("POST /get_ofac_signature/{network}/{id}", () => {
     const key = parsePublicKey(publicKey);
     expect(sig.ok && key.ok && nacl.sign.detached.verify(enc.encode(`OFAC:mainnet:${alice.address}:${expiresAt}`), sig.value, key.value)).toBe(true);
     // ... and by the verifier helper the SDK exports.
-    expect(verifyComplianceSignature(r.text, { publicKey, network: "mainnet", wallet: alice.address, nowSec: after })).toEqual({ ok: true, value: { expiresAt, remainingSec: expiresAt - after } });
+    expect(verifyComplianceSignature(r.text, { publicKey, network: "mainnet", wallet: alice.address, nowSec: after })).toEqual({
+      ok: true,
+      value: { expiresAt, remainingSec: expiresAt - after },
+    });
     expect(verifyComplianceSignature(r.text, { publicKey, network: "mainnet", wallet: alice.address, nowSec: expiresAt - 1 }).ok).toBe(true);
-    expect(verifyComplianceSignature(r.text, { publicKey, network: "mainnet", wallet: alice.address, nowSec: expiresAt })).toMatchObject({ ok: false, error: { reason: "expired" } });
-    expect(verifyComplianceSignature(r.text, { publicKey, network: "devnet", wallet: alice.address, nowSec: after })).toMatchObject({ ok: false, error: { reason: "invalid-signature" } });
-    expect(verifyComplianceSignature(r.text, { publicKey, network: "mainnet", wallet: mallory.address, nowSec: after })).toMatchObject({ ok: false, error: { reason: "invalid-signature" } });
+    expect(verifyComplianceSignature(r.text, { publicKey, network: "mainnet", wallet: alice.address, nowSec: expiresAt })).toMatchObject({
+      ok: false,
+      error: { reason: "expired" },
+    });
+    expect(verifyComplianceSignature(r.text, { publicKey, network: "devnet", wallet: alice.address, nowSec: after })).toMatchObject({
+      ok: false,
+      error: { reason: "invalid-signature" },
+    });
+    expect(verifyComplianceSignature(r.text, { publicKey, network: "mainnet", wallet: mallory.address, nowSec: after })).toMatchObject({
+      ok: false,
+      error: { reason: "invalid-signature" },
+    });
   });
 
   it("signs for the path's network: a devnet signature is not a mainnet one", async () => {
@@ -90,7 +102,7 @@ describe("POST /get_ofac_signature/{network}/{id}", () => {
     expect(verifyComplianceSignature(r.text, { publicKey, network: "mainnet", wallet: alice.address }).ok).toBe(false);
   });
 
-  it("answers 401 { error: \"Unauthorized\" } JSON for an unknown or malformed token", async () => {
+  it('answers 401 { error: "Unauthorized" } JSON for an unknown or malformed token', async () => {
     for (const token of ["7d444840-9dc0-11d1-b245-5ffdce74fad2", "garbage", aliceToken.replace(/.$/, (c) => (c === "0" ? "1" : "0"))]) {
       const r = await ofac(token);
       expect(r.status).toBe(401);
@@ -133,17 +145,23 @@ describe("POST /get_ofac_signature/{network}/{id}", () => {
       decisions: db.all<{ purpose: string; network: string; address: string; outcome: string; list_version: string; expires_at: number | null }>(
         "SELECT purpose, network, address, outcome, list_version, expires_at FROM compliance_decisions WHERE purpose = 'ofac_signature' ORDER BY id",
       ),
-      versions: db.all<{ version: string; base_version: string; overrides: number; source: string }>("SELECT version, base_version, overrides, source FROM sanctions_versions"),
+      versions: db.all<{ version: string; base_version: string; overrides: number; source: string }>(
+        "SELECT version, base_version, overrides, source FROM sanctions_versions",
+      ),
       overrides: db.all<{ address: string; action: string; reason: string }>("SELECT address, action, reason FROM sanctions_overrides"),
     }));
     relay = await startRelay({ RELAY_OPERATOR_TOKEN: OPERATOR }, dataDir);
 
     const issued = rows.decisions.filter((d) => d.outcome === "issued");
     expect(issued).toHaveLength(3); // mainnet, devnet, and mainnet again after the restart
-    expect(issued.every((d) => d.address === alice.address && /^[0-9a-f]{16}(\+[0-9a-f]{8})?$/.test(d.list_version) && d.expires_at! > 1_700_000_000)).toBe(true);
+    expect(issued.every((d) => d.address === alice.address && /^[0-9a-f]{16}(\+[0-9a-f]{8})?$/.test(d.list_version) && d.expires_at! > 1_700_000_000)).toBe(
+      true,
+    );
     expect(issued.map((d) => d.network)).toEqual(expect.arrayContaining(["mainnet", "devnet"]));
     const refused = rows.decisions.filter((d) => d.outcome === "refused");
-    expect(refused).toEqual([{ purpose: "ofac_signature", network: "mainnet", address: mallory.address, outcome: "refused", list_version: inForce, expires_at: null }]);
+    expect(refused).toEqual([
+      { purpose: "ofac_signature", network: "mainnet", address: mallory.address, outcome: "refused", list_version: inForce, expires_at: null },
+    ]);
     // The version of a decision names the loaded list and the overrides; the list's row says where it came from.
     const v = rows.versions.find((x) => x.version === inForce)!;
     expect(v).toMatchObject({ overrides: 1, source: expect.stringMatching(/sanctioned_addresses_SOL\.txt$/) });
@@ -191,7 +209,9 @@ describe("POST /get_ofac_signature with no list to consult", () => {
       expect(expired.json).toEqual({ error: "Unauthorized" });
     } finally {
       await broken.stop();
-      const rows = await withStoppedDb(broken.dataDir, (db) => db.all<{ outcome: string; list_version: string | null }>("SELECT outcome, list_version FROM compliance_decisions"));
+      const rows = await withStoppedDb(broken.dataDir, (db) =>
+        db.all<{ outcome: string; list_version: string | null }>("SELECT outcome, list_version FROM compliance_decisions"),
+      );
       expect(rows).toEqual([{ outcome: "error", list_version: null }]);
       broken.cleanup();
     }

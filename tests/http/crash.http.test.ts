@@ -10,7 +10,6 @@ afterAll(async () => {
   started[0]?.cleanup();
 });
 
-
 describe("crash safety (kill -9)", () => {
   it("keeps every acknowledged deposit in the tree, with the same root, across repeated kill -9 mid-stream", async () => {
     let relay = await startRelay({ RELAY_RATE_LIMITS: "off" });

@@ -24,7 +24,12 @@ let inGrace: PreparedWithdrawal;
 let late: PreparedWithdrawal;
 
 const relayAs = (body: unknown) => post(`${relay.url}/relay`, body, { "x-api-auth": auth });
-const fees = async () => (await get(`${relay.url}/fees`)).json as { default: { bps: number }; pools: Record<string, Record<string, { bps: number; floor: string }>>; graceSec: number };
+const fees = async () =>
+  (await get(`${relay.url}/fees`)).json as {
+    default: { bps: number };
+    pools: Record<string, Record<string, { bps: number; floor: string }>>;
+    graceSec: number;
+  };
 
 beforeAll(async () => {
   const dir = mkdtempSync(path.join(tmpdir(), "fees-http-"));

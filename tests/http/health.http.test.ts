@@ -37,10 +37,14 @@ describe("GET /health (in process, for fault injection)", () => {
       throw new Error("disk I/O error");
     }) as typeof db.get;
     try {
-      const bad = await waitFor("the next report", async () => {
-        const r = await get(`${server.url}/health`);
-        return r.status === 503 ? r : null;
-      }, HEALTH_CACHE_MS * 3);
+      const bad = await waitFor(
+        "the next report",
+        async () => {
+          const r = await get(`${server.url}/health`);
+          return r.status === 503 ? r : null;
+        },
+        HEALTH_CACHE_MS * 3,
+      );
       expect(bad.text).toMatch(/^unhealthy: store: disk I\/O error/);
       const detail = await get(`${server.url}/health/detail`, asOperator);
       expect(detail.status).toBe(503);
@@ -87,7 +91,10 @@ describe("/health and /health/detail against the relay process", () => {
   });
 
   it("labels sandbox networks as such in /health/detail (operator) and GET /networks (public)", async () => {
-    const detail = (await get(`${relay.url}/health/detail`, asOperator)).json as { networks: { name: string; backend: string; sandbox: boolean }[]; version: string };
+    const detail = (await get(`${relay.url}/health/detail`, asOperator)).json as {
+      networks: { name: string; backend: string; sandbox: boolean }[];
+      version: string;
+    };
     expect(detail.networks).toEqual([
       expect.objectContaining({ name: "mainnet", backend: "sandbox", sandbox: true }),
       expect.objectContaining({ name: "devnet", backend: "sandbox", sandbox: true }),

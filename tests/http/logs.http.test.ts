@@ -32,14 +32,23 @@ let relayId: string;
 let logFile: string;
 
 const lines = (text: string): string[] => text.split("\n").filter((l) => l.trim() !== "");
-const parsed = (text: string) => lines(text).filter((l) => !PLAIN.some((p) => p.test(l))).map((l) => JSON.parse(l) as Record<string, unknown> & { msg: string });
+const parsed = (text: string) =>
+  lines(text)
+    .filter((l) => !PLAIN.some((p) => p.test(l)))
+    .map((l) => JSON.parse(l) as Record<string, unknown> & { msg: string });
 
 beforeAll(async () => {
   const dir = mkdtempSync(path.join(tmpdir(), "logs-cfg-"));
   const file = path.join(dir, "relay.json");
   writeFileSync(file, JSON.stringify({ alerts: { webhook: { url: HOOK, format: "slack" } } }));
   const env = { RELAY_CONFIG: file, RELAY_OPERATOR_TOKEN: OPERATOR, RELAY_JUPITER_API_KEY: JUPITER_KEY, RELAY_RATE_LIMITS: "off" };
-  h = relayHarness("sandbox", await startRelay(env), (d) => startRelay(env, d), (url) => sandboxTestChain(url, "mainnet"), "FJ5caa9BvE33vmuBc3zFN2JJFAvGHL8UjeQ2b8iBEqZJ");
+  h = relayHarness(
+    "sandbox",
+    await startRelay(env),
+    (d) => startRelay(env, d),
+    (url) => sandboxTestChain(url, "mainnet"),
+    "FJ5caa9BvE33vmuBc3zFN2JJFAvGHL8UjeQ2b8iBEqZJ",
+  );
   logFile = path.join(h.relay.dataDir, "logs", "relay.log");
   depositor = newWallet();
   await h.chain.fund(depositor, 100_000_000, USDC);
@@ -49,7 +58,9 @@ beforeAll(async () => {
   const r = await post(`${h.url}/relay`, w.body, { "x-api-auth": token });
   expect(r.status).toBe(200);
   await get(`${h.url}/is_logged/${token}`);
-  const page = (await (await fetch(`${h.url}/admin/relays?limit=5`, { headers: { authorization: `Bearer ${OPERATOR}` } })).json()) as { items: { id: string; signature: string | null }[] };
+  const page = (await (await fetch(`${h.url}/admin/relays?limit=5`, { headers: { authorization: `Bearer ${OPERATOR}` } })).json()) as {
+    items: { id: string; signature: string | null }[];
+  };
   relayId = page.items.find((i) => i.signature === (r.json as { signature: string }).signature)!.id;
 }, 120_000);
 afterAll(async () => {

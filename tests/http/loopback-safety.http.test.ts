@@ -87,7 +87,14 @@ describe("a request body must be declared application/json", () => {
     const body = JSON.stringify({ network: "mainnet", wallet: w.address, mint: USDC, amount: 5000 });
     const balance = async (): Promise<string> => ((await get(`${relay.url}/sandbox/balance/mainnet/${w.address}/${USDC}`)).json as { amount: string }).amount;
 
-    for (const contentType of ["text/plain", "text/plain;charset=UTF-8", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/jsonx", "text/json"]) {
+    for (const contentType of [
+      "text/plain",
+      "text/plain;charset=UTF-8",
+      "application/x-www-form-urlencoded",
+      "multipart/form-data; boundary=x",
+      "application/jsonx",
+      "text/json",
+    ]) {
       const r = await raw(relay.url, { path: "/sandbox/airdrop", headers: { "content-type": contentType }, body });
       expect(r.status, contentType).toBe(415);
       expect(r.json, contentType).toEqual({ error: "UnsupportedMediaType", message: expect.stringContaining("Content-Type: application/json") });
@@ -138,7 +145,15 @@ describe("a loopback-bound relay answers only to loopback Host names (DNS rebind
   const port = (): string => new URL(relay.url).port;
 
   it("refuses a foreign Host with 421 and a message, on every path", async () => {
-    for (const host of ["evil.example", `evil.example:${port()}`, "localhost.evil.example", `127.0.0.1.evil.example:${port()}`, "[2001:db8::1]", "bad host", "evil.example:80:80"]) {
+    for (const host of [
+      "evil.example",
+      `evil.example:${port()}`,
+      "localhost.evil.example",
+      `127.0.0.1.evil.example:${port()}`,
+      "[2001:db8::1]",
+      "bad host",
+      "evil.example:80:80",
+    ]) {
       const version = await raw(relay.url, { method: "GET", path: "/version", headers: { host } });
       expect(version.status, host).toBe(421);
       expect(version.json, host).toEqual({ error: "MisdirectedRequest", message: expect.stringContaining("http.publicHostnames") });
@@ -158,7 +173,17 @@ describe("a loopback-bound relay answers only to loopback Host names (DNS rebind
   });
 
   it("answers 127.0.0.1, localhost and [::1], with or without a port", async () => {
-    for (const host of [`127.0.0.1:${port()}`, `localhost:${port()}`, `[::1]:${port()}`, "127.0.0.1", "localhost", "LocalHost", "localhost.", "[::1]", `127.0.0.2:${port()}`]) {
+    for (const host of [
+      `127.0.0.1:${port()}`,
+      `localhost:${port()}`,
+      `[::1]:${port()}`,
+      "127.0.0.1",
+      "localhost",
+      "LocalHost",
+      "localhost.",
+      "[::1]",
+      `127.0.0.2:${port()}`,
+    ]) {
       const r = await raw(relay.url, { method: "GET", path: "/version", headers: { host } });
       expect(r.status, host).toBe(200);
     }
@@ -177,10 +202,13 @@ describe("http.publicHostnames and the console's headers", () => {
     writeFileSync(path.join(consoleDir, "assets", "app.js"), "export {};");
     const config = path.join(dir, "relay.json");
     writeFileSync(config, JSON.stringify({ http: { publicHostnames: ["Relay.Example.org"] } }));
-    server = await startServer(loadConfig({ RELAY_CONFIG: config, RELAY_HOST: "127.0.0.1", RELAY_PORT: "0", RELAY_DATA_DIR: path.join(dir, "data"), RELAY_RATE_LIMITS: "off" }), {
-      log: () => {},
-      consoleDir,
-    });
+    server = await startServer(
+      loadConfig({ RELAY_CONFIG: config, RELAY_HOST: "127.0.0.1", RELAY_PORT: "0", RELAY_DATA_DIR: path.join(dir, "data"), RELAY_RATE_LIMITS: "off" }),
+      {
+        log: () => {},
+        consoleDir,
+      },
+    );
   });
   afterAll(async () => {
     await server?.stop();

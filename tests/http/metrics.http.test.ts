@@ -85,7 +85,11 @@ describe("GET /metrics", () => {
       body: JSON.stringify({ network: "mainnet", feePayerLamports: "0" }),
     });
     expect(r.status).toBe(200);
-    expect(((await r.json()) as { faults: { network: string; feePayerLamports: string | null }[] }).faults).toContainEqual({ network: "mainnet", chainDown: false, feePayerLamports: "0" });
+    expect(((await r.json()) as { faults: { network: string; feePayerLamports: string | null }[] }).faults).toContainEqual({
+      network: "mainnet",
+      chainDown: false,
+      feePayerLamports: "0",
+    });
   });
 
   it("refuses a proxied request (X-Forwarded-For) without the operator token with 401, and serves it with the token", async () => {

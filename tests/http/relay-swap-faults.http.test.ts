@@ -29,7 +29,8 @@ const cpOut = (a: bigint, rIn: bigint, rOut: bigint): bigint => (a * 997n * rOut
 const RESERVES = { usdc: 1_000_000_000, wsol: 5_000_000_000 };
 const TO_SWAP = 1_000_000n - (1_000_000n * 25n) / 10_000n; // depositSize − the default 25 bps fee
 
-const setPool = (usdc: number, wsol: number) => post(`${server.url}/sandbox/swap_pool`, { network: "mainnet", mintA: USDC, mintB: WSOL, reserveA: usdc, reserveB: wsol });
+const setPool = (usdc: number, wsol: number) =>
+  post(`${server.url}/sandbox/swap_pool`, { network: "mainnet", mintA: USDC, mintB: WSOL, reserveA: usdc, reserveB: wsol });
 const relaySwap = (w: PreparedWithdrawal) => post(`${server.url}/relay_swap`, w.swapBody!, { "x-api-auth": token });
 /** What a wallet proves for: the quote less the pair's 50 bps (otherAmountThreshold). */
 const threshold = (quoted: bigint): bigint => (quoted * 9950n) / 10_000n;
@@ -70,7 +71,10 @@ beforeAll(async () => {
   const t = Math.floor(Date.now() / 1000);
   token = ((await post(`${server.url}/login`, { wallet: w.address, signature: w.sign(String(t)), message: t })).json as { id: string }).id;
   // Protocol v2: each proof binds its minOut, the threshold of the quote the wallet saw.
-  const swapTo = (reserves: { usdc: number; wsol: number }) => ({ outputMint: WSOL, minOut: threshold(cpOut(TO_SWAP, BigInt(reserves.usdc), BigInt(reserves.wsol))) });
+  const swapTo = (reserves: { usdc: number; wsol: number }) => ({
+    outputMint: WSOL,
+    minOut: threshold(cpOut(TO_SWAP, BigInt(reserves.usdc), BigInt(reserves.wsol))),
+  });
   drained = await prepareWithdrawal(server.url, w, USDC, { recipient: testRecipient("swap-drained"), amount: 1_000_000, swap: swapTo(RESERVES) });
   moved = await prepareWithdrawal(server.url, w, USDC, { recipient: testRecipient("swap-moved"), amount: 1_000_000, swap: swapTo(AFTER_FIRST) });
   broken = await prepareWithdrawal(server.url, w, USDC, { recipient: testRecipient("swap-broken"), amount: 1_000_000, swap: { outputMint: WSOL, minOut: 1 } });
@@ -158,7 +162,9 @@ describe("relay_swap: the venue fails", () => {
     }
     expect(await spent(broken)).toBe(false);
     expect(lastRecord().id).toBe(before);
-    const rejected = (await get(`${server.url}/admin/relays/rejected?limit=1`, { authorization: `Bearer ${OPERATOR}` })).json as { items: { kind: string; error: string; detail: string }[] };
+    const rejected = (await get(`${server.url}/admin/relays/rejected?limit=1`, { authorization: `Bearer ${OPERATOR}` })).json as {
+      items: { kind: string; error: string; detail: string }[];
+    };
     expect(rejected.items).toEqual([expect.objectContaining({ kind: "swap", error: "SwapFailed", detail: "venue down" })]);
   });
 });
@@ -166,14 +172,23 @@ describe("relay_swap: the venue fails", () => {
 describe("POST /jupiter on a network whose venue is Jupiter (a Jupiter-shaped server on 127.0.0.1)", () => {
   let jup: Server;
   let answer: (res: ServerResponse) => void;
-  const json = (res: ServerResponse, status: number, body: unknown): void => void res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+  const json = (res: ServerResponse, status: number, body: unknown): void =>
+    void res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
   const ask = { inputMint: WSOL, outputMint: USDC, amount: 100_000_000, slippageBps: 100, dexes: ["Meteora DLMM"], network: "devnet" };
 
   beforeAll(async () => {
     jup = createServer((_req, res) => answer(res));
     await new Promise<void>((resolve) => jup.listen(0, "127.0.0.1", resolve));
     const venues = server.relay.swapVenues as Map<Network, SwapVenue>;
-    venues.set("devnet", new JupiterSwapApi({ baseUrl: `http://127.0.0.1:${(jup.address() as AddressInfo).port}/swap/v1`, apiKey: "k", timeoutMs: 300, restrictIntermediateTokens: true }));
+    venues.set(
+      "devnet",
+      new JupiterSwapApi({
+        baseUrl: `http://127.0.0.1:${(jup.address() as AddressInfo).port}/swap/v1`,
+        apiKey: "k",
+        timeoutMs: 300,
+        restrictIntermediateTokens: true,
+      }),
+    );
   });
   afterAll(async () => {
     jup.closeAllConnections();
@@ -191,7 +206,20 @@ describe("POST /jupiter on a network whose venue is Jupiter (a Jupiter-shaped se
         swapMode: "ExactIn",
         slippageBps: 100,
         priceImpactPct: "0.0001",
-        routePlan: [{ swapInfo: { ammKey: "HXpGFJGCEEFdV31tDmjDBaJMEB1fKLiAoKoWr3Fnonid", label: "Meteora DLMM", inputMint: WSOL, outputMint: USDC, inAmount: "100000000", outAmount: "17057460" }, percent: null, bps: 10000 }],
+        routePlan: [
+          {
+            swapInfo: {
+              ammKey: "HXpGFJGCEEFdV31tDmjDBaJMEB1fKLiAoKoWr3Fnonid",
+              label: "Meteora DLMM",
+              inputMint: WSOL,
+              outputMint: USDC,
+              inAmount: "100000000",
+              outAmount: "17057460",
+            },
+            percent: null,
+            bps: 10000,
+          },
+        ],
       });
     const r = await post(`${server.url}/jupiter`, ask);
     expect(r.status).toBe(200);
@@ -203,7 +231,19 @@ describe("POST /jupiter on a network whose venue is Jupiter (a Jupiter-shaped se
       otherAmountThreshold: "16886885",
       slippageBps: 100,
       priceImpactPct: 0.01,
-      routePlan: [{ swapInfo: { ammKey: "HXpGFJGCEEFdV31tDmjDBaJMEB1fKLiAoKoWr3Fnonid", label: "Meteora DLMM", inputMint: WSOL, outputMint: USDC, inAmount: "100000000", outAmount: "17057460" }, percent: 100 }],
+      routePlan: [
+        {
+          swapInfo: {
+            ammKey: "HXpGFJGCEEFdV31tDmjDBaJMEB1fKLiAoKoWr3Fnonid",
+            label: "Meteora DLMM",
+            inputMint: WSOL,
+            outputMint: USDC,
+            inAmount: "100000000",
+            outAmount: "17057460",
+          },
+          percent: 100,
+        },
+      ],
     });
   });
 

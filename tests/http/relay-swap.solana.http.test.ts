@@ -48,8 +48,18 @@ beforeAll(async () => {
   const t = Math.floor(Date.now() / 1000);
   token = ((await post(`${h.url}/login`, { wallet: depositor.address, signature: depositor.sign(String(t)), message: t })).json as { id: string }).id;
   const swapTo = (r: { usdc: bigint; wsol: bigint }) => ({ outputMint: WSOL, minOut: threshold(cpOut(TO_SWAP, r.usdc, r.wsol)) });
-  main = await prepareWithdrawal(h.url, depositor, USDC, { recipient: testRecipient("solana-swap-main"), amount: 1_000_000, chain: h.chain, swap: swapTo(RESERVES) });
-  slipped = await prepareWithdrawal(h.url, depositor, USDC, { recipient: testRecipient("solana-swap-slipped"), amount: 1_000_000, chain: h.chain, swap: swapTo(AFTER_FIRST) });
+  main = await prepareWithdrawal(h.url, depositor, USDC, {
+    recipient: testRecipient("solana-swap-main"),
+    amount: 1_000_000,
+    chain: h.chain,
+    swap: swapTo(RESERVES),
+  });
+  slipped = await prepareWithdrawal(h.url, depositor, USDC, {
+    recipient: testRecipient("solana-swap-slipped"),
+    amount: 1_000_000,
+    chain: h.chain,
+    swap: swapTo(AFTER_FIRST),
+  });
   await h.createSwapPool(USDC, WSOL, RESERVES.usdc, RESERVES.wsol);
 }, 180_000);
 afterAll(async () => {
@@ -63,11 +73,27 @@ describe("POST /jupiter on a solana network (the local Jupiter API)", () => {
     expect(r.status).toBe(200);
     const out = cpOut(10_000_000n, RESERVES.usdc, RESERVES.wsol);
     const body = r.json as Record<string, unknown> & { priceImpactPct: number; routePlan: { swapInfo: Record<string, unknown>; percent: number }[] };
-    expect(body).toMatchObject({ inputMint: USDC, outputMint: WSOL, inAmount: "10000000", outAmount: out.toString(), otherAmountThreshold: ((out * 9970n) / 10_000n).toString(), slippageBps: 30 });
+    expect(body).toMatchObject({
+      inputMint: USDC,
+      outputMint: WSOL,
+      inAmount: "10000000",
+      outAmount: out.toString(),
+      otherAmountThreshold: ((out * 9970n) / 10_000n).toString(),
+      slippageBps: 30,
+    });
     expect(body.priceImpactPct).toBeCloseTo((100 * 10_000_000) / (1_000_000_000 + 10_000_000), 9);
     expect(body.routePlan).toEqual([
       {
-        swapInfo: { ammKey: h.localnet.validator.swapPool(USDC, WSOL)!.pool, label: "localnet-cp", inputMint: USDC, outputMint: WSOL, inAmount: "10000000", outAmount: out.toString(), feeAmount: "30000", feeMint: USDC },
+        swapInfo: {
+          ammKey: h.localnet.validator.swapPool(USDC, WSOL)!.pool,
+          label: "localnet-cp",
+          inputMint: USDC,
+          outputMint: WSOL,
+          inAmount: "10000000",
+          outAmount: out.toString(),
+          feeAmount: "30000",
+          feeMint: USDC,
+        },
         percent: 100,
       },
     ]);
@@ -83,7 +109,10 @@ describe("POST /jupiter on a solana network (the local Jupiter API)", () => {
 
 describe("POST /relay_swap on a solana network", () => {
   it("pays the recipient the quoted output in the output mint and the relayer the fee in the input mint, in one transaction", async () => {
-    const q = (await quote({ inputMint: USDC, outputMint: WSOL, amount: Number(TO_SWAP), slippageBps: 50, dexes: [] })).json as { outAmount: string; otherAmountThreshold: string };
+    const q = (await quote({ inputMint: USDC, outputMint: WSOL, amount: Number(TO_SWAP), slippageBps: 50, dexes: [] })).json as {
+      outAmount: string;
+      otherAmountThreshold: string;
+    };
     expect(q.outAmount).toBe(cpOut(TO_SWAP, RESERVES.usdc, RESERVES.wsol).toString());
     const recipient = main.body.recipient;
     const before = { relayerUsdc: await balance(relayer, USDC), vault: await h.chain.vaultBalance(USDC), reserves: reserves() };

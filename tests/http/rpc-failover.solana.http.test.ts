@@ -45,7 +45,8 @@ const until = async (what: string, check: () => Promise<boolean>, ms = 20_000): 
 };
 const withdrawals = async (label: string, n: number): Promise<PreparedWithdrawal[]> => {
   const out: PreparedWithdrawal[] = [];
-  for (let i = 0; i < n; i++) out.push(await prepareWithdrawal(h.url, depositor, USDC, { recipient: testRecipient(`failover-${label}-${i}`), amount: 1_000_000, chain: h.chain }));
+  for (let i = 0; i < n; i++)
+    out.push(await prepareWithdrawal(h.url, depositor, USDC, { recipient: testRecipient(`failover-${label}-${i}`), amount: 1_000_000, chain: h.chain }));
   return out;
 };
 /** Relays one after another; `midway` runs once the first has landed, while the rest are still to go. */
@@ -77,7 +78,14 @@ beforeAll(async () => {
   const file = path.join(net.dir, "relay.json");
   writeFileSync(file, JSON.stringify(cfg));
   const env = { RELAY_CONFIG: file, RELAY_RATE_LIMITS: "off", RELAY_OPERATOR_TOKEN: OPERATOR };
-  h = relayHarness("solana", await startRelay(env), (dir) => startRelay(env, dir), (url) => localnetTestChain(net, url), net.programId, () => net.close());
+  h = relayHarness(
+    "solana",
+    await startRelay(env),
+    (dir) => startRelay(env, dir),
+    (url) => localnetTestChain(net, url),
+    net.programId,
+    () => net.close(),
+  );
   depositor = newWallet();
   await h.chain.fund(depositor, 100_000_000, USDC);
   token = await login(depositor);

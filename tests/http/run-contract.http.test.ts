@@ -23,7 +23,10 @@ describe("run contract (README.md: Running it)", () => {
       const h = await get(`${relay.url}/health`);
       expect(h.status).toBe(200);
       expect(h.text).toBe("ok");
-      const detail = (await get(`${relay.url}/health/detail`, { authorization: `Bearer ${OPERATOR}` })).json as { networks: { sandbox: boolean }[]; checks: { name: string }[] };
+      const detail = (await get(`${relay.url}/health/detail`, { authorization: `Bearer ${OPERATOR}` })).json as {
+        networks: { sandbox: boolean }[];
+        checks: { name: string }[];
+      };
       expect(detail.networks.every((n) => n.sandbox)).toBe(true);
       expect(detail.checks.map((c) => c.name)).toEqual(expect.arrayContaining(["store", "chain:mainnet", "chain:devnet", "indexer"]));
       expect(await relay.stop()).toBe(0);

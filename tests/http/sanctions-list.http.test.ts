@@ -35,7 +35,11 @@ describe("a sanctions list file, reloaded without a restart", () => {
     dir = mkdtempSync(path.join(tmpdir(), "sanctions-file-"));
     listFile = path.join(dir, "sol.txt");
     writeFileSync(listFile, BUNDLED);
-    relay = await startRelay({ RELAY_CONFIG: configFile({ sanctions: { file: listFile, filePollSec: 1 } }), RELAY_RATE_LIMITS: "off", RELAY_OPERATOR_TOKEN: OPERATOR });
+    relay = await startRelay({
+      RELAY_CONFIG: configFile({ sanctions: { file: listFile, filePollSec: 1 } }),
+      RELAY_RATE_LIMITS: "off",
+      RELAY_OPERATOR_TOKEN: OPERATOR,
+    });
     w = newWallet();
     token = await login(relay.url, w);
   });
@@ -127,7 +131,11 @@ describe("a sanctions list URL (plain http on 127.0.0.1 in tests; https in produ
     });
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/sanctioned_addresses_SOL.txt`;
-    env = { RELAY_CONFIG: configFile({ sanctions: { url, refreshIntervalSec: 1, fetchTimeoutSec: 2 } }), RELAY_RATE_LIMITS: "off", RELAY_OPERATOR_TOKEN: OPERATOR };
+    env = {
+      RELAY_CONFIG: configFile({ sanctions: { url, refreshIntervalSec: 1, fetchTimeoutSec: 2 } }),
+      RELAY_RATE_LIMITS: "off",
+      RELAY_OPERATOR_TOKEN: OPERATOR,
+    };
     relay = await startRelay(env);
     w = newWallet();
     token = await login(relay.url, w);

@@ -82,7 +82,12 @@ describe("sandbox ledger", () => {
     await airdrop(relay.url, w, 7, mint);
     const pre = randomPrecommitment();
     const d = await deposit(relay.url, w, pre, 7, mint);
-    expect(d).toEqual({ signature: expect.stringMatching(/^[1-9A-HJ-NP-Za-km-z]{86,88}$/), status: "indexed", leafIndex: 0, commitment: expectedLeaf(pre, 7, mint) });
+    expect(d).toEqual({
+      signature: expect.stringMatching(/^[1-9A-HJ-NP-Za-km-z]{86,88}$/),
+      status: "indexed",
+      leafIndex: 0,
+      commitment: expectedLeaf(pre, 7, mint),
+    });
     expect(await leafAt(mint, 0)).toEqual(expectedLeaf(pre, 7, mint));
     // The note's leaf binds the 7 it paid: the leaf of a larger claim is another value, and not in the tree.
     expect(expectedLeaf(pre, 8, mint)).not.toEqual(d.commitment);
@@ -166,10 +171,13 @@ describe("sandbox ledger", () => {
   });
 
   it.each([
-    ["missing", () => {
-      const { precommitment: _, ...body } = depositBody(w, randomPrecommitment(), 1);
-      return body;
-    }],
+    [
+      "missing",
+      () => {
+        const { precommitment: _, ...body } = depositBody(w, randomPrecommitment(), 1);
+        return body;
+      },
+    ],
     ["31 bytes", () => ({ ...depositBody(w, randomPrecommitment(), 1), precommitment: new Array(31).fill(1) })],
     ["with a negative byte", () => ({ ...depositBody(w, randomPrecommitment(), 1), precommitment: [-1, ...new Array(31).fill(1)] })],
   ])("names precommitment in the 400 when it is %s", async (_name, make) => {
@@ -186,7 +194,14 @@ describe("a protocol v1 deposit body", () => {
     await airdrop(relay.url, w, 100, mint);
     const commitment = randomPrecommitment();
     // Exactly what a v1 client sent: its own leaf, signed as such.
-    const v1 = { network: "mainnet", mint, amount: 100, commitment, wallet: w.address, signature: w.sign(sandboxDepositMessage("mainnet", mint, 100, Uint8Array.from(commitment))) };
+    const v1 = {
+      network: "mainnet",
+      mint,
+      amount: 100,
+      commitment,
+      wallet: w.address,
+      signature: w.sign(sandboxDepositMessage("mainnet", mint, 100, Uint8Array.from(commitment))),
+    };
     const r = await post(`${relay.url}/sandbox/deposit`, v1);
     expect(r.status).toBe(400);
     const answer = r.json as { error: string; message: string };

@@ -101,7 +101,10 @@ describe("landing engine faults through /relay", () => {
   it("maps a simulation the program refuses to the spec error without sending anything", async () => {
     const w = await withdrawal("simulation");
     const txBefore = net.validator.ledger.transactionCount;
-    net.validator.faults.set({ simulationError: { err: { InstructionError: [2, { Custom: 6001 }] }, logs: ["Program log: Error: UnknownRoot"] }, simulationFailures: 1 });
+    net.validator.faults.set({
+      simulationError: { err: { InstructionError: [2, { Custom: 6001 }] }, logs: ["Program log: Error: UnknownRoot"] },
+      simulationFailures: 1,
+    });
     const r = await relay(w.body);
     expect(r.json).toMatchObject({ status: 400, error: "InvalidRoot" });
     expect(net.validator.ledger.transactionCount).toBe(txBefore);
@@ -114,7 +117,9 @@ describe("console", () => {
   it("shows the solana network's fee payer (the operator's keypair file) in the keys and money views", async () => {
     const feePayer = net.relayer.publicKey.toBase58();
     const settings = await admin<{ keys: { name: string; publicKey: string }[] }>("/settings");
-    expect(settings.keys).toContainEqual(expect.objectContaining({ name: "fee payer (mainnet)", publicKey: feePayer, storage: `operator's keypair file ${net.relayerKeyFile}` }));
+    expect(settings.keys).toContainEqual(
+      expect.objectContaining({ name: "fee payer (mainnet)", publicKey: feePayer, storage: `operator's keypair file ${net.relayerKeyFile}` }),
+    );
     const money = await admin<{ feePayers: { network: string; address: string; sandbox: boolean }[] }>("/money");
     expect(money.feePayers).toContainEqual(expect.objectContaining({ network: "mainnet", address: feePayer, sandbox: false }));
   });
@@ -188,7 +193,15 @@ describe("indexer", () => {
 async function depositWithoutWaiting(w: TestWallet, i: number): Promise<void> {
   const { blockhash, lastValidBlockHeight } = await net.connection.getLatestBlockhash("confirmed");
   const tx = new Transaction({ feePayer: new PublicKey(w.address), blockhash, lastValidBlockHeight }).add(
-    depositInstruction({ programId: net.programId, depositor: w.address, mint: WSOL, precommitment: Uint8Array.from(randomCommitment()), amount: 1000n, nonce: BigInt(1000 + i), hasher: net.hasher }),
+    depositInstruction({
+      programId: net.programId,
+      depositor: w.address,
+      mint: WSOL,
+      precommitment: Uint8Array.from(randomCommitment()),
+      amount: 1000n,
+      nonce: BigInt(1000 + i),
+      hasher: net.hasher,
+    }),
   );
   tx.addSignature(new PublicKey(w.address), Buffer.from(w.signBytes(tx.serializeMessage())));
   const sig = await net.connection.sendRawTransaction(tx.serialize());

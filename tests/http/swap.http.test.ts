@@ -39,7 +39,8 @@ const balance = async (owner: string, mint: string, network = "mainnet"): Promis
   BigInt(((await get(`${relay.url}/sandbox/balance/${network}/${owner}/${mint}`)).json as { amount: string }).amount);
 const swapPool = (mintA: string, mintB: string, reserveA: number, reserveB: number, network = "mainnet") =>
   post(`${relay.url}/sandbox/swap_pool`, { network, mintA, mintB, reserveA, reserveB });
-const nullifierOf = async (w: PreparedWithdrawal): Promise<unknown> => (await post(`${relay.url}/get_nullifier/${USDC}/32/mainnet`, { nullifierHash: w.body.nullifierHash })).json;
+const nullifierOf = async (w: PreparedWithdrawal): Promise<unknown> =>
+  (await post(`${relay.url}/get_nullifier/${USDC}/32/mainnet`, { nullifierHash: w.body.nullifierHash })).json;
 const ammKeyOf = async (inputMint: string, outputMint: string): Promise<string> => {
   const r = await quote({ inputMint, outputMint, amount: 100, slippageBps: 50, dexes: [] });
   return (r.json as { routePlan: { swapInfo: { ammKey: string } }[] }).routePlan[0]!.swapInfo.ammKey;
@@ -61,9 +62,17 @@ beforeAll(async () => {
   }
   // Protocol v2: each proof is bound to its output mint and minOut (the quote's otherAmountThreshold by default).
   valid = await prepareWithdrawal(relay.url, depositor, USDC, { recipient: testRecipient("swap-main"), amount: 1_000_000, swap: { outputMint: WSOL } });
-  spare = await prepareWithdrawal(relay.url, depositor, USDC, { recipient: testRecipient("swap-spare"), amount: 1_000_000, swap: { outputMint: THIN, minOut: 1_000_000 } });
+  spare = await prepareWithdrawal(relay.url, depositor, USDC, {
+    recipient: testRecipient("swap-spare"),
+    amount: 1_000_000,
+    swap: { outputMint: THIN, minOut: 1_000_000 },
+  });
   const q = (await quote({ inputMint: USDC, outputMint: WSOL, amount: 997_500, slippageBps: 50, dexes: [] })).json as { outAmount: string };
-  greedy = await prepareWithdrawal(relay.url, depositor, USDC, { recipient: testRecipient("swap-greedy"), amount: 1_000_000, swap: { outputMint: WSOL, minOut: BigInt(q.outAmount) * 2n } });
+  greedy = await prepareWithdrawal(relay.url, depositor, USDC, {
+    recipient: testRecipient("swap-greedy"),
+    amount: 1_000_000,
+    swap: { outputMint: WSOL, minOut: BigInt(q.outAmount) * 2n },
+  });
 });
 afterAll(async () => {
   await relay?.stop();
@@ -90,7 +99,14 @@ describe("POST /sandbox/swap_pool (constant-product pools, 0.3% fee)", () => {
     ["a fractional reserveB", { reserveB: 1.5 }, 400, "InvalidRequest", "reserveB"],
     ["a reserve as text", { reserveB: "100" }, 400, "InvalidRequest", "reserveB"],
   ])("refuses %s", async (_name, over, status, error, field) => {
-    const r = await post(`${relay.url}/sandbox/swap_pool`, { network: "mainnet", mintA: USDC, mintB: newWallet().address, reserveA: 10, reserveB: 10, ...over });
+    const r = await post(`${relay.url}/sandbox/swap_pool`, {
+      network: "mainnet",
+      mintA: USDC,
+      mintB: newWallet().address,
+      reserveA: 10,
+      reserveB: 10,
+      ...over,
+    });
     expect(r.status).toBe(status);
     expect(r.json).toMatchObject({ error });
     expect((r.json as { message: string }).message.startsWith(field)).toBe(true);
@@ -112,7 +128,16 @@ describe("POST /jupiter (spec swap quote, sandbox venue)", () => {
       priceImpactPct: (100 * 10_000_000) / (1_000_000_000 + 10_000_000),
       routePlan: [
         {
-          swapInfo: { ammKey: await ammKeyOf(WSOL, USDC), label: "sandbox-cp", inputMint: USDC, outputMint: WSOL, inAmount: "10000000", outAmount: out.toString(), feeAmount: "30000", feeMint: USDC },
+          swapInfo: {
+            ammKey: await ammKeyOf(WSOL, USDC),
+            label: "sandbox-cp",
+            inputMint: USDC,
+            outputMint: WSOL,
+            inAmount: "10000000",
+            outAmount: out.toString(),
+            feeAmount: "30000",
+            feeMint: USDC,
+          },
           percent: 100,
         },
       ],
@@ -127,7 +152,11 @@ describe("POST /jupiter (spec swap quote, sandbox venue)", () => {
   });
 
   it("applies the pair's slippage when slippageBps is left out: 10 bps for two stablecoins, 50 for a standard pair", async () => {
-    const stable = (await quote({ inputMint: USDT, outputMint: USDC, amount: 1_000_000 })).json as { slippageBps: number; outAmount: string; otherAmountThreshold: string };
+    const stable = (await quote({ inputMint: USDT, outputMint: USDC, amount: 1_000_000 })).json as {
+      slippageBps: number;
+      outAmount: string;
+      otherAmountThreshold: string;
+    };
     expect(stable.slippageBps).toBe(10);
     expect(BigInt(stable.otherAmountThreshold)).toBe((BigInt(stable.outAmount) * 9990n) / 10_000n);
     expect(((await quote({ inputMint: USDC, outputMint: WSOL, amount: 1_000_000 })).json as { slippageBps: number }).slippageBps).toBe(50);
@@ -248,11 +277,19 @@ describe("POST /relay_swap: refusals change nothing", () => {
 
   it("answers 400 SlippageExceeded before sending anything when the venue cannot deliver the proof's minOut, and the note stays withdrawable", async () => {
     const amm = await ammKeyOf(USDC, WSOL);
-    const before = { reserves: [await balance(amm, USDC), await balance(amm, WSOL)], vault: await balance(USDC_VAULT, USDC), recipient: await balance(greedy.body.recipient, WSOL) };
+    const before = {
+      reserves: [await balance(amm, USDC), await balance(amm, WSOL)],
+      vault: await balance(USDC_VAULT, USDC),
+      recipient: await balance(greedy.body.recipient, WSOL),
+    };
     const r = await relaySwap(swapBody(greedy));
     expect(r.status).toBe(400);
     expect(r.json).toMatchObject({ status: 400, error: "SlippageExceeded", message: expect.stringMatching(/below minOut/) });
-    expect({ reserves: [await balance(amm, USDC), await balance(amm, WSOL)], vault: await balance(USDC_VAULT, USDC), recipient: await balance(greedy.body.recipient, WSOL) }).toEqual(before);
+    expect({
+      reserves: [await balance(amm, USDC), await balance(amm, WSOL)],
+      vault: await balance(USDC_VAULT, USDC),
+      recipient: await balance(greedy.body.recipient, WSOL),
+    }).toEqual(before);
     expect(await nullifierOf(greedy)).toEqual({ address: null, json: null });
   });
 
@@ -298,7 +335,10 @@ describe("POST /relay_swap: a valid withdrawal with a swap", () => {
   it("credits the recipient the quoted output (within slippage), pays the fee in the input mint, moves the vault into the pool, spends the nullifier", async () => {
     const fee = (1_000_000n * 25n) / 10_000n;
     const amm = await ammKeyOf(USDC, WSOL);
-    const q = (await quote({ inputMint: USDC, outputMint: WSOL, amount: Number(1_000_000n - fee), slippageBps: 50, dexes: [] })).json as { outAmount: string; otherAmountThreshold: string };
+    const q = (await quote({ inputMint: USDC, outputMint: WSOL, amount: Number(1_000_000n - fee), slippageBps: 50, dexes: [] })).json as {
+      outAmount: string;
+      otherAmountThreshold: string;
+    };
     const before = {
       recipientWsol: await balance(valid.body.recipient, WSOL),
       recipientUsdc: await balance(valid.body.recipient, USDC),

@@ -72,7 +72,10 @@ describe("proof verification under load", () => {
   it("gives one client address at most verificationsPerIp proofs in the verifier: the rest are 429 RateLimited with Retry-After, none 500", async () => {
     const answers = await Promise.all(Array.from({ length: 40 }, () => junkRelay("127.0.0.31")));
     const t = tally(answers);
-    expect(Object.keys(t).every((k) => ["400 InvalidProof", "429 RateLimited", "503 ServerBusy"].includes(k)), JSON.stringify(t)).toBe(true);
+    expect(
+      Object.keys(t).every((k) => ["400 InvalidProof", "429 RateLimited", "503 ServerBusy"].includes(k)),
+      JSON.stringify(t),
+    ).toBe(true);
     expect(t["429 RateLimited"] ?? 0, JSON.stringify(t)).toBeGreaterThan(0);
     expect(t["400 InvalidProof"] ?? 0, JSON.stringify(t)).toBeGreaterThan(0);
     const refused = answers.find((a) => a.status === 429)!;
@@ -83,7 +86,10 @@ describe("proof verification under load", () => {
   it("answers 503 ServerBusy with Retry-After when the verifier's queue is full, never 500", async () => {
     const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => junkRelay(`127.0.2.${i + 1}`)));
     const t = tally(answers);
-    expect(Object.keys(t).every((k) => ["400 InvalidProof", "503 ServerBusy"].includes(k)), JSON.stringify(t)).toBe(true);
+    expect(
+      Object.keys(t).every((k) => ["400 InvalidProof", "503 ServerBusy"].includes(k)),
+      JSON.stringify(t),
+    ).toBe(true);
     expect(t["503 ServerBusy"] ?? 0, JSON.stringify(t)).toBeGreaterThan(0);
     const busy = answers.find((a) => a.status === 503)!;
     expect(busy.json).toMatchObject({ status: 503, error: "ServerBusy", message: expect.stringMatching(/busy/) });
@@ -91,11 +97,7 @@ describe("proof verification under load", () => {
   });
 
   it("refuses an unknown root, a fee below the published one and another relayer's proof before the verifier: no 429 or 503 however many are sent at once", async () => {
-    const cheap = [
-      { root: [0, ...randomBytes(30), 2] },
-      { fee: 1 },
-      { relayer: encodeBase58(randomBytes(32)) },
-    ];
+    const cheap = [{ root: [0, ...randomBytes(30), 2] }, { fee: 1 }, { relayer: encodeBase58(randomBytes(32)) }];
     for (const over of cheap) {
       const answers = await Promise.all(Array.from({ length: 30 }, () => junkRelay("127.0.0.32", over)));
       const t = tally(answers);

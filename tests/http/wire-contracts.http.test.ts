@@ -123,7 +123,11 @@ describe("the public API's answers match their contracts (src-shared/api/public.
     expect(state.json.nextIndex).toBeGreaterThan(withdrawal.deposit.leafIndex);
     const proof = decoded("get_proof", await call("POST", `/get_proof/${USDC}/32/${withdrawal.deposit.leafIndex}/mainnet`), decodeMerkleProof);
     expect(proof.json.path).toHaveLength(32);
-    const spent = decoded("get_nullifier", await call("POST", `/get_nullifier${pool}`, { nullifierHash: withdrawal.body.nullifierHash }), decodeNullifierStatus);
+    const spent = decoded(
+      "get_nullifier",
+      await call("POST", `/get_nullifier${pool}`, { nullifierHash: withdrawal.body.nullifierHash }),
+      decodeNullifierStatus,
+    );
     expect(spent.json).toEqual({ spent: true });
     const fresh = decoded("get_nullifier", await call("POST", `/get_nullifier${pool}`, { nullifierHash: [...Array(31).fill(0), 7] }), decodeNullifierStatus);
     expect(fresh).toEqual({ address: null, json: null });
@@ -132,7 +136,11 @@ describe("the public API's answers match their contracts (src-shared/api/public.
   });
 
   it("the sandbox's deposit and balance, and the compliance key", async () => {
-    const dep = decoded("POST /sandbox/deposit", await call("POST", "/sandbox/deposit", depositBody(wallet, randomPrecommitment(), 1_000, USDC)), decodeSandboxDeposit);
+    const dep = decoded(
+      "POST /sandbox/deposit",
+      await call("POST", "/sandbox/deposit", depositBody(wallet, randomPrecommitment(), 1_000, USDC)),
+      decodeSandboxDeposit,
+    );
     expect(dep.status).toBe("indexed");
     expect(decoded("GET /sandbox/balance", await call("GET", `/sandbox/balance/mainnet/${wallet.address}/${USDC}`), decodeBalance).amount).toBeGreaterThan(0n);
     expect(decoded("GET /compliance/public_key", await call("GET", "/compliance/public_key"), decodeCompliancePublicKey).algorithm).toBe("ed25519");
@@ -165,11 +173,15 @@ describe("the admin API's answers match their contracts (src-shared/api/admin.ts
     const fees = decoded("fees", await admin("POST", "/fees", { network: "mainnet", mint: USDC, bps: 10, floor: "5" }), adminFees);
     expect(fees.pools).toContainEqual({ network: "mainnet", mint: USDC, bps: 10, floor: "5" });
     expect(fees.default).toEqual(settings.fees.default);
-    expect(decoded("pauses", await admin("POST", "/pauses", { network: "devnet", paused: true, reason: "contract test" }), adminAnswers.pauses)).toHaveLength(1);
+    expect(decoded("pauses", await admin("POST", "/pauses", { network: "devnet", paused: true, reason: "contract test" }), adminAnswers.pauses)).toHaveLength(
+      1,
+    );
     expect(decoded("faults", await admin("POST", "/sandbox/faults", { network: "devnet", chainDown: true }), adminAnswers.faults).length).toBeGreaterThan(0);
     decoded("reverts", await admin("GET", "/reverts"), adminAnswers.reverts);
     const someone = newWallet().address;
-    expect(decoded("override", await admin("POST", "/sanctions/overrides", { address: someone, action: "add", reason: "contract test" }), adminCompliance).overrides).toHaveLength(1);
+    expect(
+      decoded("override", await admin("POST", "/sanctions/overrides", { address: someone, action: "add", reason: "contract test" }), adminCompliance).overrides,
+    ).toHaveLength(1);
     decoded("compliance", await admin("GET", `/compliance?address=${someone}`), adminCompliance);
   });
 

@@ -54,7 +54,16 @@ describe("npm run pool:init", () => {
     const bad = await run(["--rpc", "ftp://x", "--program", net.programId, "--keypair", net.relayerKeyFile, "--mint", WSOL]);
     expect(bad.code).toBe(2);
     expect(bad.out).toMatch(/--rpc must be/);
-    const notMint = await run(["--rpc", net.validator.rpcUrl, "--program", net.programId, "--keypair", net.relayerKeyFile, "--mint", net.relayer.publicKey.toBase58()]);
+    const notMint = await run([
+      "--rpc",
+      net.validator.rpcUrl,
+      "--program",
+      net.programId,
+      "--keypair",
+      net.relayerKeyFile,
+      "--mint",
+      net.relayer.publicKey.toBase58(),
+    ]);
     expect(notMint.code).toBe(1);
     expect(notMint.out).toMatch(/is not an SPL Token mint/);
   });

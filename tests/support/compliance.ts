@@ -29,7 +29,11 @@ export function configFile(config: unknown): string {
 }
 
 /** Runs the operator's `npm run sanctions -- ...` on a data dir (the relay must be stopped). */
-export function sanctionsAdmin(dataDir: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function sanctionsAdmin(
+  dataDir: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ["--import", "tsx", "src-server/sanctions.ts", ...args], {
       cwd: ROOT,

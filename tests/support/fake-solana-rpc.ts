@@ -53,7 +53,15 @@ export class FakeRpc implements SolanaRpc {
   programAccounts: GetProgramAccountsResponse = [];
   balance = 5_000_000_000;
   health: NodeHealth = { ok: true };
-  transactions = new Map<string, { slot: number; blockTime?: number | null; meta: { err: unknown; logMessages?: string[] | null; loadedAddresses?: { writable: PublicKey[]; readonly: PublicKey[] } } | null; transaction?: unknown }>();
+  transactions = new Map<
+    string,
+    {
+      slot: number;
+      blockTime?: number | null;
+      meta: { err: unknown; logMessages?: string[] | null; loadedAddresses?: { writable: PublicKey[]; readonly: PublicKey[] } } | null;
+      transaction?: unknown;
+    }
+  >();
   calls: string[] = [];
 
   private gate(method: string): void {
@@ -112,7 +120,9 @@ export class FakeRpc implements SolanaRpc {
     if (config?.accounts) {
       value.accounts = config.accounts.addresses.map((a) => {
         const info = this.simulatedAccounts.get(a) ?? this.accounts.get(a) ?? null;
-        return info ? { executable: false, owner: info.owner.toBase58(), lamports: info.lamports, data: [Buffer.from(info.data).toString("base64"), "base64"] } : null;
+        return info
+          ? { executable: false, owner: info.owner.toBase58(), lamports: info.lamports, data: [Buffer.from(info.data).toString("base64"), "base64"] }
+          : null;
       });
     }
     return { context: { slot: this.height }, value };

@@ -64,5 +64,11 @@ export function relayHarness(
 
 export const sandboxHarness: HarnessFactory = async (env = {}) => {
   const relay = await startRelay(env);
-  return relayHarness("sandbox", relay, (dir) => startRelay(env, dir), (url) => sandboxTestChain(url, "mainnet"), DEFAULT_TEST_PROGRAM_ID);
+  return relayHarness(
+    "sandbox",
+    relay,
+    (dir) => startRelay(env, dir),
+    (url) => sandboxTestChain(url, "mainnet"),
+    DEFAULT_TEST_PROGRAM_ID,
+  );
 };

@@ -19,16 +19,7 @@ import { defaultSolanaConfig, type NetworkConfig, type SolanaNetworkConfig } fro
 import type { SubmissionAttempt, WithdrawalSubmission } from "../../src-server/ports/chain";
 import type { ProofVerifier } from "../../src-server/ports/proof-verifier";
 import { Signer } from "../../src-server/adapters/keys/keypair-file";
-import {
-  FIXTURE_FEE,
-  FIXTURE_MINT,
-  FIXTURE_NOTE,
-  FIXTURE_OUTPUT_MINT,
-  FIXTURE_RELAYER_SEED,
-  loadFixtures,
-  VKEY_PATH,
-  type WireCase,
-} from "./groth16/fixtures";
+import { FIXTURE_FEE, FIXTURE_MINT, FIXTURE_NOTE, FIXTURE_OUTPUT_MINT, FIXTURE_RELAYER_SEED, loadFixtures, VKEY_PATH, type WireCase } from "./groth16/fixtures";
 import { createGroth16Verifier } from "../../src-server/adapters/verifier-groth16/worker-pool";
 import { createSolanaRpc, type SolanaConnection } from "../../src-server/adapters/chain-solana/rpc";
 
@@ -98,7 +89,20 @@ export async function startFixturePool(): Promise<FixturePool> {
   for (let i = 0; i < 7; i++) {
     const n = NOTE(i);
     const precommitment = computePrecommitment(hasher, bigIntToBytes32(n.nullifier), bigIntToBytes32(n.secret));
-    await send([depositInstruction({ programId: PROGRAM, depositor: depositor.publicKey.toBase58(), mint: MINT, precommitment, amount: n.amount, nonce: BigInt(i), hasher })], [depositor]);
+    await send(
+      [
+        depositInstruction({
+          programId: PROGRAM,
+          depositor: depositor.publicKey.toBase58(),
+          mint: MINT,
+          precommitment,
+          amount: n.amount,
+          nonce: BigInt(i),
+          hasher,
+        }),
+      ],
+      [depositor],
+    );
   }
 
   return {

@@ -200,8 +200,18 @@ export async function startSolanaHarness(env: Record<string, string> = {}, extra
   writeFileSync(configFile, JSON.stringify(solanaRelayConfig(net, extraSolana)));
   const fullEnv = { RELAY_CONFIG: configFile, ...env };
   const relay = await startRelay(fullEnv);
-  const h = relayHarness("solana", relay, (dir) => startRelay(fullEnv, dir), (url) => localnetTestChain(net, url), net.programId, () => net.close());
-  return Object.assign(h, { localnet: net, createSwapPool: (x: string, y: string, rx: bigint | number, ry: bigint | number) => net.validator.createSwapPool(x, y, rx, ry) });
+  const h = relayHarness(
+    "solana",
+    relay,
+    (dir) => startRelay(fullEnv, dir),
+    (url) => localnetTestChain(net, url),
+    net.programId,
+    () => net.close(),
+  );
+  return Object.assign(h, {
+    localnet: net,
+    createSwapPool: (x: string, y: string, rx: bigint | number, ry: bigint | number) => net.validator.createSwapPool(x, y, rx, ry),
+  });
 }
 
 /** The HTTP suites' harness for a solana network on the local validator. */

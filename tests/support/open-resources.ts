@@ -28,10 +28,13 @@ export function trackOpenResources(): OpenResources {
     return t;
   };
   g.setTimeout = (fn: unknown, ...rest: unknown[]) => {
-    const t: unknown = original.setTimeout((...a: unknown[]) => {
-      live.delete(t);
-      if (typeof fn === "function") (fn as (...x: unknown[]) => unknown)(...a);
-    }, ...rest);
+    const t: unknown = original.setTimeout(
+      (...a: unknown[]) => {
+        live.delete(t);
+        if (typeof fn === "function") (fn as (...x: unknown[]) => unknown)(...a);
+      },
+      ...rest,
+    );
     live.add(t);
     return t;
   };

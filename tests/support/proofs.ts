@@ -184,7 +184,10 @@ export async function prepareWithdrawal(relayUrl: string, wallet: ChainWallet, m
     if (options.swap.minOut !== undefined) minOut = BigInt(options.swap.minOut);
     else {
       const q = await client.quote({ inputMint: mint, outputMint: options.swap.outputMint, amount: BigInt(amount) - relayerAndFee.fee, network });
-      if (!q.ok) throw new Error(`/jupiter ${mint} -> ${options.swap.outputMint}: ${q.status} ${q.error} ${q.message ?? ""} (create the swap pool before preparing, or give swap.minOut)`);
+      if (!q.ok)
+        throw new Error(
+          `/jupiter ${mint} -> ${options.swap.outputMint}: ${q.status} ${q.error} ${q.message ?? ""} (create the swap pool before preparing, or give swap.minOut)`,
+        );
       if (q.value.otherAmountThreshold === undefined) throw new Error("the quote has no otherAmountThreshold");
       minOut = BigInt(q.value.otherAmountThreshold);
     }
@@ -207,7 +210,13 @@ export async function prepareWithdrawal(relayUrl: string, wallet: ChainWallet, m
   if (!merkle.ok) throw new Error(`Merkle proof of leaf ${dep.leafIndex}: ${JSON.stringify(merkle.error)}`);
 
   const cache = cachedProver(options.cacheDir ?? PROOF_CACHE_DIR);
-  const proved = await proveWithdrawal(note, merkle.value, options.recipient, { hasher, prover: cache.prover, relayer: relayerAndFee.relayer, fee: relayerAndFee.fee, swap });
+  const proved = await proveWithdrawal(note, merkle.value, options.recipient, {
+    hasher,
+    prover: cache.prover,
+    relayer: relayerAndFee.relayer,
+    fee: relayerAndFee.fee,
+    swap,
+  });
   if (!proved.ok) throw new Error(`proving: ${proved.error.kind}: ${proved.error.message}`);
   const p = proved.value;
 
@@ -268,10 +277,22 @@ function artifactsDigest(wasmPath: string, zkeyPath: string): string {
  * added to the input (v2's extDataHash) is part of the key without anyone
  * remembering to add it, and a v1 input can never name a v2 proof.
  */
-export function witnessInputKey(input: WithdrawWitnessInput, wasmPath: string = DEFAULT_ARTIFACTS.wasmPath, zkeyPath: string = DEFAULT_ARTIFACTS.zkeyPath): string {
+export function witnessInputKey(
+  input: WithdrawWitnessInput,
+  wasmPath: string = DEFAULT_ARTIFACTS.wasmPath,
+  zkeyPath: string = DEFAULT_ARTIFACTS.zkeyPath,
+): string {
   const record = input as unknown as Record<string, unknown>;
-  const canonical = JSON.stringify(Object.keys(record).sort().map((k) => [k, record[k]]));
-  return createHash("sha256").update(artifactsDigest(wasmPath, zkeyPath)).update(`protocol-${PUBLIC_SIGNAL_COUNT === 6 ? 2 : 1}\n`).update(canonical).digest("hex");
+  const canonical = JSON.stringify(
+    Object.keys(record)
+      .sort()
+      .map((k) => [k, record[k]]),
+  );
+  return createHash("sha256")
+    .update(artifactsDigest(wasmPath, zkeyPath))
+    .update(`protocol-${PUBLIC_SIGNAL_COUNT === 6 ? 2 : 1}\n`)
+    .update(canonical)
+    .digest("hex");
 }
 
 /**
@@ -297,7 +318,13 @@ export function cachedProver(cacheDir: string = PROOF_CACHE_DIR): { prover: Prov
     }
     const t0 = performance.now();
     const out = await snarkjsProver(input, wasmPath, zkeyPath);
-    const entry: CacheEntry = { key, publicSignals: out.publicSignals.map(String), proof: out.proof, provingMs: Math.round(performance.now() - t0), provedAt: new Date().toISOString() };
+    const entry: CacheEntry = {
+      key,
+      publicSignals: out.publicSignals.map(String),
+      proof: out.proof,
+      provingMs: Math.round(performance.now() - t0),
+      provedAt: new Date().toISOString(),
+    };
     mkdirSync(cacheDir, { recursive: true });
     const tmp = `${file}.${randomUUID()}.tmp`;
     writeFileSync(tmp, `${JSON.stringify(entry, null, 2)}\n`);

@@ -35,7 +35,13 @@ export async function airdrop(url: string, wallet: TestWallet, amount: number, m
 }
 
 /** The body of POST /sandbox/deposit, signed by the wallet over `Deposit: <network> <mint> <amount> <precommitment hex>`. */
-export function depositBody(wallet: Pick<TestWallet, "address" | "sign">, precommitment: number[], amount: number, mint = WSOL, network: Network = "mainnet"): Record<string, unknown> {
+export function depositBody(
+  wallet: Pick<TestWallet, "address" | "sign">,
+  precommitment: number[],
+  amount: number,
+  mint = WSOL,
+  network: Network = "mainnet",
+): Record<string, unknown> {
   const message = sandboxDepositMessage(network, mint, amount, Uint8Array.from(precommitment));
   return { network, mint, amount, precommitment, wallet: wallet.address, signature: wallet.sign(message) };
 }

@@ -3,7 +3,14 @@
 // checked), taking and answering web3.js v1 types.
 
 import { readFileSync } from "node:fs";
-import { Account, FailedTransactionMetadata, LiteSvm, TransactionErrorInstructionError, InstructionErrorCustom, type TransactionMetadata } from "litesvm/dist/internal.js";
+import {
+  Account,
+  FailedTransactionMetadata,
+  LiteSvm,
+  TransactionErrorInstructionError,
+  InstructionErrorCustom,
+  type TransactionMetadata,
+} from "litesvm/dist/internal.js";
 import bs58 from "bs58";
 import { Keypair, PublicKey, Transaction, TransactionInstruction, VersionedTransaction } from "@solana/web3.js";
 

@@ -114,32 +114,36 @@ describe("committed zk artifacts", () => {
     expect(artifacts.publicInputs).toEqual(["root", "nullifierHash", "recipient", "amount", "mint", "extDataHash"]);
   });
 
-  it("recompiling circuits/withdraw.circom with the recorded flags gives the recorded r1cs and the committed wasm", async () => {
-    expect(artifacts.compileFlags).toEqual(["--r1cs", "--wasm", "--O2", "-l", "node_modules"]);
-    const out = mkdtempSync(join(tmpdir(), "zk-withdraw-"));
-    try {
-      const cli = join(dirname(createRequire(import.meta.url).resolve("circom2/package.json")), "cli.js");
-      const version = execFileSync(process.execPath, [cli, "--version"], { cwd: ROOT, encoding: "utf8" });
-      expect(version).toContain(`circom compiler ${artifacts.circomVersion}`);
-      // circom2 is a WASI build: run from the repo root so the include path resolves.
-      execFileSync(process.execPath, [cli, "circuits/withdraw.circom", ...artifacts.compileFlags, "-o", out], {
-        cwd: ROOT,
-        stdio: "pipe",
-      });
-      const r1csPath = join(out, "withdraw.r1cs");
-      expect(sha256(r1csPath)).toBe(artifacts.sha256.r1cs);
-      expect(sha256(join(out, "withdraw_js", "withdraw.wasm"))).toBe(artifacts.sha256["withdraw.wasm"]);
+  it(
+    "recompiling circuits/withdraw.circom with the recorded flags gives the recorded r1cs and the committed wasm",
+    async () => {
+      expect(artifacts.compileFlags).toEqual(["--r1cs", "--wasm", "--O2", "-l", "node_modules"]);
+      const out = mkdtempSync(join(tmpdir(), "zk-withdraw-"));
+      try {
+        const cli = join(dirname(createRequire(import.meta.url).resolve("circom2/package.json")), "cli.js");
+        const version = execFileSync(process.execPath, [cli, "--version"], { cwd: ROOT, encoding: "utf8" });
+        expect(version).toContain(`circom compiler ${artifacts.circomVersion}`);
+        // circom2 is a WASI build: run from the repo root so the include path resolves.
+        execFileSync(process.execPath, [cli, "circuits/withdraw.circom", ...artifacts.compileFlags, "-o", out], {
+          cwd: ROOT,
+          stdio: "pipe",
+        });
+        const r1csPath = join(out, "withdraw.r1cs");
+        expect(sha256(r1csPath)).toBe(artifacts.sha256.r1cs);
+        expect(sha256(join(out, "withdraw_js", "withdraw.wasm"))).toBe(artifacts.sha256["withdraw.wasm"]);
 
-      const r1cs = await snarkjs.r1cs.info(r1csPath);
-      expect(r1cs.nConstraints).toBe(artifacts.constraints);
-      expect(r1cs.nPubInputs).toBe(6);
-      const header = zkeyHeader(ZKEY);
-      expect(header).toEqual({ protocol: 1, nVars: r1cs.nVars, nPublic: 6, domainSize: 2 ** artifacts.ptauPower });
-      expect(r1cs.nConstraints + 6 + 1).toBeLessThanOrEqual(header.domainSize);
-    } finally {
-      rmSync(out, { recursive: true, force: true });
-    }
-  }, SLOW);
+        const r1cs = await snarkjs.r1cs.info(r1csPath);
+        expect(r1cs.nConstraints).toBe(artifacts.constraints);
+        expect(r1cs.nPubInputs).toBe(6);
+        const header = zkeyHeader(ZKEY);
+        expect(header).toEqual({ protocol: 1, nVars: r1cs.nVars, nPublic: 6, domainSize: 2 ** artifacts.ptauPower });
+        expect(r1cs.nConstraints + 6 + 1).toBeLessThanOrEqual(header.domainSize);
+      } finally {
+        rmSync(out, { recursive: true, force: true });
+      }
+    },
+    SLOW,
+  );
 });
 
 describe("withdraw proof end to end", () => {
@@ -232,43 +236,51 @@ describe("withdraw proof end to end", () => {
     return { input, publicSignals: [input.root, input.nullifierHash, input.recipient, input.amount, input.mint, input.extDataHash] };
   }
 
-  it("fullProve + verify for leaf 3 of a 5-leaf tree; altered public inputs are rejected", async () => {
-    const { input, publicSignals: expected } = buildInput(3); // index 3 = 0b11: right child at levels 0 and 1
-    expect(Object.keys(input)).toEqual([
-      "root",
-      "nullifierHash",
-      "recipient",
-      "amount",
-      "mint",
-      "extDataHash",
-      "nullifier",
-      "secret",
-      "pathElements",
-      "pathIndices",
-    ]);
-    expect(input.pathIndices.slice(0, 4)).toEqual(["1", "1", "0", "0"]);
+  it(
+    "fullProve + verify for leaf 3 of a 5-leaf tree; altered public inputs are rejected",
+    async () => {
+      const { input, publicSignals: expected } = buildInput(3); // index 3 = 0b11: right child at levels 0 and 1
+      expect(Object.keys(input)).toEqual([
+        "root",
+        "nullifierHash",
+        "recipient",
+        "amount",
+        "mint",
+        "extDataHash",
+        "nullifier",
+        "secret",
+        "pathElements",
+        "pathIndices",
+      ]);
+      expect(input.pathIndices.slice(0, 4)).toEqual(["1", "1", "0", "0"]);
 
-    const { proof, publicSignals } = await snarkjs.groth16.fullProve({ ...input }, WASM, ZKEY);
-    // snarkjs outputs the public signals in the circuit's order: root, nullifierHash, recipient, amount, mint, extDataHash.
-    expect(publicSignals).toEqual(expected);
-    expect(await snarkjs.groth16.verify(vkey, publicSignals, proof)).toBe(true);
+      const { proof, publicSignals } = await snarkjs.groth16.fullProve({ ...input }, WASM, ZKEY);
+      // snarkjs outputs the public signals in the circuit's order: root, nullifierHash, recipient, amount, mint, extDataHash.
+      expect(publicSignals).toEqual(expected);
+      expect(await snarkjs.groth16.verify(vkey, publicSignals, proof)).toBe(true);
 
-    const otherRecipient = pubkeyField(new Uint8Array(32).fill(9)).toString();
-    const replace = (i: number, v: string) => expected.map((x, j) => (j === i ? v : x));
-    expect(await snarkjs.groth16.verify(vkey, replace(2, otherRecipient), proof)).toBe(false);
-    expect(await snarkjs.groth16.verify(vkey, replace(3, "1"), proof)).toBe(false);
-    // The relay's terms: another fee or another fee receiver gives another extDataHash.
-    expect(await snarkjs.groth16.verify(vkey, replace(5, H([pubkeyField(RELAYER), FEE + 1n, 0n, 0n]).toString()), proof)).toBe(false);
-    expect(await snarkjs.groth16.verify(vkey, replace(5, H([pubkeyField(new Uint8Array(32).fill(3)), FEE, 0n, 0n]).toString()), proof)).toBe(false);
-  }, SLOW);
+      const otherRecipient = pubkeyField(new Uint8Array(32).fill(9)).toString();
+      const replace = (i: number, v: string) => expected.map((x, j) => (j === i ? v : x));
+      expect(await snarkjs.groth16.verify(vkey, replace(2, otherRecipient), proof)).toBe(false);
+      expect(await snarkjs.groth16.verify(vkey, replace(3, "1"), proof)).toBe(false);
+      // The relay's terms: another fee or another fee receiver gives another extDataHash.
+      expect(await snarkjs.groth16.verify(vkey, replace(5, H([pubkeyField(RELAYER), FEE + 1n, 0n, 0n]).toString()), proof)).toBe(false);
+      expect(await snarkjs.groth16.verify(vkey, replace(5, H([pubkeyField(new Uint8Array(32).fill(3)), FEE, 0n, 0n]).toString()), proof)).toBe(false);
+    },
+    SLOW,
+  );
 
-  it("fullProve + verify for leaf 4 (left child at level 0)", async () => {
-    const { input, publicSignals: expected } = buildInput(4);
-    expect(input.pathIndices.slice(0, 4)).toEqual(["0", "0", "1", "0"]);
-    const { proof, publicSignals } = await snarkjs.groth16.fullProve({ ...input }, WASM, ZKEY);
-    expect(publicSignals).toEqual(expected);
-    expect(await snarkjs.groth16.verify(vkey, publicSignals, proof)).toBe(true);
-  }, SLOW);
+  it(
+    "fullProve + verify for leaf 4 (left child at level 0)",
+    async () => {
+      const { input, publicSignals: expected } = buildInput(4);
+      expect(input.pathIndices.slice(0, 4)).toEqual(["0", "0", "1", "0"]);
+      const { proof, publicSignals } = await snarkjs.groth16.fullProve({ ...input }, WASM, ZKEY);
+      expect(publicSignals).toEqual(expected);
+      expect(await snarkjs.groth16.verify(vkey, publicSignals, proof)).toBe(true);
+    },
+    SLOW,
+  );
 
   it("no witness exists for a non-bit path index, a wrong root, nullifierHash or amount", async () => {
     const { input } = buildInput(3);

@@ -30,7 +30,10 @@ export const ofacSignature: CommandSpec = {
       if (e.stage === "login") return ctx.apiFailure("login", e.failure);
       if (e.stage === "signature") return ctx.apiFailure("get_ofac_signature", e.failure);
       if (e.stage === "public-key") return ctx.apiFailure("compliance/public_key", e.failure);
-      return ctx.fail(Exit.Unreachable, `the relay's compliance signature does not check out (${e.failure.reason}): ${e.failure.message}`, { raw: e.raw, reason: e.failure.reason });
+      return ctx.fail(Exit.Unreachable, `the relay's compliance signature does not check out (${e.failure.reason}): ${e.failure.message}`, {
+        raw: e.raw,
+        reason: e.failure.reason,
+      });
     }
     const s = r.value;
     return ctx.done(
@@ -40,7 +43,15 @@ export const ofacSignature: CommandSpec = {
         `expires at ${new Date(s.expiresAt * 1000).toISOString()} (in ${s.remainingSec} s)`,
         `verified against compliance key ${s.publicKey}`,
       ],
-      { wallet: kp.value.address, network: ctx.network, signature: s.raw, expiresAt: s.expiresAt, remainingSec: s.remainingSec, publicKey: s.publicKey, verified: true },
+      {
+        wallet: kp.value.address,
+        network: ctx.network,
+        signature: s.raw,
+        expiresAt: s.expiresAt,
+        remainingSec: s.remainingSec,
+        publicKey: s.publicKey,
+        verified: true,
+      },
     );
   },
 };

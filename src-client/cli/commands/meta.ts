@@ -14,7 +14,8 @@ export function cliVersion(): string {
 
 export const health: CommandSpec = {
   name: "health",
-  summary: "the relay's health (GET /health), its networks (GET /networks) and, with the operator token, every check (GET /health/detail); exit 1 when unhealthy",
+  summary:
+    "the relay's health (GET /health), its networks (GET /networks) and, with the operator token, every check (GET /health/detail); exit 1 when unhealthy",
   details:
     "Every check is listed only with the relay's operator token: --operator-token <token> or $RELAY_OPERATOR_TOKEN (the relay answers /health/detail 401 otherwise). Without it the command prints the spec's /health answer and the networks.",
   options: {
@@ -32,7 +33,8 @@ export const health: CommandSpec = {
     const networks = n.ok ? n.value : null;
     const lines = [h.value.healthy ? "ok" : h.value.text || `unhealthy (HTTP ${h.value.status})`];
     for (const c of checks) lines.push(`  ${c.ok ? "ok  " : "FAIL"} ${c.name}${c.detail ? `: ${c.detail}` : ""}`);
-    for (const net of networks ?? []) lines.push(`  network ${net.name}: ${net.sandbox ? "sandbox chain (test funds only)" : `${net.backend} backend`}, program ${net.programId}`);
+    for (const net of networks ?? [])
+      lines.push(`  network ${net.name}: ${net.sandbox ? "sandbox chain (test funds only)" : `${net.backend} backend`}, program ${net.programId}`);
     const json = {
       healthy: h.value.healthy,
       status: h.value.status,

@@ -76,7 +76,8 @@ export const deposit: CommandSpec = {
     if (!amount.ok) return amount.code;
     const rpc = rpcInput(ctx, values);
     if (!rpc.ok) return rpc.code;
-    if (!rpc.value && str(values, "program") !== undefined) return ctx.fail(Exit.Usage, "--program goes with --rpc (a sandbox deposit uses the relay's program)");
+    if (!rpc.value && str(values, "program") !== undefined)
+      return ctx.fail(Exit.Usage, "--program goes with --rpc (a sandbox deposit uses the relay's program)");
     const program = programInput(ctx, values);
     if (!program.ok) return program.code;
     const created = await createNote({ network: ctx.network, mint: mint.value, amount: amount.value, hasher: await ctx.hasher() });
@@ -98,7 +99,9 @@ export const deposit: CommandSpec = {
       if (e.stage === "save") return ctx.fail(Exit.LocalFile, `note not saved, nothing sent: ${e.message}`);
       if (e.stage === "update") {
         // The deposit happened: whatever else fails, the user must see where it landed.
-        ctx.note(`deposit ${e.note.deposit?.status} (signature ${e.note.deposit?.signature}, leaf ${e.note.deposit?.leafIndex}) but the note could not be updated`);
+        ctx.note(
+          `deposit ${e.note.deposit?.status} (signature ${e.note.deposit?.signature}, leaf ${e.note.deposit?.leafIndex}) but the note could not be updated`,
+        );
         return ctx.fail(Exit.LocalFile, `${e.message}; ${e.noteFile} still holds the secrets`, { deposit: e.note.deposit ? { ...e.note.deposit } : null });
       }
       if (e.stage === "leaf") {
@@ -138,18 +141,32 @@ const CHAIN_STAGE_TEXT: Record<ChainDepositStage, string> = {
  * Waits until the relay's tree for the pool holds `leafIndex`, so `relay` can
  * run next; answers a line saying what happened. Never fails the deposit.
  */
-async function waitForRelayIndex(ctx: CliContext, note: DepositNote, programId: string, leafIndex: number, timeoutMs = 30_000): Promise<{ indexed: boolean; line: string }> {
+async function waitForRelayIndex(
+  ctx: CliContext,
+  note: DepositNote,
+  programId: string,
+  leafIndex: number,
+  timeoutMs = 30_000,
+): Promise<{ indexed: boolean; line: string }> {
   const expectedTree = poolTreeAddress(programId, note.mint);
   const deadline = Date.now() + timeoutMs;
   let announced = false;
   for (;;) {
     const r = await ctx.client.getMerkle(note.mint, note.network);
-    if (!r.ok) return { indexed: false, line: `the relay at ${ctx.url} did not answer get_merkle (${r.error}); \`relay\` works once it has indexed leaf ${leafIndex}` };
+    if (!r.ok)
+      return { indexed: false, line: `the relay at ${ctx.url} did not answer get_merkle (${r.error}); \`relay\` works once it has indexed leaf ${leafIndex}` };
     if (r.value.address !== expectedTree) {
-      return { indexed: false, line: `the relay at ${ctx.url} serves ${note.network} tree ${r.value.address}, not this program's ${expectedTree}: is its ${note.network} bound to this RPC and program?` };
+      return {
+        indexed: false,
+        line: `the relay at ${ctx.url} serves ${note.network} tree ${r.value.address}, not this program's ${expectedTree}: is its ${note.network} bound to this RPC and program?`,
+      };
     }
     if (r.value.json.nextIndex > leafIndex) return { indexed: true, line: `the relay at ${ctx.url} has indexed leaf ${leafIndex}` };
-    if (Date.now() > deadline) return { indexed: false, line: `the relay at ${ctx.url} has not indexed leaf ${leafIndex} within ${timeoutMs / 1000} s (nextIndex ${r.value.json.nextIndex}); \`relay\` works once it has` };
+    if (Date.now() > deadline)
+      return {
+        indexed: false,
+        line: `the relay at ${ctx.url} has not indexed leaf ${leafIndex} within ${timeoutMs / 1000} s (nextIndex ${r.value.json.nextIndex}); \`relay\` works once it has`,
+      };
     if (!announced) ctx.note(`waiting for the relay to index leaf ${leafIndex}...`);
     announced = true;
     await new Promise((res) => setTimeout(res, 250));
@@ -157,7 +174,15 @@ async function waitForRelayIndex(ctx: CliContext, note: DepositNote, programId: 
 }
 
 function chainJson(rpcUrl: string, programId: string, a: ChainDepositAnswer): JsonValue {
-  return { rpc: rpcUrl, programId, nonce: a.nonce.toString(), receipt: a.receipt, slot: a.slot, amount: a.amount.toString(), ...(a.reason ? { reason: a.reason } : {}) };
+  return {
+    rpc: rpcUrl,
+    programId,
+    nonce: a.nonce.toString(),
+    receipt: a.receipt,
+    slot: a.slot,
+    amount: a.amount.toString(),
+    ...(a.reason ? { reason: a.reason } : {}),
+  };
 }
 
 /** `deposit --rpc`: the wallet's own deposit transaction; outputs and exit codes as the sandbox path. */
@@ -175,7 +200,11 @@ async function depositOnChain(ctx: CliContext, wallet: Keypair, created: Deposit
   }
   if (!detail.ok) ctx.note(`the relay at ${ctx.url} did not answer (${detail.error}); depositing anyway: the note is for ${ctx.network}`);
   const connection = chainConnection(rpcUrl);
-  const r = await chainDepositAndSaveNote(connection, wallet, created, file, { hasher: await ctx.hasher(), programId, onStage: (s) => ctx.note(`${CHAIN_STAGE_TEXT[s]}...`) });
+  const r = await chainDepositAndSaveNote(connection, wallet, created, file, {
+    hasher: await ctx.hasher(),
+    programId,
+    onStage: (s) => ctx.note(`${CHAIN_STAGE_TEXT[s]}...`),
+  });
   if (!r.ok) {
     const e = r.error;
     if (e.stage === "save") return ctx.fail(Exit.LocalFile, `note not saved, nothing sent: ${e.message}`);
@@ -192,12 +221,21 @@ async function depositOnChain(ctx: CliContext, wallet: Keypair, created: Deposit
     const f = e.failure;
     const details: Record<string, JsonValue> = { error: f.kind };
     if ("signature" in f) details.signature = f.signature;
-    if (e.noteFile) ctx.note(f.kind === "expired" ? `nothing moved; ${e.noteFile} was never used and may be deleted` : `the deposit's outcome is unknown; keep ${e.noteFile}: it holds the secrets if the funds moved`);
+    if (e.noteFile)
+      ctx.note(
+        f.kind === "expired"
+          ? `nothing moved; ${e.noteFile} was never used and may be deleted`
+          : `the deposit's outcome is unknown; keep ${e.noteFile}: it holds the secrets if the funds moved`,
+      );
     switch (f.kind) {
       case "input":
         return ctx.fail(Exit.Usage, f.message, details);
       case "funds":
-        return ctx.fail(Exit.Refused, `${f.message}; nothing sent (on the local validator: \`relay-cli airdrop --rpc ${rpcUrl} --keypair <file> --mint ${created.mint} --amount <n>\`)`, details);
+        return ctx.fail(
+          Exit.Refused,
+          `${f.message}; nothing sent (on the local validator: \`relay-cli airdrop --rpc ${rpcUrl} --keypair <file> --mint ${created.mint} --amount <n>\`)`,
+          details,
+        );
       case "pool":
       case "failed":
       case "expired":
@@ -228,7 +266,11 @@ async function depositOnChain(ctx: CliContext, wallet: Keypair, created: Deposit
     `commitment: ${hex(note.commitment)}`,
     `nullifierHash: ${hex(note.nullifierHash)}`,
   ];
-  const json = { ...(noteJson(note, file) as { [k: string]: JsonValue }), chain: chainJson(rpcUrl, programId, answer), relayIndexed: relayLine ? relayLine.indexed : null };
+  const json = {
+    ...(noteJson(note, file) as { [k: string]: JsonValue }),
+    chain: chainJson(rpcUrl, programId, answer),
+    relayIndexed: relayLine ? relayLine.indexed : null,
+  };
   return ctx.done(lines, json, d.status === "indexed" ? Exit.Ok : Exit.Refused);
 }
 
@@ -270,8 +312,22 @@ export const proof: CommandSpec = {
     if (!r.ok) return noteProofFailure(ctx, r.error);
     const p = r.value;
     return ctx.done(
-      [`leaf ${p.leafIndex} of ${note.value.mint} on ${note.value.network}: proof verified locally`, `root: ${hex(p.root)}`, `nextIndex: ${p.nextIndex}`, `tree: ${p.address}`],
-      { verified: true, address: p.address, leafIndex: p.leafIndex, leaf: hex(p.leaf), root: hex(p.root), nextIndex: p.nextIndex, path: p.path.map(hex), indices: p.indices },
+      [
+        `leaf ${p.leafIndex} of ${note.value.mint} on ${note.value.network}: proof verified locally`,
+        `root: ${hex(p.root)}`,
+        `nextIndex: ${p.nextIndex}`,
+        `tree: ${p.address}`,
+      ],
+      {
+        verified: true,
+        address: p.address,
+        leafIndex: p.leafIndex,
+        leaf: hex(p.leaf),
+        root: hex(p.root),
+        nextIndex: p.nextIndex,
+        path: p.path.map(hex),
+        indices: p.indices,
+      },
     );
   },
 };

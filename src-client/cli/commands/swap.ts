@@ -32,9 +32,16 @@ export const quote: CommandSpec = {
     const amount = amountInput(ctx, values);
     if (!amount.ok) return amount.code;
     const bpsText = str(values, "slippage-bps");
-    if (bpsText !== undefined && (!/^[0-9]{1,5}$/.test(bpsText) || Number(bpsText) > 10_000)) return ctx.fail(Exit.Usage, "--slippage-bps must be a whole number from 0 to 10000");
+    if (bpsText !== undefined && (!/^[0-9]{1,5}$/.test(bpsText) || Number(bpsText) > 10_000))
+      return ctx.fail(Exit.Usage, "--slippage-bps must be a whole number from 0 to 10000");
     const dexText = str(values, "dexes");
-    const dexes = dexText === undefined ? [] : dexText.split(",").map((d) => d.trim()).filter((d) => d.length > 0);
+    const dexes =
+      dexText === undefined
+        ? []
+        : dexText
+            .split(",")
+            .map((d) => d.trim())
+            .filter((d) => d.length > 0);
 
     const r = await ctx.client.quote({
       inputMint: mints.input,
@@ -46,7 +53,10 @@ export const quote: CommandSpec = {
     });
     if (!r.ok) return ctx.apiFailure("quote", r);
     const q = r.value;
-    const least = q.otherAmountThreshold !== undefined ? `at least ${q.otherAmountThreshold}${q.slippageBps !== undefined ? ` (${q.slippageBps} bps slippage)` : ""}; ` : "";
+    const least =
+      q.otherAmountThreshold !== undefined
+        ? `at least ${q.otherAmountThreshold}${q.slippageBps !== undefined ? ` (${q.slippageBps} bps slippage)` : ""}; `
+        : "";
     const lines = [
       `quote on ${ctx.network}: ${q.inAmount} of ${q.inputMint} -> ${q.outAmount} of ${q.outputMint}`,
       `${least}price impact ${q.priceImpactPct} %`,
@@ -97,7 +107,10 @@ export const swapPool: CommandSpec = {
     if (!rpc.ok) return rpc.code;
     if (rpc.value) {
       const r = await createTestSwapPool(rpc.value, { mintA, mintB, reserveA, reserveB });
-      if (!r.ok) return ctx.fail(r.error.kind === "unreachable" || r.error.kind === "malformed" ? Exit.Unreachable : Exit.Refused, `swap-pool: ${r.error.message}`, { error: r.error.kind });
+      if (!r.ok)
+        return ctx.fail(r.error.kind === "unreachable" || r.error.kind === "malformed" ? Exit.Unreachable : Exit.Refused, `swap-pool: ${r.error.message}`, {
+          error: r.error.kind,
+        });
       const p = r.value;
       return ctx.done([`swap pool ${p.pool} on ${rpc.value}: ${p.reserveA} of ${p.mintA} and ${p.reserveB} of ${p.mintB}`], {
         rpc: rpc.value,

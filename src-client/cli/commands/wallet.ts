@@ -8,7 +8,11 @@ import { str, type CommandSpec, type ParsedValues } from "../spec";
 
 /** SOL `airdrop --rpc` asks for when --lamports is not given: fees and rent for many deposits. */
 const DEFAULT_AIRDROP_LAMPORTS = 1_000_000_000n;
-const rpcOption = { type: "string", value: "url", help: "a Solana JSON-RPC endpoint (e.g. the local validator, http://127.0.0.1:8899) instead of the relay's sandbox" } as const;
+const rpcOption = {
+  type: "string",
+  value: "url",
+  help: "a Solana JSON-RPC endpoint (e.g. the local validator, http://127.0.0.1:8899) instead of the relay's sandbox",
+} as const;
 
 const keypairOption = { type: "string", value: "file", help: "Solana CLI keypair file (JSON array of 64 bytes)" } as const;
 
@@ -81,8 +85,19 @@ export const airdrop: CommandSpec = {
     const balance = await ctx.client.sandboxBalance(ctx.network, wallet.value, mint.value);
     if (!balance.ok) return ctx.apiFailure("balance", balance);
     return ctx.done(
-      [`airdropped ${amount.value} of ${mint.value} to ${wallet.value} on ${ctx.network}`, `signature: ${r.value.signature}`, `balance: ${balance.value.amount}`],
-      { signature: r.value.signature, wallet: wallet.value, mint: mint.value, network: ctx.network, amount: amount.value.toString(), balance: balance.value.amount.toString() },
+      [
+        `airdropped ${amount.value} of ${mint.value} to ${wallet.value} on ${ctx.network}`,
+        `signature: ${r.value.signature}`,
+        `balance: ${balance.value.amount}`,
+      ],
+      {
+        signature: r.value.signature,
+        wallet: wallet.value,
+        mint: mint.value,
+        network: ctx.network,
+        amount: amount.value.toString(),
+        balance: balance.value.amount.toString(),
+      },
     );
   },
 };

@@ -58,9 +58,17 @@ function proveFailure(ctx: CliContext, e: ProveError): ExitCode {
  * exactly this note, and otherwise the relay is asked among --decoys others.
  */
 const lookupOptions: Record<string, OptionSpec> = {
-  rpc: { type: "string", value: "url", help: "read the tree and the nullifier from this Solana JSON-RPC endpoint: the relay is asked nothing that names the note (solana networks)" },
+  rpc: {
+    type: "string",
+    value: "url",
+    help: "read the tree and the nullifier from this Solana JSON-RPC endpoint: the relay is asked nothing that names the note (solana networks)",
+  },
   program: { type: "string", value: "id", help: "with --rpc: the pool program id (default FJ5caa9BvE33vmuBc3zFN2JJFAvGHL8UjeQ2b8iBEqZJ)" },
-  decoys: { type: "string", value: "k", help: `without --rpc: random other leaves and nullifier hashes asked with the note's (default ${DEFAULT_DECOYS}, 0 to 64)` },
+  decoys: {
+    type: "string",
+    value: "k",
+    help: `without --rpc: random other leaves and nullifier hashes asked with the note's (default ${DEFAULT_DECOYS}, 0 to 64)`,
+  },
   "relay-links-deposit": { type: "boolean", help: "ask the relay for exactly this note's leaf and nullifier: it can then link the deposit to this withdrawal" },
 };
 
@@ -69,25 +77,35 @@ function lookupInput(ctx: CliContext, values: ParsedValues): Input<NoteLookup> {
   if (!rpc.ok) return rpc;
   const decoysText = str(values, "decoys");
   const linked = values["relay-links-deposit"] === true;
-  if (!rpc.value && str(values, "program") !== undefined) return { ok: false, code: ctx.fail(Exit.Usage, "--program goes with --rpc (the pool program whose deposits are read)") };
-  if (linked && (rpc.value || decoysText !== undefined)) return { ok: false, code: ctx.fail(Exit.Usage, "--relay-links-deposit asks the relay directly: leave out --rpc and --decoys") };
+  if (!rpc.value && str(values, "program") !== undefined)
+    return { ok: false, code: ctx.fail(Exit.Usage, "--program goes with --rpc (the pool program whose deposits are read)") };
+  if (linked && (rpc.value || decoysText !== undefined))
+    return { ok: false, code: ctx.fail(Exit.Usage, "--relay-links-deposit asks the relay directly: leave out --rpc and --decoys") };
   if (rpc.value) {
-    if (decoysText !== undefined) return { ok: false, code: ctx.fail(Exit.Usage, "--decoys pads requests to the relay; with --rpc the relay is asked nothing about the note") };
+    if (decoysText !== undefined)
+      return { ok: false, code: ctx.fail(Exit.Usage, "--decoys pads requests to the relay; with --rpc the relay is asked nothing about the note") };
     const program = programInput(ctx, values);
     if (!program.ok) return program;
     return { ok: true, value: { kind: "chain", rpc: rpc.value, programId: program.value } };
   }
   if (linked) return { ok: true, value: { kind: "relay-links-deposit" } };
   if (decoysText === undefined) return { ok: true, value: { kind: "decoys" } };
-  if (!/^[0-9]{1,2}$/.test(decoysText) || Number(decoysText) > 64) return { ok: false, code: ctx.fail(Exit.Usage, `--decoys ${decoysText} must be a whole number from 0 to 64`) };
+  if (!/^[0-9]{1,2}$/.test(decoysText) || Number(decoysText) > 64)
+    return { ok: false, code: ctx.fail(Exit.Usage, `--decoys ${decoysText} must be a whole number from 0 to 64`) };
   return { ok: true, value: { kind: "decoys", decoys: Number(decoysText) } };
 }
 
 /** One line on stderr saying what the relay learns from the lookups. */
 function describeLookup(ctx: CliContext, lookup: NoteLookup): void {
-  if (lookup.kind === "chain") ctx.note(`reading the tree and the nullifier from the chain at ${redactUrl(typeof lookup.rpc === "string" ? lookup.rpc : lookup.rpc.rpcEndpoint)}; the relay is asked only for its root`);
+  if (lookup.kind === "chain")
+    ctx.note(
+      `reading the tree and the nullifier from the chain at ${redactUrl(typeof lookup.rpc === "string" ? lookup.rpc : lookup.rpc.rpcEndpoint)}; the relay is asked only for its root`,
+    );
   else if (lookup.kind === "relay-links-deposit") ctx.note("--relay-links-deposit: the relay is told which leaf and nullifier this withdrawal spends");
-  else ctx.note(`asking the relay for the note's leaf and nullifier among ${lookup.decoys ?? DEFAULT_DECOYS} decoys each, without the login token (--rpc asks it nothing)`);
+  else
+    ctx.note(
+      `asking the relay for the note's leaf and nullifier among ${lookup.decoys ?? DEFAULT_DECOYS} decoys each, without the login token (--rpc asks it nothing)`,
+    );
 }
 
 const STAGE_TEXT: Record<WithdrawStage, string> = {
@@ -120,7 +138,10 @@ function baseUnitsFlag(ctx: CliContext, values: ParsedValues, name: string, min:
   const text = str(values, name);
   if (text === undefined) return { ok: true, value: undefined };
   if (!/^[0-9]{1,20}$/.test(text) || BigInt(text) < min || BigInt(text) > U64_MAX) {
-    return { ok: false, code: ctx.fail(Exit.Usage, `--${name} ${text} must be a whole number of base units from ${min} to 2^64 - 1 (no decimals or exponents)`) };
+    return {
+      ok: false,
+      code: ctx.fail(Exit.Usage, `--${name} ${text} must be a whole number of base units from ${min} to 2^64 - 1 (no decimals or exponents)`),
+    };
   }
   return { ok: true, value: BigInt(text) };
 }
@@ -184,7 +205,8 @@ export const prove: CommandSpec = {
     if (!swap.ok) return swap.code;
     const note = await noteInput(ctx, values);
     if (!note.ok) return note.code;
-    if (feeFlag.value !== undefined && feeFlag.value >= note.value.amount) return ctx.fail(Exit.Usage, `--fee ${feeFlag.value} must be below the note's amount (${note.value.amount})`);
+    if (feeFlag.value !== undefined && feeFlag.value >= note.value.amount)
+      return ctx.fail(Exit.Usage, `--fee ${feeFlag.value} must be below the note's amount (${note.value.amount})`);
     const sameMint = swapAgainstNote(ctx, swap.value, note.value);
     if (sameMint !== null) return sameMint;
     const hasher = await ctx.hasher();
@@ -192,22 +214,32 @@ export const prove: CommandSpec = {
     describeLookup(ctx, lookup.value);
 
     const spent = await source.spent();
-    if (spent.ok && spent.value.address !== null) ctx.note(`warning: this note was already withdrawn (nullifier account ${spent.value.address}); the relay will refuse this proof`);
+    if (spent.ok && spent.value.address !== null)
+      ctx.note(`warning: this note was already withdrawn (nullifier account ${spent.value.address}); the relay will refuse this proof`);
 
     // The relay's own terms, unless both are given (then GET /fees is only read to warn about a mismatch).
     const published = await relayTermsNow(ctx.client, note.value);
     if (!published.ok && (relayerFlag === undefined || feeFlag.value === undefined)) return ctx.apiFailure("fees", published);
     const relayer = relayerFlag ?? (published.ok ? published.value.relayer : "");
     const fee = feeFlag.value ?? (published.ok ? published.value.fee : 0n);
-    if (published.ok && relayer !== published.value.relayer) ctx.note(`warning: the relay at ${ctx.url} signs ${note.value.network} withdrawals with ${published.value.relayer}; it will refuse a proof for ${relayer}`);
-    if (published.ok && fee < published.value.fee) ctx.note(`warning: ${fee} is below the relay's fee (${published.value.fee}); it will refuse the request (FeeTooLow)`);
+    if (published.ok && relayer !== published.value.relayer)
+      ctx.note(
+        `warning: the relay at ${ctx.url} signs ${note.value.network} withdrawals with ${published.value.relayer}; it will refuse a proof for ${relayer}`,
+      );
+    if (published.ok && fee < published.value.fee)
+      ctx.note(`warning: ${fee} is below the relay's fee (${published.value.fee}); it will refuse the request (FeeTooLow)`);
 
     let minOut: bigint | null = null;
     if (swap.value) {
       minOut = swap.value.minOut ?? null;
       if (minOut === null) {
         ctx.note(`${STAGE_TEXT.quote}...`);
-        const q = await ctx.client.quote({ inputMint: note.value.mint, outputMint: swap.value.outputMint, amount: note.value.amount - fee, network: note.value.network });
+        const q = await ctx.client.quote({
+          inputMint: note.value.mint,
+          outputMint: swap.value.outputMint,
+          amount: note.value.amount - fee,
+          network: note.value.network,
+        });
         if (!q.ok) return ctx.apiFailure("quote", q);
         if (q.value.otherAmountThreshold === undefined || BigInt(q.value.otherAmountThreshold) === 0n) {
           return ctx.fail(Exit.Refused, "the quote gives no positive otherAmountThreshold to prove as minOut: give --min-out");
@@ -230,7 +262,11 @@ export const prove: CommandSpec = {
     const p = proved.value;
     const verified = await verifyWithdrawalProof(p.proof, p.publicSignals);
     if (!verified.ok) return ctx.fail(Exit.LocalFile, verified.error);
-    if (!verified.value) return ctx.fail(Exit.ProveFailed, "the proof does not verify against resources/zk/verification_key.json: the proving key and the verification key differ");
+    if (!verified.value)
+      return ctx.fail(
+        Exit.ProveFailed,
+        "the proof does not verify against resources/zk/verification_key.json: the proving key and the verification key differ",
+      );
 
     const endpoint = p.swap === null ? "/relay" : "/relay_swap";
     // The leaf index and commitment stay out: they would link this withdrawal to its deposit.
@@ -330,7 +366,10 @@ export const relay: CommandSpec = {
       // GET /networks is public and names no note: whether this network has a chain the wallet could read instead.
       const networks = await ctx.client.networks();
       const bound = networks.ok ? networks.value.find((n) => n.name === note.value.network) : undefined;
-      if (bound && !bound.sandbox) ctx.note(`the relay runs ${note.value.network} on program ${bound.programId}: give --rpc <url> to read the path from the chain and ask the relay nothing about the note`);
+      if (bound && !bound.sandbox)
+        ctx.note(
+          `the relay runs ${note.value.network} on program ${bound.programId}: give --rpc <url> to read the path from the chain and ask the relay nothing about the note`,
+        );
     }
 
     const r = await withdraw(ctx.client, note.value, recipient.value, {
@@ -354,7 +393,10 @@ export const relay: CommandSpec = {
         case "quote":
           return ctx.apiFailure("quote", e.failure);
         case "spent":
-          return ctx.fail(Exit.Refused, `the note was already withdrawn (nullifier account ${e.address})`, { error: "NullifierAlreadySpent", nullifierAccount: e.address });
+          return ctx.fail(Exit.Refused, `the note was already withdrawn (nullifier account ${e.address})`, {
+            error: "NullifierAlreadySpent",
+            nullifierAccount: e.address,
+          });
         case "merkle":
           return noteProofFailure(ctx, e.error);
         case "prove":
@@ -362,15 +404,19 @@ export const relay: CommandSpec = {
         case "relay":
           if (e.landed === true) {
             ctx.note(`the relay's answer was ${e.failure.status} ${e.failure.error}, but the note's nullifier is now spent: the withdrawal landed`);
-            return ctx.done(
-              [`withdrawn to ${recipient.value} (the relay did not send the transaction signature)`],
-              { withdrawn: true, signature: null, recipient: recipient.value, relayAnswer: { status: e.failure.status, error: e.failure.error } },
-            );
+            return ctx.done([`withdrawn to ${recipient.value} (the relay did not send the transaction signature)`], {
+              withdrawn: true,
+              signature: null,
+              recipient: recipient.value,
+              relayAnswer: { status: e.failure.status, error: e.failure.error },
+            });
           }
           if (e.landed === false) ctx.note("the note's nullifier is still unspent: nothing was withdrawn, and running `relay` again is safe");
           if (e.landed === null) ctx.note("whether the withdrawal landed is unknown: run `nullifier --note` before relaying again");
-          if (e.failure.error === "SlippageExceeded") ctx.note("the price moved below the proof's minOut before the swap: nothing was withdrawn; run `relay` again for a fresh quote");
-          if (e.failure.error === "FeeTooLow") ctx.note("the relay raised its fee while the proof was built: nothing was withdrawn; run `relay` again to prove for the new fee");
+          if (e.failure.error === "SlippageExceeded")
+            ctx.note("the price moved below the proof's minOut before the swap: nothing was withdrawn; run `relay` again for a fresh quote");
+          if (e.failure.error === "FeeTooLow")
+            ctx.note("the relay raised its fee while the proof was built: nothing was withdrawn; run `relay` again to prove for the new fee");
           return ctx.apiFailure(swapTo === undefined ? "relay" : "relay_swap", e.failure);
       }
     }
@@ -398,7 +444,12 @@ export const relay: CommandSpec = {
       toRecipient: terms.toRecipient.toString(),
     };
     if (swapQuote) {
-      json.swap = { outputMint: swapQuote.outputMint, quotedOut: swapQuote.outAmount, minOut: terms.minOut?.toString() ?? null, priceImpactPct: swapQuote.priceImpactPct };
+      json.swap = {
+        outputMint: swapQuote.outputMint,
+        quotedOut: swapQuote.outAmount,
+        minOut: terms.minOut?.toString() ?? null,
+        priceImpactPct: swapQuote.priceImpactPct,
+      };
     }
     return ctx.done(lines, json);
   },

@@ -8,7 +8,12 @@ export function AlertsBadge() {
   const n = data?.active.length ?? 0;
   if (n === 0) return null;
   return (
-    <span className="nav-badge" data-testid="alerts-badge" aria-label={`${n} active alert${n === 1 ? "" : "s"}`} title={data!.active.map((a) => a.summary).join("\n")}>
+    <span
+      className="nav-badge"
+      data-testid="alerts-badge"
+      aria-label={`${n} active alert${n === 1 ? "" : "s"}`}
+      title={data!.active.map((a) => a.summary).join("\n")}
+    >
       {n}
     </span>
   );

@@ -56,7 +56,8 @@ function Active({ items }: { items: AlertItem[] }) {
                 </p>
                 <p className="check-detail">{a.detail}</p>
                 <p className="muted">
-                  Since {formatDateTime(a.startedAt)}; {a.notifications} notification{a.notifications === 1 ? "" : "s"}, the last at {formatDateTime(a.lastNotifiedAt)}
+                  Since {formatDateTime(a.startedAt)}; {a.notifications} notification{a.notifications === 1 ? "" : "s"}, the last at{" "}
+                  {formatDateTime(a.lastNotifiedAt)}
                 </p>
               </div>
             </li>
@@ -86,7 +87,9 @@ function Delivery({ a }: { a: AdminAlerts }) {
                 w.last.ok ? (
                   <Badge tone="ok">last delivered {formatDateTime(w.last.at)}</Badge>
                 ) : (
-                  <Badge tone="bad">last attempt failed {formatDateTime(w.last.at)}: {w.last.error ?? `HTTP ${w.last.status}`}</Badge>
+                  <Badge tone="bad">
+                    last attempt failed {formatDateTime(w.last.at)}: {w.last.error ?? `HTTP ${w.last.status}`}
+                  </Badge>
                 )
               ) : (
                 <span className="muted">nothing sent yet</span>
@@ -110,7 +113,9 @@ function Delivery({ a }: { a: AdminAlerts }) {
       </p>
       {test.data ? (
         <p role="status" className={test.data.ok ? "muted" : "field-error"} data-testid="webhook-test-result">
-          {test.data.ok ? `The webhook accepted it (HTTP ${test.data.status}).` : `The webhook did not accept it: ${test.data.error ?? `HTTP ${test.data.status}`}; it is retried with back-off.`}
+          {test.data.ok
+            ? `The webhook accepted it (HTTP ${test.data.status}).`
+            : `The webhook did not accept it: ${test.data.error ?? `HTTP ${test.data.status}`}; it is retried with back-off.`}
         </p>
       ) : null}
       {test.error ? (

@@ -40,7 +40,13 @@ export function CompliancePage() {
                 setAddress(filter.trim());
               }}
             >
-              <input className="input input-wide" value={filter} onChange={(e) => setFilter(e.target.value)} placeholder="Filter by address" aria-label="Address" />
+              <input
+                className="input input-wide"
+                value={filter}
+                onChange={(e) => setFilter(e.target.value)}
+                placeholder="Filter by address"
+                aria-label="Address"
+              />
               <button type="submit" className="button">
                 Filter
               </button>
@@ -131,9 +137,21 @@ function Overrides({ c }: { c: AdminCompliance }) {
         compact
       />
       <form className="override-form" onSubmit={submit}>
-        <input className="input input-wide" value={address} onChange={(e) => setAddress(e.target.value)} placeholder="Solana address" aria-label="Address to override" />
+        <input
+          className="input input-wide"
+          value={address}
+          onChange={(e) => setAddress(e.target.value)}
+          placeholder="Solana address"
+          aria-label="Address to override"
+        />
         <Select value={action} options={ACTIONS} onChange={setAction} label="Override" />
-        <input className="input input-wide" value={reason} onChange={(e) => setReason(e.target.value)} placeholder="Reason (kept in the audit trail)" aria-label="Reason" />
+        <input
+          className="input input-wide"
+          value={reason}
+          onChange={(e) => setReason(e.target.value)}
+          placeholder="Reason (kept in the audit trail)"
+          aria-label="Reason"
+        />
         <button type="submit" className="button button-primary" disabled={set.isPending || !address.trim() || reason.trim().length < 3}>
           Save
         </button>

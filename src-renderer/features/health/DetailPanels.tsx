@@ -49,7 +49,11 @@ export function StorePanel({ store }: { store: AdminHealth["store"] }) {
           {formatCount(store.writes)} batches, {formatCount(store.fsyncs)} fsyncs since start
         </dd>
         <dt>Last snapshot</dt>
-        <dd>{store.lastSnapshotAt ? `${formatDateTime(store.lastSnapshotAt)}${store.snapshotMs !== null ? ` (${formatDuration(store.snapshotMs)})` : ""}` : "none yet"}</dd>
+        <dd>
+          {store.lastSnapshotAt
+            ? `${formatDateTime(store.lastSnapshotAt)}${store.snapshotMs !== null ? ` (${formatDuration(store.snapshotMs)})` : ""}`
+            : "none yet"}
+        </dd>
       </dl>
     </Panel>
   );

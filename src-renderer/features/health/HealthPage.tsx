@@ -50,9 +50,7 @@ export function HealthPage() {
           <RpcEndpointsPanel networks={data.networks} />
           <Panel id="checks-title" title="Checks">
             {data.checks.length === 0 ? (
-              <EmptyState title="The relay reported no checks">
-                Nothing is being monitored yet; the overall status above is all there is.
-              </EmptyState>
+              <EmptyState title="The relay reported no checks">Nothing is being monitored yet; the overall status above is all there is.</EmptyState>
             ) : (
               <ChecksList checks={data.checks} />
             )}
@@ -106,7 +104,12 @@ function HealthFacts({ detail }: { detail: AdminHealth }) {
         {shownVersion}
       </Fact>
       <Fact label="Relays in flight">{detail.relays.inFlight}</Fact>
-      <Fact label="Relays, last 24 h" title={Object.entries(detail.relays.lastDay).map(([k, v]) => `${k}: ${v}`).join(", ")}>
+      <Fact
+        label="Relays, last 24 h"
+        title={Object.entries(detail.relays.lastDay)
+          .map(([k, v]) => `${k}: ${v}`)
+          .join(", ")}
+      >
         {lastDay}
         {detail.relays.lastDay.failed ? <span className="muted fact-note"> ({detail.relays.lastDay.failed} failed)</span> : null}
       </Fact>
@@ -125,7 +128,9 @@ function StaleNotice({ error, since }: { error: unknown; since: number }) {
         ?
       </span>
       <div>
-        <p className="banner-title">{title}: showing the report from {formatClock(since)}</p>
+        <p className="banner-title">
+          {title}: showing the report from {formatClock(since)}
+        </p>
         <p className="banner-body">{detail}</p>
       </div>
     </div>

@@ -26,7 +26,12 @@ function columns(fault: ReturnType<typeof useSetFault>): readonly Column<AdminHe
         n.faults ? (
           <span className="inline-actions">
             {n.faults.chainDown ? <Badge tone="bad">chain down (simulated)</Badge> : null}
-            <button type="button" className="button button-small" disabled={fault.isPending} onClick={() => fault.mutate({ network: n.name, chainDown: !n.faults!.chainDown })}>
+            <button
+              type="button"
+              className="button button-small"
+              disabled={fault.isPending}
+              onClick={() => fault.mutate({ network: n.name, chainDown: !n.faults!.chainDown })}
+            >
               {n.faults.chainDown ? "End outage" : "Simulate outage"}
             </button>
           </span>

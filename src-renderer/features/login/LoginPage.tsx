@@ -30,8 +30,8 @@ export function LoginPage() {
         </div>
         <h1 id="login-title">Operator sign-in</h1>
         <p className="muted">
-          The operator token was printed once, in the relay&apos;s output, the first time it started (or is the value of{" "}
-          <code>RELAY_OPERATOR_TOKEN</code>). It stays in this browser tab only.
+          The operator token was printed once, in the relay&apos;s output, the first time it started (or is the value of <code>RELAY_OPERATOR_TOKEN</code>). It
+          stays in this browser tab only.
         </p>
         {notice ? (
           <p className="banner banner-warn login-notice" role="status">

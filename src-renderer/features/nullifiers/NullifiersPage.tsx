@@ -19,7 +19,10 @@ export function normalizeNullifierInput(text: string): string | null {
   const t = text.trim();
   if (/^(0x)?[0-9a-fA-F]{64}$/.test(t)) return t.replace(/^0x/, "").toLowerCase();
   if (/^\[[\d\s,]+\]$/.test(t)) {
-    const bytes = t.slice(1, -1).split(",").map((s) => Number(s.trim()));
+    const bytes = t
+      .slice(1, -1)
+      .split(",")
+      .map((s) => Number(s.trim()));
     if (bytes.length === 32 && bytes.every((b) => Number.isInteger(b) && b >= 0 && b <= 255)) return bytes.map((b) => b.toString(16).padStart(2, "0")).join("");
   }
   return null;
@@ -77,15 +80,14 @@ export function NullifiersPage() {
           <QueryView query={search} loading="Asking every pool…">
             {(r) =>
               r.results.length === 0 ? (
-                <EmptyState title="Not spent">
-                  No pool ({r.poolsChecked} checked) has this nullifier&apos;s account, and no relay carried it.
-                </EmptyState>
+                <EmptyState title="Not spent">No pool ({r.poolsChecked} checked) has this nullifier&apos;s account, and no relay carried it.</EmptyState>
               ) : (
                 <ul className="results" data-testid="nullifier-results">
                   {r.results.map((x) => (
                     <li key={`${x.network}/${x.mint}`} className="result">
                       <p>
-                        {x.spent ? <Badge tone="bad">spent</Badge> : <Badge tone="warn">not spent on chain</Badge>} in the {mintLabel(x.mint)} pool on {x.network}
+                        {x.spent ? <Badge tone="bad">spent</Badge> : <Badge tone="warn">not spent on chain</Badge>} in the {mintLabel(x.mint)} pool on{" "}
+                        {x.network}
                       </p>
                       {x.address ? (
                         <p className="muted">

@@ -25,8 +25,8 @@ export function ArchivedPools() {
   return (
     <Panel id="archived-pools-title" title="Archived at the protocol v2 upgrade" testId="archived-pools">
       <p className="muted">
-        These sandbox pools were built on protocol v1 leaves, which depositors chose themselves. They are kept apart, read-only, and never relayed from;
-        relay, revert and compliance records from before the upgrade are kept.
+        These sandbox pools were built on protocol v1 leaves, which depositors chose themselves. They are kept apart, read-only, and never relayed from; relay,
+        revert and compliance records from before the upgrade are kept.
       </p>
       <DataTable columns={COLUMNS} rows={list} rowKey={(p) => `${p.network}/${p.mint}/${p.protocol}`} compact scroll />
     </Panel>

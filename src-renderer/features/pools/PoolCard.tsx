@@ -14,7 +14,11 @@ export function PoolCard({ pool, exploring }: { pool: AdminPoolSummary; explorin
   const lag = pool.chainNextIndex === null ? null : pool.chainNextIndex - pool.nextIndex;
 
   return (
-    <article className={`pool-card${exploring ? " pool-card-active" : ""}`} aria-label={`${symbol} pool on ${pool.network}`} data-pool={`${pool.network}:${symbol}`}>
+    <article
+      className={`pool-card${exploring ? " pool-card-active" : ""}`}
+      aria-label={`${symbol} pool on ${pool.network}`}
+      data-pool={`${pool.network}:${symbol}`}
+    >
       <header className="pool-card-header">
         <div>
           <h3>{symbol}</h3>
@@ -62,7 +66,12 @@ export function PoolCard({ pool, exploring }: { pool: AdminPoolSummary; explorin
           <dd>32</dd>
         </div>
       </dl>
-      <BarChart bars={pool.deposits.buckets.map((b) => ({ at: b.at, value: b.count }))} bucketMs={pool.deposits.bucketMs} label={`Deposits into ${where}`} unit={["deposit", "deposits"]} />
+      <BarChart
+        bars={pool.deposits.buckets.map((b) => ({ at: b.at, value: b.count }))}
+        bucketMs={pool.deposits.bucketMs}
+        label={`Deposits into ${where}`}
+        unit={["deposit", "deposits"]}
+      />
       <details className="roots">
         <summary>Recent roots ({pool.recentRoots.length})</summary>
         {pool.recentRoots.length === 0 ? (

@@ -32,7 +32,13 @@ export function PoolsPage({ selected }: { selected: { network: Network; mint: st
           </EmptyState>
         ) : (
           <>
-            {selected ? <TreeExplorer network={selected.network} mint={selected.mint} pool={list.find((p) => p.network === selected.network && p.mint === selected.mint) ?? null} /> : null}
+            {selected ? (
+              <TreeExplorer
+                network={selected.network}
+                mint={selected.mint}
+                pool={list.find((p) => p.network === selected.network && p.mint === selected.mint) ?? null}
+              />
+            ) : null}
             {NETWORKS.filter((n) => list.some((p) => p.network === n)).map((network) => (
               <section key={network} className="panel" aria-labelledby={`pools-${network}`}>
                 <h2 id={`pools-${network}`} className="network-heading">

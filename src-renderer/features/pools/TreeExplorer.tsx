@@ -66,7 +66,14 @@ export function TreeExplorer({ network, mint, pool }: { network: Network; mint: 
         ) : null}
         <form className="inline-form" onSubmit={goToLeaf}>
           <Field label="Leaf" inline>
-            <input className="input input-small" inputMode="numeric" value={jump} onChange={(e) => setJump(e.target.value)} aria-label="Leaf index" placeholder="index" />
+            <input
+              className="input input-small"
+              inputMode="numeric"
+              value={jump}
+              onChange={(e) => setJump(e.target.value)}
+              aria-label="Leaf index"
+              placeholder="index"
+            />
           </Field>
           <button type="submit" className="button button-small">
             Go
@@ -76,7 +83,14 @@ export function TreeExplorer({ network, mint, pool }: { network: Network; mint: 
       </div>
       <nav className="tree-path" aria-label="Path from the root">
         {path.map((i, k) => (
-          <button key={i} type="button" className="tree-step" aria-current={i === index ? "step" : undefined} onClick={() => setIndex(i)} title={`heap index ${i}, height ${DEPTH - k}`}>
+          <button
+            key={i}
+            type="button"
+            className="tree-step"
+            aria-current={i === index ? "step" : undefined}
+            onClick={() => setIndex(i)}
+            title={`heap index ${i}, height ${DEPTH - k}`}
+          >
             {k === 0 ? "root" : i % 2 === 0 ? "L" : "R"}
           </button>
         ))}
@@ -123,7 +137,12 @@ export function TreeExplorer({ network, mint, pool }: { network: Network; mint: 
 
 function ChildCard({ child, side, onOpen }: { child: AdminTreeNodeRef; side: string; onOpen: () => void }) {
   return (
-    <button type="button" className={`tree-child${child.filled === 0 ? " tree-child-empty" : ""}`} onClick={onOpen} aria-label={`Open the ${side.toLowerCase()} child, heap index ${child.index}`}>
+    <button
+      type="button"
+      className={`tree-child${child.filled === 0 ? " tree-child-empty" : ""}`}
+      onClick={onOpen}
+      aria-label={`Open the ${side.toLowerCase()} child, heap index ${child.index}`}
+    >
       <span className="tree-child-side">{side}</span>
       <code>{shortHex(`0x${child.value}`)}</code>
       <span className="muted">{child.filled === 0 ? "empty" : plural(child.filled, "deposit")}</span>

@@ -43,8 +43,8 @@ export function RejectedRelaysPage() {
       title="Rejected relays"
       lede={
         <>
-          <a href={hrefFor("relays")}>← All relays</a> · Requests refused before their proof verified. Kept in memory only (never stored), counted since the relay
-          started.
+          <a href={hrefFor("relays")}>← All relays</a> · Requests refused before their proof verified. Kept in memory only (never stored), counted since the
+          relay started.
         </>
       }
       query={rejected}
@@ -58,7 +58,11 @@ export function RejectedRelaysPage() {
                 {n} {error}
               </span>
             ))}
-            {data.total === 0 ? <span className="muted">None since {formatDateTime(data.since)}.</span> : <span className="muted"> since {formatDateTime(data.since)}</span>}
+            {data.total === 0 ? (
+              <span className="muted">None since {formatDateTime(data.since)}.</span>
+            ) : (
+              <span className="muted"> since {formatDateTime(data.since)}</span>
+            )}
           </p>
           <DataTable
             columns={COLUMNS}

@@ -54,7 +54,11 @@ function Facts({ r }: { r: AdminRelayDetail }) {
         </dd>
         <dt>Fee receiver</dt>
         <dd title="The key that signed the withdrawal and received the fee; the proof is bound to it">
-          {r.relayer ? <CopyValue value={r.relayer} label="fee receiver" display={r.relayer} /> : <span className="muted">not recorded (before protocol v2)</span>}
+          {r.relayer ? (
+            <CopyValue value={r.relayer} label="fee receiver" display={r.relayer} />
+          ) : (
+            <span className="muted">not recorded (before protocol v2)</span>
+          )}
         </dd>
         {r.kind === "swap" ? (
           <>

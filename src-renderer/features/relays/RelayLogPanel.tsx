@@ -26,7 +26,9 @@ export function RelayLogPanel({ id }: { id: string }) {
           The log could not be read: {log.error.message}
         </p>
       ) : !log.data ? null : log.data.lines.length === 0 ? (
-        <EmptyState title="No log lines kept for this relay">The relay keeps the lines of recent relays in memory since it started; the full log is in its data dir (logs/relay.log).</EmptyState>
+        <EmptyState title="No log lines kept for this relay">
+          The relay keeps the lines of recent relays in memory since it started; the full log is in its data dir (logs/relay.log).
+        </EmptyState>
       ) : (
         <ol className="log-lines" data-testid="relay-log">
           {log.data.lines.map((l, i) => (

@@ -49,7 +49,13 @@ export function RelaysPage() {
         <Field label="Network" inline>
           <NetworkSelect all value={filters.network ?? ""} onChange={(network) => update({ network })} />
         </Field>
-        <SelectField label="Pool" inline value={filters.mint ?? ""} options={[ALL, ...mints.map((m) => ({ value: m, label: mintLabel(m) }))]} onChange={(mint) => update({ mint })} />
+        <SelectField
+          label="Pool"
+          inline
+          value={filters.mint ?? ""}
+          options={[ALL, ...mints.map((m) => ({ value: m, label: mintLabel(m) }))]}
+          onChange={(mint) => update({ mint })}
+        />
         <SelectField label="Status" inline value={filters.status ?? ""} options={STATUSES} onChange={(status) => update({ status })} />
         <SelectField label="Received" inline value={filters.withinMs ?? 0} options={WINDOWS} onChange={(withinMs) => update({ withinMs })} />
       </div>
@@ -66,8 +72,8 @@ export function RelaysPage() {
             </p>
             {data.items.length === 0 ? (
               <EmptyState title={cursors.length > 1 ? "No older relays" : "No relays yet"}>
-                Relays appear here the moment their proof verifies (requests refused before that are under Rejected). Records older than {data.retentionDays} days are folded into daily totals
-                (see Money).
+                Relays appear here the moment their proof verifies (requests refused before that are under Rejected). Records older than {data.retentionDays}{" "}
+                days are folded into daily totals (see Money).
               </EmptyState>
             ) : (
               <RelaysTable items={data.items} />

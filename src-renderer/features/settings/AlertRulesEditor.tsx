@@ -47,8 +47,8 @@ export function AlertRulesEditor() {
     <section className="panel" aria-labelledby="set-alerts-title">
       <h2 id="set-alerts-title">Alert rules</h2>
       <p className="muted">
-        When the relay raises an alert (<a href={hrefFor("alerts")}>Alerts</a>). Leave a field empty to turn its rule off. Changes are kept across restarts, over the
-        config file's values (shown on the right).
+        When the relay raises an alert (<a href={hrefFor("alerts")}>Alerts</a>). Leave a field empty to turn its rule off. Changes are kept across restarts,
+        over the config file's values (shown on the right).
       </p>
       <form onSubmit={submit} aria-label="Alert rules">
         <table className="table table-compact">

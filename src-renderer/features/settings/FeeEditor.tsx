@@ -33,12 +33,10 @@ export function FeeEditor({ s }: { s: AdminSettings }) {
       <h3>Change a fee</h3>
       <div className="inline-form">
         <label>
-          Network{" "}
-          <NetworkSelect value={network} onChange={(n) => (setNetwork(n), setTarget(DEFAULT))} />
+          Network <NetworkSelect value={network} onChange={(n) => (setNetwork(n), setTarget(DEFAULT))} />
         </label>
         <label>
-          Pool{" "}
-          <Select value={target} options={[DEFAULT_OPTION, ...pools.map((m) => ({ value: m, label: mintLabel(m), title: m }))]} onChange={setTarget} />
+          Pool <Select value={target} options={[DEFAULT_OPTION, ...pools.map((m) => ({ value: m, label: mintLabel(m), title: m }))]} onChange={setTarget} />
         </label>
         <label>
           Rate (bps){" "}

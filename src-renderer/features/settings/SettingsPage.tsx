@@ -79,7 +79,10 @@ const KEYS: readonly Column<AdminSettings["keys"][number]>[] = [
       </>
     ),
   },
-  { header: "Public key", cell: (k) => (k.publicKey ? <CopyValue value={k.publicKey} label={`${k.name} public key`} /> : <span className="muted">none (a secret)</span>) },
+  {
+    header: "Public key",
+    cell: (k) => (k.publicKey ? <CopyValue value={k.publicKey} label={`${k.name} public key`} /> : <span className="muted">none (a secret)</span>),
+  },
   { header: "Fingerprint", cell: (k) => <code>{k.fingerprint}</code> },
   { header: "Kept", className: "cell-note", cell: (k) => k.storage },
 ];
@@ -113,7 +116,12 @@ function Fees({ s }: { s: AdminSettings }) {
         columns={FEES}
         rows={[
           { key: "default", pool: "every other pool", bps: s.fees.default.bps, floor: `${s.fees.default.floor} base units` },
-          ...s.fees.pools.map((p) => ({ key: `${p.network}/${p.mint}`, pool: <PoolName mint={p.mint} network={p.network} />, bps: p.bps, floor: formatAmount(p.floor, p.mint) })),
+          ...s.fees.pools.map((p) => ({
+            key: `${p.network}/${p.mint}`,
+            pool: <PoolName mint={p.mint} network={p.network} />,
+            bps: p.bps,
+            floor: formatAmount(p.floor, p.mint),
+          })),
         ]}
         rowKey={(f) => f.key}
         compact
@@ -141,7 +149,9 @@ function Limits({ s }: { s: AdminSettings }) {
         <dt>Request body</dt>
         <dd>{formatCount(l.bodyLimitBytes / 1024)} KiB at most</dd>
         <dt>Login tokens</dt>
-        <dd>valid {formatCount(l.tokenTtlSec / 3600)} h; /relay {l.requireRelayAuth ? "requires" : "does not require"} x-api-auth</dd>
+        <dd>
+          valid {formatCount(l.tokenTtlSec / 3600)} h; /relay {l.requireRelayAuth ? "requires" : "does not require"} x-api-auth
+        </dd>
         <dt>Relay records</dt>
         <dd>kept {s.retentionDays} days, then folded into daily totals</dd>
       </dl>

@@ -24,8 +24,8 @@ export default function WalletPage() {
           </div>
           <h1 id="wallet-title">Revert a failed deposit</h1>
           <p className="muted">
-            A deposit whose funds reached the pool but whose note never entered the tree can be paid back to the wallet that made it. Connect that
-            wallet, paste the deposit&apos;s transaction signature, and sign twice: once to log in, once to ask for the revert.
+            A deposit whose funds reached the pool but whose note never entered the tree can be paid back to the wallet that made it. Connect that wallet, paste
+            the deposit&apos;s transaction signature, and sign twice: once to log in, once to ask for the revert.
           </p>
           <Connect />
           <RevertForm />

@@ -23,7 +23,11 @@ describe("revertDeposit", () => {
 
   it("explains the relay's refusals in words", async () => {
     const { api } = relay([new Response('{"id":"tok"}'), new Response('{"error":"NotDepositor","message":"x"}', { status: 403 })]);
-    expect(await revertDeposit(api, wallet, "mainnet", SIG)).toMatchObject({ ok: false, title: "Not reverted (NotDepositor)", detail: expect.stringMatching(/wallet that made the deposit/) });
+    expect(await revertDeposit(api, wallet, "mainnet", SIG)).toMatchObject({
+      ok: false,
+      title: "Not reverted (NotDepositor)",
+      detail: expect.stringMatching(/wallet that made the deposit/),
+    });
   });
 
   it("retries a login refused as a same-second replay once, the next second", async () => {

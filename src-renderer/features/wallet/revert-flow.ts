@@ -52,18 +52,27 @@ async function logIn(api: ApiClient, wallet: SigningWallet, now: () => number): 
  */
 export async function revertDeposit(api: ApiClient, wallet: SigningWallet, network: Network, depositSignature: string, now = Date.now): Promise<RevertOutcome> {
   const sig = depositSignature.trim();
-  if (!/^[1-9A-HJ-NP-Za-km-z]{64,90}$/.test(sig)) return { ok: false, title: "Not a transaction signature", detail: "Paste the deposit's transaction signature (base58, 87 or 88 characters)." };
+  if (!/^[1-9A-HJ-NP-Za-km-z]{64,90}$/.test(sig))
+    return { ok: false, title: "Not a transaction signature", detail: "Paste the deposit's transaction signature (base58, 87 or 88 characters)." };
   try {
     const login = await logIn(api, wallet, now);
     const answer = decodeLogin(login);
     if (!answer.ok) return { ok: false, title: "The relay did not log the wallet in", detail: JSON.stringify(login) };
     const { id } = answer.value;
     const message = revertMessage(sig);
-    const signature = await api.postText(`/revert/${network}/${encodeURIComponent(id)}/${encodeURIComponent(sig)}`, { wallet: wallet.address, signature: await sign(wallet, message), message });
+    const signature = await api.postText(`/revert/${network}/${encodeURIComponent(id)}/${encodeURIComponent(sig)}`, {
+      wallet: wallet.address,
+      signature: await sign(wallet, message),
+      message,
+    });
     return { ok: true, signature: signature.trim() };
   } catch (e) {
     if (e instanceof ApiError) {
-      return { ok: false, title: e.code && REVERT_ERRORS[e.code] ? `Not reverted (${e.code})` : `The relay answered ${e.status}`, detail: (e.code && REVERT_ERRORS[e.code]) ?? e.message };
+      return {
+        ok: false,
+        title: e.code && REVERT_ERRORS[e.code] ? `Not reverted (${e.code})` : `The relay answered ${e.status}`,
+        detail: (e.code && REVERT_ERRORS[e.code]) ?? e.message,
+      };
     }
     const detail = e instanceof Error ? e.message : String(e);
     return { ok: false, title: /reject|declin|cancel/i.test(detail) ? "The wallet declined to sign" : "The revert did not go through", detail };

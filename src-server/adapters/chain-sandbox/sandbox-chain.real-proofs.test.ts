@@ -162,7 +162,10 @@ describe("SandboxChain with real v2 proofs", () => {
     expect(snapshot(unreachable.recipient)).toEqual(before);
     expect(await chain.isNullifierSpent(MINT, unreachable.nullifierHash)).toBe(false);
     // Lowering the minimum to what the pool pays is another set of terms: the proof does not cover it.
-    expect(await chain.submitWithdrawal({ ...unreachable, swap: { ...unreachable.swap!, minOut: 1n } })).toMatchObject({ ok: false, rejection: "InvalidProof" });
+    expect(await chain.submitWithdrawal({ ...unreachable, swap: { ...unreachable.swap!, minOut: 1n } })).toMatchObject({
+      ok: false,
+      rejection: "InvalidProof",
+    });
     expect(snapshot(unreachable.recipient)).toEqual(before);
 
     const reachable = fixture("leaf 1, 2 SOL, swap min 1").submission;
@@ -171,6 +174,11 @@ describe("SandboxChain with real v2 proofs", () => {
     expect(r).toMatchObject({ ok: true, outAmount: expect.any(BigInt) });
     const out = r.ok ? r.outAmount! : 0n;
     expect(out >= 1n).toBe(true);
-    expect(snapshot(reachable.recipient)).toEqual({ vault: b.vault - 2_000_000_000n, recipient: b.recipient, recipientOut: b.recipientOut + out, relayer: b.relayer + FIXTURE_FEE });
+    expect(snapshot(reachable.recipient)).toEqual({
+      vault: b.vault - 2_000_000_000n,
+      recipient: b.recipient,
+      recipientOut: b.recipientOut + out,
+      relayer: b.relayer + FIXTURE_FEE,
+    });
   });
 });

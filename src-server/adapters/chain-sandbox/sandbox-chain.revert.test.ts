@@ -91,7 +91,10 @@ describe("SandboxChain.revertDeposit", () => {
     const indexed = await deposit(w, 100n, precommitment);
     const vaultBefore = chain.balance(vault(), MINT);
 
-    expect(await chain.revertDeposit({ depositSignature: encodeBase58(new Uint8Array(64).fill(1)), depositor: w.address })).toMatchObject({ ok: false, rejection: "DepositNotFound" });
+    expect(await chain.revertDeposit({ depositSignature: encodeBase58(new Uint8Array(64).fill(1)), depositor: w.address })).toMatchObject({
+      ok: false,
+      rejection: "DepositNotFound",
+    });
     expect(await chain.revertDeposit({ depositSignature: failed, depositor: wallet().address })).toMatchObject({ ok: false, rejection: "NotDepositor" });
     expect(await chain.revertDeposit({ depositSignature: indexed, depositor: w.address })).toMatchObject({ ok: false, rejection: "AlreadyIndexed" });
     expect(chain.balance(w.address, MINT)).toBe(800n);
@@ -104,7 +107,14 @@ describe("SandboxChain.revertDeposit", () => {
     const sig = await deposit(w, 50n, new Uint8Array(32));
     expect((await chain.revertDeposit({ depositSignature: sig, depositor: w.address })).ok).toBe(true);
     const verifier = { verify: async () => false, close: async () => {} };
-    const again = new SandboxChain("mainnet", db, await hasherP, new Signer(nacl.sign.keyPair().secretKey), PROGRAM.ok ? PROGRAM.value : new Uint8Array(32), verifier);
+    const again = new SandboxChain(
+      "mainnet",
+      db,
+      await hasherP,
+      new Signer(nacl.sign.keyPair().secretKey),
+      PROGRAM.ok ? PROGRAM.value : new Uint8Array(32),
+      verifier,
+    );
     expect(await again.revertDeposit({ depositSignature: sig, depositor: w.address })).toMatchObject({ ok: false, rejection: "NullifierSpent" });
     expect(again.balance(w.address, MINT)).toBe(50n);
   });

@@ -110,7 +110,11 @@ export class SandboxChain implements ChainBackend {
   }
 
   balance(wallet: string, mint: string): bigint {
-    const row = this.db.get<{ amount: string }>("SELECT amount FROM sandbox_balances WHERE network = ? AND owner = ? AND mint = ?", [this.network, wallet, mint]);
+    const row = this.db.get<{ amount: string }>("SELECT amount FROM sandbox_balances WHERE network = ? AND owner = ? AND mint = ?", [
+      this.network,
+      wallet,
+      mint,
+    ]);
     return row ? BigInt(row.amount) : 0n;
   }
 
@@ -194,7 +198,14 @@ export class SandboxChain implements ChainBackend {
       [this.network, mint, after, limit],
     );
     return {
-      events: rows.map((r) => ({ signature: r.signature, leafIndex: r.leaf_index, commitment: r.commitment, depositor: r.depositor, amount: BigInt(r.amount), slot: r.slot })),
+      events: rows.map((r) => ({
+        signature: r.signature,
+        leafIndex: r.leaf_index,
+        commitment: r.commitment,
+        depositor: r.depositor,
+        amount: BigInt(r.amount),
+        slot: r.slot,
+      })),
       cursor: rows.length ? String(rows[rows.length - 1]!.id) : cursor,
     };
   }
@@ -210,8 +221,11 @@ export class SandboxChain implements ChainBackend {
 
   async spentBy(mint: string, nullifierHash: Uint8Array): Promise<string | null> {
     return (
-      this.db.get<{ signature: string }>("SELECT signature FROM sandbox_nullifiers WHERE network = ? AND mint = ? AND nullifier_hash = ?", [this.network, mint, nullifierHash])?.signature ??
-      null
+      this.db.get<{ signature: string }>("SELECT signature FROM sandbox_nullifiers WHERE network = ? AND mint = ? AND nullifier_hash = ?", [
+        this.network,
+        mint,
+        nullifierHash,
+      ])?.signature ?? null
     );
   }
 
@@ -229,7 +243,8 @@ export class SandboxChain implements ChainBackend {
    */
   async submitWithdrawal(w: WithdrawalSubmission): Promise<SubmitResult> {
     if (w.depositSize <= 0n || w.depositSize > U64_MAX) return { ok: false, rejection: "Failed", detail: `amount ${w.depositSize} is not a positive u64` };
-    if (w.fee < 0n || w.fee > w.depositSize) return { ok: false, rejection: "Failed", detail: `FeeExceedsAmount: fee ${w.fee} is not within 0..${w.depositSize}` };
+    if (w.fee < 0n || w.fee > w.depositSize)
+      return { ok: false, rejection: "Failed", detail: `FeeExceedsAmount: fee ${w.fee} is not within 0..${w.depositSize}` };
     if (w.swap && (w.swap.minOut < 0n || w.swap.minOut > U64_MAX)) return { ok: false, rejection: "Failed", detail: `minOut ${w.swap.minOut} is not a u64` };
     const recipient = publicKeyBytesOrThrow(w.recipient);
     const swapTerms = w.swap ? { outputMint: publicKeyBytesOrThrow(w.swap.outputMint), minOut: w.swap.minOut } : null;
@@ -341,7 +356,9 @@ export class SandboxChain implements ChainBackend {
       "SELECT signature, mint, amount, depositor, status, created_at FROM sandbox_deposits WHERE network = ? AND signature = ?",
       [this.network, signature],
     );
-    return row ? { signature: row.signature, mint: row.mint, amount: BigInt(row.amount), depositor: row.depositor, status: row.status, createdAt: row.created_at } : null;
+    return row
+      ? { signature: row.signature, mint: row.mint, amount: BigInt(row.amount), depositor: row.depositor, status: row.status, createdAt: row.created_at }
+      : null;
   }
 
   /** The slot a deposit landed in: the sandbox's deposit nonce. */
@@ -404,7 +421,10 @@ export class SandboxChain implements ChainBackend {
     const slot = this.slot + 1;
     const body = instruction(slot);
     this.slot = slot;
-    stmts.push({ sql: "INSERT INTO sandbox_meta (network, slot) VALUES (?, ?) ON CONFLICT (network) DO UPDATE SET slot = excluded.slot", params: [this.network, this.slot] });
+    stmts.push({
+      sql: "INSERT INTO sandbox_meta (network, slot) VALUES (?, ?) ON CONFLICT (network) DO UPDATE SET slot = excluded.slot",
+      params: [this.network, this.slot],
+    });
     const prefix = textEncoder.encode(`sandbox-tx|${this.network}|${slot}|`);
     const data = typeof body === "string" ? textEncoder.encode(body) : body;
     const message = new Uint8Array(prefix.length + data.length);
@@ -446,4 +466,3 @@ function concat(parts: readonly Uint8Array[]): Uint8Array {
   parts.forEach((p, i) => out.set(p, i * 32));
   return out;
 }
-

@@ -123,10 +123,10 @@ describe("SandboxChain.deposit (protocol v2)", () => {
     // A withdrawal claiming more needs the leaf of a larger amount, which the pool never inserted.
     for (const more of [8n, 1_000_000n]) expect(toHex(hasher.hash([pre, field(more), pubkeyToField(hasher, m.mintBytes)]))).not.toBe(toHex(expected));
     // The row keeps what the depositor sent and what the pool computed.
-    const row = db.get<{ precommitment: Uint8Array; commitment: Uint8Array }>("SELECT precommitment, commitment FROM sandbox_deposits WHERE network = ? AND signature = ?", [
-      "mainnet",
-      d.signature,
-    ]);
+    const row = db.get<{ precommitment: Uint8Array; commitment: Uint8Array }>(
+      "SELECT precommitment, commitment FROM sandbox_deposits WHERE network = ? AND signature = ?",
+      ["mainnet", d.signature],
+    );
     expect(row && [toHex(row.precommitment), toHex(row.commitment)]).toEqual([toHex(pre), toHex(expected)]);
   });
 
@@ -233,7 +233,13 @@ describe("SandboxChain.submitWithdrawal (protocol v2)", () => {
     const before = snapshot();
     const r = await chain.submitWithdrawal(submission);
     expect(r).toEqual({ ok: true, signature: expect.stringMatching(/^[1-9A-HJ-NP-Za-km-z]{86,88}$/) });
-    expect(snapshot()).toEqual({ ...before, vault: before.vault - DEPOSIT, recipient: before.recipient + DEPOSIT - FEE, relayer: before.relayer + FEE, writes: before.writes + 1 });
+    expect(snapshot()).toEqual({
+      ...before,
+      vault: before.vault - DEPOSIT,
+      recipient: before.recipient + DEPOSIT - FEE,
+      relayer: before.relayer + FEE,
+      writes: before.writes + 1,
+    });
     expect(await chain.spentBy(m.mint, submission.nullifierHash)).toBe(r.ok && r.signature);
   });
 
@@ -254,7 +260,9 @@ describe("SandboxChain.submitWithdrawal (protocol v2)", () => {
     const out = freshMint();
     const { submission } = await setUp({ swap: { outputMint: out.mint, minOut: 123_456n } });
     await chain.submitWithdrawal(submission);
-    expect(toHex(verifier.asked[0]![5]!)).toBe(toHex(hasher.hash([pubkeyToField(hasher, relayer.publicKey), field(FEE), pubkeyToField(hasher, out.mintBytes), field(123_456n)])));
+    expect(toHex(verifier.asked[0]![5]!)).toBe(
+      toHex(hasher.hash([pubkeyToField(hasher, relayer.publicKey), field(FEE), pubkeyToField(hasher, out.mintBytes), field(123_456n)])),
+    );
   });
 
   it("refuses InvalidProof, moving nothing, when the fee, the relayer or the recipient differ from what the proof was made for", async () => {
@@ -309,6 +317,11 @@ describe("SandboxChain.submitWithdrawal (protocol v2)", () => {
     expect(landed).toMatchObject({ ok: true, outAmount: expect.any(BigInt) });
     const got = landed.ok ? landed.outAmount! : 0n;
     expect(got >= 900_000n).toBe(true);
-    expect(snapshot()).toMatchObject({ vault: before.vault - DEPOSIT, recipient: before.recipient, recipientOut: before.recipientOut + got, relayer: before.relayer + FEE });
+    expect(snapshot()).toMatchObject({
+      vault: before.vault - DEPOSIT,
+      recipient: before.recipient,
+      recipientOut: before.recipientOut + got,
+      relayer: before.relayer + FEE,
+    });
   });
 });

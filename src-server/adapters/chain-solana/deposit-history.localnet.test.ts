@@ -72,7 +72,12 @@ class HistoryChain implements ChainBackend {
   async fetchDepositEvents(mint: string, cursor: string | null, limit: number): Promise<DepositEventPage> {
     if (this.tweak.failAfterPages !== undefined && this.cursors.length >= this.tweak.failAfterPages) throw new Error("stopped mid-backfill");
     this.cursors.push(cursor);
-    const page = await fetchDepositEventsPage(this.connection, { programId: PROGRAM, mint, treeAddress: poolTreeAddress(PROGRAM, mint) }, cursor, Math.min(limit, this.tweak.pageLimit ?? limit));
+    const page = await fetchDepositEventsPage(
+      this.connection,
+      { programId: PROGRAM, mint, treeAddress: poolTreeAddress(PROGRAM, mint) },
+      cursor,
+      Math.min(limit, this.tweak.pageLimit ?? limit),
+    );
     this.events += page.events.length;
     return this.tweak.page ? this.tweak.page(page) : page;
   }

@@ -56,14 +56,24 @@ class FakeRpc implements DepositHistoryRpc {
     }
     if (o.withdraw) {
       logs.push(
-        encodePoolEventLog({ name: "WithdrawEvent", nullifierHash: new Uint8Array(32).fill(7), recipient: new Uint8Array(32).fill(8), amount: 5n, fee: 1n, relayer: new Uint8Array(32).fill(9) }),
+        encodePoolEventLog({
+          name: "WithdrawEvent",
+          nullifierHash: new Uint8Array(32).fill(7),
+          recipient: new Uint8Array(32).fill(8),
+          amount: 5n,
+          fee: 1n,
+          relayer: new Uint8Array(32).fill(9),
+        }),
       );
     }
     if (o.foreign) {
       // Another program logs a look-alike DepositEvent inside our instruction's CPI and after it.
       logs.push(`Program ${OTHER_PROGRAM} invoke [2]`, encodePoolEventLog(depositEvent(888_888, this.slot)), `Program ${OTHER_PROGRAM} success`);
     }
-    logs.push(`Program ${PROGRAM} consumed 5000 of 200000 compute units`, o.err ? `Program ${PROGRAM} failed: custom program error: 0x1770` : `Program ${PROGRAM} success`);
+    logs.push(
+      `Program ${PROGRAM} consumed 5000 of 200000 compute units`,
+      o.err ? `Program ${PROGRAM} failed: custom program error: 0x1770` : `Program ${PROGRAM} success`,
+    );
     if (o.foreign) logs.push(`Program ${OTHER_PROGRAM} invoke [1]`, encodePoolEventLog(depositEvent(777_777, this.slot)), `Program ${OTHER_PROGRAM} success`);
     const tx: FakeTx = { signature, slot: this.slot, err: o.err ? { InstructionError: [0, { Custom: 6000 }] } : null, logs, leaves };
     this.txs.push(tx);
@@ -113,7 +123,15 @@ class FakeRpc implements DepositHistoryRpc {
 function depositEvent(leafIndex: number, slot: number) {
   const commitment = new Uint8Array(32);
   new DataView(commitment.buffer).setUint32(28, leafIndex + 1);
-  return { name: "DepositEvent" as const, leafIndex, commitment, depositor: new Uint8Array(32).fill(3), amount: 1_000_000n, slot: BigInt(slot), nonce: BigInt(leafIndex) };
+  return {
+    name: "DepositEvent" as const,
+    leafIndex,
+    commitment,
+    depositor: new Uint8Array(32).fill(3),
+    amount: 1_000_000n,
+    slot: BigInt(slot),
+    nonce: BigInt(leafIndex),
+  };
 }
 
 /** Reads pages until an empty one; returns every event and the pages' sizes. */

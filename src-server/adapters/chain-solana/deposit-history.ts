@@ -23,10 +23,7 @@ import type { DepositEvent, DepositEventPage } from "../../ports/chain";
 /** What the history reader needs from an RPC; a web3.js `Connection` satisfies it. */
 export interface DepositHistoryRpc {
   getSignaturesForAddress(address: PublicKey, options?: SignaturesForAddressOptions, commitment?: Finality): Promise<ConfirmedSignatureInfo[]>;
-  getTransaction(
-    signature: string,
-    config: { maxSupportedTransactionVersion: number; commitment?: Finality },
-  ): Promise<HistoryTransaction | null>;
+  getTransaction(signature: string, config: { maxSupportedTransactionVersion: number; commitment?: Finality }): Promise<HistoryTransaction | null>;
   /**
    * Optional fast path: the same answer without web3.js's response validation
    * (half of a backfill's CPU). Only slot, error and logs are read.
@@ -227,14 +224,7 @@ async function extend(rpc: DepositHistoryRpc, pool: DepositPoolRef, scan: TreeSc
  * Fetches entries[i] and the next unknown ones (up to `concurrency` in
  * parallel). False when entries[i] is not available yet.
  */
-async function load(
-  rpc: DepositHistoryRpc,
-  pool: DepositPoolRef,
-  entries: Entry[],
-  i: number,
-  commitment: Finality,
-  concurrency: number,
-): Promise<boolean> {
+async function load(rpc: DepositHistoryRpc, pool: DepositPoolRef, entries: Entry[], i: number, commitment: Finality, concurrency: number): Promise<boolean> {
   const batch: Entry[] = [];
   for (let k = i; k < entries.length && batch.length < concurrency; k++) if (!entries[k]!.events) batch.push(entries[k]!);
   await Promise.all(
@@ -250,7 +240,16 @@ async function load(
       if (!Array.isArray(tx.meta.logMessages)) throw new Error(`transaction ${e.signature} has no log messages: the RPC must keep logs to index deposits`);
       e.events = decodePoolEventLogs(tx.meta.logMessages, pool.programId).flatMap((ev) =>
         ev.name === "DepositEvent"
-          ? [{ signature: e.signature, leafIndex: ev.leafIndex, commitment: ev.commitment, depositor: encodeBase58(ev.depositor), amount: ev.amount, slot: tx.slot }]
+          ? [
+              {
+                signature: e.signature,
+                leafIndex: ev.leafIndex,
+                commitment: ev.commitment,
+                depositor: encodeBase58(ev.depositor),
+                amount: ev.amount,
+                slot: tx.slot,
+              },
+            ]
           : [],
       );
     }),

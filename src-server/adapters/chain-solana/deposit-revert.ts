@@ -79,10 +79,17 @@ export async function revertDeposit(ctx: SolanaContext, hasher: FieldHasher, r: 
   const verdict = judgeRevert(d.record, r.depositor, spent, ctx.nowSec(), { pendingRevertAfterSec: 0 });
   if (!verdict.ok) return { ok: false, rejection: verdict.error.error, detail: verdict.error.detail };
   const ix = revertInstruction({ programId: ctx.programId, authority: ctx.signer.address, mint, depositor, nonce: d.nonce, revertNullifier });
-  const out = await ctx.engine.land({ instructions: [ix], createdAccountSizes: [NULLIFIER_ACCOUNT_SIZE], feeBudget: null, label: `revert ${r.depositSignature}` });
+  const out = await ctx.engine.land({
+    instructions: [ix],
+    createdAccountSizes: [NULLIFIER_ACCOUNT_SIZE],
+    feeBudget: null,
+    label: `revert ${r.depositSignature}`,
+  });
   switch (out.kind) {
     case "landed":
-      ctx.log(`${ctx.network}: revert ${out.signature} of deposit ${r.depositSignature} landed; network fee ${out.networkFeeLamports} lamports, rent ${out.rentLamports} lamports`);
+      ctx.log(
+        `${ctx.network}: revert ${out.signature} of deposit ${r.depositSignature} landed; network fee ${out.networkFeeLamports} lamports, rent ${out.rentLamports} lamports`,
+      );
       return { ok: true, signature: out.signature, amount: d.record.amount, mint };
     case "refused": {
       const name = poolError(ctx, out);

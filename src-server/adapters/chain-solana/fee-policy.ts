@@ -60,8 +60,7 @@ export interface PriceInput {
 }
 
 export type PriceDecision =
-  | { ok: true; price: number; cappedBy: "config" | "fee" | null; feeLamports: number; costLamports: number }
-  | { ok: false; detail: string };
+  { ok: true; price: number; cappedBy: "config" | "fee" | null; feeLamports: number; costLamports: number } | { ok: false; detail: string };
 
 /** The compute-unit price to pay, or why the relay would lose money. */
 export function decidePrice(p: PriceInput): PriceDecision {
@@ -81,7 +80,10 @@ export function decidePrice(p: PriceInput): PriceDecision {
   const rate = parseDecimal(p.budget.lamportsPerUnit);
   if (rate === null || rate.num === 0n) {
     if (p.allowLoss) return result();
-    return { ok: false, detail: "the pool mint has no lamportsPerUnit price, so the network cost cannot be checked against the fee (set solana.lamportsPerUnit or allowLoss)" };
+    return {
+      ok: false,
+      detail: "the pool mint has no lamportsPerUnit price, so the network cost cannot be checked against the fee (set solana.lamportsPerUnit or allowLoss)",
+    };
   }
   // Everything in lamports × den: the fee is worth fee × num / den lamports.
   const feeValue = p.budget.fee * rate.num;

@@ -17,10 +17,7 @@ export interface LogsRpc {
 /** Calls `onChange` on each successful transaction that touches `mint`'s tree; returns the unsubscribe. */
 export type MintSubscribe = (mint: string, onChange: () => void) => () => void;
 
-export function solanaPoolSubscriber(
-  rpc: LogsRpc,
-  opts: { programId: string; commitment?: Commitment; log?: (line: string) => void },
-): MintSubscribe {
+export function solanaPoolSubscriber(rpc: LogsRpc, opts: { programId: string; commitment?: Commitment; log?: (line: string) => void }): MintSubscribe {
   return (mint, onChange) => {
     const tree = new PublicKey(poolTreeAddress(opts.programId, mint));
     const id = rpc.onLogs(

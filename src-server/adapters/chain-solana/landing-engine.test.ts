@@ -19,14 +19,22 @@ const signer = new Signer(nacl.sign.keyPair().secretKey);
 function engine(rpc: FakeRpc, over: Partial<SolanaNetworkConfig> = {}, timing: { unknownAfterMs?: number; preSendRetryMs?: number } = {}) {
   const cfg = { ...defaultSolanaConfig(), rebroadcastMs: 20, ...over };
   const lines: string[] = [];
-  const e = new LandingEngine(rpc, signer, cfg, { pollMs: 5, backoffMs: 2, maxBackoffMs: 10, unknownAfterMs: 2_000, preSendRetryMs: 50, ...timing }, (l) => lines.push(l));
+  const e = new LandingEngine(rpc, signer, cfg, { pollMs: 5, backoffMs: 2, maxBackoffMs: 10, unknownAfterMs: 2_000, preSendRetryMs: 50, ...timing }, (l) =>
+    lines.push(l),
+  );
   return { e, lines };
 }
 
 function request(over: Partial<LandingRequest> = {}): LandingRequest & { seen: SubmissionAttempt[] } {
   const seen: SubmissionAttempt[] = [];
   return {
-    instructions: [new TransactionInstruction({ programId: new PublicKey(PROGRAM), keys: [{ pubkey: WRITABLE, isSigner: false, isWritable: true }], data: Buffer.from([1, 2, 3]) })],
+    instructions: [
+      new TransactionInstruction({
+        programId: new PublicKey(PROGRAM),
+        keys: [{ pubkey: WRITABLE, isSigner: false, isWritable: true }],
+        data: Buffer.from([1, 2, 3]),
+      }),
+    ],
     createdAccountSizes: [81],
     feeBudget: { mint: WRAPPED_SOL_MINT, fee: 10_000_000n },
     observer: { attempt: async (a) => void seen.push(a) },
@@ -70,7 +78,10 @@ describe("fee policy", () => {
     expect(d).toMatchObject({ ok: true, price: 25_000, cappedBy: "fee", costLamports: 20_000 });
     expect(decidePrice({ ...base, budget: { fee: 7_000n, lamportsPerUnit: "2" } })).toMatchObject({ ok: false });
     expect(decidePrice({ ...base, budget: { fee: 7_000n, lamportsPerUnit: "2" }, allowLoss: true })).toMatchObject({ ok: true, price: 1_000_000 });
-    expect(decidePrice({ ...base, budget: { fee: 7_000n, lamportsPerUnit: undefined } })).toMatchObject({ ok: false, detail: expect.stringContaining("lamportsPerUnit") });
+    expect(decidePrice({ ...base, budget: { fee: 7_000n, lamportsPerUnit: undefined } })).toMatchObject({
+      ok: false,
+      detail: expect.stringContaining("lamportsPerUnit"),
+    });
     expect(decidePrice({ ...base, budget: null })).toMatchObject({ ok: true, price: 1_000_000, cappedBy: null });
     expect(decidePrice({ ...base, maxPrice: 10, budget: null })).toMatchObject({ ok: true, price: 10, cappedBy: "config" });
   });
@@ -150,7 +161,12 @@ describe("LandingEngine", () => {
     const { e } = engine(rpc);
     const req = request();
     const out = await e.land(req);
-    expect(out).toMatchObject({ kind: "refused", stage: "chain", err: { InstructionError: [2, { Custom: 6002 }] }, logs: ["Program log: Error: NullifierSpent"] });
+    expect(out).toMatchObject({
+      kind: "refused",
+      stage: "chain",
+      err: { InstructionError: [2, { Custom: 6002 }] },
+      logs: ["Program log: Error: NullifierSpent"],
+    });
     expect(req.seen.map((a) => a.verdict)).toEqual(["pending", "failed"]);
   });
 

@@ -161,7 +161,11 @@ export class LandingEngine {
   /** One fresh-blockhash attempt; "expired" asks for the next. */
   private async attempt(n: number, req: LandingRequest, attempts: SubmissionAttempt[]): Promise<LandingOutcome | "expired"> {
     const cfg = this.cfg;
-    const programIds = ["ComputeBudget111111111111111111111111111111", "ComputeBudget111111111111111111111111111111", ...req.instructions.map((i) => i.programId.toBase58())];
+    const programIds = [
+      "ComputeBudget111111111111111111111111111111",
+      "ComputeBudget111111111111111111111111111111",
+      ...req.instructions.map((i) => i.programId.toBase58()),
+    ];
 
     // 1. simulate
     let sim;
@@ -184,9 +188,10 @@ export class LandingEngine {
       const simulated = sim.value.accounts;
       const wanted = req.simulationCheck.addresses.length;
       // Without the simulated accounts nothing can be checked: not sent.
-      const veto = !Array.isArray(simulated) || simulated.length !== wanted
-        ? "the simulation did not return the accounts asked for"
-        : req.simulationCheck.check(simulated.map((a) => (a ? { owner: a.owner, data: new Uint8Array(Buffer.from(a.data[0] ?? "", "base64")) } : null)));
+      const veto =
+        !Array.isArray(simulated) || simulated.length !== wanted
+          ? "the simulation did not return the accounts asked for"
+          : req.simulationCheck.check(simulated.map((a) => (a ? { owner: a.owner, data: new Uint8Array(Buffer.from(a.data[0] ?? "", "base64")) } : null)));
       if (veto !== null) return { kind: "vetoed", detail: veto, attempts };
     }
 
@@ -218,7 +223,10 @@ export class LandingEngine {
     });
     if (!decision.ok) return { kind: "unprofitable", detail: decision.detail, attempts };
     const price = decision.price;
-    if (decision.cappedBy) this.log(`${req.label}: compute-unit price ${wanted} µlamports capped to ${price} by the ${decision.cappedBy === "fee" ? "relay fee" : "config (maxPriorityMicroLamports)"}`);
+    if (decision.cappedBy)
+      this.log(
+        `${req.label}: compute-unit price ${wanted} µlamports capped to ${price} by the ${decision.cappedBy === "fee" ? "relay fee" : "config (maxPriorityMicroLamports)"}`,
+      );
 
     // 3. blockhash, signature, durable record, then send
     let blockhash: { blockhash: string; lastValidBlockHeight: number };
@@ -284,11 +292,21 @@ export class LandingEngine {
     }
   }
 
-  private unsigned(instructions: TransactionInstruction[], limit: number, price: number, blockhash: string, lookupTables: AddressLookupTableAccount[] = []): VersionedTransaction {
+  private unsigned(
+    instructions: TransactionInstruction[],
+    limit: number,
+    price: number,
+    blockhash: string,
+    lookupTables: AddressLookupTableAccount[] = [],
+  ): VersionedTransaction {
     const msg = new TransactionMessage({
       payerKey: this.payer,
       recentBlockhash: blockhash,
-      instructions: [ComputeBudgetProgram.setComputeUnitLimit({ units: limit }), ComputeBudgetProgram.setComputeUnitPrice({ microLamports: price }), ...instructions],
+      instructions: [
+        ComputeBudgetProgram.setComputeUnitLimit({ units: limit }),
+        ComputeBudgetProgram.setComputeUnitPrice({ microLamports: price }),
+        ...instructions,
+      ],
     }).compileToV0Message(lookupTables);
     return new VersionedTransaction(msg);
   }
@@ -359,7 +377,8 @@ export class LandingEngine {
           expired = true;
           // The blockhash can no longer land anywhere: the history decides.
           const final = (await this.rpc.getSignatureStatuses([a.signature], { searchTransactionHistory: true })).value[0] ?? null;
-          if (final === null) return { verdict: "expired", slot: null, err: null, detail: `not found after block height ${height} passed ${a.lastValidBlockHeight}` };
+          if (final === null)
+            return { verdict: "expired", slot: null, err: null, detail: `not found after block height ${height} passed ${a.lastValidBlockHeight}` };
           if (reached(final, commitment)) return verdictOf(final);
           // Seen in a block not yet at the commitment: keep watching it.
         }
@@ -390,7 +409,10 @@ export class LandingEngine {
   /** The failed transaction's logs, best effort (for the program's `Error: <Name>` line). */
   private async failureLogs(signature: string): Promise<string[]> {
     try {
-      const tx = await this.rpc.getTransaction(signature, { maxSupportedTransactionVersion: 0, commitment: this.cfg.commitment === "finalized" ? "finalized" : "confirmed" });
+      const tx = await this.rpc.getTransaction(signature, {
+        maxSupportedTransactionVersion: 0,
+        commitment: this.cfg.commitment === "finalized" ? "finalized" : "confirmed",
+      });
       return tx?.meta?.logMessages ?? [];
     } catch {
       return [];
@@ -410,5 +432,7 @@ export function reached(s: SignatureStatus, commitment: Commitment): boolean {
 }
 
 function verdictOf(s: SignatureStatus): { verdict: "landed" | "failed"; slot: number; err: TransactionError | null; detail: string | null } {
-  return s.err ? { verdict: "failed", slot: s.slot, err: s.err, detail: `failed on chain: ${JSON.stringify(s.err)}` } : { verdict: "landed", slot: s.slot, err: null, detail: null };
+  return s.err
+    ? { verdict: "failed", slot: s.slot, err: s.err, detail: `failed on chain: ${JSON.stringify(s.err)}` }
+    : { verdict: "landed", slot: s.slot, err: null, detail: null };
 }

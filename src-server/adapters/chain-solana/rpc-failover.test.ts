@@ -188,7 +188,11 @@ describe("FailoverRpc over HTTP", () => {
     silent.on("connection", (s) => servers.length && s.setTimeout(10_000));
     const sound = await serve((b) => JSON.stringify({ jsonrpc: "2.0", id: b.id, result: 77 }));
     const make = (url: string) => ({ url, rpc: createSolanaRpc({ rpcUrl: url, commitment: "confirmed", rpcTimeoutMs: 300 }) });
-    const rpc = new FailoverRpc([make(`http://127.0.0.1:${(silent.address() as AddressInfo).port}`), make(sound)], { maxSlotLag: 50, probeMs: 0, commitment: "confirmed" });
+    const rpc = new FailoverRpc([make(`http://127.0.0.1:${(silent.address() as AddressInfo).port}`), make(sound)], {
+      maxSlotLag: 50,
+      probeMs: 0,
+      commitment: "confirmed",
+    });
     expect(await rpc.getSlot()).toBe(77);
     expect(rpc.endpoints()[0]).toMatchObject({ healthy: false, lastError: expect.stringMatching(/timed out/) });
     silent.closeAllConnections();

@@ -206,7 +206,9 @@ export class FailoverRpc implements SolanaRpc, LogsRpc {
     s.healthy = healthy;
     // Back in good standing: requests return to it in the configured order.
     if (healthy) s.recentErrors = 0;
-    this.opts.log?.(healthy ? `rpc ${s.label}: healthy again (${why}); requests may return to it` : `rpc ${s.label}: unhealthy (${why}); requests go to the next endpoint`);
+    this.opts.log?.(
+      healthy ? `rpc ${s.label}: healthy again (${why}); requests may return to it` : `rpc ${s.label}: unhealthy (${why}); requests go to the next endpoint`,
+    );
   }
 
   /** One request, to the healthiest endpoint first and to the next on an endpoint failure. */
@@ -260,7 +262,8 @@ export class FailoverRpc implements SolanaRpc, LogsRpc {
       this.succeeded(r.s, "getSlot", r.ms);
       r.s.slot = r.slot;
       r.s.slotLag = top - r.slot;
-      if (r.s.slotLag > this.opts.maxSlotLag) this.setHealthy(r.s, false, `${r.s.slotLag} slots behind ${this.states.length > 1 ? "the most advanced endpoint" : ""}`.trim());
+      if (r.s.slotLag > this.opts.maxSlotLag)
+        this.setHealthy(r.s, false, `${r.s.slotLag} slots behind ${this.states.length > 1 ? "the most advanced endpoint" : ""}`.trim());
       else this.setHealthy(r.s, true, `slot ${r.slot}`);
     }
   }
@@ -306,7 +309,11 @@ export class FailoverRpc implements SolanaRpc, LogsRpc {
     return this.call("getProgramAccounts", (r) => r.getProgramAccounts(programId, config));
   }
   getMinimumBalanceForRentExemption(dataLength: number, commitment?: Commitment): Promise<number> {
-    return this.call("getMinimumBalanceForRentExemption", (r) => r.getMinimumBalanceForRentExemption(dataLength, commitment), saneInteger("getMinimumBalanceForRentExemption"));
+    return this.call(
+      "getMinimumBalanceForRentExemption",
+      (r) => r.getMinimumBalanceForRentExemption(dataLength, commitment),
+      saneInteger("getMinimumBalanceForRentExemption"),
+    );
   }
   getRecentPrioritizationFees(config?: GetRecentPrioritizationFeesConfig): Promise<RecentPrioritizationFees[]> {
     return this.call("getRecentPrioritizationFees", (r) => r.getRecentPrioritizationFees(config));
@@ -328,7 +335,9 @@ export class FailoverRpc implements SolanaRpc, LogsRpc {
   }
   getTransactionLogs(signature: string, commitment: Finality): Promise<HistoryTransaction | null> {
     return this.call("getTransaction", (r) =>
-      r.getTransactionLogs ? r.getTransactionLogs(signature, commitment) : (r.getTransaction(signature, { maxSupportedTransactionVersion: 0, commitment }) as Promise<HistoryTransaction | null>),
+      r.getTransactionLogs
+        ? r.getTransactionLogs(signature, commitment)
+        : (r.getTransaction(signature, { maxSupportedTransactionVersion: 0, commitment }) as Promise<HistoryTransaction | null>),
     );
   }
 
@@ -393,7 +402,13 @@ export function createFailoverRpc(opts: {
 }): FailoverRpc {
   const endpoints = opts.rpcUrls.map((url, i) => ({
     url,
-    rpc: createSolanaRpc({ rpcUrl: url, wsUrl: i === 0 ? opts.wsUrl : null, commitment: opts.commitment, rpcTimeoutMs: opts.rpcTimeoutMs, ...(opts.log ? { log: opts.log } : {}) }),
+    rpc: createSolanaRpc({
+      rpcUrl: url,
+      wsUrl: i === 0 ? opts.wsUrl : null,
+      commitment: opts.commitment,
+      rpcTimeoutMs: opts.rpcTimeoutMs,
+      ...(opts.log ? { log: opts.log } : {}),
+    }),
   }));
   return new FailoverRpc(endpoints, {
     maxSlotLag: opts.maxSlotLag,

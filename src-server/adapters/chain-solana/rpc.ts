@@ -133,7 +133,12 @@ export class SolanaConnection extends Connection implements SolanaRpc {
     const res = await this.#fetch(this.#url, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getTransaction", params: [signature, { encoding: "base64", commitment, maxSupportedTransactionVersion: 0 }] }),
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "getTransaction",
+        params: [signature, { encoding: "base64", commitment, maxSupportedTransactionVersion: 0 }],
+      }),
     });
     const text = await res.text();
     if (!res.ok) throw new Error(`getTransaction: HTTP ${res.status} ${text.slice(0, 80)}`);

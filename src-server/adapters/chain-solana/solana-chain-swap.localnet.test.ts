@@ -16,7 +16,19 @@ import type { Signer } from "../keys/keypair-file";
 import { JupiterSwapApi } from "../swap-jupiter/jupiter-api";
 import { SolanaChain, type SwapInstructionsSource } from "./solana-chain";
 import { JUPITER_V6_PROGRAM_ID } from "./swap-guard";
-import { FEE, MINT, NOTE, OUTPUT_MINT, PROGRAM, RECIPIENTS, SOL, TEST_TIMING, recorder, startFixturePool, type FixturePool } from "../../../tests/support/localnet-pool";
+import {
+  FEE,
+  MINT,
+  NOTE,
+  OUTPUT_MINT,
+  PROGRAM,
+  RECIPIENTS,
+  SOL,
+  TEST_TIMING,
+  recorder,
+  startFixturePool,
+  type FixturePool,
+} from "../../../tests/support/localnet-pool";
 
 /** The output mint the recorded withdraw_swap proofs are bound to. */
 const OUT = OUTPUT_MINT;
@@ -81,7 +93,15 @@ describe("SolanaChain relay_swap on the local validator (Jupiter API → cp-swap
     const q = await quoteFor(REACHABLE);
     const amount = depositSizeOf(REACHABLE) - FEE;
     const out = cpOut(amount, RESERVES.in, RESERVES.out);
-    expect(q).toMatchObject({ venue: "jupiter", inputMint: MINT, outputMint: OUT, inAmount: amount, outAmount: out, otherAmountThreshold: (out * 9950n) / 10_000n, slippageBps: 50 });
+    expect(q).toMatchObject({
+      venue: "jupiter",
+      inputMint: MINT,
+      outputMint: OUT,
+      inAmount: amount,
+      outAmount: out,
+      otherAmountThreshold: (out * 9950n) / 10_000n,
+      slippageBps: 50,
+    });
     expect(q.priceImpactPct).toBeCloseTo((100 * Number(amount)) / Number(RESERVES.in + amount), 9);
     expect(q.routePlan).toHaveLength(1);
     expect(q.routePlan[0]!.swapInfo).toMatchObject({ ammKey: validator.swapPool(MINT, OUT)!.pool, label: "localnet-cp", feeMint: MINT });
@@ -93,7 +113,12 @@ describe("SolanaChain relay_swap on the local validator (Jupiter API → cp-swap
     expect(w.swap!.minOut).toBe(1n << 62n);
     const vaultBefore = await balance(poolVaultAddress(PROGRAM, MINT));
     const { attempts, observer } = recorder();
-    expect(await chain.submitWithdrawal(w, observer)).toMatchObject({ ok: false, rejection: "SlippageExceeded", outAmount: q.outAmount, detail: expect.stringContaining("less than minOut") });
+    expect(await chain.submitWithdrawal(w, observer)).toMatchObject({
+      ok: false,
+      rejection: "SlippageExceeded",
+      outAmount: q.outAmount,
+      detail: expect.stringContaining("less than minOut"),
+    });
     // A quote claiming more than the pool pays: the swap instruction carries minOut as its minimum, and the venue refuses it.
     const inflated: SwapQuote = { ...q, outAmount: w.swap!.minOut };
     const r = await chain.submitWithdrawal(withdrawal(UNREACHABLE, inflated), observer);
@@ -124,10 +149,21 @@ describe("SolanaChain relay_swap on the local validator (Jupiter API → cp-swap
       new DataView(b.buffer).setBigUint64(0, n, true);
       return b;
     };
-    const drain = { programId: "11111111111111111111111111111111", accounts: [{ pubkey: relayer.address, isSigner: true, isWritable: true }, { pubkey: thief, isSigner: false, isWritable: true }], data: Uint8Array.from([2, 0, 0, 0, ...u64le(SOL)]) };
+    const drain = {
+      programId: "11111111111111111111111111111111",
+      accounts: [
+        { pubkey: relayer.address, isSigner: true, isWritable: true },
+        { pubkey: thief, isSigner: false, isWritable: true },
+      ],
+      data: Uint8Array.from([2, 0, 0, 0, ...u64le(SOL)]),
+    };
     const overdraw = {
       programId: "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA",
-      accounts: [{ pubkey: relayerIn, isSigner: false, isWritable: true }, { pubkey: thief, isSigner: false, isWritable: true }, { pubkey: relayer.address, isSigner: true, isWritable: false }],
+      accounts: [
+        { pubkey: relayerIn, isSigner: false, isWritable: true },
+        { pubkey: thief, isSigner: false, isWritable: true },
+        { pubkey: relayer.address, isSigner: true, isWritable: false },
+      ],
       data: Uint8Array.from([3, ...u64le(toSwap + 1n)]),
     };
     // Any program not on the list, e.g. the pool program itself (a second withdrawal signed by the relayer).
@@ -143,10 +179,19 @@ describe("SolanaChain relay_swap on the local validator (Jupiter API → cp-swap
           return r.ok ? { ok: true, value: { ...r.value, setupInstructions: [...r.value.setupInstructions, extra] } } : r;
         },
       };
-      const c = await SolanaChain.connect("devnet", pool.network({ allowLoss: true }), relayer, pool.hasher, () => {}, { rpc: pool.rpc, swapInstructions: tampered, swapPrograms: [CP_SWAP], timing: TEST_TIMING });
+      const c = await SolanaChain.connect("devnet", pool.network({ allowLoss: true }), relayer, pool.hasher, () => {}, {
+        rpc: pool.rpc,
+        swapInstructions: tampered,
+        swapPrograms: [CP_SWAP],
+        timing: TEST_TIMING,
+      });
       const lamports = await pool.rpc.getBalance(new PublicKey(relayer.address));
       const { attempts, observer } = recorder();
-      expect(await c.submitWithdrawal(withdrawal(REACHABLE, q), observer)).toMatchObject({ ok: false, rejection: "SwapFailed", detail: expect.stringContaining(text) });
+      expect(await c.submitWithdrawal(withdrawal(REACHABLE, q), observer)).toMatchObject({
+        ok: false,
+        rejection: "SwapFailed",
+        detail: expect.stringContaining(text),
+      });
       expect(attempts).toHaveLength(0);
       expect(await chain.isNullifierSpent(MINT, withdrawal(REACHABLE, q).nullifierHash)).toBe(false);
       expect(await pool.rpc.getBalance(new PublicKey(relayer.address))).toBe(lamports);
@@ -198,9 +243,15 @@ describe("SolanaChain relay_swap on the local validator (Jupiter API → cp-swap
     expect(tx?.version).toBe(0);
     // The route's lookup table (from swap-instructions) is what keeps the transaction under 1232 bytes.
     expect(tx?.transaction.message.addressTableLookups.map((l) => l.accountKey.toBase58())).toEqual([validator.swapPool(MINT, OUT)!.lookupTable]);
-    const keys = tx!.transaction.message.getAccountKeys({ accountKeysFromLookups: tx!.meta!.loadedAddresses ?? null }).keySegments().flat().map((k) => k.toBase58());
+    const keys = tx!.transaction.message
+      .getAccountKeys({ accountKeysFromLookups: tx!.meta!.loadedAddresses ?? null })
+      .keySegments()
+      .flat()
+      .map((k) => k.toBase58());
     expect(keys).toContain(SYSVAR_INSTRUCTIONS_ID);
-    const poolIxs = tx!.transaction.message.compiledInstructions.filter((i) => keys[i.programIdIndex] === PROGRAM).map((i) => decodePoolInstruction(Uint8Array.from(i.data)));
+    const poolIxs = tx!.transaction.message.compiledInstructions
+      .filter((i) => keys[i.programIdIndex] === PROGRAM)
+      .map((i) => decodePoolInstruction(Uint8Array.from(i.data)));
     expect(poolIxs.map((d) => d.ok && d.value.name)).toEqual(["withdraw_swap", "assert_swap_out"]);
     expect(poolIxs[1]).toEqual({ ok: true, value: { name: "assert_swap_out", requiredBalance: 1_000_000n + w.swap!.minOut } });
     expect(decodePoolEventLogs(tx?.meta?.logMessages, PROGRAM).map((e) => e.name)).toEqual(["WithdrawEvent"]);
@@ -208,6 +259,9 @@ describe("SolanaChain relay_swap on the local validator (Jupiter API → cp-swap
     expect(logs.join("\n")).toContain(`paid ${q.outAmount} ${OUT}`);
 
     // Again: the nullifier is spent, refused by simulation.
-    expect(await chain.submitWithdrawal(withdrawal(label, await quoteFor(label)), recorder().observer)).toMatchObject({ ok: false, rejection: "NullifierAlreadySpent" });
+    expect(await chain.submitWithdrawal(withdrawal(label, await quoteFor(label)), recorder().observer)).toMatchObject({
+      ok: false,
+      rejection: "NullifierAlreadySpent",
+    });
   });
 });

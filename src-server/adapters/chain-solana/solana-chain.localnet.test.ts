@@ -12,12 +12,7 @@ import type { FieldHasher } from "../../../src-shared/crypto/hasher";
 import { pubkeyToField } from "../../../src-shared/crypto/pubkey-field";
 import { toHex } from "../../../src-shared/encoding/bytes";
 import { encodeBase58 } from "../../../src-shared/encoding/base58";
-import {
-  associatedTokenAddress,
-  decodePoolEventLogs,
-  depositInstruction,
-  poolNullifierAddress,
-} from "../../../src-shared/pool-program";
+import { associatedTokenAddress, decodePoolEventLogs, depositInstruction, poolNullifierAddress } from "../../../src-shared/pool-program";
 import type { LocalValidator } from "../../../src-localnet/validator";
 import type { NetworkConfig } from "../../config/schema";
 import type { WithdrawalSubmission } from "../../ports/chain";
@@ -64,9 +59,9 @@ afterAll(async () => {
 
 describe("SolanaChain on the local validator", () => {
   it("starts only against a deployed program, and reads the pool", async () => {
-    await expect(SolanaChain.connect("devnet", { ...network(), programId: encodeBase58(new Uint8Array(32).fill(3)) }, relayer, hasher, () => {}, { rpc })).rejects.toThrow(
-      /does not exist on the cluster at http:\/\/127\.0\.0\.1:\d+/,
-    );
+    await expect(
+      SolanaChain.connect("devnet", { ...network(), programId: encodeBase58(new Uint8Array(32).fill(3)) }, relayer, hasher, () => {}, { rpc }),
+    ).rejects.toThrow(/does not exist on the cluster at http:\/\/127\.0\.0\.1:\d+/);
     expect(await chain.listPools()).toEqual([MINT]);
     const tree = await chain.treeAccount(MINT);
     expect(tree?.nextIndex).toBe(7);
@@ -78,7 +73,10 @@ describe("SolanaChain on the local validator", () => {
     const w = withdrawal("leaf 0, 1 SOL");
     const otherKey = Keypair.generate();
     await validator.airdrop(otherKey.publicKey.toBase58(), 10n * SOL);
-    const other = await SolanaChain.connect("devnet", network(), new Signer(new Uint8Array(otherKey.secretKey)), hasher, () => {}, { rpc, timing: TEST_TIMING });
+    const other = await SolanaChain.connect("devnet", network(), new Signer(new Uint8Array(otherKey.secretKey)), hasher, () => {}, {
+      rpc,
+      timing: TEST_TIMING,
+    });
     const a = recorder();
     expect(await other.submitWithdrawal(w, a.observer)).toMatchObject({ ok: false, rejection: "InvalidProof" });
     const b = recorder();
@@ -143,17 +141,33 @@ describe("SolanaChain on the local validator", () => {
   it("reverts a failed deposit once", async () => {
     const before = await tokenBalance(depositor.publicKey.toBase58());
     const sig = await send(
-      [depositInstruction({ programId: PROGRAM, depositor: depositor.publicKey.toBase58(), mint: MINT, precommitment: new Uint8Array(32), amount: 1234n, nonce: 100n, hasher })],
+      [
+        depositInstruction({
+          programId: PROGRAM,
+          depositor: depositor.publicKey.toBase58(),
+          mint: MINT,
+          precommitment: new Uint8Array(32),
+          amount: 1234n,
+          nonce: 100n,
+          hasher,
+        }),
+      ],
       [depositor],
     );
     const d = await chain.findDeposit(sig);
     expect(d).toMatchObject({ signature: sig, mint: MINT, amount: 1234n, depositor: depositor.publicKey.toBase58(), status: "failed" });
-    expect(await chain.revertDeposit({ depositSignature: sig, depositor: encodeBase58(new Uint8Array(32).fill(1)) })).toMatchObject({ ok: false, rejection: "NotDepositor" });
+    expect(await chain.revertDeposit({ depositSignature: sig, depositor: encodeBase58(new Uint8Array(32).fill(1)) })).toMatchObject({
+      ok: false,
+      rejection: "NotDepositor",
+    });
     const r = await chain.revertDeposit({ depositSignature: sig, depositor: depositor.publicKey.toBase58() });
     expect(r).toMatchObject({ ok: true, amount: 1234n, mint: MINT });
     expect(await tokenBalance(depositor.publicKey.toBase58())).toBe(before);
     expect((await chain.findDeposit(sig))?.status).toBe("reverted");
-    expect(await chain.revertDeposit({ depositSignature: sig, depositor: depositor.publicKey.toBase58() })).toMatchObject({ ok: false, rejection: "NullifierSpent" });
+    expect(await chain.revertDeposit({ depositSignature: sig, depositor: depositor.publicKey.toBase58() })).toMatchObject({
+      ok: false,
+      rejection: "NullifierSpent",
+    });
   });
 
   it("health goes red while the validator is down or lagging, and green again", async () => {
@@ -179,7 +193,17 @@ describe("SolanaChain on the local validator", () => {
 
   it("answers Unknown, not 'did not land', while no verdict is possible, and the transaction is in flight", async () => {
     const sig = await send(
-      [depositInstruction({ programId: PROGRAM, depositor: depositor.publicKey.toBase58(), mint: MINT, precommitment: new Uint8Array(32), amount: 55n, nonce: 101n, hasher })],
+      [
+        depositInstruction({
+          programId: PROGRAM,
+          depositor: depositor.publicKey.toBase58(),
+          mint: MINT,
+          precommitment: new Uint8Array(32),
+          amount: 55n,
+          nonce: 101n,
+          hasher,
+        }),
+      ],
       [depositor],
     );
     const impatient = new SolanaChain("devnet", network(), rpc, relayer, hasher, () => {}, {

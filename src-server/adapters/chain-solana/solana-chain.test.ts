@@ -117,7 +117,10 @@ describe("SolanaChain reads", () => {
     const address = poolNullifierAddress(PROGRAM, MINT, bytes(2));
     rpc.accounts.set(address, accountInfo(new Uint8Array(0), "11111111111111111111111111111111")); // lamports sent to the PDA
     expect(await c.isNullifierSpent(MINT, bytes(2))).toBe(false);
-    rpc.accounts.set(address, accountInfo(encodeNullifierAccount({ mint: publicKeyBytes(MINT), nullifierHash: bytes(2), kind: "withdraw", slot: 5n }), PROGRAM));
+    rpc.accounts.set(
+      address,
+      accountInfo(encodeNullifierAccount({ mint: publicKeyBytes(MINT), nullifierHash: bytes(2), kind: "withdraw", slot: 5n }), PROGRAM),
+    );
     expect(await c.isNullifierSpent(MINT, bytes(2))).toBe(true);
   });
 
@@ -201,7 +204,11 @@ describe("SolanaChain withdrawals", () => {
   it("maps an on-chain failure, an unprofitable relay, expiry and an unknown outcome", async () => {
     const failed = new FakeRpc();
     failed.onSend = () => ({ err: { InstructionError: [2, { Custom: 6002 }] } });
-    expect(await chain(failed).submitWithdrawal(withdrawal())).toMatchObject({ ok: false, rejection: "NullifierAlreadySpent", detail: expect.stringContaining("failed on chain") });
+    expect(await chain(failed).submitWithdrawal(withdrawal())).toMatchObject({
+      ok: false,
+      rejection: "NullifierAlreadySpent",
+      detail: expect.stringContaining("failed on chain"),
+    });
 
     const cheap = new FakeRpc();
     expect(await chain(cheap).submitWithdrawal(withdrawal({ fee: 10n }))).toMatchObject({ ok: false, rejection: "Unprofitable" });
@@ -216,7 +223,11 @@ describe("SolanaChain withdrawals", () => {
     const expiring = new FakeRpc();
     expiring.blockhashLife = 3;
     expiring.onSend = () => false;
-    expect(await chain(expiring, { maxAttempts: 2 }).submitWithdrawal(withdrawal())).toMatchObject({ ok: false, rejection: "Failed", detail: expect.stringContaining("expired") });
+    expect(await chain(expiring, { maxAttempts: 2 }).submitWithdrawal(withdrawal())).toMatchObject({
+      ok: false,
+      rejection: "Failed",
+      detail: expect.stringContaining("expired"),
+    });
     expect(expiring.blockhashCount).toBe(2);
 
     const lost = new FakeRpc();
@@ -233,9 +244,7 @@ describe("SolanaChain withdrawals", () => {
 
   it("refuses a swap leg it cannot build", async () => {
     const rpc = new FakeRpc();
-    const r = await chain(rpc).submitWithdrawal(
-      withdrawal({ swap: { outputMint: USDC, minOut: 1n, quote: {} as never } }),
-    );
+    const r = await chain(rpc).submitWithdrawal(withdrawal({ swap: { outputMint: USDC, minOut: 1n, quote: {} as never } }));
     expect(r).toMatchObject({ ok: false, rejection: "SwapFailed" });
     expect(rpc.sends).toHaveLength(0);
   });
@@ -270,7 +279,10 @@ describe("SolanaChain withdraw_swap (protocol v2)", () => {
     rpc.accounts.set(associatedTokenAddress(signer.address, MINT), accountInfo(new Uint8Array(165), TOKEN_PROGRAM));
     // The recipient already holds 7 of the output mint.
     const recipientOut = associatedTokenAddress(recipient, USDC);
-    rpc.accounts.set(recipientOut, accountInfo(encodeTokenAccount({ mint: publicKeyBytes(USDC), owner: publicKeyBytes(recipient), amount: 7n }), TOKEN_PROGRAM));
+    rpc.accounts.set(
+      recipientOut,
+      accountInfo(encodeTokenAccount({ mint: publicKeyBytes(USDC), owner: publicKeyBytes(recipient), amount: 7n }), TOKEN_PROGRAM),
+    );
     const venueProgram = encodeBase58(bytes(0x66));
     const asked: SwapQuote[] = [];
     const source: SwapInstructionsSource = {
@@ -280,7 +292,11 @@ describe("SolanaChain withdraw_swap (protocol v2)", () => {
           tokenLedgerInstruction: null,
           computeBudgetInstructions: [],
           setupInstructions: [],
-          swapInstruction: { programId: venueProgram, accounts: [{ pubkey: recipientOut, isSigner: false, isWritable: true }], data: Uint8Array.from([1, 2, 3]) },
+          swapInstruction: {
+            programId: venueProgram,
+            accounts: [{ pubkey: recipientOut, isSigner: false, isWritable: true }],
+            data: Uint8Array.from([1, 2, 3]),
+          },
           cleanupInstruction: null,
           otherInstructions: [],
           addressLookupTableAddresses: [],
@@ -294,7 +310,10 @@ describe("SolanaChain withdraw_swap (protocol v2)", () => {
       swapPrograms: [venueProgram],
     });
     // The simulation leaves the relayer's input account +fee.
-    rpc.simulatedAccounts.set(associatedTokenAddress(signer.address, MINT), accountInfo(encodeTokenAccount({ mint: publicKeyBytes(MINT), owner: publicKeyBytes(signer.address), amount: 5_000_000n }), TOKEN_PROGRAM));
+    rpc.simulatedAccounts.set(
+      associatedTokenAddress(signer.address, MINT),
+      accountInfo(encodeTokenAccount({ mint: publicKeyBytes(MINT), owner: publicKeyBytes(signer.address), amount: 5_000_000n }), TOKEN_PROGRAM),
+    );
     const minOut = 140_000_000n;
     const r = await c.submitWithdrawal(withdrawal({ recipient, swap: { outputMint: USDC, minOut, quote: quote(100_000_000n) } }));
     expect(r.ok).toBe(true);
@@ -304,7 +323,11 @@ describe("SolanaChain withdraw_swap (protocol v2)", () => {
 
     const msg = rpc.sends[0]!.tx.message;
     const keys = msg.getAccountKeys().staticAccountKeys.map((k) => k.toBase58());
-    const ixs = msg.compiledInstructions.map((i) => ({ program: keys[i.programIdIndex]!, accounts: i.accountKeyIndexes.map((k) => keys[k]!), data: Uint8Array.from(i.data) }));
+    const ixs = msg.compiledInstructions.map((i) => ({
+      program: keys[i.programIdIndex]!,
+      accounts: i.accountKeyIndexes.map((k) => keys[k]!),
+      data: Uint8Array.from(i.data),
+    }));
     const pool = ixs.filter((i) => i.program === PROGRAM);
     expect(pool).toHaveLength(2);
     const ws = decodePoolInstruction(pool[0]!.data);
@@ -322,21 +345,59 @@ describe("SolanaChain withdraw_swap: what the swap venue may do with the relayer
   const FEE = 5_000_000n;
   const TO_SWAP = 995_000_000n;
   const relayerIn = () => associatedTokenAddress(signer.address, MINT);
-  const tokenAccount = (owner: string, amount: bigint, mint = MINT) => accountInfo(encodeTokenAccount({ mint: publicKeyBytes(mint), owner: publicKeyBytes(owner), amount }), TOKEN_PROGRAM);
-  const quote: SwapQuote = { venue: "jupiter", inputMint: MINT, outputMint: USDC, inAmount: TO_SWAP, outAmount: 150_000_000n, otherAmountThreshold: 149_000_000n, slippageBps: 50, priceImpactPct: 0.1, routePlan: [], raw: {} };
-  const u64le = (n: bigint) => { const b = new Uint8Array(8); new DataView(b.buffer).setBigUint64(0, n, true); return b; };
+  const tokenAccount = (owner: string, amount: bigint, mint = MINT) =>
+    accountInfo(encodeTokenAccount({ mint: publicKeyBytes(mint), owner: publicKeyBytes(owner), amount }), TOKEN_PROGRAM);
+  const quote: SwapQuote = {
+    venue: "jupiter",
+    inputMint: MINT,
+    outputMint: USDC,
+    inAmount: TO_SWAP,
+    outAmount: 150_000_000n,
+    otherAmountThreshold: 149_000_000n,
+    slippageBps: 50,
+    priceImpactPct: 0.1,
+    routePlan: [],
+    raw: {},
+  };
+  const u64le = (n: bigint) => {
+    const b = new Uint8Array(8);
+    new DataView(b.buffer).setBigUint64(0, n, true);
+    return b;
+  };
   const transfer = (amount: bigint, source = relayerIn()) => ({
     programId: TOKEN_PROGRAM,
-    accounts: [{ pubkey: source, isSigner: false, isWritable: true }, { pubkey: encodeBase58(bytes(0x77)), isSigner: false, isWritable: true }, { pubkey: signer.address, isSigner: true, isWritable: false }],
+    accounts: [
+      { pubkey: source, isSigner: false, isWritable: true },
+      { pubkey: encodeBase58(bytes(0x77)), isSigner: false, isWritable: true },
+      { pubkey: signer.address, isSigner: true, isWritable: false },
+    ],
     data: Uint8Array.from([3, ...u64le(amount)]),
   });
-  const swapIx = { programId: VENUE, accounts: [{ pubkey: signer.address, isSigner: true, isWritable: true }, { pubkey: relayerIn(), isSigner: false, isWritable: true }], data: Uint8Array.from([1]) };
+  const swapIx = {
+    programId: VENUE,
+    accounts: [
+      { pubkey: signer.address, isSigner: true, isWritable: true },
+      { pubkey: relayerIn(), isSigner: false, isWritable: true },
+    ],
+    data: Uint8Array.from([1]),
+  };
 
   function setup(setupInstructions: SwapInstructions["setupInstructions"]) {
     const rpc = new FakeRpc();
     rpc.accounts.set(relayerIn(), tokenAccount(signer.address, 0n));
     const source: SwapInstructionsSource = {
-      swapInstructions: async () => ({ ok: true, value: { tokenLedgerInstruction: null, computeBudgetInstructions: [], setupInstructions, swapInstruction: swapIx, cleanupInstruction: null, otherInstructions: [], addressLookupTableAddresses: [] } }),
+      swapInstructions: async () => ({
+        ok: true,
+        value: {
+          tokenLedgerInstruction: null,
+          computeBudgetInstructions: [],
+          setupInstructions,
+          swapInstruction: swapIx,
+          cleanupInstruction: null,
+          otherInstructions: [],
+          addressLookupTableAddresses: [],
+        },
+      }),
     };
     const logs: string[] = [];
     const c = new SolanaChain("devnet", config({ allowLoss: true }), rpc, signer, hasher, (l) => logs.push(l), {
@@ -349,8 +410,19 @@ describe("SolanaChain withdraw_swap: what the swap venue may do with the relayer
   }
 
   it("refuses a route with an instruction of a program that is not allowlisted (here System's transfer out of the fee payer, or Jupiter v6 when not configured): SwapFailed, nothing simulated or sent", async () => {
-    const drain = { programId: "11111111111111111111111111111111", accounts: [{ pubkey: signer.address, isSigner: true, isWritable: true }, { pubkey: encodeBase58(bytes(0x77)), isSigner: false, isWritable: true }], data: Uint8Array.from([2, 0, 0, 0, ...u64le(1_000_000_000n)]) };
-    const foreign = { programId: encodeBase58(bytes(0x55)), accounts: [{ pubkey: signer.address, isSigner: true, isWritable: true }], data: Uint8Array.from([0]) };
+    const drain = {
+      programId: "11111111111111111111111111111111",
+      accounts: [
+        { pubkey: signer.address, isSigner: true, isWritable: true },
+        { pubkey: encodeBase58(bytes(0x77)), isSigner: false, isWritable: true },
+      ],
+      data: Uint8Array.from([2, 0, 0, 0, ...u64le(1_000_000_000n)]),
+    };
+    const foreign = {
+      programId: encodeBase58(bytes(0x55)),
+      accounts: [{ pubkey: signer.address, isSigner: true, isWritable: true }],
+      data: Uint8Array.from([0]),
+    };
     for (const ix of [drain, foreign]) {
       const { rpc, submit, logs } = setup([ix]);
       const r = await submit();
@@ -388,7 +460,11 @@ describe("SolanaChain withdraw_swap: what the swap venue may do with the relayer
     b.rpc.accounts.set(other, tokenAccount(signer.address, 70n, USDC));
     b.rpc.simulatedAccounts.set(relayerIn(), tokenAccount(signer.address, FEE));
     b.rpc.simulatedAccounts.set(other, tokenAccount(signer.address, 60n, USDC));
-    expect(await b.submit()).toMatchObject({ ok: false, rejection: "SwapFailed", detail: expect.stringContaining(`takes 10 from the relayer's token account ${other}`) });
+    expect(await b.submit()).toMatchObject({
+      ok: false,
+      rejection: "SwapFailed",
+      detail: expect.stringContaining(`takes 10 from the relayer's token account ${other}`),
+    });
     expect(b.rpc.sends).toHaveLength(0);
 
     // The same route leaving every relayer account where it should: sent and landed.
@@ -409,11 +485,24 @@ describe("SolanaChain deposits and reverts", () => {
   function depositTx(rpc: FakeRpc, status: "failed" | "indexed" | "reverted"): string {
     const signature = encodeBase58(new Uint8Array(64).fill(5));
     const ix = depositInstruction({ programId: PROGRAM, depositor, mint: MINT, precommitment, amount: 700n, nonce, hasher });
-    const message = new TransactionMessage({ payerKey: new PublicKey(depositor), recentBlockhash: encodeBase58(bytes(8)), instructions: [ix] }).compileToV0Message();
+    const message = new TransactionMessage({
+      payerKey: new PublicKey(depositor),
+      recentBlockhash: encodeBase58(bytes(8)),
+      instructions: [ix],
+    }).compileToV0Message();
     const event =
       status === "indexed"
         ? encodePoolEventLog({ name: "DepositEvent", leafIndex: 4, commitment, depositor: publicKeyBytes(depositor), amount: 700n, slot: 9n, nonce })
-        : encodePoolEventLog({ name: "DepositFailedEvent", precommitment, commitment, depositor: publicKeyBytes(depositor), amount: 700n, slot: 9n, nonce, reason: "zero" });
+        : encodePoolEventLog({
+            name: "DepositFailedEvent",
+            precommitment,
+            commitment,
+            depositor: publicKeyBytes(depositor),
+            amount: 700n,
+            slot: 9n,
+            nonce,
+            reason: "zero",
+          });
     rpc.transactions.set(signature, {
       slot: 9,
       blockTime: 1_600_000_000,
@@ -468,7 +557,10 @@ describe("SolanaChain deposits and reverts", () => {
     const sig = depositTx(rpc, "failed");
     const c = chain(rpc);
     expect(await c.revertDeposit({ depositSignature: sig, depositor: encodeBase58(bytes(0x44)) })).toMatchObject({ ok: false, rejection: "NotDepositor" });
-    expect(await c.revertDeposit({ depositSignature: encodeBase58(new Uint8Array(64).fill(6)), depositor })).toMatchObject({ ok: false, rejection: "DepositNotFound" });
+    expect(await c.revertDeposit({ depositSignature: encodeBase58(new Uint8Array(64).fill(6)), depositor })).toMatchObject({
+      ok: false,
+      rejection: "DepositNotFound",
+    });
     const receipt = depositReceiptAddress(PROGRAM, MINT, depositor, nonce);
     const marker = revertMarkerAddress(PROGRAM, MINT, revertNullifierOfReceipt(hasher, publicKeyBytes(receipt)));
     rpc.accounts.set(marker, accountInfo(new Uint8Array(NULLIFIER_ACCOUNT_SIZE), PROGRAM));
@@ -477,7 +569,11 @@ describe("SolanaChain deposits and reverts", () => {
     rpc.simulation = { err: { InstructionError: [2, { Custom: 6002 }] }, logs: [], unitsConsumed: 0 };
     expect(await c.revertDeposit({ depositSignature: sig, depositor })).toMatchObject({ ok: false, rejection: "NullifierSpent" });
     rpc.simulation = { err: { InstructionError: [2, { Custom: 6005 }] }, logs: [], unitsConsumed: 0 };
-    expect(await c.revertDeposit({ depositSignature: sig, depositor })).toMatchObject({ ok: false, rejection: "Failed", detail: expect.stringContaining("not the pool's authority") });
+    expect(await c.revertDeposit({ depositSignature: sig, depositor })).toMatchObject({
+      ok: false,
+      rejection: "Failed",
+      detail: expect.stringContaining("not the pool's authority"),
+    });
     expect(rpc.sends).toHaveLength(0);
 
     const indexed = new FakeRpc();

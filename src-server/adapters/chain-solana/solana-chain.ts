@@ -12,9 +12,28 @@ import { encodeBase58 } from "../../../src-shared/encoding/base58";
 import type { RpcEndpointStatus } from "../../../src-shared/api/admin";
 import type { Network } from "../../../src-shared/networks";
 import { redactUrl } from "../../../src-shared/redact-url";
-import { ACCOUNT_DISCRIMINATORS, TREE_ACCOUNT_OFFSETS, TREE_ACCOUNT_SIZE, currentRoot, decodeTreeAccount, poolNullifierAddress, poolTreeAddress } from "../../../src-shared/pool-program";
+import {
+  ACCOUNT_DISCRIMINATORS,
+  TREE_ACCOUNT_OFFSETS,
+  TREE_ACCOUNT_SIZE,
+  currentRoot,
+  decodeTreeAccount,
+  poolNullifierAddress,
+  poolTreeAddress,
+} from "../../../src-shared/pool-program";
 import type { NetworkConfig } from "../../config/schema";
-import type { ChainBackend, DepositEventPage, DepositRecord, HealthCheck, RevertResult, RevertSubmission, SubmissionObserver, SubmitResult, TreeAccount, WithdrawalSubmission } from "../../ports/chain";
+import type {
+  ChainBackend,
+  DepositEventPage,
+  DepositRecord,
+  HealthCheck,
+  RevertResult,
+  RevertSubmission,
+  SubmissionObserver,
+  SubmitResult,
+  TreeAccount,
+  WithdrawalSubmission,
+} from "../../ports/chain";
 import type { Signer } from "../keys/keypair-file";
 import { fetchDepositEventsPage } from "./deposit-history";
 import { loadDeposit, revertDeposit } from "./deposit-revert";
@@ -125,12 +144,19 @@ export class SolanaChain implements ChainBackend {
     } catch (e) {
       throw new Error(`networks.${network}: reading program ${cfg.programId} from the Solana RPC at ${where} failed (${short(e)})`, { cause: e });
     }
-    if (!program) throw new Error(`networks.${network}: program ${cfg.programId} does not exist on the cluster at ${where}; check networks.${network}.programId`);
-    if (!program.executable) throw new Error(`networks.${network}: account ${cfg.programId} on the cluster at ${where} is not an executable program; check networks.${network}.programId`);
+    if (!program)
+      throw new Error(`networks.${network}: program ${cfg.programId} does not exist on the cluster at ${where}; check networks.${network}.programId`);
+    if (!program.executable)
+      throw new Error(
+        `networks.${network}: account ${cfg.programId} on the cluster at ${where} is not an executable program; check networks.${network}.programId`,
+      );
     log(`${network}: solana RPC ${where} (solana-core ${version}, slot ${slot}), pool program ${cfg.programId}, relayer ${signer.address}`);
     if (rpc instanceof FailoverRpc) {
       await rpc.probe();
-      for (const e of rpc.endpoints()) log(`${network}: rpc ${e.url}: ${e.healthy ? `healthy at slot ${e.slot}` : `unhealthy (${e.lastError ?? "behind"}); requests go to the others until it recovers`}`);
+      for (const e of rpc.endpoints())
+        log(
+          `${network}: rpc ${e.url}: ${e.healthy ? `healthy at slot ${e.slot}` : `unhealthy (${e.lastError ?? "behind"}); requests go to the others until it recovers`}`,
+        );
     }
     return new SolanaChain(network, cfg, rpc, signer, hasher, log, opts);
   }
@@ -161,7 +187,9 @@ export class SolanaChain implements ChainBackend {
   }
 
   fetchDepositEvents(mint: string, cursor: string | null, limit: number): Promise<DepositEventPage> {
-    return fetchDepositEventsPage(this.rpc, { programId: this.programId, mint, treeAddress: poolTreeAddress(this.programId, mint) }, cursor, limit, { commitment: this.ctx.finality });
+    return fetchDepositEventsPage(this.rpc, { programId: this.programId, mint, treeAddress: poolTreeAddress(this.programId, mint) }, cursor, limit, {
+      commitment: this.ctx.finality,
+    });
   }
 
   async treeAccount(mint: string): Promise<TreeAccount | null> {

@@ -6,7 +6,14 @@
 import { PublicKey, TransactionInstruction, type Finality } from "@solana/web3.js";
 import { Buffer } from "buffer";
 import type { Network } from "../../../src-shared/networks";
-import { ASSOCIATED_TOKEN_PROGRAM_ID, SYSTEM_PROGRAM_ID, TOKEN_PROGRAM_ID, poolErrorFromLogs, poolErrorFromTransactionError, type PoolErrorName } from "../../../src-shared/pool-program";
+import {
+  ASSOCIATED_TOKEN_PROGRAM_ID,
+  SYSTEM_PROGRAM_ID,
+  TOKEN_PROGRAM_ID,
+  poolErrorFromLogs,
+  poolErrorFromTransactionError,
+  type PoolErrorName,
+} from "../../../src-shared/pool-program";
 import type { NetworkConfig } from "../../config/schema";
 import type { Signer } from "../keys/keypair-file";
 import type { LandingEngine, Refusal } from "./landing-engine";

@@ -39,7 +39,10 @@ export async function chainCheck(ctx: SolanaContext, where: string): Promise<Hea
     const [h, slot] = await Promise.all([ctx.rpc.getHealth(), ctx.rpc.getSlot(ctx.cfg.solana.commitment)]);
     const eps = ctx.rpc instanceof FailoverRpc ? ctx.rpc.endpoints() : [];
     const down = eps.filter((e) => !e.healthy);
-    const endpoints = eps.length > 1 ? `; ${eps.length - down.length} of ${eps.length} endpoints healthy${down.length ? ` (down: ${down.map((e) => e.url).join(", ")})` : ""}` : "";
+    const endpoints =
+      eps.length > 1
+        ? `; ${eps.length - down.length} of ${eps.length} endpoints healthy${down.length ? ` (down: ${down.map((e) => e.url).join(", ")})` : ""}`
+        : "";
     if (h.ok) return { name, ok: true, detail: `solana RPC ${where} at slot ${slot}${h.unsupported ? " (no getHealth)" : ""}${endpoints}` };
     if (h.behindBySlots !== null) {
       const ok = h.behindBySlots <= max;

@@ -61,7 +61,8 @@ const rpcDown = (e: unknown) => refused("Failed", `RPC unavailable before sendin
 export function atLeast(quote: SwapQuote, minOut: bigint): SwapQuote {
   const raw = typeof quote.raw === "object" && quote.raw !== null ? (quote.raw as Record<string, unknown>) : null;
   // Jupiter builds the swap from the raw quote it is sent back: its threshold is the one that counts.
-  const rawThreshold = raw && typeof raw.otherAmountThreshold === "string" && /^[0-9]{1,20}$/.test(raw.otherAmountThreshold) ? BigInt(raw.otherAmountThreshold) : null;
+  const rawThreshold =
+    raw && typeof raw.otherAmountThreshold === "string" && /^[0-9]{1,20}$/.test(raw.otherAmountThreshold) ? BigInt(raw.otherAmountThreshold) : null;
   if (quote.otherAmountThreshold >= minOut && (raw === null || (rawThreshold !== null && rawThreshold >= minOut))) return quote;
   const threshold = quote.otherAmountThreshold > minOut ? quote.otherAmountThreshold : minOut;
   return { ...quote, otherAmountThreshold: threshold, raw: raw ? { ...raw, otherAmountThreshold: threshold.toString() } : quote.raw };
@@ -79,7 +80,13 @@ interface SwapAccounts {
   balanceBefore: bigint;
 }
 
-export async function submitSwapWithdrawal(ctx: SolanaContext, setup: SwapSetup, w: WithdrawalSubmission, swap: SwapLeg, observer?: SubmissionObserver): Promise<SubmitResult> {
+export async function submitSwapWithdrawal(
+  ctx: SolanaContext,
+  setup: SwapSetup,
+  w: WithdrawalSubmission,
+  swap: SwapLeg,
+  observer?: SubmissionObserver,
+): Promise<SubmitResult> {
   if (!setup.source) return { ok: false, rejection: "SwapFailed", detail: `no swap venue is configured for ${ctx.network}` };
   const toSwap = w.depositSize - w.fee;
   const leg = checkLeg(w, swap, toSwap);
@@ -90,7 +97,12 @@ export async function submitSwapWithdrawal(ctx: SolanaContext, setup: SwapSetup,
   if (!route.ok) return route.error;
   // The relayer signs the route: only allowlisted programs, and nothing that moves its funds beyond the swap input.
   const routeIxs = [...route.value.setupInstructions, route.value.swapInstruction, ...(route.value.cleanupInstruction ? [route.value.cleanupInstruction] : [])];
-  const why = checkRoute(routeIxs, { relayer: accounts.value.relayer, inputAccount: accounts.value.relayerAta, maxInput: toSwap, venuePrograms: setup.programs });
+  const why = checkRoute(routeIxs, {
+    relayer: accounts.value.relayer,
+    inputAccount: accounts.value.relayerAta,
+    maxInput: toSwap,
+    venuePrograms: setup.programs,
+  });
   if (why) {
     ctx.log(`${ctx.network}: swap route refused: ${why}`);
     return { ok: false, rejection: "SwapFailed", detail: `swap route refused: ${why}` };
@@ -120,18 +132,30 @@ export async function submitSwapWithdrawal(ctx: SolanaContext, setup: SwapSetup,
   if (!result.ok || landed.kind !== "landed") return result;
   const { recipientOut, balanceBefore } = accounts.value;
   const outAmount = await outputDelta(ctx, landed.signature, recipientOut, balanceBefore);
-  if (outAmount !== null) ctx.log(`${ctx.network}: swap of ${toSwap} ${w.mint} paid ${outAmount} ${swap.outputMint} to ${w.recipient} (quoted ${swap.quote.outAmount}, minimum ${swap.minOut})`);
+  if (outAmount !== null)
+    ctx.log(
+      `${ctx.network}: swap of ${toSwap} ${w.mint} paid ${outAmount} ${swap.outputMint} to ${w.recipient} (quoted ${swap.quote.outAmount}, minimum ${swap.minOut})`,
+    );
   return outAmount === null ? result : { ...result, outAmount };
 }
 
 /** A quote that is not this withdrawal's Jupiter quote, or cannot pay minOut: refused before anything is built or sent. */
 function checkLeg(w: WithdrawalSubmission, swap: SwapLeg, toSwap: bigint): SubmitResult | null {
   if (swap.quote.venue !== "jupiter" || swap.quote.inputMint !== w.mint || swap.quote.outputMint !== swap.outputMint || swap.quote.inAmount !== toSwap) {
-    return { ok: false, rejection: "SwapFailed", detail: `the quote (${swap.quote.venue}, ${swap.quote.inAmount} ${swap.quote.inputMint} -> ${swap.quote.outputMint}) is not a Jupiter quote of ${toSwap} ${w.mint} -> ${swap.outputMint}` };
+    return {
+      ok: false,
+      rejection: "SwapFailed",
+      detail: `the quote (${swap.quote.venue}, ${swap.quote.inAmount} ${swap.quote.inputMint} -> ${swap.quote.outputMint}) is not a Jupiter quote of ${toSwap} ${w.mint} -> ${swap.outputMint}`,
+    };
   }
   // The proof's minimum is out of the quote's reach: the swap cannot deliver it.
   if (swap.quote.outAmount < swap.minOut) {
-    return { ok: false, rejection: "SlippageExceeded", detail: `the quote pays ${swap.quote.outAmount} ${swap.outputMint}, less than minOut ${swap.minOut}`, outAmount: swap.quote.outAmount };
+    return {
+      ok: false,
+      rejection: "SlippageExceeded",
+      detail: `the quote pays ${swap.quote.outAmount} ${swap.outputMint}, less than minOut ${swap.minOut}`,
+      outAmount: swap.quote.outAmount,
+    };
   }
   return null;
 }
@@ -144,7 +168,14 @@ async function readAccounts(ctx: SolanaContext, w: WithdrawalSubmission, outputM
   try {
     const [a, b] = await Promise.all([ctx.rpc.getAccountInfo(new PublicKey(relayerAta), c), ctx.rpc.getAccountInfo(new PublicKey(recipientOut), c)]);
     const decoded = b ? decodeTokenAccount(new Uint8Array(b.data)) : null;
-    return ok({ relayer, relayerAta, relayerAtaExists: a !== null, recipientOut, recipientOutExists: b !== null, balanceBefore: decoded && decoded.ok ? decoded.value.amount : 0n });
+    return ok({
+      relayer,
+      relayerAta,
+      relayerAtaExists: a !== null,
+      recipientOut,
+      recipientOutExists: b !== null,
+      balanceBefore: decoded && decoded.ok ? decoded.value.amount : 0n,
+    });
   } catch (e) {
     return rpcDown(e);
   }
@@ -152,7 +183,11 @@ async function readAccounts(ctx: SolanaContext, w: WithdrawalSubmission, outputM
 
 async function fetchRoute(source: SwapInstructionsSource, swap: SwapLeg, accounts: SwapAccounts): Promise<Result<SwapInstructions, Refused>> {
   try {
-    const r = await source.swapInstructions(atLeast(swap.quote, swap.minOut), { userPublicKey: accounts.relayer, destinationTokenAccount: accounts.recipientOut, wrapAndUnwrapSol: false });
+    const r = await source.swapInstructions(atLeast(swap.quote, swap.minOut), {
+      userPublicKey: accounts.relayer,
+      destinationTokenAccount: accounts.recipientOut,
+      wrapAndUnwrapSol: false,
+    });
     // The quote was good when taken: any failure to build its swap now is SwapFailed (the user may ask again).
     return r.ok ? ok(r.value) : refused("SwapFailed", `swap instructions: ${r.error.detail}`);
   } catch (e) {
@@ -161,7 +196,12 @@ async function fetchRoute(source: SwapInstructionsSource, swap: SwapLeg, account
 }
 
 /** The relayer's token accounts the route may write, as they are now; the simulation must leave them no lower (the input account +fee). */
-async function relayerBalancesCheck(ctx: SolanaContext, accounts: SwapAccounts, fee: bigint, routeIxs: JupiterInstruction[]): Promise<Result<SimulationCheck, Refused>> {
+async function relayerBalancesCheck(
+  ctx: SolanaContext,
+  accounts: SwapAccounts,
+  fee: bigint,
+  routeIxs: JupiterInstruction[],
+): Promise<Result<SimulationCheck, Refused>> {
   const { relayer, relayerAta } = accounts;
   const watched = [...new Set([relayerAta, ...routeIxs.flatMap((ix) => ix.accounts.filter((a) => a.isWritable).map((a) => a.pubkey))])];
   const before = new Map<string, bigint>();
@@ -208,7 +248,9 @@ function swapInstructions(ctx: SolanaContext, w: WithdrawalSubmission, swap: Swa
   }
   // assert_swap_out checks the recipient's balance: what they held before plus the proof's minOut (withdraw_swap refuses less).
   const assertAt = instructions.length + 2;
-  instructions.push(assertSwapOutInstruction({ programId: ctx.programId, recipient: w.recipient, outputMint: out, requiredBalance: accounts.balanceBefore + swap.minOut }));
+  instructions.push(
+    assertSwapOutInstruction({ programId: ctx.programId, recipient: w.recipient, outputMint: out, requiredBalance: accounts.balanceBefore + swap.minOut }),
+  );
   return { instructions, venue, assertAt };
 }
 
@@ -218,7 +260,11 @@ function swapRefused(landed: LandingOutcome, tx: SwapTransaction, swap: SwapLeg)
   if (landed.kind !== "refused") return null;
   const failed = failedInstruction(landed.err);
   if (failed && failed.index === tx.assertAt) {
-    return { ok: false, rejection: "SlippageExceeded", detail: `${refusalDetail(landed, "SwapOutputTooLow")}: the recipient would receive less than ${swap.minOut} ${swap.outputMint}` };
+    return {
+      ok: false,
+      rejection: "SlippageExceeded",
+      detail: `${refusalDetail(landed, "SwapOutputTooLow")}: the recipient would receive less than ${swap.minOut} ${swap.outputMint}`,
+    };
   }
   if (failed && tx.venue.has(failed.index)) {
     const slippage = typeof failed.error === "object" && failed.error !== null && "Custom" in failed.error && failed.error.Custom === VENUE_SLIPPAGE_ERROR;

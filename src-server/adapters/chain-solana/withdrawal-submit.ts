@@ -1,6 +1,13 @@
 /** A plain withdrawal: the withdraw instruction, landed by the engine, and how its outcome is reported. */
 import { PublicKey, type TransactionInstruction } from "@solana/web3.js";
-import { NULLIFIER_ACCOUNT_SIZE, TOKEN_ACCOUNT_SIZE, associatedTokenAddress, withdrawInstruction, type PoolErrorName, type WithdrawParams } from "../../../src-shared/pool-program";
+import {
+  NULLIFIER_ACCOUNT_SIZE,
+  TOKEN_ACCOUNT_SIZE,
+  associatedTokenAddress,
+  withdrawInstruction,
+  type PoolErrorName,
+  type WithdrawParams,
+} from "../../../src-shared/pool-program";
 import type { ChainRejection, SubmissionObserver, SubmitResult, WithdrawalSubmission } from "../../ports/chain";
 import type { LandingOutcome } from "./landing-engine";
 import { createAtaIdempotent, poolError, refusalDetail, short, type SolanaContext } from "./solana-context";
@@ -66,7 +73,9 @@ export function withdrawResult(ctx: SolanaContext, out: LandingOutcome): SubmitR
   switch (out.kind) {
     case "landed":
       ctx.noteCost(out.networkFeeLamports + out.rentLamports);
-      ctx.log(`${ctx.network}: withdrawal ${out.signature} landed in slot ${out.slot}; network fee ${out.networkFeeLamports} lamports, rent ${out.rentLamports} lamports`);
+      ctx.log(
+        `${ctx.network}: withdrawal ${out.signature} landed in slot ${out.slot}; network fee ${out.networkFeeLamports} lamports, rent ${out.rentLamports} lamports`,
+      );
       return { ok: true, signature: out.signature };
     case "refused": {
       const name = poolError(ctx, out);

@@ -30,7 +30,11 @@ describe("readKeypairFile (an operator's Solana CLI keypair)", () => {
     ["text that is not JSON", () => write("text.json", "not json"), "is not a JSON keypair"],
     ["63 bytes", () => write("short.json", JSON.stringify(new Array(63).fill(1))), "is not a 64-byte Solana keypair"],
     ["a byte of 256", () => write("big.json", JSON.stringify([...new Array(63).fill(1), 256])), "is not a 64-byte Solana keypair"],
-    ["a public half of another key", () => write("mixed.json", JSON.stringify([...nacl.sign.keyPair().secretKey.slice(0, 32), ...nacl.sign.keyPair().publicKey])), "does not belong"],
+    [
+      "a public half of another key",
+      () => write("mixed.json", JSON.stringify([...nacl.sign.keyPair().secretKey.slice(0, 32), ...nacl.sign.keyPair().publicKey])),
+      "does not belong",
+    ],
   ])("refuses %s with a message naming the file", (_n, file, message) => {
     const f = file();
     expect(() => readKeypairFile(f)).toThrow(message);

@@ -91,7 +91,9 @@ export function readKeypairFile(file: string): Signer {
 export function checkKeyFilePermissions(file: string): string | null {
   if (process.platform === "win32") return null;
   const mode = statSync(file).mode & 0o777;
-  return mode & 0o077 ? `key file ${file} is accessible by others (mode ${mode.toString(8).padStart(3, "0")}); refusing to use it. Fix it with: chmod 600 ${shellQuote(file)}` : null;
+  return mode & 0o077
+    ? `key file ${file} is accessible by others (mode ${mode.toString(8).padStart(3, "0")}); refusing to use it. Fix it with: chmod 600 ${shellQuote(file)}`
+    : null;
 }
 
 /** A path as it can be pasted into a POSIX shell. */

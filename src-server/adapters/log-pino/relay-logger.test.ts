@@ -6,7 +6,9 @@ import { RelayLogger, RotatingFile, scrub } from "./relay-logger";
 
 describe("scrub", () => {
   it("cuts every URL to its origin and replaces configured secrets", () => {
-    expect(scrub("rpc https://rpc.example.com/v2/KEY123 failed; ws wss://x.example.com/?api-key=K2 too", [])).toBe("rpc https://rpc.example.com/… failed; ws wss://x.example.com/… too");
+    expect(scrub("rpc https://rpc.example.com/v2/KEY123 failed; ws wss://x.example.com/?api-key=K2 too", [])).toBe(
+      "rpc https://rpc.example.com/… failed; ws wss://x.example.com/… too",
+    );
     expect(scrub("token is abcdefgh12345678 here", ["abcdefgh12345678"])).toBe("token is [redacted] here");
   });
 });

@@ -34,8 +34,18 @@ export class RelayMetrics {
   constructor(sources: MetricSources) {
     const r = this.registry;
     collectDefaultMetrics({ register: r, prefix: "relay_" });
-    this.relays = new Counter({ name: "relay_relays_total", help: "Relays that reached a verdict, by outcome (confirmed, failed) and error name", labelNames: ["network", "kind", "outcome", "error"], registers: [r] });
-    this.reverts = new Counter({ name: "relay_reverts_total", help: "Reverts that reached a verdict, by outcome (processed, failed) and error name", labelNames: ["network", "outcome", "error"], registers: [r] });
+    this.relays = new Counter({
+      name: "relay_relays_total",
+      help: "Relays that reached a verdict, by outcome (confirmed, failed) and error name",
+      labelNames: ["network", "kind", "outcome", "error"],
+      registers: [r],
+    });
+    this.reverts = new Counter({
+      name: "relay_reverts_total",
+      help: "Reverts that reached a verdict, by outcome (processed, failed) and error name",
+      labelNames: ["network", "outcome", "error"],
+      registers: [r],
+    });
     this.stage = new Histogram({
       name: "relay_stage_seconds",
       help: "Time a relay spent in each stage: verify (proof check), submit (checks until sent), confirm (sending until the verdict)",
@@ -43,7 +53,12 @@ export class RelayMetrics {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
       registers: [r],
     });
-    this.rpcRequests = new Counter({ name: "relay_rpc_requests_total", help: "Requests to each Solana RPC endpoint (origin only), by outcome (ok, error)", labelNames: ["network", "endpoint", "outcome"], registers: [r] });
+    this.rpcRequests = new Counter({
+      name: "relay_rpc_requests_total",
+      help: "Requests to each Solana RPC endpoint (origin only), by outcome (ok, error)",
+      labelNames: ["network", "endpoint", "outcome"],
+      registers: [r],
+    });
     this.rpcLatency = new Histogram({
       name: "relay_rpc_request_seconds",
       help: "Latency of requests to each Solana RPC endpoint",
@@ -60,10 +75,30 @@ export class RelayMetrics {
         this.set(sources.verifierQueueDepth());
       },
     });
-    const lagDeposits = new Gauge({ name: "relay_indexer_lag_deposits", help: "Deposits on chain not yet in the relay's tree, per pool", labelNames: ["network", "mint"], registers: [r] });
-    const lagSec = new Gauge({ name: "relay_indexer_lag_seconds", help: "Seconds since the oldest unindexed deposit was seen, per pool", labelNames: ["network", "mint"], registers: [r] });
-    const drift = new Gauge({ name: "relay_indexer_root_drift", help: "1 when the pool's indexed root differs from the chain's at the same leaf count", labelNames: ["network", "mint"], registers: [r] });
-    const rootCheck = new Gauge({ name: "relay_indexer_last_root_check_timestamp_seconds", help: "Unix time of the pool's last root comparison with the chain", labelNames: ["network", "mint"], registers: [r] });
+    const lagDeposits = new Gauge({
+      name: "relay_indexer_lag_deposits",
+      help: "Deposits on chain not yet in the relay's tree, per pool",
+      labelNames: ["network", "mint"],
+      registers: [r],
+    });
+    const lagSec = new Gauge({
+      name: "relay_indexer_lag_seconds",
+      help: "Seconds since the oldest unindexed deposit was seen, per pool",
+      labelNames: ["network", "mint"],
+      registers: [r],
+    });
+    const drift = new Gauge({
+      name: "relay_indexer_root_drift",
+      help: "1 when the pool's indexed root differs from the chain's at the same leaf count",
+      labelNames: ["network", "mint"],
+      registers: [r],
+    });
+    const rootCheck = new Gauge({
+      name: "relay_indexer_last_root_check_timestamp_seconds",
+      help: "Unix time of the pool's last root comparison with the chain",
+      labelNames: ["network", "mint"],
+      registers: [r],
+    });
     new Gauge({
       name: "relay_indexer_pools",
       help: "Pools the indexer follows",
@@ -81,7 +116,12 @@ export class RelayMetrics {
         }
       },
     });
-    const runway = new Gauge({ name: "relay_fee_payer_runway_days", help: "Days the fee payer's balance lasts at the last 24 h's spend (absent until spend is seen; 0 when empty)", labelNames: ["network"], registers: [r] });
+    const runway = new Gauge({
+      name: "relay_fee_payer_runway_days",
+      help: "Days the fee payer's balance lasts at the last 24 h's spend (absent until spend is seen; 0 when empty)",
+      labelNames: ["network"],
+      registers: [r],
+    });
     new Gauge({
       name: "relay_fee_payer_lamports",
       help: "The fee payer's balance in lamports",
@@ -96,7 +136,12 @@ export class RelayMetrics {
         }
       },
     });
-    const slotLag = new Gauge({ name: "relay_rpc_endpoint_slot_lag", help: "Slots the endpoint is behind the most advanced endpoint of its network", labelNames: ["network", "endpoint"], registers: [r] });
+    const slotLag = new Gauge({
+      name: "relay_rpc_endpoint_slot_lag",
+      help: "Slots the endpoint is behind the most advanced endpoint of its network",
+      labelNames: ["network", "endpoint"],
+      registers: [r],
+    });
     new Gauge({
       name: "relay_rpc_endpoint_healthy",
       help: "1 while the RPC endpoint is healthy (failover uses it), 0 otherwise",

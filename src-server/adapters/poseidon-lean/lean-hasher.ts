@@ -68,7 +68,9 @@ export async function buildPoseidonModule(): Promise<Uint8Array> {
   const { ModuleBuilder } = fromFf("wasmbuilder") as { ModuleBuilder: new () => ModuleBuilder };
   const { buildF1m } = fromFf("wasmcurves") as { buildF1m: BuildF1m };
   const circomlibDir = path.resolve(path.dirname(require.resolve("circomlibjs")), "..");
-  const { buildPoseidonWasm } = (await import(pathToFileURL(path.join(circomlibDir, "src", "poseidon_wasm.js")).href)) as { buildPoseidonWasm: BuildPoseidonWasm };
+  const { buildPoseidonWasm } = (await import(pathToFileURL(path.join(circomlibDir, "src", "poseidon_wasm.js")).href)) as {
+    buildPoseidonWasm: BuildPoseidonWasm;
+  };
   const builder = new ModuleBuilder();
   builder.setMemory(MEMORY_PAGES);
   buildF1m(builder, R, "frm");

@@ -67,7 +67,14 @@ describe("ReloadingSanctionsList over a file", () => {
     expect(v.listed).toBe(true);
     expect(v.listVersion).toMatch(/^[0-9a-f]{16}$/);
     expect(list.check(B)).toEqual({ listed: false, listVersion: v.listVersion });
-    expect(list.status()).toMatchObject({ kind: "file", source: file, count: 1, baseCount: 1, lastError: null, contentSha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(list.status()).toMatchObject({
+      kind: "file",
+      source: file,
+      count: 1,
+      baseCount: 1,
+      lastError: null,
+      contentSha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
     expect(store.versions).toEqual([expect.objectContaining({ version: v.listVersion, baseVersion: v.listVersion, source: file, count: 1 })]);
   });
 

@@ -1,12 +1,5 @@
 import { createHash } from "node:crypto";
-import {
-  canonicalListText,
-  canonicalOverridesText,
-  effectiveCount,
-  isListed,
-  parseSanctionsText,
-  type OverrideAction,
-} from "../../core/compliance/sanctions";
+import { canonicalListText, canonicalOverridesText, effectiveCount, isListed, parseSanctionsText, type OverrideAction } from "../../core/compliance/sanctions";
 import type { SanctionsList, SanctionsStatus, SanctionsStore, SanctionsVerdict } from "../../ports/sanctions";
 import type { ListSource } from "./source";
 

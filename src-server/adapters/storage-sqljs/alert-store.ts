@@ -47,17 +47,30 @@ export class SqlAlertStore implements AlertStore {
         params: [a.rule, a.subject, a.summary, a.detail, a.startedAt, a.lastNotifiedAt, a.notifications],
       },
     ]);
-    const row = this.db.get<Row>(`SELECT ${COLUMNS} FROM alert_history WHERE rule = ? AND subject = ? AND resolved_at IS NULL ORDER BY id DESC LIMIT 1`, [a.rule, a.subject]);
+    const row = this.db.get<Row>(`SELECT ${COLUMNS} FROM alert_history WHERE rule = ? AND subject = ? AND resolved_at IS NULL ORDER BY id DESC LIMIT 1`, [
+      a.rule,
+      a.subject,
+    ]);
     if (!row) throw new Error(`alert ${a.rule}/${a.subject} was not recorded`);
     return item(row);
   }
 
   async notified(id: number, at: number, summary: string, detail: string): Promise<void> {
-    await this.db.write([{ sql: "UPDATE alert_history SET last_notified_at = ?, notifications = notifications + 1, summary = ?, detail = ? WHERE id = ?", params: [at, summary, detail, id] }]);
+    await this.db.write([
+      {
+        sql: "UPDATE alert_history SET last_notified_at = ?, notifications = notifications + 1, summary = ?, detail = ? WHERE id = ?",
+        params: [at, summary, detail, id],
+      },
+    ]);
   }
 
   async resolve(id: number, at: number): Promise<void> {
-    await this.db.write([{ sql: "UPDATE alert_history SET resolved_at = ?, last_notified_at = ?, notifications = notifications + 1 WHERE id = ? AND resolved_at IS NULL", params: [at, at, id] }]);
+    await this.db.write([
+      {
+        sql: "UPDATE alert_history SET resolved_at = ?, last_notified_at = ?, notifications = notifications + 1 WHERE id = ? AND resolved_at IS NULL",
+        params: [at, at, id],
+      },
+    ]);
   }
 
   ruleOverrides(): Partial<AlertRuleSettings> {
@@ -66,6 +79,11 @@ export class SqlAlertStore implements AlertStore {
   }
 
   async setRuleOverrides(o: Partial<AlertRuleSettings>): Promise<void> {
-    await this.db.write([{ sql: "INSERT INTO alert_settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", params: [RULES_KEY, JSON.stringify(o)] }]);
+    await this.db.write([
+      {
+        sql: "INSERT INTO alert_settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        params: [RULES_KEY, JSON.stringify(o)],
+      },
+    ]);
   }
 }

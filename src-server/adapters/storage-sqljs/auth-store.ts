@@ -8,9 +8,7 @@ export class SqlAuthStore implements AuthStore {
     // Check and insert run in one synchronous turn: write() applies before it yields.
     const seen = this.db.get("SELECT 1 AS x FROM login_messages WHERE wallet = ? AND message = ?", [wallet, message]);
     if (seen) return false;
-    await this.db.write([
-      { sql: "INSERT INTO login_messages (wallet, message, forget_after) VALUES (?, ?, ?)", params: [wallet, message, forgetAfter] },
-    ]);
+    await this.db.write([{ sql: "INSERT INTO login_messages (wallet, message, forget_after) VALUES (?, ?, ?)", params: [wallet, message, forgetAfter] }]);
     return true;
   }
 

@@ -23,7 +23,20 @@ let n = 0;
 async function relay(at: number, status: "confirmed" | "failed", fee = 100n, mint = USDC): Promise<string> {
   const id = `00000000-0000-4000-8000-${String(++n).padStart(12, "0")}`;
   await relays.create(
-    { id, kind: "relay", network: "mainnet", mint, outputMint: null, recipient: "R", nullifierHash: `${n}`.padStart(64, "0"), depositSize: 1000n, fee, relayer: "F", minOut: null, receivedAt: at },
+    {
+      id,
+      kind: "relay",
+      network: "mainnet",
+      mint,
+      outputMint: null,
+      recipient: "R",
+      nullifierHash: `${n}`.padStart(64, "0"),
+      depositSize: 1000n,
+      fee,
+      relayer: "F",
+      minOut: null,
+      receivedAt: at,
+    },
     RelayState.received(at),
   );
   await relays.advance(id, status === "confirmed" ? RelayState.confirmed(at + 5, "sig") : RelayState.failed(at + 5, "InvalidProof", "bad"));
@@ -62,7 +75,12 @@ describe("SqlConsoleStore", () => {
     await relay(NOW - 31 * DAY, "confirmed", 10n);
     const kept = await relay(NOW - 1 * DAY, "confirmed", 1n);
 
-    const job = new RetentionJob(store, 30, () => {}, () => NOW);
+    const job = new RetentionJob(
+      store,
+      30,
+      () => {},
+      () => NOW,
+    );
     await job.runOnce();
     expect(store.relays({ limit: 10 }).map((r) => r.id)).toEqual([kept]);
     expect(db.get("SELECT COUNT(*) AS n FROM relays WHERE recipient = 'R'")).toEqual({ n: 1 });

@@ -40,7 +40,9 @@ export class SqlConsoleStore implements ConsoleStore {
   }
 
   relaysByNullifier(nullifierHex: string): RelayRecord[] {
-    return this.db.all<RelayRow>(`SELECT ${RELAY_COLUMNS} FROM relays WHERE nullifier_hash = ? ORDER BY received_at DESC, id LIMIT 50`, [nullifierHex]).map(toRelayRecord);
+    return this.db
+      .all<RelayRow>(`SELECT ${RELAY_COLUMNS} FROM relays WHERE nullifier_hash = ? ORDER BY received_at DESC, id LIMIT 50`, [nullifierHex])
+      .map(toRelayRecord);
   }
 
   confirmedSince(fromMs: number): { receivedAt: number; network: Network; mint: string; depositSize: bigint; fee: bigint }[] {
@@ -102,10 +104,15 @@ export class SqlConsoleStore implements ConsoleStore {
 
   async pruneRelaysBefore(cutoffMs: number): Promise<number> {
     // Reads and the write are issued in one synchronous turn: nothing can slip in between.
-    const rows = this.db.all<{ kind: "relay" | "swap"; network: Network; mint: string; status: RelayState["kind"]; deposit_size: string; fee: string; received_at: number }>(
-      "SELECT kind, network, mint, status, deposit_size, fee, received_at FROM relays WHERE received_at < ?",
-      [cutoffMs],
-    );
+    const rows = this.db.all<{
+      kind: "relay" | "swap";
+      network: Network;
+      mint: string;
+      status: RelayState["kind"];
+      deposit_size: string;
+      fee: string;
+      received_at: number;
+    }>("SELECT kind, network, mint, status, deposit_size, fee, received_at FROM relays WHERE received_at < ?", [cutoffMs]);
     if (rows.length === 0) return 0;
     const sums = new Map<string, RelayDailyAggregate>();
     for (const r of rows) {
@@ -117,7 +124,16 @@ export class SqlConsoleStore implements ConsoleStore {
           "SELECT count, volume, fees FROM relay_daily WHERE day = ? AND network = ? AND mint = ? AND kind = ? AND status = ?",
           [day, r.network, r.mint, r.kind, r.status],
         );
-        agg = { day, network: r.network, mint: r.mint, kind: r.kind, status: r.status, count: prev?.count ?? 0, volume: BigInt(prev?.volume ?? "0"), fees: BigInt(prev?.fees ?? "0") };
+        agg = {
+          day,
+          network: r.network,
+          mint: r.mint,
+          kind: r.kind,
+          status: r.status,
+          count: prev?.count ?? 0,
+          volume: BigInt(prev?.volume ?? "0"),
+          fees: BigInt(prev?.fees ?? "0"),
+        };
         sums.set(key, agg);
       }
       agg.count += 1;
@@ -137,7 +153,9 @@ export class SqlConsoleStore implements ConsoleStore {
 
   pauses(): StoredPause[] {
     return this.db
-      .all<{ network: Network; mint: string; reason: string; paused_at: number }>("SELECT network, mint, reason, paused_at FROM console_pauses ORDER BY network, mint")
+      .all<{ network: Network; mint: string; reason: string; paused_at: number }>(
+        "SELECT network, mint, reason, paused_at FROM console_pauses ORDER BY network, mint",
+      )
       .map((r) => ({ network: r.network, mint: r.mint === WHOLE_NETWORK ? null : r.mint, reason: r.reason, at: r.paused_at }));
   }
 
@@ -160,7 +178,15 @@ export class SqlConsoleStore implements ConsoleStore {
       .all<{ network: Network; mint: string; protocol: number; leaves: number; root: Uint8Array | null; archived_at: number; reason: string }>(
         "SELECT network, mint, protocol, leaves, root, archived_at, reason FROM archived_pools ORDER BY archived_at DESC, network, mint",
       )
-      .map((r) => ({ network: r.network, mint: r.mint, protocol: r.protocol, leaves: r.leaves, root: r.root ? toHex(r.root) : null, archivedAt: r.archived_at, reason: r.reason }));
+      .map((r) => ({
+        network: r.network,
+        mint: r.mint,
+        protocol: r.protocol,
+        leaves: r.leaves,
+        root: r.root ? toHex(r.root) : null,
+        archivedAt: r.archived_at,
+        reason: r.reason,
+      }));
   }
 
   feeOverrides(): StoredFeeOverride[] {
@@ -183,7 +209,15 @@ export class SqlConsoleStore implements ConsoleStore {
         sql: `INSERT INTO fee_overrides (network, mint, bps, floor, prev_bps, prev_floor, set_at) VALUES (?, ?, ?, ?, ?, ?, ?)
               ON CONFLICT (network, mint) DO UPDATE SET bps = excluded.bps, floor = excluded.floor, prev_bps = excluded.prev_bps,
                 prev_floor = excluded.prev_floor, set_at = excluded.set_at`,
-        params: [o.network, o.mint ?? WHOLE_NETWORK, o.policy?.bps ?? null, o.policy?.floor.toString() ?? null, o.previous.bps, o.previous.floor.toString(), o.at],
+        params: [
+          o.network,
+          o.mint ?? WHOLE_NETWORK,
+          o.policy?.bps ?? null,
+          o.policy?.floor.toString() ?? null,
+          o.previous.bps,
+          o.previous.floor.toString(),
+          o.at,
+        ],
       },
     ]);
   }
@@ -205,4 +239,3 @@ function relayWhere(f: RelayFilter): { where: string[]; params: SqlValue[] } {
 }
 
 const clause = (where: string[]): string => (where.length ? `WHERE ${where.join(" AND ")}` : "");
-

@@ -88,7 +88,9 @@ it("kill -9 at random moments, including mid-snapshot, never loses an acknowledg
 
   for (let r = 0; r < ROUNDS; r++) {
     const plan: KillPlan =
-      r % 2 === 0 ? { after: "ready", delayMs: 50 + Math.floor(rand() * 350) } : { after: "step", step: STEPS[Math.floor(rand() * STEPS.length)]!, nth: 1 + Math.floor(rand() * 3) };
+      r % 2 === 0
+        ? { after: "ready", delayMs: 50 + Math.floor(rand() * 350) }
+        : { after: "step", step: STEPS[Math.floor(rand() * STEPS.length)]!, nth: 1 + Math.floor(rand() * 3) };
     const round = await runUntilKilled(dir, plan);
     if (round.sawTarget) midSnapshotKills++;
     const ctx = `seed ${seed}, round ${r}, plan ${JSON.stringify(plan)}, acks ${round.acks}`;

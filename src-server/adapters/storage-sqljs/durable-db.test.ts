@@ -24,7 +24,11 @@ const schema: Migration[] = [
   {
     version: 1,
     name: "init",
-    statements: ["CREATE TABLE kv (k TEXT PRIMARY KEY, v)", "CREATE TABLE counter (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)", "INSERT INTO counter VALUES (1, 0)"],
+    statements: [
+      "CREATE TABLE kv (k TEXT PRIMARY KEY, v)",
+      "CREATE TABLE counter (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)",
+      "INSERT INTO counter VALUES (1, 0)",
+    ],
   },
 ];
 
@@ -81,7 +85,11 @@ describe("DurableDb persistence", () => {
 describe("DurableDb migrations", () => {
   const m1: Migration = { version: 1, name: "users", statements: ["CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT)"] };
   const m2: Migration = { version: 2, name: "user email", statements: ["ALTER TABLE users ADD COLUMN email TEXT"] };
-  const m3: Migration = { version: 3, name: "seed", statements: ["INSERT INTO users (id, name, email) VALUES (1, 'a', 'a@x'); INSERT INTO users (id, name) VALUES (2, 'b')"] };
+  const m3: Migration = {
+    version: 3,
+    name: "seed",
+    statements: ["INSERT INTO users (id, name, email) VALUES (1, 'a', 'a@x'); INSERT INTO users (id, name) VALUES (2, 'b')"],
+  };
 
   it("applies each migration once, in version order, and records it; a later one is applied on the next open", async () => {
     const dir = await tempDir();
@@ -110,7 +118,15 @@ describe("DurableDb migrations", () => {
   it("refuses a pending migration numbered below one already applied", async () => {
     const dir = await tempDir();
     await (await DurableDb.open({ dir, migrations: [{ ...m1, version: 5 }] })).close();
-    await expect(DurableDb.open({ dir, migrations: [{ ...m1, version: 5 }, { ...m2, version: 4 }] })).rejects.toThrow(/older than applied migration 5/);
+    await expect(
+      DurableDb.open({
+        dir,
+        migrations: [
+          { ...m1, version: 5 },
+          { ...m2, version: 4 },
+        ],
+      }),
+    ).rejects.toThrow(/older than applied migration 5/);
   });
 
   it("a failing migration rejects open and leaves neither schema changes nor a record", async () => {
@@ -175,7 +191,10 @@ describe("DurableDb writes", () => {
 
   it("registers SQL functions before journal replay and keeps them across compaction", async () => {
     const dir = await tempDir();
-    const functions = { bump: (n: SqlValue): SqlValue => (n as number) + 10, sumall: (...xs: SqlValue[]): SqlValue => xs.reduce<number>((s, x) => s + (x as number), 0) };
+    const functions = {
+      bump: (n: SqlValue): SqlValue => (n as number) + 10,
+      sumall: (...xs: SqlValue[]): SqlValue => xs.reduce<number>((s, x) => s + (x as number), 0),
+    };
     const db = await openDb(dir, { functions }, false);
     await db.write([{ sql: "UPDATE counter SET n = bump(n)" }]);
     await db.compact();
@@ -206,7 +225,10 @@ describe("DurableDb recovery", () => {
     const dir = await tempDir();
     const crashed = await openDb(dir, {}, false);
     await incs(crashed, 20);
-    await appendFile(join(dir, JOURNAL_FILE), Uint8Array.from({ length: 5000 }, (_, i) => (i * 97 + 13) & 0xff));
+    await appendFile(
+      join(dir, JOURNAL_FILE),
+      Uint8Array.from({ length: 5000 }, (_, i) => (i * 97 + 13) & 0xff),
+    );
     const logs: string[] = [];
     const db = await openDb(dir, { log: (m) => void logs.push(m) });
     expect(counter(db)).toBe(20);

@@ -5,7 +5,16 @@ import { JOURNAL_FILE, JOURNAL_TMP_FILE, JournalWriter, readJournal } from "./jo
 import { PageFiles, type PageReader } from "./page-files";
 import { migrationBatch, pendingMigrations, sortedMigrations, type AppliedMigration } from "./migrations";
 import { createDatabase, replayJournal, SAVE_SEQ_SQL } from "./recovery";
-import { readSnapshot, removeLeftoverTmp, secureDataDir, secureDataFile, SNAPSHOT_FILE, SNAPSHOT_TMP_FILE, writeSnapshot, type CrashPoint } from "./snapshot-file";
+import {
+  readSnapshot,
+  removeLeftoverTmp,
+  secureDataDir,
+  secureDataFile,
+  SNAPSHOT_FILE,
+  SNAPSHOT_TMP_FILE,
+  writeSnapshot,
+  type CrashPoint,
+} from "./snapshot-file";
 import { loadSqlJs } from "./sqljs-loader";
 import { applyBatch } from "./sql-exec";
 import { StatementCache, type CachedStatement } from "./statement-cache";
@@ -120,7 +129,8 @@ export class DurableDb {
       const journal = await readJournal(opts.dir);
       const replay = replayJournal(db, cache, journal, snapshotSeq);
       pages.flush();
-      if (replay.damage) log(`storage: ignored ${journal.length - replay.validEnd} bytes of damaged journal tail after record ${replay.lastSeq} (${replay.damage})`);
+      if (replay.damage)
+        log(`storage: ignored ${journal.length - replay.validEnd} bytes of damaged journal tail after record ${replay.lastSeq} (${replay.damage})`);
       if (replay.applied > 0) log(`storage: replayed ${replay.applied} journal records in ${Math.round(performance.now() - t0)} ms`);
       self.seq = replay.lastSeq;
       self.writer = await JournalWriter.open(opts.dir, replay.validEnd, opts.fsync, () => self.afterFlush());

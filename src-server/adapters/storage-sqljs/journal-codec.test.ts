@@ -10,7 +10,6 @@ function sealed(seq: number, statements: SqlStatement[]): Uint8Array {
   return rec;
 }
 
-
 function scanAll(buf: Uint8Array): { records: JournalRecord[]; validEnd: number; damage: string | null } {
   const records: JournalRecord[] = [];
   const r = scanJournal(buf, (rec) => {

@@ -29,7 +29,10 @@ async function writeV1Store(): Promise<void> {
     { sql: "INSERT INTO pools (id, network, mint, next_index, root, created_at) VALUES (2, 'devnet', ?, 5, ?, 1)", params: [SOL, root] },
     { sql: "INSERT INTO tree_roots (pool_id, seq, root, next_index, created_at) VALUES (1, 1, ?, 2, 1), (2, 1, ?, 5, 1)", params: [root, root] },
     { sql: "INSERT INTO indexed_leaves (pool_id, leaf_index, signature, slot, indexed_at) VALUES (1, 0, 's0', 1, 1), (1, 1, 's1', 2, 1), (2, 0, 't0', 1, 1)" },
-    { sql: "INSERT INTO sandbox_pools (network, mint, next_index, filled_subtrees, roots, created_slot) VALUES ('mainnet', ?, 2, x'00', x'00', 1)", params: [USDC] },
+    {
+      sql: "INSERT INTO sandbox_pools (network, mint, next_index, filled_subtrees, roots, created_slot) VALUES ('mainnet', ?, 2, x'00', x'00', 1)",
+      params: [USDC],
+    },
     {
       sql: "INSERT INTO sandbox_deposits (network, signature, mint, amount, commitment, depositor, status, leaf_index, slot, created_at) VALUES ('mainnet', 's0', ?, '1000', ?, 'D', 'indexed', 0, 1, 1)",
       params: [USDC, new Uint8Array(32).fill(1)],
@@ -52,7 +55,14 @@ describe("migration 11 (protocol v2) on a v1 store", () => {
     try {
       const archived = new SqlConsoleStore(db).archivedPools();
       expect(archived).toEqual([
-        expect.objectContaining({ network: "mainnet", mint: USDC, protocol: 1, leaves: 2, root: "07".repeat(32), reason: expect.stringMatching(/protocol v1 leaves/) }),
+        expect.objectContaining({
+          network: "mainnet",
+          mint: USDC,
+          protocol: 1,
+          leaves: 2,
+          root: "07".repeat(32),
+          reason: expect.stringMatching(/protocol v1 leaves/),
+        }),
       ]);
       // The sandbox pool's tree is gone from the indexer; the solana pool keeps its tree.
       expect(db.all("SELECT network, mint FROM pools ORDER BY id")).toEqual([{ network: "devnet", mint: SOL }]);

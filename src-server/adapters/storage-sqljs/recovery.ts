@@ -70,7 +70,9 @@ export function replayJournal(db: Database, cache: StatementCache, journal: Uint
     try {
       applyBatch(db, cache, rec.statements);
     } catch (err) {
-      throw new Error(`replaying journal record ${rec.seq} failed (non-deterministic SQL or a changed SQL function?): ${(err as Error).message}`, { cause: err });
+      throw new Error(`replaying journal record ${rec.seq} failed (non-deterministic SQL or a changed SQL function?): ${(err as Error).message}`, {
+        cause: err,
+      });
     }
     lastSeq = rec.seq;
     applied++;

@@ -34,7 +34,20 @@ beforeEach(async () => {
   db = await DurableDb.open({ dir, migrations: MIGRATIONS, functions: SQL_FUNCTIONS, snapshotIntervalMs: 0 });
   store = new SqlRelayStore(db);
   await store.create(
-    { id: ID, kind: "relay", network: "devnet", mint: "M", outputMint: null, recipient: "R", nullifierHash: "00".repeat(32), depositSize: 1000n, fee: 10n, relayer: "F", minOut: 7n, receivedAt: 1 },
+    {
+      id: ID,
+      kind: "relay",
+      network: "devnet",
+      mint: "M",
+      outputMint: null,
+      recipient: "R",
+      nullifierHash: "00".repeat(32),
+      depositSize: 1000n,
+      fee: 10n,
+      relayer: "F",
+      minOut: 7n,
+      receivedAt: 1,
+    },
     RelayState.received(1),
   );
 });

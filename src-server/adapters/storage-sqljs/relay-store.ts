@@ -50,7 +50,23 @@ export class SqlRelayStore implements RelayStore {
       {
         sql: `INSERT INTO relays (id, kind, network, mint, output_mint, recipient, nullifier_hash, deposit_size, fee, relayer, min_out, status, error, signature, received_at, updated_at, steps)
               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?, ?, ?)`,
-        params: [r.id, r.kind, r.network, r.mint, r.outputMint, r.recipient, r.nullifierHash, r.depositSize.toString(), r.fee.toString(), r.relayer, r.minOut?.toString() ?? null, first.kind, r.receivedAt, first.at, JSON.stringify([first])],
+        params: [
+          r.id,
+          r.kind,
+          r.network,
+          r.mint,
+          r.outputMint,
+          r.recipient,
+          r.nullifierHash,
+          r.depositSize.toString(),
+          r.fee.toString(),
+          r.relayer,
+          r.minOut?.toString() ?? null,
+          first.kind,
+          r.receivedAt,
+          first.at,
+          JSON.stringify([first]),
+        ],
       },
     ]);
   }
@@ -63,7 +79,14 @@ export class SqlRelayStore implements RelayStore {
     await this.db.write([
       {
         sql: "UPDATE relays SET status = ?, error = ?, signature = COALESCE(?, signature), updated_at = ?, steps = ? WHERE id = ?",
-        params: [state.kind, state.kind === "failed" ? state.error : null, state.kind === "confirmed" ? state.signature : null, state.at, JSON.stringify(steps), id],
+        params: [
+          state.kind,
+          state.kind === "failed" ? state.error : null,
+          state.kind === "confirmed" ? state.signature : null,
+          state.at,
+          JSON.stringify(steps),
+          id,
+        ],
       },
     ]);
   }

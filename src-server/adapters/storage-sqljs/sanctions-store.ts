@@ -7,7 +7,9 @@ export class SqlSanctionsStore implements SanctionsStore {
 
   overrides(): SanctionsOverride[] {
     return this.db
-      .all<{ address: string; action: OverrideAction; reason: string; created_at: number }>("SELECT address, action, reason, created_at FROM sanctions_overrides ORDER BY address")
+      .all<{ address: string; action: OverrideAction; reason: string; created_at: number }>(
+        "SELECT address, action, reason, created_at FROM sanctions_overrides ORDER BY address",
+      )
       .map((r) => ({ address: r.address, action: r.action, reason: r.reason, createdAt: r.created_at }));
   }
 
@@ -37,7 +39,9 @@ export class SqlSanctionsStore implements SanctionsStore {
           "SELECT address, change, reason, at FROM sanctions_override_log WHERE address = ? ORDER BY id",
           [address],
         )
-      : this.db.all<{ address: string; change: SanctionsOverrideChange["change"]; reason: string; at: number }>("SELECT address, change, reason, at FROM sanctions_override_log ORDER BY id");
+      : this.db.all<{ address: string; change: SanctionsOverrideChange["change"]; reason: string; at: number }>(
+          "SELECT address, change, reason, at FROM sanctions_override_log ORDER BY id",
+        );
     return rows.map((r) => ({ address: r.address, change: r.change, reason: r.reason, at: r.at }));
   }
 

@@ -158,7 +158,10 @@ describe("SqlTreeStore on page files", () => {
     if (!r.ok) throw new Error(r.error);
     const old = await open(MIGRATIONS.filter((m) => m.version <= 11));
     await old.write([
-      { sql: "INSERT INTO pools (id, network, mint, next_index, root, cursor, created_at) VALUES (1, 'mainnet', ?, ?, ?, 'c', 1)", params: [MINT, n, tree.root()] },
+      {
+        sql: "INSERT INTO pools (id, network, mint, next_index, root, cursor, created_at) VALUES (1, 'mainnet', ?, ?, ?, 'c', 1)",
+        params: [MINT, n, tree.root()],
+      },
       { sql: "INSERT INTO tree_roots (pool_id, seq, root, next_index, created_at) VALUES (1, 1, ?, ?, 1)", params: [tree.root(), n] },
       ...oldChunkRows(r.value.changes),
       ...meta(0, n).map((m) => ({
@@ -192,7 +195,7 @@ function oldChunkRows(changes: { level: number; start: number; bytes: Uint8Array
   const out: SqlStatement[] = [];
   for (const c of changes) {
     const count = c.bytes.length / 32;
-    for (let i = 0; i < count; ) {
+    for (let i = 0; i < count;) {
       const index = c.start + i;
       const chunk = Math.floor(index / 64);
       const inChunk = Math.min(count - i, (chunk + 1) * 64 - index);

@@ -51,7 +51,7 @@ export class SqlTreeStore implements TreeStore {
     for (let level = 0; level <= tree.depth; level++) {
       const complete = Math.floor(n / 2 ** level);
       // Last chunk first: the level's buffer is sized once instead of doubling as it fills.
-      for (let end = complete * NODE; end > 0; ) {
+      for (let end = complete * NODE; end > 0;) {
         const start = Math.max(0, (Math.ceil(end / LOAD_CHUNK) - 1) * LOAD_CHUNK);
         const want = chunk.subarray(0, end - start);
         if (pages.readInto(treePage(pool.id, level), start, want) !== want.length) {
@@ -101,14 +101,20 @@ export class SqlTreeStore implements TreeStore {
       }
       // The append always rewrites the path to its last leaf, so a partial node is the change's last one.
       if (complete < change.start + count) {
-        stmts.push({ sql: "INSERT INTO tree_edges (pool_id, level, node) VALUES (?, ?, ?)", params: [pool.id, change.level, change.bytes.subarray((count - 1) * NODE)] });
+        stmts.push({
+          sql: "INSERT INTO tree_edges (pool_id, level, node) VALUES (?, ?, ?)",
+          params: [pool.id, change.level, change.bytes.subarray((count - 1) * NODE)],
+        });
       }
     }
     const seqRow = this.db.get<{ seq: number | null }>("SELECT MAX(seq) AS seq FROM tree_roots WHERE pool_id = ?", [pool.id]);
     const seq = (seqRow?.seq ?? 0) + 1;
     stmts.push(
       { sql: "UPDATE pools SET next_index = ?, root = ?, cursor = ? WHERE id = ?", params: [nextIndex, append.root, cursor, pool.id] },
-      { sql: "INSERT INTO tree_roots (pool_id, seq, root, next_index, created_at) VALUES (?, ?, ?, ?, ?)", params: [pool.id, seq, append.root, nextIndex, now] },
+      {
+        sql: "INSERT INTO tree_roots (pool_id, seq, root, next_index, created_at) VALUES (?, ?, ?, ?, ?)",
+        params: [pool.id, seq, append.root, nextIndex, now],
+      },
       { sql: "DELETE FROM tree_roots WHERE pool_id = ? AND seq <= ?", params: [pool.id, seq - KEEP_ROOTS] },
     );
     this.leafWrites(pool.id, leaves, now, stmts);

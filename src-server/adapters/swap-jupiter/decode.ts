@@ -76,12 +76,25 @@ export function decodeQuote(body: unknown, asked: { inputMint: string; outputMin
     routePlan.push(step.value);
   }
   if (body.inputMint !== asked.inputMint || body.outputMint !== asked.outputMint || inAmount !== asked.amount) {
-    return err(`quote: answered ${String(body.inAmount)} ${String(body.inputMint)} -> ${String(body.outputMint)}, asked ${asked.amount} ${asked.inputMint} -> ${asked.outputMint}`);
+    return err(
+      `quote: answered ${String(body.inAmount)} ${String(body.inputMint)} -> ${String(body.outputMint)}, asked ${asked.amount} ${asked.inputMint} -> ${asked.outputMint}`,
+    );
   }
   if (body.swapMode !== undefined && body.swapMode !== "ExactIn") return err(`quote: swapMode ${String(body.swapMode)}, asked ExactIn`);
   const slippageBps = typeof body.slippageBps === "number" && Number.isInteger(body.slippageBps) ? body.slippageBps : null;
   if (slippageBps === null) return err("quote: slippageBps must be an integer");
-  return ok({ venue: "jupiter", inputMint: asked.inputMint, outputMint: asked.outputMint, inAmount, outAmount, otherAmountThreshold: threshold, slippageBps, priceImpactPct, routePlan, raw: body });
+  return ok({
+    venue: "jupiter",
+    inputMint: asked.inputMint,
+    outputMint: asked.outputMint,
+    inAmount,
+    outAmount,
+    otherAmountThreshold: threshold,
+    slippageBps,
+    priceImpactPct,
+    routePlan,
+    raw: body,
+  });
 }
 
 /** errorCode values Jupiter documents or is seen sending, by what they mean for a client of the spec. */
@@ -143,7 +156,8 @@ function instruction(v: unknown, where: string): Result<JupiterInstruction, stri
   }
   const accounts: JupiterInstruction["accounts"] = [];
   for (const [i, a] of v.accounts.entries()) {
-    if (!isObj(a) || !isStr(a.pubkey) || typeof a.isSigner !== "boolean" || typeof a.isWritable !== "boolean") return err(`${where}.accounts[${i}]: expected { pubkey, isSigner, isWritable }`);
+    if (!isObj(a) || !isStr(a.pubkey) || typeof a.isSigner !== "boolean" || typeof a.isWritable !== "boolean")
+      return err(`${where}.accounts[${i}]: expected { pubkey, isSigner, isWritable }`);
     accounts.push({ pubkey: a.pubkey, isSigner: a.isSigner, isWritable: a.isWritable });
   }
   return ok({ programId: v.programId, accounts, data: new Uint8Array(Buffer.from(v.data, "base64")) });

@@ -124,7 +124,16 @@ describe("JupiterSwapApi.quote against a Jupiter-shaped server on 127.0.0.1", ()
         priceImpactPct: 0.01,
         routePlan: [
           {
-            swapInfo: { ammKey: QUOTE.routePlan[0]!.swapInfo.ammKey, label: "Meteora DLMM", inputMint: SOL, outputMint: USDC, inAmount: 100_000_000n, outAmount: 17_057_460n, feeAmount: 1285n, feeMint: USDC },
+            swapInfo: {
+              ammKey: QUOTE.routePlan[0]!.swapInfo.ammKey,
+              label: "Meteora DLMM",
+              inputMint: SOL,
+              outputMint: USDC,
+              inAmount: 100_000_000n,
+              outAmount: 17_057_460n,
+              feeAmount: 1285n,
+              feeMint: USDC,
+            },
             percent: 100,
           },
         ],
@@ -134,7 +143,11 @@ describe("JupiterSwapApi.quote against a Jupiter-shaped server on 127.0.0.1", ()
   });
 
   it("accepts percent null (taking bps when present) and absent feeAmount / feeMint", async () => {
-    const step = (over: Record<string, unknown>, info: Record<string, unknown> = {}) => ({ ...QUOTE.routePlan[0], swapInfo: { ...QUOTE.routePlan[0]!.swapInfo, ...info }, ...over });
+    const step = (over: Record<string, unknown>, info: Record<string, unknown> = {}) => ({
+      ...QUOTE.routePlan[0],
+      swapInfo: { ...QUOTE.routePlan[0]!.swapInfo, ...info },
+      ...over,
+    });
     handler = (_req, res) =>
       json(res, 200, {
         ...QUOTE,
@@ -229,7 +242,10 @@ describe("JupiterSwapApi.swapInstructions", () => {
         otherInstructions: [],
         addressLookupTableAddresses: ["GxS6FiQ3mNnAar9HGQ6mxP7t6FcwmHkU7peSeQDUHmpN"],
       });
-    const r = await api().swapInstructions(quote.value, { userPublicKey: "BQ72nSv9f3PRyRKCBnHLVrerrv37CYTHm5h3s9VSGQDV", destinationTokenAccount: "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU" });
+    const r = await api().swapInstructions(quote.value, {
+      userPublicKey: "BQ72nSv9f3PRyRKCBnHLVrerrv37CYTHm5h3s9VSGQDV",
+      destinationTokenAccount: "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU",
+    });
     const s = seen[1]!;
     expect(s.method).toBe("POST");
     expect(s.path).toBe("/swap/v1/swap-instructions");

@@ -15,7 +15,8 @@ export interface SwapExecution {
   swap: CpSwap;
 }
 
-export type SwapExecutionRefusal = { rejection: "InsufficientLiquidity"; detail: string } | { rejection: "SlippageExceeded"; detail: string; outAmount: bigint };
+export type SwapExecutionRefusal =
+  { rejection: "InsufficientLiquidity"; detail: string } | { rejection: "SlippageExceeded"; detail: string; outAmount: bigint };
 
 const enc = new TextEncoder();
 
@@ -44,13 +45,20 @@ export class SandboxSwapPools {
 
   ammKeyOf(mintA: string, mintB: string): string {
     const [a, b] = ordered(mintA, mintB);
-    return PublicKey.findProgramAddressSync([enc.encode("swap_pool"), new PublicKey(a).toBytes(), new PublicKey(b).toBytes()], new PublicKey(this.programId))[0].toBase58();
+    return PublicKey.findProgramAddressSync(
+      [enc.encode("swap_pool"), new PublicKey(a).toBytes(), new PublicKey(b).toBytes()],
+      new PublicKey(this.programId),
+    )[0].toBase58();
   }
 
   /** The pool of a pair, oriented input → output; null when the pair has none. */
   reserves(inputMint: string, outputMint: string): PoolReserves | null {
     const [a, b] = ordered(inputMint, outputMint);
-    const row = this.db.get<{ amm_key: string }>("SELECT amm_key FROM sandbox_swap_pools WHERE network = ? AND mint_a = ? AND mint_b = ?", [this.network, a, b]);
+    const row = this.db.get<{ amm_key: string }>("SELECT amm_key FROM sandbox_swap_pools WHERE network = ? AND mint_a = ? AND mint_b = ?", [
+      this.network,
+      a,
+      b,
+    ]);
     if (!row) return null;
     return { ammKey: row.amm_key, reserveIn: this.balance(row.amm_key, inputMint), reserveOut: this.balance(row.amm_key, outputMint) };
   }
@@ -66,7 +74,11 @@ export class SandboxSwapPools {
     const swap = cpSwap(amountIn, pool.reserveIn, pool.reserveOut);
     if (!swap.ok) return err({ rejection: "InsufficientLiquidity", detail: swap.error.detail });
     if (swap.value.amountOut < minOut) {
-      return err({ rejection: "SlippageExceeded", detail: `the swap would deliver ${swap.value.amountOut}, below the accepted minimum ${minOut}`, outAmount: swap.value.amountOut });
+      return err({
+        rejection: "SlippageExceeded",
+        detail: `the swap would deliver ${swap.value.amountOut}, below the accepted minimum ${minOut}`,
+        outAmount: swap.value.amountOut,
+      });
     }
     return ok({ ammKey: pool.ammKey, swap: swap.value });
   }

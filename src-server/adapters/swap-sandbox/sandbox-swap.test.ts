@@ -81,7 +81,16 @@ describe("SandboxSwapVenue.quote", () => {
     });
     expect(r.value.routePlan).toEqual([
       {
-        swapInfo: { ammKey: chain.swapPools.ammKeyOf(USDC, SOL), label: "sandbox-cp", inputMint: USDC, outputMint: SOL, inAmount: 10_000_000n, outAmount: out, feeAmount: 30_000n, feeMint: USDC },
+        swapInfo: {
+          ammKey: chain.swapPools.ammKeyOf(USDC, SOL),
+          label: "sandbox-cp",
+          inputMint: USDC,
+          outputMint: SOL,
+          inAmount: 10_000_000n,
+          outAmount: out,
+          feeAmount: 30_000n,
+          feeMint: USDC,
+        },
         percent: 100,
       },
     ]);
@@ -181,7 +190,10 @@ describe("SandboxChain.submitWithdrawal with a swap leg", () => {
     await chain.swapPools.set(USDC, SOL, 1_000_000n, 1_000_000n, 2);
     const before = snapshot();
     expect(await chain.submitWithdrawal(submission(3, leg(0n)))).toMatchObject({ ok: false, rejection: "InsufficientLiquidity" });
-    expect(await chain.submitWithdrawal(submission(3, { outputMint: BONK, minOut: 0n, quote: {} as SwapQuote }))).toMatchObject({ ok: false, rejection: "InsufficientLiquidity" });
+    expect(await chain.submitWithdrawal(submission(3, { outputMint: BONK, minOut: 0n, quote: {} as SwapQuote }))).toMatchObject({
+      ok: false,
+      rejection: "InsufficientLiquidity",
+    });
     expect(snapshot()).toEqual(before);
     expect(await chain.isNullifierSpent(USDC, new Uint8Array(32).fill(3))).toBe(false);
   });

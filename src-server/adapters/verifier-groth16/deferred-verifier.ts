@@ -21,6 +21,10 @@ export function deferredVerifier(starting: Promise<ProofVerifier>, log: (line: s
       return (pool as { pending?: number } | null)?.pending ?? 0;
     },
     verify: (proof, publicSignals) => (pool ? pool.verify(proof, publicSignals) : starting.then((p) => p.verify(proof, publicSignals))),
-    close: () => starting.then((p) => p.close(), () => {}),
+    close: () =>
+      starting.then(
+        (p) => p.close(),
+        () => {},
+      ),
   };
 }

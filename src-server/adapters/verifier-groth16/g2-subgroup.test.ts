@@ -114,10 +114,7 @@ describe("G2 membership by Scott's test", () => {
     expect(order10069.length).toBeGreaterThan(0);
     for (const t of order10069) expect(ff!.G2.isZero(ff!.G2.timesScalar(toFf(t), 10069n))).toBe(true);
     const cofactorOnly = random.slice(0, 10).map((p) => ffMul(p, r)); // order divides h
-    const mixed = [
-      ...order10069.map((t, i) => mcl.add(subgroup[i]!, t)),
-      ...cofactorOnly.map((t, i) => mcl.add(subgroup[i]!, t)),
-    ];
+    const mixed = [...order10069.map((t, i) => mcl.add(subgroup[i]!, t)), ...cofactorOnly.map((t, i) => mcl.add(subgroup[i]!, t))];
     const all = [...subgroup, ...random, ...order10069, ...cofactorOnly, ...mixed, twistPointOutsideSubgroup()];
     let inside = 0;
     for (const p of all) {

@@ -45,7 +45,14 @@ const withWord = (b: Uint8Array, i: number, v: bigint): Uint8Array => {
   return out;
 };
 /** Word indices: A.x A.y | B.x.c1 B.x.c0 B.y.c1 B.y.c0 | C.x C.y */
-const AX = 0, AY = 1, BXC1 = 2, BXC0 = 3, BYC1 = 4, BYC0 = 5, CX = 6, CY = 7;
+const AX = 0,
+  AY = 1,
+  BXC1 = 2,
+  BXC0 = 3,
+  BYC1 = 4,
+  BYC0 = 5,
+  CX = 6,
+  CY = 7;
 
 /** Deterministic PRNG (xorshift32) so failures reproduce. */
 function rng(seed: number): () => number {
@@ -108,7 +115,11 @@ function buildCases(fixtures: WireCase[]): Case[] {
     let bothSwapped = withWord(withWord(p, BXC1, word(p, BXC0)), BXC0, word(p, BXC1));
     bothSwapped = withWord(withWord(bothSwapped, BYC1, word(p, BYC0)), BYC0, word(p, BYC1));
     add("B c0/c1 swapped in x and y", bothSwapped, s);
-    add("B.x and B.y swapped", withWord(withWord(withWord(withWord(p, BXC1, word(p, BYC1)), BXC0, word(p, BYC0)), BYC1, word(p, BXC1)), BYC0, word(p, BXC0)), s);
+    add(
+      "B.x and B.y swapped",
+      withWord(withWord(withWord(withWord(p, BXC1, word(p, BYC1)), BXC0, word(p, BYC0)), BYC1, word(p, BXC1)), BYC0, word(p, BXC0)),
+      s,
+    );
     add("A negated", withWord(p, AY, q - word(p, AY)), s);
     add("C negated", withWord(p, CY, q - word(p, CY)), s);
     add("B negated", withWord(withWord(p, BYC0, (q - word(p, BYC0)) % q), BYC1, (q - word(p, BYC1)) % q), s);
@@ -237,7 +248,11 @@ describe("Groth16MclVerifier agrees with snarkjs.groth16.verify", () => {
 
     // The constructed twist point really is on E'(Fp2) and outside the order-r subgroup, per ffjavascript (independent of mcl).
     const tw = g2Words(twistPointOutsideSubgroup());
-    const T = curve!.G2.fromObject([[tw[1]!, tw[0]!], [tw[3]!, tw[2]!], [1n, 0n]]);
+    const T = curve!.G2.fromObject([
+      [tw[1]!, tw[0]!],
+      [tw[3]!, tw[2]!],
+      [1n, 0n],
+    ]);
     expect(curve!.G2.isValid(T)).toBe(true);
     expect(curve!.G2.isZero(curve!.G2.timesScalar(T, r))).toBe(false);
 

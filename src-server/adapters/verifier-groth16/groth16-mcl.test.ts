@@ -96,9 +96,28 @@ describe("Groth16MclVerifier", () => {
 
   it("answers false and never throws for malformed arguments and arbitrary bytes", () => {
     const f = fixtures[0]!;
-    const junk: unknown[] = [undefined, null, "proof", 42, {}, [], new Uint8Array(255), new Uint8Array(257), new Uint8Array(0), Buffer.from(f.proof).subarray(1)];
+    const junk: unknown[] = [
+      undefined,
+      null,
+      "proof",
+      42,
+      {},
+      [],
+      new Uint8Array(255),
+      new Uint8Array(257),
+      new Uint8Array(0),
+      Buffer.from(f.proof).subarray(1),
+    ];
     for (const p of junk) expect(verifier.verify(p as Uint8Array, f.signals)).toBe(false);
-    const badSignals: unknown[] = [undefined, null, "x", [new Uint8Array(31), ...f.signals.slice(1)], [new Uint8Array(33), ...f.signals.slice(1)], [null, ...f.signals.slice(1)], [[1, 2, 3], ...f.signals.slice(1)]];
+    const badSignals: unknown[] = [
+      undefined,
+      null,
+      "x",
+      [new Uint8Array(31), ...f.signals.slice(1)],
+      [new Uint8Array(33), ...f.signals.slice(1)],
+      [null, ...f.signals.slice(1)],
+      [[1, 2, 3], ...f.signals.slice(1)],
+    ];
     for (const s of badSignals) expect(verifier.verify(f.proof, s as Uint8Array[])).toBe(false);
     let seed = 7;
     for (let n = 0; n < 300; n++) {
@@ -107,7 +126,12 @@ describe("Groth16MclVerifier", () => {
       expect(verifier.verify(b, f.signals)).toBe(false);
     }
     // A Buffer (a Uint8Array subclass) holding a valid proof is fine.
-    expect(verifier.verify(Buffer.from(f.proof), f.signals.map((s) => Buffer.from(s)))).toBe(true);
+    expect(
+      verifier.verify(
+        Buffer.from(f.proof),
+        f.signals.map((s) => Buffer.from(s)),
+      ),
+    ).toBe(true);
   });
 
   it("does not mutate its inputs", () => {
@@ -144,10 +168,14 @@ describe("verification key loading", () => {
   it("refuses a key point off the curve, outside G2, non-affine or with a coordinate >= q", async () => {
     const vk = vkJson();
     const a = vk.vk_alpha_1;
-    await expect(Groth16MclVerifier.create({ ...vk, vk_alpha_1: [a[0]!, (BigInt(a[1]!) + 1n).toString(), "1"] })).rejects.toThrow(/vk_alpha_1: not on the curve/);
+    await expect(Groth16MclVerifier.create({ ...vk, vk_alpha_1: [a[0]!, (BigInt(a[1]!) + 1n).toString(), "1"] })).rejects.toThrow(
+      /vk_alpha_1: not on the curve/,
+    );
     await expect(Groth16MclVerifier.create({ ...vk, vk_gamma_2: T() })).rejects.toThrow(/vk_gamma_2: not in the order-r subgroup/);
     await expect(Groth16MclVerifier.create({ ...vk, vk_alpha_1: [a[0]!, a[1]!, "2"] })).rejects.toThrow(/not affine/);
-    await expect(Groth16MclVerifier.create({ ...vk, vk_alpha_1: [(BigInt(a[0]!) + q).toString(), a[1]!, "1"] })).rejects.toThrow(/not below the base field modulus/);
+    await expect(Groth16MclVerifier.create({ ...vk, vk_alpha_1: [(BigInt(a[0]!) + q).toString(), a[1]!, "1"] })).rejects.toThrow(
+      /not below the base field modulus/,
+    );
     await expect(Groth16MclVerifier.create({ ...vk, vk_alpha_1: ["-1", a[1]!, "1"] })).rejects.toThrow(/not an integer/);
     await expect(Groth16MclVerifier.create({ ...vk, vk_alpha_1: ["0", "1", "0"] })).rejects.toThrow(/not affine/);
   });

@@ -68,8 +68,16 @@ describe("a recorded v2 proof is bound to its relay's terms", () => {
         { ...t, relayer: nacl.sign.keyPair().publicKey },
         t.swap ? { ...t, swap: null } : { ...t, swap: { outputMint: FIXTURE_MINT, minOut: 1n } },
       ];
-      if (t.swap) variants.push({ ...t, swap: { ...t.swap, minOut: t.swap.minOut - 1n } }, { ...t, swap: { ...t.swap, minOut: 0n } }, { ...t, swap: { ...t.swap, outputMint: FIXTURE_MINT } });
-      for (const v of variants) expect(verifier.verify(c.proof, signalsFor(c, v)), `${c.label}: ${JSON.stringify(v, (_k, x) => (typeof x === "bigint" ? x.toString() : x))}`).toBe(false);
+      if (t.swap)
+        variants.push(
+          { ...t, swap: { ...t.swap, minOut: t.swap.minOut - 1n } },
+          { ...t, swap: { ...t.swap, minOut: 0n } },
+          { ...t, swap: { ...t.swap, outputMint: FIXTURE_MINT } },
+        );
+      for (const v of variants)
+        expect(verifier.verify(c.proof, signalsFor(c, v)), `${c.label}: ${JSON.stringify(v, (_k, x) => (typeof x === "bigint" ? x.toString() : x))}`).toBe(
+          false,
+        );
     }
   });
 

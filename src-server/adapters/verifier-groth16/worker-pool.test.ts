@@ -6,13 +6,7 @@ import { fileURLToPath } from "node:url";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  createGroth16Verifier,
-  Groth16WorkerPool,
-  VerifierBusyError,
-  VerifierClosedError,
-  VerifierWorkerCrashedError,
-} from "./worker-pool";
+import { createGroth16Verifier, Groth16WorkerPool, VerifierBusyError, VerifierClosedError, VerifierWorkerCrashedError } from "./worker-pool";
 import { loadFixtures, VKEY_PATH, type WireCase } from "../../../tests/support/groth16/fixtures";
 
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url));

@@ -36,7 +36,9 @@ const LABEL: Record<NotificationKind, string> = { firing: "FIRING", repeat: "STI
 /** The message text of a notification (Slack, Discord, and our JSON's `text`). */
 export function notificationText(n: AlertNotification, source: string): string {
   const head = `[${LABEL[n.kind]}] ${n.alert.summary}`;
-  return n.kind === "resolved" ? `${head} (resolved after ${Math.round(((n.alert.resolvedAt ?? n.alert.lastNotifiedAt) - n.alert.startedAt) / 60_000)} min) — ${source}` : `${head}\n${n.alert.detail} — ${source}`;
+  return n.kind === "resolved"
+    ? `${head} (resolved after ${Math.round(((n.alert.resolvedAt ?? n.alert.lastNotifiedAt) - n.alert.startedAt) / 60_000)} min) — ${source}`
+    : `${head}\n${n.alert.detail} — ${source}`;
 }
 
 export function webhookBody(n: AlertNotification, format: WebhookFormat, source: string): unknown {
@@ -73,7 +75,13 @@ export class WebhookSender {
   }
 
   status(): WebhookDeliveryStatus {
-    return { configured: this.opts.url !== null, origin: this.opts.url ? redactUrl(this.opts.url) : null, format: this.opts.format, last: this.last, pending: this.pendingCount };
+    return {
+      configured: this.opts.url !== null,
+      origin: this.opts.url ? redactUrl(this.opts.url) : null,
+      format: this.opts.format,
+      last: this.last,
+      pending: this.pendingCount,
+    };
   }
 
   /** Queues a notification; returns at once. */
@@ -106,7 +114,10 @@ export class WebhookSender {
     this.record(r, attempt + 1);
     if (r.ok || attempt >= this.opts.maxRetries || this.closed) {
       this.pendingCount--;
-      if (!r.ok) this.opts.log?.(`alerts: webhook ${redactUrl(this.opts.url!)} gave up on ${n.alert.rule}/${n.alert.subject} (${n.kind}) after ${attempt + 1} attempts: ${r.error ?? `HTTP ${r.status}`}`);
+      if (!r.ok)
+        this.opts.log?.(
+          `alerts: webhook ${redactUrl(this.opts.url!)} gave up on ${n.alert.rule}/${n.alert.subject} (${n.kind}) after ${attempt + 1} attempts: ${r.error ?? `HTTP ${r.status}`}`,
+        );
       return;
     }
     this.later(n, attempt + 1);
@@ -141,7 +152,11 @@ export class WebhookSender {
       return res.ok ? { ok: true, status: res.status, error: null } : { ok: false, status: res.status, error: `HTTP ${res.status}` };
     } catch (e) {
       const timedOut = ac.signal.aborted;
-      return { ok: false, status: null, error: timedOut ? `no answer within ${this.opts.timeoutMs} ms` : (e as Error).message.replace(/https?:\/\/\S+/g, (u) => redactUrl(u)) };
+      return {
+        ok: false,
+        status: null,
+        error: timedOut ? `no answer within ${this.opts.timeoutMs} ms` : (e as Error).message.replace(/https?:\/\/\S+/g, (u) => redactUrl(u)),
+      };
     } finally {
       clearTimeout(timer);
     }

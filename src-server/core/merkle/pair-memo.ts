@@ -74,7 +74,11 @@ function memoHashers(hasher: FieldHasher): MemoHashers {
     hashPairs(pairs, count, out, outOffset) {
       hasher.hashPairs(pairs, count, out, outOffset);
       for (let k = 0; k < count; k++) {
-        memo.record(pairs.subarray(64 * k, 64 * k + NODE), pairs.subarray(64 * k + NODE, 64 * k + 2 * NODE), out.subarray(outOffset + NODE * k, outOffset + NODE * (k + 1)));
+        memo.record(
+          pairs.subarray(64 * k, 64 * k + NODE),
+          pairs.subarray(64 * k + NODE, 64 * k + 2 * NODE),
+          out.subarray(outOffset + NODE * k, outOffset + NODE * (k + 1)),
+        );
       }
     },
   };

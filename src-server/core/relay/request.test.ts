@@ -61,6 +61,7 @@ describe("the swap request requires minOut", () => {
   it("names minOut when it is missing, zero, negative or malformed", () => {
     const { minOut: _m, ...missing } = swapBody();
     expect(problem(parseSwapWithdrawalRequest(missing))).toBe("minOut");
-    for (const minOut of [0, "0", -5, "-5", "1.0", 1.5, null, "18446744073709551616"]) expect(problem(parseSwapWithdrawalRequest(swapBody({ minOut })))).toBe("minOut");
+    for (const minOut of [0, "0", -5, "-5", "1.0", 1.5, null, "18446744073709551616"])
+      expect(problem(parseSwapWithdrawalRequest(swapBody({ minOut })))).toBe("minOut");
   });
 });

@@ -13,7 +13,7 @@ beforeAll(async () => {
 const sig = (fill: (i: number) => number): Uint8Array => Uint8Array.from({ length: 64 }, (_, i) => fill(i));
 
 describe("revertNullifierOf", () => {
-  it("is Poseidon(\"revert\", four 16-byte words of the signature)", () => {
+  it('is Poseidon("revert", four 16-byte words of the signature)', () => {
     const s = sig((i) => i);
     const words = [bigIntToBytes32(REVERT_DOMAIN)];
     for (let i = 0; i < 4; i++) words.push(bigIntToBytes32(BigInt("0x" + toHex(s.subarray(16 * i, 16 * i + 16)))));
@@ -22,15 +22,35 @@ describe("revertNullifierOf", () => {
   });
 
   it("pins a golden vector, so a change of derivation is a visible break", () => {
-    expect(toHex(revertNullifierOf(hasher, sig((i) => i)))).toBe(GOLDEN);
+    expect(
+      toHex(
+        revertNullifierOf(
+          hasher,
+          sig((i) => i),
+        ),
+      ),
+    ).toBe(GOLDEN);
   });
 
   it("is a canonical field element, different per deposit and from the withdrawal nullifier hash of the same bytes", () => {
-    const a = revertNullifierOf(hasher, sig(() => 0xff));
-    const b = revertNullifierOf(hasher, sig((i) => (i === 63 ? 0xfe : 0xff)));
+    const a = revertNullifierOf(
+      hasher,
+      sig(() => 0xff),
+    );
+    const b = revertNullifierOf(
+      hasher,
+      sig((i) => (i === 63 ? 0xfe : 0xff)),
+    );
     expect(isCanonicalField(a)).toBe(true);
     expect(toHex(a)).not.toBe(toHex(b));
-    expect(toHex(revertNullifierOf(hasher, sig(() => 0)))).not.toBe(toHex(hasher.hash([new Uint8Array(32)])));
+    expect(
+      toHex(
+        revertNullifierOf(
+          hasher,
+          sig(() => 0),
+        ),
+      ),
+    ).not.toBe(toHex(hasher.hash([new Uint8Array(32)])));
   });
 
   it("refuses anything but a 64-byte signature", () => {

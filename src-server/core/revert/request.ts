@@ -17,7 +17,8 @@ export interface RevertBody {
  * cannot be an ed25519 signature is left for the signature check.
  */
 export function parseRevertBody(body: unknown): Result<RevertBody, { field: string; problem: string }> {
-  if (typeof body !== "object" || body === null || Array.isArray(body)) return err({ field: "body", problem: "must be a JSON object { wallet, signature, message }" });
+  if (typeof body !== "object" || body === null || Array.isArray(body))
+    return err({ field: "body", problem: "must be a JSON object { wallet, signature, message }" });
   const b = body as Record<string, unknown>;
   const wallet = parsePublicKey(b.wallet);
   if (!wallet.ok) return err({ field: "wallet", problem: `${wallet.error} (a base58 public key)` });

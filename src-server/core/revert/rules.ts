@@ -28,13 +28,23 @@ export type RevertRefusal =
  * unspent (NullifierSpent). A deposit still pending within the timeout is
  * refused as DepositPending: it may be inserted any moment.
  */
-export function judgeRevert(d: RevertCandidate, wallet: string, revertNullifierSpent: boolean, nowSec: number, rules: RevertRules): Result<void, RevertRefusal> {
+export function judgeRevert(
+  d: RevertCandidate,
+  wallet: string,
+  revertNullifierSpent: boolean,
+  nowSec: number,
+  rules: RevertRules,
+): Result<void, RevertRefusal> {
   if (d.depositor !== wallet) return err({ error: "NotDepositor", detail: "the wallet did not make this deposit" });
   if (d.status === "indexed") return err({ error: "AlreadyIndexed", detail: "the deposit is in the pool's tree; withdraw it with /relay instead" });
   if (d.status === "pending") {
     const revertableAt = d.createdAt + rules.pendingRevertAfterSec;
     if (nowSec < revertableAt) {
-      return err({ error: "DepositPending", detail: `the deposit may still be indexed; it can be reverted from ${revertableAt}`, retryAfterSec: revertableAt - nowSec });
+      return err({
+        error: "DepositPending",
+        detail: `the deposit may still be indexed; it can be reverted from ${revertableAt}`,
+        retryAfterSec: revertableAt - nowSec,
+      });
     }
   }
   if (revertNullifierSpent || d.status === "reverted") return err({ error: "NullifierSpent", detail: "this deposit was already reverted" });

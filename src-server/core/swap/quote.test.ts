@@ -7,9 +7,15 @@ const valid = { inputMint: SOL, outputMint: USDC, amount: 1_000_000, slippageBps
 
 describe("parseQuoteRequest", () => {
   it("reads the spec's request with network mainnet by default and the pair's slippage when none is given", () => {
-    expect(parseQuoteRequest(valid)).toEqual({ ok: true, value: { network: "mainnet", inputMint: SOL, outputMint: USDC, amount: 1_000_000n, slippageBps: 50, dexes: [] } });
+    expect(parseQuoteRequest(valid)).toEqual({
+      ok: true,
+      value: { network: "mainnet", inputMint: SOL, outputMint: USDC, amount: 1_000_000n, slippageBps: 50, dexes: [] },
+    });
     const { slippageBps: _s, dexes: _d, ...bare } = valid;
-    expect(parseQuoteRequest({ ...bare, network: "devnet" })).toEqual({ ok: true, value: { network: "devnet", inputMint: SOL, outputMint: USDC, amount: 1_000_000n, slippageBps: null, dexes: [] } });
+    expect(parseQuoteRequest({ ...bare, network: "devnet" })).toEqual({
+      ok: true,
+      value: { network: "devnet", inputMint: SOL, outputMint: USDC, amount: 1_000_000n, slippageBps: null, dexes: [] },
+    });
   });
 
   it("keeps dexes, without duplicates", () => {
@@ -54,7 +60,19 @@ describe("quoteJson", () => {
       slippageBps: 100,
       priceImpactPct: 0.01,
       routePlan: [
-        { swapInfo: { ammKey: "A", label: "Meteora DLMM", inputMint: SOL, outputMint: USDC, inAmount: 100_000_000n, outAmount: 17_057_460n, feeAmount: 1285n, feeMint: USDC }, percent: 100 },
+        {
+          swapInfo: {
+            ammKey: "A",
+            label: "Meteora DLMM",
+            inputMint: SOL,
+            outputMint: USDC,
+            inAmount: 100_000_000n,
+            outAmount: 17_057_460n,
+            feeAmount: 1285n,
+            feeMint: USDC,
+          },
+          percent: 100,
+        },
         { swapInfo: { ammKey: "B", label: "X", inputMint: SOL, outputMint: USDC, inAmount: 1n, outAmount: 2n, feeAmount: null, feeMint: null }, percent: null },
       ],
       raw: { secret: "not on the wire" },
@@ -68,7 +86,19 @@ describe("quoteJson", () => {
       slippageBps: 100,
       priceImpactPct: 0.01,
       routePlan: [
-        { swapInfo: { ammKey: "A", label: "Meteora DLMM", inputMint: SOL, outputMint: USDC, inAmount: "100000000", outAmount: "17057460", feeAmount: "1285", feeMint: USDC }, percent: 100 },
+        {
+          swapInfo: {
+            ammKey: "A",
+            label: "Meteora DLMM",
+            inputMint: SOL,
+            outputMint: USDC,
+            inAmount: "100000000",
+            outAmount: "17057460",
+            feeAmount: "1285",
+            feeMint: USDC,
+          },
+          percent: 100,
+        },
         { swapInfo: { ammKey: "B", label: "X", inputMint: SOL, outputMint: USDC, inAmount: "1", outAmount: "2" }, percent: null },
       ],
     });

@@ -78,7 +78,8 @@ export function parseQuoteRequest(body: unknown): Result<QuoteRequestBody, Reque
   }
   let dexes: string[] = [];
   if (b.dexes !== undefined) {
-    if (!Array.isArray(b.dexes) || b.dexes.length > MAX_DEXES) return bad("dexes", `must be an array of at most ${MAX_DEXES} exchange labels (empty means all)`);
+    if (!Array.isArray(b.dexes) || b.dexes.length > MAX_DEXES)
+      return bad("dexes", `must be an array of at most ${MAX_DEXES} exchange labels (empty means all)`);
     for (const [i, d] of b.dexes.entries()) {
       if (typeof d !== "string" || d.trim() === "" || d.length > MAX_DEX_LABEL || d.includes(",")) {
         return bad(`dexes[${i}]`, `must be a non-empty exchange label of at most ${MAX_DEX_LABEL} characters, without commas`);

@@ -17,7 +17,6 @@ export interface TokenRefusal {
   reason: string;
 }
 
-
 /** The decision that tells the client most: a refusal over an allowance; of two, the one that waits longest or leaves fewest. */
 function stricter(a: LimitDecision, b: LimitDecision | null): LimitDecision {
   if (!b) return a;

@@ -20,7 +20,11 @@ export function requestLog(opts: RequestLogOptions): RequestHandler {
     res.setHeader("X-Request-Id", reqId);
     const started = performance.now();
     res.on("finish", () => {
-      const route = req.route ? `${req.baseUrl}${String((req.route as { path: unknown }).path)}` : req.path.startsWith("/console") ? "/console (static)" : "(no route)";
+      const route = req.route
+        ? `${req.baseUrl}${String((req.route as { path: unknown }).path)}`
+        : req.path.startsWith("/console")
+          ? "/console (static)"
+          : "(no route)";
       const ms = Math.round((performance.now() - started) * 10) / 10;
       const fields: Record<string, unknown> = { reqId, method: req.method, route, status: res.statusCode, ms };
       if (opts.clientIps) fields.ip = req.ip ?? req.socket.remoteAddress ?? null;

@@ -36,18 +36,18 @@ export function indexerRoutes(deps: IndexerRouteDeps): Router {
   /** Network, depth and mint checked in that order, then the pool must exist. */
   const resolvePool = (res: Response, params: Record<string, unknown>): { pool: IndexedPool } | null => {
     const network = parseNetworkParam(params.network, enabled);
-    if (!network.ok) return fail(res, network.error), null;
+    if (!network.ok) return (fail(res, network.error), null);
     const depth = parseDepthParam(params.depth);
-    if (!depth.ok) return fail(res, depth.error), null;
+    if (!depth.ok) return (fail(res, depth.error), null);
     // A known pool's mint was validated when the pool was opened: skip base58 decoding on the hot path.
     let pool = typeof params.mint === "string" ? deps.indexer.get(network.value, params.mint) : null;
     if (!pool) {
       const mint = parseMintParam(params.mint);
-      if (!mint.ok) return fail(res, mint.error), null;
+      if (!mint.ok) return (fail(res, mint.error), null);
       pool = deps.indexer.get(network.value, mint.value.mint);
-      if (!pool) return sendError(res, 404, ErrorName.PoolNotFound, `no pool for ${mint.value.mint} on ${network.value}`), null;
+      if (!pool) return (sendError(res, 404, ErrorName.PoolNotFound, `no pool for ${mint.value.mint} on ${network.value}`), null);
     }
-    if (pool.drift) return sendError(res, 503, ErrorName.IndexerDrift, "the indexer disagrees with the chain; answers are paused"), null;
+    if (pool.drift) return (sendError(res, 503, ErrorName.IndexerDrift, "the indexer disagrees with the chain; answers are paused"), null);
     return { pool };
   };
 
@@ -55,7 +55,10 @@ export function indexerRoutes(deps: IndexerRouteDeps): Router {
     const found = resolvePool(res, req.params);
     if (!found) return;
     const { pool } = found;
-    sendJsonText(res, `{"address":"${pool.address}","json":{"root":${byteArrayJson(pool.tree.root())},"nextIndex":${pool.tree.nextIndex},"depth":${pool.tree.depth}}}`);
+    sendJsonText(
+      res,
+      `{"address":"${pool.address}","json":{"root":${byteArrayJson(pool.tree.root())},"nextIndex":${pool.tree.nextIndex},"depth":${pool.tree.depth}}}`,
+    );
   });
 
   r.post("/get_proof/:mint/:depth/:index/:network", deps.limits.middleware("get_proof"), (req, res) => {

@@ -21,7 +21,10 @@ export function metaRoutes(health: HealthService, info: MetaInfo, operatorOnly: 
     const report = await health.cached();
     if (report.status === "ok") return void res.status(200).type("text/plain").send("ok");
     const failed = report.checks.filter((c) => !c.ok).map((c) => `${c.name}: ${c.detail}`);
-    res.status(503).type("text/plain").send(`unhealthy: ${failed.join("; ")}`);
+    res
+      .status(503)
+      .type("text/plain")
+      .send(`unhealthy: ${failed.join("; ")}`);
   });
 
   r.get("/health/detail", operatorOnly, async (_req, res) => {

@@ -39,8 +39,19 @@ export function relayRoutes(deps: {
       res.status(outcome.status).json(outcome);
     };
 
-  r.post("/relay", deps.limits.middleware("relay", "relay"), relayEndpoint((b) => parseWithdrawalRequest(b), (w, gate) => deps.relay.relay(w, gate)));
-  r.post("/relay_swap", deps.limits.middleware("relay_swap", "relay"), relayEndpoint(parseSwapWithdrawalRequest, (w, gate) => deps.relay.relaySwap(w, gate)));
+  r.post(
+    "/relay",
+    deps.limits.middleware("relay", "relay"),
+    relayEndpoint(
+      (b) => parseWithdrawalRequest(b),
+      (w, gate) => deps.relay.relay(w, gate),
+    ),
+  );
+  r.post(
+    "/relay_swap",
+    deps.limits.middleware("relay_swap", "relay"),
+    relayEndpoint(parseSwapWithdrawalRequest, (w, gate) => deps.relay.relaySwap(w, gate)),
+  );
 
   /**
    * Published before a client relays: a wallet proves for this fee and this

@@ -19,13 +19,13 @@ export function sandboxRoutes(sandboxes: ReadonlyMap<Network, SandboxChain>, ind
 
   const objectBody = (req: Request, res: Response): Body | null => {
     const b: unknown = req.body;
-    if (typeof b !== "object" || b === null || Array.isArray(b)) return invalidRequest(res, "body must be a JSON object"), null;
+    if (typeof b !== "object" || b === null || Array.isArray(b)) return (invalidRequest(res, "body must be a JSON object"), null);
     return b as Body;
   };
   const chainFor = (res: Response, network: unknown): SandboxChain | null => {
-    if (!isNetwork(network)) return sendError(res, 400, ErrorName.InvalidNetwork, "network must be mainnet or devnet"), null;
+    if (!isNetwork(network)) return (sendError(res, 400, ErrorName.InvalidNetwork, "network must be mainnet or devnet"), null);
     const chain = sandboxes.get(network);
-    if (!chain) return sendError(res, 400, ErrorName.InvalidNetwork, `network ${network} is not a sandbox`), null;
+    if (!chain) return (sendError(res, 400, ErrorName.InvalidNetwork, `network ${network} is not a sandbox`), null);
     return chain;
   };
 
@@ -53,7 +53,10 @@ export function sandboxRoutes(sandboxes: ReadonlyMap<Network, SandboxChain>, ind
     if (!amount.ok) return invalidRequest(res, `amount ${amount.error}`);
     // Protocol v2: the pool computes the leaf; a v1 body naming its own commitment is refused outright.
     if (Object.hasOwn(b, "commitment")) {
-      return invalidRequest(res, "commitment: not accepted (protocol v2): send precommitment = Poseidon(nullifier, secret); the pool computes the commitment from the amount it receives");
+      return invalidRequest(
+        res,
+        "commitment: not accepted (protocol v2): send precommitment = Poseidon(nullifier, secret); the pool computes the commitment from the amount it receives",
+      );
     }
     // Any 32 bytes are accepted here: a precommitment the program cannot use (zero, not below the modulus) makes the deposit `failed`.
     const precommitment = parseByteArray(b.precommitment, 32);

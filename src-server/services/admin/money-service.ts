@@ -52,7 +52,10 @@ export class AdminMoneyService {
     }
 
     const feePayers = [...this.deps.chains.values()].map((chain) => {
-      const mints = this.deps.indexer.list().filter((p) => p.network === chain.network).map((p) => p.mint);
+      const mints = this.deps.indexer
+        .list()
+        .filter((p) => p.network === chain.network)
+        .map((p) => p.mint);
       const sandbox = chain.kind === "sandbox";
       return {
         network: chain.network,

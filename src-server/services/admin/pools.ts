@@ -1,4 +1,12 @@
-import { ADMIN_RANGES, type AdminArchivedPool, type AdminPoolSummary, type AdminRange, type AdminTreeNode, type AdminTreeNodeRef, type TimeBucket } from "../../../src-shared/api/admin";
+import {
+  ADMIN_RANGES,
+  type AdminArchivedPool,
+  type AdminPoolSummary,
+  type AdminRange,
+  type AdminTreeNode,
+  type AdminTreeNodeRef,
+  type TimeBucket,
+} from "../../../src-shared/api/admin";
 import { bytesEqual, toHex } from "../../../src-shared/encoding/bytes";
 import type { Network } from "../../../src-shared/networks";
 import type { ChainBackend } from "../../ports/chain";

@@ -1,4 +1,12 @@
-import type { AdminNullifierSearch, AdminRejectedRelays, AdminRelay, AdminRelayDetail, AdminRelayPage, AdminSpentNullifier, RelayStep } from "../../../src-shared/api/admin";
+import type {
+  AdminNullifierSearch,
+  AdminRejectedRelays,
+  AdminRelay,
+  AdminRelayDetail,
+  AdminRelayPage,
+  AdminSpentNullifier,
+  RelayStep,
+} from "../../../src-shared/api/admin";
 import { toHex } from "../../../src-shared/encoding/bytes";
 import type { Network } from "../../../src-shared/networks";
 import type { ChainBackend } from "../../ports/chain";

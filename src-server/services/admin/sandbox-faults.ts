@@ -42,7 +42,11 @@ export class SandboxFaults {
   }
 
   list(): AdminFault[] {
-    return [...this.sandboxNetworks].map((network) => ({ network, chainDown: this.down.has(network), feePayerLamports: this.feePayer.get(network)?.toString() ?? null }));
+    return [...this.sandboxNetworks].map((network) => ({
+      network,
+      chainDown: this.down.has(network),
+      feePayerLamports: this.feePayer.get(network)?.toString() ?? null,
+    }));
   }
 
   isChainDown(network: Network): boolean {
@@ -52,8 +56,6 @@ export class SandboxFaults {
   /** Wraps a chain's health source: while the fault is on, the check fails instead of asking the chain. */
   guard(network: Network, source: () => Promise<HealthCheck[]>): () => Promise<HealthCheck[]> {
     return async () =>
-      this.down.has(network)
-        ? [{ name: `chain:${network}`, ok: false, detail: "sandbox chain unreachable (fault injected by the operator)" }]
-        : source();
+      this.down.has(network) ? [{ name: `chain:${network}`, ok: false, detail: "sandbox chain unreachable (fault injected by the operator)" }] : source();
   }
 }

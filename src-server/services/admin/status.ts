@@ -137,7 +137,10 @@ export class AdminStatus {
       purpose: "signs in to this console and the admin API",
       publicKey: null,
       fingerprint: this.deps.operatorToken.fingerprint,
-      storage: this.deps.operatorToken.source === "configured" ? "configuration (RELAY_OPERATOR_TOKEN or the desktop keychain); held as a salted hash" : `salted hash only, ${this.deps.keyStorage}`,
+      storage:
+        this.deps.operatorToken.source === "configured"
+          ? "configuration (RELAY_OPERATOR_TOKEN or the desktop keychain); held as a salted hash"
+          : `salted hash only, ${this.deps.keyStorage}`,
     });
     return {
       networks: NETWORKS.map((n) => {
@@ -148,7 +151,15 @@ export class AdminStatus {
           backend: net.backend,
           sandbox: net.backend === "sandbox",
           programId: net.programId,
-          pools: [...new Set([...net.pools, ...this.deps.indexer.list().filter((p) => p.network === n).map((p) => p.mint)])],
+          pools: [
+            ...new Set([
+              ...net.pools,
+              ...this.deps.indexer
+                .list()
+                .filter((p) => p.network === n)
+                .map((p) => p.mint),
+            ]),
+          ],
           rpcUrl: net.rpcUrl ? redactUrl(net.rpcUrl) : null,
         };
       }),

@@ -73,7 +73,10 @@ export class AdminSupport {
         lastError: s.lastError,
       },
       overrides: this.deps.overrides.list(),
-      history: this.deps.overrides.history(address ?? undefined).slice(-200).reverse(),
+      history: this.deps.overrides
+        .history(address ?? undefined)
+        .slice(-200)
+        .reverse(),
     };
   }
 

@@ -18,11 +18,16 @@ export function indexerSuite(start: HarnessFactory): void {
   const H = (a: bigint, b: bigint): bigint => poseidon.F.toObject(poseidon([a, b]));
   const enc = new TextEncoder();
   const program = new PublicKey(DEFAULT_TEST_PROGRAM_ID);
-  const treePda = (mint: string): string =>
-    PublicKey.findProgramAddressSync([enc.encode("merkle_tree"), new PublicKey(mint).toBytes()], program)[0].toBase58();
+  const treePda = (mint: string): string => PublicKey.findProgramAddressSync([enc.encode("merkle_tree"), new PublicKey(mint).toBytes()], program)[0].toBase58();
 
-  interface MerkleAnswer { address: string; json: { root: number[]; nextIndex: number; depth: number } }
-  interface ProofAnswer { address: string; json: { path: number[][]; indices: number[] } }
+  interface MerkleAnswer {
+    address: string;
+    json: { root: number[]; nextIndex: number; depth: number };
+  }
+  interface ProofAnswer {
+    address: string;
+    json: { path: number[][]; indices: number[] };
+  }
 
   const commitments: number[][] = [];
 
@@ -166,7 +171,8 @@ export function indexerSuite(start: HarnessFactory): void {
   describe("POST /get_node/{mint}/{depth}/{index}/{network}", () => {
     it("uses heap order: 1 is the root, 2^32 + j is leaf j, an empty leaf is zero", async () => {
       const root = ((await post(`${relay.url}/get_merkle/${USDC}/32/mainnet`)).json as MerkleAnswer).json.root;
-      const node = async (i: number): Promise<number[]> => ((await post(`${relay.url}/get_node/${USDC}/32/${i}/mainnet`)).json as { json: { value: number[] } }).json.value;
+      const node = async (i: number): Promise<number[]> =>
+        ((await post(`${relay.url}/get_node/${USDC}/32/${i}/mainnet`)).json as { json: { value: number[] } }).json.value;
       expect(await node(1)).toEqual(root);
       expect(await node(2 ** 32 + 1)).toEqual(commitments[1]);
       expect(await node(2 ** 32 + 3)).toEqual(new Array(32).fill(0));

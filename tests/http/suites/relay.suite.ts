@@ -66,7 +66,10 @@ export function relaySuite(start: HarnessFactory): void {
       ["a flipped byte in A", (b) => (b.proof[5] = b.proof[5]! ^ 0x01)],
       ["a flipped byte in B", (b) => (b.proof[100] = b.proof[100]! ^ 0x80)],
       ["a flipped byte in C", (b) => (b.proof[255] = b.proof[255]! ^ 0x01)],
-      ["A moved off the curve (y + 1)", (b) => setWord(b.proof, 1, (BigInt("0x" + Buffer.from(b.proof.slice(32, 64)).toString("hex")) + 1n) % BASE_FIELD_MODULUS)],
+      [
+        "A moved off the curve (y + 1)",
+        (b) => setWord(b.proof, 1, (BigInt("0x" + Buffer.from(b.proof.slice(32, 64)).toString("hex")) + 1n) % BASE_FIELD_MODULUS),
+      ],
       ["B with c0 and c1 swapped", (b) => b.proof.splice(64, 64, ...b.proof.slice(96, 128), ...b.proof.slice(64, 96))],
       ["A and C swapped", (b) => b.proof.splice(0, 256, ...b.proof.slice(192, 256), ...b.proof.slice(64, 192), ...b.proof.slice(0, 64))],
       ["an all-zero proof (points at infinity)", (b) => b.proof.fill(0)],
@@ -166,7 +169,10 @@ export function relaySuite(start: HarnessFactory): void {
       return relayAs(b);
     };
     const unspent = async (w: PreparedWithdrawal) =>
-      expect((await post(`${relay.url}/get_nullifier/${USDC}/32/mainnet`, { nullifierHash: w.body.nullifierHash })).json).toEqual({ address: null, json: null });
+      expect((await post(`${relay.url}/get_nullifier/${USDC}/32/mainnet`, { nullifierHash: w.body.nullifierHash })).json).toEqual({
+        address: null,
+        json: null,
+      });
 
     it("GET /fees names the key that signs this network's withdrawals and receives the fee", async () => {
       const r = (await get(`${relay.url}/fees`)).json as { relayers: Record<string, string | null>; graceSec: number };
@@ -204,7 +210,12 @@ export function relaySuite(start: HarnessFactory): void {
     });
 
     it("refuses a proof made for another relayer with 400 InvalidProof, even when the body names this relay", async () => {
-      const other = await prepareWithdrawal(relay.url, depositor, USDC, { recipient: testRecipient("relay-v2-other-relayer"), amount: 1_000_000, chain: h.chain, relayer: testRecipient("another-relayer") });
+      const other = await prepareWithdrawal(relay.url, depositor, USDC, {
+        recipient: testRecipient("relay-v2-other-relayer"),
+        amount: 1_000_000,
+        chain: h.chain,
+        relayer: testRecipient("another-relayer"),
+      });
       for (const body of [{ ...other.body, relayer: published.relayer }, (({ relayer: _r, ...rest }) => rest)(other.body)]) {
         const r = await relayAs(body);
         expect(r.status).toBe(400);
@@ -222,7 +233,12 @@ export function relaySuite(start: HarnessFactory): void {
 
     it("charges a fee above the published one exactly as proved: the recipient gets depositSize - fee, the relayer the fee", async () => {
       const fee = published.fee * 3n;
-      const generous = await prepareWithdrawal(relay.url, depositor, USDC, { recipient: testRecipient("relay-v2-generous"), amount: 1_000_000, chain: h.chain, fee });
+      const generous = await prepareWithdrawal(relay.url, depositor, USDC, {
+        recipient: testRecipient("relay-v2-generous"),
+        amount: 1_000_000,
+        chain: h.chain,
+        fee,
+      });
       const before = { recipient: await balance(generous.body.recipient), relayer: await balance(published.relayer) };
       const r = await relayAs(generous.body);
       expect(r.status).toBe(200);
@@ -285,7 +301,12 @@ export function relaySuite(start: HarnessFactory): void {
     it("publishes the fee formula, the default, per-pool overrides and each network's fee receiver", async () => {
       const r = await get(`${relay.url}/fees`);
       expect(r.status).toBe(200);
-      expect(r.json).toMatchObject({ default: { bps: 25, floor: "0" }, pools: { mainnet: {}, devnet: {} }, relayers: { mainnet: expect.any(String) }, graceSec: 120 });
+      expect(r.json).toMatchObject({
+        default: { bps: 25, floor: "0" },
+        pools: { mainnet: {}, devnet: {} },
+        relayers: { mainnet: expect.any(String) },
+        graceSec: 120,
+      });
     });
   });
 

@@ -162,11 +162,20 @@ export function revertSuite(start: HarnessFactory): void {
       const dataDir = h.relay.dataDir;
       await h.relay.stop();
       const rows = await withStoppedDb(dataDir, (db) => ({
-        reverts: db.all<{ deposit_signature: string; wallet: string; status: string; error: string | null; signature: string | null; mint: string | null; amount: string | null; steps: string }>(
-          "SELECT deposit_signature, wallet, status, error, signature, mint, amount, steps FROM reverts ORDER BY requested_at, rowid",
-        ),
+        reverts: db.all<{
+          deposit_signature: string;
+          wallet: string;
+          status: string;
+          error: string | null;
+          signature: string | null;
+          mint: string | null;
+          amount: string | null;
+          steps: string;
+        }>("SELECT deposit_signature, wallet, status, error, signature, mint, amount, steps FROM reverts ORDER BY requested_at, rowid"),
         deposit: db.get<{ status: string }>("SELECT status FROM sandbox_deposits WHERE network = 'mainnet' AND signature = ?", [failedSig]),
-        nullifier: db.get<{ kind: string }>("SELECT kind FROM sandbox_nullifiers WHERE network = 'mainnet' AND signature <> ? AND kind = 'revert'", [failedSig]),
+        nullifier: db.get<{ kind: string }>("SELECT kind FROM sandbox_nullifiers WHERE network = 'mainnet' AND signature <> ? AND kind = 'revert'", [
+          failedSig,
+        ]),
       }));
       await h.restart();
 
@@ -181,7 +190,8 @@ export function revertSuite(start: HarnessFactory): void {
       expect(processed[0]).toMatchObject({ error: null, signature: expect.stringMatching(SIG), mint: WSOL, amount: "1000" });
       expect((JSON.parse(processed[0]!.steps) as { kind: string }[]).map((s) => s.kind)).toEqual(["requested", "submitted", "processed"]);
       const errors = new Set(rows.reverts.filter((r) => r.status === "failed").map((r) => r.error));
-      for (const e of ["InvalidRequest", "InvalidSignature", "DepositNotFound", "NotDepositor", "AlreadyIndexed", "NullifierSpent"]) expect(errors).toContain(e);
+      for (const e of ["InvalidRequest", "InvalidSignature", "DepositNotFound", "NotDepositor", "AlreadyIndexed", "NullifierSpent"])
+        expect(errors).toContain(e);
       expect(rows.reverts.find((r) => r.error === "AlreadyIndexed")).toMatchObject({ mint: WSOL, amount: "500", signature: null });
       // A bad token is not recorded: there is no wallet to attribute it to.
       expect(rows.reverts.every((r) => r.wallet === alice.address || r.wallet === bob.address || r.error !== null || r.status === "processed")).toBe(true);

@@ -74,7 +74,8 @@ function requireTokenAccount(ctx: ExecContext, a: InstructionAccount): LoadedTok
   if (raw.owner !== TOKEN_PROGRAM_ID) throw builtinError("IncorrectProgramId", `${a.address} is not owned by the token program`);
   const t = loadTokenAccount(ctx, a.address);
   if (!t) {
-    if (raw.data.length === TOKEN_ACCOUNT_SIZE && raw.data[TOKEN_ACCOUNT_OFFSETS.state] === 0) throw builtinError("UninitializedAccount", `${a.address} is not initialized`);
+    if (raw.data.length === TOKEN_ACCOUNT_SIZE && raw.data[TOKEN_ACCOUNT_OFFSETS.state] === 0)
+      throw builtinError("UninitializedAccount", `${a.address} is not initialized`);
     throw builtinError("InvalidAccountData", `${a.address} is not a token account`);
   }
   return t;
@@ -114,10 +115,12 @@ export function transferTokens(ctx: ExecContext, t: TokenTransfer): void {
     if (mintAccount) {
       const mint = mintAccount.owner === TOKEN_PROGRAM_ID ? decodeMint(mintAccount.data) : null;
       if (!mint) throw tokenError(ctx, "InvalidMint", `${t.checked.mint.address} is not a mint`);
-      if (mint.decimals !== t.checked.decimals) throw tokenError(ctx, "MintDecimalsMismatch", `the mint has ${mint.decimals} decimals, not ${t.checked.decimals}`);
+      if (mint.decimals !== t.checked.decimals)
+        throw tokenError(ctx, "MintDecimalsMismatch", `the mint has ${mint.decimals} decimals, not ${t.checked.decimals}`);
     }
   }
-  if (!bytesEqual(src.owner, publicKeyBytes(t.authority.address))) throw tokenError(ctx, "OwnerMismatch", `${t.authority.address} does not own ${t.source.address}`);
+  if (!bytesEqual(src.owner, publicKeyBytes(t.authority.address)))
+    throw tokenError(ctx, "OwnerMismatch", `${t.authority.address} does not own ${t.source.address}`);
   if (!t.authoritySignedByProgram && !isSigned(ctx, t.authority)) {
     ctx.log(`Program log: Error: owner ${t.authority.address} did not sign`);
     throw builtinError("MissingRequiredSignature", `${t.authority.address} did not sign the transfer`);

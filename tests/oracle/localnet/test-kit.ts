@@ -46,7 +46,10 @@ export class MemoryLedger {
 
   airdrop(address: string, lamports: bigint): void {
     const cur = this.accounts.get(address);
-    this.accounts.set(address, cur ? { ...cur, lamports: cur.lamports + lamports } : { lamports, owner: "11111111111111111111111111111111", data: new Uint8Array(0), executable: false });
+    this.accounts.set(
+      address,
+      cur ? { ...cur, lamports: cur.lamports + lamports } : { lamports, owner: "11111111111111111111111111111111", data: new Uint8Array(0), executable: false },
+    );
   }
 
   createMint(mint: string, decimals: number): void {
@@ -74,7 +77,11 @@ export class MemoryLedger {
    * One transaction: `signers` (addresses; the first pays) sign; instructions
    * run in order against a staged view; writes land only if all succeed.
    */
-  async run(instructions: readonly (TransactionInstruction | CompiledInstruction)[], signers: readonly string[], opts: { unitLimit?: number } = {}): Promise<TxResult> {
+  async run(
+    instructions: readonly (TransactionInstruction | CompiledInstruction)[],
+    signers: readonly string[],
+    opts: { unitLimit?: number } = {},
+  ): Promise<TxResult> {
     const compiled = compile(instructions, signers);
     const staged = new Map<string, AccountState | null>();
     const view: AccountView = {
@@ -142,7 +149,10 @@ function compile(instructions: readonly (TransactionInstruction | CompiledInstru
   const writable = new Set<string>(signers.slice(0, 1));
   const signing = new Set<string>(signers);
   for (const ix of plain) for (const a of ix.accounts) if (a.isWritable) writable.add(a.address);
-  return plain.map((ix) => ({ ...ix, accounts: ix.accounts.map((a) => ({ address: a.address, isSigner: signing.has(a.address), isWritable: writable.has(a.address) })) }));
+  return plain.map((ix) => ({
+    ...ix,
+    accounts: ix.accounts.map((a) => ({ address: a.address, isSigner: signing.has(a.address), isWritable: writable.has(a.address) })),
+  }));
 }
 
 /** A fixed address for a label (not on the curve or on it: the programs do not care). */

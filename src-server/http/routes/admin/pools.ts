@@ -34,7 +34,8 @@ export function adminPoolRoutes(pools: AdminPools): Router {
     const mint = optionalMint(req, res);
     if (!network || !mint) return;
     const raw = req.params.index ?? "";
-    if (!/^[0-9]{1,16}$/.test(raw)) return sendError(res, 400, ErrorName.InvalidRequest, "index must be a heap index: 1 is the root, node i has children 2i and 2i+1");
+    if (!/^[0-9]{1,16}$/.test(raw))
+      return sendError(res, 400, ErrorName.InvalidRequest, "index must be a heap index: 1 is the root, node i has children 2i and 2i+1");
     const found = pools.node(network, mint, Number(raw));
     if (!found.ok) {
       return found.error === "PoolNotFound"

@@ -13,21 +13,21 @@ const first = (v: unknown): unknown => (Array.isArray(v) ? v[0] : v);
 export function optionalNetwork(req: Request, res: Response, name = "network"): Network | null | undefined {
   const v = first(req.query[name] ?? req.params[name]);
   if (v === undefined || v === "") return null;
-  if (!isNetwork(v)) return sendError(res, 400, ErrorName.InvalidNetwork, `${name} must be mainnet or devnet`), undefined;
+  if (!isNetwork(v)) return (sendError(res, 400, ErrorName.InvalidNetwork, `${name} must be mainnet or devnet`), undefined);
   return v;
 }
 
 export function optionalMint(req: Request, res: Response, name = "mint"): string | null | undefined {
   const v = first(req.query[name] ?? req.params[name]);
   if (v === undefined || v === "") return null;
-  if (!parsePublicKey(v).ok) return sendError(res, 400, ErrorName.InvalidMint, `${name} must be a base58 public key`), undefined;
+  if (!parsePublicKey(v).ok) return (sendError(res, 400, ErrorName.InvalidMint, `${name} must be a base58 public key`), undefined);
   return v as string;
 }
 
 export function range(req: Request, res: Response, fallback: AdminRange): AdminRange | undefined {
   const v = first(req.query.range);
   if (v === undefined || v === "") return fallback;
-  if (!isAdminRange(v)) return invalidRequest(res, "range must be 24h, 7d or 30d"), undefined;
+  if (!isAdminRange(v)) return (invalidRequest(res, "range must be 24h, 7d or 30d"), undefined);
   return v;
 }
 
@@ -51,6 +51,6 @@ export function optionalInt(req: Request, res: Response, name: string, min: numb
   const v = first(req.query[name]);
   if (v === undefined || v === "") return null;
   const n = typeof v === "string" && /^-?[0-9]{1,16}$/.test(v) ? Number(v) : NaN;
-  if (!Number.isSafeInteger(n) || n < min || n > max) return invalidRequest(res, `${name} must be an integer from ${min} to ${max}`), undefined;
+  if (!Number.isSafeInteger(n) || n < min || n > max) return (invalidRequest(res, `${name} must be an integer from ${min} to ${max}`), undefined);
   return n;
 }

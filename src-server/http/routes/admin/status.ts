@@ -12,7 +12,13 @@ import { invalidRequest, sendAnswer, sendError } from "../../respond";
 import { range } from "./query";
 
 /** GET /admin/session, /admin/health, /admin/settings, /admin/money; GET and POST /admin/pauses */
-export function adminStatusRoutes(deps: { status: AdminStatus; pauses: PauseService; fees: FeeSchedule; money: AdminMoneyService; tokenSource: string }): Router {
+export function adminStatusRoutes(deps: {
+  status: AdminStatus;
+  pauses: PauseService;
+  fees: FeeSchedule;
+  money: AdminMoneyService;
+  tokenSource: string;
+}): Router {
   const r = Router();
 
   /** The console's sign-in check: 200 only with a valid token (the guard answered 401 otherwise). */
@@ -37,7 +43,8 @@ export function adminStatusRoutes(deps: { status: AdminStatus; pauses: PauseServ
     if (typeof b !== "object" || b === null || Array.isArray(b)) return invalidRequest(res, "body must be { network, mint?, paused, reason? }");
     const { network, mint, paused, reason } = b as Record<string, unknown>;
     if (!isNetwork(network)) return sendError(res, 400, ErrorName.InvalidNetwork, "network must be mainnet or devnet");
-    if (mint !== undefined && mint !== null && !parsePublicKey(mint).ok) return sendError(res, 400, ErrorName.InvalidMint, "mint must be a base58 public key, or null for the whole network");
+    if (mint !== undefined && mint !== null && !parsePublicKey(mint).ok)
+      return sendError(res, 400, ErrorName.InvalidMint, "mint must be a base58 public key, or null for the whole network");
     if (typeof paused !== "boolean") return invalidRequest(res, "paused must be true or false");
     if (reason !== undefined && typeof reason !== "string") return invalidRequest(res, "reason must be a string");
     const result = await deps.pauses.set(network, (mint as string | null | undefined) ?? null, paused, reason as string | undefined);
@@ -51,10 +58,12 @@ export function adminStatusRoutes(deps: { status: AdminStatus; pauses: PauseServ
    */
   r.post("/fees", async (req, res) => {
     const b: unknown = req.body;
-    if (typeof b !== "object" || b === null || Array.isArray(b)) return invalidRequest(res, "body must be { network, mint?, bps, floor } or { network, mint?, reset: true }");
+    if (typeof b !== "object" || b === null || Array.isArray(b))
+      return invalidRequest(res, "body must be { network, mint?, bps, floor } or { network, mint?, reset: true }");
     const { network, mint, bps, floor, reset } = b as Record<string, unknown>;
     if (!isNetwork(network)) return sendError(res, 400, ErrorName.InvalidNetwork, "network must be mainnet or devnet");
-    if (mint !== undefined && mint !== null && !parsePublicKey(mint).ok) return sendError(res, 400, ErrorName.InvalidMint, "mint must be a base58 public key, or null for the default");
+    if (mint !== undefined && mint !== null && !parsePublicKey(mint).ok)
+      return sendError(res, 400, ErrorName.InvalidMint, "mint must be a base58 public key, or null for the default");
     let policy: { bps: number; floor: bigint } | null = null;
     if (reset !== true) {
       if (typeof bps !== "number" || !Number.isInteger(bps) || bps < 0 || bps > 10_000) return invalidRequest(res, "bps: an integer from 0 to 10000");
