@@ -136,6 +136,9 @@ describe("RPC failover between two endpoints of one cluster", () => {
     const answers = await relayAll(ws, () => primary.close());
     for (const a of answers) expect(a).toMatchObject({ status: 200, json: { status: 200 } });
     await landed(ws);
+    // A stopped server still answers on its open connections during its short close grace,
+    // so the first endpoint is marked unhealthy by the first probe after that, not at once.
+    await until("the stopped endpoint to be marked unhealthy", async () => !(await endpoints())[0]!.healthy, 5_000);
     const eps = await endpoints();
     expect(eps[0]).toMatchObject({ healthy: false, active: false });
     expect(eps[1]).toMatchObject({ healthy: true, active: true });
