@@ -12,6 +12,7 @@ import { EmptyState } from "../../components/StateViews";
 import { StatusBadge } from "../../components/StatusBadge";
 import { formatCount } from "../../lib/format";
 import { formatAgo, formatDateTime } from "../../lib/time";
+import { TextInput } from "../../components/TextInput";
 
 const PURPOSE: Record<string, string> = { ofac_signature: "compliance signature", relay_recipient: "relay recipient" };
 
@@ -40,13 +41,7 @@ export function CompliancePage() {
                 setAddress(filter.trim());
               }}
             >
-              <input
-                className="input input-wide"
-                value={filter}
-                onChange={(e) => setFilter(e.target.value)}
-                placeholder="Filter by address"
-                aria-label="Address"
-              />
+              <TextInput wide value={filter} onValue={setFilter} placeholder="Filter by address" label="Address" />
               <button type="submit" className="button">
                 Filter
               </button>
@@ -137,21 +132,9 @@ function Overrides({ c }: { c: AdminCompliance }) {
         compact
       />
       <form className="override-form" onSubmit={submit}>
-        <input
-          className="input input-wide"
-          value={address}
-          onChange={(e) => setAddress(e.target.value)}
-          placeholder="Solana address"
-          aria-label="Address to override"
-        />
+        <TextInput wide value={address} onValue={setAddress} placeholder="Solana address" label="Address to override" />
         <Select value={action} options={ACTIONS} onChange={setAction} label="Override" />
-        <input
-          className="input input-wide"
-          value={reason}
-          onChange={(e) => setReason(e.target.value)}
-          placeholder="Reason (kept in the audit trail)"
-          aria-label="Reason"
-        />
+        <TextInput wide value={reason} onValue={setReason} placeholder="Reason (kept in the audit trail)" label="Reason" />
         <button type="submit" className="button button-primary" disabled={set.isPending || !address.trim() || reason.trim().length < 3}>
           Save
         </button>

@@ -13,6 +13,7 @@ import { EmptyState } from "../../components/StateViews";
 import { StatusBadge } from "../../components/StatusBadge";
 import { mintLabel } from "../../lib/mints";
 import { formatAgo, formatDateTime } from "../../lib/time";
+import { TextInput } from "../../components/TextInput";
 
 /** Accepts what an operator pastes: 64 hex characters (0x optional) or a JSON byte array. */
 export function normalizeNullifierInput(text: string): string | null {
@@ -59,14 +60,7 @@ export function NullifiersPage() {
     >
       <Panel id="search-title" title="Search">
         <form className="search" onSubmit={submit} role="search">
-          <input
-            className="input input-wide"
-            value={input}
-            onChange={(e) => setInput(e.target.value)}
-            placeholder="0x1f… or [31, 4, …]"
-            aria-label="Nullifier hash"
-            spellCheck={false}
-          />
+          <TextInput wide value={input} onValue={setInput} placeholder="0x1f… or [31, 4, …]" label="Nullifier hash" spellCheck={false} />
           <button type="submit" className="button button-primary">
             Search
           </button>

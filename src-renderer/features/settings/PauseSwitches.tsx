@@ -5,6 +5,7 @@ import type { Network } from "../../../src-shared/networks";
 import { Badge } from "../../components/Badge";
 import { mintLabel } from "../../lib/mints";
 import { formatDateTime } from "../../lib/time";
+import { TextInput } from "../../components/TextInput";
 
 /** One switch per network and per pool: relays of a paused pool answer 503 RelayPaused with the reason. */
 export function PauseSwitches({ settings }: { settings: AdminSettings }) {
@@ -69,15 +70,7 @@ function Switch({ network, mint, pause, overridden = false }: { network: Network
         </button>
       ) : asking ? (
         <form className="inline-form" onSubmit={submit}>
-          <input
-            className="input"
-            value={reason}
-            onChange={(e) => setReason(e.target.value)}
-            placeholder="Reason, shown to clients"
-            aria-label={`Reason to pause ${what}`}
-            maxLength={200}
-            autoFocus
-          />
+          <TextInput value={reason} onValue={setReason} placeholder="Reason, shown to clients" label={`Reason to pause ${what}`} maxLength={200} autoFocus />
           <button type="submit" className="button button-small button-danger" disabled={set.isPending || reason.trim().length < 3}>
             Pause
           </button>
