@@ -9,9 +9,8 @@ import { SqlAuthStore } from "./adapters/storage-sqljs/auth-store";
 import { DurableDb } from "./adapters/storage-sqljs/durable-db";
 import { SqlTreeStore } from "./adapters/storage-sqljs/tree-store";
 import { SqlRelayStore } from "./adapters/storage-sqljs/relay-store";
-import { FileListSource } from "./adapters/sanctions-file/file-source";
+import { configuredListSource } from "./adapters/sanctions-file/configured-source";
 import { ReloadingSanctionsList } from "./adapters/sanctions-file/sanctions-list";
-import { UrlListSource } from "./adapters/sanctions-file/url-source";
 import { SqlComplianceLog } from "./adapters/storage-sqljs/compliance-log";
 import { SqlRevertStore } from "./adapters/storage-sqljs/revert-store";
 import { SqlSanctionsStore } from "./adapters/storage-sqljs/sanctions-store";
@@ -120,12 +119,7 @@ async function compose(config: RelayConfig, opts: ComposeOptions, stack: Teardow
   const verifier = new MemoizingVerifier(verifierPool);
   const sanctionsStore = new SqlSanctionsStore(db);
   const sanctions = new ReloadingSanctionsList({
-    source: config.sanctions.url
-      ? new UrlListSource(config.sanctions.url, {
-          timeoutMs: config.sanctions.fetchTimeoutSec * 1000,
-          cacheFile: path.join(config.dataDir, "sanctions", "url-cache.json"),
-        })
-      : new FileListSource(config.sanctions.file),
+    source: configuredListSource(config.sanctions, config.dataDir),
     store: sanctionsStore,
     intervalMs: (config.sanctions.url ? config.sanctions.refreshIntervalSec : config.sanctions.filePollSec) * 1000,
     log,

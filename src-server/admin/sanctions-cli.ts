@@ -1,9 +1,7 @@
 import { mkdirSync } from "node:fs";
-import path from "node:path";
 import { parseArgs } from "node:util";
-import { FileListSource } from "../adapters/sanctions-file/file-source";
+import { configuredListSource } from "../adapters/sanctions-file/configured-source";
 import { ReloadingSanctionsList } from "../adapters/sanctions-file/sanctions-list";
-import { UrlListSource } from "../adapters/sanctions-file/url-source";
 import { lockDataDir } from "../adapters/storage-sqljs/data-dir-lock";
 import { DurableDb } from "../adapters/storage-sqljs/durable-db";
 import { SqlSanctionsStore } from "../adapters/storage-sqljs/sanctions-store";
@@ -118,12 +116,7 @@ export async function runSanctionsCli(argv: readonly string[], io: AdminIo, opts
         }
         case "check": {
           const list = new ReloadingSanctionsList({
-            source: config.sanctions.url
-              ? new UrlListSource(config.sanctions.url, {
-                  timeoutMs: config.sanctions.fetchTimeoutSec * 1000,
-                  cacheFile: path.join(config.dataDir, "sanctions", "url-cache.json"),
-                })
-              : new FileListSource(config.sanctions.file),
+            source: configuredListSource(config.sanctions, config.dataDir),
             store,
             intervalMs: 3_600_000,
           });

@@ -33,6 +33,30 @@ let depositor: Keypair;
 const logs: string[] = [];
 
 const send = (instructions: TransactionInstruction[], signers: Keypair[]): Promise<string> => pool.send(instructions, signers);
+/** Submits the labelled withdrawal under the given validator faults and expects it to land. */
+const landsUnder = async (label: string, faults: Parameters<LocalValidator["faults"]["set"]>[0]) => {
+  const w = withdrawal(label);
+  validator.faults.set(faults);
+  const { attempts, observer } = recorder();
+  expect(await chain.submitWithdrawal(w, observer)).toMatchObject({ ok: true });
+  return { w, attempts };
+};
+/** A deposit of the zero precommitment, which the pool cannot insert: a failed deposit to revert. */
+const failedDeposit = (amount: bigint, nonce: bigint): Promise<string> =>
+  send(
+    [
+      depositInstruction({
+        programId: PROGRAM,
+        depositor: depositor.publicKey.toBase58(),
+        mint: MINT,
+        precommitment: new Uint8Array(32),
+        amount,
+        nonce,
+        hasher,
+      }),
+    ],
+    [depositor],
+  );
 const network = (): NetworkConfig => pool.network();
 const withdrawal = (label: string): WithdrawalSubmission => pool.withdrawal(label);
 const tokenBalance = (owner: string): Promise<bigint> => pool.balance(associatedTokenAddress(owner, MINT));
@@ -109,11 +133,7 @@ describe("SolanaChain on the local validator", () => {
   });
 
   it("rebroadcasts a dropped transaction, which lands once", async () => {
-    const w = withdrawal("leaf 5, 6 SOL");
-    validator.faults.set({ dropTransactions: 1 });
-    const { attempts, observer } = recorder();
-    const r = await chain.submitWithdrawal(w, observer);
-    expect(r).toMatchObject({ ok: true });
+    const { w, attempts } = await landsUnder("leaf 5, 6 SOL", { dropTransactions: 1 });
     const final = attempts[attempts.length - 1]!;
     expect(attempts.filter((a) => a.verdict !== "pending")).toHaveLength(1);
     expect(final.verdict).toBe("landed");
@@ -123,11 +143,7 @@ describe("SolanaChain on the local validator", () => {
   });
 
   it("retries an expired blockhash with a fresh one; the nullifier is spent once", async () => {
-    const w = withdrawal("leaf 6, 7 SOL");
-    validator.faults.set({ expireNext: 1 });
-    const { attempts, observer } = recorder();
-    const r = await chain.submitWithdrawal(w, observer);
-    expect(r).toMatchObject({ ok: true });
+    const { w, attempts } = await landsUnder("leaf 6, 7 SOL", { expireNext: 1 });
     const verdicts = attempts.filter((a) => a.verdict !== "pending");
     expect(verdicts.map((a) => a.verdict)).toEqual(["expired", "landed"]);
     expect(verdicts[0]!.blockhash).not.toBe(verdicts[1]!.blockhash);
@@ -140,20 +156,7 @@ describe("SolanaChain on the local validator", () => {
 
   it("reverts a failed deposit once", async () => {
     const before = await tokenBalance(depositor.publicKey.toBase58());
-    const sig = await send(
-      [
-        depositInstruction({
-          programId: PROGRAM,
-          depositor: depositor.publicKey.toBase58(),
-          mint: MINT,
-          precommitment: new Uint8Array(32),
-          amount: 1234n,
-          nonce: 100n,
-          hasher,
-        }),
-      ],
-      [depositor],
-    );
+    const sig = await failedDeposit(1234n, 100n);
     const d = await chain.findDeposit(sig);
     expect(d).toMatchObject({ signature: sig, mint: MINT, amount: 1234n, depositor: depositor.publicKey.toBase58(), status: "failed" });
     expect(await chain.revertDeposit({ depositSignature: sig, depositor: encodeBase58(new Uint8Array(32).fill(1)) })).toMatchObject({
@@ -192,20 +195,7 @@ describe("SolanaChain on the local validator", () => {
   });
 
   it("answers Unknown, not 'did not land', while no verdict is possible, and the transaction is in flight", async () => {
-    const sig = await send(
-      [
-        depositInstruction({
-          programId: PROGRAM,
-          depositor: depositor.publicKey.toBase58(),
-          mint: MINT,
-          precommitment: new Uint8Array(32),
-          amount: 55n,
-          nonce: 101n,
-          hasher,
-        }),
-      ],
-      [depositor],
-    );
+    const sig = await failedDeposit(55n, 101n);
     const impatient = new SolanaChain("devnet", network(), rpc, relayer, hasher, () => {}, {
       timing: { pollMs: 50, backoffMs: 50, maxBackoffMs: 100, unknownAfterMs: 1_000, preSendRetryMs: 1_000 },
     });

@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { inspect } from "node:util";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { fractionToPercent } from "./decode";
+import { meteoraQuote } from "../../../tests/support/swap-quotes";
 import { JupiterSwapApi } from "./jupiter-api";
 
 const SOL = "So11111111111111111111111111111111111111112";
@@ -111,35 +112,7 @@ describe("JupiterSwapApi.quote against a Jupiter-shaped server on 127.0.0.1", ()
 
   it("maps the answer: string amounts to bigint, priceImpactPct from a fraction to percent, the raw quote kept", async () => {
     const r = await api().quote(ask);
-    expect(r).toEqual({
-      ok: true,
-      value: {
-        venue: "jupiter",
-        inputMint: SOL,
-        outputMint: USDC,
-        inAmount: 100_000_000n,
-        outAmount: 17_057_460n,
-        otherAmountThreshold: 16_886_885n,
-        slippageBps: 100,
-        priceImpactPct: 0.01,
-        routePlan: [
-          {
-            swapInfo: {
-              ammKey: QUOTE.routePlan[0]!.swapInfo.ammKey,
-              label: "Meteora DLMM",
-              inputMint: SOL,
-              outputMint: USDC,
-              inAmount: 100_000_000n,
-              outAmount: 17_057_460n,
-              feeAmount: 1285n,
-              feeMint: USDC,
-            },
-            percent: 100,
-          },
-        ],
-        raw: QUOTE,
-      },
-    });
+    expect(r).toEqual({ ok: true, value: meteoraQuote(QUOTE.routePlan[0]!.swapInfo.ammKey, QUOTE) });
   });
 
   it("accepts percent null (taking bps when present) and absent feeAmount / feeMint", async () => {

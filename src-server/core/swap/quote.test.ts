@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { meteoraQuote } from "../../../tests/support/swap-quotes";
 import { parseQuoteRequest, quoteJson, type SwapQuote } from "./quote";
 
 const SOL = "So11111111111111111111111111111111111111112";
@@ -50,32 +51,13 @@ describe("parseQuoteRequest", () => {
 
 describe("quoteJson", () => {
   it("writes amounts as text, keeps priceImpactPct a number, and leaves out fee fields a venue did not give", () => {
+    const base = meteoraQuote("A", { secret: "not on the wire" });
     const q: SwapQuote = {
-      venue: "jupiter",
-      inputMint: SOL,
-      outputMint: USDC,
-      inAmount: 100_000_000n,
-      outAmount: 17_057_460n,
-      otherAmountThreshold: 16_886_885n,
-      slippageBps: 100,
-      priceImpactPct: 0.01,
+      ...base,
       routePlan: [
-        {
-          swapInfo: {
-            ammKey: "A",
-            label: "Meteora DLMM",
-            inputMint: SOL,
-            outputMint: USDC,
-            inAmount: 100_000_000n,
-            outAmount: 17_057_460n,
-            feeAmount: 1285n,
-            feeMint: USDC,
-          },
-          percent: 100,
-        },
+        ...base.routePlan,
         { swapInfo: { ammKey: "B", label: "X", inputMint: SOL, outputMint: USDC, inAmount: 1n, outAmount: 2n, feeAmount: null, feeMint: null }, percent: null },
       ],
-      raw: { secret: "not on the wire" },
     };
     expect(quoteJson(q)).toEqual({
       inputMint: SOL,
