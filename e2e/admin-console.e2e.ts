@@ -12,7 +12,7 @@ import { revertMessage } from "../src-shared/messages";
 import { prepareWithdrawal, testRecipient, type PreparedWithdrawal } from "../tests/support/proofs";
 import { airdrop, deposit, USDC } from "../tests/support/sandbox";
 import { newWallet, post, type TestWallet } from "../tests/support/wallet";
-import { freshDataDir, launchChromium, openPage, screenshots, signIn, startRelay, stopRelay, type Relay } from "./support";
+import { freshDataDir, openPage, screenshots, signIn, stopRelay, type Relay, startRelayAndBrowser } from "./support";
 
 const TOKEN = "e2e-operator-token-5b1d0c9e2f";
 const admin = { authorization: `Bearer ${TOKEN}` };
@@ -40,12 +40,8 @@ describe("operator console dashboards (headless, Chromium)", () => {
 
   beforeAll(async () => {
     dataDir = freshDataDir("admin-console");
-    const [started, launched] = await Promise.allSettled([startRelay(dataDir, { RELAY_OPERATOR_TOKEN: TOKEN, RELAY_RATE_LIMITS: "off" }), launchChromium()]);
-    if (started.status === "fulfilled") relay = started.value;
-    if (launched.status === "fulfilled") browser = launched.value;
-    if (started.status === "rejected") throw started.reason;
-    if (launched.status === "rejected") throw launched.reason;
-    const context = await launched.value.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: "light" });
+    ({ relay, browser } = await startRelayAndBrowser(dataDir, { RELAY_OPERATOR_TOKEN: TOKEN, RELAY_RATE_LIMITS: "off" }));
+    const context = await browser!.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: "light" });
     ({ page, errors: pageErrors } = await openPage(context));
     wallet = newWallet();
     await airdrop(relay!.url, wallet, 50_000_000, USDC);

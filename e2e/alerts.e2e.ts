@@ -9,7 +9,7 @@ import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AdminAlerts } from "../src-shared/api/alerts";
-import { freshDataDir, launchChromium, openPage, signIn, startRelay, stopRelay, type Relay } from "./support";
+import { freshDataDir, signIn, stopRelay, type Relay, startRelayAndBrowser, openConsolePage } from "./support";
 
 const TOKEN = "alerts-e2e-operator-token-3c7d21";
 
@@ -30,15 +30,8 @@ describe("alerts in the operator console (headless, Chromium)", () => {
     dataDir = freshDataDir("alerts");
     const config = join(dataDir, "relay.json");
     writeFileSync(config, JSON.stringify({ metrics: { feePayerSampleSec: 1 }, alerts: { evaluateSec: 1 } }));
-    const [started, launched] = await Promise.allSettled([
-      startRelay(join(dataDir, "data"), { RELAY_CONFIG: config, RELAY_OPERATOR_TOKEN: TOKEN }),
-      launchChromium(),
-    ]);
-    if (started.status === "fulfilled") relay = started.value;
-    if (launched.status === "fulfilled") browser = launched.value;
-    if (started.status === "rejected") throw started.reason;
-    if (launched.status === "rejected") throw launched.reason;
-    const opened = await openPage(await browser!.newContext({ viewport: { width: 1280, height: 860 } }));
+    ({ relay, browser } = await startRelayAndBrowser(join(dataDir, "data"), { RELAY_CONFIG: config, RELAY_OPERATOR_TOKEN: TOKEN }));
+    const opened = await openConsolePage(browser!);
     page = opened.page;
     pageErrors = opened.errors;
   });

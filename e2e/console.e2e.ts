@@ -10,7 +10,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bytesToHex, shortHex } from "../src-renderer/lib/format";
 import { healthDetail } from "../src-shared/api/public";
-import { freshDataDir, launchChromium, openPage, signIn, startRelay, stopRelay, type Relay } from "./support";
+import { freshDataDir, openPage, signIn, stopRelay, type Relay, startRelayAndBrowser } from "./support";
 
 const TOKEN = "console-e2e-operator-token-7f3a9c";
 const POOLS = [
@@ -28,12 +28,8 @@ describe("operator console (headless, Chromium)", () => {
 
   beforeAll(async () => {
     dataDir = freshDataDir("console");
-    const [started, launched] = await Promise.allSettled([startRelay(dataDir, { RELAY_OPERATOR_TOKEN: TOKEN }), launchChromium()]);
-    if (started.status === "fulfilled") relay = started.value;
-    if (launched.status === "fulfilled") browser = launched.value;
-    if (started.status === "rejected") throw started.reason;
-    if (launched.status === "rejected") throw launched.reason;
-    const context = await launched.value.newContext({ viewport: { width: 1280, height: 860 }, colorScheme: "light" });
+    ({ relay, browser } = await startRelayAndBrowser(dataDir, { RELAY_OPERATOR_TOKEN: TOKEN }));
+    const context = await browser!.newContext({ viewport: { width: 1280, height: 860 }, colorScheme: "light" });
     await context.grantPermissions(["clipboard-read", "clipboard-write"]);
     const opened = await openPage(context);
     page = opened.page;

@@ -10,7 +10,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AdminHealth } from "../src-shared/api/admin";
 import { solanaRelayConfig, startLocalnet, type Localnet } from "../tests/support/localnet";
-import { freshDataDir, launchChromium, openPage, signIn, startRelay, stopRelay, type Relay } from "./support";
+import { freshDataDir, signIn, stopRelay, type Relay, startRelayAndBrowser, openConsolePage } from "./support";
 
 const TOKEN = "devkey-e2e-operator-token-5b81d0";
 
@@ -27,15 +27,8 @@ describe("the development verifying key banner (local validator, Chromium)", () 
     net = await startLocalnet();
     const config = join(dataDir, "relay.json");
     writeFileSync(config, JSON.stringify(solanaRelayConfig(net)));
-    const [started, launched] = await Promise.allSettled([
-      startRelay(join(dataDir, "data"), { RELAY_CONFIG: config, RELAY_OPERATOR_TOKEN: TOKEN }),
-      launchChromium(),
-    ]);
-    if (started.status === "fulfilled") relay = started.value;
-    if (launched.status === "fulfilled") browser = launched.value;
-    if (started.status === "rejected") throw started.reason;
-    if (launched.status === "rejected") throw launched.reason;
-    const opened = await openPage(await browser!.newContext({ viewport: { width: 1280, height: 860 } }));
+    ({ relay, browser } = await startRelayAndBrowser(join(dataDir, "data"), { RELAY_CONFIG: config, RELAY_OPERATOR_TOKEN: TOKEN }));
+    const opened = await openConsolePage(browser!);
     page = opened.page;
     pageErrors = opened.errors;
   });

@@ -11,7 +11,7 @@ import { prepareWithdrawal, testRecipient } from "../tests/support/proofs";
 import { USDC } from "../tests/support/sandbox";
 import { sandboxTestChain } from "../tests/support/test-chain";
 import { newWallet, post } from "../tests/support/wallet";
-import { freshDataDir, launchChromium, openPage, signIn, startRelay, stopRelay, type Relay } from "./support";
+import { freshDataDir, signIn, stopRelay, type Relay, startRelayAndBrowser, openConsolePage } from "./support";
 
 const TOKEN = "relay-log-e2e-operator-token-9e2f44";
 
@@ -24,15 +24,8 @@ describe("the Relay detail's log (headless, Chromium)", () => {
 
   beforeAll(async () => {
     dataDir = freshDataDir("relay-log");
-    const [started, launched] = await Promise.allSettled([
-      startRelay(join(dataDir, "data"), { RELAY_OPERATOR_TOKEN: TOKEN, RELAY_RATE_LIMITS: "off" }),
-      launchChromium(),
-    ]);
-    if (started.status === "fulfilled") relay = started.value;
-    if (launched.status === "fulfilled") browser = launched.value;
-    if (started.status === "rejected") throw started.reason;
-    if (launched.status === "rejected") throw launched.reason;
-    const opened = await openPage(await browser!.newContext({ viewport: { width: 1280, height: 860 } }));
+    ({ relay, browser } = await startRelayAndBrowser(join(dataDir, "data"), { RELAY_OPERATOR_TOKEN: TOKEN, RELAY_RATE_LIMITS: "off" }));
+    const opened = await openConsolePage(browser!);
     page = opened.page;
     pageErrors = opened.errors;
   });

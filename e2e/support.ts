@@ -109,3 +109,17 @@ export async function signIn(page: Page, url: string, token: string): Promise<vo
   await page.getByRole("button", { name: "Sign in" }).click();
   await page.getByRole("navigation", { name: "Sections" }).waitFor();
 }
+
+/** A relay and Chromium started together; if one of them fails, the other is closed before the failure is thrown. */
+export async function startRelayAndBrowser(dataDir: string, env: Record<string, string>): Promise<{ relay: Relay; browser: Browser }> {
+  const [started, launched] = await Promise.allSettled([startRelay(dataDir, env), launchChromium()]);
+  if (started.status === "fulfilled" && launched.status === "fulfilled") return { relay: started.value, browser: launched.value };
+  if (launched.status === "fulfilled") await launched.value.close();
+  if (started.status === "fulfilled") await stopRelay(started.value);
+  throw started.status === "rejected" ? started.reason : (launched as PromiseRejectedResult).reason;
+}
+
+/** A page of the screenshots' size (1280×860) in a new browser context. */
+export async function openConsolePage(browser: Browser): Promise<{ page: Page; errors: string[] }> {
+  return openPage(await browser.newContext({ viewport: { width: 1280, height: 860 } }));
+}

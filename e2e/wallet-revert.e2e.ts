@@ -11,7 +11,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { airdrop, deposit, USDC } from "../tests/support/sandbox";
 import { get, newWallet, type TestWallet } from "../tests/support/wallet";
-import { freshDataDir, launchChromium, openPage, screenshots, signIn, startRelay, stopRelay, type Relay } from "./support";
+import { freshDataDir, openPage, screenshots, signIn, stopRelay, type Relay, startRelayAndBrowser } from "./support";
 
 const TOKEN = "wallet-e2e-operator-token-41c7";
 const ICON =
@@ -77,11 +77,7 @@ describe("wallet page: a depositor reverts a failed deposit (headless, Chromium)
 
   beforeAll(async () => {
     dataDir = freshDataDir("wallet");
-    const [started, launched] = await Promise.allSettled([startRelay(dataDir, { RELAY_OPERATOR_TOKEN: TOKEN }), launchChromium()]);
-    if (started.status === "fulfilled") relay = started.value;
-    if (launched.status === "fulfilled") browser = launched.value;
-    if (started.status === "rejected") throw started.reason;
-    if (launched.status === "rejected") throw launched.reason;
+    ({ relay, browser } = await startRelayAndBrowser(dataDir, { RELAY_OPERATOR_TOKEN: TOKEN }));
   });
 
   afterAll(async () => {
