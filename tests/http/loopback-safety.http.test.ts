@@ -1,10 +1,10 @@
-import http from "node:http";
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../src-server/config/load";
 import { startServer, type RunningServer } from "../../src-server/index";
+import { sendRaw, type RawAnswer } from "../support/raw-http";
 import { startRelay, type RelayProcess } from "../support/relay-process";
 import { USDC, WSOL } from "../support/sandbox";
 import { get, newWallet, post } from "../support/wallet";
@@ -15,42 +15,8 @@ import { get, newWallet, post } from "../support/wallet";
  * through DNS rebinding, nor frame the console.
  */
 
-interface RawAnswer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  text: string;
-  json: unknown;
-}
-
-/**
- * A request with exactly the headers given (Host included): fetch does not let
- * a test choose the Host header. A body without content-length is sent chunked.
- */
-function raw(base: string, opts: { method?: string; path: string; headers?: Record<string, string>; body?: string; chunked?: boolean }): Promise<RawAnswer> {
-  const u = new URL(base);
-  return new Promise((resolve, reject) => {
-    const headers: Record<string, string> = { ...opts.headers };
-    if (!Object.keys(headers).some((k) => k.toLowerCase() === "host")) headers.host = u.host;
-    if (opts.body !== undefined && !opts.chunked) headers["content-length"] = String(Buffer.byteLength(opts.body));
-    const req = http.request({ host: u.hostname, port: u.port, method: opts.method ?? "POST", path: opts.path, headers, setHost: false }, (res) => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (d: string) => (text += d));
-      res.on("end", () => {
-        let json: unknown;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          json = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
-      });
-    });
-    req.on("error", reject);
-    if (opts.body !== undefined) req.write(opts.body);
-    req.end();
-  });
-}
+/** A request to `path` of the relay with exactly the headers given (Host included). */
+const raw = (base: string, { path, ...opts }: { path: string } & Parameters<typeof sendRaw>[1]): Promise<RawAnswer> => sendRaw(`${base}${path}`, opts);
 
 const loginBody = (): { wallet: string; signature: string; message: number } => {
   const w = newWallet();
