@@ -1,0 +1,106 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { FieldHasher } from "../../../src-shared/crypto/hasher";
+import { createLeanPoseidonHasher, PREBUILT_WASM as LEAN_PREBUILT_WASM } from "../poseidon-lean/lean-hasher";
+
+/**
+ * poseidon.c compiled ahead of time (fast-hasher.test.ts rebuilds it with clang and compares bytes).
+ * Regenerate after a change to poseidon.c or circomlibjs's constants: `npx tsx src-server/adapters/poseidon-fast/build-wasm.ts`.
+ */
+export const PREBUILT_WASM = fileURLToPath(new URL("../../../resources/zk/poseidon-bn254-fast.wasm", import.meta.url));
+/** The lean module's file name: looked for next to each place the fast one is looked for. */
+const LEAN_FILE = path.basename(LEAN_PREBUILT_WASM);
+
+interface FastPoseidonExports {
+  memory: { buffer: ArrayBuffer };
+  /** Start of a fixed io_pairs() * 96-byte window the module never uses for anything else. */
+  io_buffer(): number;
+  io_pairs(): number;
+  hash2(pIn: number, pOut: number): void;
+  hash3(pIn: number, pOut: number): void;
+  hash_pairs(pIn: number, count: number, pOut: number): void;
+}
+/** The part of the WebAssembly global used here (the server's TypeScript lib has no DOM types). */
+interface WasmApi {
+  instantiate(code: Uint8Array, imports: Record<string, never>): Promise<{ instance: { exports: unknown } }>;
+}
+const wasmApi = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+
+let shared: Promise<FieldHasher> | null = null;
+
+/**
+ * The relay's Poseidon: 2 and 3 inputs (tree nodes, leaves) in poseidon.c's
+ * module, which hashes the 32-byte wire form in place (no BigInt, no
+ * per-element conversion), every other arity in the lean hasher; the same
+ * outputs as circomlibjs's `buildPoseidon` for any 32-byte inputs. One per
+ * process. `prebuilt`: where to look for the module, in order (the desktop
+ * app's resources folder is not the repository's); the lean module is looked
+ * for in the same folders. Where none has it, every arity goes to the lean
+ * hasher: slower, same answers.
+ */
+export function createFastPoseidonHasher(prebuilt: readonly string[] = [PREBUILT_WASM]): Promise<FieldHasher> {
+  shared ??= openFastPoseidonHasher(prebuilt);
+  return shared;
+}
+
+/** A new instance, not the shared one (tests, benchmarks). */
+export async function openFastPoseidonHasher(prebuilt: readonly string[] = [PREBUILT_WASM]): Promise<FieldHasher> {
+  const leanPlaces = [...new Set([...prebuilt.map((file) => path.join(path.dirname(file), LEAN_FILE)), LEAN_PREBUILT_WASM])];
+  const [lean, code] = await Promise.all([createLeanPoseidonHasher(leanPlaces), firstReadable(prebuilt)]);
+  if (!code) return lean;
+  const { instance } = await wasmApi.instantiate(code, {});
+  return fastHasher(instance.exports as FastPoseidonExports, lean);
+}
+
+async function firstReadable(files: readonly string[]): Promise<Uint8Array | null> {
+  for (const file of files) {
+    try {
+      return await readFile(file);
+    } catch {
+      // Missing here (a bundle keeps resources elsewhere): try the next place.
+    }
+  }
+  return null;
+}
+
+function fastHasher(wasm: FastPoseidonExports, lean: FieldHasher): FieldHasher {
+  const io = wasm.io_buffer();
+  const chunk = wasm.io_pairs();
+  const ioOut = io + 64 * chunk;
+  // The module never grows its memory, but a new buffer would detach this view: re-read it then.
+  let mem = new Uint8Array(wasm.memory.buffer);
+  const memory = (): Uint8Array => {
+    if (mem.buffer !== wasm.memory.buffer) mem = new Uint8Array(wasm.memory.buffer);
+    return mem;
+  };
+
+  return {
+    hash(inputs) {
+      const n = inputs.length;
+      if (n !== 2 && n !== 3) return lean.hash(inputs);
+      const m = memory();
+      for (let i = 0; i < n; i++) {
+        const input = inputs[i]!;
+        if (input.length !== 32) throw new RangeError("Poseidon inputs are 32-byte field elements");
+        m.set(input, io + 32 * i);
+      }
+      if (n === 2) wasm.hash2(io, ioOut);
+      else wasm.hash3(io, ioOut);
+      return m.slice(ioOut, ioOut + 32);
+    },
+    hashPairs(pairs, count, out, outOffset) {
+      if (!Number.isInteger(count) || count < 0 || pairs.length < 64 * count) throw new RangeError("hashPairs reads count 64-byte pairs");
+      if (!Number.isInteger(outOffset) || outOffset < 0 || out.length < outOffset + 32 * count) throw new RangeError("hashPairs writes count 32-byte hashes");
+      // Through the fixed window, up to `chunk` pairs per call.
+      for (let done = 0; done < count;) {
+        const n = Math.min(chunk, count - done);
+        const m = memory();
+        m.set(pairs.subarray(64 * done, 64 * (done + n)), io);
+        wasm.hash_pairs(io, n, ioOut);
+        out.set(m.subarray(ioOut, ioOut + 32 * n), outOffset + 32 * done);
+        done += n;
+      }
+    },
+  };
+}
