@@ -7,7 +7,7 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { FieldHasher } from "../src-shared/crypto/hasher";
-import { createLeanPoseidonHasher, PREBUILT_WASM as PREBUILT_POSEIDON_WASM } from "./adapters/poseidon-lean/lean-hasher";
+import { createFastPoseidonHasher, PREBUILT_WASM as PREBUILT_POSEIDON_WASM } from "./adapters/poseidon-fast/fast-hasher";
 import { lockDataDir } from "./adapters/storage-sqljs/data-dir-lock";
 import { DurableDb } from "./adapters/storage-sqljs/durable-db";
 import { MIGRATIONS, SQL_FUNCTIONS } from "./adapters/storage-sqljs/schema-migrations";
@@ -36,7 +36,8 @@ export async function openStorage(config: RelayConfig, log: (line: string) => vo
   });
   verifierStarting.catch(() => {});
   // Next to the verification key: resources/zk in the repository and in the desktop app alike.
-  const hasherLoading = createLeanPoseidonHasher([path.join(path.dirname(config.verifier.vkeyPath), "poseidon-bn254.wasm"), PREBUILT_POSEIDON_WASM]);
+  // (The fast module hashes 2 and 3 inputs; it looks for the lean one, for the other arities, in the same folders.)
+  const hasherLoading = createFastPoseidonHasher([path.join(path.dirname(config.verifier.vkeyPath), "poseidon-bn254-fast.wasm"), PREBUILT_POSEIDON_WASM]);
   const dbOpening = DurableDb.open({
     dir: config.dataDir,
     migrations: MIGRATIONS,
