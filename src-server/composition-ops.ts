@@ -21,7 +21,7 @@ import type { HealthService } from "./services/health";
 import { RelayMetrics, type MetricSources } from "./adapters/metrics-prom/relay-metrics";
 import { SNAPSHOT_FILE, type DurableDb } from "./adapters/storage-sqljs/durable-db";
 import type { RelayConfig } from "./config/schema";
-import { requestLog } from "./http/middleware/request-log";
+import { requestLog, requestMessage } from "./http/middleware/request-log";
 import { metricsRoutes } from "./http/routes/metrics";
 import type { RelayLogger } from "./adapters/log-pino/relay-logger";
 import type { RelayStore } from "./ports/relay-store";
@@ -116,7 +116,15 @@ export class Ops {
 
   /** One line per request (first in the app). */
   requestLog(): RequestHandler {
-    return requestLog({ event: (fields, msg) => this.event(fields, msg), clientIps: this.config.logs.clientIps });
+    return requestLog({
+      done: (r) => this.metrics.onRequest(r.method, r.route, r.status, r.ms),
+      requests: this.config.logs.requests,
+      line: (r) => {
+        if (this.logger) this.logger.request(r, requestMessage(r));
+        else this.log(requestMessage(r));
+      },
+      clientIps: this.config.logs.clientIps,
+    });
   }
 
   /** The RPC failover's per-request report for one network. */

@@ -32,7 +32,7 @@ import { USDC } from "../../tests/support/sandbox";
 import { makeLeaves, tempDir, toDecimal } from "../lib/data";
 import type { Metric } from "../lib/metric";
 import { fmtPoseidonHash } from "../lib/peer";
-import { procCpuMs, startRelayChild, type ListeningProcess } from "../lib/proc";
+import { logMessage, procCpuMs, startRelayChild, type ListeningProcess } from "../lib/proc";
 import { fmtNum, gc, rate } from "../lib/stats";
 import type { BenchCase } from "./index";
 
@@ -239,7 +239,7 @@ interface StartPhases {
 }
 
 function phases(relay: ListeningProcess, cpuMs: number | null): StartPhases {
-  const consoleAt = relay.lines.find((l) => /^console: operator token /.test(l.text))?.atMs ?? null;
+  const consoleAt = relay.lines.find((l) => /^console: operator token /.test(logMessage(l.text)))?.atMs ?? null;
   return { readyMs: relay.readyMs, consoleAt, catchUpMs: consoleAt === null ? null : relay.readyMs - consoleAt, cpuMs };
 }
 

@@ -6,7 +6,7 @@ import { SqlTreeStore } from "../../src-server/adapters/storage-sqljs/tree-store
 import { MerkleTree } from "../../src-server/core/merkle/tree";
 import { BENCH_MINT, BENCH_NETWORK, copyPool, dirBytes, preparedPool, tempDir } from "../lib/data";
 import type { Metric } from "../lib/metric";
-import { procCpuMs, procMemoryMb, spawnListening, type ListeningProcess } from "../lib/proc";
+import { logMessage, procCpuMs, procMemoryMb, spawnListening, type ListeningProcess } from "../lib/proc";
 import { fmtNum, median } from "../lib/stats";
 import type { BenchCase } from "./index";
 
@@ -24,17 +24,6 @@ interface Sample {
   /** When the first config line appeared (modules loaded) and the relayer line (store opened). */
   configAt: number | null;
   relayerAt: number | null;
-}
-
-/** The text of a log line, whether plain or a structured JSON line (`{"msg": ...}`). */
-function logMessage(line: string): string {
-  if (!line.startsWith("{")) return line;
-  try {
-    const msg = (JSON.parse(line) as { msg?: unknown }).msg;
-    return typeof msg === "string" ? msg : line;
-  } catch {
-    return line;
-  }
 }
 
 async function sample(args: string[], env: Record<string, string>, check?: (p: ListeningProcess) => Promise<void>): Promise<Sample> {

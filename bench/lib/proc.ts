@@ -109,3 +109,14 @@ export function startRelayChild(env: Record<string, string>): Promise<ListeningP
     ...env,
   });
 }
+
+/** The text of a log line, whether plain or a structured JSON line (`{"msg": ...}`). */
+export function logMessage(line: string): string {
+  if (!line.startsWith("{")) return line;
+  try {
+    const msg = (JSON.parse(line) as { msg?: unknown }).msg;
+    return typeof msg === "string" ? msg : line;
+  } catch {
+    return line;
+  }
+}

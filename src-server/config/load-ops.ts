@@ -97,9 +97,13 @@ export function applyOpsConfig(
   if (w.maxRetries !== undefined) webhook.maxRetries = num("alerts.webhook.maxRetries", w.maxRetries, 0, 20, fail);
   cfg.alerts.webhook = webhook;
 
-  const l = section("logs", file.logs, ["file", "maxFileMiB", "maxFiles", "clientIps"], fail);
+  const l = section("logs", file.logs, ["file", "maxFileMiB", "maxFiles", "clientIps", "requests"], fail);
   if (l.file !== undefined) cfg.logs.file = bool("logs.file", l.file, fail);
   if (l.maxFileMiB !== undefined) cfg.logs.maxFileMiB = num("logs.maxFileMiB", l.maxFileMiB, 1, 1024, fail);
   if (l.maxFiles !== undefined) cfg.logs.maxFiles = num("logs.maxFiles", l.maxFiles, 1, 100, fail);
   if (l.clientIps !== undefined) cfg.logs.clientIps = bool("logs.clientIps", l.clientIps, fail);
+  if (l.requests !== undefined) {
+    if (l.requests !== "changes" && l.requests !== "all") fail("logs.requests", `must be "changes" or "all", got ${JSON.stringify(l.requests)}`);
+    cfg.logs.requests = l.requests;
+  }
 }

@@ -135,6 +135,7 @@ describe("loadConfig", () => {
     ],
     [JSON.stringify({ networks: { devnet: { solana: { minFeePayerLamports: -1 } } } }), "networks.devnet.solana.minFeePayerLamports"],
     [JSON.stringify({ networks: { devnet: { solana: { keypair: "x" } } } }), "networks.devnet.solana.keypair"],
+    [JSON.stringify({ logs: { requests: "reads" } }), "logs.requests"],
   ])("names the bad key of file %s", (content, key) => {
     const f = fileWith(content);
     expect(() => loadConfig({ RELAY_CONFIG: f })).toThrow(key);

@@ -210,6 +210,12 @@ export interface LogsConfig {
   maxFiles: number;
   /** Client addresses in request lines: off unless the operator turns it on. */
   clientIps: boolean;
+  /**
+   * Which requests get a line: "changes" (default) every request except a
+   * successful read (GET, and the spec's POST /get_* and /is_logged reads,
+   * answered below 400), which /metrics counts instead; "all" every request.
+   */
+  requests: "changes" | "all";
 }
 
 export interface RelayConfig {
@@ -381,7 +387,7 @@ export function defaultConfig(dataDir: string, resourcesDir: string): RelayConfi
       },
       webhook: { url: null, format: "json", timeoutMs: 5000, maxRetries: 5 },
     },
-    logs: { file: true, maxFileMiB: 10, maxFiles: 5, clientIps: false },
+    logs: { file: true, maxFileMiB: 10, maxFiles: 5, clientIps: false, requests: "changes" },
     reverts: { perDepositorPerDay: 3 },
     fees: { default: { bps: 25, floor: 0n }, pools: { mainnet: {}, devnet: {} }, graceSec: 120 },
     swap: {

@@ -34,8 +34,17 @@ export function byteArrayJson(bytes: Uint8Array): string {
   return s + "]";
 }
 
+/**
+ * A 200 with a JSON text built by the route (the indexer's reads). Written
+ * with Node's own writeHead/end: the same status and headers Express's
+ * `res.type("application/json").send()` gives (no ETag, as the app sets;
+ * a POST is never answered 304), without its content-type parsing and
+ * freshness check, a tenth of a get_proof's CPU.
+ */
 export function sendJsonText(res: Response, json: string | Buffer): void {
-  res.status(200).type("application/json").send(json);
+  const body = typeof json === "string" ? Buffer.from(json, "utf8") : json;
+  res.writeHead(200, { "Content-Type": "application/json; charset=utf-8", "Content-Length": body.length });
+  res.end(body);
 }
 
 const BYTE_DIGITS = Array.from({ length: 256 }, (_, i) => Buffer.from(String(i), "latin1"));

@@ -79,17 +79,32 @@ describe("structured logs", () => {
     expect(file.some((l) => l.msg.startsWith("config: host="))).toBe(true);
   });
 
-  it("logs one line per request with a request id (also answered as X-Request-Id), by route pattern, without the client address", async () => {
-    const r = await fetch(`${h.url}/version`);
+  it("logs one line per request that is not a successful read, with a request id (also answered as X-Request-Id), by route pattern, without the client address", async () => {
+    const r = await post(`${h.url}/login`, { wallet: "not-a-wallet", signature: "x", message: 1 });
+    expect(r.status).toBe(400);
     const reqId = r.headers.get("x-request-id");
     expect(reqId).toMatch(/^[0-9a-f-]{36}$/);
     await new Promise((res) => setTimeout(res, 100));
     const line = parsed(h.relay.output()).find((l) => l.reqId === reqId);
-    expect(line).toMatchObject({ method: "GET", route: "/version", status: 200, ms: expect.any(Number) });
+    expect(line).toMatchObject({ method: "POST", route: "/login", status: 400, ms: expect.any(Number) });
     expect(line).not.toHaveProperty("ip");
-    const isLogged = parsed(h.relay.output()).find((l) => l.route === "/is_logged/:id");
-    expect(isLogged).toBeDefined();
+    expect(parsed(h.relay.output()).find((l) => l.route === "/relay" && l.status === 200)).toBeDefined();
     for (const l of parsed(h.relay.output()).filter((x) => x.reqId)) expect(JSON.stringify(l)).not.toMatch(/127\.0\.0\.1|::1|::ffff/);
+  });
+
+  it("leaves successful reads (GET, get_*, is_logged) out of the log by default: /metrics counts them", async () => {
+    const version = await fetch(`${h.url}/version`);
+    const reqId = version.headers.get("x-request-id");
+    expect(reqId).toMatch(/^[0-9a-f-]{36}$/);
+    await new Promise((res) => setTimeout(res, 100));
+    const json = parsed(h.relay.output());
+    expect(json.find((l) => l.reqId === reqId)).toBeUndefined();
+    expect(json.find((l) => l.route === "/is_logged/:id")).toBeUndefined();
+    expect(json.find((l) => typeof l.route === "string" && l.route.startsWith("/get_") && l.status === 200)).toBeUndefined();
+    const metrics = await (await fetch(`${h.url}/metrics`)).text();
+    expect(metrics).toMatch(/^relay_http_requests_total\{method="GET",route="\/version",status="200"\} [1-9]/m);
+    expect(metrics).toMatch(/^relay_http_requests_total\{method="GET",route="\/is_logged\/:id",status="200"\} [1-9]/m);
+    expect(metrics).toMatch(/^relay_http_request_seconds_count\{route="\/version"\} [1-9]/m);
   });
 
   it("logs one line per relay state change, and the console reads that relay's lines", async () => {
@@ -122,16 +137,20 @@ describe("structured logs", () => {
   });
 });
 
-describe("structured logs with logs.clientIps on", () => {
-  it("puts the client address in request lines", async () => {
+describe("structured logs with logs.clientIps on and logs.requests all", () => {
+  it("puts the client address in request lines, and logs successful reads too", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "logs-ips-"));
     const file = path.join(dir, "relay.json");
-    writeFileSync(file, JSON.stringify({ logs: { clientIps: true, file: false } }));
+    writeFileSync(file, JSON.stringify({ logs: { clientIps: true, file: false, requests: "all" } }));
     const relay = await startRelay({ RELAY_CONFIG: file });
     try {
       const reqId = (await fetch(`${relay.url}/version`)).headers.get("x-request-id");
       await new Promise((res) => setTimeout(res, 100));
-      expect(parsed(relay.output()).find((l) => l.reqId === reqId)).toMatchObject({ ip: expect.stringMatching(/127\.0\.0\.1/) });
+      expect(parsed(relay.output()).find((l) => l.reqId === reqId)).toMatchObject({
+        route: "/version",
+        status: 200,
+        ip: expect.stringMatching(/127\.0\.0\.1/),
+      });
       expect(existsSync(path.join(relay.dataDir, "logs", "relay.log"))).toBe(false);
     } finally {
       await relay.stop();

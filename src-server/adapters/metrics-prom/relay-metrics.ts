@@ -9,6 +9,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom
 import type { Network } from "../../../src-shared/networks";
 import type { FeePayerStatus } from "../../services/fee-payer-watch";
 import type { RelayEvent, RevertEvent } from "../../services/relay-events";
+import { HttpRequestTally } from "./http-requests";
 
 /** What is read at scrape time. */
 export interface MetricSources {
@@ -30,6 +31,7 @@ export class RelayMetrics {
   private readonly stage: Histogram<"stage">;
   private readonly rpcRequests: Counter<"network" | "endpoint" | "outcome">;
   private readonly rpcLatency: Histogram<"network" | "endpoint">;
+  private readonly http = new HttpRequestTally();
 
   constructor(sources: MetricSources) {
     const r = this.registry;
@@ -66,6 +68,8 @@ export class RelayMetrics {
       buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [r],
     });
+
+    this.http.register(r);
 
     new Gauge({
       name: "relay_verifier_queue_depth",
@@ -240,6 +244,11 @@ export class RelayMetrics {
   onRpcRequest(network: Network, endpoint: string, ms: number, failed: boolean): void {
     this.rpcRequests.inc({ network, endpoint, outcome: failed ? "error" : "ok" });
     this.rpcLatency.observe({ network, endpoint }, ms / 1000);
+  }
+
+  /** One answered HTTP request (http/middleware/request-log.ts). */
+  onRequest(method: string, route: string, status: number, ms: number): void {
+    this.http.observe(method, route, status, ms / 1000);
   }
 
   contentType(): string {

@@ -1,15 +1,48 @@
 import { randomUUID } from "node:crypto";
 import type { RequestHandler } from "express";
 
+/** What one request's log line holds. */
+export interface RequestLine {
+  reqId: string;
+  method: string;
+  /** The route pattern (`/get_proof/:mint/:depth/:index/:network`), never the path's own text. */
+  route: string;
+  status: number;
+  ms: number;
+  /** Only with logs.clientIps. */
+  ip?: string | null;
+}
+
 export interface RequestLogOptions {
-  event(fields: Record<string, unknown>, msg: string): void;
+  /** Every request, when its answer is sent (metrics count them all). */
+  done(r: RequestLine): void;
+  /** The requests that also get a log line (logs.requests). */
+  line(r: RequestLine): void;
+  /** logs.requests: "changes" leaves successful reads out of the log. */
+  requests: "changes" | "all";
   /** logs.clientIps: the client address in each line (off unless the operator turns it on). */
   clientIps: boolean;
 }
 
+/** The spec's reads that are POSTs (indexer reads, is_logged); every GET is a read too. */
+const POST_READ = /^\/(?:get_|is_logged\/)/;
+
 /**
- * One log line per request, when its answer is sent, with a request id (also
- * answered as X-Request-Id). The path is logged as its route pattern
+ * A successful read: GETs and the spec's POST reads answered below 400. With
+ * logs.requests "changes" these get no line: at thousands a second they would
+ * be most of the log and a sixth of a get_proof's CPU, and /metrics counts
+ * them (relay_http_requests_total). Failures and everything that changes
+ * state keep their line.
+ */
+export const isSuccessfulRead = (r: RequestLine): boolean => r.status < 400 && (r.method === "GET" || r.method === "HEAD" || POST_READ.test(r.route));
+
+/** The line's message text, the same in the JSON line and in a plain log. */
+export const requestMessage = (r: RequestLine): string => `${r.method} ${r.route} ${r.status} ${r.ms} ms`;
+
+/**
+ * One log line per request (but successful reads, unless logs.requests is
+ * "all"), when its answer is sent, with a request id (also answered as
+ * X-Request-Id). The path is logged as its route pattern
  * (`/is_logged/:id`, never the token in it; no line for an unknown path's
  * text) and the client address only when the operator turns it on
  * (docs/operations.md, "Logs").
@@ -26,9 +59,10 @@ export function requestLog(opts: RequestLogOptions): RequestHandler {
           ? "/console (static)"
           : "(no route)";
       const ms = Math.round((performance.now() - started) * 10) / 10;
-      const fields: Record<string, unknown> = { reqId, method: req.method, route, status: res.statusCode, ms };
-      if (opts.clientIps) fields.ip = req.ip ?? req.socket.remoteAddress ?? null;
-      opts.event(fields, `${req.method} ${route} ${res.statusCode} ${ms} ms`);
+      const r: RequestLine = { reqId, method: req.method, route, status: res.statusCode, ms };
+      if (opts.clientIps) r.ip = req.ip ?? req.socket.remoteAddress ?? null;
+      opts.done(r);
+      if (opts.requests === "all" || !isSuccessfulRead(r)) opts.line(r);
     });
     next();
   };

@@ -29,8 +29,7 @@ const proofJsonOf = (pool: IndexedPool): ProofJson => {
   return p;
 };
 
-export function indexerRoutes(deps: IndexerRouteDeps): Router {
-  const r = Router();
+export function indexerRoutes(deps: IndexerRouteDeps, r: Router = Router()): Router {
   const enabled = (n: Network): boolean => deps.chains.has(n);
 
   /** Network, depth and mint checked in that order, then the pool must exist. */
