@@ -12,7 +12,7 @@ import path from "node:path";
 import { Keypair, PublicKey, Transaction, TransactionInstruction, type AccountMeta } from "@solana/web3.js";
 import { MerkleTree as FixedMerkleTree } from "fixed-merkle-tree";
 import type { FieldHasher } from "../../src-shared/crypto/hasher";
-import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
+import { createFastPoseidonHasher } from "../../src-server/adapters/poseidon-fast/fast-hasher";
 import { encodeBase58 } from "../../src-shared/encoding/base58";
 import { toHex } from "../../src-shared/encoding/bytes";
 import {
@@ -250,7 +250,7 @@ const backfill: BenchCase = {
     const n = quick ? 1_000 : 10_000;
     // Protocol v2: depositors send precommitments; the program computes each leaf from the amount (1 unit).
     const precommitments = makeLeaves(n, 41);
-    const hasher = await createPoseidonHasher();
+    const hasher = await createFastPoseidonHasher();
     const leaves = new Uint8Array(32 * n);
     for (let i = 0; i < n; i++) leaves.set(depositCommitment(hasher, precommitments.subarray(32 * i, 32 * i + 32), 1n, USDC)!, 32 * i);
 

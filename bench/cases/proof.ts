@@ -1,6 +1,6 @@
 import { rmSync } from "node:fs";
 import { MerkleTree as FixedMerkleTree } from "fixed-merkle-tree";
-import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
+import { createFastPoseidonHasher } from "../../src-server/adapters/poseidon-fast/fast-hasher";
 import { DurableDb } from "../../src-server/adapters/storage-sqljs/durable-db";
 import { MIGRATIONS, SQL_FUNCTIONS } from "../../src-server/adapters/storage-sqljs/schema-migrations";
 import { SqlTreeStore } from "../../src-server/adapters/storage-sqljs/tree-store";
@@ -58,7 +58,7 @@ const proof: BenchCase = {
 
     // Load the pool the way the relay does at start: DurableDb.open + SqlTreeStore.loadTree.
     const dir = copyPool(prepared.dir, "proof");
-    const hasher = await createPoseidonHasher();
+    const hasher = await createFastPoseidonHasher();
     const tree = new MerkleTree(hasher);
     let loadMs: number;
     try {

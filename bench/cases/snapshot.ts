@@ -5,7 +5,7 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import autocannon, { type Result } from "autocannon";
 import nacl from "tweetnacl";
 import { signEd25519 } from "../../src-shared/crypto/ed25519";
-import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
+import { createFastPoseidonHasher } from "../../src-server/adapters/poseidon-fast/fast-hasher";
 import { toHex } from "../../src-shared/encoding/bytes";
 import { encodeBase58 } from "../../src-shared/encoding/base58";
 import { sandboxDepositMessage } from "../../src-shared/messages";
@@ -106,7 +106,7 @@ async function phase(src: string, snapshotIntervalSec: number, seconds: number, 
 async function inProcessStall(src: string): Promise<{ maxMs: number; snapshotMs: number; appendMs: number }> {
   const dir = copyPool(src, "snapshot-inproc");
   try {
-    const hasher = await createPoseidonHasher();
+    const hasher = await createFastPoseidonHasher();
     const db = await DurableDb.open({ dir, migrations: MIGRATIONS, functions: SQL_FUNCTIONS, snapshotIntervalMs: 0 });
     const store = new SqlTreeStore(db);
     const pool = store.listPools()[0]!;
@@ -176,7 +176,7 @@ async function killOnce(src: string, when: { afterAcks: number; step?: string })
     await exited;
     clearTimeout(timer);
     if (!killedAt) throw new Error(`kill-writer exited before the kill:\n${err.slice(-2000)}`);
-    const hasher = await createPoseidonHasher();
+    const hasher = await createFastPoseidonHasher();
     const db = await DurableDb.open({ dir, migrations: MIGRATIONS, functions: SQL_FUNCTIONS, snapshotIntervalMs: 0 });
     try {
       const store = new SqlTreeStore(db);

@@ -1,5 +1,5 @@
 import { rmSync } from "node:fs";
-import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
+import { createFastPoseidonHasher } from "../../src-server/adapters/poseidon-fast/fast-hasher";
 import { DurableDb } from "../../src-server/adapters/storage-sqljs/durable-db";
 import { MIGRATIONS, SQL_FUNCTIONS } from "../../src-server/adapters/storage-sqljs/schema-migrations";
 import { SqlTreeStore } from "../../src-server/adapters/storage-sqljs/tree-store";
@@ -45,7 +45,7 @@ async function openAndLoad(src: string): Promise<{ openMs: number; loadMs: numbe
   const dir = copyPool(src, "startup-inproc");
   const rssMb = (): number => process.memoryUsage().rss / 2 ** 20;
   try {
-    const hasher = await createPoseidonHasher();
+    const hasher = await createFastPoseidonHasher();
     let t = performance.now();
     const db = await DurableDb.open({ dir, migrations: MIGRATIONS, functions: SQL_FUNCTIONS, snapshotIntervalMs: 0 });
     const openMs = performance.now() - t;

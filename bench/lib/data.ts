@@ -3,7 +3,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
+import { createFastPoseidonHasher } from "../../src-server/adapters/poseidon-fast/fast-hasher";
 import { encodeBase58 } from "../../src-shared/encoding/base58";
 import { toHex } from "../../src-shared/encoding/bytes";
 import type { Network } from "../../src-shared/networks";
@@ -112,7 +112,7 @@ export async function buildPersistedPool(
   opts: { batch: number; withMeta?: boolean; fsync?: boolean; log?: (m: string) => void },
 ): Promise<PersistTimings> {
   const n = leaves.length / 32;
-  const hasher = await createPoseidonHasher();
+  const hasher = await createFastPoseidonHasher();
   const t0 = performance.now();
   const db = await DurableDb.open({
     dir,

@@ -102,7 +102,9 @@ const CLOCK_TICKS = 100;
 
 /** The relay as the benchmarks start it: startServer() on loadConfig(env), in its own process. */
 export function startRelayChild(env: Record<string, string>): Promise<ListeningProcess> {
-  return spawnListening(["--import", "tsx", "bench/servers/relay.ts"], {
+  // BENCH_RELAY_NODE_ARGS: node flags for the relay only, e.g. "--cpu-prof --cpu-prof-dir=out/prof" to profile it under a case.
+  const nodeArgs = (process.env.BENCH_RELAY_NODE_ARGS ?? "").split(" ").filter((a) => a !== "");
+  return spawnListening([...nodeArgs, "--import", "tsx", "bench/servers/relay.ts"], {
     RELAY_HOST: "127.0.0.1",
     RELAY_PORT: "0",
     RELAY_RATE_LIMITS: "off",

@@ -8,7 +8,7 @@
  * A small journal threshold makes snapshots of the whole store happen while
  * appends continue. stdout is a pipe: Node writes it synchronously on POSIX.
  */
-import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
+import { createFastPoseidonHasher } from "../../src-server/adapters/poseidon-fast/fast-hasher";
 import { toHex } from "../../src-shared/encoding/bytes";
 import { DurableDb } from "../../src-server/adapters/storage-sqljs/durable-db";
 import { MIGRATIONS, SQL_FUNCTIONS } from "../../src-server/adapters/storage-sqljs/schema-migrations";
@@ -21,7 +21,7 @@ if (!dir || !pageArg) throw new Error("usage: kill-writer <dir> <leaves per appe
 const page = Number(pageArg);
 const out = (line: string): void => void process.stdout.write(`${line}\n`);
 
-const hasher = await createPoseidonHasher();
+const hasher = await createFastPoseidonHasher();
 const db = await DurableDb.open({
   dir,
   migrations: MIGRATIONS,
