@@ -169,12 +169,12 @@ export class SandboxChain implements ChainBackend {
       const inserted = tree.insert(commitment);
       if (!inserted.ok) return err("TreeFull");
       leafIndex = inserted.value;
-      const state = tree.state();
+      const state = tree.stored();
       stmts.push(
         { sql: "INSERT INTO sandbox_commitments (network, mint, commitment) VALUES (?, ?, ?)", params: [this.network, req.mint, commitment] },
         {
           sql: "UPDATE sandbox_pools SET next_index = ?, filled_subtrees = ?, roots = ? WHERE network = ? AND mint = ?",
-          params: [state.nextIndex, state.filledSubtrees, concat(state.roots), this.network, req.mint],
+          params: [state.nextIndex, state.filledSubtrees, state.roots, this.network, req.mint],
         },
         {
           sql: "INSERT INTO sandbox_events (network, mint, signature, leaf_index, commitment, depositor, amount, slot) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -402,11 +402,11 @@ export class SandboxChain implements ChainBackend {
 
   private openPool(mint: string, stmts: SqlStatement[]): FrontierTree {
     const tree = new FrontierTree(this.treeHasher);
-    const state = tree.state();
+    const state = tree.stored();
     this.pools.set(mint, tree);
     stmts.push({
       sql: "INSERT INTO sandbox_pools (network, mint, next_index, filled_subtrees, roots, created_slot) VALUES (?, ?, 0, ?, ?, ?)",
-      params: [this.network, mint, state.filledSubtrees, concat(state.roots), this.slot],
+      params: [this.network, mint, state.filledSubtrees, state.roots, this.slot],
     });
     return tree;
   }
@@ -460,9 +460,3 @@ export class SandboxChain implements ChainBackend {
 }
 
 const textEncoder = new TextEncoder();
-
-function concat(parts: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.length * 32);
-  parts.forEach((p, i) => out.set(p, i * 32));
-  return out;
-}

@@ -66,6 +66,14 @@ export class FrontierTree {
     return ok(index);
   }
 
+  /**
+   * The state as stored after each deposit: the roots in one buffer, without
+   * the per-root copies state() makes (a deposit writes this every time).
+   */
+  stored(): { nextIndex: number; filledSubtrees: Uint8Array; roots: Uint8Array } {
+    return { nextIndex: this.nextIndex, filledSubtrees: this.filled.slice(), roots: this.history.bytes() };
+  }
+
   state(): FrontierState {
     return { nextIndex: this.nextIndex, filledSubtrees: this.filled.slice(), roots: this.history.list().map((r) => r.slice()) };
   }

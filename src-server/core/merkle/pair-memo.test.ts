@@ -89,4 +89,20 @@ describe("PairMemo", () => {
     expect(memo.take(pair(2), 0)).toEqual(h(2));
     expect(memo.take(pair(3), 0)).toEqual(h(3));
   });
+
+  it("never answers a pair that only shares its slot with a recorded one: the whole 64 bytes must match", () => {
+    const memo = new PairMemo();
+    const recorded = new Uint8Array(64).fill(7);
+    const hash = new Uint8Array(32).fill(9);
+    memo.record(recorded.subarray(0, 32), recorded.subarray(32), hash);
+    // Same low-order bytes (the slot) in both halves, a different high byte.
+    const lookalike = recorded.slice();
+    lookalike[0] = 8;
+    expect(memo.take(lookalike, 0)).toBeUndefined();
+    expect(memo.misses).toBe(1);
+    const padded = new Uint8Array(96);
+    padded.set(recorded, 32);
+    expect(memo.take(padded, 32)).toEqual(hash);
+    expect(memo.size).toBe(0);
+  });
 });

@@ -1,9 +1,27 @@
 import type { FieldHasher } from "../../../src-shared/crypto/hasher";
 
 const NODE = 32;
-/** The 64 input bytes as a map key: one character per byte. */
-function pairKey(bytes: Uint8Array, offset: number): string {
-  return String.fromCharCode.apply(null, bytes.subarray(offset, offset + 2 * NODE) as unknown as number[]);
+
+/**
+ * A short map key: the last 8 bytes (the low-order ones of a big-endian
+ * element, which differ even between small numbers) of each half. It only
+ * picks the slot; a hit is still compared on all 64 bytes, so two pairs
+ * sharing a key (which anyone could make) cost a hash, never a wrong answer.
+ * Building a key of all 64 bytes was most of the memo's cost.
+ */
+function slotKey(b: Uint8Array, o: number): string {
+  const l = o + 24;
+  const r = o + 56;
+  return String.fromCharCode(
+    b[l]! | (b[l + 1]! << 8),
+    b[l + 2]! | (b[l + 3]! << 8),
+    b[l + 4]! | (b[l + 5]! << 8),
+    b[l + 6]! | (b[l + 7]! << 8),
+    b[r]! | (b[r + 1]! << 8),
+    b[r + 2]! | (b[r + 3]! << 8),
+    b[r + 4]! | (b[r + 5]! << 8),
+    b[r + 6]! | (b[r + 7]! << 8),
+  );
 }
 
 /**
@@ -14,13 +32,14 @@ function pairKey(bytes: Uint8Array, offset: number): string {
  * hashing the leaf's whole path to the root (one Poseidon per level). The
  * indexer then appends the same leaf to its full tree and hashes the very same
  * (left, right) pairs. Poseidon is a pure function, so the second tree can take
- * the results of the first: a pair's key is all 64 input bytes, and a value is
- * only ever what the hasher returned for exactly those bytes. Each recorded
- * pair is read at most once (the indexer hashes a pair once per append) and
- * then dropped; pairs nobody reads (a frontier's intermediate states, which a
- * batched append skips) leave oldest first once `capacity` is reached.
+ * the results of the first: a value is only ever what the hasher returned for
+ * exactly the 64 input bytes kept beside it. Each recorded pair is read at
+ * most once (the indexer hashes a pair once per append) and then dropped;
+ * pairs nobody reads (a frontier's intermediate states, which a batched
+ * append skips) leave oldest first once `capacity` is reached.
  */
 export class PairMemo {
+  /** Slot key → the 64 input bytes followed by their 32-byte hash. */
   private readonly pairs = new Map<string, Uint8Array>();
   hits = 0;
   misses = 0;
@@ -32,24 +51,32 @@ export class PairMemo {
   }
 
   record(left: Uint8Array, right: Uint8Array, hash: Uint8Array): void {
-    const both = new Uint8Array(2 * NODE);
-    both.set(left, 0);
-    both.set(right, NODE);
+    const entry = new Uint8Array(3 * NODE);
+    entry.set(left, 0);
+    entry.set(right, NODE);
+    entry.set(hash, 2 * NODE);
     if (this.pairs.size >= this.capacity) this.pairs.delete(this.pairs.keys().next().value!);
-    this.pairs.set(pairKey(both, 0), hash.slice());
+    this.pairs.set(slotKey(entry, 0), entry);
   }
 
   /** The recorded hash of the pair at `pairs[offset..offset+64]`, removed from the memo; undefined when not recorded. */
   take(pairs: Uint8Array, offset: number): Uint8Array | undefined {
     if (this.pairs.size === 0) return undefined;
-    const key = pairKey(pairs, offset);
-    const hash = this.pairs.get(key);
-    if (hash) {
+    const key = slotKey(pairs, offset);
+    const entry = this.pairs.get(key);
+    if (entry && sameInputs(entry, pairs, offset)) {
       this.pairs.delete(key);
       this.hits++;
-    } else this.misses++;
-    return hash;
+      return entry.subarray(2 * NODE);
+    }
+    this.misses++;
+    return undefined;
   }
+}
+
+function sameInputs(entry: Uint8Array, pairs: Uint8Array, offset: number): boolean {
+  for (let i = 0; i < 2 * NODE; i++) if (entry[i] !== pairs[offset + i]) return false;
+  return true;
 }
 
 interface MemoHashers {

@@ -27,4 +27,11 @@ export class RootHistory {
   list(): readonly Uint8Array[] {
     return this.roots;
   }
+
+  /** The roots, oldest first, in one buffer of 32 bytes each (how a pool program stores them). */
+  bytes(): Uint8Array {
+    const out = new Uint8Array(this.roots.length * 32);
+    for (let i = 0; i < this.roots.length; i++) out.set(this.roots[i]!, i * 32);
+    return out;
+  }
 }

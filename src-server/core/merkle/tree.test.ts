@@ -166,4 +166,15 @@ describe("FrontierTree", () => {
     }
     expect(frontier.isKnownRoot(full.root())).toBe(true);
   });
+
+  it("stores the same state it resumes from: the roots oldest first in one buffer", () => {
+    const frontier = new FrontierTree(hasher);
+    for (let i = 0; i < 5; i++) frontier.insert(leaf(i + 700));
+    const stored = frontier.stored();
+    const state = frontier.state();
+    expect(stored.nextIndex).toBe(5);
+    expect(toHex(stored.filledSubtrees)).toBe(toHex(state.filledSubtrees));
+    expect(toHex(stored.roots)).toBe(state.roots.map(toHex).join(""));
+    expect(toHex(stored.roots.subarray(stored.roots.length - 32))).toBe(toHex(frontier.root()));
+  });
 });
