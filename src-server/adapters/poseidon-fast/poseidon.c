@@ -17,8 +17,17 @@
  *   constants use 3-chunk Karatsuba (54 multiplies, not 81) with the constants'
  *   chunk sums precomputed by gen-constants.ts, all in Montgomery form already.
  * - Measured (node 20, x86-64, 2026-11): a multiplication by a constant, reduced,
- *   about 33 ns; a squaring about 29 ns; circomlibjs's whole 2-input permutation
- *   ~41 us, this one ~20 us (hash2) and ~25 us (hash3).
+ *   about 33 ns; a squaring about 29 ns (first version, not re-measured);
+ *   circomlibjs's whole 2-input permutation ~41 us, this one 19.4 us (hash2) and
+ *   24.0 us (hash3) fully inlined, 17.2 us and 21.0 us with pow5 out of line.
+ * - i64.mul is not the whole story: turning the reduction's 72 multiplies into
+ *   xors (wrong answers, timing only) saved just 8%, while taking pow5 out of
+ *   line saved 12%; V8's register allocation over the one huge inlined function
+ *   (spills) costs more than the multiplies. Did not help (same or slower):
+ *   -O2/-Os/-fno-unroll-loops/-fno-vectorize/-mcpu=generic, -msimd128 (slower),
+ *   schoolbook instead of Karatsuba products (+9%), a product-scanning redc
+ *   (same), redc, fsqr, mix or load/store out of line (same or slower), the
+ *   empty asm barriers removed (same).
  */
 typedef unsigned long long u64;
 typedef long long i64;
@@ -187,8 +196,12 @@ INLINE void shrink(fe *a) {
   a->v[8] = (u64)((i64)a->v[8] - (i64)m->v[8] + c);
 }
 
-/* x^5: the S-box. */
-INLINE void pow5(fe *x) {
+/*
+ * x^5: the S-box. Kept out of line on purpose: inlined 80 times into one
+ * huge function, its temporaries competed with the matrix accumulators for
+ * V8's registers (spills); as a call the permutation ran 19.4 -> 17.2 us.
+ */
+static __attribute__((noinline)) void pow5(fe *x) {
   fe x2, x4;
   fsqr(&x2, x);
   fsqr(&x4, &x2);
