@@ -9,7 +9,7 @@ export function authRoutes(auth: AuthService, limits: RateLimits): Router {
   const r = Router();
 
   // By client address alone, before the body's signature is checked (docs/security.md, "Rate limits").
-  r.post("/login", limits.middleware("login", "plain", "ip"), async (req, res) => {
+  r.post("/login", ...limits.middleware("login", "plain", "ip"), async (req, res) => {
     const body: unknown = req.body;
     if (typeof body !== "object" || body === null || Array.isArray(body)) return invalidRequest(res, "body must be a JSON object");
     const { wallet, signature, message } = body as Record<string, unknown>;
@@ -28,7 +28,7 @@ export function authRoutes(auth: AuthService, limits: RateLimits): Router {
     return sendError(res, 400, ErrorName.MessageTooOld, result.error.reason);
   });
 
-  r.get("/is_logged/:id", limits.middleware("is_logged"), (req, res) => {
+  r.get("/is_logged/:id", ...limits.middleware("is_logged"), (req, res) => {
     res.status(200).json(auth.walletOf(req.params.id) !== null);
   });
 

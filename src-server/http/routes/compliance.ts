@@ -10,7 +10,7 @@ import { sendError } from "../respond";
 export function complianceRoutes(deps: { compliance: ComplianceService; limits: RateLimits; enabled: (n: Network) => boolean }): Router {
   const r = Router();
 
-  r.post("/get_ofac_signature/:network/:id", deps.limits.middleware("get_ofac_signature"), async (req, res) => {
+  r.post("/get_ofac_signature/:network/:id", ...deps.limits.middleware("get_ofac_signature"), async (req, res) => {
     const network = parseNetworkParam(req.params.network, deps.enabled);
     if (!network.ok) return sendError(res, network.error.status, network.error.error, network.error.message);
     const issued = await deps.compliance.issue(network.value, String(req.params.id));

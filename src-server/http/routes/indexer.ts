@@ -50,7 +50,7 @@ export function indexerRoutes(deps: IndexerRouteDeps, r: Router = Router()): Rou
     return { pool };
   };
 
-  r.post("/get_merkle/:mint/:depth/:network", deps.limits.middleware("get_merkle"), (req, res) => {
+  r.post("/get_merkle/:mint/:depth/:network", ...deps.limits.middleware("get_merkle"), (req, res) => {
     const found = resolvePool(res, req.params);
     if (!found) return;
     const { pool } = found;
@@ -60,7 +60,7 @@ export function indexerRoutes(deps: IndexerRouteDeps, r: Router = Router()): Rou
     );
   });
 
-  r.post("/get_proof/:mint/:depth/:index/:network", deps.limits.middleware("get_proof"), (req, res) => {
+  r.post("/get_proof/:mint/:depth/:index/:network", ...deps.limits.middleware("get_proof"), (req, res) => {
     const found = resolvePool(res, req.params);
     if (!found) return;
     const index = parseIndexParam(req.params.index, 2 ** 32);
@@ -70,7 +70,7 @@ export function indexerRoutes(deps: IndexerRouteDeps, r: Router = Router()): Rou
     sendJsonText(res, Buffer.from(answer.buffer, answer.byteOffset, answer.byteLength));
   });
 
-  r.post("/get_node/:mint/:depth/:index/:network", deps.limits.middleware("get_node"), (req, res) => {
+  r.post("/get_node/:mint/:depth/:index/:network", ...deps.limits.middleware("get_node"), (req, res) => {
     const found = resolvePool(res, req.params);
     if (!found) return;
     const index = parseIndexParam(req.params.index, 2 ** 33);
@@ -80,7 +80,7 @@ export function indexerRoutes(deps: IndexerRouteDeps, r: Router = Router()): Rou
     sendJsonText(res, `{"address":"${found.pool.address}","json":{"value":${byteArrayJson(node.value)}}}`);
   });
 
-  r.post("/get_nullifier/:mint/:depth/:network", deps.limits.middleware("get_nullifier"), async (req, res) => {
+  r.post("/get_nullifier/:mint/:depth/:network", ...deps.limits.middleware("get_nullifier"), async (req, res) => {
     const found = resolvePool(res, req.params);
     if (!found) return;
     const body: unknown = req.body;

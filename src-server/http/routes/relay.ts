@@ -41,7 +41,7 @@ export function relayRoutes(deps: {
 
   r.post(
     "/relay",
-    deps.limits.middleware("relay", "relay"),
+    ...deps.limits.middleware("relay", "relay"),
     relayEndpoint(
       (b) => parseWithdrawalRequest(b),
       (w, gate) => deps.relay.relay(w, gate),
@@ -49,7 +49,7 @@ export function relayRoutes(deps: {
   );
   r.post(
     "/relay_swap",
-    deps.limits.middleware("relay_swap", "relay"),
+    ...deps.limits.middleware("relay_swap", "relay"),
     relayEndpoint(parseSwapWithdrawalRequest, (w, gate) => deps.relay.relaySwap(w, gate)),
   );
 

@@ -9,7 +9,7 @@ import { sendError } from "../respond";
 export function revertRoutes(deps: { reverts: RevertService; limits: RateLimits; enabled: (n: Network) => boolean }): Router {
   const r = Router();
 
-  r.post("/revert/:network/:id/:txn_sig", deps.limits.middleware("revert"), async (req, res) => {
+  r.post("/revert/:network/:id/:txn_sig", ...deps.limits.middleware("revert"), async (req, res) => {
     const network = parseNetworkParam(req.params.network, deps.enabled);
     if (!network.ok) return sendError(res, network.error.status, network.error.error, network.error.message);
     const outcome = await deps.reverts.revert({ network: network.value, token: String(req.params.id), txnSig: String(req.params.txn_sig), body: req.body });

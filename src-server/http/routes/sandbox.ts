@@ -29,7 +29,7 @@ export function sandboxRoutes(sandboxes: ReadonlyMap<Network, SandboxChain>, ind
     return chain;
   };
 
-  r.post("/sandbox/airdrop", limit, async (req, res) => {
+  r.post("/sandbox/airdrop", ...limit, async (req, res) => {
     const b = objectBody(req, res);
     if (!b) return;
     const chain = chainFor(res, b.network);
@@ -42,7 +42,7 @@ export function sandboxRoutes(sandboxes: ReadonlyMap<Network, SandboxChain>, ind
     res.status(200).json({ signature });
   });
 
-  r.post("/sandbox/deposit", limit, async (req, res) => {
+  r.post("/sandbox/deposit", ...limit, async (req, res) => {
     const b = objectBody(req, res);
     if (!b) return;
     const chain = chainFor(res, b.network);
@@ -93,7 +93,7 @@ export function sandboxRoutes(sandboxes: ReadonlyMap<Network, SandboxChain>, ind
     res.status(200).json(answer);
   });
 
-  r.get("/sandbox/balance/:network/:wallet/:mint", limit, (req, res) => {
+  r.get("/sandbox/balance/:network/:wallet/:mint", ...limit, (req, res) => {
     const chain = chainFor(res, req.params.network);
     if (!chain) return;
     const { wallet, mint } = req.params as Record<string, string>;
@@ -103,7 +103,7 @@ export function sandboxRoutes(sandboxes: ReadonlyMap<Network, SandboxChain>, ind
   });
 
   /** Creates the pair's constant-product pool (0.3% fee), or resets its reserves. */
-  r.post("/sandbox/swap_pool", limit, async (req, res) => {
+  r.post("/sandbox/swap_pool", ...limit, async (req, res) => {
     const b = objectBody(req, res);
     if (!b) return;
     const chain = chainFor(res, b.network);

@@ -9,7 +9,7 @@ import { invalidRequest, sendError } from "../respond";
 export function swapRoutes(deps: { swaps: SwapRoutingService; limits: RateLimits; log: (line: string) => void }): Router {
   const r = Router();
 
-  r.post("/jupiter", deps.limits.middleware("jupiter"), async (req, res) => {
+  r.post("/jupiter", ...deps.limits.middleware("jupiter"), async (req, res) => {
     const parsed = parseQuoteRequest(req.body);
     if (!parsed.ok) return invalidRequest(res, `${parsed.error.field}: ${parsed.error.problem}`);
     const quoted = await deps.swaps.quote(parsed.value);
