@@ -169,7 +169,7 @@ export class SandboxChain implements ChainBackend {
       const inserted = tree.insert(commitment);
       if (!inserted.ok) return err("TreeFull");
       leafIndex = inserted.value;
-      const state = tree.stored();
+      const state = tree.state();
       stmts.push(
         { sql: "INSERT INTO sandbox_commitments (network, mint, commitment) VALUES (?, ?, ?)", params: [this.network, req.mint, commitment] },
         {
@@ -392,17 +392,14 @@ export class SandboxChain implements ChainBackend {
       "SELECT mint, next_index, filled_subtrees, roots FROM sandbox_pools WHERE network = ?",
       [this.network],
     );
-    for (const r of rows) {
-      const roots: Uint8Array[] = [];
-      for (let i = 0; i < r.roots.length; i += 32) roots.push(r.roots.slice(i, i + 32));
-      this.pools.set(r.mint, new FrontierTree(this.treeHasher, { nextIndex: r.next_index, filledSubtrees: r.filled_subtrees, roots }));
-    }
+    for (const r of rows)
+      this.pools.set(r.mint, new FrontierTree(this.treeHasher, { nextIndex: r.next_index, filledSubtrees: r.filled_subtrees, roots: r.roots }));
     this.slot = this.db.get<{ slot: number }>("SELECT slot FROM sandbox_meta WHERE network = ?", [this.network])?.slot ?? 0;
   }
 
   private openPool(mint: string, stmts: SqlStatement[]): FrontierTree {
     const tree = new FrontierTree(this.treeHasher);
-    const state = tree.stored();
+    const state = tree.state();
     this.pools.set(mint, tree);
     stmts.push({
       sql: "INSERT INTO sandbox_pools (network, mint, next_index, filled_subtrees, roots, created_slot) VALUES (?, ?, 0, ?, ?, ?)",

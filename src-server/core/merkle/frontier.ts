@@ -8,8 +8,8 @@ export interface FrontierState {
   nextIndex: number;
   /** depth × 32 bytes: the last left node seen at each level. */
   filledSubtrees: Uint8Array;
-  /** Oldest first. */
-  roots: Uint8Array[];
+  /** The recent roots, oldest first, 32 bytes each in one buffer (as a pool program stores them). */
+  roots: Uint8Array;
 }
 
 /**
@@ -34,8 +34,9 @@ export class FrontierTree {
     this.nextIndex = state?.nextIndex ?? 0;
     this.filled = state ? state.filledSubtrees.slice() : new Uint8Array(depth * 32);
     if (!state) for (let i = 0; i < depth; i++) this.filled.set(this.zeros[i]!, i * 32);
-    for (const r of state?.roots ?? []) this.history.push(r);
-    this.current = state?.roots.at(-1) ?? this.zeros[depth]!;
+    const roots = state?.roots ?? new Uint8Array(0);
+    for (let i = 0; i < roots.length; i += 32) this.history.push(roots.slice(i, i + 32));
+    this.current = roots.length > 0 ? roots.slice(roots.length - 32) : this.zeros[depth]!;
   }
 
   root(): Uint8Array {
@@ -66,15 +67,8 @@ export class FrontierTree {
     return ok(index);
   }
 
-  /**
-   * The state as stored after each deposit: the roots in one buffer, without
-   * the per-root copies state() makes (a deposit writes this every time).
-   */
-  stored(): { nextIndex: number; filledSubtrees: Uint8Array; roots: Uint8Array } {
-    return { nextIndex: this.nextIndex, filledSubtrees: this.filled.slice(), roots: this.history.bytes() };
-  }
-
+  /** What is stored after each deposit, and what the tree resumes from. */
   state(): FrontierState {
-    return { nextIndex: this.nextIndex, filledSubtrees: this.filled.slice(), roots: this.history.list().map((r) => r.slice()) };
+    return { nextIndex: this.nextIndex, filledSubtrees: this.filled.slice(), roots: this.history.bytes() };
   }
 }
