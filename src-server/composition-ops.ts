@@ -119,10 +119,7 @@ export class Ops {
     return requestLog({
       done: (r) => this.metrics.onRequest(r.method, r.route, r.status, r.ms),
       requests: this.config.logs.requests,
-      line: (r) => {
-        if (this.logger) this.logger.request(r, requestMessage(r));
-        else this.log(requestMessage(r));
-      },
+      line: (r) => this.event({ ...r }, requestMessage(r)),
       clientIps: this.config.logs.clientIps,
     });
   }

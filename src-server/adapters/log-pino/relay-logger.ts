@@ -31,16 +31,6 @@ export interface LogEntry {
   [field: string]: unknown;
 }
 
-/** A request line's fields (http/middleware/request-log.ts). */
-export interface RequestFields {
-  reqId: string;
-  method: string;
-  route: string;
-  status: number;
-  ms: number;
-  ip?: string | null;
-}
-
 /**
  * Lines handed to a destination once per event-loop turn instead of one
  * write each: at thousands of requests a second, a write per line (each
@@ -193,23 +183,6 @@ export class RelayLogger {
     if (typeof this.opts.console === "function") this.opts.console(text);
     const relayId = typeof clean.relayId === "string" ? clean.relayId : null;
     if (relayId) this.keep(relayId, { time: Date.now(), level, msg: text, ...clean });
-  }
-
-  /**
-   * One request's line: the hot path (a get_proof is ~100 µs of CPU, and going
-   * through pino's object serializer and the scrubber cost a fifth of it).
-   * Written as pino writes it (same keys, same order) straight to the same
-   * destinations, so it stays in order with every other line. Nothing in it
-   * needs scrubbing: the route is one of the relay's own patterns, the method
-   * an HTTP token, the id a UUID and the address (logs.clientIps) an IP.
-   */
-  request(r: RequestFields, msg: string): void {
-    let json = `{"level":"info","time":${Date.now()},"reqId":"${r.reqId}","method":${JSON.stringify(r.method)},"route":${JSON.stringify(r.route)},"status":${r.status},"ms":${r.ms}`;
-    if (r.ip !== undefined) json += `,"ip":${JSON.stringify(r.ip)}`;
-    json += `,"msg":${JSON.stringify(msg)}}\n`;
-    this.file?.write(json);
-    this.stdout?.write(json);
-    if (typeof this.opts.console === "function") this.opts.console(msg);
   }
 
   /** The last lines about one relay, oldest first. */
