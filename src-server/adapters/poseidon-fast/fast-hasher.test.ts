@@ -4,20 +4,12 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { FieldHasher } from "../../../src-shared/crypto/hasher";
 import { createPoseidonHasher } from "../../../src-shared/crypto/poseidon-wasm";
+import { bigIntToBytes32, FIELD_MODULUS as R } from "../../../src-shared/encoding/field";
 import { compileFastPoseidon, haveWasmToolchain } from "./build-wasm";
 import { createFastPoseidonHasher, openFastPoseidonHasher, PREBUILT_WASM } from "./fast-hasher";
-import { FIELD_R, generateConstantsHeader, HEADER_PATH } from "./gen-constants";
+import { generateConstantsHeader, HEADER_PATH } from "./gen-constants";
 
 const hex = (b: Uint8Array): string => Buffer.from(b).toString("hex");
-
-function be32(v: bigint): Uint8Array {
-  const out = new Uint8Array(32);
-  for (let i = 31; i >= 0; i--) {
-    out[i] = Number(v & 0xffn);
-    v >>= 8n;
-  }
-  return out;
-}
 
 /** A fixed-seed generator, so a failure reproduces. */
 function randomBytes(seed: number): (n: number) => Uint8Array {
@@ -35,7 +27,7 @@ function randomBytes(seed: number): (n: number) => Uint8Array {
 }
 
 /** Edge values, including non-canonical ones (r and above), which circomlibjs reduces mod r. */
-const EDGES = [0n, 1n, FIELD_R - 1n, FIELD_R, FIELD_R + 1n, (1n << 256n) - 1n].map(be32);
+const EDGES = [0n, 1n, R - 1n, R, R + 1n, (1n << 256n) - 1n].map(bigIntToBytes32);
 
 const circom = (): Promise<FieldHasher> => createPoseidonHasher();
 

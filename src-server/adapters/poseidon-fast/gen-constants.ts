@@ -13,9 +13,10 @@ import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { FIELD_MODULUS } from "../../../src-shared/encoding/field";
 
-/** BN254's scalar field. */
-export const FIELD_R = 21888242871839275222246405745257275088548364400416034343698204186575808495617n;
+/** BN254's scalar field, the modulus r. */
+const FIELD_R = FIELD_MODULUS;
 /** Limb layout of poseidon.c: 9 limbs of 29 bits, Montgomery radix 2^261. */
 const LIMB_BITS = 29n;
 const LIMBS = 9;

@@ -3,10 +3,9 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { FieldHasher } from "../../../src-shared/crypto/hasher";
+import { FIELD_MODULUS } from "../../../src-shared/encoding/field";
 import { hasherOverPoseidonWasm, type PoseidonWasmInstance } from "../../../src-shared/crypto/poseidon-wasm-hasher";
 
-/** BN254's scalar field: the field Poseidon works in. */
-const R = 21888242871839275222246405745257275088548364400416034343698204186575808495617n;
 /** 64 KiB pages; the same 1.6 MB ffjavascript gives its instances (constants take ~0.4 MB). */
 const MEMORY_PAGES = 25;
 
@@ -73,7 +72,7 @@ export async function buildPoseidonModule(): Promise<Uint8Array> {
   };
   const builder = new ModuleBuilder();
   builder.setMemory(MEMORY_PAGES);
-  buildF1m(builder, R, "frm");
+  buildF1m(builder, FIELD_MODULUS, "frm");
   buildPoseidonWasm(builder);
   return builder.build();
 }
