@@ -21,7 +21,8 @@ import type { HealthService } from "./services/health";
 import { RelayMetrics, type MetricSources } from "./adapters/metrics-prom/relay-metrics";
 import { SNAPSHOT_FILE, type DurableDb } from "./adapters/storage-sqljs/durable-db";
 import type { RelayConfig } from "./config/schema";
-import { requestLog, requestMessage } from "./http/middleware/request-log";
+import { clientAddress } from "./http/middleware/client-address";
+import { requestLog, requestMessage, type RequestLog } from "./http/middleware/request-log";
 import { metricsRoutes } from "./http/routes/metrics";
 import type { RelayLogger } from "./adapters/log-pino/relay-logger";
 import type { RelayStore } from "./ports/relay-store";
@@ -115,12 +116,12 @@ export class Ops {
   }
 
   /** One line per request (first in the app). */
-  requestLog(): RequestHandler {
+  requestLog(): RequestLog {
     return requestLog({
       done: (r) => this.metrics.onRequest(r.method, r.route, r.status, r.ms),
       requests: this.config.logs.requests,
       line: (r) => this.event({ ...r }, requestMessage(r)),
-      clientIps: this.config.logs.clientIps,
+      clientIp: this.config.logs.clientIps ? clientAddress(this.config.http.trustProxy) : null,
     });
   }
 

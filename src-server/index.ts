@@ -70,7 +70,7 @@ async function listen(config: RelayConfig, opts: StartOptions, logger: RelayLogg
       // How often the two time-outs above are checked (Node's default, 30 s, would let them run late).
       connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(headersTimeoutMs / 4))),
     },
-    relay.app,
+    relay.handle,
   );
   // Longer than clients' own idle timers (undici's 4 s fires up to ~1 s late), so the
   // server does not close a socket a client is about to reuse.

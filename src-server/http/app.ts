@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
-import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler, type Router } from "express";
+import express, { type ErrorRequestHandler, type Express, type RequestHandler, type Router } from "express";
 import { ErrorName } from "../../src-shared/errors";
 import type { Network } from "../../src-shared/networks";
 import type { SandboxChain } from "../adapters/chain-sandbox/sandbox-chain";
@@ -18,12 +19,24 @@ import { swapRoutes } from "./routes/swap";
 import { RateLimits, type ClientIdentity } from "./middleware/rate-limit";
 import { authRoutes } from "./routes/auth";
 import { complianceRoutes } from "./routes/compliance";
-import { indexerRoutes } from "./routes/indexer";
+import { indexerReads, indexerRoutes } from "./routes/indexer";
 import { metaRoutes, type MetaInfo } from "./routes/meta";
 import { revertRoutes } from "./routes/revert";
 import { sandboxRoutes } from "./routes/sandbox";
 import { sendError } from "./respond";
-import { consoleSecurityHeaders, hostCheck, requireJsonBody, UNSUPPORTED_MEDIA_TYPE, verifyJsonBody, withoutEmptyBody } from "./middleware/loopback-safety";
+import {
+  consoleSecurityHeaders,
+  hostAcceptor,
+  hostCheck,
+  requireJsonBody,
+  UNSUPPORTED_MEDIA_TYPE,
+  verifyJsonBody,
+  withoutEmptyBody,
+} from "./middleware/loopback-safety";
+import { clientAddress } from "./middleware/client-address";
+import { requestLogMiddleware, type RequestLog } from "./middleware/request-log";
+import { frontDoor } from "./front-door";
+import { writeJson } from "./respond";
 import { inSequence } from "./middleware/in-sequence";
 import type { FeeSchedule } from "../services/fee-schedule";
 
@@ -50,12 +63,14 @@ export interface AppDeps {
   /** GET /metrics and the alerts API (composition-ops.ts), each with its own access rule. */
   ops?: Router;
   /** One log line per request (composition-ops.ts), before anything else. */
-  requestLog?: RequestHandler;
+  requestLog?: RequestLog;
   log: (line: string) => void;
 }
 
 export interface RelayApp {
   app: Express;
+  /** Node's request listener: the indexer's reads answered ahead of Express (http/front-door.ts), the rest by `app`. */
+  handle: (req: IncomingMessage, res: ServerResponse) => void;
   limits: RateLimits;
 }
 
@@ -66,28 +81,33 @@ export function createApp(deps: AppDeps): RelayApp {
   app.set("trust proxy", deps.config.http.trustProxy);
   app.set("etag", false);
 
-  // docs/security.md, "Rate limits": every request is counted by its client address (req.ip, after the
+  // docs/security.md, "Rate limits": every request is counted by its client address (req.ip's, after the
   // proxies http.trustProxy names), and also by the wallet of a valid token (header, or the path's {id}).
   const identity: ClientIdentity = {
-    ip: (req: Request) => req.ip ?? req.socket.remoteAddress ?? "unknown",
-    wallet: (req: Request) => deps.auth.walletOf(req.get("x-api-auth") ?? req.params?.id),
+    ip: clientAddress(deps.config.http.trustProxy),
+    wallet: (req, params) => {
+      const header = req.headers["x-api-auth"];
+      return deps.auth.walletOf(typeof header === "string" ? header : params?.id);
+    },
   };
   const limits = new RateLimits(deps.config.rateLimits, identity, deps.config.auth.tokenTtlSec);
 
   // Loopback safety (docs/security.md): a DNS-rebound page is refused by its Host, and a
   // cross-origin "simple" request (text/plain, form) cannot deliver a body: bodies must be JSON.
+  const commonHeaders = (res: ServerResponse): void => void res.setHeader("X-Content-Type-Options", "nosniff");
   const nosniff: RequestHandler = (_req, res, next) => {
-    res.setHeader("X-Content-Type-Options", "nosniff");
+    commonHeaders(res);
     next();
   };
+  const host = hostAcceptor(deps.config.host, deps.config.http.publicHostnames);
   // Every body reaches the parser (a chunked one of unknown size too); verifyJsonBody refuses a non-empty one that is not application/json.
   const json = express.json({ limit: deps.config.http.bodyLimitBytes, type: () => true, strict: true, verify: verifyJsonBody });
   // Run as one middleware: each router layer costs a get_proof about a microsecond.
   app.use(
     inSequence([
-      ...(deps.requestLog ? [deps.requestLog] : []),
+      ...(deps.requestLog ? [requestLogMiddleware(deps.requestLog)] : []),
       nosniff,
-      ...[hostCheck(deps.config.host, deps.config.http.publicHostnames)].filter((h) => h !== null),
+      ...(host ? [hostCheck(host)] : []),
       requireJsonBody(),
       withoutEmptyBody(json),
     ]),
@@ -95,7 +115,9 @@ export function createApp(deps: AppDeps): RelayApp {
 
   // The indexer's reads first: they are most of the traffic, and their paths (/get_*) are no other router's.
   // Registered on the app's own router, not mounted as a nested one: a nested router costs every read a few microseconds.
-  indexerRoutes({ indexer: deps.indexer, chains: deps.chains, nullifierAddress: deps.nullifierAddress, limits }, app.router);
+  // The front door (below) answers most of them before Express; these routes answer the rest the same way.
+  const reads = indexerReads({ indexer: deps.indexer, chains: deps.chains });
+  indexerRoutes({ indexer: deps.indexer, chains: deps.chains, nullifierAddress: deps.nullifierAddress, limits }, app.router, reads);
   app.use(metaRoutes(deps.health, deps.meta, deps.operatorGuard));
   app.use(authRoutes(deps.auth, limits));
   app.use(relayRoutes({ relay: deps.relay, fees: deps.fees, chains: deps.chains, auth: deps.auth, limits, config: deps.config }));
@@ -116,6 +138,8 @@ export function createApp(deps: AppDeps): RelayApp {
 
   app.use((_req, res) => sendError(res, 404, ErrorName.NotFound, "no such endpoint"));
 
+  const logUnexpected = (method: string | undefined, path: string, error: unknown): void =>
+    deps.log(`error: ${method} ${path}: ${(error as { message?: string }).message ?? String(error)}`);
   const onError: ErrorRequestHandler = (error: unknown, req, res, _next) => {
     const e = error as { type?: string; status?: number; message?: string };
     const relay = req.path === "/relay" || req.path === "/relay_swap";
@@ -141,7 +165,7 @@ export function createApp(deps: AppDeps): RelayApp {
       name = ErrorName.InvalidRequest;
       message = e.type === "entity.parse.failed" ? "body is not valid JSON" : (e.message ?? "bad request");
     } else {
-      deps.log(`error: ${req.method} ${req.path}: ${e.message ?? String(error)}`);
+      logUnexpected(req.method, req.path, error);
       if (relay) name = ErrorName.RelayFailed;
     }
     if (res.headersSent) return;
@@ -149,5 +173,20 @@ export function createApp(deps: AppDeps): RelayApp {
   };
   app.use(onError);
 
-  return { app, limits };
+  const handle = frontDoor({
+    routes: reads,
+    accepts: (req) => !host || host.accepts(req.headers.host),
+    begin: (req, res, route) => {
+      deps.requestLog?.begin(req, res, () => route);
+      commonHeaders(res);
+    },
+    admission: (endpoint) => limits.admission(endpoint),
+    // onError's answer for an unexpected error on a path that is not /relay or /login.
+    failed: (req, res, error) => {
+      logUnexpected(req.method, req.url ?? "", error);
+      if (!res.headersSent) writeJson(res, 500, { error: "InternalError", message: "internal error" });
+    },
+    express: app,
+  });
+  return { app, handle, limits };
 }

@@ -3,6 +3,9 @@ import { ErrorName, type ErrorNameValue } from "../../src-shared/errors";
 import { isNetwork, type Network } from "../../src-shared/networks";
 import { err, ok, type Result } from "../../src-shared/result";
 
+/** A path's parameters by name, as Express's `req.params` holds them. */
+export type PathParams = Readonly<Record<string, string | string[]>>;
+
 export interface ParamError {
   status: number;
   error: ErrorNameValue;

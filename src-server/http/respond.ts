@@ -1,10 +1,27 @@
+import type { ServerResponse } from "node:http";
 import type { Response } from "express";
 import type { Decoder } from "../../src-shared/api/decode";
 import { ErrorName, type ErrorNameValue } from "../../src-shared/errors";
 
+/**
+ * A JSON answer written with Node's own writeHead/end, so it works on a request
+ * Express never saw (http/front-door.ts): the bytes and headers of Express's
+ * `res.status(status).json(value)` with the app's settings (no ETag, no JSON
+ * spacing; a POST is never answered 304).
+ */
+export function writeJson(res: ServerResponse, status: number, value: unknown): void {
+  writeJsonText(res, status, JSON.stringify(value));
+}
+
+function writeJsonText(res: ServerResponse, status: number, json: string | Buffer): void {
+  const body = typeof json === "string" ? Buffer.from(json, "utf8") : json;
+  res.writeHead(status, { "Content-Type": "application/json; charset=utf-8", "Content-Length": body.length });
+  res.end(body);
+}
+
 /** Indexer, auth, sandbox and helper errors: `{ error, message? }` with the status. */
-export function sendError(res: Response, status: number, error: ErrorNameValue, message?: string): void {
-  res.status(status).json(message ? { error, message } : { error });
+export function sendError(res: ServerResponse, status: number, error: ErrorNameValue, message?: string): void {
+  writeJson(res, status, message ? { error, message } : { error });
 }
 
 /** Relay endpoints: the body carries the status too, and the HTTP status equals it. */
@@ -20,7 +37,7 @@ export function sendAnswer<T>(res: Response, _contract: Decoder<T>, body: NoInfe
   res.status(200).json(body);
 }
 
-export const invalidRequest = (res: Response, message: string): void => sendError(res, 400, ErrorName.InvalidRequest, message);
+export const invalidRequest = (res: ServerResponse, message: string): void => sendError(res, 400, ErrorName.InvalidRequest, message);
 
 const BYTE_TEXT = Array.from({ length: 256 }, (_, i) => String(i));
 
@@ -34,17 +51,9 @@ export function byteArrayJson(bytes: Uint8Array): string {
   return s + "]";
 }
 
-/**
- * A 200 with a JSON text built by the route (the indexer's reads). Written
- * with Node's own writeHead/end: the same status and headers Express's
- * `res.type("application/json").send()` gives (no ETag, as the app sets;
- * a POST is never answered 304), without its content-type parsing and
- * freshness check, a tenth of a get_proof's CPU.
- */
-export function sendJsonText(res: Response, json: string | Buffer): void {
-  const body = typeof json === "string" ? Buffer.from(json, "utf8") : json;
-  res.writeHead(200, { "Content-Type": "application/json; charset=utf-8", "Content-Length": body.length });
-  res.end(body);
+/** A 200 with a JSON text built by the route (the indexer's reads), written as {@link writeJson} writes. */
+export function sendJsonText(res: ServerResponse, json: string | Buffer): void {
+  writeJsonText(res, 200, json);
 }
 
 const BYTE_DIGITS = Array.from({ length: 256 }, (_, i) => Buffer.from(String(i), "latin1"));

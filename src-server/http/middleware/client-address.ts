@@ -1,4 +1,7 @@
+import type { IncomingMessage } from "node:http";
 import { isIP } from "node:net";
+import proxyAddr from "proxy-addr";
+import type { TrustProxy } from "../../config/schema";
 
 /** Expands an IPv6 address (without zone) into its eight 16-bit groups; null when it is not one. */
 function ipv6Groups(ip: string): number[] | null {
@@ -45,4 +48,16 @@ export function clientKeyOf(ip: string | undefined): string {
     .slice(0, 4)
     .map((x) => x.toString(16))
     .join(":")}::/64`;
+}
+
+/**
+ * The client address of a request as Express's `req.ip` gives it under the
+ * same `trust proxy` setting (http.trustProxy: false, a hop count, or proxy
+ * addresses and ranges), read from Node's own request: reads answered ahead
+ * of Express are counted and logged by the same address.
+ */
+export function clientAddress(trust: TrustProxy): (req: IncomingMessage) => string {
+  if (trust === false) return (req) => req.socket.remoteAddress ?? "unknown";
+  const trusted = typeof trust === "number" ? (_addr: string, i: number): boolean => i < trust : proxyAddr.compile(trust);
+  return (req) => proxyAddr(req, trusted);
 }

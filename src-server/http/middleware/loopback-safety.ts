@@ -1,3 +1,4 @@
+import type { IncomingMessage } from "node:http";
 import { isIP } from "node:net";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { ErrorName, type ErrorNameValue } from "../../../src-shared/errors";
@@ -30,7 +31,7 @@ export function isJsonContentType(contentType: string | undefined): boolean {
 }
 
 /** Whether the request announces a non-empty body: Content-Length above 0, or a chunked body (length unknown). */
-function bodyAnnounced(req: Request): "none" | "sized" | "chunked" {
+export function bodyAnnounced(req: IncomingMessage): "none" | "sized" | "chunked" {
   if (req.headers["transfer-encoding"] !== undefined) return "chunked";
   const length = req.headers["content-length"];
   if (length === undefined) return "none";
@@ -133,30 +134,45 @@ export function normalizePublicHostname(name: string): string {
 /**
  * DNS-rebinding guard: when the relay listens on a loopback address, a request
  * whose Host header names anything but a loopback name or one of
- * `publicHostnames` gets 421. On any other bind address it passes everything
- * (the relay is meant to be reached by other names; a reverse proxy decides).
+ * `publicHostnames` is refused. On any other bind address every Host passes
+ * (null: the relay is meant to be reached by other names; a reverse proxy decides).
  * A request without a Host header (HTTP/1.0) cannot come from a browser and passes.
+ * No side effect but a bounded cache: http/front-door.ts asks it before it takes a request.
  */
-export function hostCheck(bindHost: string, publicHostnames: readonly string[]): RequestHandler | null {
+export function hostAcceptor(bindHost: string, publicHostnames: readonly string[]): HostAcceptor | null {
   if (!isLoopbackHost(bindHost)) return null;
   const allowed = new Set(publicHostnames.map(normalizePublicHostname));
   // Clients send the same few Host values over and over: the accepted ones are remembered
   // (bounded, so a client cycling names cannot grow it) instead of parsed on every request.
   const accepted = new Set<string>();
+  const accepts = (header: string | undefined): boolean => {
+    if (header === undefined || accepted.has(header)) return true;
+    const name = hostName(header);
+    if (name === null || !(isLoopbackHost(name) || allowed.has(name))) return false;
+    if (accepted.size < 64) accepted.add(header);
+    return true;
+  };
+  return { accepts, allowed: [...allowed] };
+}
+
+export interface HostAcceptor {
+  /** Whether a request with this Host header is answered. */
+  accepts(header: string | undefined): boolean;
+  /** The configured public names, normalized (for the refusal's message). */
+  allowed: readonly string[];
+}
+
+/** {@link hostAcceptor} as middleware: a refused Host gets 421 MisdirectedRequest. */
+export function hostCheck(host: HostAcceptor): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     const header = req.headers.host;
-    if (header === undefined || accepted.has(header)) return next();
-    const name = hostName(header);
-    if (name !== null && (isLoopbackHost(name) || allowed.has(name))) {
-      if (accepted.size < 64) accepted.add(header);
-      return next();
-    }
+    if (host.accepts(header)) return next();
     sendShapedError(
       req,
       res,
       421,
       ErrorName.MisdirectedRequest,
-      `this relay listens on a loopback address and answers only to localhost, 127.0.0.1 or [::1]${allowed.size > 0 ? ` or ${[...allowed].join(", ")}` : ""}, not to Host ${JSON.stringify(header.slice(0, 100))} (a public name is added with http.publicHostnames)`,
+      `this relay listens on a loopback address and answers only to localhost, 127.0.0.1 or [::1]${host.allowed.length > 0 ? ` or ${host.allowed.join(", ")}` : ""}, not to Host ${JSON.stringify(String(header).slice(0, 100))} (a public name is added with http.publicHostnames)`,
     );
   };
 }

@@ -1,15 +1,25 @@
-import type { Request, RequestHandler, Response } from "express";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { RequestHandler } from "express";
 import { ErrorName } from "../../../src-shared/errors";
 import { SlidingWindowLimiter, type LimitDecision } from "../../core/limits/sliding-window";
 import type { RateLimitConfig, RateLimitedEndpoint } from "../../config/schema";
 import type { VerificationGate } from "../../services/relay-service";
+import type { PathParams } from "../params";
+import { writeJson } from "../respond";
 import { clientKeyOf } from "./client-address";
 
-/** Who a request comes from: its client address (after the trusted proxies), and the wallet of a valid token it carries. */
+/**
+ * Who a request comes from: its client address (after the trusted proxies), and
+ * the wallet of a valid token it carries (header, or the path's {id}). Node's
+ * own request: reads answered ahead of Express (http/front-door.ts) are counted too.
+ */
 export interface ClientIdentity {
-  ip(req: Request): string;
-  wallet(req: Request): string | null;
+  ip(req: IncomingMessage): string;
+  wallet(req: IncomingMessage, params: PathParams | undefined): string | null;
 }
+
+/** A route's limit: true when the request may go on (RateLimit-* headers set), false once it is refused with 429. */
+export type Admission = (req: IncomingMessage, res: ServerResponse, params?: PathParams) => boolean;
 
 /** A /login that would take a token over a cap: when to try again. */
 export interface TokenRefusal {
@@ -67,26 +77,36 @@ export class RateLimits {
    * (and whose body's wallet is unproven until its signature is checked).
    */
   middleware(endpoint: RateLimitedEndpoint, shape: "relay" | "plain" = "plain", scope: "ip+wallet" | "ip" = "ip+wallet"): RequestHandler[] {
-    // Limits are set once at start: with them off (behind a proxy that limits, or in a benchmark) a route gets no extra layer.
-    if (!this.config.enabled) return [];
+    const admit = this.admission(endpoint, shape, scope);
+    if (!admit) return [];
+    return [(req, res, next) => void (admit(req, res, req.params) && next())];
+  }
+
+  /**
+   * The limit of one endpoint as a check on Node's request, or null with limits
+   * off: set once at start, so behind a proxy that limits, or in a benchmark, a
+   * route gets no extra step.
+   */
+  admission(endpoint: RateLimitedEndpoint, shape: "relay" | "plain" = "plain", scope: "ip+wallet" | "ip" = "ip+wallet"): Admission | null {
+    if (!this.config.enabled) return null;
     const ipLimiter = this.byIp.get(endpoint)!;
     const walletLimiter = this.byWallet.get(endpoint)!;
     const policy = `${ipLimiter.limit};w=${this.config.windowSec}`;
-    const limit: RequestHandler = (req, res, next) => {
+    return (req, res, params) => {
       const now = this.now();
       const byIp = ipLimiter.take(`ip:${clientKeyOf(this.identity.ip(req))}`, now);
-      const wallet = scope === "ip+wallet" ? this.identity.wallet(req) : null;
+      const wallet = scope === "ip+wallet" ? this.identity.wallet(req, params) : null;
       const byWallet = wallet ? walletLimiter.take(`w:${wallet}`, now) : null;
       const d = stricter(byIp, byWallet);
       res.setHeader("RateLimit-Policy", policy);
       res.setHeader("RateLimit-Limit", String(d.limit));
       res.setHeader("RateLimit-Remaining", String(d.remaining));
       res.setHeader("RateLimit-Reset", String(d.resetSec));
-      if (d.allowed) return next();
+      if (d.allowed) return true;
       this.refusals.set(endpoint, (this.refusals.get(endpoint) ?? 0) + 1);
       refuse(res, d.resetSec, shape);
+      return false;
     };
-    return [limit];
   }
 
   /**
@@ -95,7 +115,7 @@ export class RateLimits {
    * forged login for someone else's wallet cannot use up that wallet's tokens).
    * Counts the token when it answers null.
    */
-  tokenGate(req: Request): (wallet: string) => TokenRefusal | null {
+  tokenGate(req: IncomingMessage): (wallet: string) => TokenRefusal | null {
     const ip = `ip:${clientKeyOf(this.identity.ip(req))}`;
     return (wallet) => {
       if (!this.config.enabled) return null;
@@ -114,7 +134,7 @@ export class RateLimits {
    * At most `verificationsPerIp` proof verifications running or queued per client
    * address: one address cannot fill the verifier's queue for everyone.
    */
-  verificationGate(req: Request): VerificationGate {
+  verificationGate(req: IncomingMessage): VerificationGate {
     const ip = clientKeyOf(this.identity.ip(req));
     return () => {
       if (!this.config.enabled) return () => {};
@@ -139,8 +159,8 @@ export class RateLimits {
 }
 
 /** 429 RateLimited with Retry-After, in the endpoint's shape. */
-export function refuse(res: Response, retryAfterSec: number, shape: "relay" | "plain", message?: string): void {
+export function refuse(res: ServerResponse, retryAfterSec: number, shape: "relay" | "plain", message?: string): void {
   res.setHeader("Retry-After", String(retryAfterSec));
   const body = message === undefined ? { error: ErrorName.RateLimited } : { error: ErrorName.RateLimited, message };
-  res.status(429).json(shape === "relay" ? { status: 429, ...body } : body);
+  writeJson(res, 429, shape === "relay" ? { status: 429, ...body } : body);
 }

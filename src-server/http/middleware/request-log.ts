@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import type { RequestHandler } from "express";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Request, RequestHandler } from "express";
 
 /** What one request's log line holds. */
 export interface RequestLine {
@@ -20,8 +21,18 @@ export interface RequestLogOptions {
   line(r: RequestLine): void;
   /** logs.requests: "changes" leaves successful reads out of the log. */
   requests: "changes" | "all";
-  /** logs.clientIps: the client address in each line (off unless the operator turns it on). */
-  clientIps: boolean;
+  /** logs.clientIps: the client address in each line (null, the default, leaves it out). */
+  clientIp: ((req: IncomingMessage) => string) | null;
+}
+
+/** Requests' log lines and counts, for Express's routes and for the reads answered ahead of Express (http/front-door.ts). */
+export interface RequestLog {
+  /**
+   * One request, from now until its answer is sent: its X-Request-Id header
+   * now; its count, and its line if it gets one, when it finishes, under the
+   * route `route()` names then.
+   */
+  begin(req: IncomingMessage, res: ServerResponse, route: () => string): void;
 }
 
 /** The spec's reads that are POSTs (indexer reads, is_logged); every GET is a read too. */
@@ -47,23 +58,33 @@ export const requestMessage = (r: RequestLine): string => `${r.method} ${r.route
  * text) and the client address only when the operator turns it on
  * (docs/operations.md, "Logs").
  */
-export function requestLog(opts: RequestLogOptions): RequestHandler {
+export function requestLog(opts: RequestLogOptions): RequestLog {
+  return {
+    begin(req, res, route) {
+      const reqId = randomUUID();
+      res.setHeader("X-Request-Id", reqId);
+      const started = performance.now();
+      res.on("finish", () => {
+        const ms = Math.round((performance.now() - started) * 10) / 10;
+        const r: RequestLine = { reqId, method: req.method ?? "", route: route(), status: res.statusCode, ms };
+        if (opts.clientIp) r.ip = opts.clientIp(req);
+        opts.done(r);
+        if (opts.requests === "all" || !isSuccessfulRead(r)) opts.line(r);
+      });
+    },
+  };
+}
+
+/** The route pattern Express matched, read when the answer is sent. */
+function expressRoute(req: Request): string {
+  if (req.route) return `${req.baseUrl}${String((req.route as { path: unknown }).path)}`;
+  return req.path.startsWith("/console") ? "/console (static)" : "(no route)";
+}
+
+/** The request log as the first middleware of the Express app. */
+export function requestLogMiddleware(log: RequestLog): RequestHandler {
   return (req, res, next) => {
-    const reqId = randomUUID();
-    res.setHeader("X-Request-Id", reqId);
-    const started = performance.now();
-    res.on("finish", () => {
-      const route = req.route
-        ? `${req.baseUrl}${String((req.route as { path: unknown }).path)}`
-        : req.path.startsWith("/console")
-          ? "/console (static)"
-          : "(no route)";
-      const ms = Math.round((performance.now() - started) * 10) / 10;
-      const r: RequestLine = { reqId, method: req.method, route, status: res.statusCode, ms };
-      if (opts.clientIps) r.ip = req.ip ?? req.socket.remoteAddress ?? null;
-      opts.done(r);
-      if (opts.requests === "all" || !isSuccessfulRead(r)) opts.line(r);
-    });
+    log.begin(req, res, () => expressRoute(req));
     next();
   };
 }

@@ -1,4 +1,5 @@
-import { Router, type Response } from "express";
+import type { ServerResponse } from "node:http";
+import { Router } from "express";
 import { ErrorName } from "../../../src-shared/errors";
 import { parseFieldBytes } from "../../../src-shared/encoding/field";
 import type { Network } from "../../../src-shared/networks";
@@ -6,7 +7,8 @@ import { ProofJson } from "../../core/merkle/proof-json";
 import type { ChainBackend } from "../../ports/chain";
 import type { IndexedPool, IndexerService } from "../../services/indexer";
 import type { RateLimits } from "../middleware/rate-limit";
-import { parseDepthParam, parseIndexParam, parseMintParam, parseNetworkParam, type ParamError } from "../params";
+import type { DirectRoute } from "../front-door";
+import { parseDepthParam, parseIndexParam, parseMintParam, parseNetworkParam, type ParamError, type PathParams } from "../params";
 import { byteArrayJson, invalidRequest, sendError, sendJsonText } from "../respond";
 
 export interface IndexerRouteDeps {
@@ -16,7 +18,7 @@ export interface IndexerRouteDeps {
   limits: RateLimits;
 }
 
-const fail = (res: Response, e: ParamError): void => sendError(res, e.status, e.error, e.message);
+const fail = (res: ServerResponse, e: ParamError): void => sendError(res, e.status, e.error, e.message);
 
 /**
  * get_proof answers per pool (core/merkle/proof-json.ts keeps the text that does not change).
@@ -29,11 +31,10 @@ const proofJsonOf = (pool: IndexedPool): ProofJson => {
   return p;
 };
 
-export function indexerRoutes(deps: IndexerRouteDeps, r: Router = Router()): Router {
+/** Network, depth and mint checked in that order, then the pool must exist and be in step with its chain. */
+function poolResolver(deps: Pick<IndexerRouteDeps, "indexer" | "chains">): (res: ServerResponse, params: PathParams) => { pool: IndexedPool } | null {
   const enabled = (n: Network): boolean => deps.chains.has(n);
-
-  /** Network, depth and mint checked in that order, then the pool must exist. */
-  const resolvePool = (res: Response, params: Record<string, unknown>): { pool: IndexedPool } | null => {
+  return (res, params) => {
     const network = parseNetworkParam(params.network, enabled);
     if (!network.ok) return (fail(res, network.error), null);
     const depth = parseDepthParam(params.depth);
@@ -49,52 +50,79 @@ export function indexerRoutes(deps: IndexerRouteDeps, r: Router = Router()): Rou
     if (pool.drift) return (sendError(res, 503, ErrorName.IndexerDrift, "the indexer disagrees with the chain; answers are paused"), null);
     return { pool };
   };
+}
 
-  r.post("/get_merkle/:mint/:depth/:network", ...deps.limits.middleware("get_merkle"), (req, res) => {
-    const found = resolvePool(res, req.params);
-    if (!found) return;
-    const { pool } = found;
-    sendJsonText(
-      res,
-      `{"address":"${pool.address}","json":{"root":${byteArrayJson(pool.tree.root())},"nextIndex":${pool.tree.nextIndex},"depth":${pool.tree.depth}}}`,
-    );
-  });
+/**
+ * The body-less reads (get_merkle, get_proof, get_node) on Node's own response: http/front-door.ts answers
+ * them ahead of Express, and {@link indexerRoutes} registers the same handlers for the requests it passes on.
+ */
+export function indexerReads(deps: Pick<IndexerRouteDeps, "indexer" | "chains">): DirectRoute[] {
+  const resolvePool = poolResolver(deps);
 
-  r.post("/get_proof/:mint/:depth/:index/:network", ...deps.limits.middleware("get_proof"), (req, res) => {
-    const found = resolvePool(res, req.params);
-    if (!found) return;
-    const index = parseIndexParam(req.params.index, 2 ** 32);
-    if (!index.ok) return fail(res, index.error);
-    const answer = proofJsonOf(found.pool).answer(index.value);
-    if (!answer) return sendError(res, 400, ErrorName.IndexOutOfRange, `leaf ${index.value} is not in the tree (nextIndex ${found.pool.tree.nextIndex})`);
-    sendJsonText(res, Buffer.from(answer.buffer, answer.byteOffset, answer.byteLength));
-  });
+  return [
+    {
+      pattern: "/get_merkle/:mint/:depth/:network",
+      endpoint: "get_merkle",
+      handle(params, res) {
+        const found = resolvePool(res, params);
+        if (!found) return;
+        const { pool } = found;
+        sendJsonText(
+          res,
+          `{"address":"${pool.address}","json":{"root":${byteArrayJson(pool.tree.root())},"nextIndex":${pool.tree.nextIndex},"depth":${pool.tree.depth}}}`,
+        );
+      },
+    },
+    {
+      pattern: "/get_proof/:mint/:depth/:index/:network",
+      endpoint: "get_proof",
+      handle(params, res) {
+        const found = resolvePool(res, params);
+        if (!found) return;
+        const index = parseIndexParam(params.index, 2 ** 32);
+        if (!index.ok) return fail(res, index.error);
+        const answer = proofJsonOf(found.pool).answer(index.value);
+        if (!answer) return sendError(res, 400, ErrorName.IndexOutOfRange, `leaf ${index.value} is not in the tree (nextIndex ${found.pool.tree.nextIndex})`);
+        sendJsonText(res, Buffer.from(answer.buffer, answer.byteOffset, answer.byteLength));
+      },
+    },
+    {
+      pattern: "/get_node/:mint/:depth/:index/:network",
+      endpoint: "get_node",
+      handle(params, res) {
+        const found = resolvePool(res, params);
+        if (!found) return;
+        const index = parseIndexParam(params.index, 2 ** 33);
+        if (!index.ok) return fail(res, index.error);
+        const node = found.pool.tree.heapNode(index.value);
+        if (!node.ok) return sendError(res, 400, ErrorName.IndexOutOfRange, "heap index must be from 1 to 2^33 - 1");
+        sendJsonText(res, `{"address":"${found.pool.address}","json":{"value":${byteArrayJson(node.value)}}}`);
+      },
+    },
+  ];
+}
 
-  r.post("/get_node/:mint/:depth/:index/:network", ...deps.limits.middleware("get_node"), (req, res) => {
-    const found = resolvePool(res, req.params);
-    if (!found) return;
-    const index = parseIndexParam(req.params.index, 2 ** 33);
-    if (!index.ok) return fail(res, index.error);
-    const node = found.pool.tree.heapNode(index.value);
-    if (!node.ok) return sendError(res, 400, ErrorName.IndexOutOfRange, "heap index must be from 1 to 2^33 - 1");
-    sendJsonText(res, `{"address":"${found.pool.address}","json":{"value":${byteArrayJson(node.value)}}}`);
-  });
+/** The indexer's routes on Express: the {@link indexerReads} (for what the front door passes on) and get_nullifier, which takes a body. */
+export function indexerRoutes(deps: IndexerRouteDeps, r: Router = Router(), reads: readonly DirectRoute[] = indexerReads(deps)): Router {
+  const resolvePool = poolResolver(deps);
+  for (const read of reads) r.post(read.pattern, ...deps.limits.middleware(read.endpoint), (req, res) => read.handle(req.params, res));
 
   r.post("/get_nullifier/:mint/:depth/:network", ...deps.limits.middleware("get_nullifier"), async (req, res) => {
     const found = resolvePool(res, req.params);
     if (!found) return;
+    const { pool } = found;
     const body: unknown = req.body;
     if (typeof body !== "object" || body === null || Array.isArray(body)) {
       return invalidRequest(res, "body must be a JSON object { nullifierHash: number[32] } sent as application/json");
     }
     const hash = parseFieldBytes((body as Record<string, unknown>).nullifierHash);
     if (!hash.ok) return invalidRequest(res, `nullifierHash: ${hash.error} (32 bytes, big-endian, below the field modulus)`);
-    const chain = deps.chains.get(found.pool.network)!;
-    const spent = await chain.isNullifierSpent(found.pool.mint, hash.value);
+    const chain = deps.chains.get(pool.network)!;
+    const spent = await chain.isNullifierSpent(pool.mint, hash.value);
     if (!spent) return void res.status(200).json({ address: null, json: null });
-    const mintBytes = parseMintParam(found.pool.mint);
-    if (!mintBytes.ok) throw new Error(`pool ${found.pool.mint} has an invalid mint`);
-    res.status(200).json({ address: deps.nullifierAddress(found.pool.network, mintBytes.value.bytes, hash.value), json: { spent: true } });
+    const mintBytes = parseMintParam(pool.mint);
+    if (!mintBytes.ok) throw new Error(`pool ${pool.mint} has an invalid mint`);
+    res.status(200).json({ address: deps.nullifierAddress(pool.network, mintBytes.value.bytes, hash.value), json: { spent: true } });
   });
 
   return r;

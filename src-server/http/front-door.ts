@@ -1,0 +1,95 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { RateLimitedEndpoint } from "../config/schema";
+import { bodyAnnounced } from "./middleware/loopback-safety";
+import type { Admission } from "./middleware/rate-limit";
+import type { PathParams } from "./params";
+
+/**
+ * A body-less POST read answered on Node's request event, ahead of Express
+ * (the indexer's get_proof, get_merkle, get_node). The same route is also
+ * registered on the Express app, which answers every request the front door
+ * passes on.
+ */
+export interface DirectRoute {
+  /** Literal segments then `:params`, Express's syntax: the route's name in logs and metrics too. */
+  pattern: string;
+  endpoint: RateLimitedEndpoint;
+  /** Writes the whole answer, success or error. `params` by name, as Express's `req.params`. */
+  handle(params: PathParams, res: ServerResponse): void;
+}
+
+export interface FrontDoorDeps {
+  routes: readonly DirectRoute[];
+  /**
+   * The app-wide checks, without side effects (the Host check). A request they
+   * do not accept goes to Express whole, which answers it as it always has.
+   */
+  accepts(req: IncomingMessage): boolean;
+  /** What the app's first middleware does for every request (request id and log, common headers), for one the front door takes. */
+  begin(req: IncomingMessage, res: ServerResponse, route: string): void;
+  /** A route's rate limit; null with limits off. */
+  admission(endpoint: RateLimitedEndpoint): Admission | null;
+  /** A route threw: the answer and the log line of the app's error handler. */
+  failed(req: IncomingMessage, res: ServerResponse, error: unknown): void;
+  /** Every other request: the Express app. */
+  express(req: IncomingMessage, res: ServerResponse): void;
+}
+
+interface Entry {
+  route: DirectRoute;
+  names: readonly string[];
+  admit: Admission | null;
+}
+
+/**
+ * Node's request listener: the routes in `deps.routes` answered directly, all
+ * else handed to Express. Express's request setup (prototype swaps, its
+ * router's layer walk and param decoding) costs a get_proof four times the
+ * work of building and writing the answer (docs/benchmarks.md, "Issue 18,
+ * fourth pass"); the indexer's reads are most of a relay's traffic.
+ *
+ * Only a path Express would read the same way is taken: exact case, no query,
+ * no percent-escape, no empty segment, no body announced (the app's body
+ * rules, 415 and 413, are Express's to apply). Everything else
+ * (`/GET_PROOF/...`, a trailing slash, a body, a Host the app refuses) goes to
+ * Express, whose routes for the same reads give the same answers. Nothing is
+ * counted or logged before the request is taken, so a request is never
+ * counted twice.
+ */
+export function frontDoor(deps: FrontDoorDeps): (req: IncomingMessage, res: ServerResponse) => void {
+  const byFirst = new Map<string, Entry>();
+  for (const route of deps.routes) {
+    const [empty, first, ...rest] = route.pattern.split("/");
+    if (empty !== "" || !first || first.startsWith(":") || rest.length === 0 || !rest.every((s) => /^:[a-z_]+$/i.test(s)))
+      throw new Error(`front door: ${route.pattern} is not /literal/:param...`);
+    if (byFirst.has(first)) throw new Error(`front door: two routes under /${first}`);
+    byFirst.set(first, { route, names: rest.map((s) => s.slice(1)), admit: deps.admission(route.endpoint) });
+  }
+
+  const match = (url: string): { entry: Entry; params: Record<string, string> } | null => {
+    if (url.includes("?") || url.includes("%") || url.includes("#")) return null;
+    const parts = url.split("/");
+    const entry = byFirst.get(parts[1] ?? "");
+    if (!entry || parts[0] !== "" || parts.length !== entry.names.length + 2) return null;
+    const params: Record<string, string> = {};
+    for (let i = 0; i < entry.names.length; i++) {
+      const value = parts[i + 2]!;
+      if (value === "") return null;
+      params[entry.names[i]!] = value;
+    }
+    return { entry, params };
+  };
+
+  return (req, res) => {
+    const taken = req.method === "POST" && req.url !== undefined ? match(req.url) : null;
+    if (!taken || bodyAnnounced(req) !== "none" || !deps.accepts(req)) return deps.express(req, res);
+    const { entry, params } = taken;
+    deps.begin(req, res, entry.route.pattern);
+    try {
+      if (entry.admit && !entry.admit(req, res, params)) return;
+      entry.route.handle(params, res);
+    } catch (e) {
+      deps.failed(req, res, e);
+    }
+  };
+}
