@@ -35,6 +35,7 @@ const proofHttp: BenchCase = {
 
     let relay: ListeningProcess | null = null;
     let bare: ListeningProcess | null = null;
+    let floor: ListeningProcess | null = null;
     try {
       log(`starting the relay (startServer) on a copy of the prepared ${fmtNum(n)}-leaf pool`);
       relay = await startRelayChild({ RELAY_DATA_DIR: dataDir });
@@ -57,10 +58,12 @@ const proofHttp: BenchCase = {
       const bodyFile = path.join(scratch, "body.json");
       writeFileSync(bodyFile, body);
       bare = await spawnListening(["--import", "tsx", "bench/servers/bare-express.ts"], { BENCH_BODY_FILE: bodyFile });
+      floor = await spawnListening(["--import", "tsx", "bench/servers/bare-node.ts"], { BENCH_BODY_FILE: bodyFile });
 
       log(`warm-up ${warm} s each, then ${rounds} interleaved rounds of ${round} s each at ${CONNECTIONS} connections`);
       await load(relay.url, warm);
       await load(bare.url, warm);
+      await load(floor.url, warm);
       // Interleaved rounds (ours, peer, peer, ours, ...): other work on the machine drifts over tens of seconds.
       const ours: Result[] = [];
       const peer: Result[] = [];
@@ -90,11 +93,21 @@ const proofHttp: BenchCase = {
       }
       const cold = await load(relay.url, round, coldRequests);
       const coldPeer = await load(bare.url, round);
+      // The floor: Node's http server with no framework, two more interleaved rounds.
+      const oursVsFloor: Result[] = [];
+      const floorRounds: Result[] = [];
+      for (let r = 0; r < 2; r++) {
+        if (r % 2) floorRounds.push(await load(floor.url, round));
+        oursVsFloor.push(await load(relay.url, round));
+        if (!(r % 2)) floorRounds.push(await load(floor.url, round));
+      }
       for (const [who, r] of [
         ...ours.map((x) => ["relay", x] as const),
         ...peer.map((x) => ["bare express", x] as const),
         ["relay (cold)", cold] as const,
         ["bare express", coldPeer] as const,
+        ...oursVsFloor.map((x) => ["relay", x] as const),
+        ...floorRounds.map((x) => ["bare node:http", x] as const),
       ]) {
         if (r.non2xx || r.errors || r.timeouts) throw new Error(`${who}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
       }
@@ -136,13 +149,23 @@ const proofHttp: BenchCase = {
           target: { kind: "ratio<=", value: 1.1 },
           detail: `median of the rounds' p99: ${list(ours, (r) => r.latency.p99)} vs ${list(peer, (r) => r.latency.p99)} ms; max ${fmtNum(Math.max(...ours.map((r) => r.latency.max)))} vs ${fmtNum(Math.max(...peer.map((r) => r.latency.max)))} ms`,
         },
+        {
+          name: "get_proof HTTP req/s against the floor",
+          ours: perSec(oursVsFloor),
+          unit: "req/s",
+          peerLabel: "bare node:http, same bytes",
+          peer: perSec(floorRounds),
+          better: "higher",
+          target: null,
+          detail: `2 interleaved rounds of ${round} s; p99 ${list(oursVsFloor, (r) => r.latency.p99)} vs ${list(floorRounds, (r) => r.latency.p99)} ms; autocannon shares the machine's 2 cores, so near the floor both measure the client too`,
+        },
       ];
       return {
         metrics,
         notes: [
           `pool: the cached prepared pool (batch append through SqlTreeStore into a data dir, then copied), not the sandbox path; the relay loads it at start like any persisted pool`,
           `relay started by startServer(loadConfig(env)) with RELAY_RATE_LIMITS=off in its own process; autocannon runs in the bench process; 100 distinct leaf indices cycled`,
-          `peer: bare Express 5 app, same route pattern, x-powered-by and ETag off like the relay, answering a precomputed ${fmtNum(body.length)}-byte body`,
+          `peer: bare Express 5 app, same route pattern, x-powered-by and ETag off like the relay, answering a precomputed ${fmtNum(body.length)}-byte body; the relay answers get_proof on Node's request event ahead of Express (src-server/http/front-door.ts), with its request log, Host check and rate limits`,
           `the relay keeps whole answers for up to 1,024 leaves until the tree grows; with ${fmtNum(COLD_LEAVES)} distinct leaves cycled every answer is built (cached node text only): ${fmtNum(cold.requests.average)} req/s, p99 ${fmtNum(cold.latency.p99)} ms, against bare express ${fmtNum(coldPeer.requests.average)} req/s, p99 ${fmtNum(coldPeer.latency.p99)} ms in the ${round} s after it = ${fmtNum(cold.requests.average / coldPeer.requests.average, 2)}x`,
           `server CPU per request in the timed rounds (/proc, user + system): relay ${fmtNum((oursCpu * 1000) / total(ours))} µs, bare express ${fmtNum((peerCpu * 1000) / total(peer))} µs, so the relay can serve at most ${fmtNum(peerCpu / total(peer) / (oursCpu / total(ours)), 2)}x the peer's requests on the same CPU`,
           `throughput: relay ${fmtNum(ours.reduce((a, r) => a + r.throughput.total, 0) / seconds(ours) / 2 ** 20, 1)} MiB/s, bare ${fmtNum(peer.reduce((a, r) => a + r.throughput.total, 0) / seconds(peer) / 2 ** 20, 1)} MiB/s; relay RSS under load ${relayMem ? `${fmtNum(relayMem.rss)} MB` : "n/a"}`,
@@ -151,6 +174,7 @@ const proofHttp: BenchCase = {
     } finally {
       await relay?.stop();
       await bare?.stop();
+      await floor?.stop();
       rmSync(dataDir, { recursive: true, force: true });
       rmSync(scratch, { recursive: true, force: true });
     }
