@@ -23,7 +23,7 @@ import { indexerReads, indexerRoutes } from "./routes/indexer";
 import { metaRoutes, type MetaInfo } from "./routes/meta";
 import { revertRoutes } from "./routes/revert";
 import { sandboxRoutes } from "./routes/sandbox";
-import { sendError } from "./respond";
+import { sendError, writeJson } from "./respond";
 import {
   consoleSecurityHeaders,
   hostAcceptor,
@@ -36,7 +36,6 @@ import {
 import { clientAddress } from "./middleware/client-address";
 import { requestLogMiddleware, type RequestLog } from "./middleware/request-log";
 import { frontDoor } from "./front-door";
-import { writeJson } from "./respond";
 import { inSequence } from "./middleware/in-sequence";
 import type { FeeSchedule } from "../services/fee-schedule";
 
