@@ -37,7 +37,7 @@ export async function openStorage(config: RelayConfig, log: (line: string) => vo
   verifierStarting.catch(() => {});
   // Next to the verification key: resources/zk in the repository and in the desktop app alike.
   // (The fast module hashes 2 and 3 inputs; it looks for the lean one, for the other arities, in the same folders.)
-  const hasherLoading = createFastPoseidonHasher([path.join(path.dirname(config.verifier.vkeyPath), "poseidon-bn254-fast.wasm"), PREBUILT_POSEIDON_WASM]);
+  const hasherLoading = createFastPoseidonHasher([path.join(path.dirname(config.verifier.vkeyPath), "poseidon-bn254-fast.wasm"), PREBUILT_POSEIDON_WASM], log);
   const dbOpening = DurableDb.open({
     dir: config.dataDir,
     migrations: MIGRATIONS,

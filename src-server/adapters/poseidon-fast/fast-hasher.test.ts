@@ -126,12 +126,16 @@ describe("fast Poseidon hasher (poseidon.c in wasm)", () => {
     expect(() => fast.hashPairs(new Uint8Array(64), -1, new Uint8Array(64), 0)).toThrow(RangeError);
   });
 
-  it("loads the module from the first place that has it and falls back to the lean hasher (same outputs) where none does", async () => {
+  it("loads the module from the first place that has it and falls back to the lean hasher (same outputs, and a warning) where none does", async () => {
     const ref = await circom();
     const a = EDGES[2]!;
     const b = EDGES[4]!;
-    const found = await openFastPoseidonHasher([path.join(os.tmpdir(), "no-such-dir", "poseidon-bn254-fast.wasm"), PREBUILT_WASM]);
-    const none = await openFastPoseidonHasher([path.join(os.tmpdir(), "no-such-dir", "poseidon-bn254-fast.wasm")]);
+    const missing = path.join(os.tmpdir(), "no-such-dir", "poseidon-bn254-fast.wasm");
+    const warnings: string[] = [];
+    const found = await openFastPoseidonHasher([missing, PREBUILT_WASM], (line) => warnings.push(line));
+    expect(warnings).toEqual([]);
+    const none = await openFastPoseidonHasher([missing], (line) => warnings.push(line));
+    expect(warnings).toEqual([expect.stringContaining(`in none of ${missing}`)]);
     expect(hex(found.hash([a, b]))).toBe(hex(ref.hash([a, b])));
     expect(hex(none.hash([a, b]))).toBe(hex(ref.hash([a, b])));
   });
