@@ -15,10 +15,9 @@
  * - bad input is not an error: verify() resolves false for it.
  */
 import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
-import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
+import { workerModule, workerSpec } from "../threads/worker-entry";
 import { VerifierBusyError, type ProofVerifier } from "../../ports/proof-verifier";
 import { parseVerificationKey } from "./groth16-mcl";
 import type { VerifyRequest, WorkerInit, WorkerMessage } from "./verify-worker";
@@ -41,34 +40,8 @@ export class VerifierWorkerCrashedError extends Error {
 const PROOF_BYTES = 256;
 const SIGNAL_BYTES = 32;
 
-/** The worker entry next to this module: .ts when run from sources (tsx, vitest), .js if ever compiled. */
-const WORKER_URL = new URL(import.meta.url.endsWith(".ts") ? "./verify-worker.ts" : "./verify-worker.js", import.meta.url);
-
-/**
- * How to start a worker on WORKER_URL. A TypeScript entry needs tsx inside
- * the worker thread, and on Node 20 neither an inherited nor an explicit
- * `--import tsx` in the worker's execArgv works (the .ts entry fails with
- * ERR_UNKNOWN_FILE_EXTENSION, or loads untransformed). What works, under
- * `node --import tsx`, `tsx` and vitest alike: strip tsx loader flags from the
- * inherited execArgv and start a two-line ESM bootstrap that registers tsx's
- * loader in the worker itself (tsx/esm/api, resolved by absolute URL, so the
- * working directory does not matter) and then imports the .ts entry.
- */
-function workerSpec(): { entry: URL | string; eval: boolean; execArgv: string[] } {
-  // Nothing is inherited: Node refuses per-process flags (--expose-gc, …) in workers, and the .ts bootstrap registers tsx itself.
-  const execArgv: string[] = [];
-  if (!WORKER_URL.pathname.endsWith(".ts")) return { entry: WORKER_URL, eval: false, execArgv };
-  const require = createRequire(import.meta.url);
-  const pkgPath = require.resolve("tsx/package.json");
-  const pkg = JSON.parse(readFileSync(pkgPath, "utf8")) as { exports?: Record<string, { import?: { default?: string } }> };
-  const api = pkg.exports?.["./esm/api"]?.import?.default;
-  if (!api) throw new Error("tsx/esm/api not found: cannot start a TypeScript worker");
-  const apiUrl = new URL(api, pathToFileURL(pkgPath)).href;
-  const code =
-    `import(${JSON.stringify(apiUrl)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_URL.href)}); })` +
-    `.catch((e) => { setImmediate(() => { throw e; }); });`;
-  return { entry: code, eval: true, execArgv };
-}
+/** The worker entry next to this module: .ts when run from sources (tsx, vitest), .js in the desktop bundle. */
+const WORKER_URL = workerModule("verify-worker", import.meta.url);
 
 interface Job {
   id: number;
@@ -192,7 +165,7 @@ export class Groth16WorkerPool implements ProofVerifier {
   }
 
   private spawn(): Promise<void> {
-    const spec = workerSpec();
+    const spec = workerSpec(WORKER_URL);
     const worker = new Worker(spec.entry, { eval: spec.eval, execArgv: spec.execArgv, workerData: this.init });
     liveWorkers++;
     const slot: Slot = { worker, ready: false, job: null, retiring: false };

@@ -1,0 +1,126 @@
+/**
+ * The sandbox chain's frontier lane: its deposits' 32 Poseidon pairs hashed on
+ * another thread, ahead of the ledger write that needs them.
+ *
+ * A sandbox deposit inserts its leaf into the pool's frontier (one Poseidon per
+ * level), a third of the relay's CPU per deposit on the event loop. The lane
+ * keeps a copy of each pool's frontier in a worker thread. The chain sends a
+ * deposit's leaf as soon as its signature checks out, and the worker inserts
+ * it into its copy, in the order sent, and answers with the pairs it hashed.
+ * When the deposit's turn comes, the chain's own insert takes its pairs from
+ * that list (core/merkle/precomputed-pairs.ts), which it uses only for the
+ * exact inputs they were hashed from. So the lane decides nothing: a copy
+ * that fell behind (a deposit refused after its leaf was sent, a write that
+ * failed) costs hashes on the event loop, as without a lane, until the chain
+ * sends its state again (track).
+ *
+ * The lane is an accelerator and fails open: until its worker is ready, and
+ * for good once it has died, insert() answers null at once and the chain
+ * hashes as it always did.
+ */
+import { Worker } from "node:worker_threads";
+import { workerModule, workerSpec } from "../threads/worker-entry";
+import type { LaneInit, LaneMessage, LaneRequest } from "./lane-worker";
+
+const WORKER_URL = workerModule("lane-worker", import.meta.url);
+
+export interface FrontierLaneStats {
+  state: "starting" | "ready" | "down";
+  inserts: number;
+  /** Inserts answered null: the lane not ready or down, or the worker's error. */
+  unanswered: number;
+}
+
+export class FrontierLane {
+  private readonly worker: Worker;
+  private readonly waiting = new Map<number, (pairs: Uint8Array | null) => void>();
+  private nextId = 1;
+  private state: FrontierLaneStats["state"] = "starting";
+  private closing = false;
+  private inserts = 0;
+  private unanswered = 0;
+  private settle: (ready: boolean) => void = () => {};
+  /** Resolves true once the worker is ready, false if it never will be. */
+  readonly ready: Promise<boolean> = new Promise((resolve) => (this.settle = resolve));
+
+  /** Starts the worker without waiting for it (start-up is not held up; inserts answer null until it is ready). */
+  constructor(init: LaneInit, log: (line: string) => void) {
+    const spec = workerSpec(WORKER_URL);
+    this.worker = new Worker(spec.entry, { eval: spec.eval, execArgv: spec.execArgv, workerData: init });
+    let lastError: Error | null = null;
+    this.worker.on("message", (m: LaneMessage) => {
+      if ("ready" in m) {
+        if (this.state === "starting") {
+          this.state = "ready";
+          this.settle(true);
+        }
+      } else if ("fatal" in m) {
+        log(`frontier lane: could not start (${m.fatal}); sandbox deposits hash on the event loop`);
+        this.down();
+        void this.worker.terminate();
+      } else {
+        const answer = this.waiting.get(m.id);
+        this.waiting.delete(m.id);
+        if ("pairs" in m) answer?.(new Uint8Array(m.pairs));
+        else {
+          this.unanswered++;
+          answer?.(null);
+        }
+      }
+    });
+    this.worker.on("error", (e) => (lastError = e));
+    this.worker.on("exit", (code) => {
+      if (!this.closing && this.state !== "down")
+        log(`frontier lane: worker exited (code ${code}${lastError ? `: ${lastError.message}` : ""}); sandbox deposits hash on the event loop`);
+      this.down();
+    });
+    // The lane never keeps the process alive: closing the relay terminates it, and an idle worker must not hold an exit.
+    this.worker.unref();
+  }
+
+  /** The pool's frontier from now on (after it is opened or reloaded, or when the lane's copy fell behind). */
+  track(pool: string, nextIndex: number, filledSubtrees: Uint8Array): void {
+    if (this.state === "down") return;
+    this.post({ kind: "track", pool, nextIndex, filled: filledSubtrees });
+  }
+
+  /**
+   * Inserts `leaf` into the lane's copy of `pool` and answers the pairs it
+   * hashed (k × 96 bytes); null when the lane is not ready, is down, or could
+   * not insert. Leaves are inserted in the order of the calls.
+   */
+  insert(pool: string, leaf: Uint8Array): Promise<Uint8Array | null> {
+    this.inserts++;
+    if (this.state !== "ready") {
+      this.unanswered++;
+      return Promise.resolve(null);
+    }
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.waiting.set(id, resolve);
+      this.post({ kind: "insert", id, pool, leaf });
+    });
+  }
+
+  stats(): FrontierLaneStats {
+    return { state: this.state, inserts: this.inserts, unanswered: this.unanswered };
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    this.down();
+    await this.worker.terminate();
+  }
+
+  private post(m: LaneRequest): void {
+    this.worker.postMessage(m);
+  }
+
+  private down(): void {
+    this.state = "down";
+    this.settle(false);
+    for (const answer of this.waiting.values()) answer(null);
+    this.unanswered += this.waiting.size;
+    this.waiting.clear();
+  }
+}
