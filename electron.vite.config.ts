@@ -21,6 +21,8 @@ export default defineConfig({
           // The relay's proof-verifier worker thread, loaded by the in-process server
           // from `./verify-worker.js` next to the bundle (see worker-pool.ts).
           "verify-worker": here("./src-server/adapters/verifier-groth16/verify-worker.ts"),
+          // The sandbox chain's frontier lane (adapters/frontier-lane/lane.ts), loaded from `./lane-worker.js` the same way.
+          "lane-worker": here("./src-server/adapters/frontier-lane/lane-worker.ts"),
         },
       },
     },

@@ -8,6 +8,7 @@ import { publicKeyBytesOrThrow } from "../src-shared/encoding/base58";
 import type { FieldHasher } from "../src-shared/crypto/hasher";
 import { NETWORKS, type Network } from "../src-shared/networks";
 import { SandboxChain } from "./adapters/chain-sandbox/sandbox-chain";
+import { FrontierLane } from "./adapters/frontier-lane/lane";
 import { solanaPoolSubscriber, type MintSubscribe } from "./adapters/chain-solana/follower-subscribe";
 import { createFailoverRpc } from "./adapters/chain-solana/rpc-failover";
 import { SolanaChain } from "./adapters/chain-solana/solana-chain";
@@ -16,6 +17,7 @@ import type { DurableDb } from "./adapters/storage-sqljs/durable-db";
 import { JupiterSwapApi } from "./adapters/swap-jupiter/jupiter-api";
 import { SandboxSwapVenue } from "./adapters/swap-sandbox/venue";
 import type { Ops } from "./composition-ops";
+import { fastPoseidonPlaces } from "./composition-storage";
 import type { RelayConfig } from "./config/schema";
 import type { ChainBackend } from "./ports/chain";
 import type { SwapVenue } from "./ports/swap-venue";
@@ -49,6 +51,16 @@ export async function connectChains(deps: {
   const sandboxes = new Map<Network, SandboxChain>();
   const solanaNetworks = new Map<Network, FollowedNetwork>();
   const subscribers = new Map<Network, MintSubscribe>();
+  // One lane for every sandbox network: their deposits' frontier hashes on another thread (adapters/frontier-lane).
+  let lane: FrontierLane | null = null;
+  const laneForSandbox = (): FrontierLane => {
+    if (!lane) {
+      const started = new FrontierLane({ wasmPlaces: fastPoseidonPlaces(config) }, log);
+      stack.defer("frontier lane", () => started.close());
+      lane = started;
+    }
+    return lane;
+  };
   for (const n of NETWORKS) {
     const net = config.networks[n];
     if (!net.enabled) continue;
@@ -79,7 +91,7 @@ export async function connectChains(deps: {
       subscribers.set(n, solanaPoolSubscriber(rpc, { programId: net.programId, commitment: net.solana.commitment, log }));
       continue;
     }
-    const chain = new SandboxChain(n, db, hasher, relayer, programIds.get(n)!, verifier);
+    const chain = new SandboxChain(n, db, hasher, relayer, programIds.get(n)!, verifier, undefined, laneForSandbox());
     for (const mint of net.pools) await chain.initializePool(mint);
     chains.set(n, chain);
     sandboxes.set(n, chain);

@@ -26,6 +26,15 @@ export interface Storage {
   verifierPool: ProofVerifier;
 }
 
+/**
+ * Where the fast Poseidon module is: next to the verification key (resources/zk in the
+ * repository and in the desktop app alike), else where the sources keep it. (It hashes 2 and
+ * 3 inputs; it looks for the lean module, for the other arities, in the same folders.)
+ */
+export function fastPoseidonPlaces(config: RelayConfig): string[] {
+  return [path.join(path.dirname(config.verifier.vkeyPath), "poseidon-bn254-fast.wasm"), PREBUILT_POSEIDON_WASM];
+}
+
 /** The verifier's workers and the Poseidon wasm boot while the store opens and replays; a failure of any throws once all have settled. */
 export async function openStorage(config: RelayConfig, log: (line: string) => void, stack: TeardownStack): Promise<Storage> {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
@@ -35,9 +44,7 @@ export async function openStorage(config: RelayConfig, log: (line: string) => vo
     ...(config.verifier.threads > 0 ? { threads: config.verifier.threads } : {}),
   });
   verifierStarting.catch(() => {});
-  // Next to the verification key: resources/zk in the repository and in the desktop app alike.
-  // (The fast module hashes 2 and 3 inputs; it looks for the lean one, for the other arities, in the same folders.)
-  const hasherLoading = createFastPoseidonHasher([path.join(path.dirname(config.verifier.vkeyPath), "poseidon-bn254-fast.wasm"), PREBUILT_POSEIDON_WASM], log);
+  const hasherLoading = createFastPoseidonHasher(fastPoseidonPlaces(config), log);
   const dbOpening = DurableDb.open({
     dir: config.dataDir,
     migrations: MIGRATIONS,

@@ -1,9 +1,10 @@
+import { liveLaneWorkers } from "../../src-server/adapters/frontier-lane/lane";
 import { liveVerifierWorkers } from "../../src-server/adapters/verifier-groth16/worker-pool";
 
 /**
  * Counts what a relay leaves running: timers (unref'd ones too, which neither
  * keep the process alive nor show in process.getActiveResourcesInfo()) and
- * verifier worker threads. Timers are counted by wrapping the global timer
+ * worker threads (the verifier's and the frontier lane's). Timers are counted by wrapping the global timer
  * functions, which is what the server's code calls.
  */
 export interface OpenResources {
@@ -47,7 +48,7 @@ export function trackOpenResources(): OpenResources {
   return {
     timers: () => live.size,
     intervalsCreated: () => intervals,
-    workers: () => liveVerifierWorkers(),
+    workers: () => liveVerifierWorkers() + liveLaneWorkers(),
     restore: () => Object.assign(g, original),
   };
 }

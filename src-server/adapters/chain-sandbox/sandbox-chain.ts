@@ -9,7 +9,8 @@ import type { Network } from "../../../src-shared/networks";
 import { err, ok, type Result } from "../../../src-shared/result";
 import { vaultAddress } from "../../../src-shared/solana/pda";
 import { FrontierTree } from "../../core/merkle/frontier";
-import { recordingHasher } from "../../core/merkle/pair-memo";
+import { pairMemoOf, recordingHasher } from "../../core/merkle/pair-memo";
+import { PrecomputedPairs } from "../../core/merkle/precomputed-pairs";
 import { revertNullifierOf } from "../../core/revert/nullifier";
 import { judgeRevert, type DepositStatus } from "../../core/revert/rules";
 import type {
@@ -24,6 +25,7 @@ import type {
   WithdrawalSubmission,
 } from "../../ports/chain";
 import type { ProofVerifier } from "../../ports/proof-verifier";
+import type { FrontierLane } from "../frontier-lane/lane";
 import type { Signer } from "../keys/keypair-file";
 import { SandboxSwapPools, type SwapExecution } from "../swap-sandbox/pools";
 import type { DurableDb, SqlStatement } from "../storage-sqljs/durable-db";
@@ -67,9 +69,12 @@ export class SandboxChain implements ChainBackend {
   /**
    * The frontier trees' hasher records the pairs it hashes, so the indexer's
    * full tree, appending the same leaves next, reads them instead of hashing
-   * them again (core/merkle/pair-memo.ts).
+   * them again (core/merkle/pair-memo.ts). It takes an insert's pairs from the
+   * frontier lane's list when they were hashed there (precomputed-pairs.ts).
    */
-  private readonly treeHasher: FieldHasher;
+  private readonly treeHasher: PrecomputedPairs;
+  /** Deposits per pool, applied one after another in the order they came (the lane inserts in that order too). */
+  private readonly depositTurns = new Map<string, Promise<unknown>>();
   /** Constant-product swap pools for relay_swap; their reserves are ledger balances. */
   readonly swapPools: SandboxSwapPools;
   private slot: number;
@@ -82,9 +87,13 @@ export class SandboxChain implements ChainBackend {
     private readonly programId: Uint8Array,
     private readonly verifier: ProofVerifier,
     private readonly now: () => number = () => Math.floor(Date.now() / 1000),
+    /** Hashes deposits' frontier pairs on another thread (adapters/frontier-lane); null hashes them here. */
+    private readonly lane: FrontierLane | null = null,
   ) {
     this.slot = 0;
-    this.treeHasher = recordingHasher(hasher);
+    // Pairs served from a lane's list go into the memo too, as the pairs the recording hasher hashes do.
+    const memo = pairMemoOf(hasher);
+    this.treeHasher = new PrecomputedPairs(recordingHasher(hasher), (l, r, h) => memo.record(l, r, h));
     this.reloadPools();
     this.swapPools = new SandboxSwapPools(network, db, programId, (owner, mint) => this.balance(owner, mint));
   }
@@ -128,26 +137,42 @@ export class SandboxChain implements ChainBackend {
    * `failed`, which its depositor can later revert.
    */
   async deposit(req: SandboxDepositRequest): Promise<Result<SandboxDepositResult, SandboxError>> {
-    const applied = this.applyDeposit(req);
+    const applied = await this.applyDeposit(req);
     if (!applied.ok) return applied;
     await applied.value.durable;
     return ok(applied.value.result);
   }
 
   /**
-   * {@link deposit} in two steps: the checks and the ledger write happen now,
-   * in one synchronous turn, and `durable` resolves once the write is on disk
-   * (it rejects if it never gets there; nothing may be acknowledged before).
-   * Whoever follows the chain can read the new event right away, so the
-   * relay's indexer appends it while the ledger's fsync is under way, and one
-   * group commit of the journal covers both writes.
+   * {@link deposit} in two steps: the checks and the ledger write happen in
+   * one synchronous turn, when the deposit's turn in its pool comes (deposits
+   * of a pool apply in the order they came), and `durable` resolves once the
+   * write is on disk (it rejects if it never gets there; nothing may be
+   * acknowledged before). Whoever follows the chain can read the new event
+   * right away, so the relay's indexer appends it while the ledger's fsync is
+   * under way, and one group commit of the journal covers both writes.
+   *
+   * The signature is checked and the leaf computed at once, and the leaf sent
+   * to the frontier lane, which hashes its path while earlier deposits apply.
    */
-  applyDeposit(req: SandboxDepositRequest): Result<{ result: SandboxDepositResult; durable: Promise<void> }, SandboxError> {
+  async applyDeposit(req: SandboxDepositRequest): Promise<Result<{ result: SandboxDepositResult; durable: Promise<void> }, SandboxError>> {
     if (req.amount <= 0n || req.amount > U64_MAX) throw new RangeError(`a deposit amount is a positive u64, got ${req.amount}`);
     const message = sandboxDepositMessage(this.network, req.mint, req.amount, req.precommitment);
     if (!verifyEd25519(message, req.signature, req.walletBytes)) return err("InvalidSignature");
+    // The leaf is the program's, from the amount it moves; nothing of the client's but the precommitment.
+    const commitment = depositCommitment(this.hasher, req.precommitment, req.amount, req.mint);
+    const path = this.lane && commitment && this.pools.has(req.mint) ? this.lane.insert(this.laneKey(req.mint), commitment) : null;
+    return this.inTurn(req.mint, async () => this.applyCheckedDeposit(req, commitment, path ? await path : null));
+  }
+
+  /** The rest of the deposit instruction, in one synchronous turn: balance, vault, leaf, ledger write. */
+  private applyCheckedDeposit(
+    req: SandboxDepositRequest,
+    commitment: Uint8Array | null,
+    pathPairs: Uint8Array | null,
+  ): Result<{ result: SandboxDepositResult; durable: Promise<void> }, SandboxError> {
     const walletBalance = this.balance(req.wallet, req.mint);
-    if (walletBalance < req.amount) return err("InsufficientFunds");
+    if (walletBalance < req.amount) return this.laneMissed(req.mint, pathPairs, err("InsufficientFunds"));
 
     const stmts: SqlStatement[] = [];
     const tree = this.pools.get(req.mint) ?? this.openPool(req.mint, stmts);
@@ -159,17 +184,20 @@ export class SandboxChain implements ChainBackend {
     this.setBalance(req.wallet, req.mint, walletBalance - req.amount, stmts);
     this.credit(this.vaultOf(req.mint, req.mintBytes), req.mint, req.amount, stmts);
 
-    // The leaf is the program's, from the amount it has just moved; nothing of the client's but the precommitment.
-    const commitment = depositCommitment(this.hasher, req.precommitment, req.amount, req.mint);
     const insertable =
       commitment !== null &&
       !this.db.get("SELECT 1 AS x FROM sandbox_commitments WHERE network = ? AND mint = ? AND commitment = ?", [this.network, req.mint, commitment]);
     let leafIndex: number | null = null;
     if (insertable) {
+      this.treeHasher.load(pathPairs);
       const inserted = tree.insert(commitment);
-      if (!inserted.ok) return err("TreeFull");
+      const served = this.treeHasher.servedCount;
+      this.treeHasher.load(null);
+      if (!inserted.ok) return this.laneMissed(req.mint, pathPairs, err("TreeFull"));
       leafIndex = inserted.value;
       const state = tree.state();
+      // The lane's copy is behind or ahead of this tree unless it hashed exactly this insert: send it the tree.
+      if (this.lane && served !== tree.depth) this.lane.track(this.laneKey(req.mint), state.nextIndex, state.filledSubtrees);
       stmts.push(
         { sql: "INSERT INTO sandbox_commitments (network, mint, commitment) VALUES (?, ?, ?)", params: [this.network, req.mint, commitment] },
         {
@@ -181,7 +209,7 @@ export class SandboxChain implements ChainBackend {
           params: [this.network, req.mint, signature, leafIndex, commitment, req.wallet, req.amount.toString(), this.slot],
         },
       );
-    }
+    } else if (pathPairs) this.laneMissed(req.mint, pathPairs, null);
     const status = leafIndex === null ? "failed" : "indexed";
     stmts.push({
       sql: "INSERT INTO sandbox_deposits (network, signature, mint, amount, precommitment, commitment, depositor, status, leaf_index, slot, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -189,6 +217,35 @@ export class SandboxChain implements ChainBackend {
     });
     const durable = this.commit(stmts, req.mint);
     return ok({ result: { signature, status, leafIndex, commitment }, durable });
+  }
+
+  /** A leaf the lane inserted that this pool's tree did not: the lane's copy is ahead, so it gets the tree again. */
+  private laneMissed<T>(mint: string, pathPairs: Uint8Array | null, result: T): T {
+    const tree = this.pools.get(mint);
+    if (this.lane && pathPairs && tree) {
+      const state = tree.state();
+      this.lane.track(this.laneKey(mint), state.nextIndex, state.filledSubtrees);
+    }
+    return result;
+  }
+
+  private laneKey(mint: string): string {
+    return `${this.network}/${mint}`;
+  }
+
+  /** Runs `apply` after every deposit of the pool that came before it has applied (or failed). */
+  private inTurn<T>(mint: string, apply: () => Promise<T>): Promise<T> {
+    const before = this.depositTurns.get(mint) ?? Promise.resolve();
+    const mine = before.then(apply);
+    const done = mine.then(
+      () => {},
+      () => {},
+    );
+    this.depositTurns.set(mint, done);
+    void done.then(() => {
+      if (this.depositTurns.get(mint) === done) this.depositTurns.delete(mint);
+    });
+    return mine;
   }
 
   async fetchDepositEvents(mint: string, cursor: string | null, limit: number): Promise<DepositEventPage> {
@@ -392,8 +449,10 @@ export class SandboxChain implements ChainBackend {
       "SELECT mint, next_index, filled_subtrees, roots FROM sandbox_pools WHERE network = ?",
       [this.network],
     );
-    for (const r of rows)
+    for (const r of rows) {
       this.pools.set(r.mint, new FrontierTree(this.treeHasher, { nextIndex: r.next_index, filledSubtrees: r.filled_subtrees, roots: r.roots }));
+      this.lane?.track(this.laneKey(r.mint), r.next_index, r.filled_subtrees);
+    }
     this.slot = this.db.get<{ slot: number }>("SELECT slot FROM sandbox_meta WHERE network = ?", [this.network])?.slot ?? 0;
   }
 
@@ -401,6 +460,7 @@ export class SandboxChain implements ChainBackend {
     const tree = new FrontierTree(this.treeHasher);
     const state = tree.state();
     this.pools.set(mint, tree);
+    this.lane?.track(this.laneKey(mint), state.nextIndex, state.filledSubtrees);
     stmts.push({
       sql: "INSERT INTO sandbox_pools (network, mint, next_index, filled_subtrees, roots, created_slot) VALUES (?, ?, 0, ?, ?, ?)",
       params: [this.network, mint, state.filledSubtrees, state.roots, this.slot],

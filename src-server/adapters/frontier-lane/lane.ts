@@ -31,6 +31,12 @@ export interface FrontierLaneStats {
   unanswered: number;
 }
 
+/** Lane worker threads alive in this process (a relay that stops must bring it back down). */
+let liveWorkers = 0;
+export function liveLaneWorkers(): number {
+  return liveWorkers;
+}
+
 export class FrontierLane {
   private readonly worker: Worker;
   private readonly waiting = new Map<number, (pairs: Uint8Array | null) => void>();
@@ -47,6 +53,7 @@ export class FrontierLane {
   constructor(init: LaneInit, log: (line: string) => void) {
     const spec = workerSpec(WORKER_URL);
     this.worker = new Worker(spec.entry, { eval: spec.eval, execArgv: spec.execArgv, workerData: init });
+    liveWorkers++;
     let lastError: Error | null = null;
     this.worker.on("message", (m: LaneMessage) => {
       if ("ready" in m) {
@@ -70,6 +77,7 @@ export class FrontierLane {
     });
     this.worker.on("error", (e) => (lastError = e));
     this.worker.on("exit", (code) => {
+      liveWorkers--;
       if (!this.closing && this.state !== "down")
         log(`frontier lane: worker exited (code ${code}${lastError ? `: ${lastError.message}` : ""}); sandbox deposits hash on the event loop`);
       this.down();

@@ -66,7 +66,7 @@ export function sandboxRoutes(sandboxes: ReadonlyMap<Network, SandboxChain>, ind
     const signature = parseSignature(b.signature);
     if (!signature.ok) return sendError(res, 400, ErrorName.InvalidSignature, `signature: ${signature.error}`);
 
-    const applied = chain.applyDeposit({
+    const applied = await chain.applyDeposit({
       mint: b.mint as string,
       mintBytes: mint.value,
       amount: amount.value,
