@@ -27,7 +27,7 @@ const WORKER_URL = workerModule("lane-worker", import.meta.url);
 export interface FrontierLaneStats {
   state: "starting" | "ready" | "down";
   inserts: number;
-  /** Inserts answered null: the lane not ready or down, or the worker's error. */
+  /** Inserts answered null: the lane not ready or down, the worker's error, or no answer in time. */
   unanswered: number;
 }
 
@@ -49,8 +49,15 @@ export class FrontierLane {
   /** Resolves true once the worker is ready, false if it never will be. */
   readonly ready: Promise<boolean> = new Promise((resolve) => (this.settle = resolve));
 
-  /** Starts the worker without waiting for it (start-up is not held up; inserts answer null until it is ready). */
-  constructor(init: LaneInit, log: (line: string) => void) {
+  /**
+   * Starts the worker without waiting for it (start-up is not held up; inserts answer null until it is ready).
+   * An insert not answered within `answerWithinMs` answers null: a stuck lane must not hold deposits up.
+   */
+  constructor(
+    init: LaneInit,
+    log: (line: string) => void,
+    private readonly answerWithinMs = 1000,
+  ) {
     const spec = workerSpec(WORKER_URL);
     this.worker = new Worker(spec.entry, { eval: spec.eval, execArgv: spec.execArgv, workerData: init });
     liveWorkers++;
@@ -105,7 +112,15 @@ export class FrontierLane {
     }
     const id = this.nextId++;
     return new Promise((resolve) => {
-      this.waiting.set(id, resolve);
+      const late = setTimeout(() => {
+        if (!this.waiting.delete(id)) return;
+        this.unanswered++;
+        resolve(null);
+      }, this.answerWithinMs);
+      this.waiting.set(id, (pairs) => {
+        clearTimeout(late);
+        resolve(pairs);
+      });
       this.post({ kind: "insert", id, pool, leaf });
     });
   }
