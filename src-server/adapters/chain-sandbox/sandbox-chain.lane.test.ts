@@ -139,6 +139,17 @@ describe("SandboxChain with a frontier lane", () => {
     expect(await withLane.chain.treeAccount(MINT.mint)).toEqual(await without.chain.treeAccount(MINT.mint));
   });
 
+  it("refuses a deposit with a bad signature before its leaf reaches the lane, and roots as the chain without a lane", async () => {
+    const [withLane, without] = [await funded(true, 100n), await funded(false, 100n)];
+    const forged = { ...request(wallets[0]!, 10n, 2), walletBytes: wallets[1]!.publicKey, wallet: encodeBase58(wallets[1]!.publicKey) };
+    const burst = [request(wallets[0]!, 10n, 1), forged, request(wallets[2]!, 10n, 3)];
+    const a = await Promise.all(burst.map((r) => withLane.chain.deposit(r)));
+    const b = await Promise.all(burst.map((r) => without.chain.deposit(r)));
+    expect(a.map(summary)).toEqual([{ status: "indexed", leafIndex: 0 }, { error: "InvalidSignature" }, { status: "indexed", leafIndex: 1 }]);
+    expect(a.map(summary)).toEqual(b.map(summary));
+    expect(await withLane.chain.treeAccount(MINT.mint)).toEqual(await without.chain.treeAccount(MINT.mint));
+  });
+
   it("keeps the right roots when a deposit's leaf is already in the tree (a failed deposit the lane inserted anyway)", async () => {
     const [withLane, without] = [await funded(true, 100n), await funded(false, 100n)];
     const burst = [request(wallets[0]!, 10n, 7), request(wallets[1]!, 10n, 7), request(wallets[2]!, 10n, 8)];
