@@ -90,7 +90,7 @@ const deposits: BenchCase = {
     let concMs: number;
     let concLatencies: number[] = [];
     let concCpuMs: number | null = null;
-    let clientCpuMs = 0;
+    let clientCpuMs: number;
     try {
       // Depositors are many wallets, as on a live relay (each wallet's key is parsed and verified per deposit).
       const wallets = Array.from({ length: WALLETS }, () => nacl.sign.keyPair());
