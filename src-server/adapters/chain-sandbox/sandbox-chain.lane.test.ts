@@ -67,6 +67,7 @@ async function chainWith(lane: boolean) {
   if (lane) {
     l = new FrontierLane({ wasmPlaces: [PREBUILT_WASM] }, () => {});
     lanes.push(l);
+    l.start();
     expect(await l.ready).toBe(true);
   }
   const chain = new SandboxChain("mainnet", db, c.hasher, relayer, PROGRAM, verifier, undefined, l);

@@ -190,9 +190,14 @@ export class SandboxChain implements ChainBackend {
     let leafIndex: number | null = null;
     if (insertable) {
       this.treeHasher.load(pathPairs);
-      const inserted = tree.insert(commitment);
-      const served = this.treeHasher.servedCount;
-      this.treeHasher.load(null);
+      let inserted: ReturnType<FrontierTree["insert"]>;
+      let served: number;
+      try {
+        inserted = tree.insert(commitment);
+        served = this.treeHasher.servedCount;
+      } finally {
+        this.treeHasher.load(null);
+      }
       if (!inserted.ok) return this.laneMissed(req.mint, pathPairs, err("TreeFull"));
       leafIndex = inserted.value;
       const state = tree.state();

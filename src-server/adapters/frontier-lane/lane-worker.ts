@@ -10,7 +10,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import type { FieldHasher } from "../../../src-shared/crypto/hasher";
 import { FrontierTree } from "../../core/merkle/frontier";
 import { listingHasher } from "../../core/merkle/precomputed-pairs";
-import { openFastPoseidonHasher } from "../poseidon-fast/fast-hasher";
+import { openFastPairHasher } from "../poseidon-fast/fast-hasher";
 
 export interface LaneInit {
   /** Where the fast Poseidon module may be (the relay's own list). */
@@ -25,7 +25,8 @@ if (!port) throw new Error("lane-worker.ts runs only as a worker thread");
 
 try {
   const { wasmPlaces } = workerData as LaneInit;
-  const hasher: FieldHasher = await openFastPoseidonHasher(wasmPlaces);
+  // The fast module only: pairs are all the lane hashes, and without it the lane is not worth a thread.
+  const hasher: FieldHasher = await openFastPairHasher(wasmPlaces);
   const listing = listingHasher(hasher);
   const pools = new Map<string, FrontierTree>();
   port.on("message", (m: LaneRequest) => {

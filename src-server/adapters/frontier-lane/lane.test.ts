@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { FrontierTree } from "../../core/merkle/frontier";
 import { PrecomputedPairs } from "../../core/merkle/precomputed-pairs";
 import { openFastPoseidonHasher, PREBUILT_WASM } from "../poseidon-fast/fast-hasher";
-import { FrontierLane } from "./lane";
+import { FrontierLane, liveLaneWorkers } from "./lane";
 
 const lanes: FrontierLane[] = [];
 afterEach(async () => {
@@ -20,6 +20,7 @@ async function started(): Promise<FrontierLane> {
   const lines: string[] = [];
   const lane = new FrontierLane({ wasmPlaces: [PREBUILT_WASM] }, (l) => lines.push(l));
   lanes.push(lane);
+  lane.start();
   expect(await lane.ready, lines.join("\n")).toBe(true);
   return lane;
 }
@@ -68,5 +69,47 @@ describe("frontier lane", () => {
     expect(await waiting).toBeNull();
     expect(await lane.insert("mainnet/M", leaf(2))).toBeNull();
     expect(lane.stats().state).toBe("down");
+  });
+});
+
+describe("frontier lane start", () => {
+  it("runs no thread until the first insert, answers that one null while it starts, and starts from each pool's latest state", async () => {
+    const before = liveLaneWorkers();
+    const lane = new FrontierLane({ wasmPlaces: [PREBUILT_WASM] }, () => {});
+    lanes.push(lane);
+    const hasher = await openFastPoseidonHasher();
+    const tree = new FrontierTree(hasher);
+    const stale = tree.state();
+    lane.track("mainnet/M", stale.nextIndex, stale.filledSubtrees);
+    tree.insert(leaf(0));
+    const latest = tree.state();
+    lane.track("mainnet/M", latest.nextIndex, latest.filledSubtrees);
+    expect(liveLaneWorkers()).toBe(before);
+    expect(lane.stats().state).toBe("idle");
+
+    expect(await lane.insert("mainnet/M", leaf(1))).toBeNull();
+    expect(liveLaneWorkers()).toBe(before + 1);
+    expect(await lane.ready).toBe(true);
+    // The chain hashed leaf 1 itself and sent its tree again.
+    tree.insert(leaf(1));
+    const now = tree.state();
+    lane.track("mainnet/M", now.nextIndex, now.filledSubtrees);
+    const replay = new PrecomputedPairs(hasher);
+    const mirror = new FrontierTree(replay, tree.state());
+    replay.load(await lane.insert("mainnet/M", leaf(2)));
+    mirror.insert(leaf(2));
+    tree.insert(leaf(2));
+    expect(replay.servedCount).toBe(32);
+    expect(mirror.root()).toEqual(tree.root());
+  });
+
+  it("needs the fast module: without it the lane says why and stays down, and inserts answer null", async () => {
+    const lines: string[] = [];
+    const lane = new FrontierLane({ wasmPlaces: ["/nonexistent/poseidon-bn254-fast.wasm"] }, (l) => lines.push(l));
+    lanes.push(lane);
+    lane.start();
+    expect(await lane.ready).toBe(false);
+    expect(lines).toEqual([expect.stringMatching(/^frontier lane: could not start \(the fast Poseidon module is in none of/)]);
+    expect(await lane.insert("mainnet/M", leaf(1))).toBeNull();
   });
 });

@@ -14,9 +14,9 @@
  * failed) costs hashes on the event loop, as without a lane, until the chain
  * sends its state again (track).
  *
- * The lane is an accelerator and fails open: until its worker is ready, and
- * for good once it has died, insert() answers null at once and the chain
- * hashes as it always did.
+ * The lane is an accelerator and fails open: until its worker is ready (it
+ * starts with the first deposit), and for good once it has died, insert()
+ * answers null at once and the chain hashes as it always did.
  */
 import { Worker } from "node:worker_threads";
 import { workerModule, workerSpec } from "../threads/worker-entry";
@@ -25,7 +25,7 @@ import type { LaneInit, LaneMessage, LaneRequest } from "./lane-worker";
 const WORKER_URL = workerModule("lane-worker", import.meta.url);
 
 export interface FrontierLaneStats {
-  state: "starting" | "ready" | "down";
+  state: "idle" | "starting" | "ready" | "down";
   inserts: number;
   /** Inserts answered null: the lane not ready or down, the worker's error, or no answer in time. */
   unanswered: number;
@@ -38,40 +38,49 @@ export function liveLaneWorkers(): number {
 }
 
 export class FrontierLane {
-  private readonly worker: Worker;
+  private worker: Worker | null = null;
   private readonly waiting = new Map<number, (pairs: Uint8Array | null) => void>();
+  /** Each pool's latest state, sent to the worker when it starts. */
+  private readonly tracked = new Map<string, { nextIndex: number; filled: Uint8Array }>();
   private nextId = 1;
-  private state: FrontierLaneStats["state"] = "starting";
+  private state: FrontierLaneStats["state"] = "idle";
   private closing = false;
   private inserts = 0;
   private unanswered = 0;
   private settle: (ready: boolean) => void = () => {};
-  /** Resolves true once the worker is ready, false if it never will be. */
+  /** Resolves true once the worker is ready, false if it never will be (after {@link start}). */
   readonly ready: Promise<boolean> = new Promise((resolve) => (this.settle = resolve));
 
   /**
-   * Starts the worker without waiting for it (start-up is not held up; inserts answer null until it is ready).
-   * An insert not answered within `answerWithinMs` answers null: a stuck lane must not hold deposits up.
+   * No thread yet: the worker starts with the first insert (a relay whose sandbox takes no
+   * deposits never runs one), and inserts answer null until it is ready. An insert not
+   * answered within `answerWithinMs` answers null: a stuck lane must not hold deposits up.
    */
   constructor(
-    init: LaneInit,
-    log: (line: string) => void,
+    private readonly init: LaneInit,
+    private readonly log: (line: string) => void,
     private readonly answerWithinMs = 1000,
-  ) {
+  ) {}
+
+  /** Starts the worker now (the first insert does it otherwise); start-up is not waited for. */
+  start(): void {
+    if (this.state !== "idle") return;
+    this.state = "starting";
     const spec = workerSpec(WORKER_URL);
-    this.worker = new Worker(spec.entry, { eval: spec.eval, execArgv: spec.execArgv, workerData: init });
+    const worker = new Worker(spec.entry, { eval: spec.eval, execArgv: spec.execArgv, workerData: this.init });
+    this.worker = worker;
     liveWorkers++;
     let lastError: Error | null = null;
-    this.worker.on("message", (m: LaneMessage) => {
+    worker.on("message", (m: LaneMessage) => {
       if ("ready" in m) {
         if (this.state === "starting") {
           this.state = "ready";
           this.settle(true);
         }
       } else if ("fatal" in m) {
-        log(`frontier lane: could not start (${m.fatal}); sandbox deposits hash on the event loop`);
+        this.log(`frontier lane: could not start (${m.fatal}); sandbox deposits hash on the event loop`);
         this.down();
-        void this.worker.terminate();
+        void worker.terminate();
       } else {
         const answer = this.waiting.get(m.id);
         this.waiting.delete(m.id);
@@ -82,21 +91,24 @@ export class FrontierLane {
         }
       }
     });
-    this.worker.on("error", (e) => (lastError = e));
-    this.worker.on("exit", (code) => {
+    worker.on("error", (e) => (lastError = e));
+    worker.on("exit", (code) => {
       liveWorkers--;
       if (!this.closing && this.state !== "down")
-        log(`frontier lane: worker exited (code ${code}${lastError ? `: ${lastError.message}` : ""}); sandbox deposits hash on the event loop`);
+        this.log(`frontier lane: worker exited (code ${code}${lastError ? `: ${lastError.message}` : ""}); sandbox deposits hash on the event loop`);
       this.down();
     });
     // The lane never keeps the process alive: closing the relay terminates it, and an idle worker must not hold an exit.
-    this.worker.unref();
+    worker.unref();
+    // Messages wait in the port until the worker listens: it starts from every pool's latest state.
+    for (const [pool, t] of this.tracked) this.post({ kind: "track", pool, nextIndex: t.nextIndex, filled: t.filled });
   }
 
   /** The pool's frontier from now on (after it is opened or reloaded, or when the lane's copy fell behind). */
   track(pool: string, nextIndex: number, filledSubtrees: Uint8Array): void {
     if (this.state === "down") return;
-    this.post({ kind: "track", pool, nextIndex, filled: filledSubtrees });
+    this.tracked.set(pool, { nextIndex, filled: filledSubtrees });
+    if (this.worker) this.post({ kind: "track", pool, nextIndex, filled: filledSubtrees });
   }
 
   /**
@@ -106,6 +118,7 @@ export class FrontierLane {
    */
   insert(pool: string, leaf: Uint8Array): Promise<Uint8Array | null> {
     this.inserts++;
+    if (this.state === "idle") this.start();
     if (this.state !== "ready") {
       this.unanswered++;
       return Promise.resolve(null);
@@ -132,11 +145,11 @@ export class FrontierLane {
   async close(): Promise<void> {
     this.closing = true;
     this.down();
-    await this.worker.terminate();
+    await this.worker?.terminate();
   }
 
   private post(m: LaneRequest): void {
-    this.worker.postMessage(m);
+    this.worker?.postMessage(m);
   }
 
   private down(): void {

@@ -61,6 +61,22 @@ export async function openFastPoseidonHasher(prebuilt: readonly string[] = [PREB
   return fastHasher(instance.exports as FastPoseidonExports, lean);
 }
 
+/**
+ * The fast module alone, for 2 and 3 inputs (a frontier's pairs, on the
+ * frontier lane's thread): without the lean module a worker stays small.
+ * Rejects when the module is in none of `prebuilt`; hashing another arity
+ * throws.
+ */
+export async function openFastPairHasher(prebuilt: readonly string[] = [PREBUILT_WASM]): Promise<FieldHasher> {
+  const code = await firstReadable(prebuilt);
+  if (!code) throw new Error(`the fast Poseidon module is in none of ${prebuilt.join(", ")}`);
+  const { instance } = await wasmApi.instantiate(code, {});
+  const none = (): never => {
+    throw new RangeError("this hasher takes 2 or 3 inputs only");
+  };
+  return fastHasher(instance.exports as FastPoseidonExports, { hash: none, hashPairs: none });
+}
+
 async function firstReadable(files: readonly string[]): Promise<Uint8Array | null> {
   for (const file of files) {
     try {
