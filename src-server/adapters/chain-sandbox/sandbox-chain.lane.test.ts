@@ -7,10 +7,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import nacl from "tweetnacl";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { signEd25519 } from "../../../src-shared/crypto/ed25519";
-import type { FieldHasher } from "../../../src-shared/crypto/hasher";
-import { createPoseidonHasher } from "../../../src-shared/crypto/poseidon-wasm";
 import { pubkeyToField } from "../../../src-shared/crypto/pubkey-field";
 import { encodeBase58 } from "../../../src-shared/encoding/base58";
 import { sandboxDepositMessage } from "../../../src-shared/messages";
@@ -21,6 +19,7 @@ import { PREBUILT_WASM } from "../poseidon-fast/fast-hasher";
 import { DurableDb } from "../storage-sqljs/durable-db";
 import { MIGRATIONS, SQL_FUNCTIONS } from "../storage-sqljs/schema-migrations";
 import { SandboxChain, type SandboxDepositRequest } from "./sandbox-chain";
+import { countingHasher } from "../../../tests/support/counting-hasher";
 
 const PROGRAM = new Uint8Array(32).fill(3);
 const relayer = new Signer(nacl.sign.keyPair().secretKey);
@@ -28,41 +27,18 @@ const verifier: ProofVerifier = { verify: async () => false, close: async () => 
 const dirs: string[] = [];
 const dbs: DurableDb[] = [];
 const lanes: FrontierLane[] = [];
-let base: FieldHasher;
-
-beforeAll(async () => {
-  base = await createPoseidonHasher();
-});
 afterAll(async () => {
   for (const l of lanes) await l.close();
   for (const d of dbs) await d.close();
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-/** Poseidon that counts the pairs hashed on this thread. */
-function counting(): { hasher: FieldHasher; pairs: () => number } {
-  let n = 0;
-  return {
-    hasher: {
-      hash: (inputs) => {
-        if (inputs.length === 2) n++;
-        return base.hash(inputs);
-      },
-      hashPairs: (pairs, count, out, offset) => {
-        n += count;
-        base.hashPairs(pairs, count, out, offset);
-      },
-    },
-    pairs: () => n,
-  };
-}
-
 async function chainWith(lane: boolean) {
   const dir = mkdtempSync(path.join(tmpdir(), "sandbox-lane-"));
   dirs.push(dir);
   const db = await DurableDb.open({ dir, migrations: MIGRATIONS, functions: SQL_FUNCTIONS });
   dbs.push(db);
-  const c = counting();
+  const c = await countingHasher();
   let l: FrontierLane | null = null;
   if (lane) {
     l = new FrontierLane({ wasmPlaces: [PREBUILT_WASM] }, () => {});

@@ -1,26 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { FieldHasher } from "../../../src-shared/crypto/hasher";
 import { createPoseidonHasher } from "../../../src-shared/crypto/poseidon-wasm";
 import { FrontierTree } from "./frontier";
 import { memoReadingHasher, PairMemo, pairMemoOf, recordingHasher } from "./pair-memo";
 import { MerkleTree } from "./tree";
-
-/** A Poseidon that counts the pairs it really hashes. */
-async function countingHasher(): Promise<{ hasher: FieldHasher; pairs: () => number }> {
-  const base = await createPoseidonHasher();
-  let n = 0;
-  const hasher: FieldHasher = {
-    hash: (inputs) => {
-      if (inputs.length === 2) n++;
-      return base.hash(inputs);
-    },
-    hashPairs: (pairs, count, out, offset) => {
-      n += count;
-      base.hashPairs(pairs, count, out, offset);
-    },
-  };
-  return { hasher, pairs: () => n };
-}
+import { countingHasher } from "../../../tests/support/counting-hasher";
 
 const leaf = (i: number): Uint8Array => {
   const b = new Uint8Array(32);

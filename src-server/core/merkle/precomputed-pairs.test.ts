@@ -1,24 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { FieldHasher } from "../../../src-shared/crypto/hasher";
 import { createPoseidonHasher } from "../../../src-shared/crypto/poseidon-wasm";
 import { FrontierTree } from "./frontier";
 import { listingHasher, PrecomputedPairs } from "./precomputed-pairs";
-
-/** Poseidon that counts the pairs it really hashes. */
-async function counting(): Promise<{ hasher: FieldHasher; pairs: () => number }> {
-  const base = await createPoseidonHasher();
-  let n = 0;
-  return {
-    hasher: {
-      hash: (inputs) => {
-        if (inputs.length === 2) n++;
-        return base.hash(inputs);
-      },
-      hashPairs: (pairs, count, out, offset) => base.hashPairs(pairs, count, out, offset),
-    },
-    pairs: () => n,
-  };
-}
+import { countingHasher } from "../../../tests/support/counting-hasher";
 
 const leaf = (i: number): Uint8Array => {
   const b = new Uint8Array(32);
@@ -33,7 +17,7 @@ async function pair(n: number) {
   const base = await createPoseidonHasher();
   const listing = listingHasher(base);
   const lane = new FrontierTree(listing.hasher);
-  const c = await counting();
+  const c = await countingHasher();
   const seen: Uint8Array[] = [];
   const replay = new PrecomputedPairs(c.hasher, (_l, _r, h) => seen.push(h));
   const tree = new FrontierTree(replay);
