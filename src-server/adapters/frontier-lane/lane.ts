@@ -3,7 +3,7 @@
  * another thread, ahead of the ledger write that needs them.
  *
  * A sandbox deposit inserts its leaf into the pool's frontier (one Poseidon per
- * level), a third of the relay's CPU per deposit on the event loop. The lane
+ * level), about a quarter of the relay's CPU per deposit on the event loop. The lane
  * keeps a copy of each pool's frontier in a worker thread. The chain sends a
  * deposit's leaf as soon as its signature checks out, and the worker inserts
  * it into its copy, in the order sent, and answers with the pairs it hashed.
