@@ -137,13 +137,12 @@ export function createApp(deps: AppDeps): RelayApp {
 
   app.use((_req, res) => sendError(res, 404, ErrorName.NotFound, "no such endpoint"));
 
-  const logUnexpected = (method: string | undefined, path: string, error: unknown): void =>
-    deps.log(`error: ${method} ${path}: ${(error as { message?: string }).message ?? String(error)}`);
-  const onError: ErrorRequestHandler = (error: unknown, req, res, _next) => {
+  // The answer to an error a handler raised or passed on, for Express's routes and the front door's alike.
+  const answerError = (method: string | undefined, path: string, error: unknown, res: ServerResponse): void => {
     const e = error as { type?: string; status?: number; message?: string };
-    const relay = req.path === "/relay" || req.path === "/relay_swap";
+    const relay = path === "/relay" || path === "/relay_swap";
     let status = 500;
-    let name: string = req.path === "/login" ? ErrorName.ServerError : "InternalError";
+    let name: string = path === "/login" ? ErrorName.ServerError : "InternalError";
     let message = "internal error";
     if (e.type === UNSUPPORTED_MEDIA_TYPE || e.type === "charset.unsupported") {
       status = 415;
@@ -164,12 +163,13 @@ export function createApp(deps: AppDeps): RelayApp {
       name = ErrorName.InvalidRequest;
       message = e.type === "entity.parse.failed" ? "body is not valid JSON" : (e.message ?? "bad request");
     } else {
-      logUnexpected(req.method, req.path, error);
+      deps.log(`error: ${method} ${path}: ${e.message ?? String(error)}`);
       if (relay) name = ErrorName.RelayFailed;
     }
     if (res.headersSent) return;
-    res.status(status).json(relay ? { status, error: name, message } : { error: name, message });
+    writeJson(res, status, relay ? { status, error: name, message } : { error: name, message });
   };
+  const onError: ErrorRequestHandler = (error: unknown, req, res, _next) => answerError(req.method, req.path, error, res);
   app.use(onError);
 
   const handle = frontDoor({
@@ -180,11 +180,8 @@ export function createApp(deps: AppDeps): RelayApp {
       commonHeaders(res);
     },
     admission: (endpoint) => limits.admission(endpoint),
-    // onError's answer for an unexpected error on a path that is not /relay or /login.
-    failed: (req, res, error) => {
-      logUnexpected(req.method, req.url ?? "", error);
-      if (!res.headersSent) writeJson(res, 500, { error: "InternalError", message: "internal error" });
-    },
+    // The front door takes no query, so its path is the whole URL.
+    failed: (req, res, error) => answerError(req.method, req.url ?? "", error, res),
     express: app,
   });
   return { app, handle, limits };
