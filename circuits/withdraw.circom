@@ -1,10 +1,10 @@
 pragma circom 2.1.0;
 
-// Withdraw circuit (DESIGN.md §3). Compile with:
+// Withdraw circuit (DESIGN.md §3, §10; docs/zk.md). Compile with:
 //   npx circom2 circuits/withdraw.circom --r1cs --wasm --O2 -l node_modules -o out/zk
 //
-// Protocol v2. Public inputs, in this order:
-//   root, nullifierHash, recipient, amount, mint, extDataHash.
+// Protocol v3. Public inputs, in this order:
+//   root, nullifierHash, recipient, amount, mint, extDataHash, changeCommitment.
 // circom lists public inputs in the order they are DECLARED in the main
 // template (not the order of the `public [...]` list), so the declarations
 // below must stay in that order.
@@ -16,11 +16,19 @@ pragma circom 2.1.0;
 // who receives the fee, the fee, and a swap's output mint and minimum, so a
 // proof copied out of a transaction is worthless on any other terms.
 //
-// The leaf is never taken from the depositor: the pool computes it as
-// Poseidon(precommitment, amount, mint) from the amount it received, with
-// precommitment = Poseidon(nullifier, secret); the circuit recomputes it.
+// A note's value is private; `amount` is only the part withdrawn. Two kinds of
+// leaf, kept apart by Poseidon's width:
+//   deposit leaf = Poseidon(precommitment, value, mint)           (computed by the pool)
+//   change leaf  = Poseidon(precommitment, value, mint, origin)   (inserted by a withdrawal)
+// with precommitment = Poseidon(nullifier, secret). `origin` is the deposit
+// leaf a chain of notes started from: a deposit leaf is its own origin, and the
+// change leaf carries it on, so a later association-set proof can reach change
+// notes without another migration. Every withdrawal inserts the change leaf of
+// `value - amount`, also when that is 0, so a whole withdrawal looks like a
+// partial one.
 
 include "circomlib/circuits/poseidon.circom";
+include "circomlib/circuits/bitify.circom";
 
 // Orders (node, sibling) into (left, right) by the selector bit s:
 // s = 0: node is the LEFT child  -> (node, sibling)
@@ -78,12 +86,20 @@ template Withdraw(levels) {
     signal input amount;
     signal input mint;
     signal input extDataHash;
+    signal input changeCommitment;
 
     // Private.
+    signal input value;
     signal input nullifier;
     signal input secret;
+    signal input isChange;
+    signal input origin;
     signal input pathElements[levels];
     signal input pathIndices[levels];
+    signal input changeNullifier;
+    signal input changeSecret;
+
+    isChange * (1 - isChange) === 0;
 
     // nullifierHash = Poseidon(nullifier)
     component nullifierHasher = Poseidon(1);
@@ -95,19 +111,62 @@ template Withdraw(levels) {
     precommitmentHasher.inputs[0] <== nullifier;
     precommitmentHasher.inputs[1] <== secret;
 
-    // commitment = Poseidon(precommitment, amount, mint), as the pool computes it
-    component commitmentHasher = Poseidon(3);
-    commitmentHasher.inputs[0] <== precommitmentHasher.out;
-    commitmentHasher.inputs[1] <== amount;
-    commitmentHasher.inputs[2] <== mint;
+    // Both leaf forms are computed; isChange picks the one that must be in the tree.
+    component depositLeaf = Poseidon(3);
+    depositLeaf.inputs[0] <== precommitmentHasher.out;
+    depositLeaf.inputs[1] <== value;
+    depositLeaf.inputs[2] <== mint;
+
+    component changeLeaf = Poseidon(4);
+    changeLeaf.inputs[0] <== precommitmentHasher.out;
+    changeLeaf.inputs[1] <== value;
+    changeLeaf.inputs[2] <== mint;
+    changeLeaf.inputs[3] <== origin;
+
+    signal leaf;
+    leaf <== depositLeaf.out + isChange * (changeLeaf.out - depositLeaf.out);
+
+    // A deposit leaf is its own origin: without this a deposit note could claim
+    // any origin and hand it on to its change.
+    (1 - isChange) * (origin - depositLeaf.out) === 0;
 
     component tree = MerkleTreeInclusion(levels);
-    tree.leaf <== commitmentHasher.out;
+    tree.leaf <== leaf;
     tree.root <== root;
     for (var i = 0; i < levels; i++) {
         tree.pathElements[i] <== pathElements[i];
         tree.pathIndices[i] <== pathIndices[i];
     }
+
+    // amount, value and remaining below 2^64: together they give amount <= value
+    // (a wrapped difference would be a field element far above 2^64).
+    signal remaining;
+    remaining <== value - amount;
+    component amountBits = Num2Bits(64);
+    amountBits.in <== amount;
+    component valueBits = Num2Bits(64);
+    valueBits.in <== value;
+    component remainingBits = Num2Bits(64);
+    remainingBits.in <== remaining;
+
+    // changeCommitment = Poseidon(Poseidon(changeNullifier, changeSecret), remaining, mint, origin)
+    component changePrecommitment = Poseidon(2);
+    changePrecommitment.inputs[0] <== changeNullifier;
+    changePrecommitment.inputs[1] <== changeSecret;
+    component changeHasher = Poseidon(4);
+    changeHasher.inputs[0] <== changePrecommitment.out;
+    changeHasher.inputs[1] <== remaining;
+    changeHasher.inputs[2] <== mint;
+    changeHasher.inputs[3] <== origin;
+    changeCommitment === changeHasher.out;
+
+    // changeNullifier != nullifier: a change note with the spent nullifier could
+    // never be spent. The difference has an inverse only when it is not zero.
+    signal nullifierDelta;
+    nullifierDelta <== changeNullifier - nullifier;
+    signal nullifierDeltaInverse;
+    nullifierDeltaInverse <-- nullifierDelta != 0 ? 1 / nullifierDelta : 0;
+    nullifierDelta * nullifierDeltaInverse === 1;
 
     // recipient is not used by any other constraint; this quadratic
     // constraint ties it into the proof so it cannot be swapped after proving
@@ -120,4 +179,4 @@ template Withdraw(levels) {
     extDataHashSquare <== extDataHash * extDataHash;
 }
 
-component main {public [root, nullifierHash, recipient, amount, mint, extDataHash]} = Withdraw(32);
+component main {public [root, nullifierHash, recipient, amount, mint, extDataHash, changeCommitment]} = Withdraw(32);

@@ -43,7 +43,8 @@ const RESOURCES = "resources/zk";
 const PTAU_POWER = 14;
 const COMPILE_FLAGS = ["--r1cs", "--wasm", "--O2", "-l", "node_modules"];
 const BEACON_ITERATIONS_EXP = 10; // 2^10 sha256 iterations (snarkjs minimum)
-const EXPECTED_PUBLIC = 6; // root, nullifierHash, recipient, amount, mint, extDataHash (protocol v2)
+const PUBLIC_INPUTS = ["root", "nullifierHash", "recipient", "amount", "mint", "extDataHash", "changeCommitment"]; // protocol v3
+const EXPECTED_PUBLIC = PUBLIC_INPUTS.length;
 
 const require = createRequire(import.meta.url);
 const CIRCOM_CLI = join(dirname(require.resolve("circom2/package.json")), "cli.js");
@@ -157,8 +158,8 @@ try {
     compileFlags: COMPILE_FLAGS,
     constraints: r1cs.nConstraints,
     wires: r1cs.nVars,
-    publicInputs: ["root", "nullifierHash", "recipient", "amount", "mint", "extDataHash"],
-    protocol: 2,
+    publicInputs: PUBLIC_INPUTS,
+    protocol: 3,
     ptauPower: PTAU_POWER,
     circuitHash: Buffer.from(csHash).toString("hex"), // snarkjs's blake2b of the constraint system
     sha256: {

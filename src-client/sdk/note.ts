@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { FieldHasher } from "../../src-shared/crypto/hasher";
 import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
-import { computeLeaf, computePrecommitment } from "../../src-shared/crypto/protocol";
+import { computeChangeLeaf, computeLeaf, computePrecommitment, deriveChangeSecrets } from "../../src-shared/crypto/protocol";
 import { pubkeyToField } from "../../src-shared/crypto/pubkey-field";
 import { parsePublicKey } from "../../src-shared/encoding/base58";
 import { bytesEqual, fromHex, toHex } from "../../src-shared/encoding/bytes";
@@ -60,16 +60,32 @@ export interface NoteDeposit {
   wallet: string;
 }
 
+/**
+ * A change note's place (protocol v3): what a withdrawal left of a note is a
+ * new leaf Poseidon(changePrecommitment, remaining, mintField, origin).
+ */
+export interface NoteChange {
+  /** The deposit leaf the chain of notes started from (32 bytes). */
+  origin: Uint8Array;
+}
+
 export interface DepositNote {
   version: typeof NOTE_VERSION;
   network: Network;
   mint: string;
+  /** The note's value in base units: a deposit's amount, or what a change note holds. */
   amount: bigint;
   secrets: NoteSecrets;
   /** Poseidon(nullifier, secret): what the deposit sends to the pool. */
   precommitment: Uint8Array;
-  /** Poseidon(precommitment, amount, mintField): the leaf the pool computes and inserts. */
+  /**
+   * The note's leaf: Poseidon(precommitment, amount, mintField) for a deposit
+   * note (the pool computes it), Poseidon(precommitment, amount, mintField,
+   * origin) for a change note.
+   */
   commitment: Uint8Array;
+  /** null for a deposit note; a change note's origin. */
+  change: NoteChange | null;
   /** Poseidon(nullifier): what a withdrawal reveals and get_nullifier looks up. */
   nullifierHash: Uint8Array;
   createdAt: string;
@@ -162,9 +178,43 @@ export async function createNote(options: CreateNoteOptions): Promise<Result<Dep
     precommitment,
     commitment: computeLeaf(hasher, precommitment, amount.value, mint.value),
     nullifierHash: nullifierHashOf(hasher, nullifier),
+    change: null,
     createdAt: (options.now?.() ?? new Date()).toISOString(),
     deposit: null,
   });
+}
+
+/** The chain's origin: a deposit note's own leaf, or the origin a change note carries. */
+export const noteOrigin = (note: DepositNote): Uint8Array => note.change?.origin ?? note.commitment;
+
+/**
+ * The change note a withdrawal of `withdrawn` from `note` leaves (protocol v3,
+ * docs/zk.md): its secrets follow from the spent note's, so the original note
+ * alone recovers every step; its value is what is left (possibly 0).
+ */
+export function changeNoteOf(hasher: FieldHasher, note: DepositNote, withdrawn: bigint, createdAt: string = new Date().toISOString()): DepositNote {
+  if (withdrawn < 0n || withdrawn > note.amount) throw new RangeError(`cannot withdraw ${withdrawn} from a note of ${note.amount}`);
+  const mint = parsePublicKey(note.mint);
+  if (!mint.ok) throw new Error(`note mint: ${mint.error}`);
+  const next = deriveChangeSecrets(hasher, fe(note.secrets.nullifier), fe(note.secrets.secret));
+  const nullifier = bytesToBigInt(next.nullifier);
+  const secret = bytesToBigInt(next.secret);
+  const precommitment = notePrecommitment(hasher, nullifier, secret);
+  const origin = noteOrigin(note);
+  const remaining = note.amount - withdrawn;
+  return {
+    version: NOTE_VERSION,
+    network: note.network,
+    mint: note.mint,
+    amount: remaining,
+    secrets: new NoteSecrets(nullifier, secret),
+    precommitment,
+    commitment: computeChangeLeaf(hasher, precommitment, remaining, mint.value, origin),
+    nullifierHash: nullifierHashOf(hasher, nullifier),
+    change: { origin: origin.slice() },
+    createdAt,
+    deposit: null,
+  };
 }
 
 function checkAmount(value: bigint | number): Result<bigint, string> {
@@ -280,6 +330,7 @@ export async function parseNote(text: string, hasher?: FieldHasher): Promise<Res
     precommitment,
     commitment,
     nullifierHash,
+    change: null,
     createdAt: raw.createdAt,
     deposit: deposit.value,
   });

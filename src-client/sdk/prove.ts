@@ -2,7 +2,14 @@ import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { FieldHasher } from "../../src-shared/crypto/hasher";
 import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
-import { PUBLIC_SIGNAL_NAMES, U64_MAX, withdrawalPublicSignals as protocolPublicSignals, type RelayTerms } from "../../src-shared/crypto/protocol";
+import {
+  computeChangeLeaf,
+  PROTOCOL_VERSION,
+  PUBLIC_SIGNAL_NAMES,
+  U64_MAX,
+  withdrawalPublicSignals as protocolPublicSignals,
+  type RelayTerms,
+} from "../../src-shared/crypto/protocol";
 import { parsePublicKey } from "../../src-shared/encoding/base58";
 import { bytesEqual, toHex } from "../../src-shared/encoding/bytes";
 import { bigIntToBytes32, bytesToBigInt, isCanonicalField } from "../../src-shared/encoding/field";
@@ -10,7 +17,7 @@ import type { Network } from "../../src-shared/networks";
 import { err, ok, type Result } from "../../src-shared/result";
 import { decodeProof, encodeProof, fromSnarkjs, toSnarkjs, type SnarkjsProof } from "../../src-shared/zk/proof-codec";
 import { TREE_DEPTH } from "./requests";
-import { noteCommitment, notePrecommitment, nullifierHashOf, type DepositNote } from "./note";
+import { changeNoteOf, noteCommitment, noteOrigin, notePrecommitment, nullifierHashOf, type DepositNote } from "./note";
 import { loadSnarkjs, withSingleThreadedCurve } from "./snarkjs";
 import { rootFromPath } from "./tree";
 
@@ -34,22 +41,33 @@ export interface MerklePathInput {
 
 /**
  * The withdraw circuit's input object exactly as snarkjs takes it (signal
- * names and order of docs/zk.md, protocol v2), every value a decimal field element.
+ * names and order of docs/zk.md, protocol v3), every value a decimal field element.
  */
 export interface WithdrawWitnessInput {
   root: string;
   nullifierHash: string;
   /** Poseidon(hi, lo) of the recipient's 32 bytes. */
   recipient: string;
+  /** The part withdrawn. */
   amount: string;
   /** Poseidon(hi, lo) of the mint's 32 bytes. */
   mint: string;
   /** Poseidon(relayerField, fee, outputMintField, minOut): the relay's terms the proof binds. */
   extDataHash: string;
+  /** The change leaf the withdrawal inserts for value − amount. */
+  changeCommitment: string;
+  /** The note's value (private). */
+  value: string;
   nullifier: string;
   secret: string;
+  /** "0": the spent leaf is a deposit leaf; "1": a change leaf. */
+  isChange: string;
+  /** The deposit leaf the chain started from (a deposit note's own leaf). */
+  origin: string;
   pathElements: string[];
   pathIndices: string[];
+  changeNullifier: string;
+  changeSecret: string;
 }
 
 /**
@@ -73,9 +91,12 @@ export interface WithdrawalStatement extends WithdrawalTerms {
   nullifierHash: Uint8Array;
   /** base58 */
   recipient: string;
+  /** The part withdrawn (/relay's depositSize). */
   amount: bigint;
   /** base58 */
   mint: string;
+  /** The change leaf the withdrawal inserts (/relay's changeCommitment). */
+  changeCommitment: Uint8Array;
 }
 
 export type ProveError =
@@ -85,6 +106,8 @@ export type ProveError =
   | { kind: "terms"; message: string }
   /** The note's stored hashes do not follow from its secrets: no proof can exist. */
   | { kind: "note"; message: string }
+  /** The amount to withdraw is not a positive u64 within the note's value. */
+  | { kind: "amount"; message: string }
   /** The path is malformed or does not rebuild the root from the note's leaf. */
   | { kind: "path"; message: string }
   /** The circuit's wasm or zkey cannot be read. */
@@ -120,7 +143,7 @@ function relayTerms(t: WithdrawalTerms, amount: bigint): Result<RelayTerms, Prov
 
 /**
  * The circuit's public signals in its order `root, nullifierHash, recipient,
- * amount, mint, extDataHash`, computed the way the relay computes them from a
+ * amount, mint, extDataHash, changeCommitment`, computed the way the relay computes them from a
  * /relay or /relay_swap request and its own key (the relay never trusts a
  * client's public inputs), as decimal strings.
  */
@@ -138,15 +161,18 @@ export function withdrawalPublicSignals(hasher: FieldHasher, s: WithdrawalStatem
     amount: s.amount,
     mint: mint.value,
     terms: terms.value,
+    changeCommitment: s.changeCommitment,
   });
   return ok(signals.map(dec));
 }
 
 /**
- * The witness input for withdrawing `note` to `recipient` along `merkle` on
- * `terms`, and the public signals the proof must come out with. Everything the
- * circuit asserts is checked here first, so a bad note or path is reported
- * plainly instead of as a witness assertion deep inside snarkjs.
+ * The witness input for withdrawing `amount` (default: the note's whole value)
+ * of `note` to `recipient` along `merkle` on `terms`, and the public signals
+ * the proof must come out with. The change leaf of what is left (0 included)
+ * follows from the note's secrets (docs/zk.md). Everything the circuit asserts
+ * is checked here first, so a bad note or path is reported plainly instead of
+ * as a witness assertion deep inside snarkjs.
  */
 export function buildWithdrawalInput(
   hasher: FieldHasher,
@@ -154,29 +180,38 @@ export function buildWithdrawalInput(
   merkle: MerklePathInput,
   recipient: string,
   terms: WithdrawalTerms,
-): Result<{ input: WithdrawWitnessInput; publicSignals: string[] }, ProveError> {
+  amount: bigint = note.amount,
+): Result<{ input: WithdrawWitnessInput; publicSignals: string[]; change: DepositNote }, ProveError> {
+  if (amount <= 0n || amount > U64_MAX) return err({ kind: "amount", message: `amount ${amount} is not a positive whole number of base units below 2^64` });
+  if (amount > note.amount) return err({ kind: "amount", message: `amount ${amount} is above the note's value ${note.amount}` });
+  const { nullifier, secret } = note.secrets;
+  const mint = parsePublicKey(note.mint);
+  if (!mint.ok) return err({ kind: "note", message: `mint: ${mint.error}` });
+  const precommitment = notePrecommitment(hasher, nullifier, secret);
+  if (!bytesEqual(precommitment, note.precommitment))
+    return err({ kind: "note", message: "the note's precommitment does not follow from its nullifier and secret" });
+  const origin = noteOrigin(note);
+  const leaf = note.change
+    ? computeChangeLeaf(hasher, precommitment, note.amount, mint.value, origin)
+    : noteCommitment(hasher, { nullifier, secret, amount: note.amount, mint: mint.value });
+  if (!bytesEqual(leaf, note.commitment))
+    return err({ kind: "note", message: "the note's commitment does not follow from its secrets, value, mint and origin" });
+  if (!bytesEqual(nullifierHashOf(hasher, nullifier), note.nullifierHash))
+    return err({ kind: "note", message: "the note's nullifierHash does not follow from its nullifier" });
+  const change = changeNoteOf(hasher, note, amount, note.createdAt);
+
   const signals = withdrawalPublicSignals(hasher, {
     root: merkle.root,
     nullifierHash: note.nullifierHash,
     recipient,
-    amount: note.amount,
+    amount,
     mint: note.mint,
     relayer: terms.relayer,
     fee: terms.fee,
     swap: terms.swap ?? null,
+    changeCommitment: change.commitment,
   });
   if (!signals.ok) return signals;
-
-  const { nullifier, secret } = note.secrets;
-  const mint = parsePublicKey(note.mint);
-  if (!mint.ok) return err({ kind: "note", message: `mint: ${mint.error}` });
-  const commitment = noteCommitment(hasher, { nullifier, secret, amount: note.amount, mint: mint.value });
-  if (!bytesEqual(notePrecommitment(hasher, nullifier, secret), note.precommitment))
-    return err({ kind: "note", message: "the note's precommitment does not follow from its nullifier and secret" });
-  if (!bytesEqual(commitment, note.commitment))
-    return err({ kind: "note", message: "the note's commitment does not follow from its secrets, amount and mint" });
-  if (!bytesEqual(nullifierHashOf(hasher, nullifier), note.nullifierHash))
-    return err({ kind: "note", message: "the note's nullifierHash does not follow from its nullifier" });
 
   const { path, indices, root } = merkle;
   if (path.length !== TREE_DEPTH || indices.length !== TREE_DEPTH) {
@@ -184,12 +219,20 @@ export function buildWithdrawalInput(
   }
   if (indices.some((b) => b !== 0 && b !== 1)) return err({ kind: "path", message: "path indices must be 0 or 1" });
   if (![root, ...path].every(isCanonicalField)) return err({ kind: "path", message: "the root and every sibling must be 32-byte field elements" });
-  const rebuilt = rootFromPath(hasher, commitment, path, indices);
+  const rebuilt = rootFromPath(hasher, leaf, path, indices);
   if (!bytesEqual(rebuilt, root)) {
     return err({ kind: "path", message: `the path rebuilds 0x${toHex(rebuilt)} from the note's leaf, not the root 0x${toHex(root)}` });
   }
 
-  const [rootS, nullifierHashS, recipientS, amountS, mintS, extDataHashS] = signals.value as [string, string, string, string, string, string];
+  const [rootS, nullifierHashS, recipientS, amountS, mintS, extDataHashS, changeCommitmentS] = signals.value as [
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
   const input: WithdrawWitnessInput = {
     root: rootS,
     nullifierHash: nullifierHashS,
@@ -197,12 +240,18 @@ export function buildWithdrawalInput(
     amount: amountS,
     mint: mintS,
     extDataHash: extDataHashS,
+    changeCommitment: changeCommitmentS,
+    value: note.amount.toString(),
     nullifier: nullifier.toString(),
     secret: secret.toString(),
+    isChange: note.change ? "1" : "0",
+    origin: dec(origin),
     pathElements: path.map(dec),
     pathIndices: indices.map(String),
+    changeNullifier: change.secrets.nullifier.toString(),
+    changeSecret: change.secrets.secret.toString(),
   };
-  return ok({ input, publicSignals: signals.value });
+  return ok({ input, publicSignals: signals.value, change });
 }
 
 /** Turns a witness input into a Groth16 proof; swappable so tests can cache real proofs by input. */
@@ -225,20 +274,28 @@ export interface ProveOptions {
   prover?: Prover;
 }
 
-/** proveWithdrawal's last argument: the terms the proof binds, and how to prove. */
-export type ProveWithdrawalOptions = WithdrawalTerms & ProveOptions;
+/** proveWithdrawal's last argument: the terms the proof binds, the part withdrawn, and how to prove. */
+export type ProveWithdrawalOptions = WithdrawalTerms &
+  ProveOptions & {
+    /** The part of the note to withdraw (/relay's depositSize); default: its whole value. */
+    amount?: bigint;
+  };
 
 export interface WithdrawalProof {
   /** The 256-byte wire proof (src-shared/zk/proof-codec.ts): what /relay takes as `proof`. */
   proof: Uint8Array;
-  /** Decimal strings in circuit order: root, nullifierHash, recipient, amount, mint, extDataHash. */
+  /** Decimal strings in circuit order: root, nullifierHash, recipient, amount, mint, extDataHash, changeCommitment. */
   publicSignals: string[];
   root: Uint8Array;
   nullifierHash: Uint8Array;
   recipient: string;
   mint: string;
-  /** The note's amount: /relay's depositSize. */
+  /** The part withdrawn: /relay's depositSize. */
   amount: bigint;
+  /** The change leaf the withdrawal inserts: /relay's changeCommitment (32 bytes). */
+  changeCommitment: Uint8Array;
+  /** The change note that leaf holds (what is left of the note, possibly 0): save it before relaying. */
+  change: DepositNote;
   network: Network;
   /** The relayer key the proof is bound to: /relay's `relayer`. */
   relayer: string;
@@ -267,7 +324,7 @@ export async function proveWithdrawal(
 ): Promise<Result<WithdrawalProof, ProveError>> {
   const hasher = options.hasher ?? (await createPoseidonHasher());
   const terms: WithdrawalTerms = { relayer: options.relayer, fee: options.fee, swap: options.swap ?? null };
-  const built = buildWithdrawalInput(hasher, note, merkle, recipient, terms);
+  const built = buildWithdrawalInput(hasher, note, merkle, recipient, terms, options.amount ?? note.amount);
   if (!built.ok) return built;
 
   const wasmPath = options.wasmPath ?? DEFAULT_ARTIFACTS.wasmPath;
@@ -291,7 +348,7 @@ export async function proveWithdrawal(
   if (got.length !== expected.length || got.some((s, i) => s !== expected[i])) {
     const hint =
       got.length !== expected.length
-        ? ` (${got.length} signals, not the ${PUBLIC_SIGNAL_NAMES.length} of protocol v2: are resources/zk/ the v2 artifacts?)`
+        ? ` (${got.length} signals, not the ${PUBLIC_SIGNAL_NAMES.length} of protocol v${PROTOCOL_VERSION}: are resources/zk/ the v${PROTOCOL_VERSION} artifacts?)`
         : "";
     return err({ kind: "signals", message: `the proof's public signals [${got.join(", ")}] are not the relay's [${expected.join(", ")}]${hint}` });
   }
@@ -313,7 +370,9 @@ export async function proveWithdrawal(
     nullifierHash: note.nullifierHash.slice(),
     recipient,
     mint: note.mint,
-    amount: note.amount,
+    amount: BigInt(built.value.input.amount),
+    changeCommitment: built.value.change.commitment.slice(),
+    change: built.value.change,
     network: note.network,
     relayer: terms.relayer,
     fee: BigInt(terms.fee),

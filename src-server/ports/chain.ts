@@ -7,17 +7,37 @@ import type { SubmissionAttempt } from "../../src-shared/submission-attempt";
 
 export type { SubmissionAttempt };
 
-export interface DepositEvent {
+/**
+ * A leaf the pool inserted (protocol v3): a deposit's leaf (the program
+ * computed it from the amount it received), or the change leaf every
+ * withdrawal inserts (taken from the withdraw/withdraw_swap instruction's
+ * data, never from logs alone).
+ */
+export type LeafEvent = DepositLeafEvent | ChangeLeafEvent;
+
+interface LeafEventBase {
   signature: string;
   leafIndex: number;
   commitment: Uint8Array;
-  depositor: string;
-  amount: bigint;
   slot: number;
 }
 
-export interface DepositEventPage {
-  events: DepositEvent[];
+export interface DepositLeafEvent extends LeafEventBase {
+  kind: "deposit";
+  depositor: string;
+  /** What the vault received: the deposit note's value (public). */
+  amount: bigint;
+}
+
+export interface ChangeLeafEvent extends LeafEventBase {
+  kind: "change";
+  /** The withdrawal that inserted it (its nullifierHash); the change note's value is private. */
+  nullifierHash: Uint8Array;
+}
+
+export interface LeafEventPage {
+  /** In leaf order. */
+  events: LeafEvent[];
   /** Resume point after the last event returned; unchanged when there were none. */
   cursor: string | null;
 }
@@ -34,7 +54,10 @@ export interface WithdrawalSubmission {
   root: Uint8Array;
   nullifierHash: Uint8Array;
   proof: Uint8Array;
+  /** The part of the note withdrawn (protocol v3: the note's value is private). */
   depositSize: bigint;
+  /** The change leaf the withdrawal inserts (the seventh public input; checked non-zero and canonical). */
+  changeCommitment: Uint8Array;
   /**
    * Paid to this chain's `feePayer` (the relayer), bound by the proof through
    * extDataHash: the chain recomputes every public signal from its own signer
@@ -86,8 +109,14 @@ export interface SubmissionObserver {
   attempt(a: SubmissionAttempt): Promise<void>;
 }
 
-/** `outAmount`: what the swap leg delivered, or (SlippageExceeded) would have delivered. */
-export type SubmitResult = { ok: true; signature: string; outAmount?: bigint } | { ok: false; rejection: ChainRejection; detail: string; outAmount?: bigint };
+/**
+ * `outAmount`: what the swap leg delivered, or (SlippageExceeded) would have delivered.
+ * `changeLeafIndex`: where the withdrawal's change leaf went (from the landed
+ * transaction's WithdrawEvent or the ledger); null only when the chain could not tell.
+ */
+export type SubmitResult =
+  | { ok: true; signature: string; changeLeafIndex: number | null; outAmount?: bigint }
+  | { ok: false; rejection: ChainRejection; detail: string; outAmount?: bigint };
 
 /** A deposit transaction as the pool program recorded it. */
 export interface DepositRecord {
@@ -125,7 +154,8 @@ export interface ChainBackend {
   readonly feePayer: string;
   /** Mints that have an initialized pool on chain. */
   listPools(): Promise<string[]>;
-  fetchDepositEvents(mint: string, cursor: string | null, limit: number): Promise<DepositEventPage>;
+  /** Deposit and change leaves after `cursor`, in leaf order. */
+  fetchLeafEvents(mint: string, cursor: string | null, limit: number): Promise<LeafEventPage>;
   /** The program's tree account: what the indexer's root must equal. */
   treeAccount(mint: string): Promise<TreeAccount | null>;
   isNullifierSpent(mint: string, nullifierHash: Uint8Array): Promise<boolean>;

@@ -20,7 +20,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
-import { PUBLIC_SIGNAL_COUNT, PUBLIC_SIGNAL_NAMES } from "../../src-shared/crypto/protocol";
+import { PROTOCOL_VERSION, PUBLIC_SIGNAL_COUNT, PUBLIC_SIGNAL_NAMES } from "../../src-shared/crypto/protocol";
 import { bytesEqual, toHex } from "../../src-shared/encoding/bytes";
 import { encodeBase58 } from "../../src-shared/encoding/base58";
 import type { Network } from "../../src-shared/networks";
@@ -290,7 +290,7 @@ export function witnessInputKey(
   );
   return createHash("sha256")
     .update(artifactsDigest(wasmPath, zkeyPath))
-    .update(`protocol-${PUBLIC_SIGNAL_COUNT === 6 ? 2 : 1}\n`)
+    .update(`protocol-${PROTOCOL_VERSION}\n`)
     .update(canonical)
     .digest("hex");
 }

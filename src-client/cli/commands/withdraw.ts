@@ -40,6 +40,7 @@ function proveFailure(ctx: CliContext, e: ProveError): ExitCode {
   switch (e.kind) {
     case "recipient":
     case "terms":
+    case "amount":
       return ctx.fail(Exit.Usage, e.message);
     case "note":
     case "artifacts":
