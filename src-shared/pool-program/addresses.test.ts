@@ -15,6 +15,8 @@ import {
   poolVaultAddress,
   revertMarkerAddress,
   revertNullifierOfReceipt,
+  findSwapEscrowAddress,
+  swapEscrowAddress,
 } from "./addresses";
 import { ASSOCIATED_TOKEN_PROGRAM_ID, DEFAULT_POOL_PROGRAM_ID, NATIVE_MINT, TOKEN_PROGRAM_ID } from "./constants";
 
@@ -54,6 +56,19 @@ describe("pool addresses", () => {
 
   it("the revert marker is the nullifier PDA of the revertNullifier", () => {
     expect(revertMarkerAddress(PROGRAM, MINT, fill(9))).toBe(nullifierAddress(key(PROGRAM), key(MINT), fill(9)));
+  });
+
+  it("the swap escrow is PDA ['swap_escrow', mint, nullifierHash] of the pool program, one per (mint, nullifierHash)", () => {
+    const [address, bump] = findSwapEscrowAddress(PROGRAM, MINT, fill(0x33));
+    const recreated = PublicKey.createProgramAddressSync(
+      [new TextEncoder().encode("swap_escrow"), key(MINT), fill(0x33), Uint8Array.of(bump)],
+      new PublicKey(PROGRAM),
+    );
+    expect(address).toBe(recreated.toBase58());
+    expect(swapEscrowAddress(PROGRAM, MINT, fill(0x33))).toBe(address);
+    expect(swapEscrowAddress(PROGRAM, MINT, fill(0x34))).not.toBe(address);
+    expect(swapEscrowAddress(PROGRAM, OWNER, fill(0x33))).not.toBe(address);
+    expect(() => swapEscrowAddress(PROGRAM, MINT, fill(0x33, 31))).toThrow(RangeError);
   });
 
   it("revertNullifierOfReceipt is the receipt address as a circuit public key: Poseidon(hi16, lo16), same as the server's pubkeyToField", async () => {

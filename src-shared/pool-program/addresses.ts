@@ -76,6 +76,23 @@ export function poolNullifierAddress(programId: string, mint: string, nullifierH
   return nullifierAddress(publicKeyBytes(programId), publicKeyBytes(mint), nullifierHash);
 }
 
+/**
+ * A swap withdrawal's escrow: PDA ["swap_escrow", mint, nullifierHash] (mint =
+ * the pool's input mint), with its bump. withdraw_swap creates it as an SPL
+ * token account of the output mint whose token owner is the PDA itself;
+ * assert_swap_out empties it to the recipient and closes it. Being a PDA of the
+ * pool program (not an ATA), nobody else can create it.
+ */
+export function findSwapEscrowAddress(programId: string, mint: string, nullifierHash: Uint8Array): [address: string, bump: number] {
+  if (nullifierHash.length !== 32) throw new RangeError(`a nullifierHash is 32 bytes, got ${nullifierHash.length}`);
+  const [key, bump] = PublicKey.findProgramAddressSync([enc.encode("swap_escrow"), publicKeyBytes(mint), nullifierHash], new PublicKey(programId));
+  return [key.toBase58(), bump];
+}
+
+export function swapEscrowAddress(programId: string, mint: string, nullifierHash: Uint8Array): string {
+  return findSwapEscrowAddress(programId, mint, nullifierHash)[0];
+}
+
 /** The revert marker: a nullifier account of kind "revert", PDA ["nullifier", mint, revertNullifier]. */
 export function revertMarkerAddress(programId: string, mint: string, revertNullifier: Uint8Array): string {
   return poolNullifierAddress(programId, mint, revertNullifier);

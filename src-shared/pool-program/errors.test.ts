@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { POOL_ERRORS, poolErrorFromLogs, poolErrorFromTransactionError, poolErrorLogLine } from "./errors";
 
 describe("pool errors", () => {
-  it("codes are 6000..6014 in the doc's order (v2's checks after the v1 codes, which keep their numbers)", () => {
+  it("codes are 6000..6015 in the doc's order (v2's and v3's checks after the older codes, which keep their numbers)", () => {
     expect(Object.entries(POOL_ERRORS)).toEqual([
       ["InvalidProof", 6000],
       ["UnknownRoot", 6001],
@@ -19,6 +19,7 @@ describe("pool errors", () => {
       ["SwapAssertWrongAccount", 6012],
       ["RequiredBalanceTooLow", 6013],
       ["DuplicateWithdrawSwap", 6014],
+      ["InvalidInput", 6015],
     ]);
   });
 
@@ -26,6 +27,7 @@ describe("pool errors", () => {
     expect(poolErrorFromTransactionError({ InstructionError: [2, { Custom: 6002 }] })).toEqual({ name: "NullifierSpent", instructionIndex: 2 });
     expect(poolErrorFromTransactionError({ InstructionError: [0, { Custom: 6007 }] })).toEqual({ name: "SwapOutputTooLow", instructionIndex: 0 });
     expect(poolErrorFromTransactionError({ InstructionError: [3, { Custom: 6010 }] })).toEqual({ name: "SwapAssertMissing", instructionIndex: 3 });
+    expect(poolErrorFromTransactionError({ InstructionError: [1, { Custom: 6015 }] })).toEqual({ name: "InvalidInput", instructionIndex: 1 });
   });
 
   it("returns null for other errors, other programs' codes and malformed values", () => {
@@ -35,7 +37,7 @@ describe("pool errors", () => {
       "BlockhashNotFound",
       { InstructionError: [0, "InvalidArgument"] },
       { InstructionError: [0, { Custom: 1 }] },
-      { InstructionError: [0, { Custom: 6015 }] },
+      { InstructionError: [0, { Custom: 6016 }] },
       { InstructionError: [0, { Custom: "6000" }] },
       { InstructionError: ["0", { Custom: 6000 }] },
       { InstructionError: [0] },

@@ -20,6 +20,8 @@ export const POOL_ERRORS = {
   SwapAssertWrongAccount: 6012,
   RequiredBalanceTooLow: 6013,
   DuplicateWithdrawSwap: 6014,
+  // Protocol v3: change leaves.
+  InvalidInput: 6015,
 } as const;
 
 export type PoolErrorName = keyof typeof POOL_ERRORS;
@@ -33,14 +35,15 @@ export const POOL_ERROR_MESSAGES: Record<PoolErrorName, string> = {
   TreeFull: "The Merkle tree is full",
   NotAuthority: "The signer is not the pool's authority",
   NotRevertable: "The deposit is not in the failed state",
-  SwapOutputTooLow: "The recipient's output token account holds less than requiredBalance",
+  SwapOutputTooLow: "The swap escrow holds less than minOut",
   InsufficientVault: "The vault holds less than the amount",
   WrongTokenAccount: "A token account that receives funds has the wrong owner or mint",
   SwapAssertMissing: "withdraw_swap needs an assert_swap_out of this program after it in the same transaction",
   SwapAssertDuplicated: "The transaction holds more than one assert_swap_out of this program",
-  SwapAssertWrongAccount: "assert_swap_out does not name the recipient's output token account",
-  RequiredBalanceTooLow: "assert_swap_out's requiredBalance is below the recipient's output balance plus minOut",
+  SwapAssertWrongAccount: "assert_swap_out does not name this relayer, mint, escrow, nullifierHash and the recipient's output token account",
+  RequiredBalanceTooLow: "assert_swap_out's minOut is below the proof's minOut",
   DuplicateWithdrawSwap: "The transaction holds more than one withdraw_swap of this program",
+  InvalidInput: "amount is 0, or changeCommitment is zero or not below the field modulus",
 };
 
 const NAME_BY_CODE = new Map<number, PoolErrorName>((Object.entries(POOL_ERRORS) as [PoolErrorName, number][]).map(([n, c]) => [c, n]));

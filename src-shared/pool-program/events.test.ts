@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fromHex } from "../encoding/bytes";
+import { fromHex, toHex } from "../encoding/bytes";
 import { encodeBase64 } from "./base64";
 import { DEFAULT_POOL_PROGRAM_ID, TOKEN_PROGRAM_ID } from "./constants";
 import { decodePoolEvent, decodePoolEventLogs, encodePoolEvent, encodePoolEventLog, EVENT_DATA_SIZES, type PoolEvent } from "./events";
@@ -18,7 +18,16 @@ const failed: PoolEvent = {
   nonce: 8n,
   reason: "zero",
 };
-const withdraw: PoolEvent = { name: "WithdrawEvent", nullifierHash: fill(0x33), recipient: fill(0x44), amount: 1000n, fee: 10n, relayer: fill(0x55) };
+const withdraw: PoolEvent = {
+  name: "WithdrawEvent",
+  nullifierHash: fill(0x33),
+  recipient: fill(0x44),
+  amount: 1000n,
+  fee: 10n,
+  relayer: fill(0x55),
+  changeCommitment: fill(0x77),
+  changeLeafIndex: 0x01020304,
+};
 const revert: PoolEvent = { name: "RevertEvent", depositor: fill(0x22), amount: 5n, nonce: 8n, revertNullifier: fill(0x66) };
 
 const DEPOSIT_LINE =
@@ -34,18 +43,26 @@ describe("pool events", () => {
     expect(DEPOSIT_LINE).toBe(`Program data: ${btoa(String.fromCharCode(...fromHex(layout)!))}`);
   });
 
-  it("every event decodes back to itself, with sizes 100/129/120/88", () => {
+  it("every event decodes back to itself, with sizes 100/129/156/88", () => {
     for (const e of [deposit, failed, withdraw, revert]) {
       const bytes = encodePoolEvent(e);
       expect(bytes.length).toBe(EVENT_DATA_SIZES[e.name]);
       expect(decodePoolEvent(bytes)).toEqual(e);
     }
-    expect(Object.values(EVENT_DATA_SIZES)).toEqual([100, 129, 120, 88]);
+    expect(Object.values(EVENT_DATA_SIZES)).toEqual([100, 129, 156, 88]);
     expect(encodePoolEvent(failed)[128]).toBe(1);
     expect(encodePoolEvent({ ...failed, reason: "duplicate" } as PoolEvent)[128]).toBe(3);
     // precommitment, then the computed leaf (zero when there is none), then the depositor.
     const dup = encodePoolEvent({ ...failed, precommitment: fill(0x77), commitment: fill(0x88), reason: "duplicate" } as PoolEvent);
     expect([dup[8], dup[39], dup[40], dup[71], dup[72]]).toEqual([0x77, 0x77, 0x88, 0x88, 0x22]);
+  });
+
+  it("WithdrawEvent v3 appends changeCommitment and changeLeafIndex (u32 LE) after v2's fields; v2's 120-byte event is not ours", () => {
+    const bytes = encodePoolEvent(withdraw);
+    const layout =
+      "1609851aa02c47c0" + "33".repeat(32) + "44".repeat(32) + "e803000000000000" + "0a00000000000000" + "55".repeat(32) + "77".repeat(32) + "04030201";
+    expect(toHex(bytes)).toBe(layout);
+    expect(decodePoolEvent(bytes.subarray(0, 120))).toBeNull();
   });
 
   it("without a programId, every pool 'Program data:' line in order counts", () => {

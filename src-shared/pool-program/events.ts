@@ -42,6 +42,10 @@ export interface WithdrawEvent {
   amount: bigint;
   fee: bigint;
   relayer: Uint8Array;
+  /** Protocol v3: the change leaf inserted by this withdrawal (the instruction's argument). */
+  changeCommitment: Uint8Array;
+  /** Its leaf index (the tree's nextIndex before the insert). */
+  changeLeafIndex: number;
 }
 
 export interface RevertEvent {
@@ -58,7 +62,7 @@ export type PoolEvent = DepositEvent | DepositFailedEvent | WithdrawEvent | Reve
 export const EVENT_DATA_SIZES: Record<PoolEventName, number> = {
   DepositEvent: 8 + 4 + 32 + 32 + 8 + 8 + 8,
   DepositFailedEvent: 8 + 32 + 32 + 32 + 8 + 8 + 8 + 1,
-  WithdrawEvent: 8 + 32 + 32 + 8 + 8 + 32,
+  WithdrawEvent: 8 + 32 + 32 + 8 + 8 + 32 + 32 + 4,
   RevertEvent: 8 + 32 + 8 + 8 + 32,
 };
 
@@ -78,7 +82,7 @@ export function encodePoolEvent(e: PoolEvent): Uint8Array {
       break;
     case "WithdrawEvent":
       w.raw(e.nullifierHash, 32, "nullifierHash").raw(e.recipient, 32, "recipient").u64(e.amount, "amount").u64(e.fee, "fee");
-      w.raw(e.relayer, 32, "relayer");
+      w.raw(e.relayer, 32, "relayer").raw(e.changeCommitment, 32, "changeCommitment").u32(e.changeLeafIndex, "changeLeafIndex");
       break;
     case "RevertEvent":
       w.raw(e.depositor, 32, "depositor").u64(e.amount, "amount").u64(e.nonce, "nonce").raw(e.revertNullifier, 32, "revertNullifier");
@@ -110,7 +114,7 @@ export function decodePoolEvent(data: Uint8Array): PoolEvent | null {
       return reason ? { name, ...fields, reason } : null;
     }
     case "WithdrawEvent":
-      return { name, nullifierHash: r.raw(32), recipient: r.raw(32), amount: r.u64(), fee: r.u64(), relayer: r.raw(32) };
+      return { name, nullifierHash: r.raw(32), recipient: r.raw(32), amount: r.u64(), fee: r.u64(), relayer: r.raw(32), changeCommitment: r.raw(32), changeLeafIndex: r.u32() };
     case "RevertEvent":
       return { name, depositor: r.raw(32), amount: r.u64(), nonce: r.u64(), revertNullifier: r.raw(32) };
   }

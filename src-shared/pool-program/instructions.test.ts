@@ -13,6 +13,7 @@ import {
   poolTreeAddress,
   poolVaultAddress,
   revertMarkerAddress,
+  swapEscrowAddress,
 } from "./addresses";
 import { ASSOCIATED_TOKEN_PROGRAM_ID, DEFAULT_POOL_PROGRAM_ID, NATIVE_MINT, SYSTEM_PROGRAM_ID, SYSVAR_INSTRUCTIONS_ID, TOKEN_PROGRAM_ID } from "./constants";
 import {
@@ -29,6 +30,7 @@ import {
   withdrawInstruction,
   withdrawSwapInstruction,
   WITHDRAW_ACCOUNTS,
+  WITHDRAW_CHANGE_COMMITMENT_OFFSET,
   type PoolInstruction,
 } from "./instructions";
 
@@ -43,8 +45,16 @@ const RECIPIENT = new PublicKey(fill(0x44)).toBase58();
 const DEPOSITOR = new PublicKey(fill(0x0d)).toBase58();
 const OUTPUT_MINT = new PublicKey(fill(0x55)).toBase58();
 
-const withdrawData = { proof, root: fill(0x22), nullifierHash: fill(0x33), recipient: fill(0x44), amount: 1_000_000_000n, fee: 5000n };
-const withdrawHex = proofHex + "22".repeat(32) + "33".repeat(32) + "44".repeat(32) + "00ca9a3b00000000" + "8813000000000000";
+const withdrawData = {
+  proof,
+  root: fill(0x22),
+  nullifierHash: fill(0x33),
+  recipient: fill(0x44),
+  amount: 1_000_000_000n,
+  fee: 5000n,
+  changeCommitment: fill(0x66),
+};
+const withdrawHex = proofHex + "22".repeat(32) + "33".repeat(32) + "44".repeat(32) + "00ca9a3b00000000" + "8813000000000000" + "66".repeat(32);
 
 const golden: [PoolInstruction, string][] = [
   [{ name: "initialize_pool" }, "5fb40aac54aee828"],
@@ -54,7 +64,7 @@ const golden: [PoolInstruction, string][] = [
     { name: "withdraw_swap", ...withdrawData, outputMint: fill(0x55), minOut: 123_456_789n },
     "efd51e38ddd139e0" + withdrawHex + "55".repeat(32) + "15cd5b0700000000",
   ],
-  [{ name: "assert_swap_out", requiredBalance: 1n }, "ab98af20a93958fe" + "0100000000000000"],
+  [{ name: "assert_swap_out", minOut: 1n, nullifierHash: fill(0x33) }, "ab98af20a93958fe" + "0100000000000000" + "33".repeat(32)],
   [{ name: "revert", nonce: 2n ** 64n - 1n }, "223f685605798242" + "ffffffffffffffff"],
 ];
 
@@ -65,8 +75,24 @@ describe("instruction data", () => {
     expect(decodePoolInstruction(data)).toEqual({ ok: true, value: ix });
   });
 
-  it("data sizes: withdraw 376 bytes, withdraw_swap 416, deposit 56", () => {
-    expect(golden.map(([ix]) => encodePoolInstruction(ix).length)).toEqual([8, 56, 376, 416, 16, 16]);
+  it("data sizes (v3): withdraw 408 bytes, withdraw_swap 448, assert_swap_out 48, deposit 56", () => {
+    expect(golden.map(([ix]) => encodePoolInstruction(ix).length)).toEqual([8, 56, 408, 448, 48, 16]);
+  });
+
+  it("changeCommitment sits at offset 376 in withdraw and withdraw_swap alike", () => {
+    expect(WITHDRAW_CHANGE_COMMITMENT_OFFSET).toBe(376);
+    for (const ix of [golden[2]![0], golden[3]![0]]) {
+      const data = encodePoolInstruction(ix);
+      expect(hex(data.subarray(376, 408)), ix.name).toBe("66".repeat(32));
+    }
+  });
+
+  it("v2-length data (withdraw 376, withdraw_swap 416, assert_swap_out 16 bytes) is refused", () => {
+    for (const [i, v2] of [[2, 376], [3, 416], [4, 16]] as const) {
+      const data = encodePoolInstruction(golden[i]![0]);
+      const name = golden[i]![0].name;
+      expect(decodePoolInstruction(data.subarray(0, v2))).toEqual({ ok: false, error: `${name}: expected ${data.length} bytes of data, got ${v2}` });
+    }
   });
 
   it("decode refuses truncated data, trailing bytes and unknown discriminators", () => {
@@ -76,13 +102,15 @@ describe("instruction data", () => {
     expect(decodePoolInstruction(new Uint8Array(3))).toEqual({ ok: false, error: "instruction data: truncated (3 bytes, not even a discriminator)" });
     expect(decodePoolInstruction(new Uint8Array(56))).toEqual({ ok: false, error: "instruction data: unknown discriminator" });
     const withdraw = encodePoolInstruction(golden[2]![0]);
-    expect(decodePoolInstruction(withdraw.subarray(0, 375))).toEqual({ ok: false, error: "withdraw: expected 376 bytes of data, got 375" });
+    expect(decodePoolInstruction(withdraw.subarray(0, 407))).toEqual({ ok: false, error: "withdraw: expected 408 bytes of data, got 407" });
   });
 
   it("encode throws on a proof that is not 256 bytes and an amount that is not a u64", () => {
     expect(() => encodePoolInstruction({ name: "withdraw", ...withdrawData, proof: new Uint8Array(255) })).toThrow("proof: expected 256 bytes, got 255");
     expect(() => encodePoolInstruction({ name: "deposit", precommitment: fill(1), amount: -1n, nonce: 0n })).toThrow(RangeError);
-    expect(() => encodePoolInstruction({ name: "assert_swap_out", requiredBalance: 2n ** 64n })).toThrow(RangeError);
+    expect(() => encodePoolInstruction({ name: "assert_swap_out", minOut: 2n ** 64n, nullifierHash: fill(1) })).toThrow(RangeError);
+    expect(() => encodePoolInstruction({ name: "assert_swap_out", minOut: 1n, nullifierHash: fill(1, 31) })).toThrow("nullifierHash: expected 32 bytes, got 31");
+    expect(() => encodePoolInstruction({ name: "withdraw", ...withdrawData, changeCommitment: fill(1, 33) })).toThrow("changeCommitment: expected 32 bytes, got 33");
     expect(() => encodePoolInstruction({ name: "revert", nonce: 2n ** 64n })).toThrow(RangeError);
   });
 });
@@ -156,7 +184,7 @@ describe("instruction builders", () => {
     expect(hex(ix.data)).toBe(golden[2]![1]);
   });
 
-  it("withdraw_swap: withdraw's accounts, the output token accounts and mint, the Instructions sysvar, then the venue's accounts", () => {
+  it("withdraw_swap: withdraw's accounts, the escrow PDA, the recipient's output ATA and mint, the Instructions sysvar, then the venue's accounts", () => {
     const venue = { pubkey: new PublicKey(fill(0x77)), isSigner: false, isWritable: true };
     const ix = withdrawSwapInstruction({
       programId: PROGRAM,
@@ -173,16 +201,56 @@ describe("instruction builders", () => {
       accountsOf(withdrawInstruction({ programId: PROGRAM, relayer: RELAYER, mint: MINT, ...withdrawData, recipient: RECIPIENT })),
     );
     expect(keys.slice(11)).toEqual([
-      `${associatedTokenAddress(RELAYER, OUTPUT_MINT)}w`,
+      `${swapEscrowAddress(PROGRAM, MINT, fill(0x33))}w`,
       `${associatedTokenAddress(RECIPIENT, OUTPUT_MINT)}w`,
       OUTPUT_MINT,
       SYSVAR_INSTRUCTIONS_ID,
       `${venue.pubkey.toBase58()}w`,
     ]);
     expect(hex(ix.data)).toBe(golden[3]![1]);
-    const assert = assertSwapOutInstruction({ programId: PROGRAM, recipient: RECIPIENT, outputMint: OUTPUT_MINT, requiredBalance: 1n });
-    expect(accountsOf(assert)).toEqual([associatedTokenAddress(RECIPIENT, OUTPUT_MINT)]);
+    const other = withdrawSwapInstruction({
+      programId: PROGRAM,
+      relayer: RELAYER,
+      mint: MINT,
+      ...withdrawData,
+      recipient: RECIPIENT,
+      outputMint: OUTPUT_MINT,
+      minOut: 1n,
+      escrow: DEPOSITOR,
+    });
+    expect(other.keys[11]!.pubkey.toBase58()).toBe(DEPOSITOR);
+  });
+
+  it("assert_swap_out: relayer (w,s), the pool's mint, the escrow of (mint, nullifierHash) (w), the recipient's output ATA (w), token program", () => {
+    const assert = assertSwapOutInstruction({
+      programId: PROGRAM,
+      relayer: RELAYER,
+      mint: MINT,
+      recipient: RECIPIENT,
+      outputMint: OUTPUT_MINT,
+      minOut: 1n,
+      nullifierHash: fill(0x33),
+    });
+    expect(accountsOf(assert)).toEqual([
+      `${RELAYER}ws`,
+      MINT,
+      `${swapEscrowAddress(PROGRAM, MINT, fill(0x33))}w`,
+      `${associatedTokenAddress(RECIPIENT, OUTPUT_MINT)}w`,
+      TOKEN_PROGRAM_ID,
+    ]);
     expect(hex(assert.data)).toBe(golden[4]![1]);
+    const overridden = assertSwapOutInstruction({
+      programId: PROGRAM,
+      relayer: RELAYER,
+      mint: MINT,
+      recipient: RECIPIENT,
+      outputMint: OUTPUT_MINT,
+      minOut: 1n,
+      nullifierHash: fill(0x33),
+      escrow: DEPOSITOR,
+      recipientOutputTokenAccount: OUTPUT_MINT,
+    });
+    expect(accountsOf(overridden).slice(2, 4)).toEqual([`${DEPOSITOR}w`, `${OUTPUT_MINT}w`]);
   });
 
   it("revert: signed by the authority; receipt and revert marker are the deposit's PDAs", () => {

@@ -18,6 +18,7 @@ import {
   poolVaultAddress,
   publicKeyBytes,
   revertMarkerAddress,
+  swapEscrowAddress,
 } from "./addresses";
 import { ByteReader, ByteWriter, startsWith } from "./borsh";
 import { ASSOCIATED_TOKEN_PROGRAM_ID, PROOF_SIZE, SYSTEM_PROGRAM_ID, SYSVAR_INSTRUCTIONS_ID, TOKEN_PROGRAM_ID } from "./constants";
@@ -46,8 +47,15 @@ export interface WithdrawArgs {
   nullifierHash: Uint8Array;
   /** The recipient's public key, 32 bytes. */
   recipient: Uint8Array;
+  /** The part of the note withdrawn (protocol v3); never 0. */
   amount: bigint;
   fee: bigint;
+  /**
+   * Protocol v3: the change leaf the program inserts after paying out, the 7th
+   * public input; non-zero and below the field modulus. At data offset 376 in
+   * both withdraw and withdraw_swap (WITHDRAW_CHANGE_COMMITMENT_OFFSET).
+   */
+  changeCommitment: Uint8Array;
 }
 export interface WithdrawInstruction extends WithdrawArgs {
   name: "withdraw";
@@ -62,11 +70,12 @@ export interface WithdrawSwapInstruction extends WithdrawArgs {
 export interface AssertSwapOutInstruction {
   name: "assert_swap_out";
   /**
-   * The balance the recipient's output token account must hold when this
-   * instruction runs; withdraw_swap requires it to be at least that account's
-   * balance before the swap plus minOut.
+   * The least the swap escrow must hold when this instruction runs; withdraw_swap
+   * requires it to be at least the proof's minOut.
    */
-  requiredBalance: bigint;
+  minOut: bigint;
+  /** withdraw_swap's nullifierHash: the escrow PDA's seed, checked equal by withdraw_swap. */
+  nullifierHash: Uint8Array;
 }
 export interface RevertInstruction {
   name: "revert";
@@ -80,11 +89,17 @@ export type PoolInstruction =
 export const INSTRUCTION_DATA_SIZES: Record<PoolInstructionName, number> = {
   initialize_pool: 8,
   deposit: 8 + 32 + 8 + 8,
-  withdraw: 8 + PROOF_SIZE + 32 + 32 + 32 + 8 + 8,
-  withdraw_swap: 8 + PROOF_SIZE + 32 + 32 + 32 + 8 + 8 + 32 + 8,
-  assert_swap_out: 8 + 8,
+  withdraw: 8 + PROOF_SIZE + 32 + 32 + 32 + 8 + 8 + 32,
+  withdraw_swap: 8 + PROOF_SIZE + 32 + 32 + 32 + 8 + 8 + 32 + 32 + 8,
+  assert_swap_out: 8 + 8 + 32,
   revert: 8 + 8,
 };
+
+/**
+ * Where changeCommitment sits in the data of withdraw and withdraw_swap alike,
+ * so the indexer reads a change leaf at one offset from either instruction.
+ */
+export const WITHDRAW_CHANGE_COMMITMENT_OFFSET = 8 + PROOF_SIZE + 32 + 32 + 32 + 8 + 8;
 
 function writeWithdrawArgs(w: ByteWriter, a: WithdrawArgs): ByteWriter {
   return w
@@ -93,11 +108,12 @@ function writeWithdrawArgs(w: ByteWriter, a: WithdrawArgs): ByteWriter {
     .raw(a.nullifierHash, 32, "nullifierHash")
     .raw(a.recipient, 32, "recipient")
     .u64(a.amount, "amount")
-    .u64(a.fee, "fee");
+    .u64(a.fee, "fee")
+    .raw(a.changeCommitment, 32, "changeCommitment");
 }
 
 function readWithdrawArgs(r: ByteReader): WithdrawArgs {
-  return { proof: r.raw(PROOF_SIZE), root: r.raw(32), nullifierHash: r.raw(32), recipient: r.raw(32), amount: r.u64(), fee: r.u64() };
+  return { proof: r.raw(PROOF_SIZE), root: r.raw(32), nullifierHash: r.raw(32), recipient: r.raw(32), amount: r.u64(), fee: r.u64(), changeCommitment: r.raw(32) };
 }
 
 /** The instruction's data: discriminator ‖ Borsh args. Throws RangeError on a field of the wrong size. */
@@ -116,7 +132,7 @@ export function encodePoolInstruction(ix: PoolInstruction): Uint8Array {
       writeWithdrawArgs(w, ix).raw(ix.outputMint, 32, "outputMint").u64(ix.minOut, "minOut");
       break;
     case "assert_swap_out":
-      w.u64(ix.requiredBalance, "requiredBalance");
+      w.u64(ix.minOut, "minOut").raw(ix.nullifierHash, 32, "nullifierHash");
       break;
     case "revert":
       w.u64(ix.nonce, "nonce");
@@ -144,7 +160,7 @@ export function decodePoolInstruction(data: Uint8Array): Result<PoolInstruction,
     case "withdraw_swap":
       return ok({ name, ...readWithdrawArgs(r), outputMint: r.raw(32), minOut: r.u64() });
     case "assert_swap_out":
-      return ok({ name, requiredBalance: r.u64() });
+      return ok({ name, minOut: r.u64(), nullifierHash: r.raw(32) });
     case "revert":
       return ok({ name, nonce: r.u64() });
   }
@@ -182,15 +198,19 @@ export const WITHDRAW_ACCOUNTS = [
   "associatedTokenProgram",
   "systemProgram",
 ] as const;
-/** Withdraw's accounts, then these four, then the swap venue's accounts (remaining accounts). */
+/**
+ * Withdraw's accounts, then these four, then the swap venue's accounts
+ * (remaining accounts). v3: the swap escrow takes the place v2 gave the
+ * relayer's output token account.
+ */
 export const WITHDRAW_SWAP_ACCOUNTS = [
   ...WITHDRAW_ACCOUNTS,
-  "relayerOutputTokenAccount",
+  "swapEscrow",
   "recipientOutputTokenAccount",
   "outputMint",
   "instructionsSysvar",
 ] as const;
-export const ASSERT_SWAP_OUT_ACCOUNTS = ["recipientOutputTokenAccount"] as const;
+export const ASSERT_SWAP_OUT_ACCOUNTS = ["relayer", "mint", "swapEscrow", "recipientOutputTokenAccount", "tokenProgram"] as const;
 export const REVERT_ACCOUNTS = [
   "authority",
   "mint",
@@ -241,12 +261,12 @@ export const POOL_INSTRUCTION_ACCOUNT_FLAGS = {
   withdraw: WITHDRAW_FLAGS,
   withdraw_swap: {
     ...WITHDRAW_FLAGS,
-    relayerOutputTokenAccount: W,
+    swapEscrow: W,
     recipientOutputTokenAccount: W,
     outputMint: R,
     instructionsSysvar: R,
   } satisfies Flags<typeof WITHDRAW_SWAP_ACCOUNTS>,
-  assert_swap_out: { recipientOutputTokenAccount: R } satisfies Flags<typeof ASSERT_SWAP_OUT_ACCOUNTS>,
+  assert_swap_out: { relayer: WS, mint: R, swapEscrow: W, recipientOutputTokenAccount: W, tokenProgram: R } satisfies Flags<typeof ASSERT_SWAP_OUT_ACCOUNTS>,
   revert: {
     authority: WS,
     mint: R,
@@ -374,6 +394,8 @@ export interface WithdrawParams {
   recipient: string;
   amount: bigint;
   fee: bigint;
+  /** The proof's change leaf (proveWithdrawal's changeCommitment). */
+  changeCommitment: Uint8Array;
 }
 
 function withdrawAddresses(p: WithdrawParams): Record<PoolInstructionAccountName<"withdraw">, string> {
@@ -393,7 +415,7 @@ function withdrawAddresses(p: WithdrawParams): Record<PoolInstructionAccountName
 }
 
 function withdrawArgs(p: WithdrawParams): WithdrawArgs {
-  return { proof: p.proof, root: p.root, nullifierHash: p.nullifierHash, recipient: publicKeyBytes(p.recipient), amount: p.amount, fee: p.fee };
+  return { proof: p.proof, root: p.root, nullifierHash: p.nullifierHash, recipient: publicKeyBytes(p.recipient), amount: p.amount, fee: p.fee, changeCommitment: p.changeCommitment };
 }
 
 export function withdrawInstruction(p: WithdrawParams): TransactionInstruction {
@@ -401,18 +423,21 @@ export function withdrawInstruction(p: WithdrawParams): TransactionInstruction {
 }
 
 /**
- * withdraw_swap: withdraw's accounts, the relayer's and the recipient's output
- * token accounts (ATAs), the output mint and the Instructions sysvar, then
- * `venueAccounts` as given. The same transaction must hold, after it, exactly
- * one {@link assertSwapOutInstruction} with requiredBalance ≥ the recipient's
- * output balance before the swap + minOut.
+ * withdraw_swap: withdraw's accounts, the swap escrow (PDA ["swap_escrow",
+ * mint, nullifierHash], created by the program as a token account of
+ * outputMint owned by itself), the recipient's output token account (ATA),
+ * the output mint and the Instructions sysvar, then `venueAccounts` as given.
+ * The route's output must go to the escrow. The same transaction must hold,
+ * after it, exactly one {@link assertSwapOutInstruction} naming this relayer,
+ * mint, escrow and nullifierHash, with minOut ≥ this minOut. `escrow`
+ * overrides the derived address (only a test of the program's refusal wants that).
  */
 export function withdrawSwapInstruction(
-  p: WithdrawParams & { outputMint: string; minOut: bigint; venueAccounts?: readonly AccountMeta[] },
+  p: WithdrawParams & { outputMint: string; minOut: bigint; escrow?: string; venueAccounts?: readonly AccountMeta[] },
 ): TransactionInstruction {
   const keys = metas("withdraw_swap", {
     ...withdrawAddresses(p),
-    relayerOutputTokenAccount: associatedTokenAddress(p.relayer, p.outputMint),
+    swapEscrow: p.escrow ?? swapEscrowAddress(p.programId, p.mint, p.nullifierHash),
     recipientOutputTokenAccount: associatedTokenAddress(p.recipient, p.outputMint),
     outputMint: p.outputMint,
     instructionsSysvar: SYSVAR_INSTRUCTIONS_ID,
@@ -427,14 +452,34 @@ export function withdrawSwapInstruction(
 
 /**
  * The last instruction of a swap withdrawal: fails the transaction
- * (SwapOutputTooLow) when the recipient's output token account holds less than
- * `requiredBalance` = its balance before the swap + the proof's minOut.
+ * (SwapOutputTooLow) when the escrow of (mint, nullifierHash) holds less than
+ * `minOut`; else moves the escrow's whole balance to the recipient's output
+ * token account and closes the escrow, rent to the relayer. `mint` is the
+ * pool's (input) mint. `escrow` and `recipientOutputTokenAccount` override the
+ * derived addresses (only tests of the program's refusals want that).
  */
-export function assertSwapOutInstruction(p: { programId: string; recipient: string; outputMint: string; requiredBalance: bigint }): TransactionInstruction {
-  return instruction(p.programId, metas("assert_swap_out", { recipientOutputTokenAccount: associatedTokenAddress(p.recipient, p.outputMint) }), {
-    name: "assert_swap_out",
-    requiredBalance: p.requiredBalance,
-  });
+export function assertSwapOutInstruction(p: {
+  programId: string;
+  relayer: string;
+  mint: string;
+  recipient: string;
+  outputMint: string;
+  minOut: bigint;
+  nullifierHash: Uint8Array;
+  escrow?: string;
+  recipientOutputTokenAccount?: string;
+}): TransactionInstruction {
+  return instruction(
+    p.programId,
+    metas("assert_swap_out", {
+      relayer: p.relayer,
+      mint: p.mint,
+      swapEscrow: p.escrow ?? swapEscrowAddress(p.programId, p.mint, p.nullifierHash),
+      recipientOutputTokenAccount: p.recipientOutputTokenAccount ?? associatedTokenAddress(p.recipient, p.outputMint),
+      tokenProgram: TOKEN_PROGRAM_ID,
+    }),
+    { name: "assert_swap_out", minOut: p.minOut, nullifierHash: p.nullifierHash },
+  );
 }
 
 /**
