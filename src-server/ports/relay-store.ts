@@ -10,7 +10,13 @@ export interface NewRelayRecord {
   outputMint: string | null;
   recipient: string;
   nullifierHash: string;
+  /** The part of the note withdrawn (protocol v3; before v3, the whole note). */
   depositSize: bigint;
+  /**
+   * The change leaf the withdrawal inserts (protocol v3), as hex; null on
+   * records written before v3.
+   */
+  changeCommitment: string | null;
   fee: bigint;
   /**
    * The terms the proof was checked against (protocol v2, extDataHash): the
@@ -52,6 +58,8 @@ export interface RelayRecord extends NewRelayRecord {
   attempts: SubmissionAttempt[];
   /** Lamports the landed transaction paid (base + priority); null until known. */
   networkFeeLamports: bigint | null;
+  /** Where the change leaf went (protocol v3); null until the withdrawal landed, and on records before v3. */
+  changeLeafIndex: number | null;
 }
 
 /** Relay records for the console; no client address is ever stored beside them. */

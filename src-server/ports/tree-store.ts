@@ -6,7 +6,7 @@ export interface StoredPool {
   network: Network;
   mint: string;
   nextIndex: number;
-  /** The chain cursor of the last deposit event applied (backend-specific text). */
+  /** The chain cursor of the last leaf event applied (backend-specific text). */
   cursor: string | null;
 }
 
@@ -14,6 +14,10 @@ export interface IndexedLeaf {
   leafIndex: number;
   signature: string;
   slot: number;
+  /** Protocol v3: a deposit's leaf, or the change leaf a withdrawal inserted. */
+  kind: "deposit" | "change";
+  /** A deposit's amount in base units (public on chain); null for a change leaf (its value is private). */
+  amount: bigint | null;
 }
 
 /** Where the indexer's trees live between restarts. */
@@ -24,6 +28,6 @@ export interface TreeStore {
   loadTree(pool: StoredPool, tree: MerkleTree): void;
   /** Persists one append (nodes, root, cursor, leaf metadata) atomically. */
   saveAppend(pool: StoredPool, append: AppendResult, cursor: string | null, leaves: IndexedLeaf[]): Promise<void>;
-  /** Moves the cursor past chain history that held no deposits (withdrawals, failed deposits). */
+  /** Moves the cursor past chain history that held no leaves (failed deposits, reverts). */
   saveCursor(pool: StoredPool, cursor: string | null): Promise<void>;
 }

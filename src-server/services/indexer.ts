@@ -20,12 +20,15 @@ export interface IndexedPool {
 }
 
 const PAGE = 1000;
+/** Recent change leaves remembered by their withdrawal's nullifierHash (the relay's fallback for changeLeafIndex). */
+const RECENT_CHANGE_LEAVES = 4096;
 const poolKey = (network: Network, mint: string): string => `${network}/${mint}`;
 
 /**
- * Follows each pool's deposit events into its Merkle tree. Every backend goes
- * through the same path: events in order, appended in batches, persisted
- * atomically with the cursor, then checked against the chain's own root.
+ * Follows each pool's leaf events into its Merkle tree: deposits' leaves and
+ * (protocol v3) the change leaf every withdrawal inserts, in leaf order. Every
+ * backend goes through the same path: events in order, appended in batches,
+ * persisted atomically with the cursor, then checked against the chain's own root.
  */
 export class IndexerService {
   private readonly pools = new Map<string, IndexedPool>();
@@ -34,6 +37,8 @@ export class IndexerService {
   private readonly queued = new Map<string, Promise<void>>();
   private lastSyncError: string | null = null;
   private readonly lastLogged = new Map<string, string>();
+  /** `network/mint/nullifierHash hex` → the change leaf's index, for the latest RECENT_CHANGE_LEAVES change leaves applied. */
+  private readonly recentChangeLeaves = new Map<string, number>();
 
   constructor(
     private readonly store: TreeStore,
@@ -67,7 +72,7 @@ export class IndexerService {
   }
 
   /**
-   * Applies all pending deposit events of one pool; serialized per pool. A
+   * Applies all pending leaf events of one pool; serialized per pool. A
    * caller that arrives while a sync is queued and not yet started joins it:
    * that sync reads the chain only once it starts, so it sees whatever the
    * caller saw (concurrent deposits then share one append and one write).
@@ -87,6 +92,15 @@ export class IndexerService {
       next.catch(() => {}),
     );
     return next;
+  }
+
+  /**
+   * Where the change leaf of the withdrawal that spent `nullifierHash` went, if this
+   * indexer applied it recently (null otherwise): the relay's answer when the chain's
+   * verdict did not say.
+   */
+  changeLeafIndexOf(network: Network, mint: string, nullifierHash: Uint8Array): number | null {
+    return this.recentChangeLeaves.get(`${poolKey(network, mint)}/${toHex(nullifierHash)}`) ?? null;
   }
 
   health(): HealthCheck[] {
@@ -118,9 +132,9 @@ export class IndexerService {
     let pool = await this.ensurePool(network, mint);
     try {
       for (;;) {
-        const page = await chain.fetchDepositEvents(mint, pool.stored.cursor, PAGE);
+        const page = await chain.fetchLeafEvents(mint, pool.stored.cursor, PAGE);
         if (page.events.length === 0) {
-          // History without deposits still moves the cursor, so a restart does not read it again.
+          // History without leaves still moves the cursor, so a restart does not read it again.
           if (page.cursor !== pool.stored.cursor) await this.store.saveCursor(pool.stored, page.cursor);
           break;
         }
@@ -131,7 +145,13 @@ export class IndexerService {
             throw new Error(`event ${e.signature} has leaf ${e.leafIndex}, expected ${pool.tree.nextIndex + i}`);
           }
           leaves.set(e.commitment, i * 32);
-          meta.push({ leafIndex: e.leafIndex, signature: e.signature, slot: e.slot });
+          meta.push({
+            leafIndex: e.leafIndex,
+            signature: e.signature,
+            slot: e.slot,
+            kind: e.kind,
+            amount: e.kind === "deposit" ? e.amount : null,
+          });
         });
         const appended = pool.tree.append(leaves);
         if (!appended.ok) throw new Error(`append failed: ${appended.error}`);
@@ -143,6 +163,7 @@ export class IndexerService {
           pool = this.adopt(pool.stored);
           throw e;
         }
+        for (const e of page.events) if (e.kind === "change") this.rememberChangeLeaf(network, mint, e.nullifierHash, e.leafIndex);
       }
       await this.checkRoot(chain, pool);
       this.lastSyncError = null;
@@ -155,6 +176,11 @@ export class IndexerService {
       this.lastSyncError = error;
       throw e;
     }
+  }
+
+  private rememberChangeLeaf(network: Network, mint: string, nullifierHash: Uint8Array, leafIndex: number): void {
+    this.recentChangeLeaves.set(`${poolKey(network, mint)}/${toHex(nullifierHash)}`, leafIndex);
+    if (this.recentChangeLeaves.size > RECENT_CHANGE_LEAVES) this.recentChangeLeaves.delete(this.recentChangeLeaves.keys().next().value!);
   }
 
   private async checkRoot(chain: ChainBackend, pool: IndexedPool): Promise<void> {

@@ -4,7 +4,7 @@ import { fromHex, toHex } from "../../src-shared/encoding/bytes";
 import { ErrorName, type ErrorNameValue } from "../../src-shared/errors";
 import type { Network } from "../../src-shared/networks";
 import { parsePublicKey } from "../../src-shared/encoding/base58";
-import { withdrawalPublicSignals, type RelayTerms } from "../core/proof/public-inputs";
+import { PROTOCOL_VERSION, withdrawalPublicSignals, type RelayTerms } from "../core/proof/public-inputs";
 import { decideFee, type FeeInForce } from "../core/relay/fee";
 import type { SwapWithdrawalRequest, WithdrawalRequest } from "../core/relay/request";
 import { RelayState, type RelayOutcome } from "../core/relay/states";
@@ -62,6 +62,15 @@ export interface RelayDeps {
  * Returns the release function, or null when the client already has its share.
  */
 export type VerificationGate = () => (() => void) | null;
+
+/**
+ * Every InvalidProof names the protocol the relay verifies under, so a client
+ * still proving an older protocol (v2: six public inputs, no change leaf) learns why.
+ */
+const NOT_UNDER_PROTOCOL = `does not verify under protocol v${PROTOCOL_VERSION}`;
+
+/** How long a landed withdrawal waits for the indexer to see its change leaf when the chain's verdict did not say where it went. */
+const CHANGE_LEAF_WAIT_MS = 10_000;
 
 /** A blockhash lives 150 blocks (~60–90 s); ten minutes leaves a wide margin. */
 const DEFAULT_UNKNOWN_HOLD_MS = 10 * 60_000;
@@ -274,6 +283,7 @@ export class RelayService {
         recipient: req.recipient,
         nullifierHash: nullifierHex,
         depositSize: req.depositSize,
+        changeCommitment: toHex(req.changeCommitment),
         fee: fee.fee,
         relayer: chain.feePayer,
         minOut: swapTerms?.minOut ?? null,
@@ -308,8 +318,8 @@ export class RelayService {
     const { store } = this.deps;
     const { id } = record;
     const { fee } = terms;
-    // All six public signals from the request and this relay's own terms: a proof made for any
-    // other relayer, fee, output mint or minOut does not verify (extDataHash).
+    // All seven public signals from the request and this relay's own terms: a proof made for any
+    // other relayer, fee, output mint or minOut (extDataHash), part withdrawn or change leaf does not verify.
     const publicSignals = withdrawalPublicSignals(this.deps.hasher, {
       root: req.root,
       nullifierHash: req.nullifierHash,
@@ -317,6 +327,7 @@ export class RelayService {
       amount: req.depositSize,
       mint: req.mintBytes,
       terms,
+      changeCommitment: req.changeCommitment,
     });
     // Every cheaper check (pool, root, fee, relayer, nullifier, quote) has passed:
     // only now does the request cost a pairing, and only within its client's share of the verifier.
@@ -333,7 +344,15 @@ export class RelayService {
     } finally {
       release();
     }
-    if (!valid) return { result: reject(400, ErrorName.InvalidProof, "proof does not verify for these public inputs") };
+    if (!valid) {
+      return {
+        result: reject(
+          400,
+          ErrorName.InvalidProof,
+          `proof ${NOT_UNDER_PROTOCOL} for these public inputs (root, nullifierHash, recipient, depositSize, mint, this relay's terms, changeCommitment)`,
+        ),
+      };
+    }
 
     // A candidate now: recorded from here on. Not awaited: the `submitted` write below is
     // journaled after it, so its fsync makes both durable before anything reaches the chain.
@@ -369,6 +388,7 @@ export class RelayService {
           nullifierHash: req.nullifierHash,
           proof: req.proof,
           depositSize: req.depositSize,
+          changeCommitment: req.changeCommitment,
           fee,
           ...(swap ? { swap: swap.leg } : {}),
         },
@@ -385,11 +405,31 @@ export class RelayService {
     }
     if (!result.ok) {
       const mapped = REJECTION[result.rejection];
-      const failed = await fail(mapped.status, mapped.error, result.detail);
+      const detail = result.rejection === "InvalidProof" ? `${result.detail} (the proof ${NOT_UNDER_PROTOCOL})` : result.detail;
+      const failed = await fail(mapped.status, mapped.error, detail);
       return result.rejection === "Unknown" ? { result: failed, unknown: true } : { result: failed };
     }
-    await store.advance(id, RelayState.confirmed(this.now(), result.signature));
-    return { result: { status: 200, signature: result.signature } };
+    const changeLeafIndex = result.changeLeafIndex ?? (await this.changeLeafFromIndexer(req));
+    await store.advance(id, RelayState.confirmed(this.now(), result.signature, changeLeafIndex));
+    if (changeLeafIndex === null) this.log(`relay ${id}: landed as ${result.signature}, but where its change leaf went is not known yet`);
+    // Null only when neither the chain's verdict nor the indexer could tell; a wallet then reads the transaction's WithdrawEvent.
+    return { result: { status: 200, signature: result.signature, changeLeafIndex: changeLeafIndex as number } };
+  }
+
+  /** The withdrawal landed but the chain did not say where its change leaf went: the indexer applies it from the transaction. */
+  private async changeLeafFromIndexer(req: WithdrawalRequest): Promise<number | null> {
+    const { indexer } = this.deps;
+    const until = this.now() + CHANGE_LEAF_WAIT_MS;
+    for (;;) {
+      try {
+        await indexer.sync(req.network, req.mint);
+      } catch (e) {
+        this.log(`relay: indexer sync for the change leaf: ${(e as Error).message}`);
+      }
+      const found = indexer.changeLeafIndexOf(req.network, req.mint, req.nullifierHash);
+      if (found !== null || this.now() >= until) return found;
+      await new Promise((r) => setTimeout(r, 500));
+    }
   }
 
   /**

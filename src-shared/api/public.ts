@@ -43,8 +43,12 @@ export interface MerkleNode {
 /** Spec: `{address:null, json:null}` when not spent. */
 export type NullifierStatus = { address: null; json: null } | { address: string; json: { spent: true } };
 
-/** POST /relay and /relay_swap when the withdrawal landed (the HTTP status equals the body's). */
-export const relaySuccess = object({ status: literal(200), signature: string });
+/**
+ * POST /relay and /relay_swap when the withdrawal landed (the HTTP status equals the body's).
+ * `changeLeafIndex` (protocol v3): where the withdrawal's change leaf went, so a
+ * wallet finds its change note without racing other deposits.
+ */
+export const relaySuccess = object({ status: literal(200), signature: string, changeLeafIndex: nonNegInt });
 export type RelaySuccess = Infer<typeof relaySuccess>;
 
 /** One hop of a quote's route; Jupiter may leave out the fee fields. */

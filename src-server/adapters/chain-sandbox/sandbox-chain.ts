@@ -3,6 +3,7 @@ import { U64_MAX, withdrawalPublicSignals } from "../../../src-shared/crypto/pro
 import { verifyEd25519Native as verifyEd25519 } from "../keys/ed25519-native";
 import { encodeBase58, parseSignature, publicKeyBytesOrThrow } from "../../../src-shared/encoding/base58";
 import { concatBytes } from "../../../src-shared/encoding/bytes";
+import { isCanonicalField, isZeroBytes } from "../../../src-shared/encoding/field";
 import { sandboxDepositMessage } from "../../../src-shared/messages";
 import { depositCommitment, encodePoolInstruction } from "../../../src-shared/pool-program";
 import type { Network } from "../../../src-shared/networks";
@@ -15,9 +16,10 @@ import { revertNullifierOf } from "../../core/revert/nullifier";
 import { judgeRevert, type DepositStatus } from "../../core/revert/rules";
 import type {
   ChainBackend,
-  DepositEventPage,
+  ChainRejection,
   DepositRecord,
   HealthCheck,
+  LeafEventPage,
   RevertResult,
   RevertSubmission,
   SubmitResult,
@@ -210,7 +212,7 @@ export class SandboxChain implements ChainBackend {
           params: [state.nextIndex, state.filledSubtrees, state.roots, this.network, req.mint],
         },
         {
-          sql: "INSERT INTO sandbox_events (network, mint, signature, leaf_index, commitment, depositor, amount, slot) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+          sql: "INSERT INTO sandbox_leaf_events (network, mint, kind, signature, leaf_index, commitment, depositor, amount, slot) VALUES (?, ?, 'deposit', ?, ?, ?, ?, ?, ?)",
           params: [this.network, req.mint, signature, leafIndex, commitment, req.wallet, req.amount.toString(), this.slot],
         },
       );
@@ -253,21 +255,33 @@ export class SandboxChain implements ChainBackend {
     return mine;
   }
 
-  async fetchDepositEvents(mint: string, cursor: string | null, limit: number): Promise<DepositEventPage> {
+  /** Deposit and change leaves in leaf order: the ledger appends each pool's leaf events as it inserts them. */
+  async fetchLeafEvents(mint: string, cursor: string | null, limit: number): Promise<LeafEventPage> {
     const after = cursor === null ? 0 : Number(cursor);
-    const rows = this.db.all<{ id: number; signature: string; leaf_index: number; commitment: Uint8Array; depositor: string; amount: string; slot: number }>(
-      "SELECT id, signature, leaf_index, commitment, depositor, amount, slot FROM sandbox_events WHERE network = ? AND mint = ? AND id > ? ORDER BY id LIMIT ?",
+    const rows = this.db.all<{
+      id: number;
+      kind: "deposit" | "change";
+      signature: string;
+      leaf_index: number;
+      commitment: Uint8Array;
+      depositor: string | null;
+      amount: string | null;
+      nullifier_hash: Uint8Array | null;
+      slot: number;
+    }>(
+      "SELECT id, kind, signature, leaf_index, commitment, depositor, amount, nullifier_hash, slot FROM sandbox_leaf_events WHERE network = ? AND mint = ? AND id > ? ORDER BY id LIMIT ?",
       [this.network, mint, after, limit],
     );
     return {
-      events: rows.map((r) => ({
-        signature: r.signature,
-        leafIndex: r.leaf_index,
-        commitment: r.commitment,
-        depositor: r.depositor,
-        amount: BigInt(r.amount),
-        slot: r.slot,
-      })),
+      events: rows.map((r) => {
+        const base = { signature: r.signature, leafIndex: r.leaf_index, commitment: r.commitment, slot: r.slot };
+        if (r.kind === "change") {
+          if (!r.nullifier_hash) throw new Error(`sandbox change leaf ${r.leaf_index} of ${mint} has no nullifierHash`);
+          return { ...base, kind: "change" as const, nullifierHash: r.nullifier_hash };
+        }
+        if (r.depositor === null || r.amount === null) throw new Error(`sandbox deposit leaf ${r.leaf_index} of ${mint} has no depositor or amount`);
+        return { ...base, kind: "deposit" as const, depositor: r.depositor, amount: BigInt(r.amount) };
+      }),
       cursor: rows.length ? String(rows[rows.length - 1]!.id) : cursor,
     };
   }
@@ -293,18 +307,31 @@ export class SandboxChain implements ChainBackend {
 
   /**
    * The withdraw (or withdraw_swap + assert_swap_out) instructions as the
-   * program runs them (protocol v2). The six public signals are recomputed
-   * here from the transaction alone: root, nullifierHash, recipient, amount and
-   * mint from the instruction's arguments, and extDataHash from this chain's
-   * own signer (the relayer, who receives the fee), the fee argument and, for a
-   * swap, the output mint and minOut. A proof made for any other relayer, fee or
-   * minimum does not verify. Then, in one atomic step: the root history, the
-   * nullifier account, the vault; the recipient is paid exactly amount − fee
-   * (or, swapped, at least minOut of the output mint, else nothing happens at
-   * all) and the relayer exactly fee; the nullifier account is created.
+   * program runs them (protocol v3). An amount of 0, or a change commitment
+   * that is zero or not below the field modulus, is refused (InvalidInput)
+   * before the proof. The seven public signals are recomputed here from the
+   * transaction alone: root, nullifierHash, recipient, amount (the part
+   * withdrawn), mint and changeCommitment from the instruction's arguments, and
+   * extDataHash from this chain's own signer (the relayer, who receives the
+   * fee), the fee argument and, for a swap, the output mint and minOut. A proof
+   * made for any other relayer, fee, minimum or change leaf does not verify.
+   * Then, in one atomic step: the root history, the nullifier account, the
+   * vault; the recipient is paid exactly amount − fee (or, swapped, at least
+   * minOut of the output mint from the swap itself, else nothing happens at
+   * all) and the relayer exactly fee; the nullifier account is created; and
+   * the change commitment is inserted as the pool's next leaf (a duplicate
+   * too: change leaves have no marker), which advances the root history.
+   *
+   * The change leaf goes through the deposits' path: sent to the frontier
+   * lane first, then inserted in the pool's turn, in order with deposits.
    */
   async submitWithdrawal(w: WithdrawalSubmission): Promise<SubmitResult> {
-    if (w.depositSize <= 0n || w.depositSize > U64_MAX) return { ok: false, rejection: "Failed", detail: `amount ${w.depositSize} is not a positive u64` };
+    if (w.depositSize <= 0n || w.depositSize > U64_MAX) {
+      return { ok: false, rejection: "Failed", detail: `InvalidInput: amount ${w.depositSize} is not a positive u64` };
+    }
+    if (w.changeCommitment.length !== 32 || isZeroBytes(w.changeCommitment) || !isCanonicalField(w.changeCommitment)) {
+      return { ok: false, rejection: "Failed", detail: "InvalidInput: changeCommitment must be 32 bytes, non-zero and below the field modulus" };
+    }
     if (w.fee < 0n || w.fee > w.depositSize)
       return { ok: false, rejection: "Failed", detail: `FeeExceedsAmount: fee ${w.fee} is not within 0..${w.depositSize}` };
     if (w.swap && (w.swap.minOut < 0n || w.swap.minOut > U64_MAX)) return { ok: false, rejection: "Failed", detail: `minOut ${w.swap.minOut} is not a u64` };
@@ -317,35 +344,80 @@ export class SandboxChain implements ChainBackend {
       amount: w.depositSize,
       mint: w.mintBytes,
       terms: { relayer: this.signer.publicKey, fee: w.fee, swap: swapTerms },
+      changeCommitment: w.changeCommitment,
     });
     if (!(await this.verifier.verify(w.proof, publicSignals))) {
-      return { ok: false, rejection: "InvalidProof", detail: "the program's verifier refused the proof for this transaction's signer, fee and terms" };
+      return {
+        ok: false,
+        rejection: "InvalidProof",
+        detail: "the program's verifier refused the proof for this transaction's signer, fee, terms and change commitment",
+      };
     }
-    // Everything below runs in one synchronous turn, so concurrent withdrawals cannot interleave.
+    const path = this.lane && this.pools.has(w.mint) ? this.lane.insert(this.laneKey(w.mint), w.changeCommitment) : null;
+    const applied = await this.inTurn(w.mint, async () => this.applyVerifiedWithdrawal(w, recipient, swapTerms, path ? await path : null));
+    if (!applied.ok) return applied;
+    await applied.durable;
+    return applied.result;
+  }
+
+  /** The rest of the withdrawal, in one synchronous turn, so concurrent withdrawals and deposits cannot interleave. */
+  private applyVerifiedWithdrawal(
+    w: WithdrawalSubmission,
+    recipient: Uint8Array,
+    swapTerms: { outputMint: Uint8Array; minOut: bigint } | null,
+    pathPairs: Uint8Array | null,
+  ): { ok: true; result: SubmitResult; durable: Promise<void> } | { ok: false; rejection: ChainRejection; detail: string; outAmount?: bigint } {
+    const refuse = (rejection: ChainRejection, detail: string, outAmount?: bigint) =>
+      this.laneMissed(w.mint, pathPairs, { ok: false as const, rejection, detail, ...(outAmount !== undefined ? { outAmount } : {}) });
     const tree = this.pools.get(w.mint);
-    if (!tree || !tree.isKnownRoot(w.root)) return { ok: false, rejection: "InvalidRoot", detail: "root is not in the pool's recent roots" };
-    if (this.nullifierSpentNow(w.mint, w.nullifierHash)) return { ok: false, rejection: "NullifierAlreadySpent", detail: "nullifier account exists" };
+    if (!tree || !tree.isKnownRoot(w.root)) return refuse("InvalidRoot", "root is not in the pool's recent roots");
+    if (this.nullifierSpentNow(w.mint, w.nullifierHash)) return refuse("NullifierAlreadySpent", "nullifier account exists");
     const vault = vaultAddress(this.programId, w.mintBytes);
-    if (this.balance(vault, w.mint) < w.depositSize) return { ok: false, rejection: "Failed", detail: "vault balance is below the withdrawal" };
+    if (this.balance(vault, w.mint) < w.depositSize) return refuse("Failed", "vault balance is below the withdrawal");
     const toRecipient = w.depositSize - w.fee;
     let swapped: (SwapExecution & { outputMint: string }) | null = null;
     if (w.swap) {
-      // The swap and assert_swap_out's check are one step: below minOut the whole transaction fails.
+      // The swap's own output is what the recipient gets (the escrow's whole balance): below minOut the whole transaction fails.
       const executed = this.swapPools.execute(w.mint, w.swap.outputMint, toRecipient, w.swap.minOut);
-      if (!executed.ok) return { ok: false, ...executed.error };
+      if (!executed.ok) {
+        const e = executed.error;
+        return refuse(e.rejection, e.detail, e.rejection === "SlippageExceeded" ? e.outAmount : undefined);
+      }
       swapped = { ...executed.value, outputMint: w.swap.outputMint };
     }
 
+    // After paying out, the change leaf: the last step that can refuse (TreeFull), so nothing is written before it.
+    this.treeHasher.load(pathPairs);
+    let inserted: ReturnType<FrontierTree["insert"]>;
+    let served: number;
+    try {
+      inserted = tree.insert(w.changeCommitment);
+      served = this.treeHasher.servedCount;
+    } finally {
+      this.treeHasher.load(null);
+    }
+    if (!inserted.ok) return refuse("Failed", "TreeFull: the pool's tree has no room for the change leaf");
+    const changeLeafIndex = inserted.value;
+    const state = tree.state();
+    if (this.lane && served !== tree.depth) this.lane.track(this.laneKey(w.mint), state.nextIndex, state.filledSubtrees);
+
     const stmts: SqlStatement[] = [];
-    const args = { proof: w.proof, root: w.root, nullifierHash: w.nullifierHash, recipient, amount: w.depositSize, fee: w.fee };
+    const args = {
+      proof: w.proof,
+      root: w.root,
+      nullifierHash: w.nullifierHash,
+      recipient,
+      amount: w.depositSize,
+      fee: w.fee,
+      changeCommitment: w.changeCommitment,
+    };
     const leg = swapped; // a const, so the closure below keeps its narrowing
     const signature = this.transaction(
       () =>
         leg && swapTerms
           ? concatBytes(
               encodePoolInstruction({ name: "withdraw_swap", ...args, ...swapTerms }),
-              // The recipient's output balance before the swap plus the proof-bound minimum.
-              encodePoolInstruction({ name: "assert_swap_out", requiredBalance: this.balance(w.recipient, leg.outputMint) + swapTerms.minOut }),
+              encodePoolInstruction({ name: "assert_swap_out", minOut: swapTerms.minOut, nullifierHash: w.nullifierHash }),
             )
           : encodePoolInstruction({ name: "withdraw", ...args }),
       stmts,
@@ -360,12 +432,25 @@ export class SandboxChain implements ChainBackend {
       this.credit(w.recipient, w.mint, toRecipient, stmts);
     }
     if (w.fee > 0n) this.credit(this.signer.address, w.mint, w.fee, stmts);
-    stmts.push({
-      sql: "INSERT INTO sandbox_nullifiers (network, mint, nullifier_hash, kind, signature, slot) VALUES (?, ?, ?, 'withdraw', ?, ?)",
-      params: [this.network, w.mint, w.nullifierHash, signature, this.slot],
-    });
-    await this.commit(stmts, w.mint);
-    return leg ? { ok: true, signature, outAmount: leg.swap.amountOut } : { ok: true, signature };
+    stmts.push(
+      {
+        sql: "INSERT INTO sandbox_nullifiers (network, mint, nullifier_hash, kind, signature, slot) VALUES (?, ?, ?, 'withdraw', ?, ?)",
+        params: [this.network, w.mint, w.nullifierHash, signature, this.slot],
+      },
+      {
+        sql: "UPDATE sandbox_pools SET next_index = ?, filled_subtrees = ?, roots = ? WHERE network = ? AND mint = ?",
+        params: [state.nextIndex, state.filledSubtrees, state.roots, this.network, w.mint],
+      },
+      {
+        sql: "INSERT INTO sandbox_leaf_events (network, mint, kind, signature, leaf_index, commitment, nullifier_hash, slot) VALUES (?, ?, 'change', ?, ?, ?, ?, ?)",
+        params: [this.network, w.mint, signature, changeLeafIndex, w.changeCommitment, w.nullifierHash, this.slot],
+      },
+    );
+    const durable = this.commit(stmts, w.mint);
+    const result: SubmitResult = leg
+      ? { ok: true, signature, changeLeafIndex, outAmount: leg.swap.amountOut }
+      : { ok: true, signature, changeLeafIndex };
+    return { ok: true, result, durable };
   }
 
   async findDeposit(signature: string): Promise<DepositRecord | null> {

@@ -43,6 +43,7 @@ beforeEach(async () => {
       recipient: "R",
       nullifierHash: "00".repeat(32),
       depositSize: 1000n,
+      changeCommitment: "0a".repeat(32),
       fee: 10n,
       relayer: "F",
       minOut: 7n,
@@ -82,5 +83,31 @@ describe("SqlRelayStore attempts", () => {
 
   it("refuses an attempt for a relay that was never recorded", async () => {
     await expect(store.recordAttempt("00000000-0000-4000-8000-00000000ffff", attempt(1, "pending"))).rejects.toThrow("no relay record");
+  });
+});
+
+describe("SqlRelayStore: protocol v3's change leaf", () => {
+  it("records the change commitment with the relay, and the change leaf's index once confirmed", async () => {
+    expect(store.get(ID)).toMatchObject({ changeCommitment: "0a".repeat(32), changeLeafIndex: null, depositSize: 1000n });
+    await store.advance(ID, RelayState.submitted(2));
+    await store.advance(ID, RelayState.confirmed(3, "SIG", 41));
+    await db.close();
+    db = await DurableDb.open({ dir, migrations: MIGRATIONS, functions: SQL_FUNCTIONS, snapshotIntervalMs: 0 });
+    store = new SqlRelayStore(db);
+    const r = store.get(ID)!;
+    expect(r).toMatchObject({ status: "confirmed", signature: "SIG", changeCommitment: "0a".repeat(32), changeLeafIndex: 41 });
+    expect(r.steps.at(-1)).toEqual({ kind: "confirmed", at: 3, signature: "SIG", changeLeafIndex: 41 });
+  });
+
+  it("keeps the change leaf's index when a later state does not carry one", async () => {
+    await store.advance(ID, RelayState.confirmed(3, "SIG", 5));
+    await store.advance(ID, RelayState.confirmed(4, "SIG"));
+    expect(store.get(ID)!.changeLeafIndex).toBe(5);
+  });
+
+  it("refuses a change commitment that is not 32 bytes of hex, writing nothing", async () => {
+    const bad = { ...store.get(ID)!, id: "00000000-0000-4000-8000-000000000002", changeCommitment: "0a" };
+    await expect(store.create(bad, RelayState.received(1))).rejects.toThrow("32 bytes of hex");
+    expect(store.get(bad.id)).toBeNull();
   });
 });

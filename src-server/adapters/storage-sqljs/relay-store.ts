@@ -1,6 +1,7 @@
 import type { RelayState } from "../../core/relay/states";
 import type { SubmissionAttempt } from "../../ports/chain";
 import type { NewRelayRecord, RelayRecord, RelayStore, SwapRecord } from "../../ports/relay-store";
+import { fromHex, toHex } from "../../../src-shared/encoding/bytes";
 import type { DurableDb } from "./durable-db";
 
 /** A relays row as selected with RELAY_COLUMNS; shared with the console store. */
@@ -26,10 +27,12 @@ export interface RelayRow {
   network_fee_lamports: string | null;
   relayer: string | null;
   min_out: string | null;
+  change_commitment: Uint8Array | null;
+  change_leaf_index: number | null;
 }
 
 export const RELAY_COLUMNS =
-  "id, kind, network, mint, output_mint, recipient, nullifier_hash, deposit_size, fee, status, error, signature, received_at, steps, swap_quote, swap_out, swap_slippage_bps, attempts, network_fee_lamports, relayer, min_out";
+  "id, kind, network, mint, output_mint, recipient, nullifier_hash, deposit_size, fee, status, error, signature, received_at, steps, swap_quote, swap_out, swap_slippage_bps, attempts, network_fee_lamports, relayer, min_out, change_commitment, change_leaf_index";
 
 /** swap_quote's JSON: amounts as text. */
 interface QuoteJson {
@@ -48,8 +51,8 @@ export class SqlRelayStore implements RelayStore {
   async create(r: NewRelayRecord, first: RelayState): Promise<void> {
     await this.db.write([
       {
-        sql: `INSERT INTO relays (id, kind, network, mint, output_mint, recipient, nullifier_hash, deposit_size, fee, relayer, min_out, status, error, signature, received_at, updated_at, steps)
-              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?, ?, ?)`,
+        sql: `INSERT INTO relays (id, kind, network, mint, output_mint, recipient, nullifier_hash, deposit_size, fee, relayer, min_out, change_commitment, status, error, signature, received_at, updated_at, steps)
+              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?, ?, ?)`,
         params: [
           r.id,
           r.kind,
@@ -62,6 +65,7 @@ export class SqlRelayStore implements RelayStore {
           r.fee.toString(),
           r.relayer,
           r.minOut?.toString() ?? null,
+          r.changeCommitment === null ? null : changeCommitmentBytes(r.changeCommitment),
           first.kind,
           r.receivedAt,
           first.at,
@@ -78,11 +82,12 @@ export class SqlRelayStore implements RelayStore {
     steps.push(state);
     await this.db.write([
       {
-        sql: "UPDATE relays SET status = ?, error = ?, signature = COALESCE(?, signature), updated_at = ?, steps = ? WHERE id = ?",
+        sql: "UPDATE relays SET status = ?, error = ?, signature = COALESCE(?, signature), change_leaf_index = COALESCE(?, change_leaf_index), updated_at = ?, steps = ? WHERE id = ?",
         params: [
           state.kind,
           state.kind === "failed" ? state.error : null,
           state.kind === "confirmed" ? state.signature : null,
+          state.kind === "confirmed" ? (state.changeLeafIndex ?? null) : null,
           state.at,
           JSON.stringify(steps),
           id,
@@ -160,7 +165,15 @@ export function toRelayRecord(r: RelayRow): RelayRecord {
     swap: toSwap(r),
     attempts: r.attempts ? (JSON.parse(r.attempts) as SubmissionAttempt[]) : [],
     networkFeeLamports: r.network_fee_lamports === null ? null : BigInt(r.network_fee_lamports),
+    changeCommitment: r.change_commitment === null ? null : toHex(r.change_commitment),
+    changeLeafIndex: r.change_leaf_index,
   };
+}
+
+function changeCommitmentBytes(hex: string): Uint8Array {
+  const bytes = fromHex(hex);
+  if (!bytes || bytes.length !== 32) throw new Error(`a relay's change commitment is 32 bytes of hex, got ${hex}`);
+  return bytes;
 }
 
 function toSwap(r: RelayRow): SwapRecord | null {

@@ -404,6 +404,53 @@ export const MIGRATIONS: Migration[] = [
       `CREATE TABLE alert_settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
     ],
   },
+  {
+    version: 15,
+    name: "protocol v3: change leaves",
+    // Protocol v3 (docs/zk.md): every withdrawal inserts a change leaf. A v2 store keeps its pools
+    // (deposit leaves are unchanged). Each indexed leaf's kind and, for a deposit, its amount (the
+    // console's anonymity sets) go in a lean row beside the page files of migration 13, which keep
+    // signature and slot. Every leaf indexed before v3 is a deposit; the sandbox's own pools get
+    // their amounts from its deposits, a solana pool's are not in the store and stay NULL.
+    statements: [
+      `CREATE TABLE indexed_leaves (
+         pool_id INTEGER NOT NULL,
+         leaf_index INTEGER NOT NULL,
+         kind TEXT NOT NULL DEFAULT 'deposit',
+         amount TEXT,
+         PRIMARY KEY (pool_id, leaf_index)) WITHOUT ROWID`,
+      `WITH RECURSIVE leaf(pool_id, leaf_index, next_index) AS (
+         SELECT id, 0, next_index FROM pools WHERE next_index > 0
+         UNION ALL SELECT pool_id, leaf_index + 1, next_index FROM leaf WHERE leaf_index + 1 < next_index)
+       INSERT INTO indexed_leaves (pool_id, leaf_index, kind, amount) SELECT pool_id, leaf_index, 'deposit', NULL FROM leaf`,
+      `UPDATE indexed_leaves SET amount = (
+         SELECT d.amount FROM sandbox_deposits d JOIN pools p ON p.network = d.network AND p.mint = d.mint
+         JOIN sandbox_pools s ON s.network = d.network AND s.mint = d.mint
+         WHERE p.id = indexed_leaves.pool_id AND d.leaf_index = indexed_leaves.leaf_index AND d.status != 'failed')`,
+      // The sandbox's leaf events: deposits as before (depositor, amount), and change leaves (the
+      // withdrawal's nullifierHash). Ids are kept: an indexed pool's cursor is the last id it applied.
+      `CREATE TABLE sandbox_leaf_events (
+         id INTEGER PRIMARY KEY,
+         network TEXT NOT NULL,
+         mint TEXT NOT NULL,
+         kind TEXT NOT NULL DEFAULT 'deposit',
+         signature TEXT NOT NULL,
+         leaf_index INTEGER NOT NULL,
+         commitment BLOB NOT NULL,
+         depositor TEXT,
+         amount TEXT,
+         nullifier_hash BLOB,
+         slot INTEGER NOT NULL)`,
+      `INSERT INTO sandbox_leaf_events (id, network, mint, kind, signature, leaf_index, commitment, depositor, amount, nullifier_hash, slot)
+         SELECT id, network, mint, 'deposit', signature, leaf_index, commitment, depositor, amount, NULL, slot FROM sandbox_events`,
+      `DROP INDEX IF EXISTS sandbox_events_pool`,
+      `DROP TABLE sandbox_events`,
+      `CREATE INDEX sandbox_leaf_events_pool ON sandbox_leaf_events (network, mint, id)`,
+      // The relay record: the change leaf the proof inserts, and where it went once landed.
+      `ALTER TABLE relays ADD COLUMN change_commitment BLOB`,
+      `ALTER TABLE relays ADD COLUMN change_leaf_index INTEGER`,
+    ],
+  },
 ];
 
 /**

@@ -43,7 +43,13 @@ function leaves(first: number, count: number): Uint8Array {
   return out;
 }
 const meta = (first: number, count: number): IndexedLeaf[] =>
-  Array.from({ length: count }, (_, i) => ({ leafIndex: first + i, signature: `sig${first + i}`.padEnd(88, "x"), slot: 500 + first + i }));
+  Array.from({ length: count }, (_, i) => ({
+    leafIndex: first + i,
+    signature: `sig${first + i}`.padEnd(88, "x"),
+    slot: 500 + first + i,
+    // Every third leaf a change leaf (protocol v3), the others deposits of distinct amounts.
+    ...((first + i) % 3 === 2 ? { kind: "change" as const, amount: null } : { kind: "deposit" as const, amount: 1000n + BigInt(first + i) }),
+  }));
 
 async function reload(db: DurableDb): Promise<MerkleTree> {
   const store = new SqlTreeStore(db);
@@ -84,10 +90,16 @@ describe("SqlTreeStore on page files", () => {
     try {
       sameTree(tree, await reload(db));
       const console = new SqlConsoleStore(db);
-      expect(console.leaf("mainnet", MINT, 509)).toEqual({ signature: "sig509".padEnd(88, "x"), slot: 1009, indexedAt: T0 * 1000 });
+      expect(console.leaf("mainnet", MINT, 509)).toMatchObject({ signature: "sig509".padEnd(88, "x"), slot: 1009, indexedAt: T0 * 1000 });
       expect(console.leaf("mainnet", MINT, tree.nextIndex)).toBeNull();
       expect(console.depositBuckets("mainnet", MINT, (T0 - 10) * 1000, 60_000)).toEqual([{ at: Math.floor(T0 / 60) * 60 * 1000, count: tree.nextIndex }]);
       expect(console.depositBuckets("mainnet", MINT, (T0 + 1) * 1000, 60_000)).toEqual([]);
+      // Protocol v3: each leaf's kind, and a deposit's amount (a change leaf's value is private).
+      const rows = db.all<{ leaf_index: number; kind: string; amount: string | null }>(
+        "SELECT leaf_index, kind, amount FROM indexed_leaves WHERE pool_id = ? ORDER BY leaf_index",
+        [pool.id],
+      );
+      expect(rows).toEqual(meta(0, tree.nextIndex).map((m) => ({ leaf_index: m.leafIndex, kind: m.kind, amount: m.amount?.toString() ?? null })));
     } finally {
       await db.close();
     }
@@ -170,19 +182,25 @@ describe("SqlTreeStore on page files", () => {
       })),
     ]);
     await old.close();
+    const v2 = await open(MIGRATIONS.filter((m) => m.version <= 14));
+    expect(v2.get("SELECT COUNT(*) AS n FROM sqlite_master WHERE name IN ('tree_chunks', 'indexed_leaves')")).toEqual({ n: 0 });
+    await v2.close();
     const db = await open();
     try {
-      expect(db.get("SELECT COUNT(*) AS n FROM sqlite_master WHERE name IN ('tree_chunks', 'indexed_leaves')")).toEqual({ n: 0 });
       const loaded = new MerkleTree(hasher);
       const pool: StoredPool = new SqlTreeStore(db).listPools()[0]!;
       new SqlTreeStore(db).loadTree(pool, loaded);
       expect(loaded.nextIndex).toBe(n);
       expect(toHex(loaded.root())).toBe(toHex(tree.root()));
       const console = new SqlConsoleStore(db);
-      expect(console.leaf("mainnet", MINT, 200)).toEqual({ signature: "sig200".padEnd(88, "x"), slot: 700, indexedAt: (T0 + 3600) * 1000 });
+      expect(console.leaf("mainnet", MINT, 200)).toMatchObject({ signature: "sig200".padEnd(88, "x"), slot: 700, indexedAt: (T0 + 3600) * 1000 });
       expect(console.depositBuckets("mainnet", MINT, 0, 3_600_000)).toEqual([
         { at: Math.floor(T0 / 3600) * 3600 * 1000, count: 100 },
         { at: (Math.floor(T0 / 3600) + 1) * 3600 * 1000, count: n - 100 },
+      ]);
+      // Migration 15 (protocol v3): every leaf indexed before it is a deposit; a solana pool's amounts are not in the store.
+      expect(db.all("SELECT kind, amount IS NULL AS unknown, COUNT(*) AS n, MIN(leaf_index) AS lo, MAX(leaf_index) AS hi FROM indexed_leaves GROUP BY kind, unknown")).toEqual([
+        { kind: "deposit", unknown: 1, n, lo: 0, hi: n - 1 },
       ]);
     } finally {
       await db.close();

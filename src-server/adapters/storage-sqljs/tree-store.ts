@@ -8,6 +8,8 @@ const KEEP_ROOTS = 100;
 /** Bytes read per call while loading a level (a 1M-leaf level 0 is 32 MiB). */
 const LOAD_CHUNK = 1 << 20;
 const PAGE_PUT = "SELECT page_put(?, ?, ?)";
+/** indexed_leaves rows per INSERT: 4 parameters each, well within SQLite's limit. */
+const KIND_ROWS_PER_INSERT = 200;
 
 interface PoolRow {
   id: number;
@@ -123,8 +125,18 @@ export class SqlTreeStore implements TreeStore {
     pool.cursor = cursor;
   }
 
-  /** Signature and slot records plus indexed-at times, one page_put per contiguous run of leaves. */
+  /**
+   * Signature and slot records plus indexed-at times, one page_put per contiguous run of
+   * leaves; each leaf's kind and a deposit's amount in indexed_leaves (migration 15).
+   */
   private leafWrites(poolId: number, leaves: IndexedLeaf[], now: number, out: SqlStatement[]): void {
+    for (let i = 0; i < leaves.length; i += KIND_ROWS_PER_INSERT) {
+      const rows = leaves.slice(i, i + KIND_ROWS_PER_INSERT);
+      out.push({
+        sql: `INSERT OR REPLACE INTO indexed_leaves (pool_id, leaf_index, kind, amount) VALUES ${rows.map(() => "(?, ?, ?, ?)").join(", ")}`,
+        params: rows.flatMap((l) => [poolId, l.leafIndex, l.kind, l.kind === "deposit" && l.amount !== null ? l.amount.toString() : null]),
+      });
+    }
     let i = 0;
     while (i < leaves.length) {
       let j = i + 1;

@@ -13,6 +13,7 @@ const body = (extra: Record<string, unknown> = {}) => ({
   depositSize: 1_000_000,
   mint: USDC,
   network: "devnet",
+  changeCommitment: new Array(32).fill(3),
   ...extra,
 });
 const swapBody = (extra: Record<string, unknown> = {}) => {
@@ -63,5 +64,44 @@ describe("the swap request requires minOut", () => {
     expect(problem(parseSwapWithdrawalRequest(missing))).toBe("minOut");
     for (const minOut of [0, "0", -5, "-5", "1.0", 1.5, null, "18446744073709551616"])
       expect(problem(parseSwapWithdrawalRequest(swapBody({ minOut })))).toBe("minOut");
+  });
+});
+
+describe("protocol v3: the change commitment", () => {
+  const modulus = BigInt("21888242871839275222246405745257275088548364400416034343698204186575808495617");
+  const bytesOf = (x: bigint) => Array.from({ length: 32 }, (_, i) => Number((x >> BigInt(8 * (31 - i))) & 0xffn));
+
+  it("reads it as 32 big-endian bytes, in both requests", () => {
+    const r = parseWithdrawalRequest(body({ changeCommitment: bytesOf(modulus - 1n) }));
+    expect(r.ok && Array.from(r.value.changeCommitment)).toEqual(bytesOf(modulus - 1n));
+    const s = parseSwapWithdrawalRequest(swapBody());
+    expect(s.ok && Array.from(s.value.changeCommitment)).toEqual(new Array(32).fill(3));
+  });
+
+  it("names changeCommitment when it is missing, zero, not 32 bytes, not below the modulus or not bytes", () => {
+    const { changeCommitment: _c, ...missing } = body();
+    expect(problem(parseWithdrawalRequest(missing))).toBe("changeCommitment");
+    const { changeCommitment: _s, ...swapMissing } = swapBody();
+    expect(problem(parseSwapWithdrawalRequest(swapMissing))).toBe("changeCommitment");
+    for (const changeCommitment of [
+      new Array(32).fill(0),
+      new Array(31).fill(1),
+      new Array(33).fill(1),
+      bytesOf(modulus),
+      new Array(32).fill(255),
+      new Array(32).fill("1"),
+      [...new Array(31).fill(1), 256],
+      "0x01",
+      42,
+      null,
+      {},
+    ]) {
+      expect(problem(parseWithdrawalRequest(body({ changeCommitment })))).toBe("changeCommitment");
+      expect(problem(parseSwapWithdrawalRequest(swapBody({ changeCommitment })))).toBe("changeCommitment");
+    }
+  });
+
+  it("still names depositSize when it is zero: the part withdrawn is at least one base unit", () => {
+    expect(problem(parseWithdrawalRequest(body({ depositSize: 0 })))).toBe("depositSize");
   });
 });

@@ -1,7 +1,7 @@
 import { U64_MAX } from "../../../src-shared/crypto/protocol";
 import { parsePublicKey } from "../../../src-shared/encoding/base58";
 import { parseByteArray } from "../../../src-shared/encoding/bytes";
-import { parseFieldBytes } from "../../../src-shared/encoding/field";
+import { isZeroBytes, parseFieldBytes } from "../../../src-shared/encoding/field";
 import { isNetwork, type Network } from "../../../src-shared/networks";
 import { err, ok, type Result } from "../../../src-shared/result";
 import { PROOF_BYTES } from "../proof/codec";
@@ -15,7 +15,13 @@ export interface WithdrawalRequest {
   nullifierHash: Uint8Array;
   root: Uint8Array;
   proof: Uint8Array;
+  /** The part of the note withdrawn (protocol v3: the note's value is private); the fee is charged on it. */
   depositSize: bigint;
+  /**
+   * The change leaf the withdrawal inserts (protocol v3, the seventh public
+   * input): non-zero and below the field modulus, required.
+   */
+  changeCommitment: Uint8Array;
   /**
    * The fee the client proved for (protocol v2, bound by extDataHash), in base
    * units of the mint; null: the fee GET /fees publishes now.
@@ -102,6 +108,14 @@ export function parseWithdrawalRequest(body: unknown, mintField: "mint" | "input
     if (!parsedRelayer.ok) return bad("relayer", `${parsedRelayer.error} (a base58 public key)`);
     relayer = b.relayer as string;
   }
+  // Protocol v3's field comes after v2's, as each protocol's fields follow the spec's.
+  if (b.changeCommitment === undefined) {
+    return bad("changeCommitment", "is required (protocol v3): the change leaf the proof inserts, 32 bytes as an array of integers 0..255");
+  }
+  const changeCommitment = parseFieldBytes(b.changeCommitment);
+  if (!changeCommitment.ok) return bad("changeCommitment", `${changeCommitment.error} (32 bytes, big-endian, below the field modulus)`);
+  // The pool refuses a zero leaf (InvalidInput) before the proof; a zero here can never land.
+  if (isZeroBytes(changeCommitment.value)) return bad("changeCommitment", "must not be zero (every withdrawal inserts a change leaf, also when nothing is left)");
 
   return ok({
     network,
@@ -113,6 +127,7 @@ export function parseWithdrawalRequest(body: unknown, mintField: "mint" | "input
     root: root.value,
     proof: proof.value,
     depositSize: BigInt(ds),
+    changeCommitment: changeCommitment.value,
     fee,
     relayer,
   });

@@ -9,14 +9,16 @@ export type RelayState =
   | { kind: "received"; at: number }
   | { kind: "verified"; at: number; verifyMs: number }
   | { kind: "submitted"; at: number }
-  | { kind: "confirmed"; at: number; signature: string }
+  /** changeLeafIndex (protocol v3): where the withdrawal's change leaf went, when the chain said. */
+  | { kind: "confirmed"; at: number; signature: string; changeLeafIndex?: number }
   | { kind: "failed"; at: number; error: ErrorNameValue; detail: string };
 
 export const RelayState = {
   received: (at: number): RelayState => ({ kind: "received", at }),
   verified: (at: number, verifyMs: number): RelayState => ({ kind: "verified", at, verifyMs }),
   submitted: (at: number): RelayState => ({ kind: "submitted", at }),
-  confirmed: (at: number, signature: string): RelayState => ({ kind: "confirmed", at, signature }),
+  confirmed: (at: number, signature: string, changeLeafIndex: number | null = null): RelayState =>
+    changeLeafIndex === null ? { kind: "confirmed", at, signature } : { kind: "confirmed", at, signature, changeLeafIndex },
   failed: (at: number, error: ErrorNameValue, detail: string): RelayState => ({ kind: "failed", at, error, detail }),
 };
 
