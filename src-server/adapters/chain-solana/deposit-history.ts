@@ -1,24 +1,42 @@
 /**
- * Reads a pool's DepositEvents forward from chain history (docs/pool-program.md
- * "Events"): the signatures of the transactions that touched the tree account
- * (`getSignaturesForAddress`, newest first, paged backwards down to the cursor),
- * then those transactions oldest first (`getTransaction`, a few in parallel),
- * decoding the DepositEvents our program logged.
+ * Reads a pool's leaves forward from chain history (protocol v3,
+ * docs/pool-program.md "Events", docs/indexer.md): the signatures of the
+ * transactions that touched the tree account (`getSignaturesForAddress`,
+ * newest first, paged backwards down to the cursor), then those transactions
+ * oldest first (`getTransaction`, a few in parallel). Each successful
+ * transaction's leaves come from src-shared/pool-program/leaves.ts: deposit
+ * leaves from their DepositEvent, change leaves from the withdraw /
+ * withdraw_swap instruction data (top-level or CPI), with their WithdrawEvent
+ * only giving (and cross-checking) the leaf index.
  *
  * The cursor is the signature of the last transaction processed (null: from the
- * beginning). Pages end on a slot boundary, so a transaction's events (and a
- * slot's) are never split across pages and, within a page, events are ordered by
- * (slot, leafIndex) — the program's own insertion order — whatever order the
+ * beginning). Pages end on a slot boundary, so a transaction's leaves (and a
+ * slot's) are never split across pages and, within a page, leaves are ordered
+ * by (slot, leafIndex) — the program's own insertion order — whatever order the
  * RPC lists a slot's transactions in.
  *
+ * A change leaf whose WithdrawEvent was cut from the logs and that no other
+ * leaf of its transaction places takes the first index the page's other leaves
+ * leave free after the cursor, in listing order; the indexer's index check and
+ * root check catch a wrong guess.
+ *
  * The backward signature scan is cached per (rpc, tree) between calls, so a
- * backfill of n deposits costs O(n / 1000) signature calls and O(n / txPerDeposit)
+ * backfill of n leaves costs O(n / 1000) signature calls and O(n / leavesPerTx)
  * transaction calls in total, not a rescan per page.
  */
 import { PublicKey, type ConfirmedSignatureInfo, type Finality, type SignaturesForAddressOptions } from "@solana/web3.js";
 import { encodeBase58 } from "../../../src-shared/encoding/base58";
-import { decodePoolEventLogs } from "../../../src-shared/pool-program";
-import type { DepositEvent, DepositEventPage } from "../../ports/chain";
+import { insertedLeaves, leafTransactionOfResponse, type LeafTransaction } from "../../../src-shared/pool-program/leaves";
+import type { LeafEvent, LeafEventPage } from "../../ports/chain";
+
+/** What getTransaction answers that the reader reads (a web3.js VersionedTransactionResponse is one). */
+export type HistoryTransaction = Parameters<typeof leafTransactionOfResponse>[0] & { slot: number };
+
+/** A transaction as the fast path reads it: `tx` null while the node has no meta for it. */
+export interface LandedTransaction {
+  slot: number;
+  tx: LeafTransaction | null;
+}
 
 /** What the history reader needs from an RPC; a web3.js `Connection` satisfies it. */
 export interface DepositHistoryRpc {
@@ -26,21 +44,15 @@ export interface DepositHistoryRpc {
   getTransaction(signature: string, config: { maxSupportedTransactionVersion: number; commitment?: Finality }): Promise<HistoryTransaction | null>;
   /**
    * Optional fast path: the same answer without web3.js's response validation
-   * (half of a backfill's CPU). Only slot, error and logs are read.
+   * (half of a backfill's CPU).
    */
-  getTransactionLogs?(signature: string, commitment: Finality): Promise<HistoryTransaction | null>;
-}
-
-/** What the history reader reads of a transaction. */
-export interface HistoryTransaction {
-  slot: number;
-  meta: { err: unknown; logMessages?: string[] | null } | null;
+  getLeafTransaction?(signature: string, commitment: Finality): Promise<LandedTransaction | null>;
 }
 
 export interface DepositPoolRef {
   programId: string;
   mint: string;
-  /** The pool's tree account (PDA ["merkle_tree", mint]): every deposit writes it. */
+  /** The pool's tree account (PDA ["merkle_tree", mint]): every deposit and withdrawal writes it. */
   treeAddress: string;
 }
 
@@ -51,22 +63,37 @@ export interface DepositHistoryOptions {
   concurrency?: number;
   /** Where the signature scan is kept between calls; default: one per rpc object (weakly held) and tree. */
   cache?: DepositHistoryCache;
+  /**
+   * The tree account's nextIndex now: places a change leaf whose event was cut
+   * when nothing else on the page can (a page that reaches the newest
+   * transaction ends where the tree does).
+   */
+  treeNextIndex?: () => Promise<number>;
 }
 
 /** Signatures per getSignaturesForAddress call (the RPC's maximum). */
 export const SIGNATURES_PER_CALL = 1000;
 const DEFAULT_CONCURRENCY = 16;
 
+/** A leaf as read from its transaction: a change leaf's index may still be open. */
+type ReadLeaf = (Omit<Extract<LeafEvent, { kind: "deposit" }>, "leafIndex"> | Omit<Extract<LeafEvent, { kind: "change" }>, "leafIndex">) & {
+  leafIndex: number | null;
+};
+
 interface Entry {
   signature: string;
   slot: number;
-  /** The transaction's deposit events once known ([] for failed or other transactions). */
-  events?: DepositEvent[];
+  /** The transaction's leaves in this tree once known ([] for failed or other transactions). */
+  leaves?: ReadLeaf[];
 }
 
 interface TreeScan {
   /** The signature just before entries[0] (null: the beginning of history). */
   anchor: string | null;
+  /** The tree's next leaf index after the anchor, when known (0 at the beginning). */
+  anchorNext: number | null;
+  /** The last page returned: its cursor and the next leaf index after it. */
+  returned: { cursor: string | null; next: number } | null;
   /** Transactions after the anchor, oldest first. */
   entries: Entry[];
   /** signature → index in entries. */
@@ -82,7 +109,7 @@ export class DepositHistoryCache {
   /** @internal */
   scan(treeAddress: string): TreeScan {
     let s = this.trees.get(treeAddress);
-    if (!s) this.trees.set(treeAddress, (s = { anchor: null, entries: [], index: new Map(), lock: Promise.resolve() }));
+    if (!s) this.trees.set(treeAddress, (s = { anchor: null, anchorNext: 0, returned: null, entries: [], index: new Map(), lock: Promise.resolve() }));
     return s;
   }
 
@@ -98,7 +125,7 @@ export class DepositHistoryCache {
 
 const caches = new WeakMap<object, DepositHistoryCache>();
 
-/** The cache `fetchDepositEventsPage` uses for this rpc when none is given. */
+/** The cache `fetchLeafEventsPage` uses for this rpc when none is given. */
 export function depositHistoryCacheOf(rpc: DepositHistoryRpc): DepositHistoryCache {
   let c = caches.get(rpc);
   if (!c) caches.set(rpc, (c = new DepositHistoryCache()));
@@ -106,22 +133,24 @@ export function depositHistoryCacheOf(rpc: DepositHistoryRpc): DepositHistoryCac
 }
 
 /**
- * The next DepositEvents after `cursor`, oldest first, at most `limit` unless a
+ * The next leaves after `cursor`, in leaf order, at most `limit` unless a
  * single slot holds more. `cursor` of the result: the last transaction whose
- * events are all included (trailing non-deposit transactions included); the
- * input cursor when no event is returned. A transaction the RPC does not return
+ * leaves are all included (trailing transactions without leaves included); the
+ * input cursor when no leaf is returned. A transaction the RPC does not return
  * yet (null) ends the page before its slot, so it is read on a later call.
  */
-export async function fetchDepositEventsPage(
+export async function fetchLeafEventsPage(
   rpc: DepositHistoryRpc,
   pool: DepositPoolRef,
   cursor: string | null,
   limit: number,
   opts: DepositHistoryOptions = {},
-): Promise<DepositEventPage> {
+): Promise<LeafEventPage> {
   if (!Number.isInteger(limit) || limit < 1) throw new Error(`limit must be a positive integer, got ${limit}`);
   const scan = (opts.cache ?? depositHistoryCacheOf(rpc)).scan(pool.treeAddress);
-  const run = scan.lock.then(() => readPage(rpc, pool, scan, cursor, limit, opts.commitment ?? "confirmed", opts.concurrency ?? DEFAULT_CONCURRENCY));
+  const run = scan.lock.then(() =>
+    readPage(rpc, pool, scan, cursor, limit, opts.commitment ?? "confirmed", opts.concurrency ?? DEFAULT_CONCURRENCY, opts.treeNextIndex),
+  );
   scan.lock = run.catch(() => {});
   return run;
 }
@@ -134,14 +163,15 @@ async function readPage(
   limit: number,
   commitment: Finality,
   concurrency: number,
-): Promise<DepositEventPage> {
+  treeNextIndex: (() => Promise<number>) | undefined,
+): Promise<LeafEventPage> {
   seek(scan, cursor);
   await extend(rpc, pool, scan, commitment);
 
   const { entries } = scan;
-  const events: DepositEvent[] = [];
+  const leaves: ReadLeaf[] = [];
   let pageCursor = cursor;
-  let slotEvents: DepositEvent[] = [];
+  let slotLeaves: ReadLeaf[] = [];
   let slotEnd: string | null = null;
   let i = 0;
   let stalled = false;
@@ -149,37 +179,73 @@ async function readPage(
     const e = entries[i]!;
     if (slotEnd !== null && e.slot !== entries[i - 1]!.slot) {
       // Slot boundary: the previous slot is complete.
-      if (events.length > 0 && events.length + slotEvents.length > limit) break;
-      events.push(...slotEvents);
+      if (leaves.length > 0 && leaves.length + slotLeaves.length > limit) break;
+      leaves.push(...slotLeaves);
       pageCursor = slotEnd;
-      slotEvents = [];
+      slotLeaves = [];
       slotEnd = null;
-      if (events.length >= limit) break;
+      if (leaves.length >= limit) break;
     }
-    if (!e.events && !(await load(rpc, pool, entries, i, commitment, concurrency))) {
+    if (!e.leaves && !(await load(rpc, pool, entries, i, commitment, concurrency))) {
       stalled = true;
       break;
     }
-    slotEvents.push(...e.events!);
+    slotLeaves.push(...e.leaves!);
     slotEnd = e.signature;
   }
-  if (i === entries.length && !stalled && slotEnd !== null && !(events.length > 0 && events.length + slotEvents.length > limit)) {
-    events.push(...slotEvents);
+  const atHead = i === entries.length && !stalled;
+  if (atHead && slotEnd !== null && !(leaves.length > 0 && leaves.length + slotLeaves.length > limit)) {
+    leaves.push(...slotLeaves);
     pageCursor = slotEnd;
   }
-  if (events.length === 0) return { events, cursor };
-  events.sort((a, b) => a.slot - b.slot || a.leafIndex - b.leafIndex);
-  return { events, cursor: pageCursor };
+  if (leaves.length === 0) return { events: [], cursor };
+  const placed = await place(leaves, scan.anchorNext, atHead && pageCursor === slotEnd ? treeNextIndex : undefined);
+  placed.sort((a, b) => a.slot - b.slot || a.leafIndex - b.leafIndex);
+  scan.returned = { cursor: pageCursor, next: placed[placed.length - 1]!.leafIndex + 1 };
+  return { events: placed, cursor: pageCursor };
+}
+
+/**
+ * Gives each leaf whose index is still open (a change leaf without its event)
+ * the first index the page's placed leaves leave free, counting from the
+ * tree's next index at the cursor: known from the last page, or from the
+ * first placed leaf and the leaves listed before it, or from the tree account
+ * when the page ends at the newest transaction.
+ */
+async function place(leaves: ReadLeaf[], anchorNext: number | null, treeNextIndex: (() => Promise<number>) | undefined): Promise<LeafEvent[]> {
+  const open = leaves.filter((l) => l.leafIndex === null);
+  if (open.length > 0) {
+    let next = anchorNext;
+    if (next === null) {
+      const first = leaves.findIndex((l) => l.leafIndex !== null);
+      if (first >= 0) next = leaves[first]!.leafIndex! - first;
+      else if (treeNextIndex) next = (await treeNextIndex()) - leaves.length;
+    }
+    if (next === null || next < 0) {
+      const l = open[0]!;
+      throw new Error(
+        `transaction ${l.signature}: its change leaf has no WithdrawEvent in the logs and nothing else places it; it is read again once later leaves land`,
+      );
+    }
+    const taken = new Set(leaves.flatMap((l) => (l.leafIndex === null ? [] : [l.leafIndex])));
+    for (const l of open) {
+      while (taken.has(next)) next++;
+      l.leafIndex = next++;
+    }
+  }
+  return leaves as LeafEvent[];
 }
 
 /** Drops what is before `cursor` from the scan, or restarts the scan at `cursor` when it does not know it. */
 function seek(scan: TreeScan, cursor: string | null): void {
+  const nextAt = (c: string | null): number | null => (c === null ? 0 : scan.returned && scan.returned.cursor === c ? scan.returned.next : null);
   let from: number;
   if (cursor === scan.anchor) from = 0;
   else {
     const at = cursor === null ? undefined : scan.index.get(cursor);
     if (at === undefined) {
       scan.anchor = cursor;
+      scan.anchorNext = nextAt(cursor);
       scan.entries = [];
       scan.index = new Map();
       return;
@@ -188,6 +254,7 @@ function seek(scan: TreeScan, cursor: string | null): void {
   }
   if (from === 0) return;
   scan.anchor = cursor;
+  scan.anchorNext = nextAt(cursor);
   scan.entries = scan.entries.slice(from);
   scan.index = new Map(scan.entries.map((e, i) => [e.signature, i]));
 }
@@ -214,7 +281,7 @@ async function extend(rpc: DepositHistoryRpc, pool: DepositPoolRef, scan: TreeSc
     const s = newestFirst[k]!;
     if (scan.index.has(s.signature)) continue;
     const entry: Entry = { signature: s.signature, slot: s.slot };
-    if (s.err) entry.events = []; // failed: it changed nothing, no need to fetch it
+    if (s.err) entry.leaves = []; // failed: it changed nothing, no need to fetch it
     scan.index.set(s.signature, scan.entries.length);
     scan.entries.push(entry);
   }
@@ -226,33 +293,38 @@ async function extend(rpc: DepositHistoryRpc, pool: DepositPoolRef, scan: TreeSc
  */
 async function load(rpc: DepositHistoryRpc, pool: DepositPoolRef, entries: Entry[], i: number, commitment: Finality, concurrency: number): Promise<boolean> {
   const batch: Entry[] = [];
-  for (let k = i; k < entries.length && batch.length < concurrency; k++) if (!entries[k]!.events) batch.push(entries[k]!);
+  for (let k = i; k < entries.length && batch.length < concurrency; k++) if (!entries[k]!.leaves) batch.push(entries[k]!);
   await Promise.all(
     batch.map(async (e) => {
-      const tx = rpc.getTransactionLogs
-        ? await rpc.getTransactionLogs(e.signature, commitment)
-        : await rpc.getTransaction(e.signature, { maxSupportedTransactionVersion: 0, commitment });
-      if (!tx || !tx.meta) return; // not available yet: read again on a later call
-      if (tx.meta.err) {
-        e.events = [];
-        return;
+      let landed: LandedTransaction | null;
+      if (rpc.getLeafTransaction) landed = await rpc.getLeafTransaction(e.signature, commitment);
+      else {
+        const r = await rpc.getTransaction(e.signature, { maxSupportedTransactionVersion: 0, commitment });
+        landed = r ? { slot: r.slot, tx: r.meta ? leafTransactionOfResponse(r) : null } : null;
       }
-      if (!Array.isArray(tx.meta.logMessages)) throw new Error(`transaction ${e.signature} has no log messages: the RPC must keep logs to index deposits`);
-      e.events = decodePoolEventLogs(tx.meta.logMessages, pool.programId).flatMap((ev) =>
-        ev.name === "DepositEvent"
-          ? [
-              {
-                signature: e.signature,
-                leafIndex: ev.leafIndex,
-                commitment: ev.commitment,
-                depositor: encodeBase58(ev.depositor),
-                amount: ev.amount,
-                slot: tx.slot,
-              },
-            ]
-          : [],
-      );
+      if (!landed || !landed.tx) return; // not available yet: read again on a later call
+      e.leaves = leavesOf(pool, e.signature, landed.slot, landed.tx);
     }),
   );
-  return entries[i]!.events !== undefined;
+  return entries[i]!.leaves !== undefined;
+}
+
+/** This tree's leaves in one transaction; throws when the transaction cannot be indexed faithfully. */
+export function leavesOf(pool: DepositPoolRef, signature: string, slot: number, tx: LeafTransaction): ReadLeaf[] {
+  if (tx.err !== null && tx.err !== undefined) return [];
+  if (!Array.isArray(tx.logMessages)) throw new Error(`transaction ${signature} has no log messages: the RPC must keep logs to index deposits`);
+  const found = insertedLeaves(tx, pool.programId);
+  if (found.problems.length > 0) throw new Error(`transaction ${signature} cannot be indexed: ${found.problems.join("; ")}`);
+  const cut = found.unknownDeposits.find((u) => u.tree === pool.treeAddress);
+  if (cut)
+    throw new Error(
+      `transaction ${signature}: the event of its deposit (instruction ${cut.instruction}) is missing from the logs, so whether it inserted a leaf is unknown`,
+    );
+  return found.leaves
+    .filter((l) => l.tree === pool.treeAddress)
+    .map((l): ReadLeaf =>
+      l.kind === "deposit"
+        ? { kind: "deposit", signature, slot, leafIndex: l.leafIndex, commitment: l.commitment, depositor: encodeBase58(l.depositor), amount: l.amount }
+        : { kind: "change", signature, slot, leafIndex: l.leafIndex, commitment: l.commitment, nullifierHash: l.nullifierHash },
+    );
 }

@@ -48,7 +48,8 @@ import type {
 import type { Buffer } from "buffer";
 import type { RpcEndpointStatus } from "../../../src-shared/api/admin";
 import { redactUrl } from "../../../src-shared/redact-url";
-import type { HistoryTransaction } from "./deposit-history";
+import { leafTransactionOfResponse } from "../../../src-shared/pool-program/leaves";
+import type { LandedTransaction } from "./deposit-history";
 import type { LogsRpc } from "./follower-subscribe";
 import { createSolanaRpc, type NodeHealth, type SolanaRpc } from "./rpc";
 
@@ -333,12 +334,12 @@ export class FailoverRpc implements SolanaRpc, LogsRpc {
   getSignaturesForAddress(address: PublicKey, options?: SignaturesForAddressOptions, commitment?: Finality): Promise<ConfirmedSignatureInfo[]> {
     return this.call("getSignaturesForAddress", (r) => r.getSignaturesForAddress(address, options, commitment));
   }
-  getTransactionLogs(signature: string, commitment: Finality): Promise<HistoryTransaction | null> {
-    return this.call("getTransaction", (r) =>
-      r.getTransactionLogs
-        ? r.getTransactionLogs(signature, commitment)
-        : (r.getTransaction(signature, { maxSupportedTransactionVersion: 0, commitment }) as Promise<HistoryTransaction | null>),
-    );
+  getLeafTransaction(signature: string, commitment: Finality): Promise<LandedTransaction | null> {
+    return this.call("getTransaction", async (r) => {
+      if (r.getLeafTransaction) return r.getLeafTransaction(signature, commitment);
+      const t = await r.getTransaction(signature, { maxSupportedTransactionVersion: 0, commitment });
+      return t ? { slot: t.slot, tx: t.meta ? leafTransactionOfResponse(t) : null } : null;
+    });
   }
 
   /**

@@ -23,11 +23,14 @@ import {
   type SimulateTransactionConfig,
   type SimulatedTransactionResponse,
   type Version,
-  type VersionedTransaction,
+  VersionedTransaction,
+  type VersionedMessage,
   type VersionedTransactionResponse,
 } from "@solana/web3.js";
 import type { Buffer } from "buffer";
-import type { DepositHistoryRpc, HistoryTransaction } from "./deposit-history";
+import { decodeBase64 } from "../../../src-shared/pool-program/base64";
+import { leafTransactionOfParsed } from "../../../src-shared/pool-program/leaves";
+import type { DepositHistoryRpc, LandedTransaction } from "./deposit-history";
 
 /** getHealth: "ok", or the node's complaint (behindBySlots when it says "Node is behind by N slots"). */
 export type NodeHealth = { ok: true; unsupported?: true } | { ok: false; behindBySlots: number | null; message: string };
@@ -125,11 +128,12 @@ export class SolanaConnection extends Connection implements SolanaRpc {
   }
 
   /**
-   * getTransaction as raw JSON-RPC, reading only slot, meta.err and
-   * meta.logMessages: web3.js validates every field of every answer, which
-   * costs ~3 ms a transaction during a backfill.
+   * getTransaction as raw JSON-RPC (base64), reading only slot, meta.err,
+   * the logs, the inner instructions, the loaded addresses and the message's
+   * keys and instructions: web3.js validates every field of every answer,
+   * which costs ~3 ms a transaction during a backfill.
    */
-  async getTransactionLogs(signature: string, commitment: Finality): Promise<HistoryTransaction | null> {
+  async getLeafTransaction(signature: string, commitment: Finality): Promise<LandedTransaction | null> {
     const res = await this.#fetch(this.#url, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -149,7 +153,7 @@ export class SolanaConnection extends Connection implements SolanaRpc {
       throw new Error(`getTransaction: HTTP ${res.status} answered no JSON`);
     }
     if (body.error) throw new Error(`getTransaction: ${body.error.code ?? ""} ${body.error.message ?? ""}`.trim());
-    return parseHistoryTransaction(body.result);
+    return parseLandedTransaction(body.result);
   }
 
   /** JSON-RPC getHealth: throws only when the node cannot be reached or answers nonsense. */
@@ -185,18 +189,42 @@ export function createSolanaRpc(opts: SolanaRpcOptions): SolanaConnection {
   return new SolanaConnection(opts);
 }
 
-/** The fields the history reader needs, checked by hand; anything else in the answer is ignored. */
-export function parseHistoryTransaction(result: unknown): HistoryTransaction | null {
+/**
+ * The fields the history reader needs from a base64 getTransaction answer,
+ * checked by hand (the message is parsed from its wire bytes); anything else
+ * in the answer is ignored.
+ */
+export function parseLandedTransaction(result: unknown): LandedTransaction | null {
   if (result === null || result === undefined) return null;
   if (typeof result !== "object") throw new Error("getTransaction: the result is not an object");
-  const r = result as { slot?: unknown; meta?: unknown };
+  const r = result as { slot?: unknown; meta?: unknown; transaction?: unknown };
   if (typeof r.slot !== "number" || !Number.isSafeInteger(r.slot)) throw new Error("getTransaction: the result has no slot");
-  if (r.meta === null || r.meta === undefined) return { slot: r.slot, meta: null };
+  if (r.meta === null || r.meta === undefined) return { slot: r.slot, tx: null };
   if (typeof r.meta !== "object") throw new Error("getTransaction: meta is not an object");
-  const m = r.meta as { err?: unknown; logMessages?: unknown };
+  const m = r.meta as { err?: unknown; logMessages?: unknown; innerInstructions?: unknown; loadedAddresses?: unknown };
   const logs = m.logMessages;
   if (logs !== null && logs !== undefined && !(Array.isArray(logs) && logs.every((l) => typeof l === "string"))) {
     throw new Error("getTransaction: meta.logMessages is not a list of strings");
   }
-  return { slot: r.slot, meta: { err: m.err ?? null, logMessages: (logs as string[] | null | undefined) ?? null } };
+  const wire = Array.isArray(r.transaction) && typeof r.transaction[0] === "string" ? decodeBase64(r.transaction[0]) : null;
+  if (!wire) throw new Error("getTransaction: the transaction is not base64");
+  let message: VersionedMessage;
+  try {
+    message = VersionedTransaction.deserialize(wire).message;
+  } catch (e) {
+    throw new Error(`getTransaction: the transaction does not parse (${(e as Error).message})`);
+  }
+  try {
+    return {
+      slot: r.slot,
+      tx: leafTransactionOfParsed(message, {
+        err: m.err ?? null,
+        logMessages: (logs as string[] | null | undefined) ?? null,
+        innerInstructions: m.innerInstructions,
+        loadedAddresses: m.loadedAddresses,
+      }),
+    };
+  } catch (e) {
+    throw new Error(`getTransaction: ${(e as Error).message}`);
+  }
 }

@@ -1,6 +1,6 @@
 /**
  * A network bound to a real Solana cluster over JSON-RPC (docs/solana.md):
- * reads the pool program's accounts and deposit history here, and hands each
+ * reads the pool program's accounts and leaf history (deposits and change leaves) here, and hands each
  * write to its own module: plain withdrawals (withdrawal-submit.ts), swaps
  * (swap-submit.ts), deposits and reverts (deposit-revert.ts), health checks
  * (solana-health.ts). Same semantics as the sandbox (SandboxChain): the relay
@@ -24,9 +24,9 @@ import {
 import type { NetworkConfig } from "../../config/schema";
 import type {
   ChainBackend,
-  DepositEventPage,
   DepositRecord,
   HealthCheck,
+  LeafEventPage,
   RevertResult,
   RevertSubmission,
   SubmissionObserver,
@@ -35,7 +35,7 @@ import type {
   WithdrawalSubmission,
 } from "../../ports/chain";
 import type { Signer } from "../keys/keypair-file";
-import { fetchDepositEventsPage } from "./deposit-history";
+import { fetchLeafEventsPage } from "./deposit-history";
 import { loadDeposit, revertDeposit } from "./deposit-revert";
 import { LandingEngine, type LandingTiming } from "./landing-engine";
 import { createSolanaRpc, type SolanaRpc } from "./rpc";
@@ -186,9 +186,14 @@ export class SolanaChain implements ChainBackend {
     return [...mints];
   }
 
-  fetchDepositEvents(mint: string, cursor: string | null, limit: number): Promise<DepositEventPage> {
-    return fetchDepositEventsPage(this.rpc, { programId: this.programId, mint, treeAddress: poolTreeAddress(this.programId, mint) }, cursor, limit, {
+  fetchLeafEvents(mint: string, cursor: string | null, limit: number): Promise<LeafEventPage> {
+    return fetchLeafEventsPage(this.rpc, { programId: this.programId, mint, treeAddress: poolTreeAddress(this.programId, mint) }, cursor, limit, {
       commitment: this.ctx.finality,
+      treeNextIndex: async () => {
+        const tree = await this.treeAccount(mint);
+        if (!tree) throw new Error(`${this.network}: the tree account of ${mint} is gone`);
+        return tree.nextIndex;
+      },
     });
   }
 
