@@ -13,7 +13,9 @@ import { isNetwork } from "../../src-shared/networks";
 import type { Network } from "../../src-shared/networks";
 import type { Route } from "./routes";
 
-const poolOf = ([network, mint]: string[]): { network: Network; mint: string } | null => (isNetwork(network) && mint ? { network, mint } : null);
+/** `#/pools/<network>/<mint>[/<leaf index>]`: the pool whose tree explorer is open, at that leaf when given. */
+const poolOf = ([network, mint, leaf]: string[]): { network: Network; mint: string; leaf: number | null } | null =>
+  isNetwork(network) && mint ? { network, mint, leaf: leaf && /^[0-9]{1,10}$/.test(leaf) && Number(leaf) < 2 ** 32 ? Number(leaf) : null } : null;
 
 /** The dashboard for a route. */
 export function Page({ route }: { route: Route }) {

@@ -1,15 +1,13 @@
-/** Mints the console can name; anything else is shown by its address, amounts in base units. */
+import { KNOWN_MINTS } from "../../src-shared/api/admin";
+
+/** Mints the console can name (the admin API's list); anything else is shown by its address, amounts in base units. */
 export interface KnownMint {
   symbol: string;
   name: string;
   decimals: number;
 }
 
-const KNOWN: Record<string, KnownMint> = {
-  So11111111111111111111111111111111111111112: { symbol: "SOL", name: "Wrapped SOL", decimals: 9 },
-  EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v: { symbol: "USDC", name: "USD Coin", decimals: 6 },
-  Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB: { symbol: "USDT", name: "Tether USD", decimals: 6 },
-};
+const KNOWN: Readonly<Record<string, KnownMint>> = KNOWN_MINTS;
 
 export const knownMint = (mint: string): KnownMint | undefined => KNOWN[mint];
 

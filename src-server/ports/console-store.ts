@@ -53,6 +53,23 @@ export interface StoredFeeOverride {
 }
 
 /**
+ * A pool's leaves by kind (protocol v3), counted in one grouped read. Deposits of known
+ * amount are counted per standard bucket: the largest standard amount (1, 2 or 5 x 10^k)
+ * at or below the deposit, which covers every standard amount up to it and none above.
+ */
+export interface LeafCensus {
+  /** The pool's row id: a census of another id (the pool was archived and opened anew) does not add up with this one. */
+  poolId: number;
+  /** One past the highest leaf index counted; the next census can start there. */
+  upTo: number;
+  deposits: number;
+  changes: number;
+  depositsOfUnknownAmount: number;
+  /** Deposit leaves per standard bucket, each with the largest deposit in it. */
+  buckets: { standard: bigint; count: number; largest: bigint }[];
+}
+
+/**
  * The console's reads over what the relay already records (relays, indexed
  * leaves, roots) plus its own state (pause switches, daily aggregates).
  */
@@ -66,7 +83,18 @@ export interface ConsoleStore {
   /** Deposits the indexer applied to a pool, counted per bucket (`bucketMs` wide, aligned to the epoch). */
   depositBuckets(network: Network, mint: string, fromMs: number, bucketMs: number): { at: number; count: number }[];
   recentRoots(network: Network, mint: string, limit: number): { root: Uint8Array; nextIndex: number; at: number }[];
-  leaf(network: Network, mint: string, leafIndex: number): { signature: string; slot: number; indexedAt: number } | null;
+  /** A filled leaf's transaction and kind; `amount` is a deposit's (null for a change leaf, or a deposit indexed before v3 without one). */
+  leaf(
+    network: Network,
+    mint: string,
+    leafIndex: number,
+  ): { signature: string; slot: number; indexedAt: number; kind: "deposit" | "change"; amount: string | null } | null;
+  /**
+   * The leaves of index `fromLeaf` to `toLeaf` (exclusive), by kind and standard bucket; null
+   * for a pool the store does not have. Leaves are only ever appended, so censuses of
+   * consecutive ranges add up.
+   */
+  leafCensus(network: Network, mint: string, fromLeaf: number, toLeaf: number): LeafCensus | null;
   dailyAggregates(fromDay: string): RelayDailyAggregate[];
   /**
    * Folds relay records received before `cutoffMs` into daily aggregates and

@@ -9,7 +9,7 @@
 import { NETWORKS, type Network } from "../networks";
 import { submissionAttempt } from "../submission-attempt";
 import { healthCheck, relayNetwork } from "./public";
-import { array, boolean, extend, field, literal, nullable, number, object, optional, partialRecord, record, string, type Infer } from "./decode";
+import { array, boolean, decimalText, extend, field, literal, nonNegInt, nullable, number, object, optional, partialRecord, record, string, type Infer } from "./decode";
 
 export type RelayStatus = "received" | "verified" | "submitted" | "confirmed" | "failed";
 export const RELAY_STATUSES: readonly RelayStatus[] = ["received", "verified", "submitted", "confirmed", "failed"];
@@ -43,6 +43,52 @@ export type RootRecord = Infer<typeof rootRecord>;
 export const adminPause = object({ network, mint: nullable(string), reason: string, at: number });
 export type AdminPause = Infer<typeof adminPause>;
 
+/**
+ * Mints whose decimals the admin API and the console know without reading the chain.
+ * A pool of another mint shows amounts in base units, and its standard amounts start
+ * at {@link UNKNOWN_MINT_STANDARD_FLOOR}.
+ */
+export const KNOWN_MINTS: Readonly<Record<string, { symbol: string; name: string; decimals: number }>> = {
+  So11111111111111111111111111111111111111112: { symbol: "SOL", name: "Wrapped SOL", decimals: 9 },
+  EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v: { symbol: "USDC", name: "USD Coin", decimals: 6 },
+  Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB: { symbol: "USDT", name: "Tether USD", decimals: 6 },
+};
+/** Base units: the smallest standard amount the console shows for a mint of unknown decimals. */
+export const UNKNOWN_MINT_STANDARD_FLOOR = 1000n;
+
+/**
+ * One standard amount of a pool (protocol v3): how many notes could cover a withdrawal of
+ * it, which is the anonymity set that withdrawal hides in. A change leaf's value is
+ * private, so every change leaf counts; a deposit leaf counts when its public amount is at
+ * least the standard amount.
+ */
+export const adminAnonymitySet = object({
+  amount: decimalText,
+  /** Deposit leaves of at least `amount`. */
+  deposits: nonNegInt,
+  /** `deposits` plus every change leaf of the pool. */
+  notes: nonNegInt,
+});
+export type AdminAnonymitySet = Infer<typeof adminAnonymitySet>;
+
+/** The pool's leaves by kind (protocol v3), and the anonymity set of each standard amount. */
+export const adminPoolLeaves = object({
+  deposits: nonNegInt,
+  /** Leaves that withdrawals inserted (one per withdrawal, also when nothing was left). */
+  changes: nonNegInt,
+  /** Deposit leaves whose amount the store does not know (indexed before protocol v3): counted in no anonymity set. */
+  depositsOfUnknownAmount: nonNegInt,
+  /** The largest deposit, base units; null before the first deposit of known amount. */
+  largestDeposit: nullable(decimalText),
+  /** Decimals of the mint when known (KNOWN_MINTS), which set the floor. */
+  decimals: nullable(nonNegInt),
+  /** defaultStandardFloor(decimals), or UNKNOWN_MINT_STANDARD_FLOOR. */
+  standardFloor: decimalText,
+  /** Every standard amount from the floor to the largest deposit, ascending. */
+  anonymitySets: array(adminAnonymitySet),
+});
+export type AdminPoolLeaves = Infer<typeof adminPoolLeaves>;
+
 /** GET /admin/pools → { pools } ; GET /admin/pools/{network}/{mint} → one, with up to 100 roots. */
 export const adminPoolSummary = object({
   network,
@@ -59,6 +105,7 @@ export const adminPoolSummary = object({
   paused: nullable(string),
   recentRoots: array(rootRecord),
   deposits: object({ range: adminRange, bucketMs: number, buckets: array(timeBucket), total: number }),
+  leaves: adminPoolLeaves,
 });
 export type AdminPoolSummary = Infer<typeof adminPoolSummary>;
 export const adminPools = object({ pools: array(adminPoolSummary) });
@@ -66,7 +113,7 @@ export const adminPools = object({ pools: array(adminPoolSummary) });
 export const adminTreeNodeRef = object({
   index: number,
   value: string,
-  /** Leaves under it that hold a deposit. */
+  /** Leaves under it that are filled (deposit and change leaves). */
   filled: number,
 });
 export type AdminTreeNodeRef = Infer<typeof adminTreeNodeRef>;
@@ -84,8 +131,13 @@ export const adminTreeNode = extend(adminTreeNodeRef, {
   /** Equal to the zero-subtree hash: nothing deposited below. */
   empty: boolean,
   children: array(adminTreeNodeRef),
-  /** For a filled leaf: the deposit transaction that inserted it. */
-  leaf: nullable(object({ leafIndex: number, signature: string, slot: number, indexedAt: number })),
+  /**
+   * For a filled leaf: the transaction that inserted it (a deposit, or for a change leaf the
+   * withdrawal), and the deposit's public amount (null for a change leaf, whose value is private).
+   */
+  leaf: nullable(
+    object({ leafIndex: number, signature: string, slot: number, indexedAt: number, kind: literal("deposit", "change"), amount: nullable(decimalText) }),
+  ),
 });
 export type AdminTreeNode = Infer<typeof adminTreeNode>;
 
@@ -111,8 +163,13 @@ export const adminRelay = object({
   outputMint: nullable(string),
   recipient: string,
   nullifierHash: string,
+  /** The part of the note withdrawn (protocol v3: the note's value is private). */
   depositSize: string,
   fee: string,
+  /** The change leaf the withdrawal inserts (protocol v3), hex; null on records from before v3. */
+  changeCommitment: nullable(string),
+  /** Where the change leaf went in the pool's tree; null until the withdrawal landed (and on records from before v3). */
+  changeLeafIndex: nullable(nonNegInt),
   /** The terms the proof was checked against (protocol v2): who signed and received the fee, and a swap's minimum output (base units of outputMint). Null on records from before v2. */
   relayer: nullable(string),
   minOut: nullable(string),

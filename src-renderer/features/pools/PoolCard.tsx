@@ -6,6 +6,7 @@ import { CopyValue } from "../../components/CopyValue";
 import { formatCount, shortHex } from "../../lib/format";
 import { knownMint, mintLabel } from "../../lib/mints";
 import { formatDateTime } from "../../lib/time";
+import { AnonymitySets } from "./AnonymitySets";
 
 export function PoolCard({ pool, exploring }: { pool: AdminPoolSummary; exploring: boolean }) {
   const symbol = mintLabel(pool.mint);
@@ -52,18 +53,24 @@ export function PoolCard({ pool, exploring }: { pool: AdminPoolSummary; explorin
           </dd>
         </div>
         <div>
-          <dt>Deposits (next index)</dt>
-          <dd className="pool-count">{formatCount(pool.nextIndex)}</dd>
-        </div>
-        <div>
           <dt>Tree account (PDA)</dt>
           <dd>
             <CopyValue value={pool.address} label={`tree account of ${where}`} />
           </dd>
         </div>
-        <div>
-          <dt>Depth</dt>
-          <dd>32</dd>
+        <div title="The tree's next index, of 2^32 (depth 32)">
+          <dt>Leaves</dt>
+          <dd className="pool-count" data-testid="next-index">
+            {formatCount(pool.nextIndex)}
+          </dd>
+        </div>
+        <div title="Leaves deposits inserted, and leaves withdrawals inserted for what was left of their notes (one per withdrawal, also when nothing was left)">
+          <dt>Deposit · change leaves</dt>
+          <dd className="pool-count">
+            <span data-testid="deposit-leaves">{formatCount(pool.leaves.deposits)}</span>
+            <span className="muted"> · </span>
+            <span data-testid="change-leaves">{formatCount(pool.leaves.changes)}</span>
+          </dd>
         </div>
       </dl>
       <BarChart
@@ -72,6 +79,7 @@ export function PoolCard({ pool, exploring }: { pool: AdminPoolSummary; explorin
         label={`Deposits into ${where}`}
         unit={["deposit", "deposits"]}
       />
+      <AnonymitySets pool={pool} where={where} />
       <details className="roots">
         <summary>Recent roots ({pool.recentRoots.length})</summary>
         {pool.recentRoots.length === 0 ? (

@@ -10,8 +10,8 @@ import { ArchivedPools } from "./ArchivedPools";
 import { PoolCard } from "./PoolCard";
 import { TreeExplorer } from "./TreeExplorer";
 
-/** `#/pools` or `#/pools/<network>/<mint>` (that pool's tree explorer open). */
-export function PoolsPage({ selected }: { selected: { network: Network; mint: string } | null }) {
+/** `#/pools` or `#/pools/<network>/<mint>[/<leaf>]` (that pool's tree explorer open, at the leaf when given). */
+export function PoolsPage({ selected }: { selected: { network: Network; mint: string; leaf: number | null } | null }) {
   const [range, setRange] = useState<AdminRange>("24h");
   const pools = usePools(range);
 
@@ -19,7 +19,7 @@ export function PoolsPage({ selected }: { selected: { network: Network; mint: st
     <QueryPage
       id="pools-title"
       title="Pools"
-      lede={`Each pool's Merkle tree: root, deposits, tree account and deposits over time; refreshed every ${REFRESH_MS.pools / 1000} s.`}
+      lede={`Each pool's Merkle tree: root, deposit and change leaves, the anonymity set of each standard amount, deposits over time; refreshed every ${REFRESH_MS.pools / 1000} s.`}
       query={pools}
       loading="Reading the pools…"
       actions={<Segmented label="Chart range" options={RANGES} value={range} onChange={setRange} />}
@@ -36,6 +36,7 @@ export function PoolsPage({ selected }: { selected: { network: Network; mint: st
               <TreeExplorer
                 network={selected.network}
                 mint={selected.mint}
+                leaf={selected.leaf}
                 pool={list.find((p) => p.network === selected.network && p.mint === selected.mint) ?? null}
               />
             ) : null}

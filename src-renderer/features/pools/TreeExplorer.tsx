@@ -8,7 +8,7 @@ import { CopyValue } from "../../components/CopyValue";
 import { QueryView } from "../../components/QueryView";
 import { Field } from "../../components/SelectField";
 import { formatCount, plural, shortHex } from "../../lib/format";
-import { mintLabel } from "../../lib/mints";
+import { formatAmount, mintLabel } from "../../lib/mints";
 import { formatDateTime } from "../../lib/time";
 
 const DEPTH = 32;
@@ -22,11 +22,12 @@ export function ancestry(index: number): number[] {
 }
 
 /** A walk down a pool's tree in heap order (1 = root, children 2i and 2i+1, leaf j = 2^32 + j). */
-export function TreeExplorer({ network, mint, pool }: { network: Network; mint: string; pool: AdminPoolSummary | null }) {
-  const [index, setIndex] = useState(1);
+export function TreeExplorer({ network, mint, leaf = null, pool }: { network: Network; mint: string; leaf?: number | null; pool: AdminPoolSummary | null }) {
+  const start = leaf === null ? 1 : LEAF0 + leaf;
+  const [index, setIndex] = useState(start);
   const [jump, setJump] = useState("");
   const [jumpError, setJumpError] = useState<string | null>(null);
-  useEffect(() => setIndex(1), [network, mint]);
+  useEffect(() => setIndex(start), [network, mint, start]);
   const node = useTreeNode(network, mint, index);
   const path = ancestry(index);
   const label = `${mintLabel(mint)} on ${network}`;
@@ -45,7 +46,7 @@ export function TreeExplorer({ network, mint, pool }: { network: Network; mint: 
         <div>
           <h2 id="tree-title">Tree explorer · {label}</h2>
           <p className="muted">
-            {pool ? `${plural(pool.nextIndex, "leaf", "leaves")} filled of 2^32. ` : ""}Open a child to walk down; a leaf shows the deposit that inserted it.
+            {pool ? `${plural(pool.nextIndex, "leaf", "leaves")} filled of 2^32. ` : ""}Open a child to walk down; a leaf shows the deposit or withdrawal that inserted it.
           </p>
         </div>
         <a className="button button-small" href={hrefFor("pools")}>
@@ -102,7 +103,8 @@ export function TreeExplorer({ network, mint, pool }: { network: Network; mint: 
               <p className="tree-node-title">
                 {n.height === DEPTH ? "Root" : n.height === 0 ? `Leaf ${formatCount(n.firstLeaf)}` : `Node at height ${n.height}`}{" "}
                 <span className="muted">heap index {n.index}</span>{" "}
-                {n.empty ? <Badge tone="neutral">empty subtree</Badge> : <Badge tone="ok">{plural(n.filled, "deposit")} below</Badge>}
+                {n.empty ? <Badge tone="neutral">empty subtree</Badge> : n.height === 0 ? null : <Badge tone="ok">{plural(n.filled, "leaf", "leaves")} below</Badge>}
+                {n.leaf ? <Badge tone="neutral">{n.leaf.kind === "change" ? "change leaf" : "deposit leaf"}</Badge> : null}
               </p>
               <CopyValue value={`0x${n.value}`} display={shortHex(`0x${n.value}`, 10, 10)} label={`value of node ${n.index}`} />
               <p className="muted">
@@ -110,9 +112,19 @@ export function TreeExplorer({ network, mint, pool }: { network: Network; mint: 
               </p>
               {n.leaf ? (
                 <dl className="kv">
-                  <dt>Deposit transaction</dt>
+                  <dt>{n.leaf.kind === "change" ? "Withdrawal transaction" : "Deposit transaction"}</dt>
                   <dd>
-                    <CopyValue value={n.leaf.signature} label="deposit transaction" />
+                    <CopyValue value={n.leaf.signature} label={n.leaf.kind === "change" ? "withdrawal transaction" : "deposit transaction"} />
+                  </dd>
+                  <dt>{n.leaf.kind === "change" ? "Value" : "Amount"}</dt>
+                  <dd>
+                    {n.leaf.kind === "change" ? (
+                      <span className="muted">private: what was left of the note withdrawn from, known only to its owner</span>
+                    ) : n.leaf.amount !== null ? (
+                      formatAmount(n.leaf.amount, mint)
+                    ) : (
+                      <span className="muted">not recorded (indexed before protocol v3)</span>
+                    )}
                   </dd>
                   <dt>Slot</dt>
                   <dd>{formatCount(n.leaf.slot)}</dd>
@@ -145,7 +157,7 @@ function ChildCard({ child, side, onOpen }: { child: AdminTreeNodeRef; side: str
     >
       <span className="tree-child-side">{side}</span>
       <code>{shortHex(`0x${child.value}`)}</code>
-      <span className="muted">{child.filled === 0 ? "empty" : plural(child.filled, "deposit")}</span>
+      <span className="muted">{child.filled === 0 ? "empty" : plural(child.filled, "leaf", "leaves")}</span>
     </button>
   );
 }

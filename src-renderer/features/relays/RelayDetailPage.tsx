@@ -6,6 +6,7 @@ import { DataTable, type Column } from "../../components/DataTable";
 import { QueryPage } from "../../components/Page";
 import { Panel } from "../../components/Panel";
 import { StatusBadge } from "../../components/StatusBadge";
+import { formatCount, shortHex } from "../../lib/format";
 import { formatAmount, mintLabel } from "../../lib/mints";
 import { formatDateTime, formatDuration } from "../../lib/time";
 import { RelayLogPanel } from "./RelayLogPanel";
@@ -46,8 +47,12 @@ function Facts({ r }: { r: AdminRelayDetail }) {
         <dd title={r.mint}>
           {mintLabel(r.mint)} on {r.network} {r.kind === "swap" && r.outputMint ? `(swap to ${mintLabel(r.outputMint)})` : ""}
         </dd>
-        <dt>Deposit size</dt>
-        <dd>{formatAmount(r.depositSize, r.mint)}</dd>
+        <dt>Withdrawn</dt>
+        <dd title="The part of the note this withdrawal took (protocol v3: the note's value stays private)">{formatAmount(r.depositSize, r.mint)}</dd>
+        <dt>Change leaf</dt>
+        <dd data-testid="change-leaf">
+          <ChangeLeaf r={r} />
+        </dd>
         <dt>Relayer fee</dt>
         <dd>
           {formatAmount(r.fee, r.mint)} <span className="muted">(network cost {r.costLamports} lamports)</span>
@@ -86,6 +91,30 @@ function Facts({ r }: { r: AdminRelayDetail }) {
         </dd>
       </dl>
     </section>
+  );
+}
+
+/**
+ * Protocol v3: every withdrawal inserts a change leaf for what is left of its note (also
+ * when nothing is), so a whole withdrawal looks like a partial one. Its value is private.
+ */
+function ChangeLeaf({ r }: { r: AdminRelayDetail }) {
+  if (r.changeCommitment === null) return <span className="muted">none (a record from before protocol v3)</span>;
+  const commitment = <CopyValue value={`0x${r.changeCommitment}`} display={shortHex(`0x${r.changeCommitment}`)} label="change commitment" />;
+  if (r.changeLeafIndex === null) {
+    return (
+      <>
+        <span className="muted">{r.status === "failed" ? "not inserted: the withdrawal did not land" : "not inserted yet"}</span> {commitment}
+      </>
+    );
+  }
+  return (
+    <>
+      <a href={hrefFor("pools", r.network, r.mint, String(r.changeLeafIndex))} title="Open the leaf in the tree explorer">
+        leaf {formatCount(r.changeLeafIndex)}
+      </a>{" "}
+      {commitment}
+    </>
   );
 }
 

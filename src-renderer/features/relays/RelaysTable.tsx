@@ -3,6 +3,7 @@ import { hrefFor } from "../../app/routes";
 import { Address, PoolName } from "../../components/cells";
 import { DataTable, type Column } from "../../components/DataTable";
 import { StatusBadge } from "../../components/StatusBadge";
+import { formatCount } from "../../lib/format";
 import { formatAmount, mintLabel } from "../../lib/mints";
 import { formatAgo, formatDateTime, formatDuration } from "../../lib/time";
 
@@ -26,7 +27,7 @@ function columns(now: number): readonly Column<AdminRelay>[] {
         </>
       ),
     },
-    { header: "Amount", numeric: true, cell: (r) => formatAmount(r.depositSize, r.mint) },
+    { header: "Withdrawn", numeric: true, title: () => "The part of the note withdrawn", cell: (r) => formatAmount(r.depositSize, r.mint) },
     { header: "Fee", numeric: true, title: (r) => (r.relayer ? `paid to ${r.relayer}` : undefined), cell: (r) => formatAmount(r.fee, r.mint) },
     {
       header: "Min out",
@@ -41,6 +42,12 @@ function columns(now: number): readonly Column<AdminRelay>[] {
           {r.error ? <span className="muted cell-note"> {r.error}</span> : null}
         </>
       ),
+    },
+    {
+      header: "Change leaf",
+      numeric: true,
+      title: (r) => (r.changeCommitment ? `change commitment 0x${r.changeCommitment}` : "a record from before protocol v3"),
+      cell: (r) => (r.changeLeafIndex !== null ? formatCount(r.changeLeafIndex) : <span className="muted">–</span>),
     },
     { header: "Took", numeric: true, cell: (r) => formatDuration(r.durationMs) },
     { header: "Recipient", cell: (r) => <Address value={r.recipient} edge={4} /> },

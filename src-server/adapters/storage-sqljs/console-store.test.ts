@@ -1,14 +1,20 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { FieldHasher } from "../../../src-shared/crypto/hasher";
+import { createPoseidonHasher } from "../../../src-shared/crypto/poseidon-wasm";
+import { MerkleTree } from "../../core/merkle/tree";
 import { RelayState } from "../../core/relay/states";
+import type { IndexedLeaf } from "../../ports/tree-store";
 import { RetentionJob } from "../../services/admin/retention-job";
-import { fillBuckets, firstBucket } from "../../services/admin/pools";
+import { addCensus, CENSUS_CHUNK, fillBuckets, firstBucket, poolLeaves, updateCensus } from "../../services/admin/pools";
+import { toAdminRelay } from "../../services/admin/relays";
 import { SqlConsoleStore, utcDay } from "./console-store";
 import { DurableDb } from "./durable-db";
 import { SqlRelayStore } from "./relay-store";
 import { MIGRATIONS, SQL_FUNCTIONS } from "./schema-migrations";
+import { SqlTreeStore } from "./tree-store";
 
 const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
 const DAY = 86_400_000;
@@ -32,6 +38,7 @@ async function relay(at: number, status: "confirmed" | "failed", fee = 100n, min
       recipient: "R",
       nullifierHash: `${n}`.padStart(64, "0"),
       depositSize: 1000n,
+      changeCommitment: `${n}`.padStart(64, "c"),
       fee,
       relayer: "F",
       minOut: null,
@@ -39,7 +46,7 @@ async function relay(at: number, status: "confirmed" | "failed", fee = 100n, min
     },
     RelayState.received(at),
   );
-  await relays.advance(id, status === "confirmed" ? RelayState.confirmed(at + 5, "sig") : RelayState.failed(at + 5, "InvalidProof", "bad"));
+  await relays.advance(id, status === "confirmed" ? RelayState.confirmed(at + 5, "sig", 40 + n) : RelayState.failed(at + 5, "InvalidProof", "bad"));
   return id;
 }
 
@@ -98,6 +105,13 @@ describe("SqlConsoleStore", () => {
     expect(await store.pruneRelaysBefore(NOW - 30 * DAY)).toBe(0);
   });
 
+  it("keeps the change leaf a relay inserts, and where it went once confirmed", async () => {
+    const ok = await relay(NOW, "confirmed");
+    const failed = await relay(NOW + 1, "failed");
+    expect(toAdminRelay(store.relayById(ok)!)).toMatchObject({ changeCommitment: `${n - 1}`.padStart(64, "c"), changeLeafIndex: 40 + n - 1 });
+    expect(toAdminRelay(store.relayById(failed)!)).toMatchObject({ changeCommitment: `${n}`.padStart(64, "c"), changeLeafIndex: null });
+  });
+
   it("keeps pause switches for a pool and for a whole network", async () => {
     await store.setPause({ network: "mainnet", mint: null, reason: "upgrade", at: 1 });
     await store.setPause({ network: "devnet", mint: USDC, reason: "audit", at: 2 });
@@ -109,6 +123,151 @@ describe("SqlConsoleStore", () => {
     await store.clearPause("mainnet", null);
     expect(store.pauses()).toHaveLength(1);
   });
+});
+
+describe("leaf census (protocol v3)", () => {
+  let hasher: FieldHasher;
+  beforeAll(async () => {
+    hasher = await createPoseidonHasher();
+  });
+
+  /** Appends leaves as the indexer does (tree nodes, page files, indexed_leaves): a deposit of each amount given, a change leaf for each null. */
+  async function appendLeaves(trees: SqlTreeStore, tree: MerkleTree, amounts: (bigint | null)[]): Promise<void> {
+    const pool = trees.listPools().find((p) => p.mint === USDC) ?? (await trees.createPool("mainnet", USDC));
+    const first = tree.nextIndex;
+    const bytes = new Uint8Array(amounts.length * 32);
+    amounts.forEach((_, i) => (bytes[i * 32 + 31] = (first + i + 1) & 0xff));
+    const r = tree.append(bytes);
+    if (!r.ok) throw new Error(r.error);
+    const meta: IndexedLeaf[] = amounts.map((amount, i) => ({
+      leafIndex: first + i,
+      signature: `sig-${first + i}`,
+      slot: first + i,
+      ...(amount === null ? { kind: "change" as const, amount: null } : { kind: "deposit" as const, amount }),
+    }));
+    await trees.saveAppend(pool, r.value, String(tree.nextIndex), meta);
+  }
+
+  const ALL = 2 ** 32;
+
+  it("counts leaves by kind and deposits by standard bucket in one read, adding up across consecutive ranges", async () => {
+    const trees = new SqlTreeStore(db);
+    const tree = new MerkleTree(hasher);
+    expect(store.leafCensus("mainnet", USDC, 0, ALL)).toBeNull();
+    // Bucket edges: 999 is in 500's; 1,000 and 1,999 in 1,000's; 2,000 and 4,999 in 2,000's; 5,000 and 9,999 in 5,000's.
+    await appendLeaves(trees, tree, [999n, 1000n, 1999n, null, 2000n, 4999n, 5000n, 9999n, null]);
+    const first = store.leafCensus("mainnet", USDC, 0, ALL)!;
+    expect(first).toMatchObject({ upTo: 9, deposits: 7, changes: 2, depositsOfUnknownAmount: 0 });
+    expect(first.buckets).toEqual([
+      { standard: 500n, count: 1, largest: 999n },
+      { standard: 1000n, count: 2, largest: 1999n },
+      { standard: 2000n, count: 2, largest: 4999n },
+      { standard: 5000n, count: 2, largest: 9999n },
+    ]);
+
+    // u64's largest amount and a change leaf, read from where the first census stopped.
+    await appendLeaves(trees, tree, [18446744073709551615n, null, 1000n]);
+    const more = store.leafCensus("mainnet", USDC, first.upTo, ALL)!;
+    expect(more).toMatchObject({ upTo: 12, deposits: 2, changes: 1 });
+    expect(more.buckets).toEqual([
+      { standard: 1000n, count: 1, largest: 1000n },
+      { standard: 10_000_000_000_000_000_000n, count: 1, largest: 18446744073709551615n },
+    ]);
+    const all = store.leafCensus("mainnet", USDC, 0, ALL)!;
+    expect(addCensus(first, more)).toEqual(all);
+    expect(store.leafCensus("mainnet", USDC, 0, 4)).toMatchObject({ upTo: 4, deposits: 3, changes: 1 });
+    expect(store.leafCensus("mainnet", USDC, all.upTo, ALL)).toEqual({ ...all, deposits: 0, changes: 0, depositsOfUnknownAmount: 0, buckets: [] });
+    expect(await updateCensus(store, "mainnet", USDC, first)).toEqual(all);
+
+    // A leaf names its kind and a deposit its amount; a change leaf's value stays private.
+    expect(store.leaf("mainnet", USDC, 3)).toMatchObject({ signature: "sig-3", kind: "change", amount: null });
+    expect(store.leaf("mainnet", USDC, 9)).toMatchObject({ kind: "deposit", amount: "18446744073709551615" });
+  });
+
+  it("gives each standard amount from the floor to the largest deposit the deposits of at least it plus every change leaf", async () => {
+    const trees = new SqlTreeStore(db);
+    const tree = new MerkleTree(hasher);
+    // USDC (6 decimals): floor 1,000 base units. Deposits 1,000, 2,500, 3,000,000 and 999 (below the floor), two change leaves.
+    await appendLeaves(trees, tree, [1000n, 2500n, null, 3_000_000n, 999n, null]);
+    const leaves = poolLeaves(store.leafCensus("mainnet", USDC, 0, ALL), USDC);
+    expect(leaves).toMatchObject({ deposits: 4, changes: 2, depositsOfUnknownAmount: 0, largestDeposit: "3000000", decimals: 6, standardFloor: "1000" });
+    const sets = Object.fromEntries(leaves.anonymitySets.map((s) => [s.amount, [s.deposits, s.notes]]));
+    expect(sets).toEqual({
+      "1000": [3, 5],
+      "2000": [2, 4],
+      "5000": [1, 3],
+      "10000": [1, 3],
+      "20000": [1, 3],
+      "50000": [1, 3],
+      "100000": [1, 3],
+      "200000": [1, 3],
+      "500000": [1, 3],
+      "1000000": [1, 3],
+      "2000000": [1, 3],
+    });
+    // SOL (9 decimals) starts at 10^6 lamports, a mint of unknown decimals at 1,000 base units.
+    expect(poolLeaves(store.leafCensus("mainnet", USDC, 0, ALL), "So11111111111111111111111111111111111111112")).toMatchObject({
+      standardFloor: "1000000",
+      anonymitySets: [
+        { amount: "1000000", deposits: 1, notes: 3 },
+        { amount: "2000000", deposits: 1, notes: 3 },
+      ],
+    });
+    expect(poolLeaves(store.leafCensus("mainnet", USDC, 0, ALL), "Unknown1111111111111111111111111111111111111").standardFloor).toBe("1000");
+    expect(poolLeaves(null, USDC)).toMatchObject({ deposits: 0, changes: 0, largestDeposit: null, anonymitySets: [] });
+  });
+
+  it("leaves deposits indexed before v3 without an amount out of every set, and says how many", async () => {
+    const trees = new SqlTreeStore(db);
+    const tree = new MerkleTree(hasher);
+    await appendLeaves(trees, tree, [5000n, 5000n, null]);
+    const pool = trees.listPools()[0]!;
+    await db.write([{ sql: "UPDATE indexed_leaves SET amount = NULL WHERE pool_id = ? AND leaf_index = 1", params: [pool.id] }]);
+    const leaves = poolLeaves(store.leafCensus("mainnet", USDC, 0, ALL), USDC);
+    expect(leaves).toMatchObject({ deposits: 2, changes: 1, depositsOfUnknownAmount: 1, largestDeposit: "5000" });
+    expect(leaves.anonymitySets).toEqual([
+      { amount: "1000", deposits: 1, notes: 2 },
+      { amount: "2000", deposits: 1, notes: 2 },
+      { amount: "5000", deposits: 1, notes: 2 },
+    ]);
+  });
+
+  it("counts a million leaves in grouped reads of CENSUS_CHUNK leaves, each answering a handful of rows", async () => {
+    const trees = new SqlTreeStore(db);
+    const pool = await trees.createPool("mainnet", USDC);
+    // Rows only (the census reads nothing else): deposits of 1 .. 10^6 base units, every tenth leaf a change leaf.
+    await db.write([
+      {
+        sql: `WITH RECURSIVE i(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM i WHERE n + 1 < 1000000)
+              INSERT INTO indexed_leaves (pool_id, leaf_index, kind, amount)
+              SELECT ?, n, CASE WHEN n % 10 = 9 THEN 'change' ELSE 'deposit' END, CASE WHEN n % 10 = 9 THEN NULL ELSE CAST(n + 1 AS TEXT) END FROM i`,
+        params: [pool.id],
+      },
+    ]);
+    const reads: { from: number; to: number; buckets: number }[] = [];
+    const counting = {
+      leafCensus: (network: "mainnet", mint: string, from: number, to: number) => {
+        const c = store.leafCensus(network, mint, from, to);
+        reads.push({ from, to, buckets: c?.buckets.length ?? 0 });
+        return c;
+      },
+    };
+    const census = (await updateCensus(counting, "mainnet", USDC, null))!;
+    expect(census).toMatchObject({ upTo: 1_000_000, deposits: 900_000, changes: 100_000, depositsOfUnknownAmount: 0 });
+    expect(reads).toHaveLength(Math.ceil(1_000_000 / CENSUS_CHUNK));
+    expect(reads.every((r, i) => r.from === i * CENSUS_CHUNK && r.to === r.from + CENSUS_CHUNK && r.buckets <= 62)).toBe(true);
+    // Deposits of at least x: amounts x .. 10^6 whose leaf is not a change leaf (amount n + 1 at leaf n, a change leaf when n % 10 = 9).
+    const atLeast = (x: number) => Array.from({ length: 1_000_001 - x }, (_, k) => x + k).filter((a) => (a - 1) % 10 !== 9).length;
+    const sets = poolLeaves(census, USDC).anonymitySets;
+    // The largest deposit is 999,999 (leaf 999,999 is a change leaf): the sets stop at 500,000.
+    expect(poolLeaves(census, USDC).largestDeposit).toBe("999999");
+    expect(sets.map((s) => s.amount)).toEqual(["1000", "2000", "5000", "10000", "20000", "50000", "100000", "200000", "500000"]);
+    for (const s of sets) expect(s, s.amount).toEqual({ amount: s.amount, deposits: atLeast(Number(s.amount)), notes: atLeast(Number(s.amount)) + 100_000 });
+    // Afterwards only new leaves are read.
+    reads.length = 0;
+    expect(await updateCensus(counting, "mainnet", USDC, census)).toEqual(census);
+    expect(reads).toEqual([{ from: 1_000_000, to: 1_000_000 + CENSUS_CHUNK, buckets: 0 }]);
+  }, 120_000);
 });
 
 describe("chart buckets", () => {

@@ -2,7 +2,7 @@ import type { AdminArchivedPool } from "../../../src-shared/api/admin";
 import { toHex } from "../../../src-shared/encoding/bytes";
 import type { Network } from "../../../src-shared/networks";
 import type { RelayState } from "../../core/relay/states";
-import type { ConsoleStore, RelayDailyAggregate, RelayFilter, RelayPageQuery, StoredFeeOverride, StoredPause } from "../../ports/console-store";
+import type { ConsoleStore, LeafCensus, RelayDailyAggregate, RelayFilter, RelayPageQuery, StoredFeeOverride, StoredPause } from "../../ports/console-store";
 import type { RelayRecord } from "../../ports/relay-store";
 import type { DurableDb, SqlStatement, SqlValue } from "./durable-db";
 import { decodeLeafRecord, LEAF_RECORD, leafPage, readLeafTimes, TIME_BYTES, timePage } from "./leaf-pages";
@@ -79,14 +79,40 @@ export class SqlConsoleStore implements ConsoleStore {
       .map((r) => ({ root: r.root, nextIndex: r.next_index, at: r.created_at * 1000 }));
   }
 
-  leaf(network: Network, mint: string, leafIndex: number): { signature: string; slot: number; indexedAt: number } | null {
+  leaf(
+    network: Network,
+    mint: string,
+    leafIndex: number,
+  ): { signature: string; slot: number; indexedAt: number; kind: "deposit" | "change"; amount: string | null } | null {
     const pool = this.pool(network, mint);
     if (!pool || !Number.isSafeInteger(leafIndex) || leafIndex < 0 || leafIndex >= pool.next_index) return null;
     const rec = decodeLeafRecord(this.db.pages.read(leafPage(pool.id), leafIndex * LEAF_RECORD, LEAF_RECORD));
     if (!rec) return null;
     const time = this.db.pages.read(timePage(pool.id), leafIndex * TIME_BYTES, TIME_BYTES);
     const indexedAt = time.length === TIME_BYTES ? new DataView(time.buffer, time.byteOffset, TIME_BYTES).getUint32(0, true) : 0;
-    return { signature: rec.signature, slot: rec.slot, indexedAt: indexedAt * 1000 };
+    const row = this.db.get<{ kind: string; amount: string | null }>("SELECT kind, amount FROM indexed_leaves WHERE pool_id = ? AND leaf_index = ?", [
+      pool.id,
+      leafIndex,
+    ]);
+    const kind = row?.kind === "change" ? "change" : "deposit";
+    return { signature: rec.signature, slot: rec.slot, indexedAt: indexedAt * 1000, kind, amount: kind === "deposit" ? (row?.amount ?? null) : null };
+  }
+
+  leafCensus(network: Network, mint: string, fromLeaf: number, toLeaf: number): LeafCensus | null {
+    const pool = this.pool(network, mint);
+    if (!pool) return null;
+    const census: LeafCensus = { poolId: pool.id, upTo: fromLeaf, deposits: 0, changes: 0, depositsOfUnknownAmount: 0, buckets: [] };
+    for (const g of this.db.all<CensusRow>(CENSUS_SQL, [pool.id, fromLeaf, toLeaf])) {
+      census.upTo = Math.max(census.upTo, g.last + 1);
+      if (g.bucket === CHANGE) census.changes += g.n;
+      else {
+        census.deposits += g.n;
+        if (g.bucket === UNKNOWN || g.largest === null) census.depositsOfUnknownAmount += g.n;
+        else census.buckets.push({ standard: BigInt(g.bucket % 10) * 10n ** BigInt(Math.floor(g.bucket / 10) - 1), count: g.n, largest: BigInt(g.largest) });
+      }
+    }
+    census.buckets.sort((a, b) => (a.standard < b.standard ? -1 : 1));
+    return census;
   }
 
   private pool(network: Network, mint: string): { id: number; next_index: number } | undefined {
@@ -222,6 +248,33 @@ export class SqlConsoleStore implements ConsoleStore {
     ]);
   }
 }
+
+interface CensusRow {
+  bucket: number;
+  n: number;
+  largest: string | null;
+  last: number;
+}
+
+const CHANGE = -1;
+const UNKNOWN = 0;
+
+/**
+ * A range of a pool's leaves grouped by one small integer: CHANGE, UNKNOWN (a deposit
+ * without an amount, indexed before v3, or text that is not an amount) or, for a deposit,
+ * its standard bucket as digits × 10 + mantissa (1, 2 or 5): the largest standard amount
+ * at or below it. One pass, at most 62 rows back whatever the range holds, so leaves never
+ * come to JS one by one. Amounts are u64 decimal text without leading zeros (the indexer
+ * writes them from bigints): the digit count and first digit give the bucket exactly, and
+ * within one digit count MAX over the text is the numeric maximum.
+ */
+const CENSUS_SQL = `
+  SELECT CASE WHEN kind = 'change' THEN ${CHANGE}
+              WHEN amount GLOB '[1-9]*' THEN length(amount) * 10 + CASE substr(amount, 1, 1) WHEN '1' THEN 1 WHEN '2' THEN 2 WHEN '3' THEN 2 WHEN '4' THEN 2 ELSE 5 END
+              ELSE ${UNKNOWN} END AS bucket,
+         COUNT(*) AS n, MAX(amount) AS largest, MAX(leaf_index) AS last
+  FROM indexed_leaves WHERE pool_id = ? AND leaf_index >= ? AND leaf_index < ?
+  GROUP BY bucket`;
 
 function relayWhere(f: RelayFilter): { where: string[]; params: SqlValue[] } {
   const where: string[] = [];

@@ -1,6 +1,9 @@
 import {
   ADMIN_RANGES,
+  KNOWN_MINTS,
+  UNKNOWN_MINT_STANDARD_FLOOR,
   type AdminArchivedPool,
+  type AdminPoolLeaves,
   type AdminPoolSummary,
   type AdminRange,
   type AdminTreeNode,
@@ -10,7 +13,8 @@ import {
 import { bytesEqual, toHex } from "../../../src-shared/encoding/bytes";
 import type { Network } from "../../../src-shared/networks";
 import type { ChainBackend } from "../../ports/chain";
-import type { ConsoleStore } from "../../ports/console-store";
+import { defaultStandardFloor, standardAmounts } from "../../../src-shared/privacy/standard-amounts";
+import type { ConsoleStore, LeafCensus } from "../../ports/console-store";
 import type { IndexedPool, IndexerService } from "../indexer";
 
 export interface AdminPoolsDeps {
@@ -26,6 +30,9 @@ export type NodeLookupError = "PoolNotFound" | "IndexOutOfRange";
 /** Pools, their deposits over time and a walk through each tree, for the console. */
 export class AdminPools {
   private readonly now: () => number;
+  /** Per pool, the census so far: each read counts only the leaves appended since. */
+  private readonly censuses = new Map<string, LeafCensus>();
+  private readonly counting = new Map<string, Promise<LeafCensus | null>>();
 
   constructor(private readonly deps: AdminPoolsDeps) {
     this.now = deps.now ?? Date.now;
@@ -109,8 +116,99 @@ export class AdminPools {
       paused: this.deps.pausedReason(pool.network, pool.mint),
       recentRoots: this.deps.store.recentRoots(pool.network, pool.mint, roots).map((r) => ({ root: toHex(r.root), nextIndex: r.nextIndex, at: r.at })),
       deposits: { range, bucketMs, buckets, total: buckets.reduce((s, b) => s + b.count, 0) },
+      leaves: poolLeaves(await this.census(pool), pool.mint),
     };
   }
+
+  /** One census update per pool at a time: two pages asking at once would count the same new leaves twice. */
+  private census(pool: IndexedPool): Promise<LeafCensus | null> {
+    const key = `${pool.network}/${pool.mint}`;
+    const running = this.counting.get(key);
+    if (running) return running;
+    const counting = this.countNewLeaves(key, pool).finally(() => this.counting.delete(key));
+    this.counting.set(key, counting);
+    return counting;
+  }
+
+  private async countNewLeaves(key: string, pool: IndexedPool): Promise<LeafCensus | null> {
+    const total = await updateCensus(this.deps.store, pool.network, pool.mint, this.censuses.get(key) ?? null);
+    if (total) this.censuses.set(key, total);
+    else this.censuses.delete(key);
+    return total;
+  }
+}
+
+/**
+ * `known` plus the leaves appended since, CENSUS_CHUNK at a time with the event loop free
+ * in between: a pool's first census after a start reads all its leaves (about a second for
+ * a million), and relays must not wait behind it.
+ */
+export async function updateCensus(store: Pick<ConsoleStore, "leafCensus">, network: Network, mint: string, known: LeafCensus | null): Promise<LeafCensus | null> {
+  let total = known;
+  for (;;) {
+    const from = total?.upTo ?? 0;
+    const chunk = store.leafCensus(network, mint, from, from + CENSUS_CHUNK);
+    if (!chunk) return null;
+    // Leaves are never removed; a pool archived at an upgrade comes back under a new id, counted anew.
+    if (total && total.poolId !== chunk.poolId) {
+      total = null;
+      continue;
+    }
+    total = total ? addCensus(total, chunk) : chunk;
+    if (chunk.upTo < from + CENSUS_CHUNK) return total;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+/** Leaves per census query: a few tens of milliseconds of the event loop each. */
+export const CENSUS_CHUNK = 65_536;
+
+/** Two censuses of consecutive leaf ranges of one pool, as one. */
+export function addCensus(a: LeafCensus, b: LeafCensus): LeafCensus {
+  const buckets = new Map(a.buckets.map((x) => [x.standard, { ...x }]));
+  for (const x of b.buckets) {
+    const have = buckets.get(x.standard);
+    if (!have) buckets.set(x.standard, { ...x });
+    else {
+      have.count += x.count;
+      if (x.largest > have.largest) have.largest = x.largest;
+    }
+  }
+  return {
+    poolId: a.poolId,
+    upTo: Math.max(a.upTo, b.upTo),
+    deposits: a.deposits + b.deposits,
+    changes: a.changes + b.changes,
+    depositsOfUnknownAmount: a.depositsOfUnknownAmount + b.depositsOfUnknownAmount,
+    buckets: [...buckets.values()].sort((x, y) => (x.standard < y.standard ? -1 : 1)),
+  };
+}
+
+/**
+ * Leaf counts and, for each standard amount from the mint's floor to the largest deposit,
+ * the notes that could cover it: deposits of at least that amount and every change leaf
+ * (whose value nobody but its owner knows).
+ */
+export function poolLeaves(census: LeafCensus | null, mint: string): AdminPoolLeaves {
+  const decimals = KNOWN_MINTS[mint]?.decimals ?? null;
+  const floor = decimals === null ? UNKNOWN_MINT_STANDARD_FLOOR : defaultStandardFloor(decimals);
+  const buckets = census?.buckets ?? [];
+  const largest = buckets.reduce<bigint | null>((m, b) => (m === null || b.largest > m ? b.largest : m), null);
+  const changes = census?.changes ?? 0;
+  // Deposits of at least x = those whose bucket is x or above (buckets are standard amounts).
+  const anonymitySets = (largest === null ? [] : standardAmounts(floor, largest)).map((amount) => {
+    const deposits = buckets.reduce((n, b) => (b.standard >= amount ? n + b.count : n), 0);
+    return { amount: amount.toString(), deposits, notes: deposits + changes };
+  });
+  return {
+    deposits: census?.deposits ?? 0,
+    changes,
+    depositsOfUnknownAmount: census?.depositsOfUnknownAmount ?? 0,
+    largestDeposit: largest?.toString() ?? null,
+    decimals,
+    standardFloor: floor.toString(),
+    anonymitySets,
+  };
 }
 
 /** Every bucket of the range, oldest first, zero where nothing happened (so charts need no gap logic). */

@@ -27,6 +27,8 @@ export function toAdminRelay(r: RelayRecord): AdminRelay {
     nullifierHash: r.nullifierHash,
     depositSize: r.depositSize.toString(),
     fee: r.fee.toString(),
+    changeCommitment: r.changeCommitment,
+    changeLeafIndex: r.changeLeafIndex,
     relayer: r.relayer,
     minOut: r.minOut?.toString() ?? null,
     status: r.status,
