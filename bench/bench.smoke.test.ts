@@ -37,6 +37,8 @@ describe("bench/run.ts --quick", () => {
       line("get_proof p99 while snapshots of the [\\d,]+-leaf store", "ms"),
       line("event-loop pause during a snapshot", "ms"),
       line("kill -9 at [\\d,]+ leaves", "restarts"),
+      line("withdraw circuit constraints \\(v3\\)", "constraints"),
+      line("proving one withdrawal \\(v3", "ms"),
     ]) {
       expect(out).toMatch(re);
     }

@@ -25,4 +25,5 @@ export const CASES: Record<string, () => Promise<BenchCase>> = {
   "relay-solana": async () => (await import("./relay-solana")).default,
   backfill: async () => (await import("./backfill")).default,
   programs: async () => (await import("./programs")).default,
+  circuit: async () => (await import("./circuit")).default,
 };

@@ -58,24 +58,34 @@ const vkey = JSON.parse(readFileSync(VKEY, "utf8")) as { protocol: string; curve
 const sha256 = (path: string) => createHash("sha256").update(readFileSync(path)).digest("hex");
 
 /**
- * The exact input object the circuit expects (signal names as in docs/zk.md).
- * Every value is a decimal string of a field element; pathIndices[i] is "0"
- * when the path node at level i is a LEFT child, "1" when it is a right child.
+ * The exact input object the circuit expects (signal names as in docs/zk.md,
+ * protocol v3). Every value is a decimal string of a field element;
+ * pathIndices[i] is "0" when the path node at level i is a LEFT child, "1"
+ * when it is a right child.
  */
 interface WithdrawInput {
   // public, in this order
   root: string;
   nullifierHash: string;
   recipient: string; // Poseidon(hi, lo) of the 32-byte recipient pubkey
-  amount: string;
+  amount: string; // the part withdrawn
   mint: string; // Poseidon(hi, lo) of the 32-byte mint pubkey
   extDataHash: string; // Poseidon(relayerField, fee, outputMintField, minOut): the relay's terms
+  changeCommitment: string; // the change leaf of value - amount
   // private
+  value: string;
   nullifier: string;
   secret: string;
+  isChange: string;
+  origin: string;
   pathElements: string[]; // DEPTH siblings, leaf level first
   pathIndices: string[]; // DEPTH bits
+  changeNullifier: string;
+  changeSecret: string;
 }
+
+const PUBLIC = ["root", "nullifierHash", "recipient", "amount", "mint", "extDataHash", "changeCommitment"] as const;
+const publicOf = (i: WithdrawInput): string[] => PUBLIC.map((k) => i[k]);
 
 /** Reads the zkey groth16 header (section 2): nVars, nPublic, domainSize. */
 function zkeyHeader(path: string): { protocol: number; nVars: number; nPublic: number; domainSize: number } {
@@ -106,12 +116,12 @@ describe("committed zk artifacts", () => {
     expect(sha256(VKEY)).toBe(artifacts.sha256["verification_key.json"]);
   });
 
-  it("verification key is groth16/bn128 with protocol v2's 6 public inputs", () => {
+  it("verification key is groth16/bn128 with protocol v3's 7 public inputs", () => {
     expect(vkey.protocol).toBe("groth16");
     expect(vkey.curve).toBe("bn128");
-    expect(vkey.nPublic).toBe(6);
-    expect(vkey.IC).toHaveLength(7);
-    expect(artifacts.publicInputs).toEqual(["root", "nullifierHash", "recipient", "amount", "mint", "extDataHash"]);
+    expect(vkey.nPublic).toBe(7);
+    expect(vkey.IC).toHaveLength(8);
+    expect(artifacts.publicInputs).toEqual([...PUBLIC]);
   });
 
   it(
@@ -134,10 +144,10 @@ describe("committed zk artifacts", () => {
 
         const r1cs = await snarkjs.r1cs.info(r1csPath);
         expect(r1cs.nConstraints).toBe(artifacts.constraints);
-        expect(r1cs.nPubInputs).toBe(6);
+        expect(r1cs.nPubInputs).toBe(7);
         const header = zkeyHeader(ZKEY);
-        expect(header).toEqual({ protocol: 1, nVars: r1cs.nVars, nPublic: 6, domainSize: 2 ** artifacts.ptauPower });
-        expect(r1cs.nConstraints + 6 + 1).toBeLessThanOrEqual(header.domainSize);
+        expect(header).toEqual({ protocol: 1, nVars: r1cs.nVars, nPublic: 7, domainSize: 2 ** artifacts.ptauPower });
+        expect(r1cs.nConstraints + 7 + 1).toBeLessThanOrEqual(header.domainSize);
       } finally {
         rmSync(out, { recursive: true, force: true });
       }
@@ -201,112 +211,211 @@ describe("withdraw proof end to end", () => {
     return node;
   }
 
-  // Test fixture: five notes of 1 SOL of the same mint, leaves 0..4 of the tree.
-  const AMOUNT = 1_000_000_000n;
-  const mintField = () => pubkeyField(Uint8Array.from({ length: 32 }, (_, i) => 0xf0 - i)); // bytes >= 0x80 in both halves
-  const note = (i: number) => ({ nullifier: 1000n + BigInt(i), secret: 0xabcdef000n + BigInt(i) });
-  /** Protocol v2: commitment = Poseidon(Poseidon(nullifier, secret), amount, mintField), as the pool computes it. */
-  const buildCommitment = (i: number) => H([H([note(i).nullifier, note(i).secret]), AMOUNT, mintField()]).toString();
-  /** extDataHash = Poseidon(relayerField, fee, 0, 0) for a plain withdrawal. */
+  const P = 21888242871839275222246405745257275088548364400416034343698204186575808495617n;
+  const U64 = 1n << 64n;
+  const MINT = Uint8Array.from({ length: 32 }, (_, i) => 0xf0 - i); // bytes >= 0x80 in both halves
+  const OTHER_MINT = Uint8Array.from({ length: 32 }, (_, i) => 0x10 + i);
   const RELAYER = Uint8Array.from({ length: 32 }, (_, i) => 0x40 + i);
+  const RECIPIENT = Uint8Array.from({ length: 32 }, (_, i) => i * 7 + 1);
   const FEE = 2_500_000n;
   const extDataHash = () => H([pubkeyField(RELAYER), FEE, 0n, 0n]);
 
-  function buildInput(index: number): { input: WithdrawInput; publicSignals: string[] } {
-    const mint = mintField();
-    const recipient = pubkeyField(Uint8Array.from({ length: 32 }, (_, i) => i * 7 + 1));
-    const amount = AMOUNT;
-    const leaves = [0, 1, 2, 3, 4].map((i) => BigInt(buildCommitment(i)));
+  /** A note as a wallet holds it (docs/zk.md): its secrets, value, and for a change note its origin. */
+  interface Note {
+    nullifier: bigint;
+    secret: bigint;
+    value: bigint;
+    /** null: a deposit note (its own leaf is its origin). */
+    origin: bigint | null;
+    mint?: Uint8Array;
+  }
+  const precommitment = (n: Note) => H([n.nullifier, n.secret]);
+  const depositLeaf = (n: Note) => H([precommitment(n), n.value, pubkeyField(n.mint ?? MINT)]);
+  const changeLeaf = (n: Note) => H([precommitment(n), n.value, pubkeyField(n.mint ?? MINT), n.origin!]);
+  const leafOf = (n: Note) => (n.origin === null ? depositLeaf(n) : changeLeaf(n));
+  const originOf = (n: Note) => n.origin ?? depositLeaf(n);
+  /** The wallets' chain rule (DESIGN §10): the change note's secrets follow from the spent note's. */
+  const changeNoteOf = (n: Note, amount: bigint): Note => ({
+    nullifier: H([n.nullifier, n.secret, 1n]),
+    secret: H([n.nullifier, n.secret, 2n]),
+    value: (((n.value - amount) % P) + P) % P,
+    origin: originOf(n),
+  });
+
+  // The tree: deposits of mixed values (leaves 0..3) and a change note of deposit 1 (leaf 4); built once Poseidon is.
+  const deposits: Note[] = [0, 1, 2, 3].map((i) => ({ nullifier: 1000n + BigInt(i), secret: 0xabcdef000n + BigInt(i), value: 1_000_000n * BigInt(i + 1), origin: null }));
+  let change4: Note;
+  let notes: Note[];
+  beforeAll(() => {
+    change4 = changeNoteOf(deposits[1]!, 500_000n); // 2,000,000 - 500,000 = 1,500,000 left, origin = leaf 1
+    notes = [...deposits, change4];
+  });
+
+  /** The witness input for withdrawing `amount` of notes[index]; `tamper` changes it after the honest values are computed. */
+  function buildInput(index: number, amount: bigint, leaves?: bigint[], note?: Note): WithdrawInput {
+    leaves ??= notes.map(leafOf);
+    note ??= notes[index]!;
     const { root, pathElements, pathIndices } = merklePath(leaves, index);
     // The path recomputes the root under the circuit's arithmetic.
     expect(rootFromPath(leaves[index]!, pathElements, pathIndices.map(BigInt))).toBe(root);
-    const { nullifier, secret } = note(index);
-    const input: WithdrawInput = {
+    const change = changeNoteOf(note, amount);
+    return {
       root: root.toString(),
-      nullifierHash: H([nullifier]).toString(),
-      recipient: recipient.toString(),
+      nullifierHash: H([note.nullifier]).toString(),
+      recipient: pubkeyField(RECIPIENT).toString(),
       amount: amount.toString(),
-      mint: mint.toString(),
+      mint: pubkeyField(note.mint ?? MINT).toString(),
       extDataHash: extDataHash().toString(),
-      nullifier: nullifier.toString(),
-      secret: secret.toString(),
+      changeCommitment: changeLeaf(change).toString(),
+      value: note.value.toString(),
+      nullifier: note.nullifier.toString(),
+      secret: note.secret.toString(),
+      isChange: note.origin === null ? "0" : "1",
+      origin: originOf(note).toString(),
       pathElements: pathElements.map(String),
       pathIndices: pathIndices.map(String),
+      changeNullifier: change.nullifier.toString(),
+      changeSecret: change.secret.toString(),
     };
-    return { input, publicSignals: [input.root, input.nullifierHash, input.recipient, input.amount, input.mint, input.extDataHash] };
   }
 
   it(
-    "fullProve + verify for leaf 3 of a 5-leaf tree; altered public inputs are rejected",
+    "fullProve + verify a partial withdrawal of a deposit note; altered public inputs are rejected",
     async () => {
-      const { input, publicSignals: expected } = buildInput(3); // index 3 = 0b11: right child at levels 0 and 1
-      expect(Object.keys(input)).toEqual([
-        "root",
-        "nullifierHash",
-        "recipient",
-        "amount",
-        "mint",
-        "extDataHash",
-        "nullifier",
-        "secret",
-        "pathElements",
-        "pathIndices",
-      ]);
+      const input = buildInput(3, 1_000_000n); // index 3 = 0b11: right child at levels 0 and 1
+      expect(Object.keys(input)).toEqual([...PUBLIC, "value", "nullifier", "secret", "isChange", "origin", "pathElements", "pathIndices", "changeNullifier", "changeSecret"]);
       expect(input.pathIndices.slice(0, 4)).toEqual(["1", "1", "0", "0"]);
 
       const { proof, publicSignals } = await snarkjs.groth16.fullProve({ ...input }, WASM, ZKEY);
-      // snarkjs outputs the public signals in the circuit's order: root, nullifierHash, recipient, amount, mint, extDataHash.
-      expect(publicSignals).toEqual(expected);
+      // snarkjs outputs the public signals in the circuit's order.
+      expect(publicSignals).toEqual(publicOf(input));
       expect(await snarkjs.groth16.verify(vkey, publicSignals, proof)).toBe(true);
 
-      const otherRecipient = pubkeyField(new Uint8Array(32).fill(9)).toString();
+      const expected = publicOf(input);
       const replace = (i: number, v: string) => expected.map((x, j) => (j === i ? v : x));
-      expect(await snarkjs.groth16.verify(vkey, replace(2, otherRecipient), proof)).toBe(false);
+      expect(await snarkjs.groth16.verify(vkey, replace(2, pubkeyField(new Uint8Array(32).fill(9)).toString()), proof)).toBe(false);
       expect(await snarkjs.groth16.verify(vkey, replace(3, "1"), proof)).toBe(false);
       // The relay's terms: another fee or another fee receiver gives another extDataHash.
       expect(await snarkjs.groth16.verify(vkey, replace(5, H([pubkeyField(RELAYER), FEE + 1n, 0n, 0n]).toString()), proof)).toBe(false);
       expect(await snarkjs.groth16.verify(vkey, replace(5, H([pubkeyField(new Uint8Array(32).fill(3)), FEE, 0n, 0n]).toString()), proof)).toBe(false);
+      // The change leaf is bound: a proof replayed with another change commitment does not verify.
+      expect(await snarkjs.groth16.verify(vkey, replace(6, (BigInt(input.changeCommitment) + 1n).toString()), proof)).toBe(false);
     },
     SLOW,
   );
 
   it(
-    "fullProve + verify for leaf 4 (left child at level 0)",
+    "fullProve + verify spending a change leaf (left child at level 0), and a whole withdrawal that leaves a change of 0",
     async () => {
-      const { input, publicSignals: expected } = buildInput(4);
+      const input = buildInput(4, 1_500_000n);
       expect(input.pathIndices.slice(0, 4)).toEqual(["0", "0", "1", "0"]);
+      expect(input.isChange).toBe("1");
+      expect(input.origin).toBe(depositLeaf(deposits[1]!).toString());
+      // Nothing is left, yet a change leaf (of value 0) is still inserted: a whole withdrawal looks like a partial one.
+      expect(input.changeCommitment).toBe(changeLeaf({ ...changeNoteOf(change4, 1_500_000n), value: 0n }).toString());
       const { proof, publicSignals } = await snarkjs.groth16.fullProve({ ...input }, WASM, ZKEY);
-      expect(publicSignals).toEqual(expected);
+      expect(publicSignals).toEqual(publicOf(input));
       expect(await snarkjs.groth16.verify(vkey, publicSignals, proof)).toBe(true);
     },
     SLOW,
   );
 
-  it("no witness exists for a non-bit path index, a wrong root, nullifierHash or amount", async () => {
-    const { input } = buildInput(3);
+  describe("no witness exists for", () => {
     const witness = (i: WithdrawInput) => snarkjs.wtns.calculate({ ...i }, WASM, { type: "mem" });
-    await expect(witness(input)).resolves.toBeUndefined();
-
+    /** The witness generator names the first failed constraint by template and line: this one of the main template. */
+    const circuitLines = readFileSync(join(ROOT, "circuits/withdraw.circom"), "utf8").split("\n");
+    const failsAt = (constraint: string): RegExp => {
+      const line = circuitLines.findIndex((l) => l.trim() === constraint) + 1;
+      expect(line, constraint).toBeGreaterThan(0);
+      return new RegExp(`Error in template Withdraw_\\d+ line: ${line}\\b`);
+    };
+    let mute: { mockRestore(): void }[] = [];
     // The circom witness generator prints failed asserts; keep the test output clean.
-    const mute = [vi.spyOn(console, "error").mockImplementation(() => {}), vi.spyOn(console, "log").mockImplementation(() => {})];
-    try {
+    beforeAll(() => {
+      mute = [vi.spyOn(console, "error").mockImplementation(() => {}), vi.spyOn(console, "log").mockImplementation(() => {})];
+    });
+    afterAll(() => mute.forEach((m) => m.mockRestore()));
+
+    it("the honest inputs (the control: each case below changes one thing)", async () => {
+      await expect(witness(buildInput(3, 1_000_000n))).resolves.toBeUndefined();
+      await expect(witness(buildInput(4, 1n))).resolves.toBeUndefined();
+      await expect(witness(buildInput(0, 1_000_000n))).resolves.toBeUndefined();
+    });
+
+    it("an amount above the note's value (the change would wrap around the field)", async () => {
+      // changeCommitment and the change secrets are the honest ones for remaining = value - amount mod p.
+      await expect(witness(buildInput(3, 4_000_001n))).rejects.toThrow(/Num2Bits/);
+      await expect(witness(buildInput(4, 1_500_001n))).rejects.toThrow(/Num2Bits/);
+    });
+
+    it("an amount or a value not below 2^64", async () => {
+      // A leaf of value 2^64 + 5 (no pool makes one; the range check must still refuse to spend it).
+      const big: Note = { nullifier: 77n, secret: 88n, value: U64 + 5n, origin: null };
+      const leaves = [...notes.map(leafOf), depositLeaf(big)];
+      await expect(witness(buildInput(5, 5n, leaves, big))).rejects.toThrow(/Num2Bits/);
+      // amount = 2^64 of it, remaining 5: the amount's own check refuses.
+      await expect(witness(buildInput(5, U64, leaves, big))).rejects.toThrow(/Num2Bits/);
+    });
+
+    it("a change leaf for another remaining value, mint or origin", async () => {
+      const honest = buildInput(3, 1_000_000n);
+      const change = changeNoteOf(notes[3]!, 1_000_000n);
+      const other = (n: Partial<Note>) => ({ ...honest, changeCommitment: changeLeaf({ ...change, ...n }).toString() });
+      const changeCheck = failsAt("changeCommitment === changeHasher.out;");
+      await expect(witness(other({ value: change.value + 1n }))).rejects.toThrow(changeCheck);
+      await expect(witness(other({ mint: OTHER_MINT }))).rejects.toThrow(changeCheck);
+      await expect(witness(other({ origin: depositLeaf(deposits[0]!) }))).rejects.toThrow(changeCheck);
+      // The change of a change note keeps the chain's origin too.
+      const fromChange = buildInput(4, 1n);
+      const next = changeNoteOf(change4, 1n);
+      await expect(witness({ ...fromChange, changeCommitment: changeLeaf({ ...next, origin: leafOf(change4) }).toString() })).rejects.toThrow(changeCheck);
+    });
+
+    it("a deposit note whose origin input is not its own leaf", async () => {
+      const honest = buildInput(3, 1_000_000n);
+      const foreignOrigin = depositLeaf(deposits[0]!);
+      // Consistent everywhere else: the change leaf is computed with the claimed origin.
+      const change = { ...changeNoteOf(notes[3]!, 1_000_000n), origin: foreignOrigin };
+      await expect(witness({ ...honest, origin: foreignOrigin.toString(), changeCommitment: changeLeaf(change).toString() })).rejects.toThrow(
+        failsAt("(1 - isChange) * (origin - depositLeaf.out) === 0;"),
+      );
+    });
+
+    it("a deposit leaf posing as a change leaf, or the reverse", async () => {
+      // isChange = 1 for deposit leaf 3 (origin = its own leaf, as a change note would carry it).
+      await expect(witness({ ...buildInput(3, 1_000_000n), isChange: "1" })).rejects.toThrow(/MerkleTreeInclusion/);
+      // isChange = 0 for change leaf 4: the deposit form of its hash is not in the tree.
+      const honest = buildInput(4, 1n);
+      const asDeposit: Note = { ...change4, origin: null };
+      const change = changeNoteOf(asDeposit, 1n);
+      await expect(
+        witness({ ...honest, isChange: "0", origin: depositLeaf(asDeposit).toString(), changeCommitment: changeLeaf(change).toString() }),
+      ).rejects.toThrow(/MerkleTreeInclusion/);
+      // Nor is isChange anything but a bit.
+      await expect(witness({ ...buildInput(3, 1_000_000n), isChange: "2" })).rejects.toThrow(failsAt("isChange * (1 - isChange) === 0;"));
+    });
+
+    it("a change nullifier equal to the spent nullifier", async () => {
+      const honest = buildInput(3, 1_000_000n);
+      const change = { ...changeNoteOf(notes[3]!, 1_000_000n), nullifier: notes[3]!.nullifier };
+      await expect(witness({ ...honest, changeNullifier: change.nullifier.toString(), changeCommitment: changeLeaf(change).toString() })).rejects.toThrow(
+        failsAt("nullifierDelta * nullifierDeltaInverse === 1;"),
+      );
+    });
+
+    it("a non-bit path index, a wrong root, nullifierHash or value", async () => {
+      const input = buildInput(3, 1_000_000n);
       // Forgery attempt: pathIndices[0] = 2 with a root that is consistent with the
       // selector arithmetic for s = 2. Only the bit constraint s * (1 - s) = 0 stops it.
-      const leaf = BigInt(buildCommitment(3));
       const forgedIndices = ["2", ...input.pathIndices.slice(1)];
-      const forgedRoot = rootFromPath(leaf, input.pathElements.map(BigInt), forgedIndices.map(BigInt));
+      const forgedRoot = rootFromPath(leafOf(notes[3]!), input.pathElements.map(BigInt), forgedIndices.map(BigInt));
       await expect(witness({ ...input, pathIndices: forgedIndices, root: forgedRoot.toString() })).rejects.toThrow(/OrderPair/);
-
       await expect(witness({ ...input, root: (BigInt(input.root) + 1n).toString() })).rejects.toThrow(/MerkleTreeInclusion/);
-      await expect(witness({ ...input, amount: "1" })).rejects.toThrow(/MerkleTreeInclusion/);
-      // A v1 leaf, Poseidon(nullifier, secret, amount, mint) chosen by the depositor, proves nothing under v2.
-      const v1Leaf = H([note(3).nullifier, note(3).secret, AMOUNT, mintField()]);
-      const v1Leaves = [0, 1, 2, 3, 4].map((i) => (i === 3 ? v1Leaf : BigInt(buildCommitment(i))));
-      const v1 = merklePath(v1Leaves, 3);
-      await expect(witness({ ...input, root: v1.root.toString(), pathElements: v1.pathElements.map(String) })).rejects.toThrow(/MerkleTreeInclusion/);
-      await expect(witness({ ...input, nullifierHash: "1" })).rejects.toThrow(/Assert Failed/);
-    } finally {
-      for (const m of mute) m.mockRestore();
-    }
+      // Another value is another deposit leaf, which is then not this note's origin either.
+      await expect(witness({ ...input, value: "1" })).rejects.toThrow(failsAt("(1 - isChange) * (origin - depositLeaf.out) === 0;"));
+      const other = { ...notes[3]!, value: 1n };
+      await expect(witness({ ...input, value: "1", origin: depositLeaf(other).toString() })).rejects.toThrow(/MerkleTreeInclusion/);
+      await expect(witness({ ...input, nullifierHash: "1" })).rejects.toThrow(failsAt("nullifierHash === nullifierHasher.out;"));
+    });
   });
 });
