@@ -40,6 +40,8 @@ export class FakeRpc implements SolanaRpc {
   sends: SentTx[] = [];
   /** Decides on each send whether the transaction lands now (default: at the first send); `{ err }` lands it failed. */
   onSend: (s: SentTx) => boolean | { err: TransactionError } = () => true;
+  /** The log messages a transaction that lands without an error gets (the program's events). */
+  landedLogs: (tx: VersionedTransaction) => string[] = () => [];
   /** Status of landed transactions; confirmationStatus "confirmed". */
   readonly statuses = new Map<string, SignatureStatus>();
   landings = 0;
@@ -58,7 +60,12 @@ export class FakeRpc implements SolanaRpc {
     {
       slot: number;
       blockTime?: number | null;
-      meta: { err: unknown; logMessages?: string[] | null; loadedAddresses?: { writable: PublicKey[]; readonly: PublicKey[] } } | null;
+      meta: {
+        err: unknown;
+        logMessages?: string[] | null;
+        innerInstructions?: unknown[];
+        loadedAddresses?: { writable: PublicKey[]; readonly: PublicKey[] };
+      } | null;
       transaction?: unknown;
     }
   >();
@@ -148,7 +155,11 @@ export class FakeRpc implements SolanaRpc {
         this.landings++;
         const err = typeof lands === "object" ? lands.err : null;
         this.statuses.set(signature, { slot: this.height, confirmations: 1, err, confirmationStatus: "confirmed" });
-        this.transactions.set(signature, { slot: this.height, meta: { err, logMessages: err ? ["Program log: Error: NullifierSpent"] : [] } });
+        this.transactions.set(signature, {
+          slot: this.height,
+          meta: { err, logMessages: err ? ["Program log: Error: NullifierSpent"] : this.landedLogs(tx), innerInstructions: [] },
+          transaction: { message: tx.message, signatures: [signature] },
+        });
       }
     }
     return signature;

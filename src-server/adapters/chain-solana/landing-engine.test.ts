@@ -143,6 +143,30 @@ describe("LandingEngine", () => {
     expect(rpc.landings).toBe(0);
   });
 
+  it("reports the landed transaction's wire size, and refuses one above the 1232-byte packet before any RPC call", async () => {
+    const rpc = new FakeRpc();
+    const { e } = engine(rpc);
+    const out = await e.land(request());
+    expect(out.kind === "landed" && out.sizeBytes).toBe(rpc.sends[0]!.tx.serialize().length);
+    const big = (n: number) =>
+      request({
+        instructions: [
+          new TransactionInstruction({
+            programId: new PublicKey(PROGRAM),
+            keys: [{ pubkey: WRITABLE, isSigner: false, isWritable: true }],
+            data: Buffer.alloc(n),
+          }),
+        ],
+      });
+    const fits = (await e.land(big(900))) as { kind: string; sizeBytes?: number };
+    expect(fits.kind).toBe("landed");
+    const over = 1232 - fits.sizeBytes! + 900 + 1;
+    const calls = rpc.calls.length;
+    expect(await e.land(big(over))).toMatchObject({ kind: "not-sent", detail: expect.stringContaining("1233 bytes, more than a packet's 1232") });
+    expect(rpc.calls.length).toBe(calls);
+    expect(await e.land(big(over - 1))).toMatchObject({ kind: "landed", sizeBytes: 1232 });
+  });
+
   it("refuses on a failed simulation without sending anything", async () => {
     const rpc = new FakeRpc();
     rpc.simulation = { err: { InstructionError: [2, { Custom: 6002 }] }, logs: ["Program log: Error: NullifierSpent"], unitsConsumed: 0 };

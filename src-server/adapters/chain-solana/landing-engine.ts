@@ -71,7 +71,16 @@ export interface Refusal {
 }
 
 export type LandingOutcome =
-  | { kind: "landed"; signature: string; slot: number; networkFeeLamports: number; rentLamports: number; attempts: SubmissionAttempt[] }
+  | {
+      kind: "landed";
+      signature: string;
+      slot: number;
+      networkFeeLamports: number;
+      rentLamports: number;
+      /** The signed transaction's wire size (at most 1232). */
+      sizeBytes: number;
+      attempts: SubmissionAttempt[];
+    }
   | Refusal
   /** The simulation's account states failed the request's simulationCheck (nothing sent). */
   | { kind: "vetoed"; detail: string; attempts: SubmissionAttempt[] }
@@ -104,6 +113,8 @@ type Settings = Pick<
 
 /** Any valid base58 blockhash; simulation replaces it with the latest one. */
 const PLACEHOLDER_BLOCKHASH = PublicKey.default.toBase58();
+/** A transaction's largest wire size (the network's packet data size). */
+const PACKET_DATA_SIZE = 1232;
 /** getRecentPrioritizationFees takes at most 128 accounts. */
 const MAX_FEE_ACCOUNTS = 128;
 
@@ -166,6 +177,10 @@ export class LandingEngine {
       "ComputeBudget111111111111111111111111111111",
       ...req.instructions.map((i) => i.programId.toBase58()),
     ];
+
+    // 0. the packet limit: a transaction that does not fit is refused before any RPC call
+    const oversize = this.oversize(req);
+    if (oversize) return { kind: "not-sent", detail: oversize, attempts };
 
     // 1. simulate
     let sim;
@@ -279,7 +294,15 @@ export class LandingEngine {
     }
     switch (verdict.verdict) {
       case "landed":
-        return { kind: "landed", signature, slot: verdict.slot!, networkFeeLamports: attempt.networkFeeLamports, rentLamports, attempts };
+        return {
+          kind: "landed",
+          signature,
+          slot: verdict.slot!,
+          networkFeeLamports: attempt.networkFeeLamports,
+          rentLamports,
+          sizeBytes: wire.length,
+          attempts,
+        };
       case "failed": {
         const logs = await this.failureLogs(signature);
         return { kind: "refused", stage: "chain", err: verdict.err!, logs, programIds, signature, attempts };
@@ -309,6 +332,21 @@ export class LandingEngine {
       ],
     }).compileToV0Message(lookupTables);
     return new VersionedTransaction(msg);
+  }
+
+  /**
+   * Why the transaction cannot be sent at all: its signed size above the
+   * 1232-byte packet (web3.js refuses to serialize it), or null.
+   */
+  private oversize(req: LandingRequest): string | null {
+    let size: number;
+    try {
+      const msg = this.unsigned(req.instructions, MAX_COMPUTE_UNIT_LIMIT, 0, PLACEHOLDER_BLOCKHASH, req.addressLookupTables).message;
+      size = 1 + 64 * msg.header.numRequiredSignatures + msg.serialize().length;
+    } catch (e) {
+      return `${req.label}: the transaction does not fit in a packet (${message(e)})`;
+    }
+    return size > PACKET_DATA_SIZE ? `${req.label}: the transaction is ${size} bytes, more than a packet's ${PACKET_DATA_SIZE}` : null;
   }
 
   private writableAccounts(instructions: TransactionInstruction[]): PublicKey[] {

@@ -23,6 +23,7 @@ import {
   publicKeyBytes,
   revertMarkerAddress,
   revertNullifierOfReceipt,
+  swapEscrowAddress,
 } from "../../../src-shared/pool-program";
 import { defaultSolanaConfig, WRAPPED_SOL_MINT, type NetworkConfig } from "../../config/schema";
 import type { SwapQuote } from "../../core/swap/quote";
@@ -32,6 +33,7 @@ import { Signer } from "../keys/keypair-file";
 import { accountInfo, FakeRpc } from "../../../tests/support/fake-solana-rpc";
 import { atLeast, SolanaChain, type SwapInstructionsSource } from "./solana-chain";
 import { redactUrl } from "../../../src-shared/redact-url";
+import { ADDRESS_LOOKUP_TABLE_PROGRAM_ID, encodeLookupTable } from "../../../src-localnet/programs/cp-swap-client";
 
 const PROGRAM = "FJ5caa9BvE33vmuBc3zFN2JJFAvGHL8UjeQ2b8iBEqZJ";
 const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
@@ -93,9 +95,28 @@ function withdrawal(over: Partial<WithdrawalSubmission> = {}): WithdrawalSubmiss
     nullifierHash: bytes(2),
     proof: new Uint8Array(256),
     depositSize: 1_000_000_000n,
+    changeCommitment: bytes(0x0c),
     fee: 5_000_000n,
     ...over,
   };
+}
+
+/** The WithdrawEvent the program logs for `w`, its change leaf at `leafIndex`. */
+function withdrawEventLogs(w: WithdrawalSubmission, leafIndex: number): string[] {
+  return [
+    `Program ${PROGRAM} invoke [1]`,
+    encodePoolEventLog({
+      name: "WithdrawEvent",
+      nullifierHash: w.nullifierHash,
+      recipient: publicKeyBytes(w.recipient),
+      amount: w.depositSize,
+      fee: w.fee,
+      relayer: signer.publicKey,
+      changeCommitment: w.changeCommitment,
+      changeLeafIndex: leafIndex,
+    }),
+    `Program ${PROGRAM} success`,
+  ];
 }
 
 describe("SolanaChain reads", () => {
@@ -144,13 +165,18 @@ describe("SolanaChain reads", () => {
 });
 
 describe("SolanaChain withdrawals", () => {
-  it("lands a withdrawal and reports the attempt with its network fee", async () => {
+  it("lands a withdrawal carrying its change commitment, reports the attempt with its network fee, and the change leaf's index from the WithdrawEvent", async () => {
     const rpc = new FakeRpc();
     rpc.accounts.set(associatedTokenAddress(signer.address, MINT), accountInfo(new Uint8Array(165), TOKEN_PROGRAM));
+    rpc.landedLogs = () => withdrawEventLogs(withdrawal(), 17);
     const seen: string[] = [];
     const c = chain(rpc);
     const r = await c.submitWithdrawal(withdrawal(), { attempt: async (a) => void seen.push(`${a.verdict}:${a.networkFeeLamports}`) });
-    expect(r).toEqual({ ok: true, signature: rpc.sends[0]!.signature });
+    expect(r).toEqual({ ok: true, signature: rpc.sends[0]!.signature, changeLeafIndex: 17 });
+    const sent = rpc.sends[0]!.tx.message;
+    const ix = sent.compiledInstructions[2]!;
+    const decoded = decodePoolInstruction(Uint8Array.from(ix.data));
+    expect(decoded.ok && decoded.value.name === "withdraw" && decoded.value.changeCommitment).toEqual(bytes(0x0c));
     expect(seen).toEqual(["pending:5000", "landed:5000"]);
     // withdraw only (the relayer's token account exists): two compute-budget instructions, then the pool's.
     const keys = rpc.sends[0]!.tx.message.staticAccountKeys;
@@ -159,6 +185,17 @@ describe("SolanaChain withdrawals", () => {
       "ComputeBudget111111111111111111111111111111",
       PROGRAM,
     ]);
+  });
+
+  it("answers changeLeafIndex null when the landed transaction does not tell (no event, or another withdrawal's)", async () => {
+    const rpc = new FakeRpc();
+    rpc.accounts.set(associatedTokenAddress(signer.address, MINT), accountInfo(new Uint8Array(165), TOKEN_PROGRAM));
+    expect(await chain(rpc).submitWithdrawal(withdrawal())).toMatchObject({ ok: true, changeLeafIndex: null });
+    // An event naming another change commitment is not believed.
+    rpc.landedLogs = () => withdrawEventLogs(withdrawal({ changeCommitment: bytes(0x0d) }), 3);
+    const lines: string[] = [];
+    expect(await chain(rpc, {}, lines).submitWithdrawal(withdrawal({ nullifierHash: bytes(2) }))).toMatchObject({ ok: true, changeLeafIndex: null });
+    expect(lines.join("\n")).toContain("disagree");
   });
 
   it("creates the relayer's token account when it is missing", async () => {
@@ -183,6 +220,8 @@ describe("SolanaChain withdrawals", () => {
     [6012, "Failed"],
     [6013, "Failed"],
     [6014, "Failed"],
+    // v3: a zero or non-canonical change commitment, or amount 0.
+    [6015, "Failed"],
   ])("maps the program's error %i in simulation to %s, sending nothing", async (code, rejection) => {
     const rpc = new FakeRpc();
     rpc.accounts.set(associatedTokenAddress(signer.address, MINT), accountInfo(new Uint8Array(165), TOKEN_PROGRAM));
@@ -250,7 +289,7 @@ describe("SolanaChain withdrawals", () => {
   });
 });
 
-describe("SolanaChain withdraw_swap (protocol v2)", () => {
+describe("SolanaChain withdraw_swap (protocol v3: through the swap escrow)", () => {
   const quote = (threshold: bigint, rawThreshold: string = threshold.toString()): SwapQuote => ({
     venue: "jupiter",
     inputMint: MINT,
@@ -273,9 +312,10 @@ describe("SolanaChain withdraw_swap (protocol v2)", () => {
     expect(atLeast({ ...quote(10n), raw: undefined }, 50n)).toEqual({ ...quote(10n), otherAmountThreshold: 50n, raw: undefined });
   });
 
-  it("builds withdraw_swap with the Instructions sysvar and the proof's minOut, the venue's swap with a minimum no lower than minOut, and assert_swap_out { requiredBalance: balance before + minOut }", async () => {
+  it("builds withdraw_swap with the escrow, the Instructions sysvar and the proof's minOut, the venue's swap into the escrow with a minimum no lower than minOut, and assert_swap_out { minOut, nullifierHash } naming the escrow", async () => {
     const rpc = new FakeRpc();
     const recipient = encodeBase58(bytes(9));
+    const escrow = swapEscrowAddress(PROGRAM, MINT, bytes(2));
     rpc.accounts.set(associatedTokenAddress(signer.address, MINT), accountInfo(new Uint8Array(165), TOKEN_PROGRAM));
     // The recipient already holds 7 of the output mint.
     const recipientOut = associatedTokenAddress(recipient, USDC);
@@ -285,16 +325,18 @@ describe("SolanaChain withdraw_swap (protocol v2)", () => {
     );
     const venueProgram = encodeBase58(bytes(0x66));
     const asked: SwapQuote[] = [];
+    const destinations: (string | undefined)[] = [];
     const source: SwapInstructionsSource = {
-      swapInstructions: async (q) => {
+      swapInstructions: async (q, req) => {
         asked.push(q);
+        destinations.push(req.destinationTokenAccount);
         const route: SwapInstructions = {
           tokenLedgerInstruction: null,
           computeBudgetInstructions: [],
           setupInstructions: [],
           swapInstruction: {
             programId: venueProgram,
-            accounts: [{ pubkey: recipientOut, isSigner: false, isWritable: true }],
+            accounts: [{ pubkey: escrow, isSigner: false, isWritable: true }],
             data: Uint8Array.from([1, 2, 3]),
           },
           cleanupInstruction: null,
@@ -315,9 +357,12 @@ describe("SolanaChain withdraw_swap (protocol v2)", () => {
       accountInfo(encodeTokenAccount({ mint: publicKeyBytes(MINT), owner: publicKeyBytes(signer.address), amount: 5_000_000n }), TOKEN_PROGRAM),
     );
     const minOut = 140_000_000n;
-    const r = await c.submitWithdrawal(withdrawal({ recipient, swap: { outputMint: USDC, minOut, quote: quote(100_000_000n) } }));
-    expect(r.ok).toBe(true);
+    const w = withdrawal({ recipient, swap: { outputMint: USDC, minOut, quote: quote(100_000_000n) } });
+    rpc.landedLogs = () => withdrawEventLogs(w, 40);
+    const r = await c.submitWithdrawal(w);
+    expect(r).toMatchObject({ ok: true, changeLeafIndex: 40 });
     expect(asked).toHaveLength(1);
+    expect(destinations).toEqual([escrow]);
     expect(asked[0]!.otherAmountThreshold).toBe(minOut);
     expect((asked[0]!.raw as { otherAmountThreshold: string }).otherAmountThreshold).toBe(minOut.toString());
 
@@ -331,10 +376,18 @@ describe("SolanaChain withdraw_swap (protocol v2)", () => {
     const pool = ixs.filter((i) => i.program === PROGRAM);
     expect(pool).toHaveLength(2);
     const ws = decodePoolInstruction(pool[0]!.data);
-    expect(ws.ok && ws.value.name === "withdraw_swap" && ws.value).toMatchObject({ fee: 5_000_000n, minOut, amount: 1_000_000_000n });
-    expect(pool[0]!.accounts).toContain(SYSVAR_INSTRUCTIONS_ID);
-    expect(decodePoolInstruction(pool[1]!.data)).toEqual({ ok: true, value: { name: "assert_swap_out", requiredBalance: 7n + minOut } });
-    expect(pool[1]!.accounts).toEqual([recipientOut]);
+    expect(ws.ok && ws.value.name === "withdraw_swap" && ws.value).toMatchObject({
+      fee: 5_000_000n,
+      minOut,
+      amount: 1_000_000_000n,
+      changeCommitment: bytes(0x0c),
+    });
+    // The escrow takes v2's relayer output account's place, then the recipient's output account, the output mint, the sysvar.
+    expect(pool[0]!.accounts.slice(11, 15)).toEqual([escrow, recipientOut, USDC, SYSVAR_INSTRUCTIONS_ID]);
+    expect(decodePoolInstruction(pool[1]!.data)).toEqual({ ok: true, value: { name: "assert_swap_out", minOut, nullifierHash: bytes(2) } });
+    expect(pool[1]!.accounts).toEqual([signer.address, MINT, escrow, recipientOut, TOKEN_PROGRAM]);
+    // The program creates the recipient's output account when missing: the relay adds no create of its own.
+    expect(ixs.map((i) => i.program)).not.toContain("ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL");
     // Order: withdraw_swap, the venue's swap, then assert_swap_out last.
     expect(ixs.map((i) => i.program).slice(-3)).toEqual([PROGRAM, venueProgram, PROGRAM]);
   });
@@ -373,18 +426,25 @@ describe("SolanaChain withdraw_swap: what the swap venue may do with the relayer
     ],
     data: Uint8Array.from([3, ...u64le(amount)]),
   });
+  const escrow = swapEscrowAddress(PROGRAM, MINT, bytes(2));
   const swapIx = {
     programId: VENUE,
     accounts: [
       { pubkey: signer.address, isSigner: true, isWritable: true },
       { pubkey: relayerIn(), isSigner: false, isWritable: true },
+      { pubkey: escrow, isSigner: false, isWritable: true },
     ],
     data: Uint8Array.from([1]),
   };
 
-  function setup(setupInstructions: SwapInstructions["setupInstructions"]) {
+  // The route's lookup table, as Jupiter's come: the mints, programs passed as accounts and the venue's accounts.
+  const table = encodeBase58(bytes(0x5a));
+  const tableKeys = [MINT, USDC, TOKEN_PROGRAM, "11111111111111111111111111111111", "ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL", encodeBase58(bytes(0x77))];
+
+  function setup(setupInstructions: SwapInstructions["setupInstructions"], swapInstruction: SwapInstructions["swapInstruction"] = swapIx) {
     const rpc = new FakeRpc();
     rpc.accounts.set(relayerIn(), tokenAccount(signer.address, 0n));
+    rpc.accounts.set(table, accountInfo(encodeLookupTable(tableKeys), ADDRESS_LOOKUP_TABLE_PROGRAM_ID));
     const source: SwapInstructionsSource = {
       swapInstructions: async () => ({
         ok: true,
@@ -392,10 +452,10 @@ describe("SolanaChain withdraw_swap: what the swap venue may do with the relayer
           tokenLedgerInstruction: null,
           computeBudgetInstructions: [],
           setupInstructions,
-          swapInstruction: swapIx,
+          swapInstruction,
           cleanupInstruction: null,
           otherInstructions: [],
-          addressLookupTableAddresses: [],
+          addressLookupTableAddresses: [table],
         },
       }),
     };
@@ -430,6 +490,22 @@ describe("SolanaChain withdraw_swap: what the swap venue may do with the relayer
       expect(rpc.simulations).toHaveLength(0);
       expect(rpc.sends).toHaveLength(0);
       expect(logs.join("\n")).toContain("swap route refused");
+    }
+  });
+
+  it("refuses a route that does not pay into the withdrawal's swap escrow (the recipient's account, or the escrow read-only): SwapFailed, nothing simulated", async () => {
+    const recipientOut = associatedTokenAddress(encodeBase58(bytes(9)), USDC);
+    for (const accounts of [
+      [...swapIx.accounts.slice(0, 2), { pubkey: recipientOut, isSigner: false, isWritable: true }],
+      [...swapIx.accounts.slice(0, 2), { pubkey: escrow, isSigner: false, isWritable: false }],
+    ]) {
+      const { rpc, submit } = setup([], { ...swapIx, accounts });
+      expect(await submit()).toMatchObject({
+        ok: false,
+        rejection: "SwapFailed",
+        detail: expect.stringContaining(`does not pay into the swap escrow ${escrow}`),
+      });
+      expect(rpc.simulations).toHaveLength(0);
     }
   });
 

@@ -7,7 +7,10 @@
  *    aggregator's, configured; SPL Token, Associated Token, Compute Budget,
  *    System), and the instructions of the known programs only wrap, sync,
  *    close the relayer's wSOL account back to it, create token accounts, or
- *    move at most depositSize − fee out of the relayer's input account;
+ *    move at most depositSize − fee out of the relayer's input account; and
+ *    the route pays into the withdrawal's swap escrow (protocol v3: an
+ *    aggregator instruction writes it), the only account assert_swap_out pays
+ *    the recipient from;
  *  - after simulation (checkBalances): the relayer's token accounts the route
  *    touches do not decrease, and its input account ends at least +fee (it
  *    receives depositSize and spends depositSize − fee).
@@ -31,6 +34,8 @@ export interface RouteContext {
   relayer: string;
   /** The relayer's token account of the input mint (withdraw_swap pays depositSize into it). */
   inputAccount: string;
+  /** The withdrawal's swap escrow: the route's destinationTokenAccount. */
+  escrow: string;
   /** depositSize − fee: the most the route may take from the relayer. */
   maxInput: bigint;
   /** The aggregator's program ids (config `jupiter.programIds`). */
@@ -81,6 +86,9 @@ export function checkRoute(ixs: readonly JupiterInstruction[], ctx: RouteContext
         return `${at}: program ${ix.programId} is not allowlisted for swaps`;
     }
   }
+  // Only the venue can fill the escrow: a route that pays elsewhere would fail assert_swap_out after the relayer paid for the attempt.
+  if (!ixs.some((ix) => ctx.venuePrograms.has(ix.programId) && ix.accounts.some((a) => a.pubkey === ctx.escrow && a.isWritable)))
+    return `the route does not pay into the swap escrow ${ctx.escrow} (no aggregator instruction writes it)`;
   return null;
 }
 

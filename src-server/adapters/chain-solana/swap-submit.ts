@@ -1,18 +1,21 @@
 /**
- * relay_swap (docs/solana.md "Swaps"): one transaction of
+ * relay_swap (docs/solana.md "Swaps"), protocol v3: one transaction of
  *   [create the relayer's input token account if missing]
- *   create-idempotent of the recipient's output token account (the relayer pays),
- *   withdraw_swap (depositSize to the relayer's input token account; the fee stays there;
+ *   withdraw_swap (creates the swap escrow, PDA ["swap_escrow", mint, nullifierHash],
+ *     and the recipient's output token account when missing; pays depositSize to the
+ *     relayer's input token account; the fee stays there; inserts the change leaf;
  *     the proof binds the relayer, the fee, the output mint and minOut),
- *   Jupiter's setup, swap (user = relayer, destination = the recipient's output
- *   token account, depositSize − fee in, its minimum no lower than minOut) and cleanup instructions,
- *   assert_swap_out { requiredBalance = the recipient's output balance before + minOut },
+ *   Jupiter's setup, swap (user = relayer, destination = the escrow,
+ *     depositSize − fee in, its minimum no lower than minOut) and cleanup instructions,
+ *   assert_swap_out { minOut, nullifierHash } (the escrow holds at least minOut: its whole
+ *     balance goes to the recipient's output token account, then the escrow is closed,
+ *     rent back to the relayer),
  * on the route's address lookup tables. The program itself requires that
- * assert_swap_out (Instructions sysvar) and its requiredBalance ≥ balance + minOut,
- * so minOut holds whatever this code reads. Landed: outAmount is the
- * recipient's output balance delta in that transaction.
+ * assert_swap_out (Instructions sysvar) with minOut ≥ the proof's, so minOut
+ * holds whatever this code reads. Landed: outAmount is the recipient's output
+ * balance delta in that transaction.
  */
-import { AddressLookupTableAccount, PublicKey, TransactionInstruction, type TransactionError } from "@solana/web3.js";
+import { AddressLookupTableAccount, PublicKey, TransactionInstruction, type TransactionError, type VersionedTransactionResponse } from "@solana/web3.js";
 import { Buffer } from "buffer";
 import {
   NULLIFIER_ACCOUNT_SIZE,
@@ -20,6 +23,7 @@ import {
   assertSwapOutInstruction,
   associatedTokenAddress,
   decodeTokenAccount,
+  swapEscrowAddress,
   withdrawSwapInstruction,
 } from "../../../src-shared/pool-program";
 import { err, ok, type Result } from "../../../src-shared/result";
@@ -31,7 +35,7 @@ import type { SwapInstructionsRequest } from "../swap-jupiter/jupiter-api";
 import type { LandingOutcome, LandingRequest } from "./landing-engine";
 import { createAtaIdempotent, refusalDetail, short, type SolanaContext } from "./solana-context";
 import { checkBalances, checkRoute, relayerTokenAmount } from "./swap-guard";
-import { withdrawParams, withdrawResult } from "./withdrawal-submit";
+import { readLanded, withdrawParams, withdrawResult } from "./withdrawal-submit";
 
 /** Where a swap leg's instructions come from: Jupiter's POST /swap-instructions (JupiterSwapApi). */
 export interface SwapInstructionsSource {
@@ -74,7 +78,9 @@ interface SwapAccounts {
   /** The relayer's token account of the pool's mint: receives depositSize, keeps the fee, pays the swap. */
   relayerAta: string;
   relayerAtaExists: boolean;
-  /** The recipient's token account of the output mint. */
+  /** This withdrawal's swap escrow (PDA ["swap_escrow", mint, nullifierHash]): the route pays into it. */
+  escrow: string;
+  /** The recipient's token account of the output mint (withdraw_swap creates it when missing). */
   recipientOut: string;
   recipientOutExists: boolean;
   balanceBefore: bigint;
@@ -100,6 +106,7 @@ export async function submitSwapWithdrawal(
   const why = checkRoute(routeIxs, {
     relayer: accounts.value.relayer,
     inputAccount: accounts.value.relayerAta,
+    escrow: accounts.value.escrow,
     maxInput: toSwap,
     venuePrograms: setup.programs,
   });
@@ -128,10 +135,11 @@ export async function submitSwapWithdrawal(
   });
   const swapRefusal = swapRefused(landed, tx, swap);
   if (swapRefusal) return swapRefusal;
-  const result = withdrawResult(ctx, landed);
+  const read = landed.kind === "landed" ? await readLanded(ctx, landed.signature) : null;
+  const result = withdrawResult(ctx, landed, w, read);
   if (!result.ok || landed.kind !== "landed") return result;
   const { recipientOut, balanceBefore } = accounts.value;
-  const outAmount = await outputDelta(ctx, landed.signature, recipientOut, balanceBefore);
+  const outAmount = await outputDelta(ctx, read, recipientOut, balanceBefore);
   if (outAmount !== null)
     ctx.log(
       `${ctx.network}: swap of ${toSwap} ${w.mint} paid ${outAmount} ${swap.outputMint} to ${w.recipient} (quoted ${swap.quote.outAmount}, minimum ${swap.minOut})`,
@@ -172,6 +180,7 @@ async function readAccounts(ctx: SolanaContext, w: WithdrawalSubmission, outputM
       relayer,
       relayerAta,
       relayerAtaExists: a !== null,
+      escrow: swapEscrowAddress(ctx.programId, w.mint, w.nullifierHash),
       recipientOut,
       recipientOutExists: b !== null,
       balanceBefore: decoded && decoded.ok ? decoded.value.amount : 0n,
@@ -185,7 +194,7 @@ async function fetchRoute(source: SwapInstructionsSource, swap: SwapLeg, account
   try {
     const r = await source.swapInstructions(atLeast(swap.quote, swap.minOut), {
       userPublicKey: accounts.relayer,
-      destinationTokenAccount: accounts.recipientOut,
+      destinationTokenAccount: accounts.escrow,
       wrapAndUnwrapSol: false,
     });
     // The quote was good when taken: any failure to build its swap now is SwapFailed (the user may ask again).
@@ -234,22 +243,30 @@ interface SwapTransaction {
 }
 
 function swapInstructions(ctx: SolanaContext, w: WithdrawalSubmission, swap: SwapLeg, accounts: SwapAccounts, routeIxs: JupiterInstruction[]): SwapTransaction {
-  const { relayer, relayerAta, recipientOut } = accounts;
+  const { relayer, relayerAta } = accounts;
   const out = swap.outputMint;
   const instructions: TransactionInstruction[] = [];
   if (!accounts.relayerAtaExists) instructions.push(createAtaIdempotent(relayer, relayerAta, relayer, w.mint));
-  instructions.push(createAtaIdempotent(relayer, recipientOut, w.recipient, out));
-  instructions.push(withdrawSwapInstruction({ ...withdrawParams(ctx, w, relayer), outputMint: out, minOut: swap.minOut }));
+  instructions.push(withdrawSwapInstruction({ ...withdrawParams(ctx, w, relayer), outputMint: out, minOut: swap.minOut, escrow: accounts.escrow }));
   // Indexes in the landed transaction: the engine puts its two compute-budget instructions first.
   const venue = new Set<number>();
   for (const ix of routeIxs) {
     venue.add(instructions.length + 2);
     instructions.push(toInstruction(ix));
   }
-  // assert_swap_out checks the recipient's balance: what they held before plus the proof's minOut (withdraw_swap refuses less).
+  // assert_swap_out pays the recipient out of the escrow, at least the proof's minOut (withdraw_swap refuses a lower one).
   const assertAt = instructions.length + 2;
   instructions.push(
-    assertSwapOutInstruction({ programId: ctx.programId, recipient: w.recipient, outputMint: out, requiredBalance: accounts.balanceBefore + swap.minOut }),
+    assertSwapOutInstruction({
+      programId: ctx.programId,
+      relayer,
+      mint: w.mint,
+      recipient: w.recipient,
+      outputMint: out,
+      minOut: swap.minOut,
+      nullifierHash: w.nullifierHash,
+      escrow: accounts.escrow,
+    }),
   );
   return { instructions, venue, assertAt };
 }
@@ -263,7 +280,7 @@ function swapRefused(landed: LandingOutcome, tx: SwapTransaction, swap: SwapLeg)
     return {
       ok: false,
       rejection: "SlippageExceeded",
-      detail: `${refusalDetail(landed, "SwapOutputTooLow")}: the recipient would receive less than ${swap.minOut} ${swap.outputMint}`,
+      detail: `${refusalDetail(landed, "SwapOutputTooLow")}: the swap escrow would hold less than ${swap.minOut} ${swap.outputMint}`,
     };
   }
   if (failed && tx.venue.has(failed.index)) {
@@ -285,9 +302,8 @@ async function lookupTable(ctx: SolanaContext, address: string): Promise<Address
 }
 
 /** The recipient's output balance change in the landed transaction (pre/postTokenBalances), else the balance now less the balance before. */
-async function outputDelta(ctx: SolanaContext, signature: string, account: string, before: bigint): Promise<bigint | null> {
+async function outputDelta(ctx: SolanaContext, tx: VersionedTransactionResponse | null, account: string, before: bigint): Promise<bigint | null> {
   try {
-    const tx = await ctx.rpc.getTransaction(signature, { maxSupportedTransactionVersion: 0, commitment: ctx.finality });
     if (tx?.meta) {
       const keys = tx.transaction.message
         .getAccountKeys({ accountKeysFromLookups: tx.meta.loadedAddresses ?? null })
@@ -299,7 +315,7 @@ async function outputDelta(ctx: SolanaContext, signature: string, account: strin
       if (index >= 0 && tx.meta.postTokenBalances) return amount(tx.meta.postTokenBalances) - amount(tx.meta.preTokenBalances);
     }
   } catch (e) {
-    ctx.log(`${ctx.network}: reading swap transaction ${signature} failed (${short(e)}); reading the balance instead`);
+    ctx.log(`${ctx.network}: reading the swap transaction's token balances failed (${short(e)}); reading the balance instead`);
   }
   try {
     const info = await ctx.rpc.getAccountInfo(new PublicKey(account), ctx.cfg.solana.commitment);

@@ -1,13 +1,15 @@
 /** A plain withdrawal: the withdraw instruction, landed by the engine, and how its outcome is reported. */
-import { PublicKey, type TransactionInstruction } from "@solana/web3.js";
+import { PublicKey, type TransactionInstruction, type VersionedTransactionResponse } from "@solana/web3.js";
 import {
   NULLIFIER_ACCOUNT_SIZE,
   TOKEN_ACCOUNT_SIZE,
   associatedTokenAddress,
+  poolTreeAddress,
   withdrawInstruction,
   type PoolErrorName,
   type WithdrawParams,
 } from "../../../src-shared/pool-program";
+import { insertedLeaves, leafTransactionOfResponse } from "../../../src-shared/pool-program/leaves";
 import type { ChainRejection, SubmissionObserver, SubmitResult, WithdrawalSubmission } from "../../ports/chain";
 import type { LandingOutcome } from "./landing-engine";
 import { createAtaIdempotent, poolError, refusalDetail, short, type SolanaContext } from "./solana-context";
@@ -40,6 +42,7 @@ export function withdrawParams(ctx: SolanaContext, w: WithdrawalSubmission, rela
     recipient: w.recipient,
     amount: w.depositSize,
     fee: w.fee,
+    changeCommitment: w.changeCommitment,
   };
 }
 
@@ -65,18 +68,56 @@ export async function submitPlainWithdrawal(ctx: SolanaContext, w: WithdrawalSub
   // The relayer pays the nullifier account's rent, and the recipient's token account when the program creates it.
   const createdAccountSizes = recipientAtaExists ? [NULLIFIER_ACCOUNT_SIZE] : [NULLIFIER_ACCOUNT_SIZE, TOKEN_ACCOUNT_SIZE];
   const out = await ctx.engine.land({ instructions, createdAccountSizes, feeBudget: { mint: w.mint, fee: w.fee }, observer, label: `withdraw ${w.mint}` });
-  return withdrawResult(ctx, out);
+  const landed = out.kind === "landed" ? await readLanded(ctx, out.signature) : null;
+  return withdrawResult(ctx, out, w, landed);
+}
+
+/** The landed transaction as getTransaction gives it (a few tries: a node may answer the status before the transaction); null when it cannot be read. */
+export async function readLanded(ctx: SolanaContext, signature: string): Promise<VersionedTransactionResponse | null> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      const tx = await ctx.rpc.getTransaction(signature, { maxSupportedTransactionVersion: 0, commitment: ctx.finality });
+      if (tx?.meta) return tx;
+    } catch (e) {
+      ctx.log(`${ctx.network}: reading landed transaction ${signature} failed (${short(e)})`);
+    }
+    await new Promise((r) => setTimeout(r, 200 * (attempt + 1)));
+  }
+  return null;
+}
+
+/**
+ * Where the withdrawal's change leaf went: the change leaf of this
+ * nullifierHash in this pool's tree, its index from the WithdrawEvent (or
+ * placed by another leaf of the transaction); null when the transaction
+ * cannot be read or does not tell.
+ */
+export function changeLeafIndexOf(ctx: SolanaContext, w: WithdrawalSubmission, landed: VersionedTransactionResponse | null): number | null {
+  if (!landed) return null;
+  const tree = poolTreeAddress(ctx.programId, w.mint);
+  let found;
+  try {
+    found = insertedLeaves(leafTransactionOfResponse(landed), ctx.programId);
+  } catch (e) {
+    ctx.log(`${ctx.network}: the landed withdrawal does not read (${short(e)}); its change leaf index is unknown`);
+    return null;
+  }
+  if (found.problems.length > 0) ctx.log(`${ctx.network}: the landed withdrawal's logs disagree with its instructions: ${found.problems.join("; ")}`);
+  const leaf = found.leaves.find((l) => l.kind === "change" && l.tree === tree && l.nullifierHash.every((b, i) => b === w.nullifierHash[i]));
+  return leaf?.leafIndex ?? null;
 }
 
 /** A landing outcome as the relay reports a withdrawal (a landed one's cost is noted for the runway). */
-export function withdrawResult(ctx: SolanaContext, out: LandingOutcome): SubmitResult {
+export function withdrawResult(ctx: SolanaContext, out: LandingOutcome, w: WithdrawalSubmission, landed: VersionedTransactionResponse | null): SubmitResult {
   switch (out.kind) {
-    case "landed":
+    case "landed": {
       ctx.noteCost(out.networkFeeLamports + out.rentLamports);
+      const changeLeafIndex = changeLeafIndexOf(ctx, w, landed);
       ctx.log(
-        `${ctx.network}: withdrawal ${out.signature} landed in slot ${out.slot}; network fee ${out.networkFeeLamports} lamports, rent ${out.rentLamports} lamports`,
+        `${ctx.network}: withdrawal ${out.signature} landed in slot ${out.slot} (${out.sizeBytes} bytes); change leaf ${changeLeafIndex ?? "unknown"}; network fee ${out.networkFeeLamports} lamports, rent ${out.rentLamports} lamports`,
       );
-      return { ok: true, signature: out.signature };
+      return { ok: true, signature: out.signature, changeLeafIndex };
+    }
     case "refused": {
       const name = poolError(ctx, out);
       return { ok: false, rejection: (name && WITHDRAW_REJECTIONS[name]) ?? "Failed", detail: refusalDetail(out, name) };
