@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadConfig } from "./load";
-import { checkVerifyingKey, DEVELOPMENT_VKEY_FINGERPRINT, isDevelopmentVerifyingKey, verifyingKeyFingerprint } from "./verifying-key";
+import { checkVerifyingKey, DEVELOPMENT_VKEY_FINGERPRINT, DEVELOPMENT_VKEY_SEED, isDevelopmentVerifyingKey, verifyingKeyFingerprint } from "./verifying-key";
 
 const DEV_KEY = new URL("../../resources/zk/verification_key.json", import.meta.url);
 const dir = mkdtempSync(path.join(tmpdir(), "vkey-"));
@@ -28,8 +28,15 @@ const solanaConfig = (extra: Record<string, unknown> = {}, vkeyPath?: string) =>
 describe("the development verifying key", () => {
   const dev = JSON.parse(readFileSync(DEV_KEY, "utf8")) as Record<string, unknown>;
 
+  it("is protocol v3's, from the published v3 seed", () => {
+    expect(dev.nPublic).toBe(7);
+    expect(DEVELOPMENT_VKEY_SEED).toBe("private-withdrawal-relay-dev-v3");
+  });
+
   it("is recognised by its points, however the file is formatted, and another key is not", () => {
     expect(verifyingKeyFingerprint(dev)).toBe(DEVELOPMENT_VKEY_FINGERPRINT);
+    // Protocol v2's development key (seed private-withdrawal-relay-dev-v2) is retired.
+    expect(DEVELOPMENT_VKEY_FINGERPRINT).not.toBe("db18e260108d9f8a932807e90ea8828324a75fd44f268209d7424926fc82fdfb");
     expect(isDevelopmentVerifyingKey(file("dev-reformatted.json", JSON.stringify(dev, null, 4)))).toBe(true);
     const delta = dev.vk_delta_2 as string[][];
     const other = { ...dev, vk_delta_2: [[...delta[0]!].reverse(), delta[1], delta[2]] };

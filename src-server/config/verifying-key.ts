@@ -6,11 +6,12 @@ import type { RelayConfig } from "./schema";
 
 /**
  * Fingerprint of the development verifying key committed in resources/zk/ (docs/zk.md):
- * made by a one-party setup from the published seed `private-withdrawal-relay-dev-v2`, so
- * anyone can recompute its toxic waste and forge proofs that verify under it.
+ * made by a one-party setup from the published seed `private-withdrawal-relay-dev-v3`
+ * (protocol v3's circuit, seven public inputs), so anyone can recompute its toxic waste
+ * and forge proofs that verify under it.
  */
-export const DEVELOPMENT_VKEY_FINGERPRINT = "db18e260108d9f8a932807e90ea8828324a75fd44f268209d7424926fc82fdfb";
-export const DEVELOPMENT_VKEY_SEED = "private-withdrawal-relay-dev-v2";
+export const DEVELOPMENT_VKEY_FINGERPRINT = "cb4263e9a41c5cdc7878a0cf1e6db21a9fd89b73a9c81b5d9734cc1456cc58b7";
+export const DEVELOPMENT_VKEY_SEED = "private-withdrawal-relay-dev-v3";
 
 /**
  * sha256 over the key's points (α, β, γ, δ, IC) with protocol, curve and nPublic, as JSON

@@ -7,7 +7,8 @@ import type { Network } from "../../src-shared/networks";
 import { DurableDb } from "../adapters/storage-sqljs/durable-db";
 import { MIGRATIONS, SQL_FUNCTIONS } from "../adapters/storage-sqljs/schema-migrations";
 import { SqlTreeStore } from "../adapters/storage-sqljs/tree-store";
-import type { ChainBackend, DepositEventPage } from "../ports/chain";
+import { MerkleTree } from "../core/merkle/tree";
+import type { ChainBackend, LeafEvent, LeafEventPage } from "../ports/chain";
 import { IndexerService } from "./indexer";
 
 const MINT = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
@@ -15,16 +16,16 @@ let dir: string;
 let db: DurableDb;
 
 /** A chain whose history after any cursor is `pages`, one per call. */
-const chainWith = (pages: DepositEventPage[], seen: (string | null)[]): ChainBackend =>
+const chainWith = (pages: LeafEventPage[], seen: (string | null)[], treeAccount: ChainBackend["treeAccount"] = async () => null): ChainBackend =>
   ({
     network: "mainnet",
     kind: "solana",
     listPools: async () => [MINT],
-    fetchDepositEvents: async (_mint: string, cursor: string | null) => {
+    fetchLeafEvents: async (_mint: string, cursor: string | null) => {
       seen.push(cursor);
       return pages.shift() ?? { events: [], cursor };
     },
-    treeAccount: async () => null,
+    treeAccount,
   }) as unknown as ChainBackend;
 
 beforeEach(async () => {
@@ -56,5 +57,78 @@ describe("IndexerService cursor", () => {
     await restarted.start();
     expect(after[0]).toBe("SIG-OF-A-WITHDRAWAL");
     expect(restarted.get("mainnet", MINT)!.tree.nextIndex).toBe(0);
+  });
+});
+
+describe("IndexerService: protocol v3's change leaves", () => {
+  const leaf = (i: number): Uint8Array => {
+    const b = new Uint8Array(32);
+    b[31] = i + 1;
+    b[0] = 0x11;
+    return b;
+  };
+  const deposit = (i: number, amount: bigint): LeafEvent => ({
+    kind: "deposit",
+    signature: `D${i}`,
+    leafIndex: i,
+    commitment: leaf(i),
+    slot: i,
+    depositor: "W",
+    amount,
+  });
+  const change = (i: number, nh: number): LeafEvent => ({
+    kind: "change",
+    signature: `W${i}`,
+    leafIndex: i,
+    commitment: leaf(i),
+    slot: i,
+    nullifierHash: new Uint8Array(32).fill(nh),
+  });
+
+  it("appends deposit and change leaves in leaf order, records each one's kind and a deposit's amount, and checks the root", async () => {
+    const hasher = await createPoseidonHasher();
+    const events = [deposit(0, 3_000_000n), change(1, 9), deposit(2, 500n), change(3, 8)];
+    const expected = new MerkleTree(hasher);
+    for (const e of events) expected.append(e.commitment);
+    const indexer = new IndexerService(
+      new SqlTreeStore(db),
+      new Map<Network, ChainBackend>([
+        [
+          "mainnet",
+          chainWith([{ events: events.slice(0, 2), cursor: "2" }, { events: events.slice(2), cursor: "4" }], [], async () => ({
+            root: expected.root(),
+            nextIndex: 4,
+          })),
+        ],
+      ]),
+      hasher,
+      () => "tree",
+    );
+    await indexer.start();
+    const pool = indexer.get("mainnet", MINT)!;
+    expect(pool.tree.nextIndex).toBe(4);
+    expect(pool.drift).toBeNull();
+    expect(Buffer.from(pool.tree.root()).equals(Buffer.from(expected.root()))).toBe(true);
+    expect(db.all("SELECT leaf_index, kind, amount FROM indexed_leaves ORDER BY leaf_index")).toEqual([
+      { leaf_index: 0, kind: "deposit", amount: "3000000" },
+      { leaf_index: 1, kind: "change", amount: null },
+      { leaf_index: 2, kind: "deposit", amount: "500" },
+      { leaf_index: 3, kind: "change", amount: null },
+    ]);
+    expect(indexer.changeLeafIndexOf("mainnet", MINT, new Uint8Array(32).fill(8))).toBe(3);
+    expect(indexer.changeLeafIndexOf("mainnet", MINT, new Uint8Array(32).fill(7))).toBeNull();
+  });
+
+  it("refuses a page whose leaves skip an index, storing nothing of it", async () => {
+    const hasher = await createPoseidonHasher();
+    const indexer = new IndexerService(
+      new SqlTreeStore(db),
+      new Map<Network, ChainBackend>([["mainnet", chainWith([{ events: [deposit(0, 1n), change(2, 1)], cursor: "2" }], [])]]),
+      hasher,
+      () => "tree",
+    );
+    await expect(indexer.start()).rejects.toThrow("has leaf 2, expected 1");
+    expect(indexer.get("mainnet", MINT)!.tree.nextIndex).toBe(0);
+    expect(db.get("SELECT COUNT(*) AS n FROM indexed_leaves")).toEqual({ n: 0 });
   });
 });

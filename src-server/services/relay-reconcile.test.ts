@@ -59,6 +59,7 @@ async function interrupted(opts: { submitted?: boolean; attempts?: SubmissionAtt
       recipient: "R",
       nullifierHash: nullifier,
       depositSize: 1000n,
+      changeCommitment: "01".repeat(32),
       fee: 1n,
       relayer: "F",
       minOut: null,

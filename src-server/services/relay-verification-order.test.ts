@@ -4,7 +4,7 @@ import type { FieldHasher } from "../../src-shared/crypto/hasher";
 import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
 import type { Network } from "../../src-shared/networks";
 import type { WithdrawalRequest } from "../core/relay/request";
-import type { ChainBackend } from "../ports/chain";
+import type { ChainBackend, SubmitResult, WithdrawalSubmission } from "../ports/chain";
 import { VerifierBusyError, type ProofVerifier } from "../ports/proof-verifier";
 import type { RelayStore } from "../ports/relay-store";
 import type { SanctionsList } from "../ports/sanctions";
@@ -31,21 +31,32 @@ beforeAll(async () => {
 /** A verifier that counts the proofs that reach it, and answers as told. */
 class CountingVerifier implements ProofVerifier {
   calls = 0;
+  lastSignals: Uint8Array[] = [];
   constructor(private readonly answer: () => Promise<boolean>) {}
-  verify(): Promise<boolean> {
+  verify(_proof: Uint8Array, signals: Uint8Array[]): Promise<boolean> {
     this.calls++;
+    this.lastSignals = signals;
     return this.answer();
   }
   async close(): Promise<void> {}
 }
 
-function service(verifier: ProofVerifier): RelayService {
+const submitted: WithdrawalSubmission[] = [];
+
+function service(
+  verifier: ProofVerifier,
+  submit: () => SubmitResult = () => ({ ok: true, signature: "SIG", changeLeafIndex: 12 }),
+  changeLeafIndexOf: () => number | null = () => null,
+): RelayService {
   const chain = {
     kind: "sandbox",
     network: "mainnet",
     feePayer: FEE_PAYER,
     isNullifierSpent: async (_mint: string, h: Uint8Array) => Buffer.from(h).equals(Buffer.from(SPENT)),
-    submitWithdrawal: async () => ({ ok: true, signature: "SIG" }),
+    submitWithdrawal: async (w: WithdrawalSubmission) => {
+      submitted.push(w);
+      return submit();
+    },
   } as unknown as ChainBackend;
   const store = {
     create: async () => {},
@@ -53,7 +64,11 @@ function service(verifier: ProofVerifier): RelayService {
     recordSwap: async () => {},
     recordAttempt: async () => {},
   } as unknown as RelayStore;
-  const indexer = { get: () => ({ tree: { isKnownRoot: (r: Uint8Array) => Buffer.from(r).equals(Buffer.from(KNOWN_ROOT)) } }) } as unknown as IndexerService;
+  const indexer = {
+    get: () => ({ tree: { isKnownRoot: (r: Uint8Array) => Buffer.from(r).equals(Buffer.from(KNOWN_ROOT)) } }),
+    sync: async () => {},
+    changeLeafIndexOf,
+  } as unknown as IndexerService;
   const sanctions = { check: () => ({ listed: false }) } as unknown as SanctionsList;
   const deps: RelayDeps = {
     hasher,
@@ -78,6 +93,7 @@ const request = (over: Partial<WithdrawalRequest> = {}): WithdrawalRequest => ({
   root: KNOWN_ROOT,
   proof: new Uint8Array(256),
   depositSize: 1_000_000n,
+  changeCommitment: bytes(5),
   fee: null,
   relayer: null,
   ...over,
@@ -94,7 +110,7 @@ describe("what reaches the proof verifier", () => {
     expect(await relay.relay(request({ network: "devnet" }))).toMatchObject({ status: 400, error: "InvalidRequest" });
     expect(verifier.calls).toBe(0);
     // The same request with a known root and a fresh nullifier does reach it.
-    expect(await relay.relay(request())).toEqual({ status: 200, signature: "SIG" });
+    expect(await relay.relay(request())).toEqual({ status: 200, signature: "SIG", changeLeafIndex: 12 });
     expect(verifier.calls).toBe(1);
   });
 
@@ -131,5 +147,33 @@ describe("what reaches the proof verifier", () => {
     };
     expect(await relay.relay(request(), gate)).toMatchObject({ status: 503, error: "ServerBusy" });
     expect(held).toBe(0);
+  });
+});
+
+describe("protocol v3 in the pipeline", () => {
+  it("verifies against seven public inputs, the seventh the request's changeCommitment, and hands it to the chain", async () => {
+    const verifier = new CountingVerifier(async () => true);
+    const answer = await service(verifier).relay(request({ changeCommitment: bytes(6), depositSize: 400_000n }));
+    expect(answer).toEqual({ status: 200, signature: "SIG", changeLeafIndex: 12 });
+    expect(verifier.lastSignals).toHaveLength(7);
+    expect(Array.from(verifier.lastSignals[6]!)).toEqual(Array.from(bytes(6)));
+    expect(verifier.lastSignals[3]!.at(-1)).toBe(Number(400_000n & 0xffn));
+    expect(submitted.at(-1)).toMatchObject({ changeCommitment: bytes(6), depositSize: 400_000n });
+  });
+
+  it("says the proof does not verify under protocol v3, whether the relay's verifier or the chain's refused it", async () => {
+    const mine = await service(new CountingVerifier(async () => false)).relay(request());
+    expect(mine).toMatchObject({ status: 400, error: "InvalidProof", message: expect.stringContaining("does not verify under protocol v3") });
+    const chains = await service(new CountingVerifier(async () => true), () => ({ ok: false, rejection: "InvalidProof", detail: "refused" })).relay(request());
+    expect(chains).toMatchObject({ status: 400, error: "InvalidProof", message: expect.stringContaining("does not verify under protocol v3") });
+  });
+
+  it("takes the change leaf's index from the indexer when the chain's verdict did not say", async () => {
+    const relay = service(
+      new CountingVerifier(async () => true),
+      () => ({ ok: true, signature: "SIG2", changeLeafIndex: null }),
+      () => 77,
+    );
+    expect(await relay.relay(request())).toEqual({ status: 200, signature: "SIG2", changeLeafIndex: 77 });
   });
 });

@@ -26,7 +26,7 @@ describe("a solana network on the development verifying key", () => {
     expect(message).toMatch(
       /config networks\.devnet\.allowDevelopmentVerifyingKey: is not set, and the solana network devnet would verify proofs with the development verifying key \S*resources\/zk\/verification_key\.json/,
     );
-    expect(message).toContain('published seed "private-withdrawal-relay-dev-v2"');
+    expect(message).toContain('published seed "private-withdrawal-relay-dev-v3"');
     expect(message).not.toContain("    at "); // a message, not a stack trace
   });
 

@@ -1,8 +1,9 @@
 /**
- * Real withdrawals for the relay's HTTP tests (protocol v2): a note made and
- * its precommitment deposited through /sandbox/deposit (or the test chain),
- * its Merkle path fetched from the relay and checked, and a real Groth16 proof
- * built with the committed artifacts, bound to the relay's terms (its key and
+ * Real withdrawals for the relay's HTTP tests (protocol v3): a note made and
+ * its precommitment deposited through /sandbox/deposit (or the test chain), or
+ * a change note a landed withdrawal left, its Merkle path fetched from the
+ * relay and checked, and a real Groth16 proof of withdrawing all of it or a
+ * part, built with the committed artifacts, bound to the relay's terms (its key and
  * fee from GET /fees, and for a swap the output mint and minOut) or to the
  * terms a test asks for. Nothing here fakes a proof. Proving costs seconds,
  * so proofs are cached on disk by the exact witness input, extDataHash
@@ -20,7 +21,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
-import { PROTOCOL_VERSION, PUBLIC_SIGNAL_COUNT, PUBLIC_SIGNAL_NAMES } from "../../src-shared/crypto/protocol";
+import { PROTOCOL_VERSION, PUBLIC_SIGNAL_NAMES } from "../../src-shared/crypto/protocol";
 import { bytesEqual, toHex } from "../../src-shared/encoding/bytes";
 import { encodeBase58 } from "../../src-shared/encoding/base58";
 import type { Network } from "../../src-shared/networks";
@@ -41,7 +42,7 @@ export type { ChainWallet as ProofWallet } from "./test-chain";
 
 /**
  * The JSON body of POST /relay (the withdrawal request, plus protocol v2's
- * `fee` and `relayer`), ready to send as is. When the withdrawal
+ * `fee` and `relayer` and v3's `changeCommitment`), ready to send as is. When the withdrawal
  * was proved for a swap it also carries `minOut`, and `swapBody` is the
  * matching /relay_swap request.
  */
@@ -51,9 +52,12 @@ export interface RelayBody {
   root: number[];
   recipient: string;
   depth: 32;
+  /** The part of the note withdrawn. */
   depositSize: number;
   mint: string;
   network: Network;
+  /** Protocol v3: the change leaf the withdrawal inserts (32 bytes), bound by the proof. */
+  changeCommitment: number[];
   /** Base units of `mint`: the fee the proof is bound to. */
   fee: number;
   /** base58: the relayer key the proof is bound to. */
@@ -72,8 +76,15 @@ export interface RelaySwapBody extends Omit<RelayBody, "mint" | "minOut"> {
 export interface PrepareWithdrawalOptions {
   /** base58; use {@link testRecipient} for a fixed one, so re-runs hit the proof cache. */
   recipient: string;
-  /** Base units deposited and withdrawn (depositSize). Default 1 000 000. */
+  /** Base units deposited: the new note's value. Default 1 000 000. Ignored with `spend`. */
   amount?: number;
+  /** The part withdrawn (depositSize). Default: all of the note's value. */
+  withdraw?: number;
+  /**
+   * Spend this note instead of depositing a new one: a change note a landed
+   * withdrawal left ({@link PreparedWithdrawal.changeAt} gives it its leaf).
+   */
+  spend?: DepositNote;
   network?: Network;
   /**
    * The note's secrets are derived from this. Default: network, mint, amount,
@@ -109,7 +120,13 @@ export interface PreparedWithdrawal {
   swapBody?: RelaySwapBody;
   /** The terms the proof is bound to. */
   terms: { relayer: string; fee: bigint; swap: { outputMint: string; minOut: bigint } | null };
+  /** The note spent. */
   note: DepositNote;
+  /** The change note the withdrawal leaves (value − withdrawn, possibly 0); its leaf index is known once it landed. */
+  change: DepositNote;
+  /** The change note at the leaf the relay answered (`changeLeafIndex`): what a next `spend` takes. */
+  changeAt(leafIndex: number): DepositNote;
+  /** The deposit that made the spent note's chain (for a change note, its chain's original deposit). */
   deposit: { signature: string; leafIndex: number };
   /** Time spent in the prover, or checking the cached proof on a hit. */
   provingMs: number;
@@ -156,26 +173,49 @@ const callCounts = new Map<string, number>();
  */
 export async function prepareWithdrawal(relayUrl: string, wallet: ChainWallet, mint: string, options: PrepareWithdrawalOptions): Promise<PreparedWithdrawal> {
   const network = options.network ?? "mainnet";
-  const amount = options.amount ?? 1_000_000;
   const client = new RelayClient({ baseUrl: relayUrl, timeoutMs: 30_000 });
   const hasher = await createPoseidonHasher();
 
-  let seed = options.seed;
-  if (seed === undefined) {
-    const tree = await client.getMerkle(mint, network);
-    // A pool the sandbox has not opened yet is opened by the first deposit.
-    if (!tree.ok && tree.error !== "PoolNotFound") throw new Error(`get_merkle ${mint} on ${network}: ${tree.status} ${tree.error} ${tree.message ?? ""}`);
-    const nextIndex = tree.ok ? tree.value.json.nextIndex : 0;
-    const key = `${network}/${mint}/${amount}/${options.recipient}`;
-    const n = (callCounts.get(key) ?? 0) + 1;
-    callCounts.set(key, n);
-    seed = `${key}/leaf-${nextIndex}/call-${n}`;
+  let note: DepositNote;
+  let deposit: { signature: string; leafIndex: number };
+  if (options.spend) {
+    note = options.spend;
+    if (note.mint !== mint || note.network !== network) throw new Error(`the note to spend is of ${note.network}/${note.mint}, not ${network}/${mint}`);
+    const original = note.deposit;
+    if (!original || original.leafIndex === null) throw new Error("the note to spend carries no landed deposit of its chain");
+    deposit = { signature: original.signature, leafIndex: original.leafIndex };
+  } else {
+    const amount = options.amount ?? 1_000_000;
+    let seed = options.seed;
+    if (seed === undefined) {
+      const tree = await client.getMerkle(mint, network);
+      // A pool the sandbox has not opened yet is opened by the first deposit.
+      if (!tree.ok && tree.error !== "PoolNotFound") throw new Error(`get_merkle ${mint} on ${network}: ${tree.status} ${tree.error} ${tree.message ?? ""}`);
+      const nextIndex = tree.ok ? tree.value.json.nextIndex : 0;
+      const key = `${network}/${mint}/${amount}/${options.recipient}`;
+      const n = (callCounts.get(key) ?? 0) + 1;
+      callCounts.set(key, n);
+      seed = `${key}/leaf-${nextIndex}/call-${n}`;
+    }
+    const created = await createNote({ network, mint, amount, hasher, random: seededRandom(seed) });
+    if (!created.ok) throw new Error(`note: ${created.error}`);
+    const chain = options.chain ?? sandboxTestChain(relayUrl, network);
+    // The deposit carries the precommitment; the pool computes the leaf (note.commitment).
+    const dep = await chain.deposit(wallet, created.value.precommitment, amount, mint);
+    if (dep.status !== "indexed" || dep.leafIndex === null) {
+      throw new Error(`the deposit is ${dep.status}: is this note's leaf already in the pool (same seed twice)?`);
+    }
+    if (!dep.commitment || !bytesEqual(dep.commitment, created.value.commitment)) {
+      const got = dep.commitment ? `0x${toHex(dep.commitment)}` : "no leaf";
+      throw new Error(`the pool answered ${got}, not Poseidon(precommitment, amount, mint) = 0x${toHex(created.value.commitment)}`);
+    }
+    note = withDeposit(created.value, { signature: dep.signature, status: dep.status, leafIndex: dep.leafIndex, wallet: wallet.address });
+    deposit = { signature: dep.signature, leafIndex: dep.leafIndex };
   }
-  const created = await createNote({ network, mint, amount, hasher, random: seededRandom(seed) });
-  if (!created.ok) throw new Error(`note: ${created.error}`);
+  const withdraw = BigInt(options.withdraw ?? note.amount);
 
-  // GET /fees is read only for what the test left out.
-  const published = options.relayer !== undefined && options.fee !== undefined ? null : await relayTerms(relayUrl, network, mint, amount);
+  // GET /fees is read only for what the test left out; the fee is charged on the part withdrawn.
+  const published = options.relayer !== undefined && options.fee !== undefined ? null : await relayTerms(relayUrl, network, mint, withdraw);
   const relayerAndFee = { relayer: options.relayer ?? published!.relayer, fee: options.fee !== undefined ? BigInt(options.fee) : published!.fee };
 
   let swap: { outputMint: string; minOut: bigint } | null = null;
@@ -183,7 +223,7 @@ export async function prepareWithdrawal(relayUrl: string, wallet: ChainWallet, m
     let minOut: bigint;
     if (options.swap.minOut !== undefined) minOut = BigInt(options.swap.minOut);
     else {
-      const q = await client.quote({ inputMint: mint, outputMint: options.swap.outputMint, amount: BigInt(amount) - relayerAndFee.fee, network });
+      const q = await client.quote({ inputMint: mint, outputMint: options.swap.outputMint, amount: withdraw - relayerAndFee.fee, network });
       if (!q.ok)
         throw new Error(
           `/jupiter ${mint} -> ${options.swap.outputMint}: ${q.status} ${q.error} ${q.message ?? ""} (create the swap pool before preparing, or give swap.minOut)`,
@@ -194,20 +234,8 @@ export async function prepareWithdrawal(relayUrl: string, wallet: ChainWallet, m
     swap = { outputMint: options.swap.outputMint, minOut };
   }
 
-  const chain = options.chain ?? sandboxTestChain(relayUrl, network);
-  // Protocol v2: the deposit carries the precommitment; the pool computes the leaf (note.commitment).
-  const dep = await chain.deposit(wallet, created.value.precommitment, amount, mint);
-  if (dep.status !== "indexed" || dep.leafIndex === null) {
-    throw new Error(`the deposit is ${dep.status}: is this note's leaf already in the pool (same seed twice)?`);
-  }
-  if (!dep.commitment || !bytesEqual(dep.commitment, created.value.commitment)) {
-    const got = dep.commitment ? `0x${toHex(dep.commitment)}` : "no leaf";
-    throw new Error(`the pool answered ${got}, not Poseidon(precommitment, amount, mint) = 0x${toHex(created.value.commitment)}`);
-  }
-  const note = withDeposit(created.value, { signature: dep.signature, status: dep.status, leafIndex: dep.leafIndex, wallet: wallet.address });
-
   const merkle = await getNoteProof(client, note, { hasher });
-  if (!merkle.ok) throw new Error(`Merkle proof of leaf ${dep.leafIndex}: ${JSON.stringify(merkle.error)}`);
+  if (!merkle.ok) throw new Error(`Merkle proof of the note's leaf: ${JSON.stringify(merkle.error)}`);
 
   const cache = cachedProver(options.cacheDir ?? PROOF_CACHE_DIR);
   const proved = await proveWithdrawal(note, merkle.value, options.recipient, {
@@ -216,6 +244,7 @@ export async function prepareWithdrawal(relayUrl: string, wallet: ChainWallet, m
     relayer: relayerAndFee.relayer,
     fee: relayerAndFee.fee,
     swap,
+    amount: withdraw,
   });
   if (!proved.ok) throw new Error(`proving: ${proved.error.kind}: ${proved.error.message}`);
   const p = proved.value;
@@ -226,9 +255,10 @@ export async function prepareWithdrawal(relayUrl: string, wallet: ChainWallet, m
     root: Array.from(p.root),
     recipient: options.recipient,
     depth: 32,
-    depositSize: amount,
+    depositSize: Number(p.amount),
     mint,
     network,
+    changeCommitment: Array.from(p.changeCommitment),
     fee: Number(p.fee),
     relayer: p.relayer,
     ...(swap ? { minOut: swap.minOut.toString() } : {}),
@@ -239,12 +269,15 @@ export async function prepareWithdrawal(relayUrl: string, wallet: ChainWallet, m
     swapBody = { ...rest, input_mint: inputMint, output_mint: swap.outputMint, minOut: swap.minOut.toString() };
   }
 
+  const change = p.change;
   return {
     body,
     ...(swapBody ? { swapBody } : {}),
     terms: { relayer: p.relayer, fee: p.fee, swap },
     note,
-    deposit: { signature: dep.signature, leafIndex: dep.leafIndex },
+    change,
+    changeAt: (leafIndex) => ({ ...change, change: { ...change.change!, leafIndex } }),
+    deposit,
     provingMs: p.provingMs,
     cached: cache.last().cached,
     cacheFile: cache.last().file,
@@ -306,7 +339,7 @@ export function cachedProver(cacheDir: string = PROOF_CACHE_DIR): { prover: Prov
   const prover: Prover = async (input, wasmPath, zkeyPath) => {
     const key = witnessInputKey(input, wasmPath, zkeyPath);
     const file = path.join(cacheDir, `${key}.json`);
-    // The public signals in circuit order (root, nullifierHash, recipient, amount, mint, extDataHash).
+    // The public signals in circuit order (root, nullifierHash, recipient, amount, mint, extDataHash, changeCommitment).
     const expected = PUBLIC_SIGNAL_NAMES.map((name) => input[name]);
     const hit = readEntry(file, key);
     if (hit && hit.publicSignals.join() === expected.join()) {

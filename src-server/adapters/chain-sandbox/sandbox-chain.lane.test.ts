@@ -12,6 +12,7 @@ import { signEd25519 } from "../../../src-shared/crypto/ed25519";
 import { pubkeyToField } from "../../../src-shared/crypto/pubkey-field";
 import { encodeBase58 } from "../../../src-shared/encoding/base58";
 import { sandboxDepositMessage } from "../../../src-shared/messages";
+import type { WithdrawalSubmission } from "../../ports/chain";
 import type { ProofVerifier } from "../../ports/proof-verifier";
 import { FrontierLane } from "../frontier-lane/lane";
 import { Signer } from "../keys/keypair-file";
@@ -24,6 +25,8 @@ import { countingHasher } from "../../../tests/support/counting-hasher";
 const PROGRAM = new Uint8Array(32).fill(3);
 const relayer = new Signer(nacl.sign.keyPair().secretKey);
 const verifier: ProofVerifier = { verify: async () => false, close: async () => {} };
+/** For withdrawals here: what is under test is where their change leaves go, not their proofs. */
+const accepting: ProofVerifier = { verify: async () => true, close: async () => {} };
 const dirs: string[] = [];
 const dbs: DurableDb[] = [];
 const lanes: FrontierLane[] = [];
@@ -33,7 +36,7 @@ afterAll(async () => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-async function chainWith(lane: boolean) {
+async function chainWith(lane: boolean, proofs: ProofVerifier = verifier) {
   const dir = mkdtempSync(path.join(tmpdir(), "sandbox-lane-"));
   dirs.push(dir);
   const db = await DurableDb.open({ dir, migrations: MIGRATIONS, functions: SQL_FUNCTIONS });
@@ -46,7 +49,7 @@ async function chainWith(lane: boolean) {
     l.start();
     expect(await l.ready).toBe(true);
   }
-  const chain = new SandboxChain("mainnet", db, c.hasher, relayer, PROGRAM, verifier, undefined, l);
+  const chain = new SandboxChain("mainnet", db, c.hasher, relayer, PROGRAM, proofs, undefined, l);
   // The mint's field element (one pair, remembered per hasher) is not a frontier pair: count from after it.
   pubkeyToField(c.hasher, MINT.mintBytes);
   return { chain, pairs: c.pairs, lane: l };
@@ -70,8 +73,8 @@ function request(w: nacl.SignKeyPair, amount: bigint, seed: number): SandboxDepo
   };
 }
 
-async function funded(lane: boolean, balance: bigint) {
-  const c = await chainWith(lane);
+async function funded(lane: boolean, balance: bigint, proofs?: ProofVerifier) {
+  const c = await chainWith(lane, proofs);
   await c.chain.initializePool(MINT.mint);
   for (const w of wallets) await c.chain.airdrop(encodeBase58(w.publicKey), MINT.mint, balance);
   return c;
@@ -150,6 +153,52 @@ describe("SandboxChain with a frontier lane", () => {
     const b = await Promise.all(reqs.map((r) => without.chain.deposit(r)));
     expect(a.map(summary)).toEqual(b.map(summary));
     expect(withLane.pairs() - before).toBe(64);
+    expect(await withLane.chain.treeAccount(MINT.mint)).toEqual(await without.chain.treeAccount(MINT.mint));
+  });
+
+  it("inserts withdrawals' change leaves through the lane in order with deposits, rooting as the chain without a lane", async () => {
+    const [withLane, without] = [await funded(true, 1_000n, accepting), await funded(false, 1_000n, accepting)];
+    const first = [request(wallets[0]!, 100n, 1), request(wallets[1]!, 100n, 2)];
+    for (const c of [withLane, without]) for (const r of first) await c.chain.deposit(r);
+    const root = (await withLane.chain.treeAccount(MINT.mint))!.root;
+    const withdrawal = (i: number): WithdrawalSubmission => {
+      const changeCommitment = new Uint8Array(32);
+      changeCommitment[31] = 100 + i;
+      changeCommitment[3] = 2;
+      return {
+        ...MINT,
+        recipient: encodeBase58(wallets[3]!.publicKey),
+        root,
+        nullifierHash: new Uint8Array(32).fill(i),
+        proof: new Uint8Array(256),
+        depositSize: 10n,
+        changeCommitment,
+        fee: 0n,
+      };
+    };
+    const mixed: (SandboxDepositRequest | WithdrawalSubmission)[] = [request(wallets[2]!, 10n, 3), withdrawal(1), request(wallets[2]!, 10n, 4), withdrawal(2)];
+    const run = (c: { chain: SandboxChain }) =>
+      Promise.all(
+        mixed.map(async (x) => {
+          if ("precommitment" in x) return summary(await c.chain.deposit(x));
+          const r = await c.chain.submitWithdrawal(x);
+          return r.ok ? { change: r.changeLeafIndex } : { error: r.rejection };
+        }),
+      );
+    const insertsBefore = withLane.lane!.stats().inserts;
+    const a = await run(withLane);
+    const b = await run(without);
+    expect(a).toEqual(b);
+    // Deposits are applied in the order they came; a withdrawal's leaf follows once its proof is checked.
+    expect(a).toEqual([{ status: "indexed", leafIndex: 2 }, { change: 4 }, { status: "indexed", leafIndex: 3 }, { change: 5 }]);
+    expect(await withLane.chain.treeAccount(MINT.mint)).toEqual(await without.chain.treeAccount(MINT.mint));
+    expect(withLane.lane!.stats()).toMatchObject({ inserts: insertsBefore + 4, unanswered: 0 });
+
+    // The lane's copy is the tree's: a later deposit is still hashed there only.
+    const before = withLane.pairs();
+    const later = request(wallets[0]!, 10n, 9);
+    expect(summary(await withLane.chain.deposit(later))).toEqual(summary(await without.chain.deposit(later)));
+    expect(withLane.pairs() - before).toBe(0);
     expect(await withLane.chain.treeAccount(MINT.mint)).toEqual(await without.chain.treeAccount(MINT.mint));
   });
 });

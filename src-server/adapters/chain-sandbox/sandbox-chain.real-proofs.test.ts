@@ -101,6 +101,8 @@ const fixture = (label: string): { c: WireCase; submission: WithdrawalSubmission
       nullifierHash: c.signals[1]!,
       proof: c.proof,
       depositSize: BigInt(c.snarkjsSignals[3]!),
+      // The seventh signal (protocol v3): the change leaf the fixture's proof inserts.
+      changeCommitment: c.signals[6]!,
       fee: BigInt(c.terms.fee),
       ...(spec.swap ? { swap: { outputMint: OUTPUT_MINT, minOut: spec.swap.minOut, quote: {} as SwapQuote } } : {}),
     },

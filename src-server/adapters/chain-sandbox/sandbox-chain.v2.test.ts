@@ -1,7 +1,8 @@
 /**
- * Protocol v2 in the sandbox chain: the pool computes each leaf
- * from the amount it moved, and recomputes a withdrawal's six public signals
- * from its own signer and the transaction's arguments. No real proofs here:
+ * Protocols v2 and v3 in the sandbox chain: the pool computes each deposit leaf
+ * from the amount it moved, recomputes a withdrawal's seven public signals
+ * from its own signer and the transaction's arguments, and inserts the
+ * withdrawal's change leaf after paying out. No real proofs here:
  * the verifier is a stand-in that accepts a "proof" only for the exact signals
  * it was made for (a hash of them), which is what a Groth16 proof amounts to
  * from the chain's side, and records what it was asked.
@@ -115,10 +116,10 @@ describe("SandboxChain.deposit (protocol v2)", () => {
     expect(d).toMatchObject({ status: "indexed", leafIndex: 0 });
     expect(d.commitment && toHex(d.commitment)).toBe(toHex(expected));
     // The event the indexer reads carries the pool's leaf and the amount moved.
-    const page = await chain.fetchDepositEvents(m.mint, null, 10);
+    const page = await chain.fetchLeafEvents(m.mint, null, 10);
     expect(page.events).toHaveLength(1);
     expect(toHex(page.events[0]!.commitment)).toBe(toHex(expected));
-    expect(page.events[0]!.amount).toBe(7n);
+    expect(page.events[0]).toMatchObject({ kind: "deposit", amount: 7n, leafIndex: 0 });
     expect(chain.balance(vaultAddress(PROGRAM, m.mintBytes), m.mint)).toBe(7n);
     // A withdrawal claiming more needs the leaf of a larger amount, which the pool never inserted.
     for (const more of [8n, 1_000_000n]) expect(toHex(hasher.hash([pre, field(more), pubkeyToField(hasher, m.mintBytes)]))).not.toBe(toHex(expected));
@@ -177,18 +178,22 @@ describe("SandboxChain.deposit (protocol v2)", () => {
   });
 });
 
-describe("SandboxChain.submitWithdrawal (protocol v2)", () => {
+describe("SandboxChain.submitWithdrawal (protocols v2 and v3)", () => {
   const DEPOSIT = 1_000_000n;
   const FEE = 25_000n;
   let nullifierSeed = 100n;
 
-  /** A pool holding one deposit, and a withdrawal of it whose proof is bound to `proved` (default: the submission's own terms). */
-  async function setUp(opts: { fee?: bigint; swap?: { outputMint: string; minOut: bigint } } = {}) {
+  /**
+   * A pool holding one deposit, and a withdrawal of `withdraw` (default: all of it) whose proof is bound to
+   * `proved` (default: the submission's own terms and change commitment).
+   */
+  async function setUp(opts: { fee?: bigint; swap?: { outputMint: string; minOut: bigint }; withdraw?: bigint } = {}) {
     const m = freshMint();
     await deposit(m, DEPOSIT, precommitmentOf(nullifierSeed, 1n));
     const recipient = newKey().address;
     const tree = await chain.treeAccount(m.mint);
     const fee = opts.fee ?? FEE;
+    const withdraw = opts.withdraw ?? DEPOSIT;
     const submission: WithdrawalSubmission = {
       mint: m.mint,
       mintBytes: m.mintBytes,
@@ -196,17 +201,19 @@ describe("SandboxChain.submitWithdrawal (protocol v2)", () => {
       root: tree!.root,
       nullifierHash: hasher.hash([field(nullifierSeed++)]),
       proof: new Uint8Array(256),
-      depositSize: DEPOSIT,
+      depositSize: withdraw,
+      // Any field element stands for the change leaf here: the chain cannot see inside it.
+      changeCommitment: hasher.hash([field(nullifierSeed), field(77n)]),
       fee,
       ...(opts.swap ? { swap: { outputMint: opts.swap.outputMint, minOut: opts.swap.minOut, quote: {} as SwapQuote } } : {}),
     };
-    const prove = (terms: Partial<RelayTerms> = {}): Uint8Array =>
+    const prove = (terms: Partial<RelayTerms> = {}, changeCommitment: Uint8Array = submission.changeCommitment): Uint8Array =>
       proofFor(
         withdrawalPublicSignals(hasher, {
           root: submission.root,
           nullifierHash: submission.nullifierHash,
           recipient: key(recipient),
-          amount: DEPOSIT,
+          amount: withdraw,
           mint: m.mintBytes,
           terms: {
             relayer: relayer.publicKey,
@@ -214,6 +221,7 @@ describe("SandboxChain.submitWithdrawal (protocol v2)", () => {
             swap: opts.swap ? { outputMint: key(opts.swap.outputMint), minOut: opts.swap.minOut } : null,
             ...terms,
           },
+          changeCommitment,
         }),
       );
     submission.proof = prove();
@@ -232,7 +240,7 @@ describe("SandboxChain.submitWithdrawal (protocol v2)", () => {
     const { m, submission, snapshot } = await setUp();
     const before = snapshot();
     const r = await chain.submitWithdrawal(submission);
-    expect(r).toEqual({ ok: true, signature: expect.stringMatching(/^[1-9A-HJ-NP-Za-km-z]{86,88}$/) });
+    expect(r).toEqual({ ok: true, signature: expect.stringMatching(/^[1-9A-HJ-NP-Za-km-z]{86,88}$/), changeLeafIndex: 1 });
     expect(snapshot()).toEqual({
       ...before,
       vault: before.vault - DEPOSIT,
@@ -247,13 +255,14 @@ describe("SandboxChain.submitWithdrawal (protocol v2)", () => {
     const { m, submission } = await setUp({ fee: 31_337n });
     expect(await chain.submitWithdrawal(submission)).toMatchObject({ ok: true });
     expect(verifier.asked).toHaveLength(1);
-    const [root, nullifierHash, recipient, amount, mint, extDataHash] = verifier.asked[0]!.map(toHex);
+    const [root, nullifierHash, recipient, amount, mint, extDataHash, changeCommitment] = verifier.asked[0]!.map(toHex);
     expect([root, nullifierHash, amount]).toEqual([toHex(submission.root), toHex(submission.nullifierHash), toHex(field(DEPOSIT))]);
     expect(recipient).toBe(toHex(pubkeyToField(hasher, key(submission.recipient))));
     expect(mint).toBe(toHex(pubkeyToField(hasher, m.mintBytes)));
     const zero = new Uint8Array(32);
     expect(extDataHash).toBe(toHex(hasher.hash([pubkeyToField(hasher, relayer.publicKey), field(31_337n), zero, zero])));
-    expect(verifier.asked[0]).toHaveLength(6);
+    expect(changeCommitment).toBe(toHex(submission.changeCommitment));
+    expect(verifier.asked[0]).toHaveLength(7);
   });
 
   it("binds a swap's output mint and minOut into extDataHash", async () => {
@@ -323,5 +332,128 @@ describe("SandboxChain.submitWithdrawal (protocol v2)", () => {
       recipientOut: before.recipientOut + got,
       relayer: before.relayer + FEE,
     });
+  });
+});
+
+describe("SandboxChain.submitWithdrawal: protocol v3's change leaf", () => {
+  let seed = 5000n;
+  async function pool(amount: bigint) {
+    const m = freshMint();
+    await deposit(m, amount, precommitmentOf(seed++, 2n));
+    return m;
+  }
+  function submission(m: { mint: string; mintBytes: Uint8Array }, root: Uint8Array, withdraw: bigint, changeCommitment: Uint8Array, recipient = newKey().address) {
+    const w: WithdrawalSubmission = {
+      ...m,
+      recipient,
+      root,
+      nullifierHash: hasher.hash([field(seed++)]),
+      proof: new Uint8Array(256),
+      depositSize: withdraw,
+      changeCommitment,
+      fee: 0n,
+    };
+    w.proof = proofFor(
+      withdrawalPublicSignals(hasher, {
+        root,
+        nullifierHash: w.nullifierHash,
+        recipient: key(recipient),
+        amount: withdraw,
+        mint: m.mintBytes,
+        terms: { relayer: relayer.publicKey, fee: 0n, swap: null },
+        changeCommitment,
+      }),
+    );
+    return w;
+  }
+
+  it("inserts the change commitment as the next leaf after paying, advancing the root, and serves it after the deposit in leaf order", async () => {
+    const m = await pool(3_000_000n);
+    const before = (await chain.treeAccount(m.mint))!;
+    const change = hasher.hash([field(1n), field(2n), field(3n), field(4n)]);
+    const w = submission(m, before.root, 1_000_000n, change);
+    const r = await chain.submitWithdrawal(w);
+    expect(r).toMatchObject({ ok: true, changeLeafIndex: 1 });
+    const after = (await chain.treeAccount(m.mint))!;
+    expect(after.nextIndex).toBe(2);
+    expect(toHex(after.root)).not.toBe(toHex(before.root));
+    expect(chain.balance(w.recipient, m.mint)).toBe(1_000_000n);
+    expect(chain.balance(vaultAddress(PROGRAM, m.mintBytes), m.mint)).toBe(2_000_000n);
+    const page = await chain.fetchLeafEvents(m.mint, null, 10);
+    expect(page.events.map((e) => [e.kind, e.leafIndex])).toEqual([
+      ["deposit", 0],
+      ["change", 1],
+    ]);
+    const leaf = page.events[1]!;
+    expect(leaf.kind === "change" && [toHex(leaf.commitment), toHex(leaf.nullifierHash), leaf.signature]).toEqual([
+      toHex(change),
+      toHex(w.nullifierHash),
+      r.ok && r.signature,
+    ]);
+    // Both roots stay known: a proof made against the deposit-only root is still accepted, and the new one too.
+    const next = submission(m, after.root, 500_000n, hasher.hash([field(9n), field(9n)]));
+    expect(await chain.submitWithdrawal(next)).toMatchObject({ ok: true, changeLeafIndex: 2 });
+    const older = submission(m, before.root, 1n, hasher.hash([field(8n), field(8n)]));
+    expect(await chain.submitWithdrawal(older)).toMatchObject({ ok: true, changeLeafIndex: 3 });
+  });
+
+  it("inserts a change commitment equal to a leaf already in the tree all the same (no marker for change leaves)", async () => {
+    const m = await pool(10n);
+    const root = (await chain.treeAccount(m.mint))!.root;
+    const change = hasher.hash([field(5n), field(5n)]);
+    expect(await chain.submitWithdrawal(submission(m, root, 5n, change))).toMatchObject({ ok: true, changeLeafIndex: 1 });
+    const root2 = (await chain.treeAccount(m.mint))!.root;
+    expect(await chain.submitWithdrawal(submission(m, root2, 5n, change))).toMatchObject({ ok: true, changeLeafIndex: 2 });
+  });
+
+  it.each<[string, bigint, () => Uint8Array]>([
+    ["an amount of 0", 0n, () => hasher.hash([field(1n)])],
+    ["a zero change commitment", 5n, () => new Uint8Array(32)],
+    ["a change commitment equal to the modulus", 5n, () => field(FIELD_MODULUS)],
+    ["a change commitment of 31 bytes", 5n, () => hasher.hash([field(1n)]).subarray(1)],
+  ])("refuses %s as InvalidInput before verifying, moving nothing and inserting nothing", async (_name, amount, make) => {
+    const m = await pool(10n);
+    const root = (await chain.treeAccount(m.mint))!.root;
+    const writes = db.stats.writes;
+    const r = await chain.submitWithdrawal(submission(m, root, amount, make()));
+    expect(r).toMatchObject({ ok: false, rejection: "Failed", detail: expect.stringContaining("InvalidInput") });
+    expect(verifier.asked).toHaveLength(0);
+    expect(db.stats.writes).toBe(writes);
+    expect((await chain.treeAccount(m.mint))!.nextIndex).toBe(1);
+  });
+
+  it("refuses a change commitment altered after proving with InvalidProof: nothing spent, paid or inserted", async () => {
+    const m = await pool(1_000n);
+    const root = (await chain.treeAccount(m.mint))!.root;
+    const w = submission(m, root, 400n, hasher.hash([field(6n), field(6n)]));
+    const altered = { ...w, changeCommitment: hasher.hash([field(6n), field(7n)]) };
+    expect(await chain.submitWithdrawal(altered)).toMatchObject({ ok: false, rejection: "InvalidProof" });
+    expect(await chain.isNullifierSpent(m.mint, w.nullifierHash)).toBe(false);
+    expect(chain.balance(w.recipient, m.mint)).toBe(0n);
+    expect((await chain.treeAccount(m.mint))!.nextIndex).toBe(1);
+    expect((await chain.fetchLeafEvents(m.mint, null, 10)).events).toHaveLength(1);
+    expect(await chain.submitWithdrawal(w)).toMatchObject({ ok: true, changeLeafIndex: 1 });
+  });
+
+  it("refuses a spent nullifier and an unknown root before inserting anything", async () => {
+    const m = await pool(1_000n);
+    const root = (await chain.treeAccount(m.mint))!.root;
+    const w = submission(m, root, 400n, hasher.hash([field(10n), field(10n)]));
+    expect(await chain.submitWithdrawal(w)).toMatchObject({ ok: true, changeLeafIndex: 1 });
+    const again = submission(m, (await chain.treeAccount(m.mint))!.root, 400n, hasher.hash([field(11n), field(11n)]));
+    const replay = { ...again, nullifierHash: w.nullifierHash };
+    replay.proof = proofFor(
+      withdrawalPublicSignals(hasher, {
+        root: replay.root,
+        nullifierHash: replay.nullifierHash,
+        recipient: key(replay.recipient),
+        amount: 400n,
+        mint: m.mintBytes,
+        terms: { relayer: relayer.publicKey, fee: 0n, swap: null },
+        changeCommitment: replay.changeCommitment,
+      }),
+    );
+    expect(await chain.submitWithdrawal(replay)).toMatchObject({ ok: false, rejection: "NullifierAlreadySpent" });
+    expect((await chain.treeAccount(m.mint))!.nextIndex).toBe(2);
   });
 });

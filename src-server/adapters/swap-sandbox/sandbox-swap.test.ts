@@ -120,6 +120,7 @@ describe("SandboxChain.submitWithdrawal with a swap leg", () => {
     nullifierHash: new Uint8Array(32).fill(nullifierByte),
     proof: new Uint8Array(256),
     depositSize: 10_000_000n,
+    changeCommitment: new Uint8Array(32).fill(nullifierByte).fill(0, 0, 1),
     fee: 25_000n,
     ...(swap ? { swap } : {}),
   });
@@ -157,7 +158,7 @@ describe("SandboxChain.submitWithdrawal with a swap leg", () => {
     expect(await chain.isNullifierSpent(USDC, new Uint8Array(32).fill(1))).toBe(true);
   });
 
-  it("signs withdraw_swap then assert_swap_out { requiredBalance: the recipient's output balance before + minOut }", async () => {
+  it("signs withdraw_swap (with its change commitment) then assert_swap_out { minOut, nullifierHash } (protocol v3's escrow layout)", async () => {
     const before = snapshot();
     const out = cpAmountOut(9_975_000n, before.poolUsdc, before.poolSol);
     const minOut = out - 1_000n;
@@ -165,11 +166,19 @@ describe("SandboxChain.submitWithdrawal with a swap leg", () => {
     const r = await chain.submitWithdrawal(s);
     if (!r.ok) throw new Error(r.detail);
     const slot = (chain as unknown as { slot: number }).slot;
-    const args = { proof: s.proof, root: s.root, nullifierHash: s.nullifierHash, recipient: key(RECIPIENT), amount: s.depositSize, fee: s.fee };
+    const args = {
+      proof: s.proof,
+      root: s.root,
+      nullifierHash: s.nullifierHash,
+      recipient: key(RECIPIENT),
+      amount: s.depositSize,
+      fee: s.fee,
+      changeCommitment: s.changeCommitment,
+    };
     const data = [
       new TextEncoder().encode(`sandbox-tx|mainnet|${slot}|`),
       encodePoolInstruction({ name: "withdraw_swap", ...args, outputMint: key(SOL), minOut }),
-      encodePoolInstruction({ name: "assert_swap_out", requiredBalance: before.recipientSol + minOut }),
+      encodePoolInstruction({ name: "assert_swap_out", minOut, nullifierHash: s.nullifierHash }),
     ];
     const message = Uint8Array.from(data.flatMap((d) => [...d]));
     const sig = parseSignature(r.signature);
@@ -206,7 +215,7 @@ describe("SandboxChain.submitWithdrawal with a swap leg", () => {
   it("leaves a withdrawal without a swap leg as it was", async () => {
     const before = snapshot();
     const r = await chain.submitWithdrawal(submission(4, undefined));
-    expect(r).toEqual({ ok: true, signature: expect.any(String) });
+    expect(r).toEqual({ ok: true, signature: expect.any(String), changeLeafIndex: expect.any(Number) });
     expect(snapshot()).toMatchObject({ recipientUsdc: before.recipientUsdc + 9_975_000n, poolUsdc: before.poolUsdc, poolSol: before.poolSol });
   });
 });

@@ -44,6 +44,7 @@ const signalsFor = (c: WireCase, terms: RelayTerms): Uint8Array[] =>
     amount: BigInt(c.snarkjsSignals[3]!),
     mint: FIXTURE_MINT,
     terms,
+    changeCommitment: c.signals[6]!,
   });
 // The proof carries the recipient's field element; its key bytes are the generator's.
 const decodeRecipient = (c: WireCase): Uint8Array => FIXTURE_CASES.find((x) => x.label === c.label)!.recipient;
