@@ -25,6 +25,12 @@ export type ExitCode = (typeof Exit)[keyof typeof Exit];
 export interface CliIo {
   stdout(text: string): void;
   stderr(text: string): void;
+  /**
+   * Asks the person at the terminal and answers their line; null when nobody
+   * can answer (stdin is not a terminal): a command that needs a yes then
+   * stops and asks for --yes.
+   */
+  prompt?(question: string): Promise<string | null>;
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;
 }

@@ -4,10 +4,12 @@ import { isNetwork } from "../../src-shared/networks";
 import { RelayClient } from "../sdk/http";
 import { ofacSignature, revert } from "./commands/compliance";
 import { health, version } from "./commands/meta";
-import { deposit, merkle, noteCommand, nullifier, proof } from "./commands/pool";
+import { deposit, merkle, nullifier, proof } from "./commands/pool";
+import { noteCommand } from "./commands/note";
 import { quote, swapPool } from "./commands/swap";
 import { airdrop, balance, keygen, loginCommand } from "./commands/wallet";
-import { prove, relay } from "./commands/withdraw";
+import { prove } from "./commands/withdraw";
+import { relay } from "./commands/relay";
 import { Exit, createContext, type CliIo, type ExitCode } from "./context";
 import { GLOBAL_OPTIONS, str, type CommandSpec, type OptionSpec, type ParsedValues } from "./spec";
 

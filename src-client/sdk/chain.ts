@@ -215,3 +215,13 @@ export async function requestSol(
   if (outcome.state === "failed") return err(`the airdrop ${signature} failed: ${JSON.stringify(outcome.err)}`);
   return err(`the airdrop ${signature} was not confirmed${outcome.state === "unknown" ? ` (${outcome.message})` : ""}`);
 }
+
+/** A mint's decimals from the chain (getTokenSupply): what sets its smallest standard amount. */
+export async function mintDecimals(connection: Connection, mint: string): Promise<Result<number, string>> {
+  try {
+    const supply = await connection.getTokenSupply(new PublicKey(mint), "confirmed");
+    return ok(supply.value.decimals);
+  } catch (e) {
+    return err(`getTokenSupply of ${mint}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}

@@ -54,11 +54,21 @@ export {
   saveNote,
   serializeNote,
   withDeposit,
+  withLeafIndex,
+  changeNoteOf,
+  nextSecrets,
+  noteLeafIndex,
+  noteOrigin,
+  noteOriginal,
+  notePiece,
   type CommitmentInputs,
   type CreateNoteOptions,
   type DepositNote,
+  type NoteChange,
   type NoteDeposit,
+  type NoteOriginal,
   type NoteSummary,
+  type PendingPiece,
   type RandomSource,
 } from "./note";
 export { depositAndSaveNote, isLeafMismatch, sandboxDeposit, type DepositError, type LeafMismatchFailure } from "./deposit";
@@ -130,16 +140,46 @@ export {
 } from "./compliance";
 export {
   DEFAULT_DECOYS,
+  anonymitySet,
   chainNoteProof,
   chainNullifierStatus,
-  depositLeavesFromChain,
-  leafIndicesWithDecoys,
+  decoyLeafSet,
+  decoyNullifierSet,
+  decoySeed,
+  eligibleLeaves,
   noteSource,
+  poolHistoryOf,
   type NoteLookup,
   type NoteSource,
   type NoteSourceOptions,
 } from "./lookup";
 export { separateConnectionFetch } from "./separate-connection";
+export { readPoolHistory, type PoolHistory, type PoolLeaf, type PoolWithdrawal } from "./chain-history";
+export {
+  candidateChangeLeaves,
+  chainLedger,
+  followChain,
+  relayLedger,
+  resolveNote,
+  type FollowError,
+  type FollowResult,
+  type FollowedPiece,
+  type FoundWithdrawal,
+  type NoteLedger,
+  type ResolvedNote,
+} from "./follow";
+export {
+  defaultStandardFloor,
+  describePlan,
+  planWithdrawal,
+  withdrawInPieces,
+  type PiecesError,
+  type PiecesOptions,
+  type PiecesResult,
+  type PlanInput,
+  type PlannedPiece,
+  type WithdrawalPlan,
+} from "./pieces";
 export { revertDeposit, type RevertError } from "./revert";
 export {
   quoteSwap,

@@ -1,60 +1,58 @@
 /**
  * Where a withdrawal's two lookups come from: the note's Merkle path and the
  * check that its nullifier is unspent. Asked of the relay that then submits
- * the withdrawal, they tell it which deposit (leaf) the withdrawal spends, so
- * by default they never go there as such (docs/privacy.md):
+ * the withdrawal, they tell it which leaf the withdrawal spends, so by
+ * default they never go there as such (docs/privacy.md):
  *
- * - `chain`: the tree is rebuilt from the pool program's DepositEvents read
- *   over Solana JSON-RPC, and the nullifier account is looked up there; the
- *   relay is asked only for its public root (get_merkle).
+ * - `chain`: the tree is rebuilt from the pool program's history read over
+ *   Solana JSON-RPC (deposit and change leaves), and the nullifier account is
+ *   looked up there; the relay is asked only for its public root (get_merkle).
  * - `decoys` (the default): the relay's indexer is asked, but for the leaf
- *   among `decoys` random other leaves and for the nullifier hash among as
- *   many random ones, in random order, from a client without the session's
- *   token on connections of its own.
+ *   among `decoys` other leaves that could hold the amount withdrawn and for
+ *   the nullifier hash among as many others, from a client without the
+ *   session's token on connections of its own. Both sets follow from the
+ *   note's secrets and its piece (a retry asks the same), and every answered
+ *   path is checked against the relay's root.
  * - `relay-links-deposit`: the relay is asked for exactly this leaf and
- *   nullifier (the behaviour before), so it can link the deposit to the
- *   withdrawal: for callers who accept that.
+ *   nullifier, so it can link the deposit to the withdrawal: for callers who
+ *   accept that.
  */
-import { PublicKey, type Connection, type Finality } from "@solana/web3.js";
+import { createHash } from "node:crypto";
+import { PublicKey, type Connection } from "@solana/web3.js";
 import type { FieldHasher } from "../../src-shared/crypto/hasher";
 import { bytesEqual, toHex } from "../../src-shared/encoding/bytes";
 import { bigIntToBytes32 } from "../../src-shared/encoding/field";
-import {
-  DEFAULT_POOL_PROGRAM_ID,
-  decodePoolEventLogs,
-  decodeTreeAccount,
-  isKnownRoot,
-  poolNullifierAddress,
-  poolTreeAddress,
-  type TreeAccountData,
-} from "../../src-shared/pool-program";
+import { DEFAULT_POOL_PROGRAM_ID, decodeTreeAccount, isKnownRoot, poolNullifierAddress, poolTreeAddress, type TreeAccountData } from "../../src-shared/pool-program";
 import { redactUrl } from "../../src-shared/redact-url";
 import { err, ok, type Result } from "../../src-shared/result";
 import { chainConnection } from "./chain";
+import { readPoolHistory, type PoolHistory, type PoolLeaf } from "./chain-history";
 import { ClientError, type ApiFailure, type ApiResult } from "./api-result";
 import type { RelayClient } from "./http";
 import { TREE_DEPTH } from "./requests";
-import { randomFieldElement, type DepositNote, type RandomSource } from "./note";
+import { noteLeafIndex, notePiece, randomFieldElement, type DepositNote, type RandomSource } from "./note";
 import { separateConnectionFetch } from "./separate-connection";
-import { getNoteProof, pathFromLeaves, type NoteProofError, type VerifiedNoteProof } from "./tree";
-import type { MerkleProof, NullifierStatus } from "../../src-shared/api/public";
+import { getNoteProof, leafIndexBits, noLeafReason, pathFromLeaves, rootFromPath, type NoteProofError, type VerifiedNoteProof } from "./tree";
+import type { NullifierStatus } from "../../src-shared/api/public";
 
 /** Decoy leaves (and decoy nullifier hashes) sent with the real one when none is configured. */
 export const DEFAULT_DECOYS = 8;
 
 export type NoteLookup =
   /**
-   * A solana network: the tree from the pool's on-chain deposit events and the
-   * nullifier account, over this JSON-RPC endpoint (a URL or a Connection).
-   * The relay is asked only for its root.
+   * A solana network: the tree from the pool's on-chain history (deposit and
+   * change leaves) and the nullifier account, over this JSON-RPC endpoint (a
+   * URL or a Connection). The relay is asked only for its root.
    */
   | { kind: "chain"; rpc: string | Connection; programId?: string }
   /**
-   * Any relay (the sandbox has no RPC): get_proof of the leaf among `decoys`
-   * random others and get_nullifier of the hash among `decoys` random ones,
-   * shuffled, sent through `client` (default: the relay's URL with no token,
-   * one connection per request). Give a client of another relay, or one whose
-   * fetch goes through another network path, to separate them further.
+   * Any relay (the sandbox has no RPC): get_proof and get_node of the leaf
+   * among `decoys` others that could hold the amount withdrawn, and
+   * get_nullifier of the hash among `decoys` others, sent through `client`
+   * (default: the relay's URL with no token, one connection per request).
+   * The sets follow from the note and its piece, so a retry asks the same.
+   * Give a client of another relay, or one whose fetch goes through another
+   * network path, to separate them further.
    */
   | { kind: "decoys"; decoys?: number; client?: RelayClient }
   /** The relay is told exactly which leaf and nullifier this withdrawal spends: it can link the deposit to the withdrawal. */
@@ -62,8 +60,13 @@ export type NoteLookup =
 
 export interface NoteSourceOptions {
   hasher: FieldHasher;
-  /** Default: crypto.getRandomValues. */
+  /** Unused since decoys follow from the note (kept so older callers still compile). */
   random?: RandomSource;
+  /**
+   * The part of the note to withdraw: decoy leaves are drawn among those that
+   * could hold it. Default: the note's value.
+   */
+  amount?: bigint;
 }
 
 /** The lookups of one note, wherever they go. */
@@ -81,42 +84,80 @@ export interface NoteSource {
   path(): Promise<Result<VerifiedNoteProof, NoteProofError>>;
 }
 
-const defaultRandom: RandomSource = (buf) => void globalThis.crypto.getRandomValues(buf);
+const u32 = (x: number): Buffer => {
+  const b = Buffer.alloc(4);
+  b.writeUInt32BE(x);
+  return b;
+};
 
-/** A uniform integer in [0, n), n ≤ 2^32, by rejection sampling. */
-function randomBelow(n: number, random: RandomSource): number {
-  if (!Number.isInteger(n) || n < 1 || n > 2 ** 32) throw new RangeError(`randomBelow: ${n}`);
-  const limit = Math.floor(2 ** 32 / n) * n;
-  const buf = new Uint8Array(4);
-  for (;;) {
-    random(buf);
-    const x = new DataView(buf.buffer).getUint32(0);
-    if (x < limit) return x % n;
-  }
+/**
+ * The seed of a note's decoys: SHA-256 of its secrets and its piece. Nobody
+ * without the secrets can tell which of the asked leaves it ranks first, and
+ * the same note asks the same sets on every retry: a relay that refuses or
+ * garbles answers to make the wallet ask again learns nothing from the second
+ * set that the first did not show.
+ */
+export function decoySeed(note: DepositNote): Buffer {
+  return createHash("sha256")
+    .update("private-withdrawal-relay/decoys/v3\n")
+    .update(bigIntToBytes32(note.secrets.nullifier))
+    .update(bigIntToBytes32(note.secrets.secret))
+    .update(u32(notePiece(note)))
+    .digest();
 }
 
-/** Fisher–Yates with `random`. */
-export function shuffled<T>(items: readonly T[], random: RandomSource = defaultRandom): T[] {
-  const out = [...items];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = randomBelow(i + 1, random);
-    [out[i], out[j]] = [out[j]!, out[i]!];
-  }
-  return out;
+const rank = (seed: Uint8Array, tag: string, index: number): string => createHash("sha256").update(seed).update(tag).update(u32(index)).digest("hex");
+
+/**
+ * `leafIndex` and the `decoys` candidates that rank first under the note's
+ * seed, in an order the seed fixes too. Ranking each leaf on its own (rather
+ * than sampling the current list) keeps the set when the pool grows: a new
+ * leaf replaces a decoy only when it ranks above it.
+ */
+export function decoyLeafSet(seed: Uint8Array, leafIndex: number, candidates: readonly number[], decoys: number): number[] {
+  const others = [...new Set(candidates)].filter((i) => i !== leafIndex);
+  const chosen = others
+    .map((i) => [rank(seed, "leaf", i), i] as const)
+    .sort((a, b) => (a[0] < b[0] ? -1 : 1))
+    .slice(0, decoys)
+    .map(([, i]) => i);
+  return [...chosen, leafIndex].map((i) => [rank(seed, "order", i), i] as const).sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([, i]) => i);
+}
+
+/** The note's nullifierHash among `decoys` field elements that follow from the seed, in an order the seed fixes. */
+export function decoyNullifierSet(seed: Uint8Array, nullifierHash: Uint8Array, decoys: number): Uint8Array[] {
+  let counter = 0;
+  const stream: RandomSource = (buf) => {
+    for (let off = 0; off < buf.length; off += 32) {
+      const block = createHash("sha256").update(seed).update("nullifier").update(u32(counter++)).digest();
+      buf.set(block.subarray(0, Math.min(32, buf.length - off)), off);
+    }
+  };
+  const hashes = [nullifierHash, ...Array.from({ length: decoys }, () => bigIntToBytes32(randomFieldElement(stream)))];
+  return hashes
+    .map((h, i) => [rank(seed, "nullifier-order", i), h] as const)
+    .sort((a, b) => (a[0] < b[0] ? -1 : 1))
+    .map(([, h]) => h);
 }
 
 /**
- * `leafIndex` and up to `decoys` distinct other indices below `leafCount`,
- * drawn uniformly, in random order: what a get_proof lookup asks for so the
- * relay learns only that the note is one of them.
+ * The leaves that could hold a note of at least `amount` (DESIGN §10): every
+ * change leaf (its value is private) and every deposit of at least `amount`.
+ * Without the pool's history (`leaves` null: a relay tells no leaf's kind) every
+ * leaf below `leafCount` is a candidate.
  */
-export function leafIndicesWithDecoys(leafIndex: number, leafCount: number, decoys: number, random: RandomSource = defaultRandom): number[] {
-  const count = Math.max(leafCount, leafIndex + 1);
-  const others = count - 1;
-  const chosen = new Set<number>([leafIndex]);
-  if (decoys >= others) for (let i = 0; i < count; i++) chosen.add(i);
-  else while (chosen.size < decoys + 1) chosen.add(randomBelow(count, random));
-  return shuffled([...chosen], random);
+export function eligibleLeaves(leaves: ReadonlyMap<number, PoolLeaf> | null, leafCount: number, amount: bigint): number[] {
+  const all = Array.from({ length: leafCount }, (_, i) => i);
+  if (!leaves) return all;
+  return all.filter((i) => {
+    const leaf = leaves.get(i);
+    return leaf !== undefined && (leaf.kind === "change" || (leaf.amount !== null && leaf.amount >= amount));
+  });
+}
+
+/** How many leaves could hold a withdrawal of `amount`: its anonymity set. */
+export function anonymitySet(leaves: ReadonlyMap<number, PoolLeaf>, amount: bigint): number {
+  return eligibleLeaves(leaves, leaves.size, amount).length;
 }
 
 function checkDecoys(decoys: number | undefined): number {
@@ -131,7 +172,6 @@ function checkDecoys(decoys: number | undefined): number {
  * note except under `relay-links-deposit`.
  */
 export function noteSource(client: RelayClient, note: DepositNote, lookup: NoteLookup | undefined, options: NoteSourceOptions): NoteSource {
-  const random = options.random ?? defaultRandom;
   const l = lookup ?? { kind: "decoys" };
   switch (l.kind) {
     case "relay-links-deposit":
@@ -145,23 +185,12 @@ export function noteSource(client: RelayClient, note: DepositNote, lookup: NoteL
       const decoys = checkDecoys(l.decoys);
       // No token, and (unless the caller's client injects its own fetch) no connection shared with the session.
       const lookupClient = l.client ?? client.withoutSession(client.injectedFetch ?? separateConnectionFetch);
+      const seed = decoySeed(note);
       return {
         kind: l.kind,
-        spent: () => nullifierAmongDecoys(lookupClient, note, decoys, random),
+        spent: () => nullifierAmongDecoys(lookupClient, note, decoyNullifierSet(seed, note.nullifierHash, decoys)),
         spentAfterRelay: () => client.getNullifier(note.mint, note.nullifierHash, note.network),
-        path: () =>
-          getNoteProof(lookupClient, note, {
-            hasher: options.hasher,
-            fetchProof: async (leafIndex, leafCount) => {
-              let mine: ApiResult<MerkleProof> | null = null;
-              for (const index of leafIndicesWithDecoys(leafIndex, leafCount, decoys, random)) {
-                const r = await lookupClient.getProof(note.mint, index, note.network);
-                if (!r.ok && r.status === 0) return r; // the relay is gone: no use asking on
-                if (index === leafIndex) mine = r;
-              }
-              return mine!;
-            },
-          }),
+        path: () => decoyPath(lookupClient, note, { hasher: options.hasher, seed, decoys, amount: options.amount ?? note.amount }),
       };
     }
     case "chain": {
@@ -178,16 +207,82 @@ export function noteSource(client: RelayClient, note: DepositNote, lookup: NoteL
   }
 }
 
-/** get_nullifier of the note's hash among `decoys` random field elements, in random order; the note's answer. */
-async function nullifierAmongDecoys(client: RelayClient, note: DepositNote, decoys: number, random: RandomSource): Promise<ApiResult<NullifierStatus>> {
-  const hashes = [note.nullifierHash, ...Array.from({ length: decoys }, () => bigIntToBytes32(randomFieldElement(random)))];
+/** get_nullifier of each hash of `hashes` (the note's among decoys), in that order; the note's answer. */
+async function nullifierAmongDecoys(client: RelayClient, note: DepositNote, hashes: readonly Uint8Array[]): Promise<ApiResult<NullifierStatus>> {
   let mine: ApiResult<NullifierStatus> | null = null;
-  for (const h of shuffled(hashes, random)) {
+  for (const h of hashes) {
     const r = await client.getNullifier(note.mint, h, note.network);
     if (!r.ok && r.status === 0) return r;
     if (h === note.nullifierHash) mine = r;
   }
   return mine!;
+}
+
+/** Heap order of get_node: leaf j is node 2^32 + j. */
+const leafNode = (j: number): number => 2 ** TREE_DEPTH + j;
+
+/**
+ * The note's path asked among decoys: get_proof and get_node (the leaf's
+ * value) of every leaf of the set, between two get_merkle reads. With the
+ * tree unchanged between the reads, every answered path must rebuild that
+ * root from its leaf: one that does not is an inconsistent relay, and the
+ * lookup stops rather than ask again. A tree that grew meanwhile is read
+ * again (the set stays the same but for leaves that rank into it).
+ */
+async function decoyPath(
+  client: RelayClient,
+  note: DepositNote,
+  o: { hasher: FieldHasher; seed: Uint8Array; decoys: number; amount: bigint; attempts?: number },
+): Promise<Result<VerifiedNoteProof, NoteProofError>> {
+  const leafIndex = noteLeafIndex(note);
+  if (leafIndex === null) return err({ kind: "no-leaf", message: noLeafReason(note) });
+  const attempts = o.attempts ?? 3;
+  for (let attempt = 0; attempt < attempts; attempt++) {
+    const before = await client.getMerkle(note.mint, note.network);
+    if (!before.ok) return err({ kind: "api", failure: before });
+    const { nextIndex, root } = before.value.json;
+    if (leafIndex >= nextIndex)
+      return err({ kind: "unstable", message: `the relay has indexed ${nextIndex} leaves, not yet leaf ${leafIndex}: try again shortly` });
+    const set = decoyLeafSet(o.seed, leafIndex, eligibleLeaves(null, nextIndex, o.amount), o.decoys);
+    const answers = new Map<number, { path: Uint8Array[]; indices: number[]; leaf: Uint8Array; address: string }>();
+    for (const index of set) {
+      const proof = await client.getProof(note.mint, index, note.network);
+      if (!proof.ok) return err({ kind: "api", failure: proof });
+      const node = await client.getNode(note.mint, leafNode(index), note.network);
+      if (!node.ok) return err({ kind: "api", failure: node });
+      answers.set(index, { ...proof.value.json, leaf: node.value.json.value, address: proof.value.address });
+    }
+    const after = await client.getMerkle(note.mint, note.network);
+    if (!after.ok) return err({ kind: "api", failure: after });
+    if (!bytesEqual(after.value.json.root, root) || after.value.json.nextIndex !== nextIndex) continue;
+
+    for (const [index, a] of answers) {
+      const bits = leafIndexBits(index);
+      const problem =
+        a.path.length !== TREE_DEPTH
+          ? `${a.path.length} siblings, not ${TREE_DEPTH}`
+          : a.indices.length !== TREE_DEPTH || a.indices.some((b, i) => b !== bits[i])
+            ? `indices [${a.indices.join("")}] that do not describe leaf ${index}`
+            : !bytesEqual(rootFromPath(o.hasher, a.leaf, a.path, a.indices), root)
+              ? `a path that does not rebuild its root 0x${toHex(root)} from the leaf get_node gave`
+              : null;
+      if (problem) {
+        return err({
+          kind: "inconsistent",
+          message: `the relay answered leaf ${index} with ${problem}, while the tree stayed the same: its answers disagree, so the lookup stops here instead of asking again`,
+        });
+      }
+    }
+    const mine = answers.get(leafIndex)!;
+    if (!bytesEqual(mine.leaf, note.commitment)) {
+      return err({
+        kind: "mismatch",
+        message: `the relay's leaf ${leafIndex} is 0x${toHex(mine.leaf)}, not this note's commitment 0x${toHex(note.commitment)}`,
+      });
+    }
+    return ok({ address: mine.address, leafIndex, leaf: note.commitment, root, path: mine.path, indices: mine.indices, nextIndex });
+  }
+  return err({ kind: "unstable", message: `the tree changed during each of ${attempts} attempts; try again` });
 }
 
 const rpcFailure = (connection: Connection, what: string, e: unknown): ApiFailure => ({
@@ -217,47 +312,17 @@ async function readTreeAccount(connection: Connection, programId: string, treeAd
   return decodeTreeAccount(new Uint8Array(info.data));
 }
 
-/** Signatures per getSignaturesForAddress call (the RPC's maximum). */
-const SIGNATURES_PER_CALL = 1000;
-/** getTransaction calls in flight at once. */
-const TRANSACTIONS_IN_FLIGHT = 8;
-
-/**
- * The leaves the pool program inserted, by leaf index, read from the
- * DepositEvents in the logs of every transaction that touched the tree
- * account (getSignaturesForAddress back to the first, then getTransaction).
- */
-export async function depositLeavesFromChain(
-  connection: Connection,
-  programId: string,
-  treeAddress: string,
-  commitment: Finality = "confirmed",
-): Promise<Map<number, Uint8Array>> {
-  const address = new PublicKey(treeAddress);
-  const signatures: string[] = [];
-  let before: string | undefined;
-  for (;;) {
-    const batch = await connection.getSignaturesForAddress(address, { limit: SIGNATURES_PER_CALL, ...(before ? { before } : {}) }, commitment);
-    for (const s of batch) if (s.err === null) signatures.push(s.signature);
-    if (batch.length < SIGNATURES_PER_CALL) break;
-    before = batch[batch.length - 1]!.signature;
+/** The pool's history over RPC as a lookup failure when the RPC fails. */
+export async function poolHistoryOf(connection: Connection, programId: string, mint: string): Promise<ApiResult<PoolHistory>> {
+  try {
+    return { ok: true, status: 200, value: await readPoolHistory(connection, programId, poolTreeAddress(programId, mint)) };
+  } catch (e) {
+    return rpcFailure(connection, "reading the pool's history", e);
   }
-  const leaves = new Map<number, Uint8Array>();
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < signatures.length) {
-      const signature = signatures[next++]!;
-      const tx = await connection.getTransaction(signature, { commitment, maxSupportedTransactionVersion: 0 });
-      if (!tx?.meta || tx.meta.err) continue;
-      for (const e of decodePoolEventLogs(tx.meta.logMessages, programId)) if (e.name === "DepositEvent") leaves.set(e.leafIndex, e.commitment);
-    }
-  };
-  await Promise.all(Array.from({ length: TRANSACTIONS_IN_FLIGHT }, worker));
-  return leaves;
 }
 
 /**
- * The note's path rebuilt from the chain: the tree is rebuilt at the relay's
+ * The note's path rebuilt from the chain (deposit and change leaves): the tree is rebuilt at the relay's
  * nextIndex (get_merkle: public, names no note) so the root is one the relay
  * has indexed, and that root must equal the relay's and be in the tree
  * account's root history on chain.
@@ -270,11 +335,8 @@ export async function chainNoteProof(
   hasher: FieldHasher,
   attempts = 3,
 ): Promise<Result<VerifiedNoteProof, NoteProofError>> {
-  const leafIndex = note.deposit?.leafIndex ?? null;
-  if (leafIndex === null) {
-    const why = note.deposit ? `the deposit ${note.deposit.signature} failed and has no leaf; revert it` : "the note was never deposited";
-    return err({ kind: "no-leaf", message: why });
-  }
+  const leafIndex = noteLeafIndex(note);
+  if (leafIndex === null) return err({ kind: "no-leaf", message: noLeafReason(note) });
   const treeAddress = poolTreeAddress(programId, note.mint);
   const relayTree = await relay.getMerkle(note.mint, note.network);
   if (!relayTree.ok) return err({ kind: "api", failure: relayTree });
@@ -286,13 +348,13 @@ export async function chainNoteProof(
   for (let attempt = 0; attempt < attempts; attempt++) {
     if (attempt > 0) await new Promise((r) => setTimeout(r, 500));
     let account: Result<TreeAccountData, string>;
-    let leaves: Map<number, Uint8Array>;
+    let leaves: Map<number, PoolLeaf>;
     try {
       account = await readTreeAccount(connection, programId, treeAddress);
       if (!account.ok) return err({ kind: "mismatch", message: account.error });
-      leaves = await depositLeavesFromChain(connection, programId, treeAddress);
+      leaves = (await readPoolHistory(connection, programId, treeAddress)).leaves;
     } catch (e) {
-      return err({ kind: "api", failure: rpcFailure(connection, "reading the pool's deposits", e) });
+      return err({ kind: "api", failure: rpcFailure(connection, "reading the pool's history", e) });
     }
     if (account.value.nextIndex < nextIndex) {
       lastProblem = `the chain's tree has ${account.value.nextIndex} leaves, fewer than the relay's ${nextIndex}: the RPC lags behind`;
@@ -300,10 +362,10 @@ export async function chainNoteProof(
     }
     const missing = Array.from({ length: nextIndex }, (_, i) => i).find((i) => !leaves.has(i));
     if (missing !== undefined) {
-      lastProblem = `the RPC's history lacks the deposit event of leaf ${missing} (an RPC without full transaction history cannot rebuild the tree)`;
+      lastProblem = `the RPC's history lacks the transaction of leaf ${missing} (an RPC without full transaction history cannot rebuild the tree)`;
       continue;
     }
-    const ordered = Array.from({ length: nextIndex }, (_, i) => leaves.get(i)!);
+    const ordered = Array.from({ length: nextIndex }, (_, i) => leaves.get(i)!.commitment);
     if (!bytesEqual(ordered[leafIndex]!, note.commitment)) {
       return err({
         kind: "mismatch",
@@ -314,7 +376,7 @@ export async function chainNoteProof(
     if (!bytesEqual(built.root, relayRoot)) {
       return err({
         kind: "mismatch",
-        message: `the chain's first ${nextIndex} deposits rebuild root 0x${toHex(built.root)} but the relay's root is 0x${toHex(relayRoot)}: the relay does not serve program ${programId}'s pool at this RPC`,
+        message: `the chain's first ${nextIndex} leaves rebuild root 0x${toHex(built.root)} but the relay's root is 0x${toHex(relayRoot)}: the relay does not serve program ${programId}'s pool at this RPC`,
       });
     }
     if (!isKnownRoot(account.value, built.root)) {

@@ -27,6 +27,12 @@ export interface WithdrawalRequest {
   fee?: Amount;
   /** The relayer key the proof was made for (GET /fees `relayers[network]`); another key is refused. */
   relayer?: string;
+  /**
+   * Protocol v3: the change leaf the withdrawal inserts (32 bytes, the
+   * proof's seventh public signal). Required by the relay; `depositSize` is
+   * the part of the note withdrawn.
+   */
+  changeCommitment: Uint8Array;
 }
 
 export interface SwapWithdrawalRequest extends Omit<WithdrawalRequest, "mint"> {
@@ -108,6 +114,7 @@ export function withdrawalWire(req: Omit<WithdrawalRequest, "mint">): Record<str
     depth: TREE_DEPTH,
     depositSize: amountToWire(req.depositSize),
     network: req.network ?? "mainnet",
+    changeCommitment: bytes(req.changeCommitment),
   };
   if (req.fee !== undefined) wire.fee = amountToWire(req.fee);
   if (req.relayer !== undefined) wire.relayer = req.relayer;

@@ -7,6 +7,18 @@ export interface WriteSecretFileOptions {
   overwrite?: boolean;
 }
 
+function syncDir(dir: string): void {
+  let fd: number | null = null;
+  try {
+    fd = openSync(dir, "r");
+    fsyncSync(fd);
+  } catch {
+    // Some filesystems refuse fsync on a directory; the rename is still atomic.
+  } finally {
+    if (fd !== null) closeSync(fd);
+  }
+}
+
 /**
  * Writes a file only its owner can read (0600) from the first byte: it is
  * created with that mode under a temporary name, fsynced, then moved into
@@ -30,6 +42,8 @@ export function writeSecretFile(file: string, content: string, options: WriteSec
     if (options.overwrite) {
       renameSync(tmp, file);
       created = false;
+      // A note rewritten in place (a chain of withdrawals) must survive a power cut: the rename itself is made durable.
+      syncDir(dir);
     } else {
       // link() fails with EEXIST instead of replacing: no window in which another writer's file is clobbered.
       linkSync(tmp, file);

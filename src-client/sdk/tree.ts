@@ -6,7 +6,7 @@ import { err, ok, type Result } from "../../src-shared/result";
 import type { ApiFailure, ApiResult } from "./api-result";
 import type { RelayClient } from "./http";
 import { TREE_DEPTH } from "./requests";
-import type { DepositNote } from "./note";
+import { noteLeafIndex, type DepositNote } from "./note";
 import type { MerkleProof, MerkleState, NullifierStatus } from "../../src-shared/api/public";
 
 /** The pool's current tree (spec: get_merkle). */
@@ -59,7 +59,13 @@ export type NoteProofError =
    */
   | { kind: "mismatch"; message: string }
   /** Deposits kept landing between the reads, so no consistent root could be seen. */
-  | { kind: "unstable"; message: string };
+  | { kind: "unstable"; message: string }
+  /**
+   * The relay's answers about one tree disagree with each other (a decoy's
+   * path that does not rebuild the root every other answer rebuilds). Asking
+   * again would show it another set of lookups to intersect: stop instead.
+   */
+  | { kind: "inconsistent"; message: string };
 
 export interface NoteProofOptions {
   hasher?: FieldHasher;
@@ -81,11 +87,8 @@ export interface NoteProofOptions {
  * wrong proof and this fails with `mismatch`.
  */
 export async function getNoteProof(client: RelayClient, note: DepositNote, options: NoteProofOptions = {}): Promise<Result<VerifiedNoteProof, NoteProofError>> {
-  const leafIndex = note.deposit?.leafIndex ?? null;
-  if (leafIndex === null) {
-    const why = note.deposit ? `the deposit ${note.deposit.signature} failed and has no leaf; revert it` : "the note was never deposited";
-    return err({ kind: "no-leaf", message: why });
-  }
+  const leafIndex = noteLeafIndex(note);
+  if (leafIndex === null) return err({ kind: "no-leaf", message: noLeafReason(note) });
   const hasher = options.hasher ?? (await createPoseidonHasher());
   const attempts = options.attempts ?? 3;
 
@@ -125,6 +128,12 @@ export async function getNoteProof(client: RelayClient, note: DepositNote, optio
     }
   }
   return err({ kind: "unstable", message: `the tree changed during each of ${attempts} attempts; try again` });
+}
+
+/** Why a note has no leaf to prove against. */
+export function noLeafReason(note: DepositNote): string {
+  if (note.change) return `the change leaf of piece ${note.change.piece} has no known index yet: \`relay-cli note --note <file>\` finds it`;
+  return note.deposit ? `the deposit ${note.deposit.signature} failed and has no leaf; revert it` : "the note was never deposited";
 }
 
 /** Whether the note was already withdrawn (spec: get_nullifier, called before withdrawing). */

@@ -8,14 +8,14 @@ import type { RelayClient } from "./http";
 import type { WithdrawalRequest } from "./requests";
 import type { WalletSigner } from "./keypair";
 import { login } from "./login";
-import type { DepositNote } from "./note";
+import { withLeafIndex, type DepositNote } from "./note";
 import { proveWithdrawal, type ProveError, type ProveOptions, type WithdrawalProof } from "./prove";
 import { noteSource, type NoteLookup } from "./lookup";
 import type { RandomSource } from "./note";
 import type { NoteProofError, VerifiedNoteProof } from "./tree";
 import type { RelaySuccess, SwapQuote } from "../../src-shared/api/public";
 
-export type WithdrawStage = "login" | "nullifier" | "fees" | "quote" | "merkle" | "prove" | "relay";
+export type WithdrawStage = "login" | "nullifier" | "fees" | "quote" | "merkle" | "prove" | "save" | "relay";
 
 export interface WithdrawOptions {
   /**
@@ -55,8 +55,21 @@ export interface WithdrawOptions {
    * "relay-links-deposit" }` lets the relay link the deposit to the withdrawal.
    */
   lookup?: NoteLookup;
-  /** Randomness for decoys; default crypto.getRandomValues. */
+  /** Unused: decoys follow from the note and its piece (lookup.ts). */
   random?: RandomSource;
+  /**
+   * The part of the note to withdraw (protocol v3: /relay's depositSize), in
+   * base units; the fee is charged on it. Default: the note's whole value.
+   * What is left becomes the change note (`WithdrawResult.change`).
+   */
+  amount?: bigint;
+  /**
+   * Called with the proof (its change note included) after proving and
+   * before anything is sent: a wallet writes the pending change note here
+   * (docs/sdk.md, crash safety). A failure stops the withdrawal (stage `save`)
+   * with nothing sent.
+   */
+  beforeRelay?: (proof: WithdrawalProof) => Result<void, string> | Promise<Result<void, string>>;
 }
 
 /** What a withdrawal through this relay costs now (GET /fees), and whom the proof must name. */
@@ -71,6 +84,10 @@ export interface RelayTermsNow {
 export interface WithdrawResult {
   /** The withdrawal transaction's signature, base58. */
   signature: string;
+  /** Where the change leaf went (the relay's answer). */
+  changeLeafIndex: number;
+  /** What is left of the note (possibly 0), with its leaf index: the note to keep. */
+  change: DepositNote;
   proof: WithdrawalProof;
   merkle: VerifiedNoteProof;
   /** The terms proved and sent: the relayer, the fee, what the recipient receives, and a swap's minOut. */
@@ -93,6 +110,8 @@ export type WithdrawError =
   | { stage: "spent"; address: string }
   | { stage: "merkle"; error: NoteProofError }
   | { stage: "prove"; error: ProveError }
+  /** `beforeRelay` failed (the pending note could not be written): nothing was sent. */
+  | { stage: "save"; message: string; proof: WithdrawalProof }
   /**
    * The relay refused, or did not answer. After a time-out, a broken
    * connection, a garbled answer or a 5xx the withdrawal may still have
@@ -114,8 +133,10 @@ const positiveInteger = (value: bigint | number, what: string): bigint => {
  * quotes a swap, fetches and locally checks the note's Merkle path, proves
  * for exactly those terms, and relays them. The spent check and the path
  * follow `options.lookup` (docs/privacy.md): by default the relay is never
- * asked for this note's leaf or nullifier alone. The recipient
- * receives the note's amount minus the fee, or for a swap at least `minOut`.
+ * asked for this note's leaf or nullifier alone. The recipient receives
+ * `amount` (default: the note's value) minus the fee, or for a swap at least
+ * `minOut`; what is left of the note is the result's `change`, at the leaf
+ * index the relay answered.
  */
 export async function withdraw(
   client: RelayClient,
@@ -128,8 +149,10 @@ export async function withdraw(
   const feeOverride = options.fee === undefined ? undefined : options.fee === 0 || options.fee === 0n ? 0n : positiveInteger(options.fee, "fee");
   const minOutOverride = options.minOut === undefined ? undefined : positiveInteger(options.minOut, "minOut");
   if (minOutOverride !== undefined && options.swapTo === undefined) throw new RangeError("minOut applies to a swap: give swapTo too");
+  const amount = options.amount === undefined ? note.amount : positiveInteger(options.amount, "amount");
+  if (amount > note.amount) throw new RangeError(`amount ${amount} is above the note's value ${note.amount}`);
   const hasher = options.hasher ?? (await createPoseidonHasher());
-  const source = noteSource(client, note, options.lookup, { hasher, ...(options.random ? { random: options.random } : {}) });
+  const source = noteSource(client, note, options.lookup, { hasher, amount });
 
   if (!client.authToken && options.wallet) {
     stage("login");
@@ -143,7 +166,7 @@ export async function withdraw(
   if (spent.value.address !== null) return err({ stage: "spent", address: spent.value.address });
 
   stage("fees");
-  const termsNow = await relayTermsNow(client, note, feeOverride === undefined ? {} : { fee: feeOverride });
+  const termsNow = await relayTermsNow(client, note, { amount, ...(feeOverride === undefined ? {} : { fee: feeOverride }) });
   if (!termsNow.ok) return err({ stage: "fees", failure: termsNow });
   const terms = termsNow.value;
 
@@ -190,9 +213,15 @@ export async function withdraw(
 
   stage("prove");
   const swap = options.swapTo !== undefined && minOut !== null ? { outputMint: options.swapTo, minOut } : null;
-  const proved = await proveWithdrawal(note, merkle.value, recipient, { ...options.prove, hasher, relayer: terms.relayer, fee: terms.fee, swap });
+  const proved = await proveWithdrawal(note, merkle.value, recipient, { ...options.prove, hasher, relayer: terms.relayer, fee: terms.fee, swap, amount });
   if (!proved.ok) return err({ stage: "prove", error: proved.error });
   const proof = proved.value;
+
+  if (options.beforeRelay) {
+    stage("save");
+    const saved = await options.beforeRelay(proof);
+    if (!saved.ok) return err({ stage: "save", message: saved.error, proof });
+  }
 
   stage("relay");
   // depth is always TREE_DEPTH on the wire; the client adds it.
@@ -206,6 +235,7 @@ export async function withdraw(
     network: proof.network,
     fee: proof.fee,
     relayer: proof.relayer,
+    changeCommitment: proof.changeCommitment,
   };
   // Proving blocks the event loop for seconds, so a pooled keep-alive connection the relay closed
   // meanwhile is still in the pool: one turn of the loop lets the close be seen before it is reused.
@@ -229,7 +259,16 @@ export async function withdraw(
     relayed = await send();
   }
   if (relayed.ok) {
-    return ok({ signature: relayed.value.signature, proof, merkle: merkle.value, terms: { ...terms, minOut }, ...(quote ? { quote } : {}) });
+    const { signature, changeLeafIndex } = relayed.value;
+    return ok({
+      signature,
+      changeLeafIndex,
+      change: withLeafIndex(proof.change, changeLeafIndex),
+      proof,
+      merkle: merkle.value,
+      terms: { ...terms, minOut },
+      ...(quote ? { quote } : {}),
+    });
   }
 
   // No answer, a garbled one, or a submission failure: the transaction may have landed anyway, so ask the chain's view.
@@ -241,12 +280,13 @@ export async function withdraw(
 }
 
 /**
- * The relay's terms for withdrawing this note now (GET /fees): its key for
- * the note's network and the fee for the pool and deposit size, or `fee` when
- * given (a caller paying more). A relay that names no key for the network
- * speaks an older protocol: a proof cannot be bound to it.
+ * The relay's terms for withdrawing `amount` of this note now (GET /fees;
+ * default amount: the note's value): its key for the note's network and the
+ * fee for the pool and that amount, or `fee` when given (a caller paying
+ * more). A relay that names no key for the network speaks an older
+ * protocol: a proof cannot be bound to it.
  */
-export async function relayTermsNow(client: RelayClient, note: DepositNote, options: { fee?: bigint } = {}): Promise<ApiResult<RelayTermsNow>> {
+export async function relayTermsNow(client: RelayClient, note: DepositNote, options: { fee?: bigint; amount?: bigint } = {}): Promise<ApiResult<RelayTermsNow>> {
   const fees = await client.fees();
   if (!fees.ok) return fees;
   const relayer = fees.value.relayers[note.network];
@@ -255,20 +295,21 @@ export async function relayTermsNow(client: RelayClient, note: DepositNote, opti
       ok: false,
       status: fees.status,
       error: ClientError.BadResponse,
-      message: `GET /fees names no relayer for ${note.network} (relayers[${note.network}]): the relay does not speak protocol v2`,
+      message: `GET /fees names no relayer for ${note.network} (relayers[${note.network}]): the relay does not speak protocol v2 or later`,
     };
   }
-  const published = relayFee(fees.value, note.network, note.mint, note.amount);
+  const amount = options.amount ?? note.amount;
+  const published = relayFee(fees.value, note.network, note.mint, amount);
   const fee = options.fee ?? published?.fee;
-  if (fee === undefined || fee >= note.amount) {
+  if (fee === undefined || fee >= amount) {
     return {
       ok: false,
       status: 400,
       error: "InvalidRequest",
-      message: `depositSize: ${note.amount} does not cover the relayer fee${fee === undefined ? "" : ` ${fee}`}`,
+      message: `depositSize: ${amount} does not cover the relayer fee${fee === undefined ? "" : ` ${fee}`}`,
     };
   }
-  return { ok: true, status: fees.status, value: { relayer, fee, toRecipient: note.amount - fee } };
+  return { ok: true, status: fees.status, value: { relayer, fee, toRecipient: amount - fee } };
 }
 
 /**

@@ -297,6 +297,7 @@ export function noteProofFailure(ctx: CliContext, e: NoteProofError): ExitCode {
   if (e.kind === "api") return ctx.apiFailure("get_proof", e.failure);
   if (e.kind === "no-leaf") return ctx.fail(Exit.Refused, e.message);
   if (e.kind === "unstable") return ctx.fail(Exit.Refused, e.message);
+  if (e.kind === "inconsistent") return ctx.fail(Exit.ProofMismatch, `THE RELAY'S ANSWERS ARE INCONSISTENT: ${e.message}`, { error: "InconsistentRelay" });
   return ctx.fail(Exit.ProofMismatch, `PROOF DOES NOT VERIFY: ${e.message}`);
 }
 
@@ -348,33 +349,5 @@ export const nullifier: CommandSpec = {
       address: r.value.address,
       json: r.value.json,
     });
-  },
-};
-
-export const noteCommand: CommandSpec = {
-  name: "note",
-  summary: "show a note's public fields (secrets only with --reveal-secrets)",
-  options: {
-    note: noteOption,
-    "reveal-secrets": { type: "boolean", help: "also print the nullifier and secret (anyone who sees them can withdraw)" },
-  },
-  async run(ctx, values) {
-    const note = await noteInput(ctx, values);
-    if (!note.ok) return note.code;
-    const s = describeNote(note.value, { revealSecrets: values["reveal-secrets"] === true });
-    const d = s.deposit;
-    const lines = [
-      `network: ${s.network}`,
-      `mint: ${s.mint}`,
-      `amount: ${s.amount}`,
-      `precommitment: ${s.precommitment}`,
-      `commitment: ${s.commitment}`,
-      `nullifierHash: ${s.nullifierHash}`,
-      `created: ${s.createdAt}`,
-      d ? `deposit: ${d.status}${d.leafIndex === null ? "" : ` at leaf ${d.leafIndex}`} by ${d.wallet}, signature ${d.signature}` : "deposit: not sent",
-    ];
-    if (s.nullifier && s.secret) lines.push(`nullifier: ${s.nullifier}`, `secret: ${s.secret}`);
-    const json: Record<string, JsonValue> = { ...s, deposit: d ? { ...d } : null };
-    return ctx.done(lines, json);
   },
 };

@@ -1,5 +1,5 @@
 import { writeFileSync } from "node:fs";
-import { PUBLIC_SIGNAL_NAMES, U64_MAX } from "../../../src-shared/crypto/protocol";
+import { PROTOCOL_VERSION, PUBLIC_SIGNAL_NAMES, U64_MAX } from "../../../src-shared/crypto/protocol";
 import { parsePublicKey } from "../../../src-shared/encoding/base58";
 import { toHex } from "../../../src-shared/encoding/bytes";
 import { redactUrl } from "../../../src-shared/redact-url";
@@ -14,20 +14,20 @@ import { noteOption, noteProofFailure } from "./pool";
 
 const hex = (b: Uint8Array): string => `0x${toHex(b)}`;
 
-const recipientOption: OptionSpec = { type: "string", value: "address", help: "the wallet that receives the withdrawal (base58)", required: true };
-const artifactOptions: Record<string, OptionSpec> = {
+export const recipientOption: OptionSpec = { type: "string", value: "address", help: "the wallet that receives the withdrawal (base58)", required: true };
+export const artifactOptions: Record<string, OptionSpec> = {
   wasm: { type: "string", value: "file", help: "withdraw circuit wasm (default resources/zk/withdraw.wasm)" },
   zkey: { type: "string", value: "file", help: "withdraw proving key (default resources/zk/withdraw.zkey)" },
 };
 
-function recipientInput(ctx: CliContext, values: ParsedValues): Input<string> {
+export function recipientInput(ctx: CliContext, values: ParsedValues): Input<string> {
   const recipient = str(values, "recipient");
   if (!recipient) return { ok: false, code: ctx.fail(Exit.Usage, "--recipient <address> is required (the base58 wallet that receives the funds)") };
   const parsed = parsePublicKey(recipient);
   return parsed.ok ? { ok: true, value: recipient } : { ok: false, code: ctx.fail(Exit.Usage, `--recipient ${recipient}: ${parsed.error}`) };
 }
 
-function artifactsInput(ctx: CliContext, values: ParsedValues): Omit<ProveOptions, "hasher"> {
+export function artifactsInput(ctx: CliContext, values: ParsedValues): Omit<ProveOptions, "hasher"> {
   const out: Omit<ProveOptions, "hasher"> = {};
   const wasm = str(values, "wasm");
   const zkey = str(values, "zkey");
@@ -36,7 +36,7 @@ function artifactsInput(ctx: CliContext, values: ParsedValues): Omit<ProveOption
   return out;
 }
 
-function proveFailure(ctx: CliContext, e: ProveError): ExitCode {
+export function proveFailure(ctx: CliContext, e: ProveError): ExitCode {
   switch (e.kind) {
     case "recipient":
     case "terms":
@@ -58,7 +58,7 @@ function proveFailure(ctx: CliContext, e: ProveError): ExitCode {
  * --rpc reads them from the chain, --relay-links-deposit asks the relay for
  * exactly this note, and otherwise the relay is asked among --decoys others.
  */
-const lookupOptions: Record<string, OptionSpec> = {
+export const lookupOptions: Record<string, OptionSpec> = {
   rpc: {
     type: "string",
     value: "url",
@@ -73,7 +73,7 @@ const lookupOptions: Record<string, OptionSpec> = {
   "relay-links-deposit": { type: "boolean", help: "ask the relay for exactly this note's leaf and nullifier: it can then link the deposit to this withdrawal" },
 };
 
-function lookupInput(ctx: CliContext, values: ParsedValues): Input<NoteLookup> {
+export function lookupInput(ctx: CliContext, values: ParsedValues): Input<NoteLookup> {
   const rpc = rpcInput(ctx, values);
   if (!rpc.ok) return rpc;
   const decoysText = str(values, "decoys");
@@ -97,7 +97,7 @@ function lookupInput(ctx: CliContext, values: ParsedValues): Input<NoteLookup> {
 }
 
 /** One line on stderr saying what the relay learns from the lookups. */
-function describeLookup(ctx: CliContext, lookup: NoteLookup): void {
+export function describeLookup(ctx: CliContext, lookup: NoteLookup): void {
   if (lookup.kind === "chain")
     ctx.note(
       `reading the tree and the nullifier from the chain at ${redactUrl(typeof lookup.rpc === "string" ? lookup.rpc : lookup.rpc.rpcEndpoint)}; the relay is asked only for its root`,
@@ -105,17 +105,18 @@ function describeLookup(ctx: CliContext, lookup: NoteLookup): void {
   else if (lookup.kind === "relay-links-deposit") ctx.note("--relay-links-deposit: the relay is told which leaf and nullifier this withdrawal spends");
   else
     ctx.note(
-      `asking the relay for the note's leaf and nullifier among ${lookup.decoys ?? DEFAULT_DECOYS} decoys each, without the login token (--rpc asks it nothing)`,
+      `asking the relay for the note's leaf and nullifier among ${lookup.decoys ?? DEFAULT_DECOYS} decoys each (the same ones on every retry), without the login token (--rpc asks it nothing)`,
     );
 }
 
-const STAGE_TEXT: Record<WithdrawStage, string> = {
+export const STAGE_TEXT: Record<WithdrawStage, string> = {
   login: "logging in",
   nullifier: "checking the note is unspent",
   fees: "reading the relay's key and fee (GET /fees)",
   quote: "quoting the swap (POST /jupiter)",
   merkle: "fetching and checking the Merkle proof",
   prove: "proving the withdrawal (a few seconds)",
+  save: "writing the pending change note before sending",
   relay: "relaying",
 };
 
@@ -128,6 +129,7 @@ function relayRequestJson(p: WithdrawalProof): { [k: string]: JsonValue } {
     recipient: p.recipient,
     depth: 32,
     depositSize: Number(p.amount),
+    changeCommitment: Array.from(p.changeCommitment),
   };
   const terms = { network: p.network, fee: Number(p.fee), relayer: p.relayer };
   if (p.swap === null) return { ...common, mint: p.mint, ...terms };
@@ -135,7 +137,7 @@ function relayRequestJson(p: WithdrawalProof): { [k: string]: JsonValue } {
 }
 
 /** A whole number of base units from a flag (`--fee`, `--min-out`). */
-function baseUnitsFlag(ctx: CliContext, values: ParsedValues, name: string, min: bigint): Input<bigint | undefined> {
+export function baseUnitsFlag(ctx: CliContext, values: ParsedValues, name: string, min: bigint): Input<bigint | undefined> {
   const text = str(values, name);
   if (text === undefined) return { ok: true, value: undefined };
   if (!/^[0-9]{1,20}$/.test(text) || BigInt(text) < min || BigInt(text) > U64_MAX) {
@@ -148,7 +150,7 @@ function baseUnitsFlag(ctx: CliContext, values: ParsedValues, name: string, min:
 }
 
 /** --swap-to and --min-out as given (checked against the note by {@link swapAgainstNote}); --min-out only with --swap-to. */
-function swapInput(ctx: CliContext, values: ParsedValues): Input<{ outputMint: string; minOut: bigint | undefined } | null> {
+export function swapInput(ctx: CliContext, values: ParsedValues): Input<{ outputMint: string; minOut: bigint | undefined } | null> {
   const swapTo = str(values, "swap-to");
   const minOut = baseUnitsFlag(ctx, values, "min-out", 1n);
   if (!minOut.ok) return minOut;
@@ -162,12 +164,12 @@ function swapInput(ctx: CliContext, values: ParsedValues): Input<{ outputMint: s
 }
 
 /** A swap into the note's own mint is a plain withdrawal asked for the wrong way. */
-function swapAgainstNote(ctx: CliContext, swap: { outputMint: string } | null, note: DepositNote): ExitCode | null {
+export function swapAgainstNote(ctx: CliContext, swap: { outputMint: string } | null, note: DepositNote): ExitCode | null {
   if (swap && swap.outputMint === note.mint) return ctx.fail(Exit.Usage, "--swap-to is the note's own mint: leave it out to withdraw without a swap");
   return null;
 }
 
-const swapOptions: Record<string, OptionSpec> = {
+export const swapOptions: Record<string, OptionSpec> = {
   "swap-to": { type: "string", value: "mint", help: "receive this token instead: swap through /relay_swap" },
   "min-out": { type: "string", value: "base units", help: "with --swap-to: the least the recipient must receive (default: the quote's otherAmountThreshold)" },
 };
@@ -182,10 +184,12 @@ export const prove: CommandSpec = {
     "`relay` to withdraw. The proof is bound to the relay's terms: the relayer key and the fee (default: this relay's,\n" +
     "from GET /fees), and with --swap-to the output mint and minOut (default: the quote's otherAmountThreshold).\n" +
     "A relay refuses a proof made for any other terms. A proof is bound to its root too: after more deposits\n" +
-    "than the relay keeps roots (100), prove again.",
+    "than the relay keeps roots (100), prove again. --amount proves a part of the note (default: all of it); the\n" +
+    "proof then carries the change leaf of what is left (changeCommitment), which `relay` would keep as the note.",
   options: {
     note: noteOption,
     recipient: recipientOption,
+    amount: { type: "string", value: "base units", help: "the part of the note to withdraw (default: its whole value)" },
     relayer: { type: "string", value: "address", help: "the relayer key to bind (default: GET /fees relayers[network] of --url)" },
     fee: { type: "string", value: "base units", help: "the fee to bind, in the note's mint (default: the fee GET /fees publishes)" },
     ...swapOptions,
@@ -206,12 +210,16 @@ export const prove: CommandSpec = {
     if (!swap.ok) return swap.code;
     const note = await noteInput(ctx, values);
     if (!note.ok) return note.code;
-    if (feeFlag.value !== undefined && feeFlag.value >= note.value.amount)
-      return ctx.fail(Exit.Usage, `--fee ${feeFlag.value} must be below the note's amount (${note.value.amount})`);
+    const amountFlag = baseUnitsFlag(ctx, values, "amount", 1n);
+    if (!amountFlag.ok) return amountFlag.code;
+    const amount = amountFlag.value ?? note.value.amount;
+    if (amount > note.value.amount) return ctx.fail(Exit.Usage, `--amount ${amount} is above the note's value (${note.value.amount})`);
+    if (feeFlag.value !== undefined && feeFlag.value >= amount)
+      return ctx.fail(Exit.Usage, `--fee ${feeFlag.value} must be below the amount withdrawn (${amount})`);
     const sameMint = swapAgainstNote(ctx, swap.value, note.value);
     if (sameMint !== null) return sameMint;
     const hasher = await ctx.hasher();
-    const source = noteSource(ctx.client, note.value, lookup.value, { hasher });
+    const source = noteSource(ctx.client, note.value, lookup.value, { hasher, amount });
     describeLookup(ctx, lookup.value);
 
     const spent = await source.spent();
@@ -219,7 +227,7 @@ export const prove: CommandSpec = {
       ctx.note(`warning: this note was already withdrawn (nullifier account ${spent.value.address}); the relay will refuse this proof`);
 
     // The relay's own terms, unless both are given (then GET /fees is only read to warn about a mismatch).
-    const published = await relayTermsNow(ctx.client, note.value);
+    const published = await relayTermsNow(ctx.client, note.value, { amount });
     if (!published.ok && (relayerFlag === undefined || feeFlag.value === undefined)) return ctx.apiFailure("fees", published);
     const relayer = relayerFlag ?? (published.ok ? published.value.relayer : "");
     const fee = feeFlag.value ?? (published.ok ? published.value.fee : 0n);
@@ -238,7 +246,7 @@ export const prove: CommandSpec = {
         const q = await ctx.client.quote({
           inputMint: note.value.mint,
           outputMint: swap.value.outputMint,
-          amount: note.value.amount - fee,
+          amount: amount - fee,
           network: note.value.network,
         });
         if (!q.ok) return ctx.apiFailure("quote", q);
@@ -258,6 +266,7 @@ export const prove: CommandSpec = {
       relayer,
       fee,
       swap: swap.value && minOut !== null ? { outputMint: swap.value.outputMint, minOut } : null,
+      amount,
     });
     if (!proved.ok) return proveFailure(ctx, proved.error);
     const p = proved.value;
@@ -270,10 +279,10 @@ export const prove: CommandSpec = {
       );
 
     const endpoint = p.swap === null ? "/relay" : "/relay_swap";
-    // The leaf index and commitment stay out: they would link this withdrawal to its deposit.
+    // The spent leaf's index and commitment stay out: they would link this withdrawal to its deposit.
     const json: { [k: string]: JsonValue } = {
       kind: "private-withdrawal-relay/withdrawal-proof",
-      protocol: 2,
+      protocol: PROTOCOL_VERSION,
       network: p.network,
       mint: p.mint,
       recipient: p.recipient,
@@ -284,6 +293,7 @@ export const prove: CommandSpec = {
       root: hex(p.root),
       nullifierHash: hex(p.nullifierHash),
       extDataHash: hex(p.extDataHash),
+      changeCommitment: hex(p.changeCommitment),
       proof: hex(p.proof),
       publicSignals: p.publicSignals,
       publicSignalNames: [...PUBLIC_SIGNAL_NAMES],
@@ -309,6 +319,7 @@ export const prove: CommandSpec = {
         `bound to relayer ${p.relayer}, fee ${p.fee}` + (p.swap ? `, swap into ${p.swap.outputMint} of at least ${p.swap.minOut}` : ""),
         `root: ${hex(p.root)}`,
         `nullifierHash: ${hex(p.nullifierHash)}`,
+        `changeCommitment: ${hex(p.changeCommitment)}`,
         `proof (256 bytes): ${hex(p.proof)}`,
         "public signals:",
         ...p.publicSignals.map((s, i) => `  ${(PUBLIC_SIGNAL_NAMES[i] ?? `#${i}`).padEnd(13)} ${s}`),
@@ -316,142 +327,5 @@ export const prove: CommandSpec = {
       ],
       file ? { ...json, file } : json,
     );
-  },
-};
-
-export const relay: CommandSpec = {
-  name: "relay",
-  summary: "withdraw a note to a recipient: log in, prove, and submit through the relay (/relay, or /relay_swap with --swap-to)",
-  details:
-    "Logs in with --keypair (any wallet: it only authenticates the request; use a fresh one, not the depositor's,\n" +
-    "so the relay cannot tie the login to the deposit),\n" +
-    "refuses a note that is already spent, reads the relay's key and fee (GET /fees), checks the Merkle proof, proves\n" +
-    "(a few seconds) for exactly that relayer and fee, and POSTs /relay with them. The recipient receives the note's\n" +
-    "amount minus the fee. Exit 1 when the relay refuses; after a time-out the CLI asks get_nullifier whether the\n" +
-    "withdrawal landed before telling you to retry.\n" +
-    "--swap-to <mint> withdraws through /relay_swap: the amount minus the fee is swapped into that mint for the\n" +
-    "recipient (the fee stays in the note's mint). The swap is quoted before proving, and the proof binds its\n" +
-    "otherAmountThreshold (or --min-out) as minOut: the recipient receives at least that, or nothing happens\n" +
-    "(SlippageExceeded spends nothing; run it again for a fresh quote).\n" +
-    "The spent check and the Merkle path never name the note to the relay alone (docs/privacy.md): with --rpc they are\n" +
-    "read from the chain (the relay is asked only for its root); without it the relay is asked for the note's leaf\n" +
-    "among --decoys random others (default 8) and its nullifier among as many random hashes, without the login token\n" +
-    "and on connections of their own. --relay-links-deposit asks for exactly this note (the relay can link the deposit).",
-  options: {
-    note: noteOption,
-    keypair: { type: "string", value: "file", help: "a wallet keypair to log in with (x-api-auth): a fresh one, not the depositor's", required: true },
-    recipient: recipientOption,
-    ...swapOptions,
-    ...lookupOptions,
-    ...artifactOptions,
-  },
-  async run(ctx, values) {
-    const recipient = recipientInput(ctx, values);
-    if (!recipient.ok) return recipient.code;
-    const lookup = lookupInput(ctx, values);
-    if (!lookup.ok) return lookup.code;
-    const swap = swapInput(ctx, values);
-    if (!swap.ok) return swap.code;
-    const note = await noteInput(ctx, values);
-    if (!note.ok) return note.code;
-    const kp = keypairInput(ctx, values);
-    if (!kp.ok) return kp.code;
-    const sameMint = swapAgainstNote(ctx, swap.value, note.value);
-    if (sameMint !== null) return sameMint;
-    const swapTo = swap.value?.outputMint;
-    if (note.value.deposit && note.value.deposit.wallet === kp.value.address) {
-      ctx.note(`warning: --keypair is the wallet that made the deposit: the relay sees it log in for this withdrawal (use a fresh one: keygen --out <file>)`);
-    }
-    describeLookup(ctx, lookup.value);
-    if (lookup.value.kind === "decoys") {
-      // GET /networks is public and names no note: whether this network has a chain the wallet could read instead.
-      const networks = await ctx.client.networks();
-      const bound = networks.ok ? networks.value.find((n) => n.name === note.value.network) : undefined;
-      if (bound && !bound.sandbox)
-        ctx.note(
-          `the relay runs ${note.value.network} on program ${bound.programId}: give --rpc <url> to read the path from the chain and ask the relay nothing about the note`,
-        );
-    }
-
-    const r = await withdraw(ctx.client, note.value, recipient.value, {
-      wallet: kp.value,
-      lookup: lookup.value,
-      hasher: await ctx.hasher(),
-      prove: artifactsInput(ctx, values),
-      onStage: (s) => ctx.note(`${STAGE_TEXT[s]}...`),
-      ...(swap.value ? { swapTo: swap.value.outputMint } : {}),
-      ...(swap.value?.minOut !== undefined ? { minOut: swap.value.minOut } : {}),
-    });
-    if (!r.ok) {
-      const e = r.error;
-      switch (e.stage) {
-        case "login":
-          return ctx.apiFailure("login", e.failure);
-        case "nullifier":
-          return ctx.apiFailure("get_nullifier", e.failure);
-        case "fees":
-          return ctx.apiFailure("fees", e.failure);
-        case "quote":
-          return ctx.apiFailure("quote", e.failure);
-        case "spent":
-          return ctx.fail(Exit.Refused, `the note was already withdrawn (nullifier account ${e.address})`, {
-            error: "NullifierAlreadySpent",
-            nullifierAccount: e.address,
-          });
-        case "merkle":
-          return noteProofFailure(ctx, e.error);
-        case "prove":
-          return proveFailure(ctx, e.error);
-        case "relay":
-          if (e.landed === true) {
-            ctx.note(`the relay's answer was ${e.failure.status} ${e.failure.error}, but the note's nullifier is now spent: the withdrawal landed`);
-            return ctx.done([`withdrawn to ${recipient.value} (the relay did not send the transaction signature)`], {
-              withdrawn: true,
-              signature: null,
-              recipient: recipient.value,
-              relayAnswer: { status: e.failure.status, error: e.failure.error },
-            });
-          }
-          if (e.landed === false) ctx.note("the note's nullifier is still unspent: nothing was withdrawn, and running `relay` again is safe");
-          if (e.landed === null) ctx.note("whether the withdrawal landed is unknown: run `nullifier --note` before relaying again");
-          if (e.failure.error === "SlippageExceeded")
-            ctx.note("the price moved below the proof's minOut before the swap: nothing was withdrawn; run `relay` again for a fresh quote");
-          if (e.failure.error === "FeeTooLow")
-            ctx.note("the relay raised its fee while the proof was built: nothing was withdrawn; run `relay` again to prove for the new fee");
-          return ctx.apiFailure(swapTo === undefined ? "relay" : "relay_swap", e.failure);
-      }
-    }
-    const { signature, proof: p, quote: swapQuote, terms } = r.value;
-    const lines = [`withdrawn: ${p.amount} of ${p.mint} on ${p.network} to ${p.recipient}`, `signature: ${signature}`];
-    if (swapQuote && terms.minOut !== null) {
-      lines.push(
-        `fee: ${terms.fee} of ${p.mint} to relayer ${terms.relayer}; ${terms.toRecipient} swapped into ${swapQuote.outputMint}: ` +
-          `about ${swapQuote.outAmount}, at least ${terms.minOut} (bound by the proof)`,
-      );
-    } else lines.push(`fee: ${terms.fee} to relayer ${terms.relayer}; the recipient receives ${terms.toRecipient}`);
-    lines.push(`proving took ${p.provingMs} ms`);
-    const json: { [k: string]: JsonValue } = {
-      withdrawn: true,
-      signature,
-      network: p.network,
-      mint: p.mint,
-      recipient: p.recipient,
-      depositSize: p.amount.toString(),
-      nullifierHash: hex(p.nullifierHash),
-      root: hex(p.root),
-      provingMs: p.provingMs,
-      relayer: terms.relayer,
-      fee: terms.fee.toString(),
-      toRecipient: terms.toRecipient.toString(),
-    };
-    if (swapQuote) {
-      json.swap = {
-        outputMint: swapQuote.outputMint,
-        quotedOut: swapQuote.outAmount,
-        minOut: terms.minOut?.toString() ?? null,
-        priceImpactPct: swapQuote.priceImpactPct,
-      };
-    }
-    return ctx.done(lines, json);
   },
 };
