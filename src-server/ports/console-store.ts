@@ -80,7 +80,7 @@ export interface ConsoleStore {
   relaysByNullifier(nullifierHex: string): RelayRecord[];
   /** Confirmed relays received from `fromMs` on: what fees were earned on. */
   confirmedSince(fromMs: number): { receivedAt: number; network: Network; mint: string; depositSize: bigint; fee: bigint }[];
-  /** Deposits the indexer applied to a pool, counted per bucket (`bucketMs` wide, aligned to the epoch). */
+  /** Deposit leaves the indexer applied to a pool (change leaves not counted), per bucket (`bucketMs` wide, aligned to the epoch). */
   depositBuckets(network: Network, mint: string, fromMs: number, bucketMs: number): { at: number; count: number }[];
   recentRoots(network: Network, mint: string, limit: number): { root: Uint8Array; nextIndex: number; at: number }[];
   /** A filled leaf's transaction and kind; `amount` is a deposit's (null for a change leaf, or a deposit indexed before v3 without one). */

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -106,7 +107,10 @@ describe("pools, tree and nullifiers", () => {
     expect(usdc.chainNextIndex).toBe(usdc.nextIndex);
     expect(usdc.recentRoots[0]).toMatchObject({ root: usdc.root, nextIndex: usdc.nextIndex });
     expect(usdc.deposits.buckets).toHaveLength(24);
-    expect(usdc.deposits.total).toBe(usdc.nextIndex);
+    // Protocol v3: the relayed withdrawal inserted a change leaf; deposits over time count the deposit alone.
+    expect(usdc.leaves).toMatchObject({ deposits: 1, changes: 1, depositsOfUnknownAmount: 0, largestDeposit: "1000000" });
+    expect(usdc.nextIndex).toBe(2);
+    expect(usdc.deposits.total).toBe(1);
     expect(usdc.sandbox).toBe(true);
     expect((await admin("/pools/mainnet/11111111111111111111111111111111")).status).toBe(404);
     expect((await admin("/pools?range=1y")).status).toBe(400);
@@ -124,7 +128,7 @@ describe("pools, tree and nullifiers", () => {
       node = (await admin<AdminTreeNode>(`/pools/mainnet/${USDC}/nodes/${index}`)).body;
     }
     expect(node).toMatchObject({ height: 0, index: 2 ** 32 + leafIndex, filled: 1, children: [] });
-    expect(node.leaf).toMatchObject({ leafIndex, signature: withdrawal.deposit.signature });
+    expect(node.leaf).toMatchObject({ leafIndex, signature: withdrawal.deposit.signature, kind: "deposit", amount: "1000000" });
     const viaSpec = (await post(`${server.url}/get_node/${USDC}/32/${index}/mainnet`)).json as { json: { value: number[] } };
     expect(node.value).toBe(Buffer.from(viaSpec.json.value).toString("hex"));
     const emptyRight = (await admin<AdminTreeNode>(`/pools/mainnet/${USDC}/nodes/3`)).body;
@@ -160,6 +164,8 @@ describe("relays, money, health and settings", () => {
     expect(page.retentionDays).toBe(30);
     const item = page.items[0]!;
     expect(item).toMatchObject({ network: "mainnet", mint: USDC, status: "confirmed", signature: relaySignature, depositSize: "1000000", fee: "2500" });
+    // A whole withdrawal inserts a change leaf too (of value 0), right after the deposit's.
+    expect(item).toMatchObject({ changeCommitment: Buffer.from(withdrawal.body.changeCommitment).toString("hex"), changeLeafIndex: 1 });
     expect((await admin<AdminRelayPage>("/relays?network=devnet")).body.items).toEqual([]);
     expect((await admin<AdminRelayPage>(`/relays?from=${item.receivedAt + 1}`)).body.items).toEqual([]);
     expect((await admin("/relays?status=lost")).status).toBe(400);
@@ -307,6 +313,98 @@ describe("support: the revert queue and the compliance log", () => {
     expect((cleared.json as AdminCompliance).overrides.some((o) => o.address === someone)).toBe(false);
     const mine = (await admin<AdminCompliance>(`/compliance?address=${someone}`)).body;
     expect(mine.history.map((h) => h.change)).toEqual(["clear", "add"]);
+  });
+});
+
+describe("protocol v3: leaves by kind and the anonymity set of each standard amount", () => {
+  /** A fixed precommitment per label (below the field modulus), so the pool's tree, and so the cached proofs, repeat across runs. */
+  const precommitment = (label: string): number[] => {
+    const b = createHash("sha256").update(`admin-http-v3:${label}`).digest();
+    b[0] = b[0]! % 0x30;
+    return Array.from(b);
+  };
+  const pool = async () => (await admin<AdminPoolSummary>(`/pools/devnet/${USDC}`)).body;
+  const sets = (p: AdminPoolSummary) => Object.fromEntries(p.leaves.anonymitySets.map((s) => [s.amount, s.notes]));
+
+  it("counts deposits of mixed amounts and the change leaves of partial withdrawals, and each standard amount's notes", async () => {
+    await airdrop(server.url, depositor, 20_000_000, USDC, "devnet");
+    expect((await pool()).leaves).toMatchObject({ deposits: 0, changes: 0, largestDeposit: null, anonymitySets: [] });
+    for (const [label, amount] of [["a", 2_500_000], ["b", 7_000]] as const) {
+      expect((await deposit(server.url, depositor, precommitment(label), amount, USDC, "devnet")).status).toBe("indexed");
+    }
+    // A note of 1,000,000 (leaf 2), of which 200,000 is withdrawn: the change leaf (800,000, private) is leaf 3.
+    const first = await prepareWithdrawal(server.url, depositor, USDC, {
+      network: "devnet",
+      recipient: testRecipient("admin-http-v3-1"),
+      amount: 1_000_000,
+      withdraw: 200_000,
+    });
+    const r1 = await post(`${server.url}/relay`, first.body, { "x-api-auth": relayToken });
+    expect(r1.status, r1.text).toBe(200);
+    const landed = r1.json as { signature: string; changeLeafIndex: number };
+    expect(landed.changeLeafIndex).toBe(3);
+
+    let p = await pool();
+    expect(p.nextIndex).toBe(4);
+    expect(p.leaves).toMatchObject({ deposits: 3, changes: 1, depositsOfUnknownAmount: 0, largestDeposit: "2500000", decimals: 6, standardFloor: "1000" });
+    // Every standard amount from the floor (USDC: 1,000 base units) to the largest deposit; the change leaf counts in each.
+    expect(sets(p)).toEqual({
+      "1000": 4,
+      "2000": 4,
+      "5000": 4,
+      "10000": 3,
+      "20000": 3,
+      "50000": 3,
+      "100000": 3,
+      "200000": 3,
+      "500000": 3,
+      "1000000": 3,
+      "2000000": 2,
+    });
+    expect(p.leaves.anonymitySets.find((s) => s.amount === "2000000")).toEqual({ amount: "2000000", deposits: 1, notes: 2 });
+    expect(p.deposits.total).toBe(3);
+
+    // The change note pays a second piece of 500,000: another change leaf (leaf 4), in every set again.
+    const second = await prepareWithdrawal(server.url, depositor, USDC, {
+      network: "devnet",
+      recipient: testRecipient("admin-http-v3-2"),
+      spend: first.changeAt(landed.changeLeafIndex),
+      withdraw: 500_000,
+    });
+    const r2 = await post(`${server.url}/relay`, second.body, { "x-api-auth": relayToken });
+    expect(r2.status, r2.text).toBe(200);
+    expect((r2.json as { changeLeafIndex: number }).changeLeafIndex).toBe(4);
+    p = await pool();
+    expect(p.leaves).toMatchObject({ deposits: 3, changes: 2 });
+    expect(sets(p)).toMatchObject({ "1000": 5, "5000": 5, "10000": 4, "1000000": 4, "2000000": 3 });
+    // The list answers the same as the pool's own page.
+    const listed = (await admin<{ pools: AdminPoolSummary[] }>("/pools")).body.pools.find((x) => x.network === "devnet" && x.mint === USDC)!;
+    expect(listed.leaves).toEqual(p.leaves);
+    // A pool without deposits has no anonymity set.
+    expect((await admin<AdminPoolSummary>(`/pools/devnet/${WSOL}`)).body.leaves).toMatchObject({ deposits: 0, changes: 0, anonymitySets: [] });
+
+    // The relay record: the part withdrawn and the change leaf, with where it went.
+    const page = (await admin<AdminRelayPage>(`/relays?network=devnet&mint=${USDC}`)).body;
+    expect(page.items.map((i) => [i.depositSize, i.changeLeafIndex])).toEqual([
+      ["500000", 4],
+      ["200000", 3],
+    ]);
+    const detail = (await admin<AdminRelayDetail>(`/relays/${page.items[1]!.id}`)).body;
+    expect(detail).toMatchObject({
+      depositSize: "200000",
+      signature: landed.signature,
+      changeCommitment: Buffer.from(first.body.changeCommitment).toString("hex"),
+      changeLeafIndex: 3,
+    });
+
+    // The tree explorer's leaves: a deposit with its public amount, a change leaf without a value, inserted by the withdrawal.
+    const leafNode = async (i: number) => (await admin<AdminTreeNode>(`/pools/devnet/${USDC}/nodes/${2 ** 32 + i}`)).body.leaf;
+    expect(await leafNode(2)).toMatchObject({ kind: "deposit", amount: "1000000", signature: first.deposit.signature });
+    expect(await leafNode(3)).toMatchObject({ kind: "change", amount: null, signature: landed.signature });
+    const change = (await admin<AdminTreeNode>(`/pools/devnet/${USDC}/nodes/${2 ** 32 + 3}`)).body;
+    const viaSpec = (await post(`${server.url}/get_node/${USDC}/32/${2 ** 32 + 3}/devnet`)).json as { json: { value: number[] } };
+    expect(change.value).toBe(Buffer.from(viaSpec.json.value).toString("hex"));
+    expect(change.value).toBe(Buffer.from(first.body.changeCommitment).toString("hex"));
   });
 });
 

@@ -179,6 +179,11 @@ describe("leaf census (protocol v3)", () => {
     expect(store.leafCensus("mainnet", USDC, all.upTo, ALL)).toEqual({ ...all, deposits: 0, changes: 0, depositsOfUnknownAmount: 0, buckets: [] });
     expect(await updateCensus(store, "mainnet", USDC, first)).toEqual(all);
 
+    // Deposits over time count deposit leaves only.
+    const buckets = store.depositBuckets("mainnet", USDC, Date.now() - DAY, DAY);
+    expect(buckets.reduce((n, b) => n + b.count, 0)).toBe(9);
+    expect(store.depositBuckets("mainnet", USDC, Date.now() + DAY, DAY)).toEqual([]);
+
     // A leaf names its kind and a deposit its amount; a change leaf's value stays private.
     expect(store.leaf("mainnet", USDC, 3)).toMatchObject({ signature: "sig-3", kind: "change", amount: null });
     expect(store.leaf("mainnet", USDC, 9)).toMatchObject({ kind: "deposit", amount: "18446744073709551615" });

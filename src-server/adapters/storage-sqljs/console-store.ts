@@ -60,8 +60,18 @@ export class SqlConsoleStore implements ConsoleStore {
     if (!pool) return [];
     const bucketSec = Math.max(1, Math.round(bucketMs / 1000));
     const from = Math.floor(fromMs / 1000);
+    const times = readLeafTimes(this.db.pages, pool.id, pool.next_index);
+    const firstInRange = times.findIndex((t) => t !== 0 && t >= from);
+    if (firstInRange < 0) return [];
+    // Protocol v3: withdrawals' change leaves have times too; only the range's own are read.
+    const changes = this.db.all<{ leaf_index: number }>("SELECT leaf_index FROM indexed_leaves WHERE pool_id = ? AND kind = 'change' AND leaf_index >= ?", [
+      pool.id,
+      firstInRange,
+    ]);
+    for (const c of changes) times[c.leaf_index] = 0;
     const counts = new Map<number, number>();
-    for (const t of readLeafTimes(this.db.pages, pool.id, pool.next_index)) {
+    for (let i = firstInRange; i < times.length; i++) {
+      const t = times[i]!;
       if (t === 0 || t < from) continue;
       const b = Math.floor(t / bucketSec) * bucketSec;
       counts.set(b, (counts.get(b) ?? 0) + 1);
