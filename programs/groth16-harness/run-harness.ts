@@ -20,9 +20,9 @@ export interface HarnessRun extends TxResult {
 }
 
 export interface Harness {
-  /** 256-byte proof || 6 x 32-byte inputs. */
+  /** 256-byte proof || 7 x 32-byte inputs. */
   verify(data: Uint8Array): HarnessRun;
-  /** 6 x 32-byte inputs: vk_x as return data. */
+  /** 7 x 32-byte inputs: vk_x as return data. */
   vkX(inputs: Uint8Array[]): HarnessRun;
 }
 

@@ -28,6 +28,8 @@ import {
   TOKEN_PROGRAM_ID,
   TREE_ACCOUNT_OFFSETS,
   TREE_ACCOUNT_SIZE,
+  WITHDRAW_CHANGE_COMMITMENT_OFFSET,
+  encodePoolInstruction,
   TREE_DEPTH,
 } from "../../src-shared/pool-program";
 import { zeroHashes } from "../../src-server/core/merkle/zeros";
@@ -133,6 +135,38 @@ describe("programs/pool/src agrees with the codec", () => {
     expect(define("IX_WITHDRAW_SWAP_LEN")).toBe(INSTRUCTION_DATA_SIZES.withdraw_swap);
     expect(define("IX_ASSERT_SWAP_OUT_LEN")).toBe(INSTRUCTION_DATA_SIZES.assert_swap_out);
     expect(define("IX_REVERT_LEN")).toBe(INSTRUCTION_DATA_SIZES.revert);
+    // The arguments' offsets: the codec's data of a withdraw_swap with distinct bytes in every field.
+    const data = encodePoolInstruction({
+      name: "withdraw_swap",
+      proof: new Uint8Array(256).fill(1),
+      root: new Uint8Array(32).fill(2),
+      nullifierHash: new Uint8Array(32).fill(3),
+      recipient: new Uint8Array(32).fill(4),
+      amount: 0x0505050505050505n,
+      fee: 0x0606060606060606n,
+      changeCommitment: new Uint8Array(32).fill(7),
+      outputMint: new Uint8Array(32).fill(8),
+      minOut: 0x0909090909090909n,
+    });
+    const at: [string, number][] = [
+      ["WD_OFF_PROOF", 1],
+      ["WD_OFF_ROOT", 2],
+      ["WD_OFF_NULLIFIER_HASH", 3],
+      ["WD_OFF_RECIPIENT", 4],
+      ["WD_OFF_AMOUNT", 5],
+      ["WD_OFF_FEE", 6],
+      ["WD_OFF_CHANGE_COMMITMENT", 7],
+      ["WD_OFF_OUTPUT_MINT", 8],
+      ["WD_OFF_MIN_OUT", 9],
+    ];
+    for (const [name, byte] of at) {
+      const off = define(name);
+      expect(data[off], name).toBe(byte);
+      expect(data[off - 1], name).not.toBe(byte);
+    }
+    expect(define("WD_OFF_CHANGE_COMMITMENT")).toBe(WITHDRAW_CHANGE_COMMITMENT_OFFSET);
+    const assertData = encodePoolInstruction({ name: "assert_swap_out", minOut: 0x0101010101010101n, nullifierHash: new Uint8Array(32).fill(2) });
+    expect([assertData[define("ASO_OFF_MIN_OUT")], assertData[define("ASO_OFF_NULLIFIER_HASH")], assertData[define("ASO_OFF_NULLIFIER_HASH") - 1]]).toEqual([1, 2, 1]);
   });
 
   it("every pool error: the code (pool.h) and the `Error: <Name>` line (errors.c) of errors.ts", () => {
@@ -144,7 +178,7 @@ describe("programs/pool/src agrees with the codec", () => {
     for (const [name, code] of Object.entries(POOL_ERRORS)) {
       if (name === fallback) {
         expect([...logged.values()].map(codeOf)).not.toContain(code);
-        expect(codeOf("ERR_DUPLICATE_WITHDRAW_SWAP")).toBe(code);
+        expect(codeOf("ERR_INVALID_INPUT")).toBe(code);
         continue;
       }
       expect(logged.get(name), name).toBeDefined();

@@ -1,17 +1,22 @@
 /**
- * withdraw on programs/pool/pool.so in the real runtime, with the recorded real protocol v2
- * proofs (bound to the fixture relayer and FEE): exact payouts, the nullifier, the compute
- * budget, and the attacks, each failing with its exact error while the vault keeps its funds
- * and the proof's nullifier stays unspent.
+ * withdraw on programs/pool/pool.so in the real runtime, with the recorded real protocol v3
+ * proofs (bound to the fixture relayer and FEE, each withdrawing a whole note) and proofs the
+ * SDK makes for partial withdrawals: exact payouts, the nullifier, the change leaf and the
+ * root it makes (checked against a TypeScript tree of the same leaves), chains of change notes,
+ * the compute budget, and the attacks, each failing with its exact error while the vault keeps
+ * its funds and the proof's nullifier stays unspent.
  */
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { ComputeBudgetProgram, Keypair, PublicKey, Transaction, TransactionInstruction } from "@solana/web3.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { encodeBase58 } from "../../src-shared/encoding/base58";
-import { bigIntToBytes32 } from "../../src-shared/encoding/field";
+import { FIELD_MODULUS, bigIntToBytes32, bytesToBigInt } from "../../src-shared/encoding/field";
+import { computeChangeLeaf, computePrecommitment } from "../../src-shared/crypto/protocol";
 import {
   ACCOUNT_DISCRIMINATORS,
   TOKEN_PROGRAM_ID,
+  TREE_ACCOUNT_OFFSETS,
   decodeNullifierAccount,
   decodePoolEventLogs,
   encodeTokenAccount,
@@ -24,13 +29,14 @@ import {
   type WithdrawParams,
 } from "../../src-shared/pool-program";
 import { encodeProof, fromSnarkjs, type SnarkjsProof } from "../../src-server/core/proof/codec";
-import { FEE, MINT, PLAIN, PLAIN_5, PLAIN_6, PROGRAM, SOL, ata, fixturePool, type FixturePool, type Landed } from "./test-support";
+import { FEE, MINT, PLAIN, PLAIN_5, PLAIN_6, PROGRAM, SOL, ata, notePool, type Landed, type NotePool, type PlacedNote } from "./test-support";
 import { expectPoolError, expectAnchorError } from "./expect-errors";
+import type { WithdrawalProof } from "../../src-client/sdk/prove";
 
-const WITHDRAW_BUDGET_EXISTING = 150_000;
-const WITHDRAW_BUDGET_CREATED = 200_000;
+const WITHDRAW_BUDGET_EXISTING = 160_000;
+const WITHDRAW_BUDGET_CREATED = 185_000;
 
-let f: FixturePool;
+let f: NotePool;
 let vaultBefore: bigint;
 
 const V1 = JSON.parse(readFileSync(new URL("../../tests/support/v1-proof.json", import.meta.url), "utf8")) as { publicSignals: string[]; proof: SnarkjsProof };
@@ -52,8 +58,15 @@ function refused(r: Landed, label: string, check: (r: Landed) => void): void {
   expect(f.world.exists(nullifierOf(label))).toBe(false);
 }
 
+/** The pool's current root, which must be the TypeScript tree's of the same leaves. */
+function expectRootMirrored(): void {
+  const t = f.world.treeAccount();
+  expect(t.nextIndex).toBe(f.mirrors.get(MINT)!.nextIndex);
+  expect(t.roots[t.currentRootIndex]).toEqual(f.mirrors.get(MINT)!.root());
+}
+
 beforeAll(async () => {
-  f = await fixturePool();
+  f = await notePool();
   vaultBefore = f.world.vaultBalance();
   expect(vaultBefore).toBe(28n * SOL);
 }, 60_000);
@@ -127,6 +140,38 @@ describe("withdraw: attacks fail with their exact error, the vault keeps its fun
     const other = withdraw(PLAIN);
     other.keys[4]!.pubkey = new PublicKey(poolNullifierAddress(PROGRAM, encodeBase58(new Uint8Array(32).fill(7)), f.cases.get(PLAIN)!.signals[1]!));
     refused(send([other]), PLAIN, (r) => expectAnchorError(r, 0, 2006, "ConstraintSeeds", "nullifier"));
+  });
+
+  it("amount 0, a zero changeCommitment, and one not below the field modulus (r, r + the real one, all ones): InvalidInput, before the proof", () => {
+    const real = f.cases.get(PLAIN)!.signals[6]!;
+    refused(send([withdraw(PLAIN, { amount: 0n, fee: 0n })]), PLAIN, (r) => expectPoolError(r, 0, "InvalidInput"));
+    for (const changeCommitment of [new Uint8Array(32), bigIntToBytes32(FIELD_MODULUS), bigIntToBytes32(bytesToBigInt(real) + FIELD_MODULUS), new Uint8Array(32).fill(0xff)]) {
+      refused(send([withdraw(PLAIN, { changeCommitment })]), PLAIN, (r) => expectPoolError(r, 0, "InvalidInput"));
+    }
+    // InvalidInput comes before the fee rule: amount 0 with a fee is still InvalidInput.
+    refused(send([withdraw(PLAIN, { amount: 0n })]), PLAIN, (r) => expectPoolError(r, 0, "InvalidInput"));
+  });
+
+  it("the proof replayed with another change leaf (the whole value left as change, another note's change leaf, r - 1): InvalidProof", () => {
+    const note = { nullifier: bigIntToBytes32(7000n), secret: bigIntToBytes32(0x5eed000n) };
+    const pre = computePrecommitment(f.world.hasher, note.nullifier, note.secret);
+    const keepAll = computeChangeLeaf(f.world.hasher, pre, f.amount(PLAIN), publicKeyBytes(MINT), new Uint8Array(32).fill(1));
+    for (const changeCommitment of [keepAll, f.cases.get(PLAIN_5)!.signals[6]!, bigIntToBytes32(FIELD_MODULUS - 1n)]) {
+      refused(send([withdraw(PLAIN, { changeCommitment })]), PLAIN, (r) => expectPoolError(r, 0, "InvalidProof"));
+    }
+  });
+
+  it("a tree with no room for the change leaf: TreeFull, after the proof verified, and nothing moves", () => {
+    const real = f.world.svm.getAccount(f.world.tree)!;
+    const full = real.data.slice();
+    new DataView(full.buffer, full.byteOffset).setUint32(TREE_ACCOUNT_OFFSETS.nextIndex, 0xffffffff, true);
+    f.world.svm.setAccount(f.world.tree, { lamports: real.lamports, data: full, owner: new PublicKey(PROGRAM) });
+    try {
+      refused(send([withdraw(PLAIN)]), PLAIN, (r) => expectPoolError(r, 0, "TreeFull"));
+      expect(f.world.balance(ata(f.recipient(PLAIN), MINT))).toBe(0n);
+    } finally {
+      f.world.svm.setAccount(f.world.tree, { lamports: real.lamports, data: real.data, owner: new PublicKey(PROGRAM) });
+    }
   });
 
   it("a fee above the amount: FeeExceedsAmount", () => {
@@ -262,10 +307,12 @@ describe("withdraw: attacks fail with their exact error, the vault keeps its fun
     }
   });
 
-  it("malformed data and too few accounts end in named errors", () => {
+  it("malformed data (v2's 376 bytes among them) and too few accounts end in named errors", () => {
     const good = withdraw(PLAIN);
     const withData = (data: Uint8Array) => new TransactionInstruction({ programId: good.programId, keys: good.keys, data: Buffer.from(data) });
-    refused(send([withData(good.data.subarray(0, 375))]), PLAIN, (r) => expectAnchorError(r, 0, 102, "InstructionDidNotDeserialize"));
+    for (const len of [376, 407]) {
+      refused(send([withData(good.data.subarray(0, len))]), PLAIN, (r) => expectAnchorError(r, 0, 102, "InstructionDidNotDeserialize"));
+    }
     refused(send([withData(Buffer.concat([good.data, Buffer.alloc(40)]))]), PLAIN, (r) => expectAnchorError(r, 0, 102, "InstructionDidNotDeserialize"));
     refused(send([withData(good.data.subarray(0, 4))]), PLAIN, (r) => expectAnchorError(r, 0, 101, "InstructionFallbackNotFound"));
     for (const n of [0, 1, 10]) {
@@ -281,7 +328,7 @@ describe("withdraw: attacks fail with their exact error, the vault keeps its fun
 describe("withdraw: what lands", () => {
   const units: { existing: number[]; created: number[] } = { existing: [], created: [] };
 
-  it("pays exactly amount − fee to the recipient (creating their token account) and fee to the relayer, and spends the nullifier", () => {
+  it("pays exactly amount − fee to the recipient (creating their token account) and fee to the relayer, spends the nullifier, and inserts the change leaf (0 left) as the next leaf", () => {
     const recipient = f.recipient(PLAIN);
     const relayerAta = ata(f.relayer.publicKey.toBase58(), MINT);
     const feeBefore = f.world.balance(relayerAta);
@@ -310,11 +357,19 @@ describe("withdraw: what lands", () => {
         amount: f.amount(PLAIN),
         fee: FEE,
         relayer: f.relayer.publicKey.toBytes(),
+        changeCommitment: f.cases.get(PLAIN)!.signals[6],
+        changeLeafIndex: treeBefore.nextIndex,
       },
     ]);
     const tree = f.world.treeAccount();
     expect(tree.totalWithdrawn).toBe(treeBefore.totalWithdrawn + f.amount(PLAIN));
-    expect(tree.roots).toEqual(treeBefore.roots);
+    expect(tree.depositCount).toBe(treeBefore.depositCount);
+    expect(tree.nextIndex).toBe(treeBefore.nextIndex + 1);
+    expect(tree.currentRootIndex).toBe((treeBefore.currentRootIndex + 1) % 100);
+    // The old roots stay in the ring: proofs made before this withdrawal still land.
+    expect(tree.roots.filter((r, i) => i !== tree.currentRootIndex)).toEqual(treeBefore.roots.filter((r, i) => i !== tree.currentRootIndex));
+    f.mirrors.get(MINT)!.append(f.cases.get(PLAIN)!.signals[6]!);
+    expectRootMirrored();
     vaultBefore = f.world.vaultBalance();
   });
 
@@ -330,6 +385,8 @@ describe("withdraw: what lands", () => {
     const r = send([withdraw(PLAIN_5)]);
     expect(r.ok, r.logs.join("\n")).toBe(true);
     units.existing.push(...f.world.poolUnits(r));
+    f.mirrors.get(MINT)!.append(f.cases.get(PLAIN_5)!.signals[6]!);
+    expectRootMirrored();
     expect(f.world.balance(ata(recipient, MINT))).toBe(123n + f.amount(PLAIN_5) - FEE);
     expect(vaultBefore - f.world.vaultBalance()).toBe(f.amount(PLAIN_5));
     vaultBefore = f.world.vaultBalance();
@@ -341,9 +398,12 @@ describe("withdraw: what lands", () => {
     const r = send([withdraw(PLAIN_6)]);
     expect(r.ok, r.logs.join("\n")).toBe(true);
     units.created.push(...f.world.poolUnits(r));
+    f.mirrors.get(MINT)!.append(f.cases.get(PLAIN_6)!.signals[6]!);
+    expectRootMirrored();
     expect(f.world.balance(ata(f.recipient(PLAIN_6), MINT))).toBe(f.amount(PLAIN_6) - FEE);
     expect(f.world.svm.getAccount(new PublicKey(nullifierOf(PLAIN_6)))!.owner.toBase58()).toBe(PROGRAM);
     expect(vaultBefore - f.world.vaultBalance()).toBe(f.amount(PLAIN_6));
+    vaultBefore = f.world.vaultBalance();
   });
 
   it(`costs at most ${WITHDRAW_BUDGET_EXISTING} CU into an existing token account and ${WITHDRAW_BUDGET_CREATED} when the program creates it (the withdraw budgets); fits a legacy transaction`, () => {
@@ -360,5 +420,84 @@ describe("withdraw: what lands", () => {
     const size = tx.serialize().length;
     console.log(`withdraw transaction: ${size} bytes (legacy, with unit limit and price)`);
     expect(size).toBeLessThanOrEqual(1232);
+  });
+});
+
+describe("partial withdrawals: change notes and a chain of three pieces", () => {
+  const recipientOf = (i: number) => Keypair.fromSeed(createHash("sha256").update(`programs/pool chain recipient ${i}`).digest()).publicKey.toBase58();
+  const pieces: PlacedNote[] = [];
+  const proofs: WithdrawalProof[] = [];
+
+  /** Withdraws `amount` of the note to recipient i; checks payout, event, change leaf and root. */
+  async function piece(placed: PlacedNote, i: number, amount: bigint): Promise<PlacedNote> {
+    const p = await f.prove(placed, recipientOf(i), { amount });
+    expect(p.amount).toBe(amount);
+    const treeBefore = f.world.treeAccount();
+    const relayerAta = ata(f.relayer.publicKey.toBase58(), MINT);
+    const feeBefore = f.world.balance(relayerAta);
+    vaultBefore = f.world.vaultBalance();
+    const r = send([withdrawInstruction(f.withdrawParams(p))]);
+    expect(r.ok, r.logs.join("\n")).toBe(true);
+    console.log(`withdraw of a ${placed.note.change ? "change" : "deposit"} note (${amount} of ${placed.note.amount}): ${f.world.poolUnits(r).join(", ")} CU`);
+    for (const u of f.world.poolUnits(r)) expect(u).toBeLessThanOrEqual(WITHDRAW_BUDGET_CREATED);
+    expect(f.world.balance(ata(recipientOf(i), MINT))).toBe(amount - FEE);
+    expect(f.world.balance(relayerAta) - feeBefore).toBe(FEE);
+    expect(vaultBefore - f.world.vaultBalance()).toBe(amount);
+    vaultBefore = f.world.vaultBalance();
+    expect(decodePoolEventLogs(r.logs, PROGRAM)).toEqual([
+      {
+        name: "WithdrawEvent",
+        nullifierHash: placed.note.nullifierHash,
+        recipient: publicKeyBytes(recipientOf(i)),
+        amount,
+        fee: FEE,
+        relayer: f.relayer.publicKey.toBytes(),
+        changeCommitment: p.changeCommitment,
+        changeLeafIndex: treeBefore.nextIndex,
+      },
+    ]);
+    const change = f.landed(p);
+    expect(change.leafIndex).toBe(treeBefore.nextIndex);
+    expect(change.note.amount).toBe(placed.note.amount - amount);
+    expect(change.note.commitment).toEqual(p.changeCommitment);
+    const tree = f.world.treeAccount();
+    expect(tree.depositCount).toBe(treeBefore.depositCount);
+    expect(tree.totalWithdrawn).toBe(treeBefore.totalWithdrawn + amount);
+    expectRootMirrored();
+    proofs.push(p);
+    return change;
+  }
+
+  it("withdraws 3 SOL of a 10 SOL deposit note: the 7 SOL left is a change leaf at the next index, and the pool's root is the TypeScript tree's with it appended", async () => {
+    const a = await f.depositNote("chain of three", 10n * SOL);
+    expectRootMirrored();
+    pieces.push(await piece(a, 1, 3n * SOL));
+  }, 60_000);
+
+  it("spends that change note (its path runs through the leaf the program inserted): 2 SOL more, 5 SOL left", async () => {
+    pieces.push(await piece(pieces[0]!, 2, 2n * SOL));
+  }, 60_000);
+
+  it("the third piece takes the whole 5 SOL left: a change leaf holding 0 is inserted all the same", async () => {
+    const last = await piece(pieces[1]!, 3, 5n * SOL);
+    expect(last.note.amount).toBe(0n);
+    pieces.push(last);
+  }, 60_000);
+
+  it("each piece's nullifier is spent once: replaying any piece fails NullifierSpent, and nothing moves", () => {
+    for (const p of proofs) {
+      const r = send([withdrawInstruction(f.withdrawParams(p))]);
+      expectPoolError(r, 0, "NullifierSpent");
+      expect(f.world.vaultBalance()).toBe(vaultBefore);
+    }
+    expectRootMirrored();
+  });
+
+  it("a change note of an empty chain end cannot withdraw anything: the SDK refuses amount 0 and the program refuses it as InvalidInput", async () => {
+    await expect(f.prove(pieces[2]!, recipientOf(4), { amount: 0n })).rejects.toThrow(/amount/);
+    // The last piece's own proof with amount 0 (what a client could send) never reaches the proof.
+    const r = send([withdrawInstruction(f.withdrawParams(proofs[2]!, { amount: 0n, fee: 0n, nullifierHash: pieces[2]!.note.nullifierHash }))]);
+    expectPoolError(r, 0, "InvalidInput");
+    expect(f.world.vaultBalance()).toBe(vaultBefore);
   });
 });

@@ -2,9 +2,14 @@
  * What the pool program's tests share: the built programs/pool/pool.so in LiteSVM (the real
  * runtime, with the real System, SPL Token and Associated Token programs; tests/support/svm.ts),
  * transactions built only with the codec's web3.js builders (src-shared/pool-program), and the
- * recorded real protocol v2 proofs (tests/support/groth16): the
+ * recorded real protocol v3 proofs (tests/support/groth16): the
  * seven fixture notes deposited as precommitments, in order, into FIXTURE_MINT, with the
  * fixture relayer as the pool's authority and every proof's fee receiver.
+ *
+ * {@link notePool} adds what partial withdrawals need: notes made by the SDK (createNote with
+ * seeded secrets), a TypeScript mirror of every pool's leaves (deposits and the change leaves
+ * the program inserts), and real proofs from the SDK's proveWithdrawal, cached on disk by
+ * witness input (tests/support/proofs.ts), so a re-run of the same sequence proves nothing.
  */
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -20,7 +25,7 @@ import {
 } from "@solana/web3.js";
 import type { FieldHasher } from "../../src-shared/crypto/hasher";
 import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
-import { computePrecommitment } from "../../src-shared/crypto/protocol";
+import { computeLeaf, computePrecommitment } from "../../src-shared/crypto/protocol";
 import { encodeBase58 } from "../../src-shared/encoding/base58";
 import { bigIntToBytes32 } from "../../src-shared/encoding/field";
 import {
@@ -39,6 +44,10 @@ import {
   type WithdrawParams,
 } from "../../src-shared/pool-program";
 import { CP_SWAP_PROGRAM_ID, createCpPool, type CpPoolInfo } from "../../src-localnet/programs/cp-swap-client";
+import { MerkleTree } from "../../src-server/core/merkle/tree";
+import { createNote, type DepositNote } from "../../src-client/sdk/note";
+import { proveWithdrawal, type MerklePathInput, type WithdrawalProof } from "../../src-client/sdk/prove";
+import { cachedProver, seededRandom } from "../../tests/support/proofs";
 import { encodeMint } from "../../src-localnet/ledger/token";
 import { Svm, type TxResult } from "../../tests/support/svm";
 import {
@@ -317,6 +326,7 @@ export async function fixturePool(): Promise<FixturePool> {
         recipient: encodeBase58(fixtureCase(label).recipient),
         amount: FIXTURE_NOTE(fixtureCase(label).index).amount,
         fee: FEE,
+        changeCommitment: c.signals[6]!,
         ...over,
       };
     },
@@ -325,3 +335,121 @@ export async function fixturePool(): Promise<FixturePool> {
 
 /** The recipient's associated token account of a mint. */
 export const ata = (owner: string, mint: string): string => associatedTokenAddress(owner, mint);
+
+/** A pool's leaves in order, as the program inserted them: the paths and roots proofs need. */
+export class LeafMirror {
+  private readonly tree: MerkleTree;
+  constructor(hasher: FieldHasher, leaves: readonly Uint8Array[] = []) {
+    this.tree = new MerkleTree(hasher);
+    for (const l of leaves) this.append(l);
+  }
+  /** Appends one leaf; its index. */
+  append(leaf: Uint8Array): number {
+    const r = this.tree.append(leaf.slice());
+    if (!r.ok) throw new Error(r.error);
+    return r.value.firstIndex;
+  }
+  get nextIndex(): number {
+    return this.tree.nextIndex;
+  }
+  root(): Uint8Array {
+    return this.tree.root();
+  }
+  merkle(leafIndex: number): MerklePathInput {
+    const p = this.tree.proof(leafIndex);
+    if (!p.ok) throw new Error(p.error);
+    return { root: this.tree.root(), path: p.value.path, indices: p.value.indices };
+  }
+}
+
+/** A note with its leaf's index in its pool. */
+export interface PlacedNote {
+  note: DepositNote;
+  leafIndex: number;
+}
+
+export interface NotePool extends FixturePool {
+  /** Each initialized pool's leaves by mint (base58); the fixture pool's seven deposits first. */
+  mirrors: Map<string, LeafMirror>;
+  /** Initializes the pool of another mint (authority: the fixture relayer) with an empty mirror. */
+  initPool(mint: string): void;
+  /** A deposit note of `value` with secrets from `seed` (re-runs make the same note), deposited into `mint`'s pool (default the fixture mint). */
+  depositNote(seed: string, value: bigint, mint?: string): Promise<PlacedNote>;
+  /** A real v3 proof (cached) of withdrawing `amount` (default the whole value) of the note along the mirror's current root, bound to the fixture relayer. */
+  prove(placed: PlacedNote, recipient: string, opts?: { amount?: bigint; fee?: bigint; swap?: { outputMint: string; minOut: bigint } }): Promise<WithdrawalProof>;
+  /** withdraw's parameters for a proof. */
+  withdrawParams(p: WithdrawalProof, over?: Partial<WithdrawParams>): WithdrawParams;
+  /** After the withdrawal landed: its change leaf into the mirror; the change note where the program put it. */
+  landed(p: WithdrawalProof): PlacedNote;
+}
+
+let depositNonce = 1_000n;
+
+export async function notePool(): Promise<NotePool> {
+  const f = await fixturePool();
+  const { world, relayer } = f;
+  const hasher = world.hasher;
+  const fixtureLeaves = [0, 1, 2, 3, 4, 5, 6].map((i) => {
+    const n = FIXTURE_NOTE(i);
+    return computeLeaf(hasher, computePrecommitment(hasher, bigIntToBytes32(n.nullifier), bigIntToBytes32(n.secret)), n.amount, FIXTURE_MINT);
+  });
+  const mirrors = new Map<string, LeafMirror>([[MINT, new LeafMirror(hasher, fixtureLeaves)]]);
+  const prover = cachedProver().prover;
+  const mirrorOf = (mint: string): LeafMirror => {
+    const m = mirrors.get(mint);
+    if (!m) throw new Error(`no pool of ${mint} in this world`);
+    return m;
+  };
+  return {
+    ...f,
+    mirrors,
+    initPool(mint) {
+      const r = world.send([initializePoolInstruction({ programId: PROGRAM, authority: relayer.publicKey.toBase58(), mint })], [relayer]);
+      if (!r.ok) throw new Error(`initialize_pool ${mint}: ${r.logs.join("\n")}`);
+      mirrors.set(mint, new LeafMirror(hasher));
+    },
+    async depositNote(seed, value, mint = MINT) {
+      const created = await createNote({ network: "devnet", mint, amount: value, hasher, random: seededRandom(`programs/pool ${seed}`) });
+      if (!created.ok) throw new Error(created.error);
+      const note = created.value;
+      const depositor = Keypair.generate();
+      world.svm.airdrop(depositor.publicKey, 10n * SOL);
+      world.svm.createTokenAccount(new PublicKey(mint), depositor.publicKey, value);
+      const ix = depositInstruction({ programId: PROGRAM, depositor: depositor.publicKey.toBase58(), mint, precommitment: note.precommitment, amount: value, nonce: depositNonce++, hasher });
+      const r = world.send([ix], [depositor]);
+      if (!r.ok) throw new Error(`deposit ${seed}: ${r.logs.join("\n")}`);
+      return { note, leafIndex: mirrorOf(mint).append(note.commitment) };
+    },
+    async prove(placed, recipient, opts = {}) {
+      const merkle = mirrorOf(placed.note.mint).merkle(placed.leafIndex);
+      const p = await proveWithdrawal(placed.note, merkle, recipient, {
+        relayer: relayer.publicKey.toBase58(),
+        fee: opts.fee ?? FEE,
+        ...(opts.amount === undefined ? {} : { amount: opts.amount }),
+        ...(opts.swap ? { swap: opts.swap } : {}),
+        hasher,
+        prover,
+      });
+      if (!p.ok) throw new Error(`${p.error.kind}: ${p.error.message}`);
+      return p.value;
+    },
+    withdrawParams(p, over = {}) {
+      return {
+        programId: PROGRAM,
+        relayer: relayer.publicKey.toBase58(),
+        mint: p.mint,
+        proof: p.proof,
+        root: p.root,
+        nullifierHash: p.nullifierHash,
+        recipient: p.recipient,
+        amount: p.amount,
+        fee: p.fee,
+        changeCommitment: p.changeCommitment,
+        ...over,
+      };
+    },
+    landed(p) {
+      return { note: p.change, leafIndex: mirrorOf(p.mint).append(p.changeCommitment) };
+    },
+  };
+}

@@ -26,9 +26,9 @@ describe("programs/pool/src/verifying_key.h", () => {
     expect([word(2), word(3), word(4), word(5)]).toEqual([BigInt(x[1]!), BigInt(x[0]!), BigInt(y[1]!), BigInt(y[0]!)]);
   });
 
-  it("refuses a key that is not protocol v2's (five public inputs)", () => {
+  it("refuses a key that is not protocol v3's (six public inputs, as v2's)", () => {
     const vk = JSON.parse(readFileSync(VKEY_PATH, "utf8")) as { nPublic: number; IC: unknown[] };
-    const v1 = JSON.stringify({ ...vk, nPublic: 5, IC: vk.IC.slice(0, 6) });
-    expect(() => generateVerifyingKeyHeader(v1)).toThrow(/nPublic 6/);
+    const v2 = JSON.stringify({ ...vk, nPublic: 6, IC: vk.IC.slice(0, 7) });
+    expect(() => generateVerifyingKeyHeader(v2)).toThrow(/nPublic 7/);
   });
 });

@@ -1,10 +1,10 @@
 /*
  * Test program for the pool's Groth16 verifier.
  *
- *   448 bytes of instruction data (256-byte proof || 6 x 32-byte public inputs):
+ *   480 bytes of instruction data (256-byte proof || 7 x 32-byte public inputs):
  *     groth16_verify; SUCCESS, or custom error 1 + reason (reason 0 would read as
  *     success), with the units the verification used logged around the call.
- *   192 bytes (6 x 32-byte public inputs, no range check):
+ *   224 bytes (7 x 32-byte public inputs, no range check):
  *     vk_x alone, as return data (64 bytes), so a test can compare the linear
  *     combination (its zero-input shortcut included) with an independent curve
  *     library; no real proof has a zero input to exercise it.
@@ -63,6 +63,6 @@ uint64_t entrypoint(const uint8_t *input) {
   if (params.data_len == VK_X_BYTES) {
     return run_vk_x(params.data);
   }
-  sol_log("harness: expected 448 (verify) or 192 (vk_x) bytes of instruction data");
+  sol_log("harness: expected 480 (verify) or 224 (vk_x) bytes of instruction data");
   return ERROR_INVALID_INSTRUCTION_DATA;
 }

@@ -12,6 +12,7 @@
 #define SYSTEM_TRANSFER 2
 #define SYSTEM_ALLOCATE 8
 #define TOKEN_TRANSFER 3
+#define TOKEN_CLOSE_ACCOUNT 9
 #define TOKEN_INITIALIZE_ACCOUNT3 18
 #define ATA_CREATE_IDEMPOTENT 1
 
@@ -86,6 +87,17 @@ uint64_t cpi_token_transfer(const TokenTransfer *t) {
   };
   SolInstruction ix = {(SolPubkey *)&TOKEN_PROGRAM_ID, metas, 3, data, sizeof(data)};
   return invoke(t->ctx, &ix, t->signer);
+}
+
+uint64_t cpi_token_close(const TokenClose *c) {
+  uint8_t data[1] = {TOKEN_CLOSE_ACCOUNT};
+  SolAccountMeta metas[3] = {
+    {c->account->key, true, false},
+    {c->destination->key, true, false},
+    {c->authority->key, false, true},
+  };
+  SolInstruction ix = {(SolPubkey *)&TOKEN_PROGRAM_ID, metas, 3, data, sizeof(data)};
+  return invoke(c->ctx, &ix, c->signer);
 }
 
 uint64_t cpi_initialize_account3(const Ctx *ctx, const SolAccountInfo *account, const SolAccountInfo *mint, const SolPubkey *owner) {

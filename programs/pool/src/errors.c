@@ -42,7 +42,8 @@ uint64_t __attribute__((noinline)) pool_error(uint64_t code) {
     case ERR_SWAP_ASSERT_DUPLICATED: line = "Error: SwapAssertDuplicated"; break;
     case ERR_SWAP_ASSERT_WRONG_ACCOUNT: line = "Error: SwapAssertWrongAccount"; break;
     case ERR_REQUIRED_BALANCE_TOO_LOW: line = "Error: RequiredBalanceTooLow"; break;
-    default: line = "Error: DuplicateWithdrawSwap"; break;
+    case ERR_DUPLICATE_WITHDRAW_SWAP: line = "Error: DuplicateWithdrawSwap"; break;
+    default: line = "Error: InvalidInput"; break;
   }
   sol_log(line);
   return ERROR_CUSTOM(code);
@@ -66,7 +67,7 @@ static const char *account_name(uint64_t account) {
     case ACC_RECIPIENT: return "recipient";
     case ACC_RECIPIENT_TOKEN_ACCOUNT: return "recipient_token_account";
     case ACC_RELAYER_TOKEN_ACCOUNT: return "relayer_token_account";
-    case ACC_RELAYER_OUTPUT_TOKEN_ACCOUNT: return "relayer_output_token_account";
+    case ACC_SWAP_ESCROW: return "swap_escrow";
     case ACC_RECIPIENT_OUTPUT_TOKEN_ACCOUNT: return "recipient_output_token_account";
     case ACC_OUTPUT_MINT: return "output_mint";
     case ACC_INSTRUCTIONS_SYSVAR: return "instructions_sysvar";

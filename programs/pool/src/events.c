@@ -35,15 +35,18 @@ void emit_deposit(const DepositEventFields *e) {
   emit(out, at);
 }
 
-/* WithdrawEvent: nullifierHash, recipient, amount, fee, relayer (120 bytes). */
+/* WithdrawEvent: nullifierHash, recipient, amount, fee, relayer, changeCommitment,
+ * changeLeafIndex u32 (156 bytes; v3 appended the last two). */
 void emit_withdraw(const WithdrawEventFields *e) {
-  uint8_t out[120];
+  uint8_t out[156];
   for (uint64_t i = 0; i < 8; i++) out[i] = DISC_WITHDRAW_EVENT[i];
   copy32(out + 8, e->nullifier_hash);
   copy32(out + 40, e->recipient);
   wr_u64(out + 72, e->amount);
   wr_u64(out + 80, e->fee);
   copy32(out + 88, e->relayer);
+  copy32(out + 120, e->change_commitment);
+  wr_u32(out + 152, e->change_leaf_index);
   emit(out, sizeof(out));
 }
 

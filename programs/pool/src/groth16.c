@@ -8,12 +8,15 @@
  * usual e(A, B) == e(alpha, beta) e(vk_x, gamma) e(C, delta) is moved to one side by
  * negating A, the only point negated at run time (a G1 negation is one subtraction).
  *
- * Cost, measured in LiteSVM (programs/groth16-harness): ~100.0k CU per verification, of
- * which 98.7k are syscall fees (6 MUL x 3,840, 6 ADD x 334, the 4-pair pairing ~73.6k)
- * and fixed by the key's six inputs; a zero input skips its MUL and ADD (~4.2k).
+ * Cost, measured in LiteSVM (programs/groth16-harness): protocol v2's six inputs cost
+ * ~100.0k CU per verification, of which 98.7k are syscall fees (6 MUL x 3,840, 6 ADD x 334,
+ * the 4-pair pairing ~73.6k); v3's seventh input adds one MUL and one ADD (~4.2k). A zero
+ * input skips its MUL and ADD.
  */
 #include "groth16.h"
 #include "verifying_key.h"
+
+_Static_assert(VK_N_PUBLIC == GROTH16_PUBLIC_INPUTS, "verifying_key.h is for another number of public inputs: rerun gen-verifying-key.ts");
 
 #define PAIR_BYTES 192 /* G1 64 || G2 128 */
 

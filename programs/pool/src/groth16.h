@@ -1,5 +1,5 @@
 /*
- * Groth16 verification (BN254) of protocol v2 withdraw proofs, on the alt_bn128 syscalls.
+ * Groth16 verification (BN254) of protocol v3 withdraw proofs, on the alt_bn128 syscalls.
  *
  * The pool program calls groth16_verify once per withdrawal and maps every nonzero
  * result to InvalidProof (6000); the distinct reasons exist for tests and logs only.
@@ -12,8 +12,8 @@
 /* Proof wire format (src-shared/zk/proof-codec.ts): A (G1 x, y) 64 | B (G2 x.c1, x.c0, y.c1, y.c0) 128 | C (G1) 64,
  * 32-byte big-endian coordinates, A not negated. */
 #define GROTH16_PROOF_BYTES 256
-/* root, nullifierHash, recipient, amount, mint, extDataHash: 32-byte big-endian each. */
-#define GROTH16_PUBLIC_INPUTS 6
+/* root, nullifierHash, recipient, amount, mint, extDataHash, changeCommitment: 32-byte big-endian each. */
+#define GROTH16_PUBLIC_INPUTS 7
 
 #define GROTH16_OK 0
 /* A public input >= r: the same point as input - r, so accepting it would let one

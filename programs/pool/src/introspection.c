@@ -6,11 +6,14 @@
  *   instruction = account count ‖ (flags u8, key 32) per account ‖ program id 32 ‖ data len ‖ data
  *
  * The transaction must hold exactly one withdraw_swap of this program (the one running, at
- * top level) and, after it, exactly one assert_swap_out of this program naming the recipient's
- * output token account with requiredBalance >= that account's balance now + minOut. Whatever
- * the relayer puts in between, the recipient ends up with at least minOut more, or nothing
- * happens. Every read is bounds-checked against the sysvar's length first: a malformed sysvar
- * is AccountDidNotDeserialize, never a read past the data.
+ * top level) and, after it, exactly one assert_swap_out of this program whose first four
+ * accounts are this relayer, this mint, this withdrawal's escrow and the recipient's output
+ * token account, whose nullifierHash is this withdrawal's, and whose minOut is at least the
+ * proof's. assert_swap_out pays the recipient out of the escrow alone, which only the route
+ * fills: whatever else the transaction does (another withdrawal to the same wallet, a revert),
+ * the recipient ends up with at least minOut from the swap, or nothing happens. Every read is
+ * bounds-checked against the sysvar's length first: a malformed sysvar is
+ * AccountDidNotDeserialize, never a read past the data.
  */
 #include "pool.h"
 
@@ -21,7 +24,8 @@ typedef struct {
   uint64_t assert_index;
   const uint8_t *assert_data; /* its data (length in assert_len) */
   uint64_t assert_len;
-  const uint8_t *assert_account; /* its first account's key, NULL when it names none */
+  const uint8_t *assert_keys; /* its first account's key; account i's is 33 i further */
+  uint64_t assert_account_count;
 } Scan;
 
 /* One instruction at `at`; fills *scan. false when it runs past the data. */
@@ -48,7 +52,8 @@ static bool scan_instruction(const SwapAssertion *s, uint64_t index, uint64_t cu
     scan->assert_index = index;
     scan->assert_data = data;
     scan->assert_len = data_len;
-    scan->assert_account = accounts > 0 ? d + first_account : NULL;
+    scan->assert_keys = d + first_account;
+    scan->assert_account_count = accounts;
   }
   return true;
 }
@@ -60,7 +65,7 @@ uint64_t check_swap_assertion(const SwapAssertion *s) {
   uint64_t count = rd_u16(d);
   if (len < 2 + 2 * count + 2) return anchor_error(AE_ACCOUNT_DID_NOT_DESERIALIZE, ACC_INSTRUCTIONS_SYSVAR);
   uint64_t current = rd_u16(d + len - 2);
-  Scan scan = {0, false, 0, 0, NULL, 0, NULL};
+  Scan scan = {0, false, 0, 0, NULL, 0, NULL, 0};
   for (uint64_t i = 0; i < count; i++) {
     if (!scan_instruction(s, i, current, rd_u16(d + 2 + 2 * i), &scan)) return anchor_error(AE_ACCOUNT_DID_NOT_DESERIALIZE, ACC_INSTRUCTIONS_SYSVAR);
   }
@@ -72,7 +77,12 @@ uint64_t check_swap_assertion(const SwapAssertion *s) {
   if (scan.withdraw_swaps != 1) return pool_error(ERR_DUPLICATE_WITHDRAW_SWAP);
   if (scan.asserts > 1) return pool_error(ERR_SWAP_ASSERT_DUPLICATED);
   if (scan.asserts == 0 || scan.assert_index < current || scan.assert_len != IX_ASSERT_SWAP_OUT_LEN) return pool_error(ERR_SWAP_ASSERT_MISSING);
-  if (scan.assert_account == NULL || !eq32(scan.assert_account, s->recipient_output->x)) return pool_error(ERR_SWAP_ASSERT_WRONG_ACCOUNT);
-  if (s->least_overflows || rd_u64(scan.assert_data + 8) < s->least) return pool_error(ERR_REQUIRED_BALANCE_TOO_LOW);
+  const uint8_t *keys = scan.assert_keys;
+  if (scan.assert_account_count < 4 || !eq32(keys, s->relayer->x) || !eq32(keys + 33, s->mint->x) || !eq32(keys + 66, s->escrow->x) ||
+      !eq32(keys + 99, s->recipient_output->x)) {
+    return pool_error(ERR_SWAP_ASSERT_WRONG_ACCOUNT);
+  }
+  if (!eq32(scan.assert_data + ASO_OFF_NULLIFIER_HASH, s->nullifier_hash)) return pool_error(ERR_SWAP_ASSERT_WRONG_ACCOUNT);
+  if (rd_u64(scan.assert_data + ASO_OFF_MIN_OUT) < s->min_out) return pool_error(ERR_REQUIRED_BALANCE_TOO_LOW);
   return SUCCESS;
 }

@@ -1,5 +1,5 @@
 /*
- * The pool program (docs/pool-program.md, protocol v2): what its files share.
+ * The pool program (docs/pool-program.md, protocol v3): what its files share.
  *
  * Every byte layout, discriminator, PDA seed and error code here is the codec's
  * (src-shared/pool-program/); programs/pool/pool.test.ts pins them against it. Files by
@@ -77,9 +77,9 @@ uint64_t sol_curve_validate_point(uint64_t curve_id, const uint8_t *point, uint8
 
 #define IX_INITIALIZE_POOL_LEN 8
 #define IX_DEPOSIT_LEN 56 /* precommitment @8, amount @40, nonce @48 */
-#define IX_WITHDRAW_LEN 376 /* proof @8, root @264, nullifierHash @296, recipient @328, amount @360, fee @368 */
-#define IX_WITHDRAW_SWAP_LEN 416 /* ...withdraw's, outputMint @376, minOut @408 */
-#define IX_ASSERT_SWAP_OUT_LEN 16 /* requiredBalance @8 */
+#define IX_WITHDRAW_LEN 408 /* proof @8, root @264, nullifierHash @296, recipient @328, amount @360, fee @368, changeCommitment @376 */
+#define IX_WITHDRAW_SWAP_LEN 448 /* ...withdraw's, outputMint @408, minOut @440 */
+#define IX_ASSERT_SWAP_OUT_LEN 48 /* minOut @8, nullifierHash @16 */
 #define IX_REVERT_LEN 16 /* nonce @8 */
 
 #define WD_OFF_PROOF 8
@@ -88,8 +88,11 @@ uint64_t sol_curve_validate_point(uint64_t curve_id, const uint8_t *point, uint8
 #define WD_OFF_RECIPIENT 328
 #define WD_OFF_AMOUNT 360
 #define WD_OFF_FEE 368
-#define WD_OFF_OUTPUT_MINT 376
-#define WD_OFF_MIN_OUT 408
+#define WD_OFF_CHANGE_COMMITMENT 376
+#define WD_OFF_OUTPUT_MINT 408
+#define WD_OFF_MIN_OUT 440
+#define ASO_OFF_MIN_OUT 8
+#define ASO_OFF_NULLIFIER_HASH 16
 
 /* ---- Errors -------------------------------------------------------------------------- */
 
@@ -109,6 +112,7 @@ uint64_t sol_curve_validate_point(uint64_t curve_id, const uint8_t *point, uint8
 #define ERR_SWAP_ASSERT_WRONG_ACCOUNT 6012
 #define ERR_REQUIRED_BALANCE_TOO_LOW 6013
 #define ERR_DUPLICATE_WITHDRAW_SWAP 6014
+#define ERR_INVALID_INPUT 6015
 
 /* Anchor's framework errors the program raises before its own rules (anchor-lang ErrorCode;
  * the same codes and log lines as src-localnet/programs/runtime-helpers.ts). */
@@ -147,7 +151,7 @@ enum {
   ACC_RECIPIENT,
   ACC_RECIPIENT_TOKEN_ACCOUNT,
   ACC_RELAYER_TOKEN_ACCOUNT,
-  ACC_RELAYER_OUTPUT_TOKEN_ACCOUNT,
+  ACC_SWAP_ESCROW,
   ACC_RECIPIENT_OUTPUT_TOKEN_ACCOUNT,
   ACC_OUTPUT_MINT,
   ACC_INSTRUCTIONS_SYSVAR,
@@ -310,6 +314,16 @@ typedef struct {
 } TokenTransfer;
 uint64_t cpi_token_transfer(const TokenTransfer *t);
 
+/* SPL Token CloseAccount: account's lamports to destination, by authority (a PDA when signer != NULL). */
+typedef struct {
+  const Ctx *ctx;
+  const SolAccountInfo *account;
+  const SolAccountInfo *destination;
+  const SolAccountInfo *authority;
+  const SolSignerSeeds *signer;
+} TokenClose;
+uint64_t cpi_token_close(const TokenClose *c);
+
 /* SPL Token InitializeAccount3 { owner } of account for mint. */
 uint64_t cpi_initialize_account3(const Ctx *ctx, const SolAccountInfo *account, const SolAccountInfo *mint, const SolPubkey *owner);
 
@@ -325,13 +339,18 @@ uint64_t cpi_create_ata(const CreateAta *c);
 
 /* ---- Instructions sysvar (introspection.c) -------------------------------------------------- */
 
-/* withdraw_swap's rules on the transaction's top-level instructions (docs/pool-program.md). */
+/* withdraw_swap's rules on the transaction's top-level instructions (docs/pool-program.md):
+ * the assert_swap_out after it must name these four accounts, first to fourth, and carry this
+ * nullifierHash and a minOut of at least min_out. */
 typedef struct {
   const Ctx *ctx;
   const SolAccountInfo *sysvar;
-  const SolPubkey *recipient_output; /* the account assert_swap_out must name */
-  uint64_t least;                    /* balanceBefore + minOut */
-  bool least_overflows;              /* balanceBefore + minOut > u64::MAX: no requiredBalance reaches it */
+  const SolPubkey *relayer;
+  const SolPubkey *mint;
+  const SolPubkey *escrow;
+  const SolPubkey *recipient_output;
+  const uint8_t *nullifier_hash;
+  uint64_t min_out;
 } SwapAssertion;
 uint64_t check_swap_assertion(const SwapAssertion *s);
 
@@ -355,6 +374,8 @@ typedef struct {
   uint64_t amount;
   uint64_t fee;
   const uint8_t *relayer;
+  const uint8_t *change_commitment;
+  uint64_t change_leaf_index;
 } WithdrawEventFields;
 void emit_withdraw(const WithdrawEventFields *e);
 

@@ -1,9 +1,11 @@
 /**
- * Regenerates proofs.json: real withdraw proofs (snarkjs fullProve with the
- * committed resources/zk artifacts) for different leaves, recipients, amounts
- * and relay terms (three plain withdrawals, two withdraw_swaps), all bound to
- * one fixed relayer and fee, so the verifier and chain tests need not prove on
- * every run (~3 s each).
+ * Regenerates proofs.json: real protocol v3 withdraw proofs (snarkjs fullProve
+ * with the committed resources/zk artifacts) for different leaves, recipients,
+ * amounts and relay terms (three plain withdrawals, two withdraw_swaps), all
+ * bound to one fixed relayer and fee, so the verifier and chain tests need not
+ * prove on every run (~3 s each). Each withdraws its deposit note's whole value:
+ * its change leaf (the 7th signal) holds 0, with the note's secrets' change
+ * secrets (deriveChangeSecrets) and the deposit leaf as origin, as the SDK makes it.
  *
  *   npx tsx tests/support/groth16/generate.ts
  *
@@ -20,7 +22,7 @@ import { buildBn128 } from "ffjavascript";
 import * as snarkjsUntyped from "snarkjs";
 import nacl from "tweetnacl";
 import { withdrawalPublicSignals } from "../../../src-server/core/proof/public-inputs";
-import { computeLeaf, computePrecommitment } from "../../../src-shared/crypto/protocol";
+import { computeChangeLeaf, computeLeaf, computePrecommitment, deriveChangeSecrets } from "../../../src-shared/crypto/protocol";
 import { encodeBase58 } from "../../../src-shared/encoding/base58";
 import type { SnarkjsProof } from "../../../src-server/core/proof/codec";
 import { createPoseidonHasher } from "../../../src-shared/crypto/poseidon-wasm";
@@ -34,7 +36,7 @@ interface SnarkjsSlice {
 }
 const snarkjs = snarkjsUntyped as unknown as SnarkjsSlice;
 
-/** The relay's terms a recorded proof is bound to (extDataHash, protocol v2). */
+/** The relay's terms a recorded proof is bound to (extDataHash, protocol v2 and v3). */
 export interface FixtureTerms {
   /** base58: the fixture relayer ({@link FIXTURE_RELAYER_SEED}). */
   relayer: string;
@@ -47,7 +49,7 @@ export interface FixtureTerms {
 }
 export interface ProofFixture {
   label: string;
-  /** Decimal strings in circuit order: root, nullifierHash, recipient, amount, mint, extDataHash. */
+  /** Decimal strings in circuit order: root, nullifierHash, recipient, amount, mint, extDataHash, changeCommitment. */
   publicSignals: string[];
   proof: SnarkjsProof;
   terms: FixtureTerms;
@@ -125,6 +127,9 @@ async function main(): Promise<void> {
     }
     const note = notes[c.index]!;
     const swap = c.swap ? { outputMint: FIXTURE_OUTPUT_MINT, minOut: c.swap.minOut } : null;
+    const origin = bigIntToBytes32(leaves[c.index]!);
+    const change = deriveChangeSecrets(hasher, bigIntToBytes32(note.nullifier), bigIntToBytes32(note.secret));
+    const changeCommitment = computeChangeLeaf(hasher, computePrecommitment(hasher, change.nullifier, change.secret), 0n, FIXTURE_MINT, origin);
     const signals = withdrawalPublicSignals(hasher, {
       root: bigIntToBytes32(level[0]!),
       nullifierHash: bigIntToBytes32(H([note.nullifier])),
@@ -132,6 +137,7 @@ async function main(): Promise<void> {
       amount: note.amount,
       mint: FIXTURE_MINT,
       terms: { relayer, fee: FIXTURE_FEE, swap },
+      changeCommitment,
     }).map((s) => bytesToBigInt(s).toString());
     const input = {
       root: signals[0],
@@ -140,10 +146,16 @@ async function main(): Promise<void> {
       amount: signals[3],
       mint: signals[4],
       extDataHash: signals[5],
+      changeCommitment: signals[6],
+      value: note.amount.toString(),
       nullifier: note.nullifier.toString(),
       secret: note.secret.toString(),
+      isChange: "0",
+      origin: bytesToBigInt(origin).toString(),
       pathElements: pathElements.map(String),
       pathIndices: pathIndices.map(String),
+      changeNullifier: bytesToBigInt(change.nullifier).toString(),
+      changeSecret: bytesToBigInt(change.secret).toString(),
     };
     const { proof, publicSignals } = await snarkjs.groth16.fullProve(input, join(ROOT, "resources/zk/withdraw.wasm"), join(ROOT, "resources/zk/withdraw.zkey"));
     if (JSON.stringify(publicSignals) !== JSON.stringify(signals)) throw new Error(`${c.label}: circuit public signals differ from the relay's`);
