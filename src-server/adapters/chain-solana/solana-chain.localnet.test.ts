@@ -1,44 +1,44 @@
 /**
  * SolanaChain against the local validator (src-localnet) over real JSON-RPC
  * with an unmodified web3.js Connection: real signatures and blockhashes, the
- * pool program verifying real Groth16 proofs (the recorded fixtures of
- * tests/support/groth16), and the validator's
- * fault switches for dropped transactions, expired blockhashes, a lagging
- * node and an outage.
+ * pool program verifying real Groth16 proofs of protocol v3 (proved for this
+ * pool by tests/support/localnet-pool.ts: any part of a note, and the change
+ * note it leaves), and the validator's fault switches for dropped
+ * transactions, expired blockhashes, a lagging node and an outage.
  */
 import { Keypair, PublicKey, type TransactionInstruction } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FieldHasher } from "../../../src-shared/crypto/hasher";
-import { pubkeyToField } from "../../../src-shared/crypto/pubkey-field";
 import { toHex } from "../../../src-shared/encoding/bytes";
 import { encodeBase58 } from "../../../src-shared/encoding/base58";
 import { associatedTokenAddress, decodePoolEventLogs, depositInstruction, poolNullifierAddress } from "../../../src-shared/pool-program";
 import type { LocalValidator } from "../../../src-localnet/validator";
+import { MerkleTree } from "../../core/merkle/tree";
 import type { NetworkConfig } from "../../config/schema";
 import type { WithdrawalSubmission } from "../../ports/chain";
 import { Signer } from "../keys/keypair-file";
-import type { WireCase } from "../../../tests/support/groth16/fixtures";
 import type { SolanaConnection } from "./rpc";
 import { SolanaChain } from "./solana-chain";
-import { FEE, MINT, PROGRAM, RECIPIENTS, SOL, TEST_TIMING, recorder, startFixturePool, type FixturePool } from "../../../tests/support/localnet-pool";
+import { FEE, MINT, PROGRAM, SOL, TEST_TIMING, recipientOf, recorder, startFixturePool, type FixturePool } from "../../../tests/support/localnet-pool";
 
 let pool: FixturePool;
 let hasher: FieldHasher;
 let validator: LocalValidator;
 let rpc: SolanaConnection;
 let chain: SolanaChain;
-let cases: Map<string, WireCase>;
 let relayer: Signer;
 let depositor: Keypair;
 const logs: string[] = [];
 
 const send = (instructions: TransactionInstruction[], signers: Keypair[]): Promise<string> => pool.send(instructions, signers);
-/** Submits the labelled withdrawal under the given validator faults and expects it to land. */
-const landsUnder = async (label: string, faults: Parameters<LocalValidator["faults"]["set"]>[0]) => {
-  const w = withdrawal(label);
+/** Proves the whole of note `i` to the label's recipient and submits it under the given validator faults; it must land. */
+const landsUnder = async (i: number, label: string, faults: Parameters<LocalValidator["faults"]["set"]>[0]) => {
+  const w = (await pool.prove(pool.notes[i]!, recipientOf(label))).submission;
   validator.faults.set(faults);
   const { attempts, observer } = recorder();
-  expect(await chain.submitWithdrawal(w, observer)).toMatchObject({ ok: true });
+  const r = await chain.submitWithdrawal(w, observer);
+  validator.faults.clear();
+  expect(r).toMatchObject({ ok: true });
   return { w, attempts };
 };
 /** A deposit of the zero precommitment, which the pool cannot insert: a failed deposit to revert. */
@@ -58,7 +58,6 @@ const failedDeposit = (amount: bigint, nonce: bigint): Promise<string> =>
     [depositor],
   );
 const network = (): NetworkConfig => pool.network();
-const withdrawal = (label: string): WithdrawalSubmission => pool.withdrawal(label);
 const tokenBalance = (owner: string): Promise<bigint> => pool.balance(associatedTokenAddress(owner, MINT));
 
 /** Transactions that touched the nullifier account: exactly one when it was spent once. */
@@ -67,13 +66,23 @@ async function nullifierHistory(w: WithdrawalSubmission): Promise<string[]> {
   return sigs.filter((s) => s.err === null).map((s) => s.signature);
 }
 
+/** The chain's leaves, as the indexer reads them, rebuild the tree account's root. */
+async function expectTreeMatchesChain(): Promise<number> {
+  const events = await pool.leafEvents();
+  const tree = new MerkleTree(hasher);
+  for (const e of events) {
+    const appended = tree.append(e.commitment);
+    expect(appended.ok).toBe(true);
+  }
+  const account = await chain.treeAccount(MINT);
+  expect(account!.nextIndex).toBe(events.length);
+  expect(toHex(tree.root())).toBe(toHex(account!.root));
+  return events.length;
+}
+
 beforeAll(async () => {
   pool = await startFixturePool();
-  ({ hasher, validator, rpc, cases, relayer, depositor } = pool);
-  for (const [label, recipient] of Object.entries(RECIPIENTS)) {
-    // The recorded public inputs are the ones the program recomputes.
-    expect(toHex(cases.get(label)!.signals[2]!)).toBe(toHex(pubkeyToField(hasher, recipient)));
-  }
+  ({ hasher, validator, rpc, relayer, depositor } = pool);
   chain = await SolanaChain.connect("devnet", network(), relayer, hasher, (l) => logs.push(l), { rpc, timing: TEST_TIMING });
 }, 120_000);
 
@@ -81,20 +90,18 @@ afterAll(async () => {
   await pool?.close();
 });
 
-describe("SolanaChain on the local validator", () => {
+describe("SolanaChain on the local validator (protocol v3)", () => {
   it("starts only against a deployed program, and reads the pool", async () => {
     await expect(
       SolanaChain.connect("devnet", { ...network(), programId: encodeBase58(new Uint8Array(32).fill(3)) }, relayer, hasher, () => {}, { rpc }),
     ).rejects.toThrow(/does not exist on the cluster at http:\/\/127\.0\.0\.1:\d+/);
     expect(await chain.listPools()).toEqual([MINT]);
-    const tree = await chain.treeAccount(MINT);
-    expect(tree?.nextIndex).toBe(7);
-    expect(toHex(tree!.root)).toBe(toHex(cases.get("leaf 0, 1 SOL")!.signals[0]!));
+    expect(await expectTreeMatchesChain()).toBe(7);
     expect(logs.join("\n")).toContain(relayer.address);
   });
 
-  it("refuses InvalidProof, sending nothing, a proof made for another relayer or another fee (extDataHash)", async () => {
-    const w = withdrawal("leaf 0, 1 SOL");
+  it("refuses InvalidProof, sending nothing, a proof made for another relayer or another fee (extDataHash), or another change commitment", async () => {
+    const w = (await pool.prove(pool.notes[0]!, recipientOf("note 0, part"), { amount: SOL / 4n })).submission;
     const otherKey = Keypair.generate();
     await validator.airdrop(otherKey.publicKey.toBase58(), 10n * SOL);
     const other = await SolanaChain.connect("devnet", network(), new Signer(new Uint8Array(otherKey.secretKey)), hasher, () => {}, {
@@ -105,26 +112,53 @@ describe("SolanaChain on the local validator", () => {
     expect(await other.submitWithdrawal(w, a.observer)).toMatchObject({ ok: false, rejection: "InvalidProof" });
     const b = recorder();
     expect(await chain.submitWithdrawal({ ...w, fee: FEE + 1n }, b.observer)).toMatchObject({ ok: false, rejection: "InvalidProof" });
+    const changed = w.changeCommitment.slice();
+    changed[31] = changed[31]! ^ 1;
+    expect(await chain.submitWithdrawal({ ...w, changeCommitment: changed }, b.observer)).toMatchObject({ ok: false, rejection: "InvalidProof" });
+    // Zero (or not a field element): the program's InvalidInput, before the proof.
+    expect(await chain.submitWithdrawal({ ...w, changeCommitment: new Uint8Array(32) }, b.observer)).toMatchObject({
+      ok: false,
+      rejection: "Failed",
+      detail: expect.stringContaining("InvalidInput"),
+    });
     expect([...a.attempts, ...b.attempts]).toHaveLength(0);
     expect(await chain.isNullifierSpent(MINT, w.nullifierHash)).toBe(false);
   });
 
-  it("lands a withdrawal with a real proof: recipient paid, relayer paid the fee, nullifier spent, network fee recorded", async () => {
-    const w = withdrawal("leaf 0, 1 SOL");
+  it("lands a partial withdrawal with a real proof, whose change leaf the chain inserts and reports; then the change note is spent the same way", async () => {
+    const recipient = recipientOf("note 0, part");
+    const first = await pool.prove(pool.notes[0]!, recipient, { amount: SOL / 4n });
+    const w = first.submission;
     const { attempts, observer } = recorder();
     expect(await chain.isNullifierSpent(MINT, w.nullifierHash)).toBe(false);
     const r = await chain.submitWithdrawal(w, observer);
-    expect(r).toMatchObject({ ok: true });
+    expect(r).toEqual({ ok: true, signature: expect.any(String), changeLeafIndex: 7 });
     if (!r.ok) return;
     expect(attempts.map((a) => a.verdict)).toEqual(["pending", "landed"]);
     expect(attempts[1]!.signature).toBe(r.signature);
     expect(await chain.isNullifierSpent(MINT, w.nullifierHash)).toBe(true);
-    expect(await tokenBalance(w.recipient)).toBe(w.depositSize - FEE);
+    // The recipient gets the part withdrawn less the fee; the rest stays in the pool as the change note.
+    expect(await tokenBalance(recipient)).toBe(SOL / 4n - FEE);
     expect(await tokenBalance(relayer.address)).toBe(FEE);
+    expect(first.change.amount).toBe(SOL - SOL / 4n);
     // The fee the attempt recorded is the fee the cluster charged.
     const tx = await rpc.getTransaction(r.signature, { commitment: "confirmed", maxSupportedTransactionVersion: 0 });
     expect(tx?.meta?.fee).toBe(attempts[1]!.networkFeeLamports);
-    expect(decodePoolEventLogs(tx?.meta?.logMessages, PROGRAM).map((e) => e.name)).toEqual(["WithdrawEvent"]);
+    const events = decodePoolEventLogs(tx?.meta?.logMessages, PROGRAM);
+    expect(events.map((e) => e.name)).toEqual(["WithdrawEvent"]);
+    expect(events[0]).toMatchObject({ changeLeafIndex: 7, changeCommitment: w.changeCommitment, amount: SOL / 4n, fee: FEE });
+    expect(logs.join("\n")).toMatch(new RegExp(`withdrawal ${r.signature} landed in slot \\d+ \\((\\d+) bytes\\); change leaf 7`));
+    expect(await expectTreeMatchesChain()).toBe(8);
+    const leaves = await pool.leafEvents();
+    expect(leaves[7]).toMatchObject({ kind: "change", leafIndex: 7, signature: r.signature, commitment: first.change.commitment });
+
+    // The change note (0.75 SOL at leaf 7): half of it now, to another recipient.
+    const second = await pool.prove(first.changeAt(7), recipientOf("note 0, change"), { amount: SOL / 2n });
+    const r2 = await chain.submitWithdrawal(second.submission, recorder().observer);
+    expect(r2).toMatchObject({ ok: true, changeLeafIndex: 8 });
+    expect(await tokenBalance(recipientOf("note 0, change"))).toBe(SOL / 2n - FEE);
+    expect(second.change.amount).toBe(SOL / 4n);
+    expect(await expectTreeMatchesChain()).toBe(9);
 
     // The same withdrawal again: refused by simulation, nothing sent.
     const again = recorder();
@@ -132,8 +166,17 @@ describe("SolanaChain on the local validator", () => {
     expect(again.attempts).toHaveLength(0);
   });
 
+  it("a whole withdrawal inserts a change leaf of value 0 all the same", async () => {
+    const p = await pool.prove(pool.notes[1]!, recipientOf("note 1, whole"));
+    expect(p.change.amount).toBe(0n);
+    const r = await chain.submitWithdrawal(p.submission, recorder().observer);
+    expect(r).toMatchObject({ ok: true, changeLeafIndex: 9 });
+    expect(await tokenBalance(recipientOf("note 1, whole"))).toBe(2n * SOL - FEE);
+    expect(await expectTreeMatchesChain()).toBe(10);
+  });
+
   it("rebroadcasts a dropped transaction, which lands once", async () => {
-    const { w, attempts } = await landsUnder("leaf 5, 6 SOL", { dropTransactions: 1 });
+    const { w, attempts } = await landsUnder(5, "note 5", { dropTransactions: 1 });
     const final = attempts[attempts.length - 1]!;
     expect(attempts.filter((a) => a.verdict !== "pending")).toHaveLength(1);
     expect(final.verdict).toBe("landed");
@@ -143,7 +186,7 @@ describe("SolanaChain on the local validator", () => {
   });
 
   it("retries an expired blockhash with a fresh one; the nullifier is spent once", async () => {
-    const { w, attempts } = await landsUnder("leaf 6, 7 SOL", { expireNext: 1 });
+    const { w, attempts } = await landsUnder(6, "note 6", { expireNext: 1 });
     const verdicts = attempts.filter((a) => a.verdict !== "pending");
     expect(verdicts.map((a) => a.verdict)).toEqual(["expired", "landed"]);
     expect(verdicts[0]!.blockhash).not.toBe(verdicts[1]!.blockhash);
