@@ -69,6 +69,9 @@ export type VerificationGate = () => (() => void) | null;
  */
 const NOT_UNDER_PROTOCOL = `does not verify under protocol v${PROTOCOL_VERSION}`;
 
+/** How long a landed withdrawal's answer waits for the relay's tree to take its change leaf in (the follower catches up anyway). */
+const CHANGE_LEAF_SYNC_MS = 3_000;
+
 /** How long a landed withdrawal waits for the indexer to see its change leaf when the chain's verdict did not say where it went. */
 const CHANGE_LEAF_WAIT_MS = 10_000;
 
@@ -412,8 +415,21 @@ export class RelayService {
     const changeLeafIndex = result.changeLeafIndex ?? (await this.changeLeafFromIndexer(req));
     await store.advance(id, RelayState.confirmed(this.now(), result.signature, changeLeafIndex));
     if (changeLeafIndex === null) this.log(`relay ${id}: landed as ${result.signature}, but where its change leaf went is not known yet`);
+    // As a deposit's answer does: the relay's own tree has the change leaf before the wallet asks get_proof for it.
+    if (result.changeLeafIndex !== null) await this.indexerCaughtUp(req);
     // Null only when neither the chain's verdict nor the indexer could tell; a wallet then reads the transaction's WithdrawEvent.
     return { result: { status: 200, signature: result.signature, changeLeafIndex: changeLeafIndex as number } };
+  }
+
+  /** Syncs the pool's tree, waiting at most CHANGE_LEAF_SYNC_MS: a slow chain delays the answer that long, never longer. */
+  private async indexerCaughtUp(req: WithdrawalRequest): Promise<void> {
+    const synced = this.deps.indexer.sync(req.network, req.mint).catch((e: unknown) => {
+      this.log(`relay: indexer sync after a withdrawal: ${(e as Error).message}`);
+    });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, CHANGE_LEAF_SYNC_MS)));
+    await Promise.race([synced, late]);
+    clearTimeout(timer);
   }
 
   /** The withdrawal landed but the chain did not say where its change leaf went: the indexer applies it from the transaction. */

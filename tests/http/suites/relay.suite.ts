@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { PublicKey } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bigIntToBytes32 } from "../../../src-shared/encoding/field";
+import { bigIntToBytes32, FIELD_MODULUS } from "../../../src-shared/encoding/field";
 import { BASE_FIELD_MODULUS, encodeProof, fromSnarkjs, type SnarkjsProof } from "../../../src-shared/zk/proof-codec";
 import { prepareWithdrawal, testRecipient, type PreparedWithdrawal, type RelayBody } from "../../support/proofs";
 import type { HarnessFactory, RelayHarness } from "../../support/harness";
@@ -14,7 +14,9 @@ const enc = new TextEncoder();
 
 /**
  * POST /relay against a running relay whose `mainnet` network is the harness's
- * backend: every spec error, the race of identical relays, sanctions, bad input.
+ * backend: every spec error, the race of identical relays, sanctions, bad input,
+ * and protocol v3's partial withdrawals (a note withdrawn in pieces through its
+ * change notes) and change commitment.
  */
 export function relaySuite(start: HarnessFactory): void {
   let h: RelayHarness;
@@ -47,6 +49,15 @@ export function relaySuite(start: HarnessFactory): void {
     await h?.stop();
   });
 
+  /** What a refused relay must leave as it was: the tree, the vault, the recipient, the nullifier. */
+  const stored = async (w: PreparedWithdrawal = valid) => ({
+    tree: (await post(`${relay.url}/get_merkle/${USDC}/32/mainnet`)).json,
+    vault: await h.chain.vaultBalance(USDC),
+    recipient: await balance(w.body.recipient),
+    nullifier: (await post(`${relay.url}/get_nullifier/${USDC}/32/mainnet`, { nullifierHash: w.body.nullifierHash })).json,
+  });
+  const V3 = "does not verify under protocol v3";
+
   const mutate = (f: (b: RelayBody) => void): RelayBody => {
     const b = structuredClone(valid.body);
     f(b);
@@ -75,10 +86,16 @@ export function relaySuite(start: HarnessFactory): void {
       ["an all-zero proof (points at infinity)", (b) => b.proof.fill(0)],
       ["coordinates not below the base field modulus", (b) => b.proof.fill(255)],
       ["a coordinate equal to the base field modulus", (b) => setWord(b.proof, 0, BASE_FIELD_MODULUS)],
-    ])("refuses %s with 400 InvalidProof", async (_name, f) => {
+      // Protocol v3: the change leaf is the seventh public input.
+      ["a changeCommitment altered after proving", (b) => (b.changeCommitment = Array.from(bigIntToBytes32(123_456_789n)))],
+      ["a changeCommitment one above the proved one", (b) => (b.changeCommitment = Array.from(bigIntToBytes32(BigInt("0x" + Buffer.from(b.changeCommitment).toString("hex")) + 1n)))],
+      ["another note's change commitment", (b) => (b.changeCommitment = [...b.nullifierHash])],
+    ])("refuses %s with 400 InvalidProof naming protocol v3, nothing spent, sent or stored", async (_name, f) => {
+      const before = await stored();
       const r = await relayAs(mutate(f));
       expect(r.status).toBe(400);
-      expect(r.json).toMatchObject({ status: 400, error: "InvalidProof" });
+      expect(r.json).toMatchObject({ status: 400, error: "InvalidProof", message: expect.stringContaining(V3) });
+      expect(await stored()).toEqual(before);
     });
 
     it("refuses a root the pool never had with 400 InvalidRoot", async () => {
@@ -118,11 +135,17 @@ export function relaySuite(start: HarnessFactory): void {
       })();
       const recipient = valid.body.recipient;
       const before = await balance(recipient);
+      const vaultBefore = await h.chain.vaultBalance(USDC);
+      const treeBefore = ((await post(`${relay.url}/get_merkle/${USDC}/32/mainnet`)).json as { json: { nextIndex: number } }).json.nextIndex;
 
       const answers = await Promise.all(Array.from({ length: 8 }, () => relayAs(valid.body)));
       const ok = answers.filter((a) => a.status === 200);
       expect(ok).toHaveLength(1);
-      expect(ok[0]!.json).toMatchObject({ status: 200 });
+      expect(ok[0]!.json).toEqual({ status: 200, signature: expect.any(String), changeLeafIndex: expect.any(Number) });
+      // One withdrawal, one change leaf (nothing is left of this note, and the leaf is inserted all the same).
+      const changeLeafIndex = (ok[0]!.json as { changeLeafIndex: number }).changeLeafIndex;
+      expect(changeLeafIndex).toBeGreaterThanOrEqual(treeBefore);
+      expect(await h.chain.vaultBalance(USDC)).toBe(vaultBefore - 1_000_000n);
       expect((ok[0]!.json as { signature: string }).signature).toMatch(/^[1-9A-HJ-NP-Za-km-z]{86,88}$/);
       for (const a of answers.filter((x) => x.status !== 200)) {
         expect(a.status).toBe(400);
@@ -155,6 +178,7 @@ export function relaySuite(start: HarnessFactory): void {
     let published: { relayer: string; fee: bigint };
     let fresh: PreparedWithdrawal;
     const v1 = JSON.parse(readFileSync(new URL("../../support/v1-proof.json", import.meta.url), "utf8")) as { proof: SnarkjsProof };
+    const v2 = JSON.parse(readFileSync(new URL("../../support/v2-proof.json", import.meta.url), "utf8")) as { proof: SnarkjsProof; publicSignals: string[] };
 
     beforeAll(async () => {
       const fees = (await get(`${relay.url}/fees`)).json as { relayers: Record<string, string | null> };
@@ -224,11 +248,19 @@ export function relaySuite(start: HarnessFactory): void {
       await unspent(other);
     }, 60_000);
 
-    it("refuses a real protocol v1 proof (five public inputs, the retired key) with 400 InvalidProof", async () => {
+    it("refuses a real protocol v1 proof (five public inputs, the retired key) with 400 InvalidProof naming protocol v3", async () => {
       const r = await send({ proof: Array.from(encodeProof(fromSnarkjs(v1.proof))) });
       expect(r.status).toBe(400);
-      expect(r.json).toMatchObject({ status: 400, error: "InvalidProof" });
+      expect(r.json).toMatchObject({ status: 400, error: "InvalidProof", message: expect.stringContaining("does not verify under protocol v3") });
       await unspent(fresh);
+    });
+
+    it("refuses a real protocol v2 proof (six public inputs, the retired v2 key) with 400 InvalidProof naming protocol v3", async () => {
+      const before = await stored(fresh);
+      const r = await send({ proof: Array.from(encodeProof(fromSnarkjs(v2.proof))) });
+      expect(r.status).toBe(400);
+      expect(r.json).toMatchObject({ status: 400, error: "InvalidProof", message: expect.stringContaining("does not verify under protocol v3") });
+      expect(await stored(fresh)).toEqual(before);
     });
 
     it("charges a fee above the published one exactly as proved: the recipient gets depositSize - fee, the relayer the fee", async () => {
@@ -271,14 +303,28 @@ export function relaySuite(start: HarnessFactory): void {
       ["depth 31", (b) => (b.depth = 31), "depth"],
       ["depth as text", (b) => (b.depth = "32"), "depth"],
       ["a negative depositSize", (b) => (b.depositSize = -1), "depositSize"],
+      ["a depositSize of 0", (b) => (b.depositSize = 0), "depositSize"],
       ["a fractional depositSize", (b) => (b.depositSize = 1.5), "depositSize"],
       ["a depositSize above 2^53", (b) => (b.depositSize = 2 ** 60), "depositSize"],
       ["a mint that is not a key", (b) => (b.mint = "abc"), "mint"],
       ["an unknown network", (b) => (b.network = "testnet"), "network"],
+      // Protocol v3: the change commitment is required, a non-zero field element of 32 bytes.
+      ["a missing changeCommitment (a v2 client)", (b) => delete b.changeCommitment, "changeCommitment"],
+      ["a zero changeCommitment", (b) => (b.changeCommitment = new Array(32).fill(0)), "changeCommitment"],
+      ["a 31-byte changeCommitment", (b) => (b.changeCommitment = (b.changeCommitment as number[]).slice(1)), "changeCommitment"],
+      ["a 33-byte changeCommitment", (b) => (b.changeCommitment = [...(b.changeCommitment as number[]), 1]), "changeCommitment"],
+      ["a changeCommitment equal to the field modulus", (b) => (b.changeCommitment = Array.from(bigIntToBytes32(FIELD_MODULUS))), "changeCommitment"],
+      ["a changeCommitment of all 0xff", (b) => (b.changeCommitment = new Array(32).fill(255)), "changeCommitment"],
+      ["a changeCommitment as hex text", (b) => (b.changeCommitment = Buffer.from(b.changeCommitment as number[]).toString("hex")), "changeCommitment"],
+      ["a changeCommitment of strings", (b) => (b.changeCommitment = (b.changeCommitment as number[]).map(String)), "changeCommitment"],
+      ["a changeCommitment byte of 256", (b) => ((b.changeCommitment as number[])[0] = 256), "changeCommitment"],
+      ["a changeCommitment of null", (b) => (b.changeCommitment = null), "changeCommitment"],
     ])("%s", async (_name, f, field) => {
       const b = base();
       f(b);
+      const before = await stored();
       const r = await relayAs(b);
+      expect(await stored()).toEqual(before);
       expect([400, 413]).toContain(r.status);
       const body = r.json as { status: number; error: string; message: string };
       expect(body.status).toBe(r.status);
@@ -295,6 +341,61 @@ export function relaySuite(start: HarnessFactory): void {
       expect(r.status).toBe(400);
       expect(r.json).toMatchObject({ status: 400, error: "InvalidRequest" });
     });
+  });
+
+  describe("POST /relay: protocol v3 withdraws any part of a note, the rest staying in a change note", () => {
+    const DEPOSIT = 3_000_000;
+    const parts: { label: string; withdraw: number | null }[] = [
+      { label: "A", withdraw: 1_000_000 },
+      { label: "B", withdraw: 500_000 },
+      { label: "C", withdraw: null }, // the rest
+    ];
+
+    it("deposit 3,000,000; withdraw 1,000,000 to A, 500,000 of the change to B, the rest to C: each gets its part less the fee, the vault drops by exactly what was paid out", async () => {
+      const fees = (await get(`${relay.url}/fees`)).json as { default: { bps: number; floor: string } };
+      const feeOf = (x: bigint): bigint => {
+        const p = (x * BigInt(fees.default.bps)) / 10_000n;
+        const floor = BigInt(fees.default.floor);
+        return p > floor ? p : floor;
+      };
+      const relayer = ((await get(`${relay.url}/fees`)).json as { relayers: Record<string, string> }).relayers.mainnet!;
+      let spend: PreparedWithdrawal["note"] | undefined;
+      let left = BigInt(DEPOSIT);
+      for (const part of parts) {
+        const recipient = testRecipient(`relay-v3-partial-${part.label}`);
+        const w = await prepareWithdrawal(relay.url, depositor, USDC, {
+          recipient,
+          chain: h.chain,
+          ...(spend ? { spend } : { amount: DEPOSIT }),
+          ...(part.withdraw !== null ? { withdraw: part.withdraw } : {}),
+        });
+        const withdrawn = BigInt(part.withdraw ?? Number(left));
+        expect(BigInt(w.body.depositSize), part.label).toBe(withdrawn);
+        expect(w.change.amount, part.label).toBe(left - withdrawn);
+        const before = { recipient: await balance(recipient), vault: await h.chain.vaultBalance(USDC), relayer: await balance(relayer) };
+        const treeBefore = ((await post(`${relay.url}/get_merkle/${USDC}/32/mainnet`)).json as { json: { nextIndex: number } }).json.nextIndex;
+
+        const r = await relayAs(w.body);
+        expect(r.status, `${part.label}: ${JSON.stringify(r.json)}`).toBe(200);
+        const { changeLeafIndex } = r.json as { changeLeafIndex: number };
+        expect(changeLeafIndex, part.label).toBeGreaterThanOrEqual(treeBefore);
+
+        const fee = feeOf(withdrawn);
+        expect((await balance(recipient)) - before.recipient, part.label).toBe(withdrawn - fee);
+        expect(before.vault - (await h.chain.vaultBalance(USDC)), part.label).toBe(withdrawn);
+        expect((await balance(relayer)) - before.relayer, part.label).toBe(fee);
+
+        // The change leaf is in the relay's tree, and its proof rebuilds the root: the next piece spends it.
+        const node = await post(`${relay.url}/get_node/${USDC}/32/${2 ** 32 + changeLeafIndex}/mainnet`);
+        expect((node.json as { json: { value: number[] } }).json.value, part.label).toEqual(w.body.changeCommitment);
+        const proof = await post(`${relay.url}/get_proof/${USDC}/32/${changeLeafIndex}/mainnet`);
+        expect(proof.status, part.label).toBe(200);
+        expect((proof.json as { json: { path: number[][] } }).json.path, part.label).toHaveLength(32);
+        left -= withdrawn;
+        spend = w.changeAt(changeLeafIndex);
+      }
+      expect(left).toBe(0n);
+    }, 180_000);
   });
 
   describe("GET /fees", () => {
