@@ -58,11 +58,14 @@ describe("RelayClient transport", () => {
       recipient: WSOL,
       depositSize: 5n,
       mint: WSOL,
+      changeCommitment: Uint8Array.from({ length: 32 }, (_, i) => i),
     });
     expect(relay).toEqual({ ok: false, status: 400, error: "InvalidRoot" });
     expect(new Headers(s.seen[1]!.init?.headers).get("x-api-auth")).toBe("tok");
     const body = JSON.parse(String(s.seen[1]!.init?.body)) as Record<string, unknown>;
     expect(body).toMatchObject({ depth: 32, depositSize: 5, network: "mainnet", mint: WSOL });
+    // Protocol v3: the change leaf goes as 32 bytes.
+    expect(body.changeCommitment).toEqual(Array.from({ length: 32 }, (_, i) => i));
     expect((body.proof as number[]).length).toBe(256);
     expect(await c.getOfacSignature("mainnet", "tok")).toEqual({ ok: false, status: 403, error: "OFAC check failed" });
     expect(await c.login({ wallet: WSOL, signature: "x", message: 1 })).toMatchObject({ ok: false, status: 400, error: "Message too old" });
@@ -120,6 +123,7 @@ describe("RelayClient transport", () => {
       recipient: WSOL,
       depositSize: 1_000_000n,
       network: "devnet" as const,
+      changeCommitment: new Uint8Array(32).fill(7),
     };
     await c.relay({ ...w, mint: WSOL, fee: 2500n, relayer: WSOL });
     expect(JSON.parse(String(s.seen[4]!.init?.body))).toMatchObject({ mint: WSOL, fee: 2500, relayer: WSOL, network: "devnet" });

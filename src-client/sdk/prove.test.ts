@@ -8,7 +8,7 @@ import { PUBLIC_SIGNAL_NAMES, computeExtDataHash, withdrawalPublicSignals as rel
 import { encodeBase58 } from "../../src-shared/encoding/base58";
 import { bigIntToBytes32, bytesToBigInt } from "../../src-shared/encoding/field";
 import { decodeProof, encodeProof, toSnarkjs, type SnarkjsProof } from "../../src-shared/zk/proof-codec";
-import { NoteSecrets, createNote, publicKeyField, type DepositNote } from "./note";
+import { NoteSecrets, changeNoteOf, createNote, publicKeyField, withLeafIndex, type DepositNote } from "./note";
 import { DEFAULT_ARTIFACTS, buildWithdrawalInput, proveWithdrawal, snarkjsProver, verifyWithdrawalProof, type MerklePathInput, type Prover } from "./prove";
 import { loadSnarkjs } from "./snarkjs";
 import { leafIndexBits, rootFromPath } from "./tree";
@@ -79,11 +79,24 @@ describe("proveWithdrawal", () => {
       "amount",
       "mint",
       "extDataHash",
+      "changeCommitment",
+      "value",
       "nullifier",
       "secret",
+      "isChange",
+      "origin",
       "pathElements",
       "pathIndices",
+      "changeNullifier",
+      "changeSecret",
     ]);
+    // A whole withdrawal of a deposit note: value = amount, its own leaf as origin, a change leaf of 0 by the chain rule.
+    expect(input).toMatchObject({ value: "1000001", isChange: "0", origin: bytesToBigInt(notes[1]!.commitment).toString() });
+    const change = changeNoteOf(hasher, notes[1]!, 1_000_001n);
+    expect(change.amount).toBe(0n);
+    expect(input.changeCommitment).toBe(bytesToBigInt(change.commitment).toString());
+    expect(input.changeNullifier).toBe(change.secrets.nullifier.toString());
+    expect(input.changeSecret).toBe(change.secrets.secret.toString());
     expect(publicSignals).toEqual(PUBLIC_SIGNAL_NAMES.map((n) => input[n]));
     expect(input.amount).toBe("1000001");
     expect(input.root).toBe(bytesToBigInt(merkle.root).toString());
@@ -107,6 +120,7 @@ describe("proveWithdrawal", () => {
       amount: 1_000_001n,
       mint: key(WSOL),
       terms: { relayer: key(RELAYER), fee: 2500n, swap: null },
+      changeCommitment: change.commitment,
     });
     expect(publicSignals).toEqual(relay.map((b) => bytesToBigInt(b).toString()));
     // Leaf 1 is a right child at level 0 and a left child above.
@@ -141,6 +155,7 @@ describe("proveWithdrawal", () => {
     for (const v of variants) {
       expect(v.slice(0, 5)).toEqual(base.slice(0, 5));
       expect(v[5]).not.toBe(base[5]);
+      expect(v[6]).toBe(base[6]);
     }
     expect(new Set(variants.map((v) => v[5])).size).toBe(variants.length);
   });
@@ -175,8 +190,10 @@ describe("proveWithdrawal", () => {
       fee: 2500n,
       swap: null,
     });
-    expect(publicSignals).toHaveLength(6);
+    expect(publicSignals).toHaveLength(7);
     expect(bytesToBigInt(r.value.extDataHash).toString()).toBe(publicSignals[5]);
+    expect(bytesToBigInt(r.value.changeCommitment).toString()).toBe(publicSignals[6]);
+    expect(r.value.change.amount).toBe(0n);
 
     const groth16 = await loadSnarkjs();
     const decoded = decodeProof(proof);
@@ -203,6 +220,8 @@ describe("proveWithdrawal", () => {
       signalsFor(RECIPIENT, { ...TERMS, relayer: OTHER }),
       signalsFor(RECIPIENT, { ...TERMS, fee: 1_000_002n }),
       signalsFor(RECIPIENT, { ...TERMS, swap: { outputMint: USDC, minOut: 1n } }),
+      // Another change leaf (a proof replayed to keep a change of another value) is refused too.
+      publicSignals.map((s, i) => (i === 6 ? bytesToBigInt(changeNoteOf(hasher, notes[2]!, 1n).commitment).toString() : s)),
     ];
     for (const signals of tampered) {
       expect(await groth16.verify(vkey, signals, original!)).toBe(false);
@@ -212,6 +231,37 @@ describe("proveWithdrawal", () => {
     const bent = proof.slice();
     bent[255] = bent[255]! ^ 1;
     expect(await verifyWithdrawalProof(bent, publicSignals)).toEqual({ ok: true, value: false });
+  });
+
+  it("a chain with the real circuit: part of a deposit, then part of its change note, each proof verifying with seven signals", async () => {
+    // Piece 1: 300,000 of a 1,000,000 deposit; piece 2: 200,000 of the 700,000 change note, proved along the tree holding it.
+    const deposit = notes[0]!;
+    const first = localTree(
+      hasher,
+      notes.map((n) => n.commitment),
+      0,
+    );
+    const p1 = await proveWithdrawal(deposit, first, RECIPIENT, { ...TERMS, hasher, amount: 300_000n });
+    if (!p1.ok) throw new Error(`${p1.error.kind}: ${p1.error.message}`);
+    expect(p1.value.publicSignals[3]).toBe("300000");
+    expect(p1.value.change).toMatchObject({ amount: 700_000n, change: { origin: deposit.commitment, piece: 1, leafIndex: null } });
+    expect(await verifyWithdrawalProof(p1.value.proof, p1.value.publicSignals)).toEqual({ ok: true, value: true });
+
+    const change = withLeafIndex(p1.value.change, notes.length);
+    const second = localTree(hasher, [...notes.map((n) => n.commitment), change.commitment], notes.length);
+    const built = buildWithdrawalInput(hasher, change, second, RECIPIENT, TERMS, 200_000n);
+    if (!built.ok) throw new Error(built.error.message);
+    // A change note spends a change leaf (isChange 1) and keeps the chain's origin.
+    expect(built.value.input).toMatchObject({ isChange: "1", value: "700000", origin: bytesToBigInt(deposit.commitment).toString() });
+    const p2 = await proveWithdrawal(change, second, RECIPIENT, { ...TERMS, hasher, amount: 200_000n });
+    if (!p2.ok) throw new Error(`${p2.error.kind}: ${p2.error.message}`);
+    expect(p2.value.change).toMatchObject({ amount: 500_000n, change: { origin: deposit.commitment, piece: 2 } });
+    expect(await verifyWithdrawalProof(p2.value.proof, p2.value.publicSignals)).toEqual({ ok: true, value: true });
+    // The second proof does not verify for the first piece's change leaf: each piece binds its own.
+    expect(await verifyWithdrawalProof(p2.value.proof, p2.value.publicSignals.map((x, i) => (i === 6 ? p1.value.publicSignals[6]! : x)))).toEqual({
+      ok: true,
+      value: false,
+    });
   });
 
   it("refuses what cannot be proved before running the prover", async () => {
@@ -229,6 +279,9 @@ describe("proveWithdrawal", () => {
       ok: false,
       error: { kind: "terms", message: expect.stringMatching(/^relayer/) },
     });
+    expect(await prove(notes[0]!, merkle, RECIPIENT, { amount: 1_000_001n })).toMatchObject({ ok: false, error: { kind: "amount", message: /above the note's value/ } });
+    expect(await prove(notes[0]!, merkle, RECIPIENT, { amount: 0n })).toMatchObject({ ok: false, error: { kind: "amount" } });
+    expect(await prove(notes[0]!, merkle, RECIPIENT, { amount: 2000n, fee: 2001n })).toMatchObject({ ok: false, error: { kind: "terms" } });
     expect(await prove(notes[0]!, merkle, RECIPIENT, { fee: 1_000_001n })).toMatchObject({
       ok: false,
       error: { kind: "terms", message: expect.stringMatching(/above the amount/) },
@@ -269,7 +322,7 @@ describe("proveWithdrawal", () => {
     };
     const wrongRecipient: Prover = async (input) => ({
       proof: fake,
-      publicSignals: [input.root, input.nullifierHash, "5", input.amount, input.mint, input.extDataHash],
+      publicSignals: [input.root, input.nullifierHash, "5", input.amount, input.mint, input.extDataHash, input.changeCommitment],
     });
     expect(await proveWithdrawal(notes[0]!, merkle, RECIPIENT, { ...TERMS, hasher, prover: wrongRecipient })).toMatchObject({
       ok: false,
@@ -278,17 +331,26 @@ describe("proveWithdrawal", () => {
     // A prover bound to other terms (another extDataHash) is caught before anything is sent.
     const otherTerms: Prover = async (input) => ({
       proof: fake,
-      publicSignals: [input.root, input.nullifierHash, input.recipient, input.amount, input.mint, "7"],
+      publicSignals: [input.root, input.nullifierHash, input.recipient, input.amount, input.mint, "7", input.changeCommitment],
     });
     expect(await proveWithdrawal(notes[0]!, merkle, RECIPIENT, { ...TERMS, hasher, prover: otherTerms })).toMatchObject({
       ok: false,
       error: { kind: "signals" },
     });
-    // v1 artifacts answer five signals: the message says what is wrong.
-    const v1: Prover = async (input) => ({ proof: fake, publicSignals: [input.root, input.nullifierHash, input.recipient, input.amount, input.mint] });
-    expect(await proveWithdrawal(notes[0]!, merkle, RECIPIENT, { ...TERMS, hasher, prover: v1 })).toMatchObject({
+    // A prover that keeps another change leaf (another remaining value) is caught too.
+    const otherChange: Prover = async (input) => ({
+      proof: fake,
+      publicSignals: [input.root, input.nullifierHash, input.recipient, input.amount, input.mint, input.extDataHash, "11"],
+    });
+    expect(await proveWithdrawal(notes[0]!, merkle, RECIPIENT, { ...TERMS, hasher, prover: otherChange })).toMatchObject({ ok: false, error: { kind: "signals" } });
+    // v2 artifacts answer six signals: the message says what is wrong.
+    const v2: Prover = async (input) => ({
+      proof: fake,
+      publicSignals: [input.root, input.nullifierHash, input.recipient, input.amount, input.mint, input.extDataHash],
+    });
+    expect(await proveWithdrawal(notes[0]!, merkle, RECIPIENT, { ...TERMS, hasher, prover: v2 })).toMatchObject({
       ok: false,
-      error: { kind: "signals", message: expect.stringMatching(/protocol v2/) },
+      error: { kind: "signals", message: expect.stringMatching(/protocol v3/) },
     });
   });
 });
