@@ -2,13 +2,21 @@
  * SolanaChain's relay_swap path against the local validator: the quote and
  * the swap instructions come over HTTP from the validator's Jupiter-compatible
  * API (src-localnet/rpc/jupiter.ts) through the real JupiterSwapApi client,
- * the swap runs in the cp-swap program, and the pool program verifies real
- * Groth16 proofs (the recorded fixtures in tests/support/groth16).
+ * the swap runs in the cp-swap program and pays into the withdrawal's swap
+ * escrow (protocol v3), and the pool program verifies real Groth16 proofs
+ * (proved for the pool by tests/support/localnet-pool.ts).
  */
 import { PublicKey } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeBase58 } from "../../../src-shared/encoding/base58";
-import { SYSVAR_INSTRUCTIONS_ID, associatedTokenAddress, decodePoolEventLogs, decodePoolInstruction, poolVaultAddress } from "../../../src-shared/pool-program";
+import {
+  SYSVAR_INSTRUCTIONS_ID,
+  associatedTokenAddress,
+  decodePoolEventLogs,
+  decodePoolInstruction,
+  poolVaultAddress,
+  swapEscrowAddress,
+} from "../../../src-shared/pool-program";
 import type { LocalValidator } from "../../../src-localnet/validator";
 import type { SwapQuote } from "../../core/swap/quote";
 import type { WithdrawalSubmission } from "../../ports/chain";
@@ -19,22 +27,22 @@ import { JUPITER_V6_PROGRAM_ID } from "./swap-guard";
 import {
   FEE,
   MINT,
-  NOTE,
   OUTPUT_MINT,
   PROGRAM,
-  RECIPIENTS,
   SOL,
   TEST_TIMING,
+  recipientOf,
   recorder,
   startFixturePool,
   type FixturePool,
 } from "../../../tests/support/localnet-pool";
 
-/** The output mint the recorded withdraw_swap proofs are bound to. */
 const OUT = OUTPUT_MINT;
-/** The recorded withdraw_swap proofs: minOut 1, and minOut 2^62 (more than any pool pays). */
-const REACHABLE = "leaf 1, 2 SOL, swap min 1";
-const UNREACHABLE = "leaf 2, 3 SOL, swap unreachable";
+/** The swap withdrawals: the whole of note 1 with minOut 1, of note 2 with minOut 2^62 (more than any pool pays), half of note 3 with minOut 1. */
+const REACHABLE = { note: 1, minOut: 1n, label: "note 1, swap" };
+const UNREACHABLE = { note: 2, minOut: 1n << 62n, label: "note 2, swap unreachable" };
+const PARTIAL = { note: 3, minOut: 1n, amount: 2n * SOL, label: "note 3, half swapped" };
+type Case = { note: number; minOut: bigint; amount?: bigint; label: string };
 const SLIPPAGE_BPS = 50;
 /** The validator's cp-swap program (src-localnet/programs/cp-swap-client.ts): the venue's program here. */
 const CP_SWAP = "CpSwap11111111111111111111111111111111111111";
@@ -51,17 +59,24 @@ const logs: string[] = [];
 
 const balance = (account: string): Promise<bigint> => pool.balance(account);
 
-function depositSizeOf(label: string): bigint {
-  return NOTE(Number(/leaf (\d)/.exec(label)![1])).amount;
+const depositSizeOf = (c: Case): bigint => c.amount ?? pool.notes[c.note]!.amount;
+const proved = new Map<string, WithdrawalSubmission>();
+
+/** The case's proof (made once) with its swap leg: the proof's own output mint and minOut. */
+async function withdrawal(c: Case, quote: SwapQuote): Promise<WithdrawalSubmission> {
+  let w = proved.get(c.label);
+  if (!w) {
+    const p = await pool.prove(pool.notes[c.note]!, recipientOf(c.label), {
+      swap: { outputMint: OUT, minOut: c.minOut },
+      ...(c.amount ? { amount: c.amount } : {}),
+    });
+    proved.set(c.label, (w = p.submission));
+  }
+  return { ...w, swap: { outputMint: OUT, quote, minOut: c.minOut } };
 }
 
-/** The recorded proof with its swap leg: the proof's own output mint and minOut. */
-function withdrawal(label: string, quote: SwapQuote): WithdrawalSubmission {
-  return { ...pool.withdrawal(label), swap: { outputMint: OUT, quote, minOut: pool.minOut(label) } };
-}
-
-async function quoteFor(label: string): Promise<SwapQuote> {
-  const q = await jupiter.quote({ inputMint: MINT, outputMint: OUT, amount: depositSizeOf(label) - FEE, slippageBps: SLIPPAGE_BPS, dexes: [] });
+async function quoteFor(c: Case): Promise<SwapQuote> {
+  const q = await jupiter.quote({ inputMint: MINT, outputMint: OUT, amount: depositSizeOf(c) - FEE, slippageBps: SLIPPAGE_BPS, dexes: [] });
   if (!q.ok) throw new Error(q.error.detail);
   return q.value;
 }
@@ -109,7 +124,7 @@ describe("SolanaChain relay_swap on the local validator (Jupiter API → cp-swap
 
   it("an unreachable minOut (2^62): SlippageExceeded, nothing withdrawn, whether the quote already shows it or the venue, asked for at least minOut, refuses in simulation", async () => {
     const q = await quoteFor(UNREACHABLE);
-    const w = withdrawal(UNREACHABLE, q);
+    const w = await withdrawal(UNREACHABLE, q);
     expect(w.swap!.minOut).toBe(1n << 62n);
     const vaultBefore = await balance(poolVaultAddress(PROGRAM, MINT));
     const { attempts, observer } = recorder();
@@ -121,7 +136,7 @@ describe("SolanaChain relay_swap on the local validator (Jupiter API → cp-swap
     });
     // A quote claiming more than the pool pays: the swap instruction carries minOut as its minimum, and the venue refuses it.
     const inflated: SwapQuote = { ...q, outAmount: w.swap!.minOut };
-    const r = await chain.submitWithdrawal(withdrawal(UNREACHABLE, inflated), observer);
+    const r = await chain.submitWithdrawal(await withdrawal(UNREACHABLE, inflated), observer);
     expect(r).toMatchObject({ ok: false, rejection: "SlippageExceeded", detail: expect.stringContaining("simulation refused") });
     expect(attempts).toHaveLength(0);
     expect(await chain.isNullifierSpent(MINT, w.nullifierHash)).toBe(false);
@@ -131,12 +146,12 @@ describe("SolanaChain relay_swap on the local validator (Jupiter API → cp-swap
 
   it("refuses SwapFailed without touching the chain when the quote is not a Jupiter quote of depositSize − fee, or the venue refuses", async () => {
     const q = await quoteFor(REACHABLE);
-    const r1 = await chain.submitWithdrawal({ ...withdrawal(REACHABLE, q), fee: FEE + 1n }, recorder().observer);
+    const r1 = await chain.submitWithdrawal({ ...(await withdrawal(REACHABLE, q)), fee: FEE + 1n }, recorder().observer);
     expect(r1).toMatchObject({ ok: false, rejection: "SwapFailed" });
     const gone: SwapQuote = { ...q, raw: { ...(q.raw as object), routePlan: [{ swapInfo: { ammKey: encodeBase58(new Uint8Array(32).fill(9)) } }] } };
-    const r2 = await chain.submitWithdrawal(withdrawal(REACHABLE, gone), recorder().observer);
+    const r2 = await chain.submitWithdrawal(await withdrawal(REACHABLE, gone), recorder().observer);
     expect(r2).toMatchObject({ ok: false, rejection: "SwapFailed", detail: expect.stringContaining("MARKET_NOT_FOUND") });
-    expect(await chain.isNullifierSpent(MINT, withdrawal(REACHABLE, q).nullifierHash)).toBe(false);
+    expect(await chain.isNullifierSpent(MINT, (await withdrawal(REACHABLE, q)).nullifierHash)).toBe(false);
   });
 
   it("refuses SwapFailed, with nothing sent, a route with an instruction of a foreign program, a System transfer out of the relayer, or a token transfer of more than depositSize − fee from the relayer's input account", async () => {
@@ -187,24 +202,25 @@ describe("SolanaChain relay_swap on the local validator (Jupiter API → cp-swap
       });
       const lamports = await pool.rpc.getBalance(new PublicKey(relayer.address));
       const { attempts, observer } = recorder();
-      expect(await c.submitWithdrawal(withdrawal(REACHABLE, q), observer)).toMatchObject({
+      expect(await c.submitWithdrawal(await withdrawal(REACHABLE, q), observer)).toMatchObject({
         ok: false,
         rejection: "SwapFailed",
         detail: expect.stringContaining(text),
       });
       expect(attempts).toHaveLength(0);
-      expect(await chain.isNullifierSpent(MINT, withdrawal(REACHABLE, q).nullifierHash)).toBe(false);
+      expect(await chain.isNullifierSpent(MINT, (await withdrawal(REACHABLE, q)).nullifierHash)).toBe(false);
       expect(await pool.rpc.getBalance(new PublicKey(relayer.address))).toBe(lamports);
     }
   });
 
-  it("refuses SlippageExceeded, atomically, when the pool moves between quote and execution; then lands withdraw_swap + swap + assert_swap_out in one transaction: the recipient gets the CP output (≥ minOut) on top of what they held, the relayer the fee", async () => {
-    const label = REACHABLE;
-    const recipient = encodeBase58(RECIPIENTS[label]!);
-    // The recipient already holds some of the output mint: assert_swap_out must count only what the swap adds.
+  it("refuses SlippageExceeded, atomically, when the pool moves between quote and execution; then lands withdraw_swap + swap into the escrow + assert_swap_out in one transaction: the recipient gets the CP output (≥ minOut) on top of what they held, the relayer the fee and the escrow's rent back", async () => {
+    const c = REACHABLE;
+    const recipient = recipientOf(c.label);
+    const escrow = swapEscrowAddress(PROGRAM, MINT, (await withdrawal(c, await quoteFor(c))).nullifierHash);
+    // The recipient already holds some of the output mint: only what the escrow received is paid on top.
     await validator.mintTo(recipient, OUT, 1_000_000n);
     const [rIn, rOut] = reserves() as [bigint, bigint];
-    const q = await quoteFor(label);
+    const q = await quoteFor(c);
     const snapshot = async () => ({
       vault: await balance(poolVaultAddress(PROGRAM, MINT)),
       recipientOut: await balance(associatedTokenAddress(recipient, OUT)),
@@ -217,19 +233,24 @@ describe("SolanaChain relay_swap on the local validator (Jupiter API → cp-swap
 
     // The venue's swap instruction enforces the quote's otherAmountThreshold (Jupiter's 6001 SlippageToleranceExceeded).
     const venueRefusal = recorder();
-    const r1 = await chain.submitWithdrawal(withdrawal(label, q), venueRefusal.observer);
+    const r1 = await chain.submitWithdrawal(await withdrawal(c, q), venueRefusal.observer);
     expect(r1).toMatchObject({ ok: false, rejection: "SlippageExceeded" });
     expect(venueRefusal.attempts).toHaveLength(0);
-    expect(await chain.isNullifierSpent(MINT, withdrawal(label, q).nullifierHash)).toBe(false);
+    expect(await chain.isNullifierSpent(MINT, (await withdrawal(c, q)).nullifierHash)).toBe(false);
     expect(await snapshot()).toEqual(before);
 
     // The pool back where it was quoted: the same withdrawal lands, paying the quote on top of the recipient's balance.
     await validator.createSwapPool(MINT, OUT, rIn, rOut);
-    const w = withdrawal(label, q);
+    const w = await withdrawal(c, q);
     const vaultBefore = await balance(poolVaultAddress(PROGRAM, MINT));
+    const lamportsBefore = await pool.rpc.getBalance(new PublicKey(relayer.address));
+    // The relay creates its own input token account first when missing (the relayer keeps that account).
+    const relayerAtaRent = (await pool.rpc.getAccountInfo(new PublicKey(associatedTokenAddress(relayer.address, MINT))))
+      ? 0
+      : await pool.rpc.getMinimumBalanceForRentExemption(165);
     const { attempts, observer } = recorder();
     const r = await chain.submitWithdrawal(w, observer);
-    expect(r).toEqual({ ok: true, signature: expect.any(String), outAmount: q.outAmount });
+    expect(r).toEqual({ ok: true, signature: expect.any(String), changeLeafIndex: 7, outAmount: q.outAmount });
     if (!r.ok) return;
     expect(q.outAmount).toBeGreaterThanOrEqual(w.swap!.minOut);
     expect(attempts.map((a) => a.verdict)).toEqual(["pending", "landed"]);
@@ -239,10 +260,19 @@ describe("SolanaChain relay_swap on the local validator (Jupiter API → cp-swap
     expect(vaultBefore - (await balance(poolVaultAddress(PROGRAM, MINT)))).toBe(w.depositSize);
     expect(reserves()).toEqual([rIn + w.depositSize - FEE, rOut - q.outAmount]);
     expect(await chain.isNullifierSpent(MINT, w.nullifierHash)).toBe(true);
+    // The escrow is closed within the transaction: the relayer paid the network fee and the nullifier's rent (and its own token account's), nothing for the escrow.
+    expect(await pool.rpc.getAccountInfo(new PublicKey(escrow))).toBeNull();
+    const nullifierRent = await pool.rpc.getMinimumBalanceForRentExemption(81);
+    expect(lamportsBefore - (await pool.rpc.getBalance(new PublicKey(relayer.address)))).toBe(attempts[1]!.networkFeeLamports + nullifierRent + relayerAtaRent);
+
     const tx = await pool.rpc.getTransaction(r.signature, { commitment: "confirmed", maxSupportedTransactionVersion: 0 });
     expect(tx?.version).toBe(0);
-    // The route's lookup table (from swap-instructions) is what keeps the transaction under 1232 bytes.
+    // The route's lookup table (from swap-instructions) is what keeps the transaction under 1232 bytes; the escrow cannot be in it.
     expect(tx?.transaction.message.addressTableLookups.map((l) => l.accountKey.toBase58())).toEqual([validator.swapPool(MINT, OUT)!.lookupTable]);
+    expect(tx!.transaction.message.staticAccountKeys.map((k) => k.toBase58())).toContain(escrow);
+    const size = Number(/\((\d+) bytes\)/.exec(logs.find((l) => l.includes(`withdrawal ${r.signature} landed`)) ?? "")?.[1]);
+    expect(size).toBeLessThanOrEqual(1232);
+    console.log(`withdraw_swap + cp-swap + assert_swap_out with the escrow: ${size} bytes, ${tx?.meta?.computeUnitsConsumed} compute units`);
     const keys = tx!.transaction.message
       .getAccountKeys({ accountKeysFromLookups: tx!.meta!.loadedAddresses ?? null })
       .keySegments()
@@ -253,15 +283,38 @@ describe("SolanaChain relay_swap on the local validator (Jupiter API → cp-swap
       .filter((i) => keys[i.programIdIndex] === PROGRAM)
       .map((i) => decodePoolInstruction(Uint8Array.from(i.data)));
     expect(poolIxs.map((d) => d.ok && d.value.name)).toEqual(["withdraw_swap", "assert_swap_out"]);
-    expect(poolIxs[1]).toEqual({ ok: true, value: { name: "assert_swap_out", requiredBalance: 1_000_000n + w.swap!.minOut } });
+    expect(poolIxs[1]).toEqual({ ok: true, value: { name: "assert_swap_out", minOut: w.swap!.minOut, nullifierHash: w.nullifierHash } });
+    // The venue paid the escrow, the escrow paid the recipient.
+    const swapIx = tx!.transaction.message.compiledInstructions.find((i) => keys[i.programIdIndex] === CP_SWAP)!;
+    expect(swapIx.accountKeyIndexes.map((k) => keys[k])).toContain(escrow);
+    expect(swapIx.accountKeyIndexes.map((k) => keys[k])).not.toContain(associatedTokenAddress(recipient, OUT));
     expect(decodePoolEventLogs(tx?.meta?.logMessages, PROGRAM).map((e) => e.name)).toEqual(["WithdrawEvent"]);
     expect(tx?.meta?.logMessages?.some((l) => l.startsWith(`Program log: swap ${w.depositSize - FEE} ${MINT} -> ${q.outAmount} ${OUT}`))).toBe(true);
     expect(logs.join("\n")).toContain(`paid ${q.outAmount} ${OUT}`);
 
     // Again: the nullifier is spent, refused by simulation.
-    expect(await chain.submitWithdrawal(withdrawal(label, await quoteFor(label)), recorder().observer)).toMatchObject({
+    expect(await chain.submitWithdrawal(await withdrawal(c, await quoteFor(c)), recorder().observer)).toMatchObject({
       ok: false,
       rejection: "NullifierAlreadySpent",
     });
+  });
+
+  it("swaps part of a note: the change leaf holds the rest, and the recipient's output account is created by the program", async () => {
+    const c = PARTIAL;
+    const recipient = recipientOf(c.label);
+    expect(await pool.rpc.getAccountInfo(new PublicKey(associatedTokenAddress(recipient, OUT)))).toBeNull();
+    const q = await quoteFor(c);
+    const w = await withdrawal(c, q);
+    const r = await chain.submitWithdrawal(w, recorder().observer);
+    expect(r).toMatchObject({ ok: true, changeLeafIndex: 8, outAmount: q.outAmount });
+    if (!r.ok) return;
+    // The relayer's input account exists now: the transaction is withdraw_swap, the route and assert_swap_out alone.
+    const size = Number(/\((\d+) bytes\)/.exec(logs.find((l) => l.includes(`withdrawal ${r.signature} landed`)) ?? "")?.[1]);
+    expect(size).toBeLessThanOrEqual(1232);
+    console.log(`withdraw_swap (recipient's output account created by the program) + cp-swap + assert_swap_out: ${size} bytes`);
+    expect(await balance(associatedTokenAddress(recipient, OUT))).toBe(q.outAmount);
+    const leaves = await pool.leafEvents();
+    expect(leaves.map((l) => l.kind)).toEqual([...Array(7).fill("deposit"), "change", "change"]);
+    expect(leaves[8]!.commitment).toEqual(w.changeCommitment);
   });
 });
