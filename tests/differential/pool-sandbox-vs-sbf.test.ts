@@ -6,6 +6,9 @@
  * failing ones, and must agree step by step: the tree's root, the vault's and
  * every party's balances, which nullifiers are spent, and the error a relay
  * would report (both chains' refusals mapped to the relay's error names).
+ * Protocol v3: every withdrawal inserts its change leaf on both, so the roots
+ * agree only if both insert the same leaf at the same index; partial
+ * withdrawals and chains of change notes are proved with the SDK.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -30,18 +33,24 @@ import { sandboxDepositMessage } from "../../src-shared/messages";
 import {
   POOL_ERRORS,
   assertSwapOutInstruction,
+  decodePoolEventLogs,
+  depositCommitment,
   depositReceiptAddress,
   poolNullifierAddress,
   publicKeyBytes,
   revertInstruction,
   revertNullifierOfReceipt,
+  swapEscrowAddress,
   withdrawInstruction,
   withdrawSwapInstruction,
   type PoolErrorName,
 } from "../../src-shared/pool-program";
 import { vaultAddress } from "../../src-shared/solana/pda";
 import { cpSwapInstruction } from "../../src-localnet/programs/cp-swap-client";
-import { ata, fixturePool, MINT, OUTPUT_MINT, PROGRAM, SOL, type FixturePool, type Landed } from "../../programs/pool/test-support";
+import { ata, notePool, MINT, OUTPUT_MINT, PROGRAM, SOL, type Landed, type NotePool, type PlacedNote } from "../../programs/pool/test-support";
+import { createNote } from "../../src-client/sdk/note";
+import type { WithdrawalProof } from "../../src-client/sdk/prove";
+import { seededRandom } from "../support/proofs";
 
 /** What a relay reports for each refusal (docs/pool-program.md "Program errors"; ChainRejection for the sandbox). */
 const RELAY_NAME: Partial<Record<PoolErrorName, string>> = {
@@ -67,7 +76,7 @@ function sandboxOutcome(r: SubmitResult): string {
 
 const SWAP_RESERVES = { in: 1_000n * SOL, out: 1_000_000_000_000n };
 
-let sbf: FixturePool;
+let sbf: NotePool;
 let dir: string;
 let db: DurableDb;
 let mcl: Groth16MclVerifier;
@@ -94,18 +103,24 @@ function submission(label: string, over: { fee?: bigint } = {}): WithdrawalSubmi
     nullifierHash: c.signals[1]!,
     proof: c.proof,
     depositSize: FIXTURE_NOTE(s.index).amount,
+    changeCommitment: c.signals[6]!,
     fee: over.fee ?? FIXTURE_FEE,
     ...(s.swap ? { swap: { outputMint: OUTPUT_MINT, minOut: s.swap.minOut, quote: {} as SwapQuote } } : {}),
   };
 }
 
-/** The same withdrawal as the relay's Solana adapter would send it: withdraw, or withdraw_swap + the venue + assert_swap_out. */
+/** After a withdrawal landed on both: its change leaf in the TypeScript mirror. */
+function landedBoth(changeCommitment: Uint8Array): void {
+  sbf.mirrors.get(MINT)!.append(changeCommitment);
+}
+
+/** The same withdrawal as the relay's Solana adapter would send it: withdraw, or withdraw_swap + the venue into the escrow + assert_swap_out. */
 function sbfWithdraw(label: string, over: { fee?: bigint } = {}): Landed {
   const s = spec(label);
   const fee = over.fee ?? FIXTURE_FEE;
+  const nullifierHash = sbf.cases.get(label)!.signals[1]!;
   if (!s.swap) return sbf.world.send([withdrawInstruction(sbf.params(label, { fee }))], [sbf.relayer]);
   const recipient = recipientOf(label);
-  const out = ata(recipient, OUTPUT_MINT);
   const ixs: TransactionInstruction[] = [
     withdrawSwapInstruction({ ...sbf.params(label, { fee }), outputMint: OUTPUT_MINT, minOut: s.swap.minOut }),
     cpSwapInstruction({
@@ -114,9 +129,17 @@ function sbfWithdraw(label: string, over: { fee?: bigint } = {}): Landed {
       outputMint: OUTPUT_MINT,
       amountIn: FIXTURE_NOTE(s.index).amount - fee,
       minAmountOut: 0n,
-      destination: out,
+      destination: swapEscrowAddress(PROGRAM, MINT, nullifierHash),
     }),
-    assertSwapOutInstruction({ programId: PROGRAM, recipient, outputMint: OUTPUT_MINT, requiredBalance: sbfBalance(out) + s.swap.minOut }),
+    assertSwapOutInstruction({
+      programId: PROGRAM,
+      relayer: sbf.relayer.publicKey.toBase58(),
+      mint: MINT,
+      recipient,
+      outputMint: OUTPUT_MINT,
+      minOut: s.swap.minOut,
+      nullifierHash,
+    }),
   ];
   const keys = new Set<string>();
   for (const ix of ixs) for (const k of ix.keys) keys.add(k.pubkey.toBase58());
@@ -131,16 +154,19 @@ const sbfRoot = (): string => {
 };
 const sandboxRoot = async (): Promise<string> => toHex((await sandbox.treeAccount(MINT))!.root);
 
-/** Both chains' view of what a step changed; equal after every step. */
-async function state(labels: string[]): Promise<Record<string, unknown>> {
+/** Both chains' view of what a step changed; equal after every step. `more` adds nullifierHashes and recipients of non-fixture notes. */
+async function state(labels: string[], more: { nullifierHashes?: Uint8Array[]; recipients?: string[] } = {}): Promise<Record<string, unknown>> {
   const spent: Record<string, [boolean, boolean]> = {};
-  for (const l of labels) {
-    const nh = sbf.cases.get(l)!.signals[1]!;
-    spent[l] = [await sandbox.isNullifierSpent(MINT, nh), sbf.world.exists(poolNullifierAddress(PROGRAM, MINT, nh))];
+  const nullifiers: [string, Uint8Array][] = [...labels.map((l) => [l, sbf.cases.get(l)!.signals[1]!] as [string, Uint8Array]), ...(more.nullifierHashes ?? []).map((nh) => [toHex(nh), nh] as [string, Uint8Array])];
+  for (const [name, nh] of nullifiers) {
+    spent[name] = [await sandbox.isNullifierSpent(MINT, nh), sbf.world.exists(poolNullifierAddress(PROGRAM, MINT, nh))];
   }
-  const people = [...new Set(labels.map(recipientOf))];
+  const people = [...new Set([...labels.map(recipientOf), ...(more.recipients ?? [])])];
+  const mirrorRoot = toHex(sbf.mirrors.get(MINT)!.root());
   return {
     root: [await sandboxRoot(), sbfRoot()],
+    mirroredRoot: [mirrorRoot, sbfRoot()],
+    nextIndex: [(await sandbox.treeAccount(MINT))!.nextIndex, sbf.world.treeAccount().nextIndex],
     vault: [sandbox.balance(sandboxVault, MINT), sbf.world.vaultBalance()],
     relayerFees: [sandbox.balance(relayer.address, MINT), sbfBalance(ata(relayer.address, MINT))],
     recipients: people.map((p) => [
@@ -176,13 +202,14 @@ async function depositBoth(label: string, precommitment: Uint8Array, amount: big
   if (!r.ok) throw new Error(`sbf deposit ${label}: ${r.logs.join("\n")}`);
   deposits.set(label, { sandboxSignature: sb.value.signature, nonce: n });
   const receipt = sbf.world.receipt(depositReceiptAddress(PROGRAM, MINT, sbf.depositor.publicKey.toBase58(), n));
+  if (receipt.status === "indexed") sbf.mirrors.get(MINT)!.append(depositCommitment(sbf.world.hasher, precommitment, amount, MINT)!);
   return { sandbox: sb.value.status, sbf: receipt.status };
 }
 
 const LABELS = FIXTURE_CASES.map((c) => c.label);
 
 beforeAll(async () => {
-  sbf = await fixturePool();
+  sbf = await notePool();
   dir = mkdtempSync(path.join(tmpdir(), "differential-"));
   db = await DurableDb.open({ dir, migrations: MIGRATIONS, functions: SQL_FUNCTIONS, snapshotIntervalMs: 0 });
   mcl = await Groth16MclVerifier.fromFile(VKEY_PATH);
@@ -240,6 +267,7 @@ describe("the sandbox chain and the SBF pool program agree, step by step", () =>
     const sb = sandboxOutcome(await sandbox.submitWithdrawal(submission(label, over)));
     const so = sbfOutcome(sbfWithdraw(label, over));
     expect({ sandbox: sb, sbf: so }).toEqual({ sandbox: expected, sbf: expected });
+    if (expected === "ok") landedBoth(sbf.cases.get(label)!.signals[6]!);
     expectAgreement(await state(LABELS));
   });
 
@@ -280,4 +308,91 @@ describe("the sandbox chain and the SBF pool program agree, step by step", () =>
     expect(sbf.world.treeAccount().nextIndex).toBe((await sandbox.treeAccount(MINT))!.nextIndex);
     expectAgreement(await state(LABELS));
   });
+});
+
+describe("protocol v3 on both chains: partial withdrawals, a chain of three pieces, whole withdrawals of deposit notes", () => {
+  // Fixed recipients, so a re-run's witness inputs repeat and the proof cache answers.
+  const recipientFor = (i: number) => encodeBase58(Uint8Array.from({ length: 32 }, (_, j) => (i * 37 + j * 11 + 1) & 0xff));
+  const nullifiers: Uint8Array[] = [];
+  const people: string[] = [];
+  const proofs: WithdrawalProof[] = [];
+  const agree = async () => expectAgreement(await state(LABELS, { nullifierHashes: nullifiers, recipients: people }));
+
+  beforeAll(() => {
+    // The fixture depositor's 40 SOL went into the fixture notes; the SBF side's depositor needs more (the sandbox's has 1,000).
+    sbf.world.svm.createTokenAccount(sbf.world.mint, sbf.depositor.publicKey, 100n * SOL);
+  });
+
+  /** A deposit note with seeded secrets, deposited on both chains: indexed at the same leaf. */
+  async function placeBoth(seed: string, value: bigint): Promise<PlacedNote> {
+    const created = await createNote({ network: "mainnet", mint: MINT, amount: value, hasher: sbf.world.hasher, random: seededRandom(`differential ${seed}`) });
+    if (!created.ok) throw new Error(created.error);
+    expect(await depositBoth(seed, created.value.precommitment, value)).toEqual({ sandbox: "indexed", sbf: "indexed" });
+    return { note: created.value, leafIndex: sbf.mirrors.get(MINT)!.nextIndex - 1 };
+  }
+
+  const submitBoth = async (p: WithdrawalProof, over: { depositSize?: bigint } = {}): Promise<{ sandbox: SubmitResult; sbf: Landed }> => {
+    const sandboxResult = await sandbox.submitWithdrawal({
+      mint: MINT,
+      mintBytes: publicKeyBytes(MINT),
+      recipient: p.recipient,
+      root: p.root,
+      nullifierHash: p.nullifierHash,
+      proof: p.proof,
+      depositSize: over.depositSize ?? p.amount,
+      changeCommitment: p.changeCommitment,
+      fee: p.fee,
+    });
+    const sbfResult = sbf.world.send([withdrawInstruction(sbf.withdrawParams(p, over.depositSize === undefined ? {} : { amount: over.depositSize }))], [sbf.relayer]);
+    return { sandbox: sandboxResult, sbf: sbfResult };
+  };
+
+  /** Withdraws `amount` of the note to recipient i on both; the same change leaf at the same index, the same root. */
+  async function pieceBoth(placed: PlacedNote, i: number, amount: bigint): Promise<PlacedNote> {
+    const recipient = recipientFor(i);
+    const p = await sbf.prove(placed, recipient, { amount });
+    const r = await submitBoth(p);
+    expect({ sandbox: sandboxOutcome(r.sandbox), sbf: sbfOutcome(r.sbf) }).toEqual({ sandbox: "ok", sbf: "ok" });
+    const event = decodePoolEventLogs(r.sbf.logs, PROGRAM).find((e) => e.name === "WithdrawEvent");
+    expect(event && event.name === "WithdrawEvent" && event.changeCommitment).toEqual(p.changeCommitment);
+    const index = event && event.name === "WithdrawEvent" ? event.changeLeafIndex : -1;
+    expect(r.sandbox.ok && r.sandbox.changeLeafIndex).toBe(index);
+    const change = sbf.landed(p);
+    expect(change.leafIndex).toBe(index);
+    nullifiers.push(p.nullifierHash);
+    people.push(recipient);
+    proofs.push(p);
+    await agree();
+    return change;
+  }
+
+  it("a partial withdrawal of a deposit note (3 of 10 SOL), then of its change note (2 of the 7 left), then the rest (5 of 5): the same change leaves, indexes, roots and balances", async () => {
+    const a = await placeBoth("chain", 10n * SOL);
+    await agree();
+    const first = await pieceBoth(a, 1, 3n * SOL);
+    const second = await pieceBoth(first, 2, 2n * SOL);
+    const last = await pieceBoth(second, 3, 5n * SOL);
+    expect(last.note.amount).toBe(0n);
+  }, 120_000);
+
+  it("whole withdrawals of deposit notes made as in v2 (a note's value is its deposit's amount): a change leaf of 0 on both", async () => {
+    const b = await placeBoth("whole", 2n * SOL);
+    const c = await placeBoth("whole, after another deposit", 500_000_000n);
+    const change = await pieceBoth(b, 4, 2n * SOL);
+    expect(change.note.amount).toBe(0n);
+    await pieceBoth(c, 5, 500_000_000n);
+  }, 120_000);
+
+  it("a piece spent again is NullifierAlreadySpent on both; amount 0 is refused on both before the proof; nothing moves", async () => {
+    for (const p of proofs.slice(0, 2)) {
+      const r = await submitBoth(p);
+      expect({ sandbox: sandboxOutcome(r.sandbox), sbf: sbfOutcome(r.sbf) }).toEqual({ sandbox: "NullifierAlreadySpent", sbf: "NullifierAlreadySpent" });
+    }
+    const d = await placeBoth("amount zero", 1n * SOL);
+    const p = await sbf.prove(d, recipientFor(6), { amount: 1n * SOL });
+    const zero = await submitBoth(p, { depositSize: 0n });
+    expect({ sandbox: sandboxOutcome(zero.sandbox), sbf: sbfOutcome(zero.sbf) }).toEqual({ sandbox: "RelayFailed", sbf: "RelayFailed" });
+    expect(zero.sbf.custom).toBe(POOL_ERRORS.InvalidInput);
+    await agree();
+  }, 120_000);
 });
