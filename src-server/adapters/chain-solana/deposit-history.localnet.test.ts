@@ -25,13 +25,13 @@ import {
   poolTreeAddress,
 } from "../../../src-shared/pool-program";
 import { startLocalValidator, type LocalValidator } from "../../../src-localnet/validator";
-import type { ChainBackend, DepositEventPage, TreeAccount } from "../../ports/chain";
+import type { ChainBackend, LeafEventPage, TreeAccount } from "../../ports/chain";
 import { ChainFollower } from "../../services/chain-follower";
 import { IndexerService } from "../../services/indexer";
 import { DurableDb } from "../storage-sqljs/durable-db";
 import { MIGRATIONS, SQL_FUNCTIONS } from "../storage-sqljs/schema-migrations";
 import { SqlTreeStore } from "../storage-sqljs/tree-store";
-import { fetchDepositEventsPage } from "./deposit-history";
+import { fetchLeafEventsPage } from "./deposit-history";
 import { solanaPoolSubscriber } from "./follower-subscribe";
 
 const PROGRAM = DEFAULT_POOL_PROGRAM_ID;
@@ -44,7 +44,7 @@ const AMOUNT = 1_000_000n;
 const TOTAL = 324;
 
 /**
- * The ChainBackend parts the indexer uses, on fetchDepositEventsPage and the
+ * The ChainBackend parts the indexer uses, on fetchLeafEventsPage and the
  * tree account (the full SolanaChain is another module); `tweak` lets a test
  * cap pages, fail, or lie.
  */
@@ -60,7 +60,7 @@ class HistoryChain implements ChainBackend {
     private readonly tweak: {
       pageLimit?: number;
       failAfterPages?: number;
-      page?: (p: DepositEventPage) => DepositEventPage;
+      page?: (p: LeafEventPage) => LeafEventPage;
       account?: (a: TreeAccount) => TreeAccount;
     } = {},
   ) {}
@@ -69,10 +69,10 @@ class HistoryChain implements ChainBackend {
     return (await this.connection.getAccountInfo(new PublicKey(TREE), "confirmed")) ? [USDC] : [];
   }
 
-  async fetchDepositEvents(mint: string, cursor: string | null, limit: number): Promise<DepositEventPage> {
+  async fetchLeafEvents(mint: string, cursor: string | null, limit: number): Promise<LeafEventPage> {
     if (this.tweak.failAfterPages !== undefined && this.cursors.length >= this.tweak.failAfterPages) throw new Error("stopped mid-backfill");
     this.cursors.push(cursor);
-    const page = await fetchDepositEventsPage(
+    const page = await fetchLeafEventsPage(
       this.connection,
       { programId: PROGRAM, mint, treeAddress: poolTreeAddress(PROGRAM, mint) },
       cursor,
@@ -221,7 +221,7 @@ beforeAll(async () => {
   const signatures = await sendAll(txs);
   expect(signatures.length).toBe(170);
   const byLeaf = new Map<number, Uint8Array>();
-  const page = await fetchDepositEventsPage(connection, { programId: PROGRAM, mint: USDC, treeAddress: TREE }, null, 10_000);
+  const page = await fetchLeafEventsPage(connection, { programId: PROGRAM, mint: USDC, treeAddress: TREE }, null, 10_000);
   for (const e of page.events) byLeaf.set(e.leafIndex, e.commitment);
   for (let i = 0; i < byLeaf.size; i++) inserted.push(byLeaf.get(i)!);
   lastTreeSignature = (await connection.getSignaturesForAddress(new PublicKey(TREE), { limit: 1 }, "confirmed"))[0]!.signature;
