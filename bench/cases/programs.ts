@@ -2,17 +2,29 @@
  * The SBF programs' compute units and transaction sizes against their budgets
  * (docs/pool-program.md: Compute units and transaction sizes),
  * measured in LiteSVM (the real runtime) with the committed .so files: the
- * pool program's deposit over many random precommitments, withdraw with the
+ * pool program's deposit over many random precommitments, withdraw (protocol
+ * v3: seven public inputs and the change leaf's insertion) with the
  * recipient's token account existing and created by the program, and
- * withdraw_swap with its assert_swap_out around the cp-swap venue. Peers in
- * the same run: the Groth16 verifier alone (programs/groth16-harness), so the
- * withdrawal's own overhead shows; and the budget each figure must stay under.
+ * withdraw_swap with its escrow and assert_swap_out around the cp-swap venue,
+ * with the recipient's output account created by the program and as the relay
+ * sends it (output account created idempotently first, the route's lookup
+ * table, which cannot hold the per-withdrawal escrow). Peers in the same run:
+ * the Groth16 verifier alone (programs/groth16-harness), so the withdrawal's
+ * own overhead shows; and the budget each figure must stay under (DESIGN §10).
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { Keypair, PublicKey, type TransactionInstruction } from "@solana/web3.js";
-import { assertSwapOutInstruction, withdrawInstruction, withdrawSwapInstruction } from "../../src-shared/pool-program";
-import { cpSwapInstruction } from "../../src-localnet/programs/cp-swap-client";
+import { ComputeBudgetProgram, Keypair, PublicKey, TransactionInstruction } from "@solana/web3.js";
+import {
+  ASSOCIATED_TOKEN_PROGRAM_ID,
+  SYSTEM_PROGRAM_ID,
+  TOKEN_PROGRAM_ID,
+  assertSwapOutInstruction,
+  swapEscrowAddress,
+  withdrawInstruction,
+  withdrawSwapInstruction,
+} from "../../src-shared/pool-program";
+import { CP_SWAP_PROGRAM_ID, cpSwapInstruction, type CpPoolInfo } from "../../src-localnet/programs/cp-swap-client";
 import {
   ata,
   FEE,
@@ -35,7 +47,7 @@ import type { Metric } from "../lib/metric";
 import { fmtNum, percentile } from "../lib/stats";
 import type { BenchCase } from "./index";
 
-const BUDGET = { deposit: 40_000, withdraw: 150_000, withdrawCreating: 200_000, swap: 200_000, packet: 1_232 };
+const BUDGET = { deposit: 40_000, withdraw: 160_000, withdrawCreating: 185_000, swap: 215_000, packet: 1_232 };
 
 function poolUnits(r: Landed): number {
   if (!r.ok) throw new Error(`transaction failed: ${r.error}\n${r.logs.join("\n")}`);
@@ -48,7 +60,7 @@ function verifierUnits(): number {
   const id = svm.addProgram(readFileSync(path.join(ROOT, "programs/groth16-harness/groth16-harness.so")));
   const payer = svm.fundedKeypair();
   const c = loadFixtures()[0]!;
-  const data = new Uint8Array(256 + 6 * 32);
+  const data = new Uint8Array(256 + c.signals.length * 32);
   data.set(c.proof, 0);
   c.signals.forEach((s, i) => data.set(s, 256 + 32 * i));
   const r = svm.send([{ programId: id, keys: [], data: Buffer.from(data) } as TransactionInstruction], [payer]);
@@ -57,10 +69,11 @@ function verifierUnits(): number {
   return Number(line![1]);
 }
 
-function swapWithdrawal(f: FixturePool): Landed {
+/** withdraw_swap, the venue paying the escrow, assert_swap_out. */
+function swapInstructions(f: FixturePool): TransactionInstruction[] {
   const recipient = f.recipient(SWAP);
-  const out = ata(recipient, OUTPUT_MINT);
-  const ixs = [
+  const nullifierHash = f.cases.get(SWAP)!.signals[1]!;
+  return [
     withdrawSwapInstruction({ ...f.params(SWAP), outputMint: OUTPUT_MINT, minOut: f.minOut(SWAP) }),
     cpSwapInstruction({
       user: f.relayer.publicKey.toBase58(),
@@ -68,14 +81,50 @@ function swapWithdrawal(f: FixturePool): Landed {
       outputMint: OUTPUT_MINT,
       amountIn: f.amount(SWAP) - FEE,
       minAmountOut: 0n,
-      destination: out,
+      destination: swapEscrowAddress(PROGRAM, MINT, nullifierHash),
     }),
-    assertSwapOutInstruction({ programId: PROGRAM, recipient, outputMint: OUTPUT_MINT, requiredBalance: f.minOut(SWAP) }),
+    assertSwapOutInstruction({
+      programId: PROGRAM,
+      relayer: f.relayer.publicKey.toBase58(),
+      mint: MINT,
+      recipient,
+      outputMint: OUTPUT_MINT,
+      minOut: f.minOut(SWAP),
+      nullifierHash,
+    }),
   ];
+}
+
+/** The program creates the recipient's output account: simulated with every account in a table (units only). */
+function swapCreating(f: FixturePool): Landed {
+  const ixs = swapInstructions(f);
   const keys = new Set<string>();
   for (const ix of ixs) for (const k of ix.keys) keys.add(k.pubkey.toBase58());
   keys.delete(f.relayer.publicKey.toBase58());
-  return f.world.send(ixs, [f.relayer], [f.world.lookupTable([...keys])]);
+  return f.world.simulate(ixs, [f.relayer], [f.world.lookupTable([...keys])]);
+}
+
+/**
+ * As the relay sends it: unit price, the recipient's output account created idempotently,
+ * then withdraw_swap, the venue, assert_swap_out; v0 with the route's table only (the pool,
+ * its vaults, the mints, the programs). The escrow, the nullifier and the recipient's
+ * accounts differ per withdrawal, so they stay in the message.
+ */
+function swapAsRelayed(f: FixturePool, cp: CpPoolInfo): Landed {
+  const createOut = new TransactionInstruction({
+    programId: new PublicKey(ASSOCIATED_TOKEN_PROGRAM_ID),
+    keys: [
+      { pubkey: f.relayer.publicKey, isSigner: true, isWritable: true },
+      { pubkey: new PublicKey(ata(f.recipient(SWAP), OUTPUT_MINT)), isSigner: false, isWritable: true },
+      { pubkey: new PublicKey(f.recipient(SWAP)), isSigner: false, isWritable: false },
+      { pubkey: f.outputMint, isSigner: false, isWritable: false },
+      { pubkey: new PublicKey(SYSTEM_PROGRAM_ID), isSigner: false, isWritable: false },
+      { pubkey: new PublicKey(TOKEN_PROGRAM_ID), isSigner: false, isWritable: false },
+    ],
+    data: Buffer.from([1]),
+  });
+  const table = f.world.lookupTable([cp.pool, cp.vaultA, cp.vaultB, cp.mintA, cp.mintB, TOKEN_PROGRAM_ID, SYSTEM_PROGRAM_ID, ASSOCIATED_TOKEN_PROGRAM_ID]);
+  return f.world.send([ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 1_000 }), createOut, ...swapInstructions(f)], [f.relayer], [table]);
 }
 
 const programs: BenchCase = {
@@ -93,10 +142,12 @@ const programs: BenchCase = {
     const existing = f.world.send([withdrawInstruction(f.params(PLAIN_5))], [f.relayer]);
     const creating = f.world.send([withdrawInstruction(f.params(PLAIN_6))], [f.relayer]);
     const plain = f.world.send([withdrawInstruction(f.params(PLAIN))], [f.relayer]);
-    f.world.cpPool(f.outputMint, 1_000n * SOL, 1_000_000_000_000n);
-    const swap = swapWithdrawal(f);
+    const cp = f.world.cpPool(f.outputMint, 1_000n * SOL, 1_000_000_000_000n);
+    const swapCreated = swapCreating(f);
+    const swap = swapAsRelayed(f, cp);
     const swapPool = swap.units.filter((u) => u.program === PROGRAM).map((u) => u.consumed);
-    const venue = swap.units.filter((u) => u.program !== PROGRAM && !u.program.startsWith("ComputeBudget")).reduce((s, u) => s + u.consumed, 0);
+    const swapCreatedPool = swapCreated.units.filter((u) => u.program === PROGRAM).map((u) => u.consumed);
+    const venue = swap.units.filter((u) => u.program === CP_SWAP_PROGRAM_ID).reduce((s, u) => s + u.consumed, 0);
 
     log(`${deposits} deposits of random precommitments`);
     const depositor = f.world.depositor(BigInt(deposits) * 1_000n);
@@ -127,10 +178,16 @@ const programs: BenchCase = {
       budgetMetric("withdraw, recipient's token account exists", poolUnits(existing), BUDGET.withdraw),
       budgetMetric("withdraw, the program creates the recipient's token account", poolUnits(creating), BUDGET.withdrawCreating),
       budgetMetric(
-        "withdraw_swap + assert_swap_out (the venue's units apart)",
-        swapPool.reduce((a, b) => a + b, 0),
+        "withdraw_swap + assert_swap_out with the escrow, recipient's output account exists (the venue's units apart)",
+        poolUnits(swap),
         BUDGET.swap,
         `withdraw_swap ${fmtNum(swapPool[0] ?? 0)} + assert ${fmtNum(swapPool[1] ?? 0)}; cp-swap venue ${fmtNum(venue)}`,
+      ),
+      budgetMetric(
+        "withdraw_swap + assert_swap_out with the escrow, the program creates the recipient's output account",
+        poolUnits(swapCreated),
+        BUDGET.swap,
+        `withdraw_swap ${fmtNum(swapCreatedPool[0] ?? 0)} + assert ${fmtNum(swapCreatedPool[1] ?? 0)}`,
       ),
       {
         name: "withdraw's own work beside proof verification",
@@ -151,7 +208,7 @@ const programs: BenchCase = {
         target: { kind: "<", value: BUDGET.packet + 1 },
       },
       {
-        name: "withdraw_swap transaction size (one lookup table)",
+        name: "withdraw_swap transaction size as the relay sends it (route table; the escrow, nullifier and recipient accounts in the message)",
         ours: swap.size,
         unit: "bytes",
         peerLabel: "packet limit",
