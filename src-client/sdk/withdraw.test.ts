@@ -3,12 +3,14 @@ import type { FieldHasher } from "../../src-shared/crypto/hasher";
 import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
 import bs58 from "bs58";
 import { computeExtDataHash } from "../../src-shared/crypto/protocol";
-import { bytesToBigInt } from "../../src-shared/encoding/field";
+import { bigIntToBytes32, bytesToBigInt } from "../../src-shared/encoding/field";
 import { RelayClient } from "./http";
 import { Keypair } from "./keypair";
-import { createNote, withDeposit, type DepositNote } from "./note";
+import { changeNoteOf, createNote, withDeposit, type DepositNote } from "./note";
+import type { PoolLeaf } from "./chain-history";
+import { anonymitySet, decoyLeafSet, decoyNullifierSet, decoySeed, eligibleLeaves } from "./lookup";
 import type { Prover, WithdrawWitnessInput } from "./prove";
-import { leafIndexBits } from "./tree";
+import { pathFromLeaves } from "./tree";
 import { withdraw, type WithdrawOptions, type WithdrawStage } from "./withdraw";
 
 const WSOL = "So11111111111111111111111111111111111111112";
@@ -33,7 +35,7 @@ const standInProver: Prover = async (input) => {
       ],
       pi_c: ["7", "8", "1"],
     },
-    publicSignals: [input.root, input.nullifierHash, input.recipient, input.amount, input.mint, input.extDataHash],
+    publicSignals: [input.root, input.nullifierHash, input.recipient, input.amount, input.mint, input.extDataHash, input.changeCommitment],
   };
 };
 
@@ -42,7 +44,8 @@ const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
 /** 25 bps, floor 1000: 2500 of a 1 000 000 deposit. */
 const FEES = { default: { bps: 25, floor: "1000" }, pools: {}, relayers: { mainnet: "11111111111111111111111111111111", devnet: RELAYER } };
 
-type RelayStep = { status: number; body: unknown } | "drop";
+/** A /relay answer; `lands` makes a failure answer after the withdrawal landed anyway. */
+type RelayStep = { status: number; body: unknown; lands?: boolean } | "drop";
 
 interface FakeRelay {
   client: RelayClient;
@@ -61,22 +64,32 @@ interface FakeRelay {
 
 let hasher: FieldHasher;
 let note: DepositNote;
-let tree: { root: Uint8Array; path: Uint8Array[] };
 
 beforeAll(async () => {
   hasher = await createPoseidonHasher();
   const created = await createNote({ network: "devnet", mint: WSOL, amount: 1_000_000n, hasher });
   if (!created.ok) throw new Error(created.error);
   note = withDeposit(created.value, { signature: "dep", status: "indexed", leafIndex: 0, wallet: RECIPIENT });
-  const zeros: Uint8Array[] = [new Uint8Array(32)];
-  for (let i = 0; i < DEPTH; i++) zeros.push(hasher.hash([zeros[i]!, zeros[i]!]));
-  let node = note.commitment;
-  for (let i = 0; i < DEPTH; i++) node = hasher.hash([node, zeros[i]!]);
-  tree = { root: node, path: zeros.slice(0, DEPTH) };
 });
 
-/** Answers login, get_nullifier, get_merkle and get_proof like the relay; /relay follows `steps`. */
-function fakeRelay(steps: RelayStep[], options: { spent?: boolean; token?: string; fees?: unknown; quote?: unknown; leafCount?: number } = {}): FakeRelay {
+interface FakeRelayOptions {
+  spent?: boolean;
+  token?: string;
+  fees?: unknown;
+  quote?: unknown;
+  /** Leaves in the tree, the note's at index 0 (default 1). */
+  leafCount?: number;
+  /** Rewrites a get_proof answer: an inconsistent relay. */
+  lie?: (index: number, path: number[][]) => number[][];
+}
+
+/**
+ * A relay over a real depth-32 tree (the note's leaf at 0, other leaves
+ * arbitrary field elements): login, get_nullifier, get_merkle, get_proof,
+ * get_node as the relay answers them; /relay follows `steps`, and a 200
+ * spends the nullifier and appends the request's change leaf.
+ */
+function fakeRelay(steps: RelayStep[], options: FakeRelayOptions = {}): FakeRelay & { leaves: Uint8Array[] } {
   const calls: string[] = [];
   const tokens: (string | null)[] = [];
   const proofIndices: number[] = [];
@@ -84,7 +97,17 @@ function fakeRelay(steps: RelayStep[], options: { spent?: boolean; token?: strin
   const relayBodies: Record<string, unknown>[] = [];
   const relayTokens: (string | null)[] = [];
   const quoteBodies: Record<string, unknown>[] = [];
-  const spent = { value: options.spent ?? false };
+  const spentSet = new Set<string>(options.spent ? [Array.from(note.nullifierHash).join()] : []);
+  const spent = {
+    get value() {
+      return spentSet.has(Array.from(note.nullifierHash).join());
+    },
+    set value(v: boolean) {
+      if (v) spentSet.add(Array.from(note.nullifierHash).join());
+    },
+  };
+  const leaves: Uint8Array[] = [note.commitment];
+  for (let i = 1; i < (options.leafCount ?? 1); i++) leaves.push(hasher.hash([bigIntToBytes32(BigInt(i) * 7919n)]));
   let logins = 0;
   const reply = (status: number, body: unknown): Response => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
   const fetchImpl = (async (input: string | URL | Request, init?: RequestInit) => {
@@ -96,18 +119,22 @@ function fakeRelay(steps: RelayStep[], options: { spent?: boolean; token?: strin
     if (name === "get_nullifier") {
       const asked = (JSON.parse(String(init?.body)) as { nullifierHash: number[] }).nullifierHash;
       nullifierHashes.push(asked);
-      const mine = asked.every((b, i) => b === note.nullifierHash[i]);
-      return reply(
-        200,
-        spent.value && mine ? { address: "Nullifier1111111111111111111111111111111111", json: { spent: true } } : { address: null, json: null },
-      );
+      return reply(200, spentSet.has(asked.join()) ? { address: "Nullifier1111111111111111111111111111111111", json: { spent: true } } : { address: null, json: null });
     }
-    if (name === "get_merkle") return reply(200, { address: "Tree", json: { root: Array.from(tree.root), nextIndex: options.leafCount ?? 1, depth: DEPTH } });
+    if (name === "get_merkle") {
+      const root = pathFromLeaves(hasher, leaves, 0, DEPTH).root;
+      return reply(200, { address: "Tree", json: { root: Array.from(root), nextIndex: leaves.length, depth: DEPTH } });
+    }
     if (name === "get_proof") {
-      // Leaf 0 is the note's; the other leaves' paths are not what the tree holds, which no decoy lookup checks.
       const index = Number(path.split("/")[4]);
       proofIndices.push(index);
-      return reply(200, { address: "Tree", json: { path: tree.path.map((p) => Array.from(p)), indices: leafIndexBits(index) } });
+      const p = pathFromLeaves(hasher, leaves, index, DEPTH);
+      const wire = p.path.map((x) => Array.from(x));
+      return reply(200, { address: "Tree", json: { path: options.lie ? options.lie(index, wire) : wire, indices: p.indices } });
+    }
+    if (name === "get_node") {
+      const j = Number(path.split("/")[4]) - 2 ** DEPTH;
+      return reply(200, { address: "Tree", json: { value: Array.from(leaves[j]!) } });
     }
     if (name === "fees") return reply(200, options.fees ?? FEES);
     if (name === "jupiter") {
@@ -128,12 +155,17 @@ function fakeRelay(steps: RelayStep[], options: { spent?: boolean; token?: strin
       );
     }
     if (name === "relay" || name === "relay_swap") {
-      relayBodies.push(JSON.parse(String(init?.body)) as Record<string, unknown>);
+      const body = JSON.parse(String(init?.body)) as Record<string, unknown>;
+      relayBodies.push(body);
       relayTokens.push(new Headers(init?.headers).get("x-api-auth"));
       const step = steps.shift();
       if (!step) throw new Error("unexpected /relay");
       if (step === "drop") throw new TypeError("fetch failed", { cause: Object.assign(new Error("other side closed"), { code: "UND_ERR_SOCKET" }) });
-      if (step.status === 200) spent.value = true;
+      if (step.status === 200 || step.lands) {
+        spentSet.add((body.nullifierHash as number[]).join());
+        leaves.push(Uint8Array.from(body.changeCommitment as number[]));
+      }
+      if (step.status === 200) return reply(200, { ...(step.body as object), changeLeafIndex: leaves.length - 1 });
       return reply(step.status, step.body);
     }
     throw new Error(`unexpected ${path}`);
@@ -148,6 +180,7 @@ function fakeRelay(steps: RelayStep[], options: { spent?: boolean; token?: strin
     relayTokens,
     quoteBodies,
     spent,
+    leaves,
   };
 }
 
@@ -183,7 +216,7 @@ describe("withdraw", () => {
     expect(relay.relayBodies[0]).toEqual({
       nullifierHash: Array.from(note.nullifierHash),
       proof: expect.any(Array),
-      root: Array.from(tree.root),
+      root: Array.from(pathFromLeaves(hasher, [note.commitment], 0).root),
       recipient: RECIPIENT,
       depth: 32,
       depositSize: 1_000_000,
@@ -192,17 +225,29 @@ describe("withdraw", () => {
       // The devnet key of GET /fees (not mainnet's), and the published fee: exactly what the proof binds.
       fee: 2500,
       relayer: RELAYER,
+      // Protocol v3: the change leaf of what is left (here 0), by the chain rule.
+      changeCommitment: Array.from(changeNoteOf(hasher, note, 1_000_000n).commitment),
     });
     expect(relay.relayBodies[0]!.proof).toHaveLength(256);
+    // The relay put the change leaf at 1: the result's change note knows it.
+    expect(r.ok && r.value).toMatchObject({ changeLeafIndex: 1, change: { amount: 0n, change: { leafIndex: 1, piece: 1 } } });
     expect(provedInputs[0]!.extDataHash).toBe(extDataHash(RELAYER, 2500n));
     if (r.ok) expect(r.value.proof).toMatchObject({ relayer: RELAYER, fee: 2500n, swap: null });
   });
 
-  it("by default asks for the leaf among 8 random other leaves and the nullifier among 8 random hashes, in random order and without the token", async () => {
+  it("by default asks for the leaf among 8 other leaves (path and value) and the nullifier among 8 other hashes, without the token", async () => {
     const relay = fakeRelay([ok200], { leafCount: 50 });
     const { r } = await run(relay);
     expect(r).toMatchObject({ ok: true });
-    expect(relay.calls).toEqual(["login", ...Array(9).fill("get_nullifier"), "fees", "get_merkle", ...Array(9).fill("get_proof"), "get_merkle", "relay"]);
+    expect(relay.calls).toEqual([
+      "login",
+      ...Array(9).fill("get_nullifier"),
+      "fees",
+      "get_merkle",
+      ...Array(9).fill(["get_proof", "get_node"]).flat(),
+      "get_merkle",
+      "relay",
+    ]);
     // Nine distinct leaves below the tree's 50, the note's (0) among them.
     expect(new Set(relay.proofIndices).size).toBe(9);
     expect(relay.proofIndices).toContain(0);
@@ -212,20 +257,79 @@ describe("withdraw", () => {
     // Only /relay carries the token; no lookup does.
     relay.calls.forEach((name, i) => expect([name, relay.tokens[i]]).toEqual([name, name === "relay" ? "token-1" : null]));
 
-    // The order is random: over a few runs the note's leaf is not always asked first (or always last).
+    // The order follows from the note's secrets: over notes the note's leaf is not always asked first (or always last).
     const positions = new Set<number>();
     for (let i = 0; i < 8; i++) {
-      const again = fakeRelay([ok200], { leafCount: 50 });
-      await run(again);
-      positions.add(again.proofIndices.indexOf(0));
+      const other = await createNote({ network: "devnet", mint: WSOL, amount: 1_000_000n, hasher });
+      if (!other.ok) throw new Error(other.error);
+      const set = decoyLeafSet(decoySeed(other.value), 0, Array.from({ length: 50 }, (_, j) => j), 8);
+      positions.add(set.indexOf(0));
     }
     expect(positions.size).toBeGreaterThan(1);
+  });
+
+  it("decoys follow from the note and its piece: a retry asks the same leaves and hashes in the same order; another piece asks others", async () => {
+    const first = fakeRelay([{ status: 400, body: { status: 400, error: "InvalidRoot" } }], { leafCount: 50 });
+    await run(first);
+    const retry = fakeRelay([ok200], { leafCount: 50 });
+    await run(retry);
+    expect(retry.proofIndices).toEqual(first.proofIndices);
+    expect(retry.nullifierHashes).toEqual(first.nullifierHashes);
+    // The change note (piece 1) draws its own sets.
+    const change = changeNoteOf(hasher, note, 400_000n);
+    const leaves = Array.from({ length: 50 }, (_, j) => j);
+    expect(decoyLeafSet(decoySeed(change), 0, leaves, 8)).not.toEqual(decoyLeafSet(decoySeed(note), 0, leaves, 8));
+    expect(decoyNullifierSet(decoySeed(note), note.nullifierHash, 8)).toEqual(decoyNullifierSet(decoySeed(note), note.nullifierHash, 8));
+    // A pool that grew keeps the set, but for leaves ranking above a decoy.
+    const grown = decoyLeafSet(decoySeed(note), 0, Array.from({ length: 60 }, (_, j) => j), 8);
+    const before = new Set(decoyLeafSet(decoySeed(note), 0, leaves, 8));
+    expect(grown.filter((i) => before.has(i)).length).toBe(grown.filter((i) => i < 50).length);
+  });
+
+  it("decoys are drawn among the leaves that could hold the piece: change leaves and deposits of at least it", () => {
+    const pool = new Map<number, PoolLeaf>([
+      [0, { index: 0, kind: "deposit", commitment: note.commitment, amount: 1_000_000n }],
+      [1, { index: 1, kind: "deposit", commitment: new Uint8Array(32), amount: 5_000n }],
+      [2, { index: 2, kind: "change", commitment: new Uint8Array(32), amount: null }],
+      [3, { index: 3, kind: "deposit", commitment: new Uint8Array(32), amount: 2_000_000n }],
+      [4, { index: 4, kind: "deposit", commitment: new Uint8Array(32), amount: 500_000n }],
+    ]);
+    expect(eligibleLeaves(pool, 5, 500_000n)).toEqual([0, 2, 3, 4]);
+    expect(eligibleLeaves(pool, 5, 1_000_000n)).toEqual([0, 2, 3]);
+    expect(anonymitySet(pool, 2_000_000n)).toBe(2);
+    // Without kinds (a relay tells none) every leaf is a candidate.
+    expect(eligibleLeaves(null, 5, 1_000_000n)).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it("a relay whose answers disagree with its own root stops the lookup: nothing is asked again, nothing proved", async () => {
+    const liar = fakeRelay([], { leafCount: 20, lie: (index, path) => (index === 0 ? path : [[...path[0]!.slice(0, 31), path[0]![31]! ^ 1], ...path.slice(1)]) });
+    const { r, stages } = await run(liar);
+    expect(r).toMatchObject({ ok: false, error: { stage: "merkle", error: { kind: "inconsistent", message: expect.stringMatching(/instead of asking again/) } } });
+    expect(stages).not.toContain("prove");
+    expect(liar.calls.filter((c) => c === "get_merkle")).toHaveLength(2);
+    expect(liar.proofIndices).toHaveLength(9);
+  });
+
+  it("withdraws part of a note: depositSize is the part, the fee is charged on it, and the change note holds the rest", async () => {
+    const relay = fakeRelay([ok200], { leafCount: 3 });
+    provedInputs.length = 0;
+    const { r } = await run(relay, true, { amount: 200_000n });
+    expect(r).toMatchObject({ ok: true, value: { terms: { fee: 1000n, toRecipient: 199_000n }, changeLeafIndex: 3 } });
+    expect(relay.relayBodies[0]).toMatchObject({ depositSize: 200_000, fee: 1000 });
+    const change = changeNoteOf(hasher, note, 200_000n);
+    expect(relay.relayBodies[0]!.changeCommitment).toEqual(Array.from(change.commitment));
+    expect(provedInputs[0]).toMatchObject({ amount: "200000", value: "1000000" });
+    if (!r.ok) throw new Error("unreachable");
+    expect(r.value.change).toMatchObject({ amount: 800_000n, change: { leafIndex: 3, piece: 1, origin: note.commitment } });
+    expect(r.value.change.commitment).toEqual(change.commitment);
+    await expect(run(fakeRelay([]), true, { amount: 1_000_001n })).rejects.toThrow(/above the note's value/);
   });
 
   it("decoys: a small tree gives every other leaf; decoys 0 asks for the leaf alone; a bad count throws before anything is sent", async () => {
     const small = fakeRelay([ok200], { leafCount: 4 });
     expect((await run(small)).r).toMatchObject({ ok: true });
     expect([...small.proofIndices].sort()).toEqual([0, 1, 2, 3]);
+    expect(small.calls.filter((c) => c === "get_node")).toHaveLength(4);
     const none = fakeRelay([ok200], { leafCount: 50 });
     expect((await run(none, true, { lookup: { kind: "decoys", decoys: 0 } })).r).toMatchObject({ ok: true });
     expect(none.proofIndices).toEqual([0]);
@@ -337,13 +441,7 @@ describe("withdraw", () => {
     const dropped = fakeRelay(["drop", "drop"]);
     expect((await run(dropped)).r).toMatchObject({ ok: false, error: { stage: "relay", failure: { status: 0, error: "NetworkError" }, landed: false } });
 
-    const failedButLanded = fakeRelay([{ status: 500, body: { status: 500, error: "RelayFailed" } }]);
-    const original = failedButLanded.client.relay.bind(failedButLanded.client);
-    failedButLanded.client.relay = async (req) => {
-      const out = await original(req);
-      failedButLanded.spent.value = true; // the transaction landed after all
-      return out;
-    };
+    const failedButLanded = fakeRelay([{ status: 500, body: { status: 500, error: "RelayFailed" }, lands: true }]);
     expect((await run(failedButLanded)).r).toMatchObject({
       ok: false,
       error: { stage: "relay", failure: { status: 500, error: "RelayFailed" }, landed: true },
