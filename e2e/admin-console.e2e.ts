@@ -1,15 +1,17 @@
 /**
  * The operator console's dashboards end to end: a real relay (`scripts/start.mjs`, its own
  * data dir, RELAY_OPERATOR_TOKEN), a real deposit and a relay with a real Groth16 proof
- * (tests/support/proofs.ts), and Chromium signing in and reading every dashboard. A
+ * (tests/support/proofs.ts; protocol v3: a part of a note, with its change leaf), and Chromium signing in and reading every dashboard. A
  * screenshot of each dashboard lands in docs/screenshots/.
  */
+import { createHash } from "node:crypto";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { revertMessage } from "../src-shared/messages";
 import { prepareWithdrawal, testRecipient, type PreparedWithdrawal } from "../tests/support/proofs";
+import { sendRaw } from "../tests/support/raw-http";
 import { airdrop, deposit, USDC } from "../tests/support/sandbox";
 import { newWallet, post, type TestWallet } from "../tests/support/wallet";
 import { freshDataDir, openPage, screenshots, signIn, stopRelay, type Relay, startRelayAndBrowser } from "./support";
@@ -68,23 +70,53 @@ describe("operator console dashboards (headless, Chromium)", () => {
     expect(relay!.output()).not.toContain(TOKEN);
   });
 
-  it("shows a deposit and its relay in Pools and Relays, down to the leaf and each pipeline step", async () => {
-    relayed = await prepareWithdrawal(relay!.url, wallet, USDC, { recipient: testRecipient("e2e-console"), amount: 1_000_000 });
-    const r = await post(`${relay!.url}/relay`, relayed.body, { "x-api-auth": walletToken });
+  it("shows mixed deposits, a partial withdrawal's change leaf and each standard amount's anonymity set, and the relay's part and change leaf", async () => {
+    // Protocol v3: a deposit of 2.5 USDC, then a note of 1 USDC of which 0.4 is withdrawn; its change leaf (0.6, private) is leaf 2.
+    const other = createHash("sha256").update("e2e-console:other-deposit").digest();
+    other[0] = other[0]! % 0x30;
+    expect((await deposit(relay!.url, wallet, Array.from(other), 2_500_000, USDC)).status).toBe("indexed");
+    relayed = await prepareWithdrawal(relay!.url, wallet, USDC, { recipient: testRecipient("e2e-console"), amount: 1_000_000, withdraw: 400_000 });
+    // On a connection of its own: proving held this process for seconds, long enough for the relay to close
+    // fetch's idle keep-alive socket unnoticed, and a request sent on it fails ("other side closed").
+    const r = await sendRaw(`${relay!.url}/relay`, {
+      headers: { "content-type": "application/json", "x-api-auth": walletToken },
+      body: JSON.stringify(relayed.body),
+    });
     expect(r.status, r.text).toBe(200);
-    relaySignature = (r.json as { signature: string }).signature;
+    const answer = r.json as { signature: string; changeLeafIndex: number };
+    relaySignature = answer.signature;
+    expect(answer.changeLeafIndex).toBe(2);
 
     await go("pools", "Pools");
     const card = page.locator('[data-pool="mainnet:USDC"]');
-    await card.locator(".pool-count").filter({ hasText: /^1$/ }).waitFor();
-    await card.getByText("Deposits into USDC on mainnet: 1 deposit").waitFor();
+    await card.getByTestId("next-index").filter({ hasText: /^3$/ }).waitFor();
+    expect(await card.getByTestId("deposit-leaves").textContent()).toBe("2");
+    expect(await card.getByTestId("change-leaves").textContent()).toBe("1");
+    await card.getByText("Deposits into USDC on mainnet: 2 deposits").waitFor();
+    // Each standard amount up to the largest deposit: both deposits and the change leaf could cover up to 1 USDC, 2 USDC only the 2.5 USDC deposit and the change leaf.
+    const sets = card.getByTestId("anonymity-sets");
+    const rows = await sets.locator("tr[data-amount]").evaluateAll((els) => els.map((e) => [e.getAttribute("data-amount"), e.getAttribute("data-notes")]));
+    expect(rows).toEqual([
+      ...["1000", "2000", "5000", "10000", "20000", "50000", "100000", "200000", "500000", "1000000"].map((a) => [a, "3"]),
+      ["2000000", "2"],
+    ]);
+    await sets.getByRole("row", { name: "0.001 USDC 3" }).waitFor();
+    await sets.getByRole("row", { name: "2 USDC 2" }).waitFor();
     await shot("pools");
 
     await card.getByRole("link", { name: "Explore the tree" }).click();
     const explorer = page.getByTestId("tree-explorer");
-    await explorer.getByText("1 deposit below").waitFor();
+    await explorer.getByText("3 leaves below").waitFor();
     await explorer.getByRole("button", { name: "Newest leaf" }).click();
+    await explorer.getByText("Leaf 2").waitFor();
+    await explorer.getByText("change leaf").waitFor();
+    await explorer.getByText(/^private:/).waitFor();
+    await explorer.getByTitle(relaySignature).waitFor();
+    await explorer.getByLabel("Leaf index").fill(String(relayed.deposit.leafIndex));
+    await explorer.getByRole("button", { name: "Go" }).click();
     await explorer.getByText(`Leaf ${relayed.deposit.leafIndex}`).waitFor();
+    await explorer.getByText("deposit leaf").waitFor();
+    await explorer.getByText("1 USDC", { exact: true }).waitFor();
     await explorer.getByTitle(relayed.deposit.signature).waitFor();
     await explorer.screenshot({ path: join(screenshots, "tree.png") });
 
@@ -92,6 +124,7 @@ describe("operator console dashboards (headless, Chromium)", () => {
     const row = page.locator('[data-testid="relays-table"] tr[data-status="confirmed"]');
     await row.waitFor();
     await page.getByTestId("relay-counts").getByText("1 confirmed").waitFor();
+    await row.getByText("0.4 USDC").waitFor();
     await shot("relays");
     await row.getByRole("link").click();
     await page.getByRole("heading", { level: 1, name: "Relay" }).waitFor();
@@ -102,7 +135,16 @@ describe("operator console dashboards (headless, Chromium)", () => {
     // Protocol v2: the record names the key the proof was bound to, which received the fee.
     await page.getByText("Fee receiver").waitFor();
     await page.getByRole("button", { name: "Copy fee receiver" }).waitFor();
+    // Protocol v3: the part withdrawn, and the change leaf the withdrawal inserted.
+    await page.getByRole("definition").filter({ hasText: /^0\.4 USDC$/ }).waitFor();
+    const change = page.getByTestId("change-leaf");
+    await change.getByRole("link", { name: "leaf 2" }).waitFor();
+    await change.getByTitle(`0x${Buffer.from(relayed.body.changeCommitment).toString("hex")}`).waitFor();
     await shot("relay-detail");
+    // The link opens the tree explorer at that leaf.
+    await change.getByRole("link", { name: "leaf 2" }).click();
+    await page.getByTestId("tree-explorer").getByText("Leaf 2").waitFor();
+    await page.getByTestId("tree-explorer").getByText("change leaf").waitFor();
   });
 
   it("finds the spent nullifier and the relay that spent it", async () => {
@@ -119,8 +161,9 @@ describe("operator console dashboards (headless, Chromium)", () => {
 
   it("adds up the fee earned and the relayer's balance", async () => {
     await go("money", "Money");
-    await page.getByTestId("money-totals").getByText("0.0025 USDC").waitFor();
-    await page.locator('.payer[data-network="mainnet"]').getByText("0.0025 USDC").waitFor();
+    // 25 bps of the 0.4 USDC withdrawn.
+    await page.getByTestId("money-totals").getByText("0.001 USDC").waitFor();
+    await page.locator('.payer[data-network="mainnet"]').getByText("0.001 USDC").waitFor();
     await shot("money");
   });
 

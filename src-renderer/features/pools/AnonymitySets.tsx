@@ -32,22 +32,31 @@ export function AnonymitySets({ pool, where }: { pool: AdminPoolSummary; where: 
   return (
     <section className="anon-sets" aria-label={`Anonymity sets of ${where}`} data-testid="anonymity-sets">
       <h4>Anonymity set per standard amount</h4>
-      <DataTable
-        columns={columns(pool.mint, known)}
-        rows={leaves.anonymitySets}
-        rowKey={(s) => s.amount}
-        rowData={(s) => ({ "data-amount": s.amount, "data-notes": String(s.notes) })}
-        compact
-        empty={<p className="muted">No deposit yet: a withdrawal from this pool would hide among no other note.</p>}
-      />
-      <p className="muted anon-note">
-        Standard amounts are 1, 2 and 5 × 10<sup>k</sup> base units from {formatAmount(leaves.standardFloor, pool.mint)} to the largest deposit
-        {leaves.largestDeposit !== null ? ` (${formatAmount(leaves.largestDeposit, pool.mint)})` : ""}. A note counts when it could hold the amount:
-        a deposit of at least that amount, or any change leaf.
-        {leaves.depositsOfUnknownAmount > 0
-          ? ` ${formatCount(leaves.depositsOfUnknownAmount)} deposits indexed before protocol v3 have no recorded amount and count in no set.`
-          : ""}
-      </p>
+      {leaves.anonymitySets.length === 0 ? (
+        <p className="muted anon-note">
+          {leaves.depositsOfUnknownAmount > 0
+            ? `No deposit of known amount: ${formatCount(leaves.depositsOfUnknownAmount)} deposits indexed before protocol v3 have no recorded amount.`
+            : "No deposit yet: a withdrawal would hide among no other note."}
+        </p>
+      ) : (
+        <>
+          <DataTable
+            columns={columns(pool.mint, known)}
+            rows={leaves.anonymitySets}
+            rowKey={(s) => s.amount}
+            rowData={(s) => ({ "data-amount": s.amount, "data-notes": String(s.notes) })}
+            compact
+          />
+          <p className="muted anon-note">
+            Standard amounts (1, 2 and 5 × 10<sup>k</sup> base units) from {formatAmount(leaves.standardFloor, pool.mint)} to the largest deposit
+            {leaves.largestDeposit !== null ? ` (${formatAmount(leaves.largestDeposit, pool.mint)})` : ""}. A note counts when it could hold the
+            amount: a deposit of at least that amount, or any change leaf, whose value is private.
+            {leaves.depositsOfUnknownAmount > 0
+              ? ` ${formatCount(leaves.depositsOfUnknownAmount)} deposits indexed before protocol v3 have no recorded amount and count in no set.`
+              : ""}
+          </p>
+        </>
+      )}
     </section>
   );
 }
