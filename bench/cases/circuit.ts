@@ -61,7 +61,7 @@ const circuitCase: BenchCase = {
       const made = await createNote({ network: "mainnet", mint: MINT, amount: 3_000_000n, hasher });
       if (!made.ok) throw new Error(made.error);
       const note = made.value;
-      const zeros = [new Uint8Array(32)];
+      const zeros: Uint8Array[] = [new Uint8Array(32)];
       for (let i = 0; i < 32; i++) zeros.push(hasher.hash([zeros[i]!, zeros[i]!]));
       const merklePath = zeros.slice(0, 32);
       const indices = new Array<number>(32).fill(0);

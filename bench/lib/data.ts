@@ -70,7 +70,9 @@ export function fakeSignature(i: number, salt = 0): string {
 
 export function leafMeta(first: number, count: number, salt = 0): IndexedLeaf[] {
   const out: IndexedLeaf[] = [];
-  for (let i = 0; i < count; i++) out.push({ leafIndex: first + i, signature: fakeSignature(first + i, salt), slot: 1000 + ((first + i) >> 2) });
+  // Deposits of 1 token (6 decimals), as the prepared pools' leaves stand for.
+  for (let i = 0; i < count; i++)
+    out.push({ leafIndex: first + i, signature: fakeSignature(first + i, salt), slot: 1000 + ((first + i) >> 2), kind: "deposit", amount: 1_000_000n });
   return out;
 }
 

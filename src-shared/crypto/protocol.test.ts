@@ -8,7 +8,16 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { bigIntToBytes32, bytesToBigInt } from "../encoding/field";
 import type { FieldHasher } from "./hasher";
 import { createPoseidonHasher } from "./poseidon-wasm";
-import { computeExtDataHash, computeLeaf, computePrecommitment, PUBLIC_SIGNAL_NAMES, U64_MAX, withdrawalPublicSignals } from "./protocol";
+import {
+  computeChangeLeaf,
+  computeExtDataHash,
+  computeLeaf,
+  computePrecommitment,
+  deriveChangeSecrets,
+  PUBLIC_SIGNAL_NAMES,
+  U64_MAX,
+  withdrawalPublicSignals,
+} from "./protocol";
 
 let hasher: FieldHasher;
 let poseidon: Poseidon;
@@ -64,8 +73,8 @@ describe("extDataHash = Poseidon(relayer, fee, outputMint, minOut)", () => {
 });
 
 describe("withdrawalPublicSignals", () => {
-  it("gives the six signals in the circuit's order", () => {
-    expect(PUBLIC_SIGNAL_NAMES).toEqual(["root", "nullifierHash", "recipient", "amount", "mint", "extDataHash"]);
+  it("gives the seven signals in the circuit's order, the change commitment last", () => {
+    expect(PUBLIC_SIGNAL_NAMES).toEqual(["root", "nullifierHash", "recipient", "amount", "mint", "extDataHash", "changeCommitment"]);
     const root = bigIntToBytes32(5n);
     const nh = bigIntToBytes32(6n);
     const s = withdrawalPublicSignals(hasher, {
@@ -75,7 +84,27 @@ describe("withdrawalPublicSignals", () => {
       amount: 9n,
       mint: MINT,
       terms: { relayer: RELAYER, fee: 1n, swap: null },
+      changeCommitment: bigIntToBytes32(77n),
     });
-    expect(s.map(bytesToBigInt)).toEqual([5n, 6n, keyField(OUT), 9n, keyField(MINT), P([keyField(RELAYER), 1n, 0n, 0n])]);
+    expect(s.map(bytesToBigInt)).toEqual([5n, 6n, keyField(OUT), 9n, keyField(MINT), P([keyField(RELAYER), 1n, 0n, 0n]), 77n]);
+  });
+});
+
+describe("change notes (protocol v3)", () => {
+  it("a change leaf is Poseidon(changePrecommitment, remaining, mintField, origin), never a deposit leaf of the same inputs", () => {
+    const pre = bigIntToBytes32(11n);
+    const origin = bigIntToBytes32(12n);
+    const change = computeChangeLeaf(hasher, pre, 500n, MINT, origin);
+    expect(bytesToBigInt(change)).toBe(P([11n, 500n, keyField(MINT), 12n]));
+    expect(bytesToBigInt(change)).not.toBe(bytesToBigInt(computeLeaf(hasher, pre, 500n, MINT)));
+    expect(() => computeChangeLeaf(hasher, pre, -1n, MINT, origin)).toThrow(RangeError);
+    expect(() => computeChangeLeaf(hasher, pre, 1n << 64n, MINT, origin)).toThrow(RangeError);
+  });
+
+  it("derives the change note's secrets as Poseidon(nullifier, secret, 1) and Poseidon(nullifier, secret, 2)", () => {
+    const { nullifier, secret } = deriveChangeSecrets(hasher, bigIntToBytes32(3n), bigIntToBytes32(4n));
+    expect(bytesToBigInt(nullifier)).toBe(P([3n, 4n, 1n]));
+    expect(bytesToBigInt(secret)).toBe(P([3n, 4n, 2n]));
+    expect(bytesToBigInt(nullifier)).not.toBe(3n);
   });
 });
