@@ -59,7 +59,7 @@ describe("relays refused before their proof verified leave no stored row", () =>
     expect(rejected.counts).toEqual({ FeeTooLow: 1, InvalidProof: 20, InvalidRoot: 5 });
     expect(rejected.items).toHaveLength(26);
     expect(rejected.items[0]).toMatchObject({ kind: "relay", network: "mainnet", mint: USDC, status: 400, error: "FeeTooLow" });
-    expect(rejected.items.at(-1)).toMatchObject({ error: "InvalidProof", detail: "proof does not verify for these public inputs" });
+    expect(rejected.items.at(-1)).toMatchObject({ error: "InvalidProof", detail: expect.stringMatching(/^proof does not verify under protocol v3 for these public inputs/) });
     expect(JSON.stringify(rejected)).not.toMatch(/127\.0\.0\.1|::ffff/);
     expect((await get(`${relay.url}/admin/relays/rejected`)).status).toBe(401);
   });
@@ -78,7 +78,19 @@ describe("relays refused before their proof verified leave no stored row", () =>
     const rows = await withStoppedDb(dataDir, (db) => ({
       relays: db.get<{ n: number }>("SELECT count(*) AS n FROM relays")!.n,
       screenings: db.get<{ n: number }>("SELECT count(*) AS n FROM compliance_decisions WHERE purpose = 'relay_recipient'")!.n,
+      // Protocol v3: the part withdrawn, the change leaf the proof inserts, and where it went.
+      change: db.get<{ deposit_size: string; change_commitment: Uint8Array; change_leaf_index: number }>(
+        "SELECT deposit_size, change_commitment, change_leaf_index FROM relays",
+      ),
     }));
-    expect(rows).toEqual({ relays: 1, screenings: 1 });
+    expect({ ...rows, change: { ...rows.change, change_commitment: Array.from(rows.change!.change_commitment) } }).toEqual({
+      relays: 1,
+      screenings: 1,
+      change: {
+        deposit_size: String(valid.body.depositSize),
+        change_commitment: valid.body.changeCommitment,
+        change_leaf_index: (r.json as { changeLeafIndex: number }).changeLeafIndex,
+      },
+    });
   });
 });

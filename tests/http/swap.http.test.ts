@@ -265,12 +265,14 @@ describe("POST /relay_swap: refusals change nothing", () => {
     ["a lower minOut", (m) => ({ minOut: (m - 1n).toString() })],
     ["a higher minOut", (m) => ({ minOut: (m + 1n).toString() })],
     ["another fee", () => ({ fee: 2_501 })],
-  ])("refuses the swap proof with %s under it: 400 InvalidProof, nothing spent (extDataHash binds the terms)", async (_name, over) => {
+    // Protocol v3: the change leaf is bound as the seventh public input.
+    ["another changeCommitment", () => ({ changeCommitment: [...new Array(31).fill(0), 7] })],
+  ])("refuses the swap proof with %s under it: 400 InvalidProof naming protocol v3, nothing spent (the proof binds the terms)", async (_name, over) => {
     const body = swapBody(valid, over(BigInt(valid.swapBody!.minOut)));
     const before = await balance(valid.body.recipient, WSOL);
     const r = await relaySwap(body);
     expect(r.status).toBe(400);
-    expect(r.json).toMatchObject({ status: 400, error: "InvalidProof" });
+    expect(r.json).toMatchObject({ status: 400, error: "InvalidProof", message: expect.stringContaining("does not verify under protocol v3") });
     expect(await balance(valid.body.recipient, WSOL)).toBe(before);
     expect(await nullifierOf(valid)).toEqual({ address: null, json: null });
   });
@@ -312,6 +314,12 @@ describe("POST /relay_swap: refusals change nothing", () => {
     ["a malformed minOut", (b) => (b.minOut = "1e6"), "minOut"],
     ["a fee above depositSize", (b) => (b.fee = 1_000_001), "fee"],
     ["a relayer that is not this relay's", (b) => (b.relayer = USDT), "relayer"],
+    ["a depositSize of 0", (b) => (b.depositSize = 0), "depositSize"],
+    ["no changeCommitment (a v2 client)", (b) => delete b.changeCommitment, "changeCommitment"],
+    ["a zero changeCommitment", (b) => (b.changeCommitment = new Array(32).fill(0)), "changeCommitment"],
+    ["a 31-byte changeCommitment", (b) => (b.changeCommitment = (b.changeCommitment as number[]).slice(1)), "changeCommitment"],
+    ["a changeCommitment not below the field modulus", (b) => (b.changeCommitment = new Array(32).fill(0xff)), "changeCommitment"],
+    ["a changeCommitment as a number", (b) => (b.changeCommitment = 5), "changeCommitment"],
   ])("answers 400 InvalidRequest naming the field for %s", async (_name, f, field) => {
     const b = swapBody(spare);
     f(b);
@@ -350,7 +358,11 @@ describe("POST /relay_swap: a valid withdrawal with a swap", () => {
     expect(BigInt(valid.swapBody!.minOut)).toBe(BigInt(q.otherAmountThreshold));
     const r = await relaySwap(swapBody(valid));
     expect(r.status).toBe(200);
-    expect(r.json).toEqual({ status: 200, signature: expect.stringMatching(/^[1-9A-HJ-NP-Za-km-z]{86,88}$/) });
+    expect(r.json).toEqual({ status: 200, signature: expect.stringMatching(/^[1-9A-HJ-NP-Za-km-z]{86,88}$/), changeLeafIndex: expect.any(Number) });
+    // The swap's withdrawal inserted its change leaf too, and the relay's tree has it.
+    const { changeLeafIndex } = r.json as { changeLeafIndex: number };
+    const node = await post(`${relay.url}/get_node/${USDC}/32/${2 ** 32 + changeLeafIndex}/mainnet`);
+    expect((node.json as { json: { value: number[] } }).json.value).toEqual(valid.swapBody!.changeCommitment);
 
     const received = (await balance(valid.body.recipient, WSOL)) - before.recipientWsol;
     expect(received).toBeGreaterThanOrEqual(BigInt(q.otherAmountThreshold));

@@ -124,8 +124,6 @@ export interface PreparedWithdrawal {
   note: DepositNote;
   /** The change note the withdrawal leaves (value − withdrawn, possibly 0); its leaf index is known once it landed. */
   change: DepositNote;
-  /** The change note at the leaf the relay answered (`changeLeafIndex`): what a next `spend` takes. */
-  changeAt(leafIndex: number): DepositNote;
   /** The deposit that made the spent note's chain (for a change note, its chain's original deposit). */
   deposit: { signature: string; leafIndex: number };
   /** Time spent in the prover, or checking the cached proof on a hit. */
@@ -276,12 +274,16 @@ export async function prepareWithdrawal(relayUrl: string, wallet: ChainWallet, m
     terms: { relayer: p.relayer, fee: p.fee, swap },
     note,
     change,
-    changeAt: (leafIndex) => ({ ...change, change: { ...change.change!, leafIndex } }),
     deposit,
     provingMs: p.provingMs,
     cached: cache.last().cached,
     cacheFile: cache.last().file,
   };
+}
+
+/** The change note a landed withdrawal left, at the leaf the relay answered (`changeLeafIndex`): what a next `spend` takes. */
+export function changeNoteAt(w: PreparedWithdrawal, leafIndex: number): DepositNote {
+  return { ...w.change, change: { ...w.change.change!, leafIndex } };
 }
 
 interface CacheEntry {

@@ -3,7 +3,7 @@ import { PublicKey } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bigIntToBytes32, FIELD_MODULUS } from "../../../src-shared/encoding/field";
 import { BASE_FIELD_MODULUS, encodeProof, fromSnarkjs, type SnarkjsProof } from "../../../src-shared/zk/proof-codec";
-import { prepareWithdrawal, testRecipient, type PreparedWithdrawal, type RelayBody } from "../../support/proofs";
+import { changeNoteAt, prepareWithdrawal, testRecipient, type PreparedWithdrawal, type RelayBody } from "../../support/proofs";
 import type { HarnessFactory, RelayHarness } from "../../support/harness";
 import { startRelay } from "../../support/relay-process";
 import { randomPrecommitment, USDC } from "../../support/sandbox";
@@ -392,7 +392,7 @@ export function relaySuite(start: HarnessFactory): void {
         expect(proof.status, part.label).toBe(200);
         expect((proof.json as { json: { path: number[][] } }).json.path, part.label).toHaveLength(32);
         left -= withdrawn;
-        spend = w.changeAt(changeLeafIndex);
+        spend = changeNoteAt(w, changeLeafIndex);
       }
       expect(left).toBe(0n);
     }, 180_000);
