@@ -1,3 +1,6 @@
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { FieldHasher } from "../../src-shared/crypto/hasher";
 import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
@@ -6,7 +9,9 @@ import { computeExtDataHash } from "../../src-shared/crypto/protocol";
 import { bigIntToBytes32, bytesToBigInt } from "../../src-shared/encoding/field";
 import { RelayClient } from "./http";
 import { Keypair } from "./keypair";
-import { changeNoteOf, createNote, withDeposit, type DepositNote } from "./note";
+import { changeNoteOf, createNote, loadNote, saveNote, withDeposit, type DepositNote } from "./note";
+import { followChain, relayLedger, resolveNote } from "./follow";
+import { describePlan, planWithdrawal, withdrawInPieces } from "./pieces";
 import type { PoolLeaf } from "./chain-history";
 import { anonymitySet, decoyLeafSet, decoyNullifierSet, decoySeed, eligibleLeaves } from "./lookup";
 import type { Prover, WithdrawWitnessInput } from "./prove";
@@ -81,6 +86,10 @@ interface FakeRelayOptions {
   leafCount?: number;
   /** Rewrites a get_proof answer: an inconsistent relay. */
   lie?: (index: number, path: number[][]) => number[][];
+  /** The note whose leaf is leaf 0 (default the shared 1 000 000 note). */
+  note?: DepositNote;
+  /** Called as each /relay arrives, before it is answered. */
+  onRelay?: (body: Record<string, unknown>) => void;
 }
 
 /**
@@ -97,16 +106,17 @@ function fakeRelay(steps: RelayStep[], options: FakeRelayOptions = {}): FakeRela
   const relayBodies: Record<string, unknown>[] = [];
   const relayTokens: (string | null)[] = [];
   const quoteBodies: Record<string, unknown>[] = [];
-  const spentSet = new Set<string>(options.spent ? [Array.from(note.nullifierHash).join()] : []);
+  const first = options.note ?? note;
+  const spentSet = new Set<string>(options.spent ? [Array.from(first.nullifierHash).join()] : []);
   const spent = {
     get value() {
-      return spentSet.has(Array.from(note.nullifierHash).join());
+      return spentSet.has(Array.from(first.nullifierHash).join());
     },
     set value(v: boolean) {
-      if (v) spentSet.add(Array.from(note.nullifierHash).join());
+      if (v) spentSet.add(Array.from(first.nullifierHash).join());
     },
   };
-  const leaves: Uint8Array[] = [note.commitment];
+  const leaves: Uint8Array[] = [first.commitment];
   for (let i = 1; i < (options.leafCount ?? 1); i++) leaves.push(hasher.hash([bigIntToBytes32(BigInt(i) * 7919n)]));
   let logins = 0;
   const reply = (status: number, body: unknown): Response => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
@@ -158,6 +168,7 @@ function fakeRelay(steps: RelayStep[], options: FakeRelayOptions = {}): FakeRela
       const body = JSON.parse(String(init?.body)) as Record<string, unknown>;
       relayBodies.push(body);
       relayTokens.push(new Headers(init?.headers).get("x-api-auth"));
+      options.onRelay?.(body);
       const step = steps.shift();
       if (!step) throw new Error("unexpected /relay");
       if (step === "drop") throw new TypeError("fetch failed", { cause: Object.assign(new Error("other side closed"), { code: "UND_ERR_SOCKET" }) });
@@ -453,5 +464,157 @@ describe("withdraw", () => {
     const { r } = await run(relay);
     expect(r).toMatchObject({ ok: false, error: { stage: "relay", failure: { status: 400, error: "InvalidRoot", message: "root is not known" } } });
     if (!r.ok && r.error.stage === "relay") expect(r.error).not.toHaveProperty("landed");
+  });
+});
+
+describe("standard pieces (pieces.ts)", () => {
+  const feeOf = (a: bigint): bigint | null => {
+    const fee = (a * 25n) / 10_000n > 1000n ? (a * 25n) / 10_000n : 1000n;
+    return fee >= a ? null : fee;
+  };
+
+  it("splits the amount into standard amounts, leaves what is below the floor in the note, and counts each piece's anonymity set", () => {
+    const leaves = new Map<number, PoolLeaf>([
+      [0, { index: 0, kind: "deposit", commitment: new Uint8Array(32), amount: 3_000_000n }],
+      [1, { index: 1, kind: "deposit", commitment: new Uint8Array(32), amount: 700_000n }],
+      [2, { index: 2, kind: "change", commitment: new Uint8Array(32), amount: null }],
+      [3, { index: 3, kind: "deposit", commitment: new Uint8Array(32), amount: 1_000_000n }],
+    ]);
+    const rest = planWithdrawal({ value: 3_000_000n, amount: 1_500_000n, floor: 1000n, feeOf, leaves });
+    if (!rest.ok) throw new Error(rest.error);
+    expect(rest.value).toMatchObject({ total: 1_500_000n, fees: 3750n, toRecipient: 1_496_250n, unsplit: 0n, left: 1_500_000n });
+    expect(rest.value.pieces).toEqual([
+      { amount: 1_000_000n, fee: 2500n, toRecipient: 997_500n, anonymitySet: 3, standard: true },
+      { amount: 500_000n, fee: 1250n, toRecipient: 498_750n, anonymitySet: 4, standard: true },
+    ]);
+    expect(describePlan(rest.value, USDC, RECIPIENT)).toEqual([
+      `withdrawing 1500000 of ${USDC} to ${RECIPIENT} in 2 pieces:`,
+      "  piece 1: 1000000, fee 2500, the recipient receives 997500; anonymity set 3 leaves",
+      "  piece 2: 500000, fee 1250, the recipient receives 498750; anonymity set 4 leaves",
+      "total fees: 3750; the recipient receives 1496250 in all",
+      "the note keeps 1500000 after the last piece",
+    ]);
+
+    const odd = planWithdrawal({ value: 3_000_000n, amount: 1_234_567n, floor: 1000n, feeOf, leaves: null, leafCount: 12 });
+    if (!odd.ok) throw new Error(odd.error);
+    expect(odd.value.pieces.map((p) => p.amount)).toEqual([1_000_000n, 200_000n, 20_000n, 10_000n, 2_000n, 2_000n]);
+    expect(odd.value).toMatchObject({ unsplit: 567n, left: 3_000_000n - 1_234_000n, leafCount: 12 });
+    const lines = describePlan(odd.value, USDC, RECIPIENT);
+    expect(lines).toContain("567 of the 1234567 asked is below the smallest standard amount (1000) and stays in the note");
+    expect(lines[1]).toMatch(/anonymity set at most 12 leaves \(give --rpc/);
+  });
+
+  it("--exact sends one non-standard piece with a warning; amounts that cannot be sent are refused before anything is", () => {
+    const exact = planWithdrawal({ value: 3_000_000n, amount: 1_234_567n, floor: 1000n, exact: true, feeOf, leaves: null });
+    if (!exact.ok) throw new Error(exact.error);
+    expect(exact.value.pieces).toEqual([{ amount: 1_234_567n, fee: 3086n, toRecipient: 1_231_481n, anonymitySet: null, standard: false }]);
+    expect(describePlan(exact.value, USDC, RECIPIENT).join("\n")).toMatch(/piece 1: 1234567 \(NOT a standard amount\)[^]*warning: --exact sends 1234567, which is not a standard amount/);
+    expect(planWithdrawal({ value: 3_000_000n, amount: 999n, floor: 1000n, feeOf, leaves: null })).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/below the smallest standard amount \(1000\): it stays in the note/),
+    });
+    expect(planWithdrawal({ value: 3_000_000n, amount: 3_000_001n, floor: 1000n, feeOf, leaves: null })).toMatchObject({ ok: false });
+    expect(planWithdrawal({ value: 3_000_000n, amount: 1000n, floor: 1000n, feeOf, leaves: null })).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/does not cover the relay's fee/),
+    });
+    // All that is left: the whole value, split.
+    const all = planWithdrawal({ value: 1_500_000n, floor: 1000n, feeOf, leaves: null });
+    expect(all.ok && all.value.pieces.map((p) => p.amount)).toEqual([1_000_000n, 500_000n]);
+  });
+});
+
+describe("a chain of pieces and its note file", () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(tmpdir(), "sdk-pieces-"));
+  });
+
+  const readFile = (f: string) => JSON.parse(readFileSync(f, "utf8")) as Record<string, unknown> & { pending: Record<string, unknown> | null };
+  const planOf = (value: bigint, amount: bigint) => {
+    const p = planWithdrawal({ value, amount, floor: 1000n, feeOf: (a) => (a / 400n > 1000n ? a / 400n : 1000n), leaves: null });
+    if (!p.ok) throw new Error(p.error);
+    return p.value;
+  };
+
+  it("each piece spends the previous change; the file holds the pending change while a piece is in flight and the confirmed change after", async () => {
+    const file = path.join(dir, "chain.json");
+    saveNote(file, note);
+    const seen: Record<string, unknown>[] = [];
+    const relay = fakeRelay([ok200, ok200], { leafCount: 5, onRelay: () => seen.push(readFile(file)) });
+    const plan = planOf(1_000_000n, 700_000n);
+    const r = await withdrawInPieces(relay.client, file, note, RECIPIENT, plan, { hasher, wallet: Keypair.generate(), prove: { prover: standInProver } });
+    if (!r.ok) throw new Error(JSON.stringify(r.error.stage));
+    expect(relay.relayBodies.map((b) => b.depositSize)).toEqual([500_000, 200_000]);
+    const first = changeNoteOf(hasher, note, 500_000n);
+    // The second piece spends the first piece's change note.
+    expect(relay.relayBodies[1]!.nullifierHash).toEqual(Array.from(first.nullifierHash));
+    // While each request was in flight, the file held that piece's change as pending, with the note it spends.
+    expect(seen[0]).toMatchObject({ state: "pending", value: "500000", piece: 1, pending: { amount: "500000", spends: { value: "1000000", piece: 0 } } });
+    expect(seen[1]).toMatchObject({ state: "pending", value: "300000", piece: 2, pending: { amount: "200000", spends: { value: "500000", piece: 1, leafIndex: 5 } } });
+    expect(readFile(file)).toMatchObject({ state: "confirmed", value: "300000", piece: 2, leafIndex: 6, pending: null });
+    expect(r.value.note).toMatchObject({ amount: 300_000n, change: { leafIndex: 6, piece: 2 } });
+
+    // The original note alone finds the same chain through the relay.
+    const followed = await followChain(hasher, note, relayLedger(relay.client, hasher));
+    if (!followed.ok) throw new Error(followed.error.kind);
+    expect(followed.value.pieces.map((p) => [p.piece, p.amount, p.remaining, p.changeLeafIndex])).toEqual([
+      [0, 500_000n, 500_000n, 5],
+      [1, 200_000n, 300_000n, 6],
+    ]);
+    expect(followed.value.current.commitment).toEqual(r.value.note.commitment);
+  });
+
+  it("a refused piece puts the note it would have spent back; a piece whose outcome is unknown stays pending until the chain tells", async () => {
+    const refused = path.join(dir, "refused.json");
+    saveNote(refused, note);
+    const before = readFileSync(refused, "utf8");
+    const relay = fakeRelay([{ status: 400, body: { status: 400, error: "InvalidRoot" } }], { leafCount: 3 });
+    const r = await withdrawInPieces(relay.client, refused, note, RECIPIENT, planOf(1_000_000n, 500_000n), { hasher, prove: { prover: standInProver } });
+    expect(r).toMatchObject({ ok: false, error: { stage: "withdraw", index: 1, error: { stage: "relay" } } });
+    expect(readFileSync(refused, "utf8")).toBe(before);
+
+    // The relay fails with a 500 after the transaction landed: the file stays pending (both notes on disk) ...
+    const unknown = path.join(dir, "unknown.json");
+    saveNote(unknown, note);
+    const landedAnyway = fakeRelay([{ status: 500, body: { status: 500, error: "RelayFailed" }, lands: true }], { leafCount: 3 });
+    const u = await withdrawInPieces(landedAnyway.client, unknown, note, RECIPIENT, planOf(1_000_000n, 500_000n), { hasher, prove: { prover: standInProver } });
+    expect(u).toMatchObject({ ok: false, error: { stage: "withdraw", error: { stage: "relay", landed: true } } });
+    expect(readFile(unknown)).toMatchObject({ state: "pending", value: "500000", leafIndex: null });
+    // ... and a restart resolves it from the relay: the spent note's change leaf is found after it, at leaf 3.
+    const loaded = await loadNote(unknown, hasher);
+    if (!loaded.ok) throw new Error(loaded.error);
+    const resolved = await resolveNote(hasher, loaded.value, relayLedger(landedAnyway.client, hasher));
+    expect(resolved).toMatchObject({ ok: true, value: { pending: "landed", current: { amount: 500_000n, change: { leafIndex: 3 } } } });
+
+    // A dropped connection twice, nullifier unspent: nothing landed, the file goes back.
+    const dropped = path.join(dir, "dropped.json");
+    saveNote(dropped, note);
+    const d = await withdrawInPieces(fakeRelay(["drop", "drop"], { leafCount: 3 }).client, dropped, note, RECIPIENT, planOf(1_000_000n, 500_000n), {
+      hasher,
+      prove: { prover: standInProver },
+    });
+    expect(d).toMatchObject({ ok: false, error: { error: { stage: "relay", landed: false } } });
+    expect(readFile(dropped)).toMatchObject({ state: "confirmed", value: "1000000", piece: 0 });
+
+    // A pending file whose withdrawal never reached the pool resolves back to the note it spends.
+    const pendingAgain = await loadNote(unknown, hasher);
+    if (!pendingAgain.ok) throw new Error(pendingAgain.error);
+    const neverSent = await resolveNote(hasher, pendingAgain.value, relayLedger(fakeRelay([], { leafCount: 3 }).client, hasher));
+    expect(neverSent).toMatchObject({ ok: true, value: { pending: "not-landed", pieces: [], current: { amount: 1_000_000n, change: null } } });
+  });
+
+  it("following through a relay finds standard pieces and the file's recorded amount, and says when it cannot", async () => {
+    const relay = fakeRelay([ok200], { leafCount: 2 });
+    const exact = planWithdrawal({ value: 1_000_000n, amount: 123_457n, floor: 1000n, exact: true, feeOf: () => 1000n, leaves: null });
+    if (!exact.ok) throw new Error(exact.error);
+    const file = path.join(dir, "exact.json");
+    saveNote(file, note);
+    const r = await withdrawInPieces(relay.client, file, note, RECIPIENT, exact.value, { hasher, prove: { prover: standInProver } });
+    expect(r.ok).toBe(true);
+    const lost = await followChain(hasher, note, relayLedger(relay.client, hasher));
+    expect(lost).toMatchObject({ ok: false, error: { kind: "not-found", message: expect.stringMatching(/read the chain with --rpc/) } });
+    const hinted = await followChain(hasher, note, relayLedger(relay.client, hasher), { hints: [123_457n] });
+    expect(hinted).toMatchObject({ ok: true, value: { current: { amount: 876_543n, change: { leafIndex: 2 } } } });
   });
 });
