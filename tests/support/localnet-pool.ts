@@ -18,6 +18,8 @@ import { encodeBase58 } from "../../src-shared/encoding/base58";
 import { DEFAULT_POOL_PROGRAM_ID, depositInstruction, initializePoolInstruction, poolTreeAddress, publicKeyBytes } from "../../src-shared/pool-program";
 import { confirmSignature } from "../../src-localnet/confirm";
 import { startLocalValidator, type LocalValidator } from "../../src-localnet/validator";
+import { defaultSbfPrograms } from "../../src-localnet/programs";
+import type { SbfProgram } from "../../src-localnet/ledger/svm";
 import { createNote, noteLeafIndex, withDeposit, withLeafIndex, type DepositNote } from "../../src-client/sdk/note";
 import { proveWithdrawal, type WithdrawalProof } from "../../src-client/sdk/prove";
 import { MerkleTree } from "../../src-server/core/merkle/tree";
@@ -85,9 +87,14 @@ export interface FixturePool {
   close(): Promise<void>;
 }
 
-export async function startFixturePool(): Promise<FixturePool> {
+/** `extraPrograms`: SBF programs to load besides the pool program and the cp-swap venue (a test's own, e.g. cpi-proxy). */
+export async function startFixturePool(opts: { extraPrograms?: SbfProgram[] } = {}): Promise<FixturePool> {
   const hasher = await createPoseidonHasher();
-  const validator = await startLocalValidator({ slotMs: 40, poolProgramId: PROGRAM });
+  const validator = await startLocalValidator({
+    slotMs: 40,
+    poolProgramId: PROGRAM,
+    ...(opts.extraPrograms ? { sbfPrograms: [...defaultSbfPrograms({ poolProgramId: PROGRAM }), ...opts.extraPrograms] } : {}),
+  });
   const rpc = createSolanaRpc({ rpcUrl: validator.rpcUrl, wsUrl: validator.wsUrl, commitment: "confirmed", rpcTimeoutMs: 2_000 });
   const relayerKey = Keypair.fromSeed(RELAYER_SEED);
   const relayer = new Signer(new Uint8Array(relayerKey.secretKey));
