@@ -17,7 +17,7 @@ import type {
 } from "../../src-shared/api/admin";
 import { loadConfig } from "../../src-server/config/load";
 import { startServer, type RunningServer } from "../../src-server/index";
-import { prepareWithdrawal, testRecipient, type PreparedWithdrawal } from "../support/proofs";
+import { changeNoteAt, prepareWithdrawal, testRecipient, type PreparedWithdrawal } from "../support/proofs";
 import { revertMessage } from "../../src-shared/messages";
 import { airdrop, deposit, USDC, WSOL } from "../support/sandbox";
 import { get, newWallet, post, type TestWallet } from "../support/wallet";
@@ -45,6 +45,12 @@ let relayToken: string;
 let withdrawal: PreparedWithdrawal;
 let relaySignature: string;
 
+/**
+ * Proving holds this process for seconds, past the server's keep-alive timeout: a short wait lets the
+ * server close the idle sockets and fetch see it, so the next request does not go out on a dead socket.
+ */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 100));
+
 const admin = async <T>(p: string): Promise<{ status: number; body: T }> => {
   const res = await fetch(`${server.url}/admin${p}`, { headers: auth });
   return { status: res.status, body: (await res.json()) as T };
@@ -63,6 +69,7 @@ beforeAll(async () => {
   await airdrop(server.url, depositor, 50_000_000, USDC);
   relayToken = await login(depositor);
   withdrawal = await prepareWithdrawal(server.url, depositor, USDC, { recipient: testRecipient("admin-http"), amount: 1_000_000 });
+  await settle();
   const r = await post(`${server.url}/relay`, withdrawal.body, { "x-api-auth": relayToken });
   expect(r.status, r.text).toBe(200);
   relaySignature = (r.json as { signature: string }).signature;
@@ -208,6 +215,7 @@ describe("relays, money, health and settings", () => {
 
   it("pauses a pool: relays answer 503 RelayPaused, /health says why; unpausing restores both", async () => {
     const next = await prepareWithdrawal(server.url, depositor, USDC, { recipient: testRecipient("admin-http-paused"), amount: 1_000_000 });
+    await settle();
     expect((await adminPost("/pauses", { network: "mainnet", mint: USDC, paused: true })).status).toBe(400); // a reason is required
     const set = await adminPost("/pauses", { network: "mainnet", mint: USDC, paused: true, reason: "maintenance window" });
     expect(set.status).toBe(200);
@@ -339,6 +347,7 @@ describe("protocol v3: leaves by kind and the anonymity set of each standard amo
       amount: 1_000_000,
       withdraw: 200_000,
     });
+    await settle();
     const r1 = await post(`${server.url}/relay`, first.body, { "x-api-auth": relayToken });
     expect(r1.status, r1.text).toBe(200);
     const landed = r1.json as { signature: string; changeLeafIndex: number };
@@ -368,9 +377,10 @@ describe("protocol v3: leaves by kind and the anonymity set of each standard amo
     const second = await prepareWithdrawal(server.url, depositor, USDC, {
       network: "devnet",
       recipient: testRecipient("admin-http-v3-2"),
-      spend: first.changeAt(landed.changeLeafIndex),
+      spend: changeNoteAt(first, landed.changeLeafIndex),
       withdraw: 500_000,
     });
+    await settle();
     const r2 = await post(`${server.url}/relay`, second.body, { "x-api-auth": relayToken });
     expect(r2.status, r2.text).toBe(200);
     expect((r2.json as { changeLeafIndex: number }).changeLeafIndex).toBe(4);
