@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,7 +15,8 @@ import { relayFee } from "./fees";
 import { RelayClient } from "./http";
 import { Keypair, readKeypairFile, writeKeypairFile } from "./keypair";
 import { login } from "./login";
-import { createNote, loadNote, type DepositNote } from "./note";
+import { changeNoteOf, createNote, loadNote, type DepositNote } from "./note";
+import { followChain, relayLedger } from "./follow";
 import { getNoteNullifier, getNoteProof } from "./tree";
 import { verifyWithdrawalProof } from "./prove";
 import { withdraw } from "./withdraw";
@@ -30,10 +31,19 @@ const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
 const BASE58_SIGNATURE = /^[1-9A-HJ-NP-Za-km-z]{80,90}$/;
 
 /** Collects a CLI run's output instead of printing it. */
-function captureIo(cwd: string, url: string): CliIo & { out: () => string; err: () => string } {
+function captureIo(cwd: string, url: string, answer?: string): CliIo & { out: () => string; err: () => string } {
   let out = "";
   let err = "";
-  return { stdout: (t) => void (out += t), stderr: (t) => void (err += t), env: { RELAY_URL: url }, cwd, out: () => out, err: () => err };
+  return {
+    stdout: (t) => void (out += t),
+    stderr: (t) => void (err += t),
+    // A person answering the confirmation; without one, the CLI has no terminal to ask.
+    ...(answer !== undefined ? { prompt: (q: string) => ((err += q), Promise.resolve(answer)) } : {}),
+    env: { RELAY_URL: url },
+    cwd,
+    out: () => out,
+    err: () => err,
+  };
 }
 
 describe("SDK against the real relay process", () => {
@@ -210,6 +220,7 @@ describe("SDK against the real relay process", () => {
       depositSize: 1_000_000,
       mint: WSOL,
       network: "mainnet" as const,
+      changeCommitment: Array(32).fill(2),
     };
     const noToken: Record<string, string> = {};
     for (const headers of [noToken, { "x-api-auth": "00000000-0000-0000-0000-000000000000" }]) {
@@ -229,6 +240,7 @@ describe("SDK against the real relay process", () => {
         root: new Uint8Array(32).fill(1),
         proof: new Uint8Array(256),
         depositSize: 1_000_000n,
+        changeCommitment: new Uint8Array(32).fill(2),
       }),
     ).toMatchObject({
       ok: false,
@@ -237,13 +249,13 @@ describe("SDK against the real relay process", () => {
     });
   });
 
-  it("withdraw: login, prove and relay answer 200 with a base58 signature; the recipient gets depositSize - fee; the nullifier is spent", async () => {
+  it("withdraw part of a note: the recipient gets the part less its fee, the nullifier is spent, and the change leaf is where the relay says", async () => {
     const recipient = Keypair.generate().address;
     const fees = await client.fees();
     if (!fees.ok) throw new Error(JSON.stringify(fees));
     expect(fees.value.default).toMatchObject({ bps: expect.any(Number), floor: expect.any(BigInt) });
     const setting = fees.value.pools.mainnet?.[WSOL] ?? fees.value.default;
-    const depositSize = notes[0]!.amount;
+    const depositSize = 500_000n;
     const proportional = (depositSize * BigInt(setting.bps)) / 10_000n;
     const fee = proportional > setting.floor ? proportional : setting.floor;
     expect(relayFee(fees.value, "mainnet", WSOL, depositSize)).toMatchObject({ fee, toRecipient: depositSize - fee });
@@ -251,7 +263,7 @@ describe("SDK against the real relay process", () => {
     // A fresh client with no token: withdraw logs in with the wallet first.
     const fresh = new RelayClient({ baseUrl: relay.url, timeoutMs: 30_000 });
     const stages: string[] = [];
-    const r = await withdraw(fresh, notes[0]!, recipient, { wallet, hasher, onStage: (s) => stages.push(s) });
+    const r = await withdraw(fresh, notes[0]!, recipient, { wallet, hasher, amount: depositSize, onStage: (s) => stages.push(s) });
     if (!r.ok) throw new Error(JSON.stringify(r.error, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v)));
     console.log(`withdraw: proving took ${r.value.proof.provingMs} ms`);
     expect(stages).toEqual(["login", "nullifier", "fees", "merkle", "prove", "relay"]);
@@ -260,7 +272,12 @@ describe("SDK against the real relay process", () => {
     expect(fees.value.relayers.mainnet).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
     expect(r.value.terms).toEqual({ relayer: fees.value.relayers.mainnet, fee, toRecipient: depositSize - fee, minOut: null });
     expect(r.value.proof).toMatchObject({ relayer: fees.value.relayers.mainnet, fee, swap: null });
-    expect(r.value.proof.publicSignals).toHaveLength(6);
+    expect(r.value.proof.publicSignals).toHaveLength(7);
+    // Two deposits at leaves 0 and 1: the change leaf went to 2, and it is what the note's chain rule gives for 500 000 left.
+    expect(r.value.changeLeafIndex).toBe(2);
+    expect(r.value.change).toMatchObject({ amount: 500_000n, change: { leafIndex: 2, piece: 1 } });
+    expect(r.value.change.commitment).toEqual(changeNoteOf(hasher, notes[0]!, depositSize).commitment);
+    expect(await client.getNode(WSOL, 2 ** 32 + 2, "mainnet")).toMatchObject({ ok: true, value: { json: { value: r.value.change.commitment } } });
     expect(r.value.signature).toMatch(BASE58_SIGNATURE);
     expect(r.value.proof.proof).toHaveLength(256);
     expect(await verifyWithdrawalProof(r.value.proof.proof, r.value.proof.publicSignals)).toEqual({ ok: true, value: true });
@@ -287,6 +304,7 @@ describe("SDK against the real relay process", () => {
       depositSize: p.amount,
       mint: p.mint,
       network: p.network,
+      changeCommitment: p.changeCommitment,
     });
     expect(again).toMatchObject({ ok: false, status: 400, error: "NullifierAlreadySpent" });
     const raw = await fetch(`${relay.url}/relay`, {
@@ -300,6 +318,7 @@ describe("SDK against the real relay process", () => {
         depth: 32,
         depositSize: Number(p.amount),
         mint: WSOL,
+        changeCommitment: Array.from(p.changeCommitment),
       }),
     });
     expect(raw.status).toBe(400);
@@ -308,6 +327,12 @@ describe("SDK against the real relay process", () => {
 
     // withdraw() itself stops before proving when get_nullifier already says spent.
     expect(await withdraw(fresh, notes[0]!, recipient, { wallet, hasher })).toMatchObject({ ok: false, error: { stage: "spent" } });
+
+    // The original note alone finds its change through the relay: get_nullifier among decoys, then the leaves after it.
+    const followed = await followChain(hasher, notes[0]!, relayLedger(client, hasher));
+    if (!followed.ok) throw new Error(followed.error.kind);
+    expect(followed.value.pieces).toMatchObject([{ piece: 0, amount: 500_000n, remaining: 500_000n, changeLeafIndex: 2 }]);
+    expect(followed.value.current.commitment).toEqual(r.value.change.commitment);
   });
 
   it("with a bad token the relay answers 401 before verifying; a proof is refused for another recipient, amount, fee or relayer", async () => {
@@ -327,6 +352,7 @@ describe("SDK against the real relay process", () => {
       recipient: Keypair.generate().address,
       depositSize: p.amount,
       mint: p.mint,
+      changeCommitment: p.changeCommitment,
     });
     expect(stolen).toMatchObject({ ok: false, status: 400, error: "InvalidProof" });
     const otherAmount = await client.relay({
@@ -336,10 +362,30 @@ describe("SDK against the real relay process", () => {
       recipient: p.recipient,
       depositSize: p.amount - 1n,
       mint: p.mint,
+      changeCommitment: p.changeCommitment,
     });
     expect(otherAmount).toMatchObject({ ok: false, status: 400, error: "InvalidProof" });
+    // Protocol v3: the change leaf is bound too; keeping another change (a larger remainder) is refused, and the message names the protocol.
+    const otherChange = await client.relay({
+      nullifierHash: p.nullifierHash,
+      proof: p.proof,
+      root: p.root,
+      recipient: p.recipient,
+      depositSize: p.amount,
+      mint: p.mint,
+      changeCommitment: changeNoteOf(hasher, note, 1n).commitment,
+    });
+    expect(otherChange).toMatchObject({ ok: false, status: 400, error: "InvalidProof", message: expect.stringMatching(/protocol v3/) });
     // Protocol v2: the fee and the relayer are bound too. A relay (or anyone) charging more than the proof says is refused.
-    const same = { nullifierHash: p.nullifierHash, proof: p.proof, root: p.root, recipient: p.recipient, depositSize: p.amount, mint: p.mint };
+    const same = {
+      nullifierHash: p.nullifierHash,
+      proof: p.proof,
+      root: p.root,
+      recipient: p.recipient,
+      depositSize: p.amount,
+      mint: p.mint,
+      changeCommitment: p.changeCommitment,
+    };
     expect(await client.relay({ ...same, fee: p.fee + 1n, relayer: p.relayer })).toMatchObject({ ok: false, status: 400, error: "InvalidProof" });
     expect(await client.relay({ ...same, fee: p.amount, relayer: p.relayer })).toMatchObject({ ok: false, status: 400, error: "InvalidProof" });
     expect(await client.relay({ ...same, fee: p.fee - 1n, relayer: p.relayer })).toMatchObject({ ok: false, status: 400, error: "FeeTooLow" });
@@ -356,8 +402,9 @@ describe("SDK against the real relay process", () => {
       recipient: p.recipient,
       depositSize: p.amount,
       mint: p.mint,
+      changeCommitment: p.changeCommitment,
     });
-    expect(intended).toMatchObject({ ok: true, status: 200, value: { status: 200, signature: expect.stringMatching(BASE58_SIGNATURE) } });
+    expect(intended).toMatchObject({ ok: true, status: 200, value: { status: 200, signature: expect.stringMatching(BASE58_SIGNATURE), changeLeafIndex: 3 } });
   });
 
   it("tests/support/proofs.ts prepares a /relay body the relay accepts (devnet pool)", async () => {
@@ -436,101 +483,116 @@ describe("SDK against the real relay process", () => {
     expect(got.ok && got.value.amount >= BigInt(minOut)).toBe(true);
   });
 
-  it("the CLI runs the three-command flow against the same relay", async () => {
+  it("the CLI: deposit 3,000,000, withdraw 1,000,000 to one recipient, 500,000 to another, then the rest; the original note file alone recovers the chain", async () => {
     const cwd = path.join(dir, "cli");
-    const run = async (...argv: string[]) => {
-      const io = captureIo(cwd, relay.url);
+    const run = async (argv: string[], answer?: string) => {
+      const io = captureIo(cwd, relay.url, answer);
       const code = await runCli(argv, io);
       return { code, out: io.out(), err: io.err() };
     };
-    expect((await run("keygen", "--out", "id.json")).code).toBe(0);
-    const address = JSON.parse(readFileSync(path.join(cwd, "id.json"), "utf8")) as number[];
-    expect(address).toHaveLength(64);
-    expect((await run("login", "--keypair", "id.json", "--json")).out).toContain('"isLogged": true');
-    expect((await run("airdrop", "--keypair", "id.json", "--mint", USDC, "--amount", "500")).code).toBe(0);
+    expect((await run(["keygen", "--out", "id.json"])).code).toBe(0);
+    expect((await run(["keygen", "--out", "login.json"])).code).toBe(0);
+    expect(JSON.parse(readFileSync(path.join(cwd, "id.json"), "utf8"))).toHaveLength(64);
+    expect((await run(["login", "--keypair", "id.json", "--json"])).out).toContain('"isLogged": true');
+    expect((await run(["airdrop", "--keypair", "id.json", "--mint", USDC, "--amount", "5000000"])).code).toBe(0);
 
-    const dep = await run("deposit", "--keypair", "id.json", "--mint", USDC, "--amount", "200", "--json");
+    const dep = await run(["deposit", "--keypair", "id.json", "--mint", USDC, "--amount", "3000000", "--note", "note.json", "--json"]);
     expect(dep.code).toBe(0);
-    const result = JSON.parse(dep.out) as { file: string; deposit: { status: string; leafIndex: number } };
-    expect(result.deposit).toMatchObject({ status: "indexed", leafIndex: 0 });
-    expect(path.dirname(result.file)).toBe(path.join(cwd, ".relay-notes"));
-    expect(readFileSync(path.join(cwd, ".relay-notes", ".gitignore"), "utf8")).toMatch(/^\*$/m);
-    expect(statSync(path.join(cwd, ".relay-notes")).mode & 0o777).toBe(0o700);
+    const deposited = JSON.parse(dep.out) as { file: string; deposit: { status: string; leafIndex: number } };
+    expect(deposited.deposit).toMatchObject({ status: "indexed" });
     expect(dep.out).not.toMatch(/"secret"|"nullifier"/);
+    const noteFile = path.join(cwd, "note.json");
+    // A backup of the original deposit note, before any piece: it alone must recover the chain later.
+    copyFileSync(noteFile, path.join(cwd, "original.json"));
+    expect(JSON.parse(readFileSync(noteFile, "utf8"))).toMatchObject({ version: 3, state: "confirmed", value: "3000000", isChange: false, piece: 0 });
+    expect((await run(["balance", "--keypair", "id.json", "--mint", USDC])).out.trim()).toBe("2000000");
+    const nobody = async () => (JSON.parse((await run(["balance", "--wallet", Keypair.generate().address, "--mint", USDC, "--json"])).out) as { wallet: string }).wallet;
+    const [alice, bob, carol] = [await nobody(), await nobody(), await nobody()];
 
-    const proof = await run("proof", "--note", result.file, "--json");
-    expect(proof.code).toBe(0);
-    expect(JSON.parse(proof.out)).toMatchObject({ verified: true, leafIndex: 0, nextIndex: 1 });
-    expect((await run("nullifier", "--note", result.file)).out).toMatch(/not spent/);
-    expect((await run("balance", "--keypair", "id.json", "--mint", USDC)).out.trim()).toBe("300");
-
-    // prove (inspection only) saves the proof and the exact /relay request; nothing is sent.
-    expect((await run("keygen", "--out", "bob.json")).code).toBe(0);
-    const bob = (JSON.parse((await run("balance", "--keypair", "bob.json", "--mint", USDC, "--json")).out) as { wallet: string }).wallet;
-    const proved = await run("prove", "--note", result.file, "--recipient", bob, "--out", "proof.json", "--json");
-    expect(proved.code).toBe(0);
-    const saved = JSON.parse(readFileSync(path.join(cwd, "proof.json"), "utf8")) as {
-      proof: string;
-      publicSignals: string[];
-      verified: boolean;
-      request: Record<string, unknown>;
-    };
-    expect(saved).toMatchObject({ verified: true, proof: expect.stringMatching(/^0x[0-9a-f]{512}$/), publicSignals: expect.any(Array) });
     const cliFees = await client.fees();
     if (!cliFees.ok) throw new Error(JSON.stringify(cliFees));
-    const cliFee = relayFee(cliFees.value, "mainnet", USDC, 200n)!.fee;
-    expect(saved.request).toMatchObject({
-      recipient: bob,
-      depth: 32,
-      depositSize: 200,
-      mint: USDC,
-      network: "mainnet",
-      fee: Number(cliFee),
-      relayer: cliFees.value.relayers.mainnet,
-    });
-    expect(saved).toMatchObject({
-      protocol: 2,
-      relayer: cliFees.value.relayers.mainnet,
-      fee: cliFee.toString(),
-      swap: null,
-      endpoint: "/relay",
-      publicSignalNames: ["root", "nullifierHash", "recipient", "amount", "mint", "extDataHash"],
-    });
-    expect(saved.request.proof).toHaveLength(256);
-    expect(JSON.stringify(saved)).not.toMatch(/leafIndex|commitment|secret/);
-    expect((await run("nullifier", "--note", result.file)).out).toMatch(/not spent/);
+    const feeOf = (a: bigint) => relayFee(cliFees.value, "mainnet", USDC, a)!.fee;
 
-    // relay: logs in, proves, submits; the recipient gets depositSize - fee.
-    const relayed = await run("relay", "--note", result.file, "--keypair", "id.json", "--recipient", bob, "--json");
-    expect(relayed).toMatchObject({ code: 0, err: expect.stringContaining("proving the withdrawal") });
-    const answer = JSON.parse(relayed.out) as { signature: string; toRecipient: string };
-    expect(answer).toMatchObject({
-      withdrawn: true,
-      signature: expect.stringMatching(BASE58_SIGNATURE),
-      recipient: bob,
-      depositSize: "200",
-      fee: cliFee.toString(),
-      relayer: cliFees.value.relayers.mainnet,
+    // prove (inspection only) saves a v3 proof of a part and the exact /relay request; nothing is sent.
+    const proved = await run(["prove", "--note", "note.json", "--recipient", alice, "--amount", "1000000", "--out", "proof.json", "--json"]);
+    expect(proved.code).toBe(0);
+    const saved = JSON.parse(readFileSync(path.join(cwd, "proof.json"), "utf8")) as { request: Record<string, unknown>; publicSignalNames: string[] };
+    expect(saved).toMatchObject({ protocol: 3, depositSize: "1000000", fee: feeOf(1_000_000n).toString(), swap: null, endpoint: "/relay", verified: true });
+    expect(saved.publicSignalNames).toEqual(["root", "nullifierHash", "recipient", "amount", "mint", "extDataHash", "changeCommitment"]);
+    expect(saved.request).toMatchObject({ recipient: alice, depositSize: 1_000_000, mint: USDC, fee: Number(feeOf(1_000_000n)), relayer: cliFees.value.relayers.mainnet });
+    expect(saved.request.changeCommitment).toHaveLength(32);
+    // The spent leaf, its index and the note's value stay out of the file.
+    expect(JSON.stringify(saved)).not.toMatch(/leafIndex|"commitment"|secret|3000000|2000000/);
+
+    // Nothing is sent without a yes: no terminal, or a no.
+    const before = readFileSync(noteFile, "utf8");
+    const unasked = await run(["relay", "--note", "note.json", "--keypair", "login.json", "--recipient", alice, "--amount", "1000000"]);
+    expect(unasked).toMatchObject({ code: 2, err: expect.stringMatching(/pass --yes/) });
+    expect(unasked.err).toContain(`piece 1: 1000000, fee ${feeOf(1_000_000n)}, the recipient receives ${1_000_000n - feeOf(1_000_000n)}; anonymity set at most`);
+    const declined = await run(["relay", "--note", "note.json", "--keypair", "login.json", "--recipient", alice, "--amount", "1000000"], "n");
+    expect(declined).toMatchObject({ code: 1, err: expect.stringMatching(/not confirmed/) });
+    expect(readFileSync(noteFile, "utf8")).toBe(before);
+
+    // 1,000,000 to alice, confirmed at the prompt.
+    const first = await run(["relay", "--note", "note.json", "--keypair", "login.json", "--recipient", alice, "--amount", "1000000", "--json"], "y");
+    expect(first).toMatchObject({ code: 0, err: expect.stringContaining("proving the withdrawal") });
+    const a1 = JSON.parse(first.out) as { pieces: { changeLeafIndex: number }[] };
+    expect(a1).toMatchObject({ withdrawn: true, recipient: alice, depositSize: "1000000", fee: feeOf(1_000_000n).toString(), left: "2000000", pieces: [{ depositSize: "1000000" }] });
+    expect((await run(["balance", "--wallet", alice, "--mint", USDC])).out.trim()).toBe((1_000_000n - feeOf(1_000_000n)).toString());
+    expect(JSON.parse(readFileSync(noteFile, "utf8"))).toMatchObject({
+      state: "confirmed",
+      value: "2000000",
+      isChange: true,
+      piece: 1,
+      leafIndex: a1.pieces[0]!.changeLeafIndex,
+      pending: null,
     });
-    expect((await run("balance", "--wallet", bob, "--mint", USDC)).out.trim()).toBe(answer.toRecipient);
-    expect((await run("nullifier", "--note", result.file)).out).toMatch(/spent \(nullifier account/);
-    const again = await run("relay", "--note", result.file, "--keypair", "id.json", "--recipient", bob, "--json");
-    expect(again.code).toBe(1);
-    expect(JSON.parse(again.err.trim().split("\n").pop()!)).toMatchObject({ ok: false, exitCode: 1, error: "NullifierAlreadySpent" });
-    // The proof saved earlier, sent as is, is refused by the relay itself.
-    const login = JSON.parse((await run("login", "--keypair", "id.json", "--json")).out) as { token: string };
+
+    // 500,000 to bob.
+    const second = await run(["relay", "--note", "note.json", "--keypair", "login.json", "--recipient", bob, "--amount", "500000", "--yes", "--json"]);
+    expect(second.code).toBe(0);
+    expect(JSON.parse(second.out)).toMatchObject({ depositSize: "500000", left: "1500000" });
+    expect((await run(["balance", "--wallet", bob, "--mint", USDC])).out.trim()).toBe((500_000n - feeOf(500_000n)).toString());
+
+    // The rest to carol: 1,500,000 goes as two standard pieces, each paying its fee.
+    const rest = await run(["relay", "--note", "note.json", "--keypair", "login.json", "--recipient", carol, "--yes", "--json"]);
+    expect(rest.code).toBe(0);
+    expect(rest.err).toContain("in 2 pieces");
+    const fees3 = feeOf(1_000_000n) + feeOf(500_000n);
+    expect(JSON.parse(rest.out)).toMatchObject({ depositSize: "1500000", fee: fees3.toString(), left: "0", pieces: [{ depositSize: "1000000" }, { depositSize: "500000" }] });
+    expect((await run(["balance", "--wallet", carol, "--mint", USDC])).out.trim()).toBe((1_500_000n - fees3).toString());
+    expect(JSON.parse(readFileSync(noteFile, "utf8"))).toMatchObject({ state: "confirmed", value: "0", piece: 4 });
+    expect(await run(["relay", "--note", "note.json", "--keypair", "login.json", "--recipient", carol, "--yes"])).toMatchObject({
+      code: 1,
+      err: expect.stringMatching(/holds nothing/),
+    });
+
+    // The original note file alone: the CLI follows the four withdrawals and finds nothing left.
+    const recovered = await run(["note", "--note", "original.json", "--json"]);
+    expect(recovered.code).toBe(0);
+    const chain = JSON.parse(recovered.out) as { value: string; spent: boolean; leafIndex: number; pieces: { amount: string; remaining: string }[] };
+    expect(chain).toMatchObject({ value: "0", mint: USDC, network: "mainnet", spent: true, isChange: true, piece: 4 });
+    expect(chain.pieces.map((x) => [x.amount, x.remaining])).toEqual([
+      ["1000000", "2000000"],
+      ["500000", "1500000"],
+      ["1000000", "500000"],
+      ["500000", "0"],
+    ]);
+    expect(chain.leafIndex).toBe(JSON.parse(readFileSync(noteFile, "utf8")).leafIndex);
+    expect(JSON.parse((await run(["note", "--note", "note.json", "--json"])).out)).toMatchObject({ value: "0", spent: false, pieces: [] });
+    // --local reads the file alone: the original still says 3,000,000 as written.
+    expect(JSON.parse((await run(["note", "--note", "original.json", "--local", "--json"])).out)).toMatchObject({ value: "3000000", spent: null });
+
+    // The proof saved earlier, sent as is, is refused: its note was spent.
+    const login = JSON.parse((await run(["login", "--keypair", "id.json", "--json"])).out) as { token: string };
     const replay = await fetch(`${relay.url}/relay`, {
       method: "POST",
       headers: { "content-type": "application/json", "x-api-auth": login.token },
       body: JSON.stringify(saved.request),
     });
     expect({ status: replay.status, body: await replay.json() }).toMatchObject({ status: 400, body: { status: 400, error: "NullifierAlreadySpent" } });
-    expect((await run("merkle", "--mint", USDC, "--network", "devnet", "--json")).out).toContain('"nextIndex": 0');
-    expect(await run("deposit", "--keypair", "id.json", "--mint", USDC, "--amount", "99999")).toMatchObject({
-      code: 1,
-      err: expect.stringMatching(/InsufficientFunds/),
-    });
-    expect(await run("merkle", "--mint", USDC, "--url", "http://127.0.0.1:9")).toMatchObject({ code: 3 });
+    expect(await run(["deposit", "--keypair", "id.json", "--mint", USDC, "--amount", "99999999"])).toMatchObject({ code: 1, err: expect.stringMatching(/InsufficientFunds/) });
+    expect(await run(["merkle", "--mint", USDC, "--url", "http://127.0.0.1:9"])).toMatchObject({ code: 3 });
   });
 
   it("stops gracefully on SIGTERM", async () => {
