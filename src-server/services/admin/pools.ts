@@ -160,8 +160,8 @@ export async function updateCensus(store: Pick<ConsoleStore, "leafCensus">, netw
   }
 }
 
-/** Leaves per census query: a few tens of milliseconds of the event loop each. */
-export const CENSUS_CHUNK = 65_536;
+/** Leaves per census query: at most 0.2 s of the event loop each on a busy 2-core machine (docs/operations.md). */
+export const CENSUS_CHUNK = 16_384;
 
 /** Two censuses of consecutive leaf ranges of one pool, as one. */
 export function addCensus(a: LeafCensus, b: LeafCensus): LeafCensus {
