@@ -166,7 +166,9 @@ describe("programs/pool/src agrees with the codec", () => {
     }
     expect(define("WD_OFF_CHANGE_COMMITMENT")).toBe(WITHDRAW_CHANGE_COMMITMENT_OFFSET);
     const assertData = encodePoolInstruction({ name: "assert_swap_out", minOut: 0x0101010101010101n, nullifierHash: new Uint8Array(32).fill(2) });
-    expect([assertData[define("ASO_OFF_MIN_OUT")], assertData[define("ASO_OFF_NULLIFIER_HASH")], assertData[define("ASO_OFF_NULLIFIER_HASH") - 1]]).toEqual([1, 2, 1]);
+    expect([assertData[define("ASO_OFF_MIN_OUT")], assertData[define("ASO_OFF_NULLIFIER_HASH")], assertData[define("ASO_OFF_NULLIFIER_HASH") - 1]]).toEqual([
+      1, 2, 1,
+    ]);
   });
 
   it("every pool error: the code (pool.h) and the `Error: <Name>` line (errors.c) of errors.ts", () => {

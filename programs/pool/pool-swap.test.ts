@@ -35,7 +35,21 @@ import { CP_SWAP_PROGRAM_ID, cpSwapInstruction, type CpPoolInfo } from "../../sr
 import { encodeMint } from "../../src-localnet/ledger/token";
 import { cpAmountOut } from "../../src-server/core/swap/constant-product";
 import type { WithdrawalProof } from "../../src-client/sdk/prove";
-import { FEE, MINT, OUTPUT_MINT, PLAIN, PROGRAM, SOL, SWAP, SWAP_UNREACHABLE, ata, notePool, type Landed, type NotePool, type PlacedNote } from "./test-support";
+import {
+  FEE,
+  MINT,
+  OUTPUT_MINT,
+  PLAIN,
+  PROGRAM,
+  SOL,
+  SWAP,
+  SWAP_UNREACHABLE,
+  ata,
+  notePool,
+  type Landed,
+  type NotePool,
+  type PlacedNote,
+} from "./test-support";
 import { expectPoolError, expectAnchorError } from "./expect-errors";
 
 const SWAP_BUDGET = 215_000;
@@ -354,7 +368,15 @@ describe("withdraw_swap: only the swap's output pays the recipient (issue 24's a
     f.world.svm.createTokenAccount(f.outputMint, recipient.publicKey, 80_000_000n);
     const nonce = 77n;
     // A zero precommitment makes no leaf: the deposit is failed, and revertable to its depositor.
-    const dep = depositInstruction({ programId: PROGRAM, depositor: owner, mint: OUTPUT_MINT, precommitment: new Uint8Array(32), amount: 80_000_000n, nonce, hasher: f.world.hasher });
+    const dep = depositInstruction({
+      programId: PROGRAM,
+      depositor: owner,
+      mint: OUTPUT_MINT,
+      precommitment: new Uint8Array(32),
+      amount: 80_000_000n,
+      nonce,
+      hasher: f.world.hasher,
+    });
     const d = f.world.send([dep], [recipient]);
     expect(d.ok, d.logs.join("\n")).toBe(true);
     const receipt = depositReceiptAddress(PROGRAM, OUTPUT_MINT, owner, nonce);
@@ -421,7 +443,8 @@ describe("withdraw_swap: what lands", () => {
 
   it("as the relay sends it (unit limit and price, the recipient's output account created idempotently, withdraw_swap, the venue into the escrow, assert_swap_out; v0 with the route's lookup table, which cannot hold the escrow): the recipient receives the venue's whole output >= minOut, the relayer keeps the fee, the change leaf is inserted", () => {
     const amountIn = f.amount(SWAP) - FEE;
-    const [reserveIn, reserveOut] = cp.mintA === MINT ? [f.world.balance(cp.vaultA), f.world.balance(cp.vaultB)] : [f.world.balance(cp.vaultB), f.world.balance(cp.vaultA)];
+    const [reserveIn, reserveOut] =
+      cp.mintA === MINT ? [f.world.balance(cp.vaultA), f.world.balance(cp.vaultB)] : [f.world.balance(cp.vaultB), f.world.balance(cp.vaultA)];
     const expectedOut = cpAmountOut(amountIn, reserveIn, reserveOut);
     expect(expectedOut).toBeGreaterThanOrEqual(f.minOut(SWAP));
     const createOut = new TransactionInstruction({
@@ -436,7 +459,13 @@ describe("withdraw_swap: what lands", () => {
       ],
       data: Buffer.from([1]),
     });
-    const ixs = [ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 1_000 }), createOut, withdrawSwap(SWAP), venue(SWAP), assertOut(SWAP, f.minOut(SWAP))];
+    const ixs = [
+      ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 1_000 }),
+      createOut,
+      withdrawSwap(SWAP),
+      venue(SWAP),
+      assertOut(SWAP, f.minOut(SWAP)),
+    ];
     // The route's table (as createCpPool makes it): the pool, its vaults, the mints, the token, system and ATA programs.
     const table = f.world.lookupTable([cp.pool, cp.vaultA, cp.vaultB, cp.mintA, cp.mintB, TOKEN_PROGRAM_ID, SYSTEM_PROGRAM_ID, ASSOCIATED_TOKEN_PROGRAM_ID]);
     const treeBefore = f.world.treeAccount();
@@ -444,7 +473,9 @@ describe("withdraw_swap: what lands", () => {
     expect(r.ok, r.logs.join("\n")).toBe(true);
     const changeCommitment = f.cases.get(SWAP)!.signals[6]!;
     f.mirrors.get(MINT)!.append(changeCommitment);
-    console.log(`withdraw_swap transaction as the relay sends it: ${r.size} bytes (v0, one lookup table; the escrow, nullifier and recipient accounts outside it); units per instruction ${JSON.stringify(r.units)}`);
+    console.log(
+      `withdraw_swap transaction as the relay sends it: ${r.size} bytes (v0, one lookup table; the escrow, nullifier and recipient accounts outside it); units per instruction ${JSON.stringify(r.units)}`,
+    );
     expect(r.size).toBeLessThanOrEqual(1232);
     const pool = f.world.poolUnits(r);
     console.log(`withdraw_swap (output account existing) ${pool[0]} + assert_swap_out ${pool[1]} CU`);
@@ -491,7 +522,15 @@ describe("withdraw_swap: what lands", () => {
     const ixs = [
       withdrawSwapInstruction({ ...f.withdrawParams(p), outputMint: OUTPUT_MINT, minOut }),
       cpSwapInstruction({ user: relayerKey(), inputMint: MINT, outputMint: OUTPUT_MINT, amountIn, minAmountOut: minOut, destination: escrow }),
-      assertSwapOutInstruction({ programId: PROGRAM, relayer: relayerKey(), mint: MINT, recipient, outputMint: OUTPUT_MINT, minOut, nullifierHash: p.nullifierHash }),
+      assertSwapOutInstruction({
+        programId: PROGRAM,
+        relayer: relayerKey(),
+        mint: MINT,
+        recipient,
+        outputMint: OUTPUT_MINT,
+        minOut,
+        nullifierHash: p.nullifierHash,
+      }),
     ];
     const lamportsBefore = f.world.svm.balance(f.relayer.publicKey);
     const r = send(ixs);
@@ -525,8 +564,20 @@ describe("withdraw_swap: what lands", () => {
     const ixs = [
       withdrawSwapInstruction({ ...f.withdrawParams(p), outputMint: NATIVE_MINT, minOut }),
       SystemProgram.transfer({ fromPubkey: f.relayer.publicKey, toPubkey: escrow, lamports: wrapped }),
-      new TransactionInstruction({ programId: new PublicKey(TOKEN_PROGRAM_ID), keys: [{ pubkey: escrow, isSigner: false, isWritable: true }], data: Buffer.from([17]) }),
-      assertSwapOutInstruction({ programId: PROGRAM, relayer: relayerKey(), mint: MINT, recipient, outputMint: NATIVE_MINT, minOut, nullifierHash: p.nullifierHash }),
+      new TransactionInstruction({
+        programId: new PublicKey(TOKEN_PROGRAM_ID),
+        keys: [{ pubkey: escrow, isSigner: false, isWritable: true }],
+        data: Buffer.from([17]),
+      }),
+      assertSwapOutInstruction({
+        programId: PROGRAM,
+        relayer: relayerKey(),
+        mint: MINT,
+        recipient,
+        outputMint: NATIVE_MINT,
+        minOut,
+        nullifierHash: p.nullifierHash,
+      }),
     ];
     const lamportsBefore = f.world.svm.balance(f.relayer.publicKey);
     const r = send(ixs);

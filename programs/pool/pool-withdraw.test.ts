@@ -145,7 +145,12 @@ describe("withdraw: attacks fail with their exact error, the vault keeps its fun
   it("amount 0, a zero changeCommitment, and one not below the field modulus (r, r + the real one, all ones): InvalidInput, before the proof", () => {
     const real = f.cases.get(PLAIN)!.signals[6]!;
     refused(send([withdraw(PLAIN, { amount: 0n, fee: 0n })]), PLAIN, (r) => expectPoolError(r, 0, "InvalidInput"));
-    for (const changeCommitment of [new Uint8Array(32), bigIntToBytes32(FIELD_MODULUS), bigIntToBytes32(bytesToBigInt(real) + FIELD_MODULUS), new Uint8Array(32).fill(0xff)]) {
+    for (const changeCommitment of [
+      new Uint8Array(32),
+      bigIntToBytes32(FIELD_MODULUS),
+      bigIntToBytes32(bytesToBigInt(real) + FIELD_MODULUS),
+      new Uint8Array(32).fill(0xff),
+    ]) {
       refused(send([withdraw(PLAIN, { changeCommitment })]), PLAIN, (r) => expectPoolError(r, 0, "InvalidInput"));
     }
     // InvalidInput comes before the fee rule: amount 0 with a fee is still InvalidInput.

@@ -376,7 +376,11 @@ export interface NotePool extends FixturePool {
   /** A deposit note of `value` with secrets from `seed` (re-runs make the same note), deposited into `mint`'s pool (default the fixture mint). */
   depositNote(seed: string, value: bigint, mint?: string): Promise<PlacedNote>;
   /** A real v3 proof (cached) of withdrawing `amount` (default the whole value) of the note along the mirror's current root, bound to the fixture relayer. */
-  prove(placed: PlacedNote, recipient: string, opts?: { amount?: bigint; fee?: bigint; swap?: { outputMint: string; minOut: bigint } }): Promise<WithdrawalProof>;
+  prove(
+    placed: PlacedNote,
+    recipient: string,
+    opts?: { amount?: bigint; fee?: bigint; swap?: { outputMint: string; minOut: bigint } },
+  ): Promise<WithdrawalProof>;
   /** withdraw's parameters for a proof. */
   withdrawParams(p: WithdrawalProof, over?: Partial<WithdrawParams>): WithdrawParams;
   /** After the withdrawal landed: its change leaf into the mirror; the change note where the program put it. */
@@ -415,7 +419,15 @@ export async function notePool(): Promise<NotePool> {
       const depositor = Keypair.generate();
       world.svm.airdrop(depositor.publicKey, 10n * SOL);
       world.svm.createTokenAccount(new PublicKey(mint), depositor.publicKey, value);
-      const ix = depositInstruction({ programId: PROGRAM, depositor: depositor.publicKey.toBase58(), mint, precommitment: note.precommitment, amount: value, nonce: depositNonce++, hasher });
+      const ix = depositInstruction({
+        programId: PROGRAM,
+        depositor: depositor.publicKey.toBase58(),
+        mint,
+        precommitment: note.precommitment,
+        amount: value,
+        nonce: depositNonce++,
+        hasher,
+      });
       const r = world.send([ix], [depositor]);
       if (!r.ok) throw new Error(`deposit ${seed}: ${r.logs.join("\n")}`);
       return { note, leafIndex: mirrorOf(mint).append(note.commitment) };

@@ -114,7 +114,16 @@ export function decodePoolEvent(data: Uint8Array): PoolEvent | null {
       return reason ? { name, ...fields, reason } : null;
     }
     case "WithdrawEvent":
-      return { name, nullifierHash: r.raw(32), recipient: r.raw(32), amount: r.u64(), fee: r.u64(), relayer: r.raw(32), changeCommitment: r.raw(32), changeLeafIndex: r.u32() };
+      return {
+        name,
+        nullifierHash: r.raw(32),
+        recipient: r.raw(32),
+        amount: r.u64(),
+        fee: r.u64(),
+        relayer: r.raw(32),
+        changeCommitment: r.raw(32),
+        changeLeafIndex: r.u32(),
+      };
     case "RevertEvent":
       return { name, depositor: r.raw(32), amount: r.u64(), nonce: r.u64(), revertNullifier: r.raw(32) };
   }

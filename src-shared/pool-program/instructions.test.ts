@@ -88,7 +88,11 @@ describe("instruction data", () => {
   });
 
   it("v2-length data (withdraw 376, withdraw_swap 416, assert_swap_out 16 bytes) is refused", () => {
-    for (const [i, v2] of [[2, 376], [3, 416], [4, 16]] as const) {
+    for (const [i, v2] of [
+      [2, 376],
+      [3, 416],
+      [4, 16],
+    ] as const) {
       const data = encodePoolInstruction(golden[i]![0]);
       const name = golden[i]![0].name;
       expect(decodePoolInstruction(data.subarray(0, v2))).toEqual({ ok: false, error: `${name}: expected ${data.length} bytes of data, got ${v2}` });
@@ -109,8 +113,12 @@ describe("instruction data", () => {
     expect(() => encodePoolInstruction({ name: "withdraw", ...withdrawData, proof: new Uint8Array(255) })).toThrow("proof: expected 256 bytes, got 255");
     expect(() => encodePoolInstruction({ name: "deposit", precommitment: fill(1), amount: -1n, nonce: 0n })).toThrow(RangeError);
     expect(() => encodePoolInstruction({ name: "assert_swap_out", minOut: 2n ** 64n, nullifierHash: fill(1) })).toThrow(RangeError);
-    expect(() => encodePoolInstruction({ name: "assert_swap_out", minOut: 1n, nullifierHash: fill(1, 31) })).toThrow("nullifierHash: expected 32 bytes, got 31");
-    expect(() => encodePoolInstruction({ name: "withdraw", ...withdrawData, changeCommitment: fill(1, 33) })).toThrow("changeCommitment: expected 32 bytes, got 33");
+    expect(() => encodePoolInstruction({ name: "assert_swap_out", minOut: 1n, nullifierHash: fill(1, 31) })).toThrow(
+      "nullifierHash: expected 32 bytes, got 31",
+    );
+    expect(() => encodePoolInstruction({ name: "withdraw", ...withdrawData, changeCommitment: fill(1, 33) })).toThrow(
+      "changeCommitment: expected 32 bytes, got 33",
+    );
     expect(() => encodePoolInstruction({ name: "revert", nonce: 2n ** 64n })).toThrow(RangeError);
   });
 });

@@ -113,7 +113,15 @@ function writeWithdrawArgs(w: ByteWriter, a: WithdrawArgs): ByteWriter {
 }
 
 function readWithdrawArgs(r: ByteReader): WithdrawArgs {
-  return { proof: r.raw(PROOF_SIZE), root: r.raw(32), nullifierHash: r.raw(32), recipient: r.raw(32), amount: r.u64(), fee: r.u64(), changeCommitment: r.raw(32) };
+  return {
+    proof: r.raw(PROOF_SIZE),
+    root: r.raw(32),
+    nullifierHash: r.raw(32),
+    recipient: r.raw(32),
+    amount: r.u64(),
+    fee: r.u64(),
+    changeCommitment: r.raw(32),
+  };
 }
 
 /** The instruction's data: discriminator ‖ Borsh args. Throws RangeError on a field of the wrong size. */
@@ -203,13 +211,7 @@ export const WITHDRAW_ACCOUNTS = [
  * (remaining accounts). v3: the swap escrow takes the place v2 gave the
  * relayer's output token account.
  */
-export const WITHDRAW_SWAP_ACCOUNTS = [
-  ...WITHDRAW_ACCOUNTS,
-  "swapEscrow",
-  "recipientOutputTokenAccount",
-  "outputMint",
-  "instructionsSysvar",
-] as const;
+export const WITHDRAW_SWAP_ACCOUNTS = [...WITHDRAW_ACCOUNTS, "swapEscrow", "recipientOutputTokenAccount", "outputMint", "instructionsSysvar"] as const;
 export const ASSERT_SWAP_OUT_ACCOUNTS = ["relayer", "mint", "swapEscrow", "recipientOutputTokenAccount", "tokenProgram"] as const;
 export const REVERT_ACCOUNTS = [
   "authority",
@@ -415,7 +417,15 @@ function withdrawAddresses(p: WithdrawParams): Record<PoolInstructionAccountName
 }
 
 function withdrawArgs(p: WithdrawParams): WithdrawArgs {
-  return { proof: p.proof, root: p.root, nullifierHash: p.nullifierHash, recipient: publicKeyBytes(p.recipient), amount: p.amount, fee: p.fee, changeCommitment: p.changeCommitment };
+  return {
+    proof: p.proof,
+    root: p.root,
+    nullifierHash: p.nullifierHash,
+    recipient: publicKeyBytes(p.recipient),
+    amount: p.amount,
+    fee: p.fee,
+    changeCommitment: p.changeCommitment,
+  };
 }
 
 export function withdrawInstruction(p: WithdrawParams): TransactionInstruction {

@@ -157,7 +157,10 @@ const sandboxRoot = async (): Promise<string> => toHex((await sandbox.treeAccoun
 /** Both chains' view of what a step changed; equal after every step. `more` adds nullifierHashes and recipients of non-fixture notes. */
 async function state(labels: string[], more: { nullifierHashes?: Uint8Array[]; recipients?: string[] } = {}): Promise<Record<string, unknown>> {
   const spent: Record<string, [boolean, boolean]> = {};
-  const nullifiers: [string, Uint8Array][] = [...labels.map((l) => [l, sbf.cases.get(l)!.signals[1]!] as [string, Uint8Array]), ...(more.nullifierHashes ?? []).map((nh) => [toHex(nh), nh] as [string, Uint8Array])];
+  const nullifiers: [string, Uint8Array][] = [
+    ...labels.map((l) => [l, sbf.cases.get(l)!.signals[1]!] as [string, Uint8Array]),
+    ...(more.nullifierHashes ?? []).map((nh) => [toHex(nh), nh] as [string, Uint8Array]),
+  ];
   for (const [name, nh] of nullifiers) {
     spent[name] = [await sandbox.isNullifierSpent(MINT, nh), sbf.world.exists(poolNullifierAddress(PROGRAM, MINT, nh))];
   }
@@ -343,7 +346,10 @@ describe("protocol v3 on both chains: partial withdrawals, a chain of three piec
       changeCommitment: p.changeCommitment,
       fee: p.fee,
     });
-    const sbfResult = sbf.world.send([withdrawInstruction(sbf.withdrawParams(p, over.depositSize === undefined ? {} : { amount: over.depositSize }))], [sbf.relayer]);
+    const sbfResult = sbf.world.send(
+      [withdrawInstruction(sbf.withdrawParams(p, over.depositSize === undefined ? {} : { amount: over.depositSize }))],
+      [sbf.relayer],
+    );
     return { sandbox: sandboxResult, sbf: sbfResult };
   };
 
