@@ -136,7 +136,10 @@ describe("operator console dashboards (headless, Chromium)", () => {
     await page.getByText("Fee receiver").waitFor();
     await page.getByRole("button", { name: "Copy fee receiver" }).waitFor();
     // Protocol v3: the part withdrawn, and the change leaf the withdrawal inserted.
-    await page.getByRole("definition").filter({ hasText: /^0\.4 USDC$/ }).waitFor();
+    await page
+      .getByRole("definition")
+      .filter({ hasText: /^0\.4 USDC$/ })
+      .waitFor();
     const change = page.getByTestId("change-leaf");
     await change.getByRole("link", { name: "leaf 2" }).waitFor();
     await change.getByTitle(`0x${Buffer.from(relayed.body.changeCommitment).toString("hex")}`).waitFor();

@@ -9,7 +9,23 @@
 import { NETWORKS, type Network } from "../networks";
 import { submissionAttempt } from "../submission-attempt";
 import { healthCheck, relayNetwork } from "./public";
-import { array, boolean, decimalText, extend, field, literal, nonNegInt, nullable, number, object, optional, partialRecord, record, string, type Infer } from "./decode";
+import {
+  array,
+  boolean,
+  decimalText,
+  extend,
+  field,
+  literal,
+  nonNegInt,
+  nullable,
+  number,
+  object,
+  optional,
+  partialRecord,
+  record,
+  string,
+  type Infer,
+} from "./decode";
 
 export type RelayStatus = "received" | "verified" | "submitted" | "confirmed" | "failed";
 export const RELAY_STATUSES: readonly RelayStatus[] = ["received", "verified", "submitted", "confirmed", "failed"];

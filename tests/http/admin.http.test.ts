@@ -337,7 +337,10 @@ describe("protocol v3: leaves by kind and the anonymity set of each standard amo
   it("counts deposits of mixed amounts and the change leaves of partial withdrawals, and each standard amount's notes", async () => {
     await airdrop(server.url, depositor, 20_000_000, USDC, "devnet");
     expect((await pool()).leaves).toMatchObject({ deposits: 0, changes: 0, largestDeposit: null, anonymitySets: [] });
-    for (const [label, amount] of [["a", 2_500_000], ["b", 7_000]] as const) {
+    for (const [label, amount] of [
+      ["a", 2_500_000],
+      ["b", 7_000],
+    ] as const) {
       expect((await deposit(server.url, depositor, precommitment(label), amount, USDC, "devnet")).status).toBe("indexed");
     }
     // A note of 1,000,000 (leaf 2), of which 200,000 is withdrawn: the change leaf (800,000, private) is leaf 3.

@@ -49,8 +49,8 @@ export function AnonymitySets({ pool, where }: { pool: AdminPoolSummary; where: 
           />
           <p className="muted anon-note">
             Standard amounts (1, 2 and 5 × 10<sup>k</sup> base units) from {formatAmount(leaves.standardFloor, pool.mint)} to the largest deposit
-            {leaves.largestDeposit !== null ? ` (${formatAmount(leaves.largestDeposit, pool.mint)})` : ""}. A note counts when it could hold the
-            amount: a deposit of at least that amount, or any change leaf, whose value is private.
+            {leaves.largestDeposit !== null ? ` (${formatAmount(leaves.largestDeposit, pool.mint)})` : ""}. A note counts when it could hold the amount: a
+            deposit of at least that amount, or any change leaf, whose value is private.
             {leaves.depositsOfUnknownAmount > 0
               ? ` ${formatCount(leaves.depositsOfUnknownAmount)} deposits indexed before protocol v3 have no recorded amount and count in no set.`
               : ""}

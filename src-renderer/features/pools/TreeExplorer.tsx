@@ -46,7 +46,8 @@ export function TreeExplorer({ network, mint, leaf = null, pool }: { network: Ne
         <div>
           <h2 id="tree-title">Tree explorer · {label}</h2>
           <p className="muted">
-            {pool ? `${plural(pool.nextIndex, "leaf", "leaves")} filled of 2^32. ` : ""}Open a child to walk down; a leaf shows the deposit or withdrawal that inserted it.
+            {pool ? `${plural(pool.nextIndex, "leaf", "leaves")} filled of 2^32. ` : ""}Open a child to walk down; a leaf shows the deposit or withdrawal that
+            inserted it.
           </p>
         </div>
         <a className="button button-small" href={hrefFor("pools")}>
@@ -103,7 +104,11 @@ export function TreeExplorer({ network, mint, leaf = null, pool }: { network: Ne
               <p className="tree-node-title">
                 {n.height === DEPTH ? "Root" : n.height === 0 ? `Leaf ${formatCount(n.firstLeaf)}` : `Node at height ${n.height}`}{" "}
                 <span className="muted">heap index {n.index}</span>{" "}
-                {n.empty ? <Badge tone="neutral">empty subtree</Badge> : n.height === 0 ? null : <Badge tone="ok">{plural(n.filled, "leaf", "leaves")} below</Badge>}
+                {n.empty ? (
+                  <Badge tone="neutral">empty subtree</Badge>
+                ) : n.height === 0 ? null : (
+                  <Badge tone="ok">{plural(n.filled, "leaf", "leaves")} below</Badge>
+                )}
                 {n.leaf ? <Badge tone="neutral">{n.leaf.kind === "change" ? "change leaf" : "deposit leaf"}</Badge> : null}
               </p>
               <CopyValue value={`0x${n.value}`} display={shortHex(`0x${n.value}`, 10, 10)} label={`value of node ${n.index}`} />

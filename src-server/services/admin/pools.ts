@@ -143,7 +143,12 @@ export class AdminPools {
  * in between: a pool's first census after a start reads all its leaves (about a second for
  * a million), and relays must not wait behind it.
  */
-export async function updateCensus(store: Pick<ConsoleStore, "leafCensus">, network: Network, mint: string, known: LeafCensus | null): Promise<LeafCensus | null> {
+export async function updateCensus(
+  store: Pick<ConsoleStore, "leafCensus">,
+  network: Network,
+  mint: string,
+  known: LeafCensus | null,
+): Promise<LeafCensus | null> {
   let total = known;
   for (;;) {
     const from = total?.upTo ?? 0;
