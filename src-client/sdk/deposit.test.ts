@@ -93,7 +93,7 @@ describe("depositAndSaveNote", () => {
     const file = path.join(dir, "ok.json");
     const s = sandbox(() => {
       // The note is on disk, without a deposit, before the request leaves.
-      expect(JSON.parse(readFileSync(file, "utf8"))).toMatchObject({ version: 2, deposit: null });
+      expect(JSON.parse(readFileSync(file, "utf8"))).toMatchObject({ version: 3, state: "confirmed", deposit: null, leafIndex: null });
       return { status: 200, body: { signature: SIG, status: "indexed", leafIndex: 2, commitment: Array.from(note.commitment) } };
     });
     expect(await depositAndSaveNote(s.client, wallet, note, file)).toMatchObject({ ok: true, value: { deposit: { leafIndex: 2 } } });

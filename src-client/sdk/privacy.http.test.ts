@@ -27,7 +27,7 @@ const AMOUNT = 1_000_000n;
 
 const leafOf = (r: RecordedRequest): number => Number(r.path.split("/")[4]);
 const hashOf = (r: RecordedRequest): string => (JSON.parse(r.body) as { nullifierHash: number[] }).nullifierHash.join(",");
-const isLookup = (r: RecordedRequest): boolean => r.endpoint === "get_proof" || r.endpoint === "get_nullifier";
+const isLookup = (r: RecordedRequest): boolean => r.endpoint === "get_proof" || r.endpoint === "get_node" || r.endpoint === "get_nullifier";
 
 describe("withdraw() against a sandbox relay behind a recording proxy", () => {
   let dir: string;
@@ -69,7 +69,7 @@ describe("withdraw() against a sandbox relay behind a recording proxy", () => {
     return relayFee(fees.value, "mainnet", WSOL, AMOUNT)!.fee;
   };
 
-  it("by default the leaf is asked among 8 others and the nullifier among 8 random hashes, never with the /relay token or on a connection of the login or /relay", async () => {
+  it("by default the leaf is asked among 8 others (path and value) and the nullifier among 8 other hashes, never with the /relay token or on a connection of the login or /relay", async () => {
     const note = notes[5]!;
     expect(note.deposit?.leafIndex).toBe(5);
     const recipient = Keypair.generate().address;
@@ -86,6 +86,9 @@ describe("withdraw() against a sandbox relay behind a recording proxy", () => {
     expect(new Set(leaves).size).toBe(9);
     expect(leaves).toContain(5);
     expect(leaves.every((i) => Number.isInteger(i) && i >= 0 && i < DEPOSITS)).toBe(true);
+    // Each path is checked against the root with the leaf's value, asked the same way.
+    const nodes = seen.filter((q) => q.endpoint === "get_node").map((q) => Number(q.path.split("/")[4]) - 2 ** 32);
+    expect(new Set(nodes)).toEqual(new Set(leaves));
 
     const relayIndex = seen.findIndex((q) => q.endpoint === "relay");
     expect(relayIndex).toBeGreaterThan(0);
@@ -102,7 +105,7 @@ describe("withdraw() against a sandbox relay behind a recording proxy", () => {
     const session = seen.filter((q) => q.endpoint === "login" || q.token === token);
     const sessionConnections = new Set(session.map((q) => q.connection));
     const lookups = seen.filter(isLookup);
-    expect(lookups).toHaveLength(18);
+    expect(lookups).toHaveLength(27);
     for (const q of lookups) {
       expect(q.token, `${q.path} carried a token`).toBeNull();
       expect(sessionConnections.has(q.connection), `${q.path} rode the session's connection`).toBe(false);
@@ -123,20 +126,24 @@ describe("withdraw() against a sandbox relay behind a recording proxy", () => {
     expect(saveNote(path.join(dir, "n9.json"), notes[9]!).ok).toBe(true);
 
     proxy.requests.length = 0;
-    const padded = await run("relay", "--keypair", "login.json", "--note", "n7.json", "--recipient", Keypair.generate().address, "--decoys", "3");
+    const padded = await run("relay", "--keypair", "login.json", "--note", "n7.json", "--recipient", Keypair.generate().address, "--decoys", "3", "--yes");
     expect(padded.code, padded.err).toBe(0);
     expect(padded.err).toContain("among 3 decoys");
     const leaves = proxy.requests.filter((q) => q.endpoint === "get_proof").map(leafOf);
     expect(new Set(leaves).size).toBe(4);
     expect(leaves).toContain(7);
-    expect(proxy.requests.filter((q) => q.endpoint === "get_nullifier")).toHaveLength(4);
+    // The same four hashes twice: once where the chain stands, once before proving (no new set for the relay to intersect).
+    const asked = proxy.requests.filter((q) => q.endpoint === "get_nullifier").map(hashOf);
+    expect(asked).toHaveLength(8);
+    expect(new Set(asked).size).toBe(4);
+    expect(asked.slice(4)).toEqual(asked.slice(0, 4));
 
     proxy.requests.length = 0;
-    const linked = await run("relay", "--keypair", "login.json", "--note", "n9.json", "--recipient", Keypair.generate().address, "--relay-links-deposit");
+    const linked = await run("relay", "--keypair", "login.json", "--note", "n9.json", "--recipient", Keypair.generate().address, "--relay-links-deposit", "--yes");
     expect(linked.code, linked.err).toBe(0);
     expect(linked.err).toContain("the relay is told which leaf and nullifier this withdrawal spends");
     expect(proxy.requests.filter((q) => q.endpoint === "get_proof").map(leafOf)).toEqual([9]);
-    expect(proxy.requests.filter((q) => q.endpoint === "get_nullifier").map(hashOf)).toEqual([Array.from(notes[9]!.nullifierHash).join(",")]);
+    expect(proxy.requests.filter((q) => q.endpoint === "get_nullifier").map(hashOf)).toEqual(Array(2).fill(Array.from(notes[9]!.nullifierHash).join(",")));
 
     // prove looks the note up the same way.
     expect(saveNote(path.join(dir, "n11.json"), notes[11]!).ok).toBe(true);

@@ -13,7 +13,9 @@ const hex = (b: Uint8Array): string => `0x${toHex(b)}`;
 /** The ledger a lookup implies: the chain with --rpc, else the relay (among the same decoys a withdrawal asks). */
 export function ledgerOf(ctx: CliContext, lookup: NoteLookup, hasher: FieldHasher): NoteLedger {
   if (lookup.kind === "chain") return chainLedger(lookup.rpc, lookup.programId);
-  return relayLedger(ctx.client, hasher, lookup.kind === "decoys" && lookup.decoys !== undefined ? { decoys: lookup.decoys } : {});
+  // --relay-links-deposit: the user lets the relay see the note's own lookups, so no decoys are spent on them.
+  if (lookup.kind === "relay-links-deposit") return relayLedger(ctx.client, hasher, { decoys: 0, client: ctx.client });
+  return relayLedger(ctx.client, hasher, lookup.decoys !== undefined ? { decoys: lookup.decoys } : {});
 }
 
 export function pieceJson(p: FollowedPiece): { [k: string]: JsonValue } {
