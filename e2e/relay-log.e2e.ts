@@ -8,6 +8,7 @@ import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { prepareWithdrawal, testRecipient } from "../tests/support/proofs";
+import { sendRaw } from "../tests/support/raw-http";
 import { USDC } from "../tests/support/sandbox";
 import { sandboxTestChain } from "../tests/support/test-chain";
 import { newWallet, post } from "../tests/support/wallet";
@@ -44,8 +45,10 @@ describe("the Relay detail's log (headless, Chromium)", () => {
     const t = Math.floor(Date.now() / 1000);
     const auth = ((await post(`${url}/login`, { wallet: depositor.address, signature: depositor.sign(String(t)), message: t })).json as { id: string }).id;
     const w = await prepareWithdrawal(url, depositor, USDC, { recipient: testRecipient("e2e-relay-log"), amount: 1_000_000, chain });
-    const r = await post(`${url}/relay`, w.body, { "x-api-auth": auth });
-    expect(r.status).toBe(200);
+    // On a connection of its own: proving held this process for seconds, long enough for the relay to close
+    // fetch's idle keep-alive socket unnoticed, and a request sent on it fails ("other side closed").
+    const r = await sendRaw(`${url}/relay`, { headers: { "content-type": "application/json", "x-api-auth": auth }, body: JSON.stringify(w.body) });
+    expect(r.status, r.text).toBe(200);
     const page1 = (await (await fetch(`${url}/admin/relays?limit=5`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { items: { id: string }[] };
     const id = page1.items[0]!.id;
 
