@@ -77,7 +77,7 @@ describe("relay-cli relay --swap-to", () => {
     const dep = JSON.parse((await run("deposit", "--keypair", "id.json", "--mint", USDC, "--amount", "1000000", "--json")).out) as { file: string };
 
     // A pair without a pool fails at the quote, before any proving.
-    const refused = await run("relay", "--note", dep.file, "--keypair", "id.json", "--recipient", bob, "--swap-to", NOPOOL);
+    const refused = await run("relay", "--note", dep.file, "--keypair", "id.json", "--recipient", bob, "--swap-to", NOPOOL, "--yes");
     expect(refused).toMatchObject({ code: 1, err: expect.stringContaining("InsufficientLiquidity") });
     expect(refused.err).not.toContain("proving");
     expect(await run("relay", "--note", dep.file, "--keypair", "id.json", "--recipient", bob, "--swap-to", USDC)).toMatchObject({ code: 2 });
@@ -110,21 +110,24 @@ describe("relay-cli relay --swap-to", () => {
       WSOL,
       "--min-out",
       (expected + 1n).toString(),
+      "--yes",
       "--json",
     );
     expect(tooHigh).toMatchObject({ code: 1, err: expect.stringContaining("SlippageExceeded") });
     expect((await run("nullifier", "--note", dep.file)).out).toMatch(/not spent/);
 
-    const r = await run("relay", "--note", dep.file, "--keypair", "id.json", "--recipient", bob, "--swap-to", WSOL, "--json");
+    const r = await run("relay", "--note", dep.file, "--keypair", "id.json", "--recipient", bob, "--swap-to", WSOL, "--yes", "--json");
     expect(r).toMatchObject({ code: 0, err: expect.stringContaining("quoting the swap") });
     expect(JSON.parse(r.out)).toMatchObject({
       withdrawn: true,
       fee: fee.toString(),
       relayer,
-      swap: { outputMint: WSOL, quotedOut: expected.toString(), minOut: least.toString() },
+      left: "0",
+      pieces: [{ depositSize: "1000000", swap: { outputMint: WSOL, quotedOut: expected.toString(), minOut: least.toString() } }],
     });
     expect((await run("balance", "--wallet", bob, "--mint", WSOL)).out.trim()).toBe(expected.toString());
     expect((await run("balance", "--wallet", bob, "--mint", USDC)).out.trim()).toBe("0");
-    expect((await run("nullifier", "--note", dep.file)).out).toMatch(/spent \(nullifier account/);
+    // The file now holds what is left: a change note of 0 (its own nullifier unspent, and nothing to withdraw).
+    expect(JSON.parse((await run("note", "--note", dep.file, "--local", "--json")).out)).toMatchObject({ value: "0", isChange: true, piece: 1 });
   });
 });
