@@ -140,8 +140,8 @@ export class AdminPools {
 
 /**
  * `known` plus the leaves appended since, CENSUS_CHUNK at a time with the event loop free
- * in between: a pool's first census after a start reads all its leaves (about a second for
- * a million), and relays must not wait behind it.
+ * in between: a pool's first census after a start reads all its leaves (seconds for a
+ * million), and relays must not wait behind it.
  */
 export async function updateCensus(
   store: Pick<ConsoleStore, "leafCensus">,
