@@ -75,7 +75,7 @@ export function MoneyPage() {
 const TOTALS: readonly Column<AdminMoney["totals"][number]>[] = [
   { header: "Pool", rowHeader: true, title: (t) => t.mint, cell: (t) => <PoolName mint={t.mint} network={t.network} /> },
   { header: "Relays", cell: (t) => formatCount(t.relays) },
-  { header: "Volume", numeric: true, cell: (t) => formatAmount(t.volume, t.mint) },
+  { header: "Volume", numeric: true, title: () => "The parts of notes withdrawn", cell: (t) => formatAmount(t.volume, t.mint) },
   { header: "Fees", numeric: true, cell: (t) => formatAmount(t.fees, t.mint) },
   { header: "Network cost", numeric: true, cell: (t) => `${t.costLamports} lamports` },
 ];
