@@ -99,8 +99,9 @@ function Fees({ s }: { s: AdminSettings }) {
   return (
     <Panel id="fees-title" title="Relayer fees">
       <p className="muted">
-        fee = max(floor, depositSize × bps / 10 000), on the part of the note withdrawn (depositSize), fixed when a relay is received. Wallets prove for the fee and the fee receiver published at{" "}
-        <code>GET /fees</code>: after a change the replaced fee is still accepted for {s.fees.graceSec} s, so proofs made just before it still land.
+        fee = max(floor, depositSize × bps / 10 000), on the part of the note withdrawn (depositSize), fixed when a relay is received. Wallets prove for the fee
+        and the fee receiver published at <code>GET /fees</code>: after a change the replaced fee is still accepted for {s.fees.graceSec} s, so proofs made just
+        before it still land.
       </p>
       <dl className="kv">
         {s.fees.relayers.map((r) => (
