@@ -1,4 +1,4 @@
-import { readFileSync, mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, readFileSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -12,6 +12,8 @@ import { DEFAULT_POOL_PROGRAM_ID, NATIVE_MINT, poolVaultAddress } from "../../sr
 import { startRelay, type RelayProcess } from "../../tests/support/relay-process";
 import { chainConnection, tokenBalanceOf } from "../sdk/chain";
 import { chainDepositAndSaveNote } from "../sdk/chain-deposit";
+import { relayFee } from "../sdk/fees";
+import { RelayClient } from "../sdk/http";
 import { readKeypairFile } from "../sdk/keypair";
 import { loadNote } from "../sdk/note";
 import type { CliIo } from "./context";
@@ -28,6 +30,9 @@ import { runCli } from "./run";
 const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
 const WSOL = NATIVE_MINT;
 const DEPOSIT = 1_000_000n;
+/** The README's partial withdrawals: 3,000,000 deposited, then 1,000,000, 500,000 and the rest. */
+const ALICE = 3_000_000n;
+const AIRDROP = 10_000_000n;
 const FEE = (DEPOSIT * 25n) / 10_000n; // the relay's default 25 bps
 const cpOut = (a: bigint, rIn: bigint, rOut: bigint): bigint => (a * 997n * rOut) / (rIn * 1000n + a * 997n);
 
@@ -83,12 +88,16 @@ describe("relay-cli against a relay on the local validator", () => {
   let wallet: string;
   let bob: string;
   let carol: string;
+  let dave: string;
+  let erin: string;
   let aliceSignature: string;
 
   it("airdrop --rpc funds a new wallet with SOL and test tokens; a cluster without localnet_mintTo is refused clearly", async () => {
     wallet = await address("wallet.json");
     bob = await address("bob.json");
     carol = await address("carol.json");
+    dave = await address("dave.json");
+    erin = await address("erin.json");
     const a = await json<{ tokenBalance: string; solBalance: string; signature: string }>(
       "airdrop",
       "--rpc",
@@ -98,10 +107,10 @@ describe("relay-cli against a relay on the local validator", () => {
       "--mint",
       USDC,
       "--amount",
-      "5000000",
+      AIRDROP.toString(),
     );
-    expect(a).toMatchObject({ tokenBalance: "5000000", solBalance: "1000000000", signature: expect.any(String) });
-    expect(await onChain(wallet, USDC)).toBe(5_000_000n);
+    expect(a).toMatchObject({ tokenBalance: AIRDROP.toString(), solBalance: "1000000000", signature: expect.any(String) });
+    expect(await onChain(wallet, USDC)).toBe(AIRDROP);
     expect((await run("balance", "--rpc", rpc, "--keypair", "wallet.json")).out.trim()).toBe("1000000000");
 
     const refused = await run("airdrop", "--rpc", notRpcUrl, "--keypair", "wallet.json", "--mint", USDC, "--amount", "5");
@@ -110,28 +119,67 @@ describe("relay-cli against a relay on the local validator", () => {
     expect(await run("airdrop", "--rpc", "ftp://x", "--keypair", "wallet.json")).toMatchObject({ code: 2 });
   });
 
-  it("deposit --rpc sends the pool program's deposit, checks the program's leaf and saves the note; relay pays exactly depositSize − fee", async () => {
-    const d = await run("deposit", "--rpc", rpc, "--keypair", "wallet.json", "--mint", USDC, "--amount", DEPOSIT.toString(), "--note", "alice.json");
+  it("deposit --rpc 3,000,000, then relay --rpc 1,000,000 to bob, 500,000 to dave and the rest to erin: each gets its part less the fee, the vault drops by what was paid out", async () => {
+    const d = await run("deposit", "--rpc", rpc, "--keypair", "wallet.json", "--mint", USDC, "--amount", ALICE.toString(), "--note", "alice.json");
     expect(d).toMatchObject({ code: 0, out: expect.stringContaining("deposit inserted on chain at leaf 0") });
     expect(d.out).toContain(`the relay at ${relay.url} has indexed leaf 0`);
     expect(d.err).toContain("reading the program's deposit event");
-    const note = await loadNote(path.join(dir, "alice.json"), await createPoseidonHasher());
+    const hasher = await createPoseidonHasher();
+    const note = await loadNote(path.join(dir, "alice.json"), hasher);
     if (!note.ok) throw new Error(note.error);
     expect(note.value.deposit).toMatchObject({ status: "indexed", leafIndex: 0, wallet, signature: expect.stringMatching(/^[1-9A-HJ-NP-Za-km-z]{86,88}$/) });
     aliceSignature = note.value.deposit!.signature;
-    expect(await onChain(wallet, USDC)).toBe(4_000_000n);
-    const vault = await chainConnection(rpc).getTokenAccountBalance(new PublicKey(poolVaultAddress(DEFAULT_POOL_PROGRAM_ID, USDC)));
-    expect(vault.value.amount).toBe(DEPOSIT.toString());
+    copyFileSync(path.join(dir, "alice.json"), path.join(dir, "alice-original.json"));
+    expect(await onChain(wallet, USDC)).toBe(AIRDROP - ALICE);
+    const vault = async () =>
+      BigInt((await chainConnection(rpc).getTokenAccountBalance(new PublicKey(poolVaultAddress(DEFAULT_POOL_PROGRAM_ID, USDC)))).value.amount);
+    expect(await vault()).toBe(ALICE);
+    const fees = await new RelayClient({ baseUrl: relay.url }).fees();
+    if (!fees.ok) throw new Error(JSON.stringify(fees));
+    const feeOf = (a: bigint) => relayFee(fees.value, "mainnet", USDC, a)!.fee;
 
     // As the README: a throwaway login wallet, and the path read from the chain.
     await address("login.json");
-    const r = await run("relay", "--keypair", "login.json", "--rpc", rpc, "--note", "alice.json", "--recipient", bob, "--json");
-    expect(r.code, r.err).toBe(0);
-    expect(r.err).toContain("the relay is asked only for its root");
-    expect(JSON.parse(r.out)).toMatchObject({ withdrawn: true, fee: FEE.toString(), toRecipient: (DEPOSIT - FEE).toString() });
-    expect(await onChain(bob, USDC)).toBe(DEPOSIT - FEE);
-    expect((await run("balance", "--rpc", rpc, "--wallet", bob, "--mint", USDC)).out.trim()).toBe((DEPOSIT - FEE).toString());
-    expect((await run("nullifier", "--note", "alice.json")).out).toMatch(/spent \(nullifier account/);
+    const piece = async (recipient: string, ...amount: string[]) => {
+      const r = await run("relay", "--keypair", "login.json", "--rpc", rpc, "--note", "alice.json", "--recipient", recipient, ...amount, "--yes", "--json");
+      expect(r.code, r.err).toBe(0);
+      expect(r.err).toContain("the relay is asked only for its root");
+      return { ...(JSON.parse(r.out) as { left: string; pieces: { changeLeafIndex: number }[] }), err: r.err };
+    };
+    const first = await piece(bob, "--amount", "1000000");
+    // With --rpc the pool's history is read: the anonymity set counts the deposits of at least the piece and the change leaves.
+    expect(first.err).toContain(`piece 1: 1000000, fee ${feeOf(1_000_000n)}, the recipient receives ${1_000_000n - feeOf(1_000_000n)}; anonymity set 1 leaves`);
+    expect(first).toMatchObject({ left: "2000000", pieces: [{ depositSize: "1000000", changeLeafIndex: 1 }] });
+    expect(await onChain(bob, USDC)).toBe(1_000_000n - feeOf(1_000_000n));
+    expect(await vault()).toBe(ALICE - 1_000_000n);
+
+    expect(await piece(dave, "--amount", "500000")).toMatchObject({ left: "1500000" });
+    expect(await onChain(dave, USDC)).toBe(500_000n - feeOf(500_000n));
+    expect(await vault()).toBe(ALICE - 1_500_000n);
+
+    const rest = await piece(erin);
+    expect(rest).toMatchObject({ left: "0", pieces: [{ depositSize: "1000000" }, { depositSize: "500000" }] });
+    expect(await onChain(erin, USDC)).toBe(1_500_000n - feeOf(1_000_000n) - feeOf(500_000n));
+    expect((await run("balance", "--rpc", rpc, "--wallet", erin, "--mint", USDC)).out.trim()).toBe((1_500_000n - feeOf(1_000_000n) - feeOf(500_000n)).toString());
+    expect(await vault()).toBe(0n);
+    expect(JSON.parse(readFileSync(path.join(dir, "alice.json"), "utf8"))).toMatchObject({ state: "confirmed", value: "0", piece: 4, leafIndex: 4 });
+
+    // The original note file alone, read against the chain: every withdrawal, with its signature, recipient and fee.
+    const chain = await json<{ value: string; spent: boolean; pieces: { amount: string; recipient: string; fee: string; signature: string; changeLeafIndex: number }[] }>(
+      "note",
+      "--note",
+      "alice-original.json",
+      "--rpc",
+      rpc,
+    );
+    expect(chain).toMatchObject({ value: "0", spent: true, leafIndex: 4 });
+    expect(chain.pieces.map((p) => [p.amount, p.recipient, p.fee, p.changeLeafIndex])).toEqual([
+      ["1000000", bob, feeOf(1_000_000n).toString(), 1],
+      ["500000", dave, feeOf(500_000n).toString(), 2],
+      ["1000000", erin, feeOf(1_000_000n).toString(), 3],
+      ["500000", erin, feeOf(500_000n).toString(), 4],
+    ]);
+    expect(chain.pieces.every((p) => /^[1-9A-HJ-NP-Za-km-z]{86,88}$/.test(p.signature))).toBe(true);
   });
 
   it("relay --swap-to goes through the validator's cp-swap pool (swap-pool --rpc): the recipient gets at least the proof's minOut", async () => {
@@ -153,10 +201,10 @@ describe("relay-cli against a relay on the local validator", () => {
       (await run("deposit", "--rpc", rpc, "--keypair", "wallet.json", "--mint", USDC, "--amount", DEPOSIT.toString(), "--note", "carol-note.json")).code,
     ).toBe(0);
     // Without --rpc the relay is asked among decoys, and told that this network has a chain to read instead.
-    const r = await run("relay", "--keypair", "login.json", "--note", "carol-note.json", "--recipient", carol, "--swap-to", WSOL, "--json");
+    const r = await run("relay", "--keypair", "login.json", "--note", "carol-note.json", "--recipient", carol, "--swap-to", WSOL, "--yes", "--json");
     expect(r.code, r.err).toBe(0);
     expect(r.err).toContain(`the relay runs mainnet on program ${DEFAULT_POOL_PROGRAM_ID}: give --rpc <url>`);
-    const out = JSON.parse(r.out) as { swap: { minOut: string; quotedOut: string } };
+    const out = (JSON.parse(r.out) as { pieces: { swap: { minOut: string; quotedOut: string } }[] }).pieces[0]!;
     const expected = cpOut(DEPOSIT - FEE, 1_000_000_000n, 5_000_000_000n);
     expect(out.swap).toMatchObject({ outputMint: WSOL, quotedOut: expected.toString(), minOut: ((expected * 9950n) / 10_000n).toString() });
     const received = await onChain(carol, WSOL);
@@ -166,14 +214,14 @@ describe("relay-cli against a relay on the local validator", () => {
   });
 
   it("a failed deposit (the same precommitment again: its leaf is already in the pool) is saved as failed and reverted through the relay", async () => {
-    // Another copy of alice's note, deposited once more as a second wallet app would: the program refuses the duplicate leaf.
+    // Another copy of alice's original note, deposited once more as a second wallet app would: the program refuses the duplicate leaf.
     const hasher = await createPoseidonHasher();
-    const alice = await loadNote(path.join(dir, "alice.json"), hasher);
+    const alice = await loadNote(path.join(dir, "alice-original.json"), hasher);
     const kp = readKeypairFile(path.join(dir, "wallet.json"));
     if (!alice.ok || !kp.ok) throw new Error("setup");
     const dup = await chainDepositAndSaveNote(chainConnection(rpc), kp.value, { ...alice.value, deposit: null }, path.join(dir, "dup.json"), { hasher });
     if (!dup.ok) throw new Error(JSON.stringify(dup.error));
-    expect(dup.value.answer).toMatchObject({ status: "failed", leafIndex: null, reason: "duplicate", amount: DEPOSIT });
+    expect(dup.value.answer).toMatchObject({ status: "failed", leafIndex: null, reason: "duplicate", amount: ALICE });
     const failedSig = dup.value.answer.signature;
     const shown = await run("note", "--note", "dup.json");
     expect(shown.out).toContain(`deposit: failed by ${wallet}, signature ${failedSig}`);
@@ -186,7 +234,7 @@ describe("relay-cli against a relay on the local validator", () => {
     expect(await run("revert", "--keypair", "bob.json", "--deposit", failedSig)).toMatchObject({ code: 1, err: expect.stringContaining("NotDepositor") });
     const r = await run("revert", "--keypair", "wallet.json", "--deposit", failedSig);
     expect(r).toMatchObject({ code: 0, out: expect.stringContaining(`reverted deposit ${failedSig} on mainnet`) });
-    expect(await onChain(wallet, USDC)).toBe(before + DEPOSIT);
+    expect(await onChain(wallet, USDC)).toBe(before + ALICE);
     expect(await run("revert", "--keypair", "wallet.json", "--deposit", failedSig)).toMatchObject({ code: 1, err: expect.stringContaining("NullifierSpent") });
   });
 
