@@ -66,6 +66,7 @@ const relayCase: BenchCase = {
           amount: BigInt(p.body.depositSize),
           mint: (parsePublicKey(p.body.mint) as { ok: true; value: Uint8Array }).value,
           terms: { relayer: (parsePublicKey(p.body.relayer) as { ok: true; value: Uint8Array }).value, fee: BigInt(p.body.fee), swap: null },
+          changeCommitment: Uint8Array.from(p.body.changeCommitment),
         });
       const verifyTimes: number[] = [];
       for (let r = 0; r < 30; r++) {
