@@ -49,6 +49,9 @@ const SIGNATURES_PER_CALL = 1000;
 /** getTransaction calls in flight at once. */
 const TRANSACTIONS_IN_FLIGHT = 8;
 
+/** web3.js hands out Buffers; the SDK's byte values are plain Uint8Arrays, which compare equal to each other. */
+const bytes = (b: Uint8Array): Uint8Array => Uint8Array.from(b);
+
 /** The withdrawals of `programId` in a transaction, from the instructions' data, in execution order. */
 function withdrawalsOf(tx: LeafTransaction, programId: string): Omit<PoolWithdrawal, "signature" | "changeLeafIndex">[] {
   const out: Omit<PoolWithdrawal, "signature" | "changeLeafIndex">[] = [];
@@ -57,7 +60,13 @@ function withdrawalsOf(tx: LeafTransaction, programId: string): Omit<PoolWithdra
     const d = decodePoolInstruction(ix.data);
     if (!d.ok || (d.value.name !== "withdraw" && d.value.name !== "withdraw_swap")) continue;
     const w = d.value;
-    out.push({ nullifierHash: w.nullifierHash, amount: w.amount, fee: w.fee, recipient: encodeBase58(w.recipient), changeCommitment: w.changeCommitment });
+    out.push({
+      nullifierHash: bytes(w.nullifierHash),
+      amount: w.amount,
+      fee: w.fee,
+      recipient: encodeBase58(w.recipient),
+      changeCommitment: bytes(w.changeCommitment),
+    });
   }
   return out;
 }
@@ -99,11 +108,11 @@ export async function readPoolHistory(
       for (const leaf of found.leaves) {
         if (leaf.tree !== treeAddress) continue;
         if (leaf.kind === "deposit") {
-          history.leaves.set(leaf.leafIndex, { index: leaf.leafIndex, kind: "deposit", commitment: leaf.commitment, amount: leaf.amount });
+          history.leaves.set(leaf.leafIndex, { index: leaf.leafIndex, kind: "deposit", commitment: bytes(leaf.commitment), amount: leaf.amount });
           continue;
         }
         const w = withdrawals.find((x) => toHex(x.nullifierHash) === toHex(leaf.nullifierHash));
-        if (leaf.leafIndex !== null) history.leaves.set(leaf.leafIndex, { index: leaf.leafIndex, kind: "change", commitment: leaf.commitment, amount: null });
+        if (leaf.leafIndex !== null) history.leaves.set(leaf.leafIndex, { index: leaf.leafIndex, kind: "change", commitment: bytes(leaf.commitment), amount: null });
         if (w) history.withdrawals.set(toHex(w.nullifierHash), { ...w, signature, changeLeafIndex: leaf.leafIndex });
       }
     }

@@ -18,6 +18,8 @@ import { chainDeposit } from "./chain-deposit";
 import { RelayClient } from "./http";
 import { Keypair, writeKeypairFile } from "./keypair";
 import { chainNoteProof } from "./lookup";
+import { readPoolHistory } from "./chain-history";
+import { chainLedger, followChain } from "./follow";
 import { createNote, saveNote, type DepositNote } from "./note";
 import { withdraw } from "./withdraw";
 
@@ -78,20 +80,25 @@ afterAll(async () => {
 });
 
 describe("withdraw() with the chain lookup on the local validator", () => {
-  it("rebuilds the note's path from the pool's deposit events and checks the nullifier account over RPC: zero get_proof or get_nullifier reach the relay", async () => {
+  it("rebuilds the note's path from the pool's history and checks the nullifier account over RPC: zero get_proof or get_nullifier reach the relay", async () => {
     const note = notes[2]!;
     const recipient = Keypair.generate().address;
     const client = new RelayClient({ baseUrl: proxy.url, timeoutMs: 30_000 });
     proxy.requests.length = 0;
+    const part = 400_000n;
+    const partFee = 1000n; // 25 bps of 400,000 is 1,000
     const r = await withdraw(client, note, recipient, {
       wallet: Keypair.generate(),
       hasher,
+      amount: part,
       lookup: { kind: "chain", rpc },
       prove: { prover: cachedProver().prover },
     });
     if (!r.ok) throw new Error(JSON.stringify(r.error, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v)));
     expect(r.value.merkle).toMatchObject({ leafIndex: 2, address: poolTreeAddress(DEFAULT_POOL_PROGRAM_ID, USDC) });
-    expect(await tokenBalanceOf(chainConnection(rpc), recipient, USDC)).toBe(DEPOSIT - FEE);
+    expect(r.value.terms.fee).toBe(partFee);
+    expect(await tokenBalanceOf(chainConnection(rpc), recipient, USDC)).toBe(part - partFee);
+    expect(r.value.change).toMatchObject({ amount: DEPOSIT - part, change: { leafIndex: 4, piece: 1 } });
 
     const endpoints = proxy.requests.map((q) => q.endpoint);
     expect(endpoints.filter((e) => e === "get_proof" || e === "get_nullifier" || e === "get_node")).toEqual([]);
@@ -105,7 +112,32 @@ describe("withdraw() with the chain lookup on the local validator", () => {
     const again = await withdraw(client, note, recipient, { hasher, lookup: { kind: "chain", rpc } });
     expect(again).toMatchObject({ ok: false, error: { stage: "spent", address: poolNullifierAddress(DEFAULT_POOL_PROGRAM_ID, USDC, note.nullifierHash) } });
     expect(proxy.requests.map((q) => q.endpoint)).toEqual([]);
-  }, 120_000);
+
+    // The change note's path comes from the chain too: its change leaf read from the withdrawal's instruction data.
+    for (let i = 0; i < 120; i++) {
+      const m = await client.getMerkle(USDC, "mainnet");
+      if (m.ok && m.value.json.nextIndex >= 5) break;
+      await new Promise((res) => setTimeout(res, 250));
+    }
+    const history = await readPoolHistory(chainConnection(rpc), DEFAULT_POOL_PROGRAM_ID, poolTreeAddress(DEFAULT_POOL_PROGRAM_ID, USDC));
+    expect(history.leaves.get(4)).toMatchObject({ kind: "change", commitment: r.value.change.commitment, amount: null });
+    expect(history.withdrawals.get(Buffer.from(note.nullifierHash).toString("hex"))).toMatchObject({ amount: part, fee: partFee, recipient, changeLeafIndex: 4 });
+    const second = Keypair.generate().address;
+    proxy.requests.length = 0;
+    const rest = await withdraw(client, r.value.change, second, { wallet: Keypair.generate(), hasher, lookup: { kind: "chain", rpc }, prove: { prover: cachedProver().prover } });
+    if (!rest.ok) throw new Error(JSON.stringify(rest.error, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v)));
+    expect(rest.value.merkle).toMatchObject({ leafIndex: 4 });
+    expect(await tokenBalanceOf(chainConnection(rpc), second, USDC)).toBe(DEPOSIT - part - 1500n);
+    expect(proxy.requests.map((q) => q.endpoint).filter((e) => e === "get_proof" || e === "get_nullifier" || e === "get_node")).toEqual([]);
+    // The original note alone, followed on the chain: two withdrawals, nothing left.
+    const followed = await followChain(hasher, note, chainLedger(rpc));
+    if (!followed.ok) throw new Error(followed.error.kind);
+    expect(followed.value.pieces.map((p) => [p.amount, p.recipient, p.changeLeafIndex])).toEqual([
+      [part, recipient, 4],
+      [DEPOSIT - part, second, 5],
+    ]);
+    expect(followed.value.current.amount).toBe(0n);
+  }, 180_000);
 
   it("a note whose leaf the chain holds with another commitment, or a relay on another program, is refused before proving", async () => {
     const client = new RelayClient({ baseUrl: proxy.url, timeoutMs: 30_000 });
@@ -129,11 +161,13 @@ describe("withdraw() with the chain lookup on the local validator", () => {
     expect(saveNote(path.join(dir, "n3.json"), notes[3]!).ok).toBe(true);
     const recipient = Keypair.generate().address;
     proxy.requests.length = 0;
-    const code = await runCli(["relay", "--keypair", "login.json", "--note", "n3.json", "--recipient", recipient, "--rpc", rpc, "--json"], io);
+    const code = await runCli(["relay", "--keypair", "login.json", "--note", "n3.json", "--recipient", recipient, "--rpc", rpc, "--yes", "--json"], io);
     expect(code, err).toBe(0);
     expect(JSON.parse(out)).toMatchObject({ withdrawn: true, toRecipient: (DEPOSIT - FEE).toString() });
     expect(err).toContain("the relay is asked only for its root");
-    expect(proxy.requests.filter((q) => q.endpoint === "get_proof" || q.endpoint === "get_nullifier")).toEqual([]);
+    // The chain check, the anonymity sets and the path all came from the RPC.
+    expect(proxy.requests.filter((q) => q.endpoint === "get_proof" || q.endpoint === "get_nullifier" || q.endpoint === "get_node")).toEqual([]);
+    expect(err).toMatch(/anonymity set \d+ leaves/);
     expect(await tokenBalanceOf(chainConnection(rpc), recipient, USDC)).toBe(DEPOSIT - FEE);
   }, 120_000);
 });
