@@ -1,6 +1,8 @@
+import { PublicKey } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { swapEscrowAddress } from "../../src-shared/pool-program";
 import { startSolanaHarness, type SolanaHarness } from "../support/localnet";
-import { prepareWithdrawal, testRecipient, type PreparedWithdrawal } from "../support/proofs";
+import { changeNoteAt, prepareWithdrawal, testRecipient, type PreparedWithdrawal } from "../support/proofs";
 import { USDC, WSOL } from "../support/sandbox";
 import { newWallet, post, type TestWallet } from "../support/wallet";
 
@@ -9,8 +11,11 @@ import { newWallet, post, type TestWallet } from "../support/wallet";
  * Jupiter client talks to the local validator's Jupiter-compatible API
  * (src-localnet/rpc/jupiter.ts), which routes through the validator's
  * constant-product pools, and the withdrawal and the swap land in one
- * transaction (withdraw_swap + swap + assert_swap_out). Protocol v2: each proof
- * binds its minOut, the threshold of the quote the wallet saw.
+ * transaction (withdraw_swap + swap into the withdrawal's escrow +
+ * assert_swap_out paying the recipient out of it). Each proof binds its
+ * minOut, the threshold of the quote the wallet saw, and (protocol v3) its
+ * change commitment: a swap of part of a note leaves the rest as a change
+ * leaf, spent afterwards through /relay.
  */
 let h: SolanaHarness;
 let depositor: TestWallet;
@@ -18,6 +23,7 @@ let token: string;
 let relayer: string;
 let main: PreparedWithdrawal;
 let slipped: PreparedWithdrawal;
+let partial: PreparedWithdrawal;
 
 const RESERVES = { usdc: 1_000_000_000n, wsol: 5_000_000_000n };
 const FEE = (1_000_000n * 25n) / 10_000n; // the default 25 bps
@@ -29,12 +35,15 @@ const cpOut = (a: bigint, rIn: bigint, rOut: bigint): bigint => (a * 997n * rOut
 const threshold = (quoted: bigint): bigint => (quoted * 9950n) / 10_000n;
 /** The pool as the second test finds it: after the first test's swap landed. */
 const AFTER_FIRST = { usdc: RESERVES.usdc + TO_SWAP, wsol: RESERVES.wsol - cpOut(TO_SWAP, RESERVES.usdc, RESERVES.wsol) };
+/** And as the third finds it: after the second's retry landed. */
+const AFTER_SECOND = { usdc: AFTER_FIRST.usdc + TO_SWAP, wsol: AFTER_FIRST.wsol - cpOut(TO_SWAP, AFTER_FIRST.usdc, AFTER_FIRST.wsol) };
 const swapBody = (w: PreparedWithdrawal): Record<string, unknown> => ({ ...w.swapBody! });
 const relaySwap = (body: unknown) => post(`${h.url}/relay_swap`, body, { "x-api-auth": token });
 const quote = (body: Record<string, unknown>) => post(`${h.url}/jupiter`, body);
 const balance = (owner: string, mint: string) => h.chain.balance(owner, mint);
 const nullifierOf = async (w: PreparedWithdrawal): Promise<{ address: string | null }> =>
   (await post(`${h.url}/get_nullifier/${USDC}/32/mainnet`, { nullifierHash: w.body.nullifierHash })).json as { address: string | null };
+const nextIndex = async (): Promise<number> => ((await post(`${h.url}/get_merkle/${USDC}/32/mainnet`)).json as { json: { nextIndex: number } }).json.nextIndex;
 const reserves = () => {
   const p = h.localnet.validator.swapPool(USDC, WSOL)!;
   return p.mintA === USDC ? [p.reserveA, p.reserveB] : [p.reserveB, p.reserveA];
@@ -60,8 +69,16 @@ beforeAll(async () => {
     chain: h.chain,
     swap: swapTo(AFTER_FIRST),
   });
+  // A note of 3,000,000 of which 1,000,000 is swapped: 2,000,000 stay in its change leaf.
+  partial = await prepareWithdrawal(h.url, depositor, USDC, {
+    recipient: testRecipient("solana-swap-partial"),
+    amount: 3_000_000,
+    withdraw: 1_000_000,
+    chain: h.chain,
+    swap: swapTo(AFTER_SECOND),
+  });
   await h.createSwapPool(USDC, WSOL, RESERVES.usdc, RESERVES.wsol);
-}, 180_000);
+}, 240_000);
 afterAll(async () => {
   await h?.stop();
 });
@@ -117,9 +134,18 @@ describe("POST /relay_swap on a solana network", () => {
     const recipient = main.body.recipient;
     const before = { relayerUsdc: await balance(relayer, USDC), vault: await h.chain.vaultBalance(USDC), reserves: reserves() };
 
+    const treeBefore = await nextIndex();
     const r = await relaySwap(swapBody(main));
     expect(r.status).toBe(200);
-    expect(r.json).toEqual({ status: 200, signature: expect.stringMatching(/^[1-9A-HJ-NP-Za-km-z]{86,88}$/) });
+    expect(r.json).toEqual({ status: 200, signature: expect.stringMatching(/^[1-9A-HJ-NP-Za-km-z]{86,88}$/), changeLeafIndex: treeBefore });
+    // The route paid the withdrawal's escrow, which assert_swap_out emptied into the recipient's account and closed.
+    const escrow = swapEscrowAddress(h.localnet.programId, USDC, Uint8Array.from(main.body.nullifierHash));
+    const tx = await h.localnet.connection.getTransaction((r.json as { signature: string }).signature, {
+      commitment: "confirmed",
+      maxSupportedTransactionVersion: 0,
+    });
+    expect(tx!.transaction.message.staticAccountKeys.map((k) => k.toBase58())).toContain(escrow);
+    expect(await h.localnet.connection.getAccountInfo(new PublicKey(escrow), "confirmed")).toBeNull();
 
     const received = await balance(recipient, WSOL);
     expect(received).toBe(BigInt(q.outAmount)); // nothing traded in between: exactly the quote
@@ -158,5 +184,30 @@ describe("POST /relay_swap on a solana network", () => {
     const retry = await relaySwap(swapBody(slipped));
     expect(retry.status).toBe(200);
     expect(await balance(recipient, WSOL)).toBe(cpOut(TO_SWAP, rIn, rOut));
+  });
+
+  it("swaps part of a note: the rest becomes a change leaf, which /relay then withdraws through the same chain", async () => {
+    const recipient = partial.body.recipient;
+    const treeBefore = await nextIndex();
+    const r = await relaySwap(swapBody(partial));
+    expect(r.status).toBe(200);
+    const { changeLeafIndex } = r.json as { changeLeafIndex: number };
+    expect(changeLeafIndex).toBe(treeBefore);
+    expect(await balance(recipient, WSOL)).toBe(cpOut(TO_SWAP, AFTER_SECOND.usdc, AFTER_SECOND.wsol));
+    expect(partial.change.amount).toBe(2_000_000n);
+
+    // The change leaf is in the relay's tree at the index it answered: the change note is spent through /relay.
+    const rest = await prepareWithdrawal(h.url, depositor, USDC, {
+      recipient: testRecipient("solana-swap-partial-rest"),
+      spend: changeNoteAt(partial, changeLeafIndex),
+      chain: h.chain,
+    });
+    expect(rest.body.depositSize).toBe(2_000_000);
+    const vault = await h.chain.vaultBalance(USDC);
+    const paid = await post(`${h.url}/relay`, rest.body, { "x-api-auth": token });
+    expect(paid.status).toBe(200);
+    expect(paid.json).toMatchObject({ status: 200, changeLeafIndex: changeLeafIndex + 1 });
+    expect(await balance(rest.body.recipient, USDC)).toBe(2_000_000n - BigInt(rest.body.fee));
+    expect(vault - (await h.chain.vaultBalance(USDC))).toBe(2_000_000n);
   });
 });
