@@ -148,7 +148,7 @@ describe("relay-cli against a relay on the local validator", () => {
     };
     const first = await piece(bob, "--amount", "1000000");
     // With --rpc the pool's history is read: the anonymity set counts the deposits of at least the piece and the change leaves.
-    expect(first.err).toContain(`piece 1: 1000000, fee ${feeOf(1_000_000n)}, the recipient receives ${1_000_000n - feeOf(1_000_000n)}; anonymity set 1 leaves`);
+    expect(first.err).toContain(`piece 1: 1000000, fee ${feeOf(1_000_000n)}, the recipient receives ${1_000_000n - feeOf(1_000_000n)}; anonymity set 1 leaf`);
     expect(first).toMatchObject({ left: "2000000", pieces: [{ depositSize: "1000000", changeLeafIndex: 1 }] });
     expect(await onChain(bob, USDC)).toBe(1_000_000n - feeOf(1_000_000n));
     expect(await vault()).toBe(ALICE - 1_000_000n);

@@ -113,11 +113,12 @@ export function planWithdrawal(input: PlanInput): Result<WithdrawalPlan, string>
 
 /** The plan as a wallet shows it before asking for confirmation. */
 export function describePlan(plan: WithdrawalPlan, mint: string, recipient: string): string[] {
+  const leaves = (n: number): string => `${n} lea${n === 1 ? "f" : "ves"}`;
   const set = (p: PlannedPiece): string =>
     p.anonymitySet !== null
-      ? `anonymity set ${p.anonymitySet} leaves`
+      ? `anonymity set ${leaves(p.anonymitySet)}`
       : plan.leafCount !== null
-        ? `anonymity set at most ${plan.leafCount} leaves (give --rpc to count the deposits of at least ${p.amount} and the change leaves)`
+        ? `anonymity set at most ${leaves(plan.leafCount)} (give --rpc to count the deposits of at least ${p.amount} and the change leaves)`
         : "anonymity set unknown";
   const lines = [
     `withdrawing ${plan.total} of ${mint} to ${recipient} in ${plan.pieces.length} piece${plan.pieces.length === 1 ? "" : "s"}:`,
