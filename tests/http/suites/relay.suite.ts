@@ -398,6 +398,23 @@ export function relaySuite(start: HarnessFactory): void {
     }, 180_000);
   });
 
+  describe("POST /relay: withdrawals of one pool at once each insert their own change leaf", () => {
+    it("lands two different notes relayed at the same moment, each answer naming where its change leaf went", async () => {
+      const ws = [];
+      for (const label of ["x", "y"]) {
+        ws.push(await prepareWithdrawal(relay.url, depositor, USDC, { recipient: testRecipient(`relay-v3-concurrent-${label}`), amount: 800_000, withdraw: 300_000, chain: h.chain }));
+      }
+      const answers = await Promise.all(ws.map((w) => relayAs(w.body)));
+      for (const a of answers) expect(a.status, JSON.stringify(a.json)).toBe(200);
+      const indices = answers.map((a) => (a.json as { changeLeafIndex: number }).changeLeafIndex);
+      expect(new Set(indices).size).toBe(2);
+      for (const [i, w] of ws.entries()) {
+        const node = await post(`${relay.url}/get_node/${USDC}/32/${2 ** 32 + indices[i]!}/mainnet`);
+        expect((node.json as { json: { value: number[] } }).json.value).toEqual(w.body.changeCommitment);
+      }
+    }, 120_000);
+  });
+
   describe("GET /fees", () => {
     it("publishes the fee formula, the default, per-pool overrides and each network's fee receiver", async () => {
       const r = await get(`${relay.url}/fees`);
