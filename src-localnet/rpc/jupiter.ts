@@ -15,7 +15,10 @@
  *    (amountIn = quote inAmount, minAmountOut = quote otherAmountThreshold,
  *    source = the user's associated token account of the input mint,
  *    destination = destinationTokenAccount or the user's associated token
- *    account of the output mint) as `swapInstruction`, no setup or cleanup
+ *    account of the output mint) as `swapInstruction`. As with Jupiter, the
+ *    destination need not exist yet: a relay's withdraw_swap passes its swap
+ *    escrow (protocol v3), which the pool program creates earlier in the same
+ *    transaction and the venue pays into. No setup or cleanup
  *    instructions, and the pool's address lookup table (pool, vaults, mints,
  *    token / system / associated token programs) in
  *    `addressLookupTableAddresses`, as Jupiter's routes come with theirs.
