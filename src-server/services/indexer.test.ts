@@ -95,10 +95,17 @@ describe("IndexerService: protocol v3's change leaves", () => {
       new Map<Network, ChainBackend>([
         [
           "mainnet",
-          chainWith([{ events: events.slice(0, 2), cursor: "2" }, { events: events.slice(2), cursor: "4" }], [], async () => ({
-            root: expected.root(),
-            nextIndex: 4,
-          })),
+          chainWith(
+            [
+              { events: events.slice(0, 2), cursor: "2" },
+              { events: events.slice(2), cursor: "4" },
+            ],
+            [],
+            async () => ({
+              root: expected.root(),
+              nextIndex: 4,
+            }),
+          ),
         ],
       ]),
       hasher,

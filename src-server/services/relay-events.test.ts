@@ -7,7 +7,16 @@ import { observeRelayStore, type RelayEvent } from "./relay-events";
 class PrivateStore implements RelayStore {
   #records = new Map<string, RelayRecord>();
   async create(r: NewRelayRecord, first: RelayState) {
-    this.#records.set(r.id, { ...r, status: first.kind, error: null, signature: null, steps: [first], attempts: [], networkFeeLamports: null, changeLeafIndex: null });
+    this.#records.set(r.id, {
+      ...r,
+      status: first.kind,
+      error: null,
+      signature: null,
+      steps: [first],
+      attempts: [],
+      networkFeeLamports: null,
+      changeLeafIndex: null,
+    });
   }
   async advance(id: string, s: RelayState) {
     const r = this.#records.get(id)!;

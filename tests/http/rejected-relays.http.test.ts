@@ -59,7 +59,10 @@ describe("relays refused before their proof verified leave no stored row", () =>
     expect(rejected.counts).toEqual({ FeeTooLow: 1, InvalidProof: 20, InvalidRoot: 5 });
     expect(rejected.items).toHaveLength(26);
     expect(rejected.items[0]).toMatchObject({ kind: "relay", network: "mainnet", mint: USDC, status: 400, error: "FeeTooLow" });
-    expect(rejected.items.at(-1)).toMatchObject({ error: "InvalidProof", detail: expect.stringMatching(/^proof does not verify under protocol v3 for these public inputs/) });
+    expect(rejected.items.at(-1)).toMatchObject({
+      error: "InvalidProof",
+      detail: expect.stringMatching(/^proof does not verify under protocol v3 for these public inputs/),
+    });
     expect(JSON.stringify(rejected)).not.toMatch(/127\.0\.0\.1|::ffff/);
     expect((await get(`${relay.url}/admin/relays/rejected`)).status).toBe(401);
   });

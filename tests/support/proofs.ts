@@ -323,11 +323,7 @@ export function witnessInputKey(
       .sort()
       .map((k) => [k, record[k]]),
   );
-  return createHash("sha256")
-    .update(artifactsDigest(wasmPath, zkeyPath))
-    .update(`protocol-${PROTOCOL_VERSION}\n`)
-    .update(canonical)
-    .digest("hex");
+  return createHash("sha256").update(artifactsDigest(wasmPath, zkeyPath)).update(`protocol-${PROTOCOL_VERSION}\n`).update(canonical).digest("hex");
 }
 
 /**

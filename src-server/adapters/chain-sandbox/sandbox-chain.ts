@@ -447,9 +447,7 @@ export class SandboxChain implements ChainBackend {
       },
     );
     const durable = this.commit(stmts, w.mint);
-    const result: SubmitResult = leg
-      ? { ok: true, signature, changeLeafIndex, outAmount: leg.swap.amountOut }
-      : { ok: true, signature, changeLeafIndex };
+    const result: SubmitResult = leg ? { ok: true, signature, changeLeafIndex, outAmount: leg.swap.amountOut } : { ok: true, signature, changeLeafIndex };
     return { ok: true, result, durable };
   }
 

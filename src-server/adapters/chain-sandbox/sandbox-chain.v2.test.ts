@@ -342,7 +342,13 @@ describe("SandboxChain.submitWithdrawal: protocol v3's change leaf", () => {
     await deposit(m, amount, precommitmentOf(seed++, 2n));
     return m;
   }
-  function submission(m: { mint: string; mintBytes: Uint8Array }, root: Uint8Array, withdraw: bigint, changeCommitment: Uint8Array, recipient = newKey().address) {
+  function submission(
+    m: { mint: string; mintBytes: Uint8Array },
+    root: Uint8Array,
+    withdraw: bigint,
+    changeCommitment: Uint8Array,
+    recipient = newKey().address,
+  ) {
     const w: WithdrawalSubmission = {
       ...m,
       recipient,

@@ -138,7 +138,10 @@ describe("migration 15 (protocol v3) on a v2 store", () => {
 
       // The ledger's vault holds the v2 deposits' funds.
       await db.write([
-        { sql: "INSERT INTO sandbox_balances (network, owner, mint, amount) VALUES ('mainnet', ?, ?, ?)", params: [vaultAddress(PROGRAM, MINT_KEY), MINT, "3251000"] },
+        {
+          sql: "INSERT INTO sandbox_balances (network, owner, mint, amount) VALUES ('mainnet', ?, ?, ?)",
+          params: [vaultAddress(PROGRAM, MINT_KEY), MINT, "3251000"],
+        },
       ]);
       const change = hasher.hash([bigIntToBytes32(42n), bigIntToBytes32(43n)]);
       const r = await chain.submitWithdrawal({

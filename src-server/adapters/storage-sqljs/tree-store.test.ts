@@ -199,9 +199,11 @@ describe("SqlTreeStore on page files", () => {
         { at: (Math.floor(T0 / 3600) + 1) * 3600 * 1000, count: n - 100 },
       ]);
       // Migration 15 (protocol v3): every leaf indexed before it is a deposit; a solana pool's amounts are not in the store.
-      expect(db.all("SELECT kind, amount IS NULL AS unknown, COUNT(*) AS n, MIN(leaf_index) AS lo, MAX(leaf_index) AS hi FROM indexed_leaves GROUP BY kind, unknown")).toEqual([
-        { kind: "deposit", unknown: 1, n, lo: 0, hi: n - 1 },
-      ]);
+      expect(
+        db.all(
+          "SELECT kind, amount IS NULL AS unknown, COUNT(*) AS n, MIN(leaf_index) AS lo, MAX(leaf_index) AS hi FROM indexed_leaves GROUP BY kind, unknown",
+        ),
+      ).toEqual([{ kind: "deposit", unknown: 1, n, lo: 0, hi: n - 1 }]);
     } finally {
       await db.close();
     }

@@ -115,7 +115,8 @@ export function parseWithdrawalRequest(body: unknown, mintField: "mint" | "input
   const changeCommitment = parseFieldBytes(b.changeCommitment);
   if (!changeCommitment.ok) return bad("changeCommitment", `${changeCommitment.error} (32 bytes, big-endian, below the field modulus)`);
   // The pool refuses a zero leaf (InvalidInput) before the proof; a zero here can never land.
-  if (isZeroBytes(changeCommitment.value)) return bad("changeCommitment", "must not be zero (every withdrawal inserts a change leaf, also when nothing is left)");
+  if (isZeroBytes(changeCommitment.value))
+    return bad("changeCommitment", "must not be zero (every withdrawal inserts a change leaf, also when nothing is left)");
 
   return ok({
     network,

@@ -88,7 +88,10 @@ export function relaySuite(start: HarnessFactory): void {
       ["a coordinate equal to the base field modulus", (b) => setWord(b.proof, 0, BASE_FIELD_MODULUS)],
       // Protocol v3: the change leaf is the seventh public input.
       ["a changeCommitment altered after proving", (b) => (b.changeCommitment = Array.from(bigIntToBytes32(123_456_789n)))],
-      ["a changeCommitment one above the proved one", (b) => (b.changeCommitment = Array.from(bigIntToBytes32(BigInt("0x" + Buffer.from(b.changeCommitment).toString("hex")) + 1n)))],
+      [
+        "a changeCommitment one above the proved one",
+        (b) => (b.changeCommitment = Array.from(bigIntToBytes32(BigInt("0x" + Buffer.from(b.changeCommitment).toString("hex")) + 1n))),
+      ],
       ["another note's change commitment", (b) => (b.changeCommitment = [...b.nullifierHash])],
     ])("refuses %s with 400 InvalidProof naming protocol v3, nothing spent, sent or stored", async (_name, f) => {
       const before = await stored();
@@ -402,7 +405,14 @@ export function relaySuite(start: HarnessFactory): void {
     it("lands two different notes relayed at the same moment, each answer naming where its change leaf went", async () => {
       const ws = [];
       for (const label of ["x", "y"]) {
-        ws.push(await prepareWithdrawal(relay.url, depositor, USDC, { recipient: testRecipient(`relay-v3-concurrent-${label}`), amount: 800_000, withdraw: 300_000, chain: h.chain }));
+        ws.push(
+          await prepareWithdrawal(relay.url, depositor, USDC, {
+            recipient: testRecipient(`relay-v3-concurrent-${label}`),
+            amount: 800_000,
+            withdraw: 300_000,
+            chain: h.chain,
+          }),
+        );
       }
       const answers = await Promise.all(ws.map((w) => relayAs(w.body)));
       for (const a of answers) expect(a.status, JSON.stringify(a.json)).toBe(200);
