@@ -210,6 +210,7 @@ export const prove: CommandSpec = {
     if (!swap.ok) return swap.code;
     const note = await noteInput(ctx, values);
     if (!note.ok) return note.code;
+    if (note.value.amount === 0n) return ctx.fail(Exit.Refused, "the note holds nothing: every part of it was withdrawn", { error: "NothingLeft" });
     const amountFlag = baseUnitsFlag(ctx, values, "amount", 1n);
     if (!amountFlag.ok) return amountFlag.code;
     const amount = amountFlag.value ?? note.value.amount;
@@ -322,7 +323,7 @@ export const prove: CommandSpec = {
         `changeCommitment: ${hex(p.changeCommitment)}`,
         `proof (256 bytes): ${hex(p.proof)}`,
         "public signals:",
-        ...p.publicSignals.map((s, i) => `  ${(PUBLIC_SIGNAL_NAMES[i] ?? `#${i}`).padEnd(13)} ${s}`),
+        ...p.publicSignals.map((s, i) => `  ${(PUBLIC_SIGNAL_NAMES[i] ?? `#${i}`).padEnd(16)} ${s}`),
         ...(file ? [`saved to ${file} (with the ${endpoint} request under "request")`] : ["not relayed: `relay` proves and submits in one step"]),
       ],
       file ? { ...json, file } : json,
