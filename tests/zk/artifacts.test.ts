@@ -243,7 +243,12 @@ describe("withdraw proof end to end", () => {
   });
 
   // The tree: deposits of mixed values (leaves 0..3) and a change note of deposit 1 (leaf 4); built once Poseidon is.
-  const deposits: Note[] = [0, 1, 2, 3].map((i) => ({ nullifier: 1000n + BigInt(i), secret: 0xabcdef000n + BigInt(i), value: 1_000_000n * BigInt(i + 1), origin: null }));
+  const deposits: Note[] = [0, 1, 2, 3].map((i) => ({
+    nullifier: 1000n + BigInt(i),
+    secret: 0xabcdef000n + BigInt(i),
+    value: 1_000_000n * BigInt(i + 1),
+    origin: null,
+  }));
   let change4: Note;
   let notes: Note[];
   beforeAll(() => {
@@ -283,7 +288,18 @@ describe("withdraw proof end to end", () => {
     "fullProve + verify a partial withdrawal of a deposit note; altered public inputs are rejected",
     async () => {
       const input = buildInput(3, 1_000_000n); // index 3 = 0b11: right child at levels 0 and 1
-      expect(Object.keys(input)).toEqual([...PUBLIC, "value", "nullifier", "secret", "isChange", "origin", "pathElements", "pathIndices", "changeNullifier", "changeSecret"]);
+      expect(Object.keys(input)).toEqual([
+        ...PUBLIC,
+        "value",
+        "nullifier",
+        "secret",
+        "isChange",
+        "origin",
+        "pathElements",
+        "pathIndices",
+        "changeNullifier",
+        "changeSecret",
+      ]);
       expect(input.pathIndices.slice(0, 4)).toEqual(["1", "1", "0", "0"]);
 
       const { proof, publicSignals } = await snarkjs.groth16.fullProve({ ...input }, WASM, ZKEY);
