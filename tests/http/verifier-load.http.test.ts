@@ -55,6 +55,7 @@ const junkRelay = (from: string, over: Record<string, unknown> = {}): Promise<Ra
       depositSize: 1_000_000_000,
       mint: WSOL,
       network: "mainnet",
+      changeCommitment: [0, ...randomBytes(30), 2],
       ...over,
     },
   });
