@@ -435,7 +435,8 @@ export class RelayService {
   /** The withdrawal landed but the chain did not say where its change leaf went: the indexer applies it from the transaction. */
   private async changeLeafFromIndexer(req: WithdrawalRequest): Promise<number | null> {
     const { indexer } = this.deps;
-    const until = this.now() + CHANGE_LEAF_WAIT_MS;
+    // Real time, not this.now(): a test's frozen clock must not make this wait forever.
+    const until = Date.now() + CHANGE_LEAF_WAIT_MS;
     for (;;) {
       try {
         await indexer.sync(req.network, req.mint);
@@ -443,7 +444,7 @@ export class RelayService {
         this.log(`relay: indexer sync for the change leaf: ${(e as Error).message}`);
       }
       const found = indexer.changeLeafIndexOf(req.network, req.mint, req.nullifierHash);
-      if (found !== null || this.now() >= until) return found;
+      if (found !== null || Date.now() >= until) return found;
       await new Promise((r) => setTimeout(r, 500));
     }
   }
