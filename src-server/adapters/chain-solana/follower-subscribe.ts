@@ -1,6 +1,6 @@
 /**
  * Live notifications for the chain follower (services/chain-follower.ts): a
- * `logsSubscribe` on each pool's tree account (every deposit writes it), so a
+ * `logsSubscribe` on each pool's tree account (every deposit and withdrawal writes it), so a
  * deposit is indexed as soon as its transaction is confirmed instead of at the
  * next poll. web3.js resubscribes by itself after a websocket reconnect; the
  * follower's polling covers notifications lost in between.

@@ -212,7 +212,7 @@ export function parseLandedTransaction(result: unknown): LandedTransaction | nul
   try {
     message = VersionedTransaction.deserialize(wire).message;
   } catch (e) {
-    throw new Error(`getTransaction: the transaction does not parse (${(e as Error).message})`);
+    throw new Error(`getTransaction: the transaction does not parse (${(e as Error).message})`, { cause: e });
   }
   try {
     return {
@@ -225,6 +225,6 @@ export function parseLandedTransaction(result: unknown): LandedTransaction | nul
       }),
     };
   } catch (e) {
-    throw new Error(`getTransaction: ${(e as Error).message}`);
+    throw new Error(`getTransaction: ${(e as Error).message}`, { cause: e });
   }
 }
