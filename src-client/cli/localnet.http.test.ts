@@ -160,18 +160,18 @@ describe("relay-cli against a relay on the local validator", () => {
     const rest = await piece(erin);
     expect(rest).toMatchObject({ left: "0", pieces: [{ depositSize: "1000000" }, { depositSize: "500000" }] });
     expect(await onChain(erin, USDC)).toBe(1_500_000n - feeOf(1_000_000n) - feeOf(500_000n));
-    expect((await run("balance", "--rpc", rpc, "--wallet", erin, "--mint", USDC)).out.trim()).toBe((1_500_000n - feeOf(1_000_000n) - feeOf(500_000n)).toString());
+    expect((await run("balance", "--rpc", rpc, "--wallet", erin, "--mint", USDC)).out.trim()).toBe(
+      (1_500_000n - feeOf(1_000_000n) - feeOf(500_000n)).toString(),
+    );
     expect(await vault()).toBe(0n);
     expect(JSON.parse(readFileSync(path.join(dir, "alice.json"), "utf8"))).toMatchObject({ state: "confirmed", value: "0", piece: 4, leafIndex: 4 });
 
     // The original note file alone, read against the chain: every withdrawal, with its signature, recipient and fee.
-    const chain = await json<{ value: string; spent: boolean; pieces: { amount: string; recipient: string; fee: string; signature: string; changeLeafIndex: number }[] }>(
-      "note",
-      "--note",
-      "alice-original.json",
-      "--rpc",
-      rpc,
-    );
+    const chain = await json<{
+      value: string;
+      spent: boolean;
+      pieces: { amount: string; recipient: string; fee: string; signature: string; changeLeafIndex: number }[];
+    }>("note", "--note", "alice-original.json", "--rpc", rpc);
     expect(chain).toMatchObject({ value: "0", spent: true, leafIndex: 4 });
     expect(chain.pieces.map((p) => [p.amount, p.recipient, p.fee, p.changeLeafIndex])).toEqual([
       ["1000000", bob, feeOf(1_000_000n).toString(), 1],

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { CliIo } from "./context";
 import { COMMANDS, runCli } from "./run";
+import { parseDuration } from "./commands/relay";
 
 async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = "";
@@ -97,6 +98,29 @@ describe("relay-cli argument handling (no relay needed)", () => {
     const r = await run("proof", "--note", "missing.json", "--json");
     expect(r.code).toBe(4);
     expect(JSON.parse(r.err)).toMatchObject({ ok: false, exitCode: 4 });
+  });
+
+  it("relay's v3 flags: bad amounts, floors and durations are usage errors before any file is read", async () => {
+    const to = ["--note", "n.json", "--keypair", "k.json", "--recipient", "So11111111111111111111111111111111111111112"];
+    expect(await run("relay", ...to, "--amount", "1.5")).toMatchObject({ code: 2, err: expect.stringContaining("--amount 1.5") });
+    expect(await run("relay", ...to, "--amount", "0")).toMatchObject({ code: 2, err: expect.stringContaining("--amount 0") });
+    expect(await run("relay", ...to, "--spread", "soon")).toMatchObject({ code: 2, err: expect.stringContaining("--spread soon") });
+    expect(await run("relay", ...to, "--spread", "9999999h")).toMatchObject({ code: 2, err: expect.stringContaining("at most a week") });
+    expect(await run("prove", "--note", "n.json", "--recipient", "So11111111111111111111111111111111111111112", "--amount", "1e6")).toMatchObject({
+      code: 2,
+      err: expect.stringContaining("--amount 1e6"),
+    });
+    expect(await run("note", "--note", "n.json", "--local", "--rpc", "http://127.0.0.1:1")).toMatchObject({ code: 2, err: expect.stringContaining("--local") });
+    expect(await run("note", "--note", "n.json", "--program", "So11111111111111111111111111111111111111112")).toMatchObject({ code: 2 });
+    // Well-formed flags get as far as the missing note file.
+    expect(await run("relay", ...to, "--amount", "1000000", "--spread", "90s", "--exact", "--yes")).toMatchObject({ code: 4 });
+  });
+
+  it("--spread durations", () => {
+    expect([parseDuration("500ms"), parseDuration("90s"), parseDuration("10m"), parseDuration("2h"), parseDuration("45")]).toEqual([
+      500, 90_000, 600_000, 7_200_000, 45_000,
+    ]);
+    expect([parseDuration("1.5h"), parseDuration("-1s"), parseDuration("h"), parseDuration("")]).toEqual([null, null, null, null]);
   });
 
   it("accepts global flags before the command", async () => {

@@ -112,7 +112,8 @@ export async function readPoolHistory(
           continue;
         }
         const w = withdrawals.find((x) => toHex(x.nullifierHash) === toHex(leaf.nullifierHash));
-        if (leaf.leafIndex !== null) history.leaves.set(leaf.leafIndex, { index: leaf.leafIndex, kind: "change", commitment: bytes(leaf.commitment), amount: null });
+        if (leaf.leafIndex !== null)
+          history.leaves.set(leaf.leafIndex, { index: leaf.leafIndex, kind: "change", commitment: bytes(leaf.commitment), amount: null });
         if (w) history.withdrawals.set(toHex(w.nullifierHash), { ...w, signature, changeLeafIndex: leaf.leafIndex });
       }
     }

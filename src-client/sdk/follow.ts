@@ -197,7 +197,10 @@ export async function followChain(
     if (!found.ok) return err({ kind: "api", failure: found });
     const piece = notePiece(current);
     if (found.value === null || found.value.changeLeafIndex === null) {
-      const how = ledger.kind === "relay" ? ": the relay shows no change leaf of a standard amount, the whole value or the amount the file recorded; read the chain with --rpc" : "";
+      const how =
+        ledger.kind === "relay"
+          ? ": the relay shows no change leaf of a standard amount, the whole value or the amount the file recorded; read the chain with --rpc"
+          : "";
       return err({
         kind: "not-found",
         note: current,
@@ -207,7 +210,12 @@ export async function followChain(
     }
     const w = { ...found.value, changeLeafIndex: found.value.changeLeafIndex };
     if (w.amount <= 0n || w.amount > current.amount) {
-      return err({ kind: "foreign", note: current, pieces, message: `the withdrawal of piece ${piece} took ${w.amount}, not within the note's value ${current.amount}` });
+      return err({
+        kind: "foreign",
+        note: current,
+        pieces,
+        message: `the withdrawal of piece ${piece} took ${w.amount}, not within the note's value ${current.amount}`,
+      });
     }
     const change = changeNoteOf(hasher, current, w.amount, current.createdAt);
     if (!bytesEqual(change.commitment, w.changeCommitment)) {

@@ -22,7 +22,14 @@ import { PublicKey, type Connection } from "@solana/web3.js";
 import type { FieldHasher } from "../../src-shared/crypto/hasher";
 import { bytesEqual, toHex } from "../../src-shared/encoding/bytes";
 import { bigIntToBytes32 } from "../../src-shared/encoding/field";
-import { DEFAULT_POOL_PROGRAM_ID, decodeTreeAccount, isKnownRoot, poolNullifierAddress, poolTreeAddress, type TreeAccountData } from "../../src-shared/pool-program";
+import {
+  DEFAULT_POOL_PROGRAM_ID,
+  decodeTreeAccount,
+  isKnownRoot,
+  poolNullifierAddress,
+  poolTreeAddress,
+  type TreeAccountData,
+} from "../../src-shared/pool-program";
 import { redactUrl } from "../../src-shared/redact-url";
 import { err, ok, type Result } from "../../src-shared/result";
 import { chainConnection } from "./chain";
@@ -121,7 +128,10 @@ export function decoyLeafSet(seed: Uint8Array, leafIndex: number, candidates: re
     .sort((a, b) => (a[0] < b[0] ? -1 : 1))
     .slice(0, decoys)
     .map(([, i]) => i);
-  return [...chosen, leafIndex].map((i) => [rank(seed, "order", i), i] as const).sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([, i]) => i);
+  return [...chosen, leafIndex]
+    .map((i) => [rank(seed, "order", i), i] as const)
+    .sort((a, b) => (a[0] < b[0] ? -1 : 1))
+    .map(([, i]) => i);
 }
 
 /** The note's nullifierHash among `decoys` field elements that follow from the seed, in an order the seed fixes. */

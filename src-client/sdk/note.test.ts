@@ -213,7 +213,10 @@ describe("note file", () => {
     expect(r.value.commitment).toEqual(note.commitment);
     // Saved again it is a version 3 file of the same note.
     expect(serializeNote(r.value)).toBe(serializeNote(note));
-    expect(await parseNote(JSON.stringify({ ...v2, amount: "2999999" }), hasher)).toMatchObject({ ok: false, error: expect.stringMatching(/commitment does not match/) });
+    expect(await parseNote(JSON.stringify({ ...v2, amount: "2999999" }), hasher)).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/commitment does not match/),
+    });
   });
 
   it("refuses a note whose stored hashes disagree with its secrets", async () => {
@@ -274,7 +277,12 @@ describe("change notes (protocol v3, DESIGN §10)", () => {
     const pre = H([c1.secrets.nullifier, c1.secrets.secret]);
     expect(be(c1.commitment)).toBe(H([pre, 2_000_000n, mintField, be(deposit.commitment)]));
     expect(be(c1.nullifierHash)).toBe(H([c1.secrets.nullifier]));
-    expect(c1).toMatchObject({ amount: 2_000_000n, change: { origin: deposit.commitment, piece: 1, leafIndex: null }, deposit: deposit.deposit, pending: null });
+    expect(c1).toMatchObject({
+      amount: 2_000_000n,
+      change: { origin: deposit.commitment, piece: 1, leafIndex: null },
+      deposit: deposit.deposit,
+      pending: null,
+    });
     expect(c1.original).toMatchObject({ amount: 3_000_000n, commitment: deposit.commitment });
     // The shared protocol function gives the same secrets.
     const shared = deriveChangeSecrets(hasher, bigIntToBytes32(n), bigIntToBytes32(s));
@@ -344,7 +352,11 @@ describe("crash-safe note file states", () => {
     const f = path.join(dir, "pending.json");
     expect(saveNote(f, pending)).toEqual({ ok: true, value: undefined });
     const file = JSON.parse(readFileSync(f, "utf8")) as { pending: { spends: { secret: string } } };
-    expect(file).toMatchObject({ state: "pending", value: "2000000", pending: { amount: "1000000", fee: "2500", recipient, spends: { value: "3000000", isChange: false, leafIndex: 0 } } });
+    expect(file).toMatchObject({
+      state: "pending",
+      value: "2000000",
+      pending: { amount: "1000000", fee: "2500", recipient, spends: { value: "3000000", isChange: false, leafIndex: 0 } },
+    });
     // The spent note's secrets are in the file: if the withdrawal never lands, nothing is lost.
     expect(BigInt(file.pending.spends.secret)).toBe(deposit.secrets.secret);
     const back = await loadNote(f, hasher);

@@ -123,7 +123,8 @@ export function describePlan(plan: WithdrawalPlan, mint: string, recipient: stri
   const lines = [
     `withdrawing ${plan.total} of ${mint} to ${recipient} in ${plan.pieces.length} piece${plan.pieces.length === 1 ? "" : "s"}:`,
     ...plan.pieces.map(
-      (p, i) => `  piece ${i + 1}: ${p.amount}${p.standard ? "" : " (NOT a standard amount)"}, fee ${p.fee}, the recipient receives ${p.toRecipient}; ${set(p)}`,
+      (p, i) =>
+        `  piece ${i + 1}: ${p.amount}${p.standard ? "" : " (NOT a standard amount)"}, fee ${p.fee}, the recipient receives ${p.toRecipient}; ${set(p)}`,
     ),
     `total fees: ${plan.fees}; the recipient receives ${plan.toRecipient} in all`,
   ];
@@ -169,7 +170,18 @@ export type PiecesError = {
 );
 
 /** The pending change note written before a piece is sent. */
-function pendingNote(spends: DepositNote, r: { change: DepositNote; amount: bigint; fee: bigint; recipient: string; relayer: string; swap: { outputMint: string; minOut: bigint } | null; changeCommitment: Uint8Array }): DepositNote {
+function pendingNote(
+  spends: DepositNote,
+  r: {
+    change: DepositNote;
+    amount: bigint;
+    fee: bigint;
+    recipient: string;
+    relayer: string;
+    swap: { outputMint: string; minOut: bigint } | null;
+    changeCommitment: Uint8Array;
+  },
+): DepositNote {
   return {
     ...r.change,
     pending: {

@@ -139,7 +139,17 @@ describe("withdraw() against a sandbox relay behind a recording proxy", () => {
     expect(asked.slice(4)).toEqual(asked.slice(0, 4));
 
     proxy.requests.length = 0;
-    const linked = await run("relay", "--keypair", "login.json", "--note", "n9.json", "--recipient", Keypair.generate().address, "--relay-links-deposit", "--yes");
+    const linked = await run(
+      "relay",
+      "--keypair",
+      "login.json",
+      "--note",
+      "n9.json",
+      "--recipient",
+      Keypair.generate().address,
+      "--relay-links-deposit",
+      "--yes",
+    );
     expect(linked.code, linked.err).toBe(0);
     expect(linked.err).toContain("the relay is told which leaf and nullifier this withdrawal spends");
     expect(proxy.requests.filter((q) => q.endpoint === "get_proof").map(leafOf)).toEqual([9]);

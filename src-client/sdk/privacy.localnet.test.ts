@@ -121,10 +121,20 @@ describe("withdraw() with the chain lookup on the local validator", () => {
     }
     const history = await readPoolHistory(chainConnection(rpc), DEFAULT_POOL_PROGRAM_ID, poolTreeAddress(DEFAULT_POOL_PROGRAM_ID, USDC));
     expect(history.leaves.get(4)).toMatchObject({ kind: "change", commitment: r.value.change.commitment, amount: null });
-    expect(history.withdrawals.get(Buffer.from(note.nullifierHash).toString("hex"))).toMatchObject({ amount: part, fee: partFee, recipient, changeLeafIndex: 4 });
+    expect(history.withdrawals.get(Buffer.from(note.nullifierHash).toString("hex"))).toMatchObject({
+      amount: part,
+      fee: partFee,
+      recipient,
+      changeLeafIndex: 4,
+    });
     const second = Keypair.generate().address;
     proxy.requests.length = 0;
-    const rest = await withdraw(client, r.value.change, second, { wallet: Keypair.generate(), hasher, lookup: { kind: "chain", rpc }, prove: { prover: cachedProver().prover } });
+    const rest = await withdraw(client, r.value.change, second, {
+      wallet: Keypair.generate(),
+      hasher,
+      lookup: { kind: "chain", rpc },
+      prove: { prover: cachedProver().prover },
+    });
     if (!rest.ok) throw new Error(JSON.stringify(rest.error, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v)));
     expect(rest.value.merkle).toMatchObject({ leafIndex: 4 });
     expect(await tokenBalanceOf(chainConnection(rpc), second, USDC)).toBe(DEPOSIT - part - 1500n);

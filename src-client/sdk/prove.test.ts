@@ -258,7 +258,12 @@ describe("proveWithdrawal", () => {
     expect(p2.value.change).toMatchObject({ amount: 500_000n, change: { origin: deposit.commitment, piece: 2 } });
     expect(await verifyWithdrawalProof(p2.value.proof, p2.value.publicSignals)).toEqual({ ok: true, value: true });
     // The second proof does not verify for the first piece's change leaf: each piece binds its own.
-    expect(await verifyWithdrawalProof(p2.value.proof, p2.value.publicSignals.map((x, i) => (i === 6 ? p1.value.publicSignals[6]! : x)))).toEqual({
+    expect(
+      await verifyWithdrawalProof(
+        p2.value.proof,
+        p2.value.publicSignals.map((x, i) => (i === 6 ? p1.value.publicSignals[6]! : x)),
+      ),
+    ).toEqual({
       ok: true,
       value: false,
     });
@@ -279,7 +284,10 @@ describe("proveWithdrawal", () => {
       ok: false,
       error: { kind: "terms", message: expect.stringMatching(/^relayer/) },
     });
-    expect(await prove(notes[0]!, merkle, RECIPIENT, { amount: 1_000_001n })).toMatchObject({ ok: false, error: { kind: "amount", message: /above the note's value/ } });
+    expect(await prove(notes[0]!, merkle, RECIPIENT, { amount: 1_000_001n })).toMatchObject({
+      ok: false,
+      error: { kind: "amount", message: /above the note's value/ },
+    });
     expect(await prove(notes[0]!, merkle, RECIPIENT, { amount: 0n })).toMatchObject({ ok: false, error: { kind: "amount" } });
     expect(await prove(notes[0]!, merkle, RECIPIENT, { amount: 2000n, fee: 2001n })).toMatchObject({ ok: false, error: { kind: "terms" } });
     expect(await prove(notes[0]!, merkle, RECIPIENT, { fee: 1_000_001n })).toMatchObject({
@@ -342,7 +350,10 @@ describe("proveWithdrawal", () => {
       proof: fake,
       publicSignals: [input.root, input.nullifierHash, input.recipient, input.amount, input.mint, input.extDataHash, "11"],
     });
-    expect(await proveWithdrawal(notes[0]!, merkle, RECIPIENT, { ...TERMS, hasher, prover: otherChange })).toMatchObject({ ok: false, error: { kind: "signals" } });
+    expect(await proveWithdrawal(notes[0]!, merkle, RECIPIENT, { ...TERMS, hasher, prover: otherChange })).toMatchObject({
+      ok: false,
+      error: { kind: "signals" },
+    });
     // v2 artifacts answer six signals: the message says what is wrong.
     const v2: Prover = async (input) => ({
       proof: fake,

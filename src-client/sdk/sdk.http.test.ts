@@ -506,7 +506,8 @@ describe("SDK against the real relay process", () => {
     copyFileSync(noteFile, path.join(cwd, "original.json"));
     expect(JSON.parse(readFileSync(noteFile, "utf8"))).toMatchObject({ version: 3, state: "confirmed", value: "3000000", isChange: false, piece: 0 });
     expect((await run(["balance", "--keypair", "id.json", "--mint", USDC])).out.trim()).toBe("2000000");
-    const nobody = async () => (JSON.parse((await run(["balance", "--wallet", Keypair.generate().address, "--mint", USDC, "--json"])).out) as { wallet: string }).wallet;
+    const nobody = async () =>
+      (JSON.parse((await run(["balance", "--wallet", Keypair.generate().address, "--mint", USDC, "--json"])).out) as { wallet: string }).wallet;
     const [alice, bob, carol] = [await nobody(), await nobody(), await nobody()];
 
     const cliFees = await client.fees();
@@ -519,7 +520,13 @@ describe("SDK against the real relay process", () => {
     const saved = JSON.parse(readFileSync(path.join(cwd, "proof.json"), "utf8")) as { request: Record<string, unknown>; publicSignalNames: string[] };
     expect(saved).toMatchObject({ protocol: 3, depositSize: "1000000", fee: feeOf(1_000_000n).toString(), swap: null, endpoint: "/relay", verified: true });
     expect(saved.publicSignalNames).toEqual(["root", "nullifierHash", "recipient", "amount", "mint", "extDataHash", "changeCommitment"]);
-    expect(saved.request).toMatchObject({ recipient: alice, depositSize: 1_000_000, mint: USDC, fee: Number(feeOf(1_000_000n)), relayer: cliFees.value.relayers.mainnet });
+    expect(saved.request).toMatchObject({
+      recipient: alice,
+      depositSize: 1_000_000,
+      mint: USDC,
+      fee: Number(feeOf(1_000_000n)),
+      relayer: cliFees.value.relayers.mainnet,
+    });
     expect(saved.request.changeCommitment).toHaveLength(32);
     // The spent leaf, its index and the note's value stay out of the file.
     expect(JSON.stringify(saved)).not.toMatch(/leafIndex|"commitment"|secret|3000000|2000000/);
@@ -528,7 +535,9 @@ describe("SDK against the real relay process", () => {
     const before = readFileSync(noteFile, "utf8");
     const unasked = await run(["relay", "--note", "note.json", "--keypair", "login.json", "--recipient", alice, "--amount", "1000000"]);
     expect(unasked).toMatchObject({ code: 2, err: expect.stringMatching(/pass --yes/) });
-    expect(unasked.err).toContain(`piece 1: 1000000, fee ${feeOf(1_000_000n)}, the recipient receives ${1_000_000n - feeOf(1_000_000n)}; anonymity set at most`);
+    expect(unasked.err).toContain(
+      `piece 1: 1000000, fee ${feeOf(1_000_000n)}, the recipient receives ${1_000_000n - feeOf(1_000_000n)}; anonymity set at most`,
+    );
     const declined = await run(["relay", "--note", "note.json", "--keypair", "login.json", "--recipient", alice, "--amount", "1000000"], "n");
     expect(declined).toMatchObject({ code: 1, err: expect.stringMatching(/not confirmed/) });
     expect(readFileSync(noteFile, "utf8")).toBe(before);
@@ -537,7 +546,14 @@ describe("SDK against the real relay process", () => {
     const first = await run(["relay", "--note", "note.json", "--keypair", "login.json", "--recipient", alice, "--amount", "1000000", "--json"], "y");
     expect(first).toMatchObject({ code: 0, err: expect.stringContaining("proving the withdrawal") });
     const a1 = JSON.parse(first.out) as { pieces: { changeLeafIndex: number }[] };
-    expect(a1).toMatchObject({ withdrawn: true, recipient: alice, depositSize: "1000000", fee: feeOf(1_000_000n).toString(), left: "2000000", pieces: [{ depositSize: "1000000" }] });
+    expect(a1).toMatchObject({
+      withdrawn: true,
+      recipient: alice,
+      depositSize: "1000000",
+      fee: feeOf(1_000_000n).toString(),
+      left: "2000000",
+      pieces: [{ depositSize: "1000000" }],
+    });
     expect((await run(["balance", "--wallet", alice, "--mint", USDC])).out.trim()).toBe((1_000_000n - feeOf(1_000_000n)).toString());
     expect(JSON.parse(readFileSync(noteFile, "utf8"))).toMatchObject({
       state: "confirmed",
@@ -559,7 +575,12 @@ describe("SDK against the real relay process", () => {
     expect(rest.code).toBe(0);
     expect(rest.err).toContain("in 2 pieces");
     const fees3 = feeOf(1_000_000n) + feeOf(500_000n);
-    expect(JSON.parse(rest.out)).toMatchObject({ depositSize: "1500000", fee: fees3.toString(), left: "0", pieces: [{ depositSize: "1000000" }, { depositSize: "500000" }] });
+    expect(JSON.parse(rest.out)).toMatchObject({
+      depositSize: "1500000",
+      fee: fees3.toString(),
+      left: "0",
+      pieces: [{ depositSize: "1000000" }, { depositSize: "500000" }],
+    });
     expect((await run(["balance", "--wallet", carol, "--mint", USDC])).out.trim()).toBe((1_500_000n - fees3).toString());
     expect(JSON.parse(readFileSync(noteFile, "utf8"))).toMatchObject({ state: "confirmed", value: "0", piece: 4 });
     expect(await run(["relay", "--note", "note.json", "--keypair", "login.json", "--recipient", carol, "--yes"])).toMatchObject({
@@ -591,7 +612,10 @@ describe("SDK against the real relay process", () => {
       body: JSON.stringify(saved.request),
     });
     expect({ status: replay.status, body: await replay.json() }).toMatchObject({ status: 400, body: { status: 400, error: "NullifierAlreadySpent" } });
-    expect(await run(["deposit", "--keypair", "id.json", "--mint", USDC, "--amount", "99999999"])).toMatchObject({ code: 1, err: expect.stringMatching(/InsufficientFunds/) });
+    expect(await run(["deposit", "--keypair", "id.json", "--mint", USDC, "--amount", "99999999"])).toMatchObject({
+      code: 1,
+      err: expect.stringMatching(/InsufficientFunds/),
+    });
     expect(await run(["merkle", "--mint", USDC, "--url", "http://127.0.0.1:9"])).toMatchObject({ code: 3 });
   });
 

@@ -129,7 +129,10 @@ function fakeRelay(steps: RelayStep[], options: FakeRelayOptions = {}): FakeRela
     if (name === "get_nullifier") {
       const asked = (JSON.parse(String(init?.body)) as { nullifierHash: number[] }).nullifierHash;
       nullifierHashes.push(asked);
-      return reply(200, spentSet.has(asked.join()) ? { address: "Nullifier1111111111111111111111111111111111", json: { spent: true } } : { address: null, json: null });
+      return reply(
+        200,
+        spentSet.has(asked.join()) ? { address: "Nullifier1111111111111111111111111111111111", json: { spent: true } } : { address: null, json: null },
+      );
     }
     if (name === "get_merkle") {
       const root = pathFromLeaves(hasher, leaves, 0, DEPTH).root;
@@ -273,7 +276,12 @@ describe("withdraw", () => {
     for (let i = 0; i < 8; i++) {
       const other = await createNote({ network: "devnet", mint: WSOL, amount: 1_000_000n, hasher });
       if (!other.ok) throw new Error(other.error);
-      const set = decoyLeafSet(decoySeed(other.value), 0, Array.from({ length: 50 }, (_, j) => j), 8);
+      const set = decoyLeafSet(
+        decoySeed(other.value),
+        0,
+        Array.from({ length: 50 }, (_, j) => j),
+        8,
+      );
       positions.add(set.indexOf(0));
     }
     expect(positions.size).toBeGreaterThan(1);
@@ -292,7 +300,12 @@ describe("withdraw", () => {
     expect(decoyLeafSet(decoySeed(change), 0, leaves, 8)).not.toEqual(decoyLeafSet(decoySeed(note), 0, leaves, 8));
     expect(decoyNullifierSet(decoySeed(note), note.nullifierHash, 8)).toEqual(decoyNullifierSet(decoySeed(note), note.nullifierHash, 8));
     // A pool that grew keeps the set, but for leaves ranking above a decoy.
-    const grown = decoyLeafSet(decoySeed(note), 0, Array.from({ length: 60 }, (_, j) => j), 8);
+    const grown = decoyLeafSet(
+      decoySeed(note),
+      0,
+      Array.from({ length: 60 }, (_, j) => j),
+      8,
+    );
     const before = new Set(decoyLeafSet(decoySeed(note), 0, leaves, 8));
     expect(grown.filter((i) => before.has(i)).length).toBe(grown.filter((i) => i < 50).length);
   });
@@ -313,9 +326,15 @@ describe("withdraw", () => {
   });
 
   it("a relay whose answers disagree with its own root stops the lookup: nothing is asked again, nothing proved", async () => {
-    const liar = fakeRelay([], { leafCount: 20, lie: (index, path) => (index === 0 ? path : [[...path[0]!.slice(0, 31), path[0]![31]! ^ 1], ...path.slice(1)]) });
+    const liar = fakeRelay([], {
+      leafCount: 20,
+      lie: (index, path) => (index === 0 ? path : [[...path[0]!.slice(0, 31), path[0]![31]! ^ 1], ...path.slice(1)]),
+    });
     const { r, stages } = await run(liar);
-    expect(r).toMatchObject({ ok: false, error: { stage: "merkle", error: { kind: "inconsistent", message: expect.stringMatching(/instead of asking again/) } } });
+    expect(r).toMatchObject({
+      ok: false,
+      error: { stage: "merkle", error: { kind: "inconsistent", message: expect.stringMatching(/instead of asking again/) } },
+    });
     expect(stages).not.toContain("prove");
     expect(liar.calls.filter((c) => c === "get_merkle")).toHaveLength(2);
     expect(liar.proofIndices).toHaveLength(9);
@@ -508,7 +527,9 @@ describe("standard pieces (pieces.ts)", () => {
     const exact = planWithdrawal({ value: 3_000_000n, amount: 1_234_567n, floor: 1000n, exact: true, feeOf, leaves: null });
     if (!exact.ok) throw new Error(exact.error);
     expect(exact.value.pieces).toEqual([{ amount: 1_234_567n, fee: 3086n, toRecipient: 1_231_481n, anonymitySet: null, standard: false }]);
-    expect(describePlan(exact.value, USDC, RECIPIENT).join("\n")).toMatch(/piece 1: 1234567 \(NOT a standard amount\)[^]*warning: --exact sends 1234567, which is not a standard amount/);
+    expect(describePlan(exact.value, USDC, RECIPIENT).join("\n")).toMatch(
+      /piece 1: 1234567 \(NOT a standard amount\)[^]*warning: --exact sends 1234567, which is not a standard amount/,
+    );
     expect(planWithdrawal({ value: 3_000_000n, amount: 999n, floor: 1000n, feeOf, leaves: null })).toMatchObject({
       ok: false,
       error: expect.stringMatching(/below the smallest standard amount \(1000\): it stays in the note/),
@@ -551,7 +572,12 @@ describe("a chain of pieces and its note file", () => {
     expect(relay.relayBodies[1]!.nullifierHash).toEqual(Array.from(first.nullifierHash));
     // While each request was in flight, the file held that piece's change as pending, with the note it spends.
     expect(seen[0]).toMatchObject({ state: "pending", value: "500000", piece: 1, pending: { amount: "500000", spends: { value: "1000000", piece: 0 } } });
-    expect(seen[1]).toMatchObject({ state: "pending", value: "300000", piece: 2, pending: { amount: "200000", spends: { value: "500000", piece: 1, leafIndex: 5 } } });
+    expect(seen[1]).toMatchObject({
+      state: "pending",
+      value: "300000",
+      piece: 2,
+      pending: { amount: "200000", spends: { value: "500000", piece: 1, leafIndex: 5 } },
+    });
     expect(readFile(file)).toMatchObject({ state: "confirmed", value: "300000", piece: 2, leafIndex: 6, pending: null });
     expect(r.value.note).toMatchObject({ amount: 300_000n, change: { leafIndex: 6, piece: 2 } });
 

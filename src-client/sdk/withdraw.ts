@@ -286,7 +286,11 @@ export async function withdraw(
  * more). A relay that names no key for the network speaks an older
  * protocol: a proof cannot be bound to it.
  */
-export async function relayTermsNow(client: RelayClient, note: DepositNote, options: { fee?: bigint; amount?: bigint } = {}): Promise<ApiResult<RelayTermsNow>> {
+export async function relayTermsNow(
+  client: RelayClient,
+  note: DepositNote,
+  options: { fee?: bigint; amount?: bigint } = {},
+): Promise<ApiResult<RelayTermsNow>> {
   const fees = await client.fees();
   if (!fees.ok) return fees;
   const relayer = fees.value.relayers[note.network];

@@ -128,7 +128,9 @@ export const noteCommand: CommandSpec = {
       `mint: ${s.mint}`,
       `value: ${s.value}${local ? " (as the file says; the chain was not asked)" : " (now)"}`,
       s.isChange ? `change note of piece ${s.piece} (origin ${s.origin}), leaf ${s.leafIndex ?? "unknown"}` : `deposit note, leaf ${s.leafIndex ?? "none"}`,
-      ...(s.state === "pending" ? [`state: pending (a withdrawal of ${s.pending!.amount} to ${s.pending!.recipient} was sent or about to be; run without --local)`] : []),
+      ...(s.state === "pending"
+        ? [`state: pending (a withdrawal of ${s.pending!.amount} to ${s.pending!.recipient} was sent or about to be; run without --local)`]
+        : []),
       `original deposit: ${s.originalAmount}`,
       `precommitment: ${s.precommitment}`,
       `commitment: ${s.commitment}`,

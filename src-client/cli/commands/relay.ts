@@ -214,7 +214,11 @@ export const relay: CommandSpec = {
     let leaves: ReadonlyMap<number, PoolLeaf> | null = null;
     let leafCount: number | undefined;
     if (lookup.value.kind === "chain") {
-      const h = await poolHistoryOf(typeof lookup.value.rpc === "string" ? chainConnection(lookup.value.rpc) : lookup.value.rpc, lookup.value.programId!, current.mint);
+      const h = await poolHistoryOf(
+        typeof lookup.value.rpc === "string" ? chainConnection(lookup.value.rpc) : lookup.value.rpc,
+        lookup.value.programId!,
+        current.mint,
+      );
       if (!h.ok) return ctx.apiFailure("chain", h);
       leaves = h.value.leaves;
     } else {
@@ -233,7 +237,10 @@ export const relay: CommandSpec = {
     });
     if (!plan.ok) return ctx.fail(Exit.Refused, plan.error, { error: "NothingToSend" });
     if (swap.value?.minOut !== undefined && plan.value.pieces.length > 1)
-      return ctx.fail(Exit.Usage, `--min-out binds one swap, and this withdrawal is ${plan.value.pieces.length} pieces: leave it out (each piece proves its quote's minimum) or give --exact`);
+      return ctx.fail(
+        Exit.Usage,
+        `--min-out binds one swap, and this withdrawal is ${plan.value.pieces.length} pieces: leave it out (each piece proves its quote's minimum) or give --exact`,
+      );
     for (const line of describePlan(plan.value, current.mint, recipient.value)) ctx.note(line);
     if (spread.value) ctx.note(`the pieces go ${Math.round(spread.value / 1000)} s apart`);
     const ok = await confirm(ctx, values.yes === true);
@@ -266,7 +273,9 @@ export const relay: CommandSpec = {
         // The outcome is unknown or the relay said spent: the chain decides, now if it can.
         const again = await resolveNoteFile(ctx, file, e.note, ledgerOf(ctx, lookup.value, hasher), hasher, { write: true });
         if (again.ok && again.value.pending === "landed" && e.index === n) {
-          ctx.note(`piece ${e.index} landed although the relay's answer was ${e.error.stage === "relay" ? `${e.error.failure.status} ${e.error.failure.error}` : "lost"}`);
+          ctx.note(
+            `piece ${e.index} landed although the relay's answer was ${e.error.stage === "relay" ? `${e.error.failure.status} ${e.error.failure.error}` : "lost"}`,
+          );
           return ctx.done([`withdrawn to ${recipient.value}: all ${n} pieces landed; the note holds ${again.value.current.amount}`], {
             withdrawn: true,
             signature: null,
@@ -314,5 +323,3 @@ export const relay: CommandSpec = {
     return ctx.done(lines, json);
   },
 };
-
-

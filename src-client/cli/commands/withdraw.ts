@@ -6,9 +6,9 @@ import { redactUrl } from "../../../src-shared/redact-url";
 import type { DepositNote } from "../../sdk/note";
 import { proveWithdrawal, verifyWithdrawalProof, type ProveError, type ProveOptions, type WithdrawalProof } from "../../sdk/prove";
 import { DEFAULT_DECOYS, noteSource, type NoteLookup } from "../../sdk/lookup";
-import { relayTermsNow, withdraw, type WithdrawStage } from "../../sdk/withdraw";
+import { relayTermsNow, type WithdrawStage } from "../../sdk/withdraw";
 import { Exit, type CliContext, type ExitCode, type JsonValue } from "../context";
-import { keypairInput, noteInput, programInput, resolvePath, rpcInput, type Input } from "../inputs";
+import { noteInput, programInput, resolvePath, rpcInput, type Input } from "../inputs";
 import { str, type CommandSpec, type OptionSpec, type ParsedValues } from "../spec";
 import { noteOption, noteProofFailure } from "./pool";
 
@@ -208,11 +208,11 @@ export const prove: CommandSpec = {
     if (!feeFlag.ok) return feeFlag.code;
     const swap = swapInput(ctx, values);
     if (!swap.ok) return swap.code;
+    const amountFlag = baseUnitsFlag(ctx, values, "amount", 1n);
+    if (!amountFlag.ok) return amountFlag.code;
     const note = await noteInput(ctx, values);
     if (!note.ok) return note.code;
     if (note.value.amount === 0n) return ctx.fail(Exit.Refused, "the note holds nothing: every part of it was withdrawn", { error: "NothingLeft" });
-    const amountFlag = baseUnitsFlag(ctx, values, "amount", 1n);
-    if (!amountFlag.ok) return amountFlag.code;
     const amount = amountFlag.value ?? note.value.amount;
     if (amount > note.value.amount) return ctx.fail(Exit.Usage, `--amount ${amount} is above the note's value (${note.value.amount})`);
     if (feeFlag.value !== undefined && feeFlag.value >= amount)
