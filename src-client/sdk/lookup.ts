@@ -61,7 +61,18 @@ export type NoteLookup =
    * Give a client of another relay, or one whose fetch goes through another
    * network path, to separate them further.
    */
-  | { kind: "decoys"; decoys?: number; client?: RelayClient }
+  | {
+      kind: "decoys";
+      decoys?: number;
+      client?: RelayClient;
+      /**
+       * The pool's leaves with their kinds and deposit amounts, when the wallet
+       * knows them (readPoolHistory, or any public index): decoys are then drawn
+       * only among leaves that could hold the amount withdrawn. A relay tells no
+       * leaf's kind, so without it every leaf is a candidate.
+       */
+      leaves?: ReadonlyMap<number, PoolLeaf>;
+    }
   /** The relay is told exactly which leaf and nullifier this withdrawal spends: it can link the deposit to the withdrawal. */
   | { kind: "relay-links-deposit" };
 
@@ -200,7 +211,7 @@ export function noteSource(client: RelayClient, note: DepositNote, lookup: NoteL
         kind: l.kind,
         spent: () => nullifierAmongDecoys(lookupClient, note, decoyNullifierSet(seed, note.nullifierHash, decoys)),
         spentAfterRelay: () => client.getNullifier(note.mint, note.nullifierHash, note.network),
-        path: () => decoyPath(lookupClient, note, { hasher: options.hasher, seed, decoys, amount: options.amount ?? note.amount }),
+        path: () => decoyPath(lookupClient, note, { hasher: options.hasher, seed, decoys, amount: options.amount ?? note.amount, leaves: l.leaves ?? null }),
       };
     }
     case "chain": {
@@ -242,7 +253,7 @@ const leafNode = (j: number): number => 2 ** TREE_DEPTH + j;
 async function decoyPath(
   client: RelayClient,
   note: DepositNote,
-  o: { hasher: FieldHasher; seed: Uint8Array; decoys: number; amount: bigint; attempts?: number },
+  o: { hasher: FieldHasher; seed: Uint8Array; decoys: number; amount: bigint; leaves: ReadonlyMap<number, PoolLeaf> | null; attempts?: number },
 ): Promise<Result<VerifiedNoteProof, NoteProofError>> {
   const leafIndex = noteLeafIndex(note);
   if (leafIndex === null) return err({ kind: "no-leaf", message: noLeafReason(note) });
@@ -253,7 +264,7 @@ async function decoyPath(
     const { nextIndex, root } = before.value.json;
     if (leafIndex >= nextIndex)
       return err({ kind: "unstable", message: `the relay has indexed ${nextIndex} leaves, not yet leaf ${leafIndex}: try again shortly` });
-    const set = decoyLeafSet(o.seed, leafIndex, eligibleLeaves(null, nextIndex, o.amount), o.decoys);
+    const set = decoyLeafSet(o.seed, leafIndex, eligibleLeaves(o.leaves, nextIndex, o.amount), o.decoys);
     const answers = new Map<number, { path: Uint8Array[]; indices: number[]; leaf: Uint8Array; address: string }>();
     for (const index of set) {
       const proof = await client.getProof(note.mint, index, note.network);

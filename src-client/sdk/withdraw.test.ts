@@ -325,6 +325,26 @@ describe("withdraw", () => {
     expect(eligibleLeaves(null, 5, 1_000_000n)).toEqual([0, 1, 2, 3, 4]);
   });
 
+  it("given the pool's leaves, the path is asked only among leaves that could hold the piece", async () => {
+    const relay = fakeRelay([ok200], { leafCount: 30 });
+    const leaves = new Map<number, PoolLeaf>(
+      relay.leaves.map((leaf, i) => [
+        i,
+        i === 0
+          ? { index: 0, kind: "deposit", commitment: leaf, amount: 1_000_000n }
+          : i % 3 === 0
+            ? { index: i, kind: "change", commitment: leaf, amount: null }
+            : { index: i, kind: "deposit", commitment: leaf, amount: i % 3 === 1 ? 100_000n : 2_000_000n },
+      ]),
+    );
+    const { r } = await run(relay, true, { amount: 500_000n, lookup: { kind: "decoys", leaves } });
+    expect(r).toMatchObject({ ok: true });
+    expect(relay.proofIndices).toHaveLength(9);
+    // Deposits of 100,000 cannot hold a piece of 500,000: none is asked.
+    expect(relay.proofIndices.every((i) => i % 3 !== 1)).toBe(true);
+    expect(relay.proofIndices).toEqual(decoyLeafSet(decoySeed(note), 0, eligibleLeaves(leaves, 30, 500_000n), 8));
+  });
+
   it("a relay whose answers disagree with its own root stops the lookup: nothing is asked again, nothing proved", async () => {
     const liar = fakeRelay([], {
       leafCount: 20,
