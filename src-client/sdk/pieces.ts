@@ -22,7 +22,7 @@ import { err, ok, type Result } from "../../src-shared/result";
 import type { PoolLeaf } from "./chain-history";
 import type { RelayClient } from "./http";
 import { anonymitySet } from "./lookup";
-import { saveNote, type DepositNote } from "./note";
+import { noteLeafIndex, saveNote, type DepositNote } from "./note";
 import { withdraw, type WithdrawError, type WithdrawOptions, type WithdrawResult } from "./withdraw";
 
 export { defaultStandardFloor };
@@ -143,6 +143,8 @@ export interface PiecesOptions extends Omit<WithdrawOptions, "amount" | "fee" | 
   spreadMs?: number;
   /** Default setTimeout; tests pass their own. */
   sleep?: (ms: number) => Promise<void>;
+  /** How long a piece waits for the relay to index the previous piece's change leaf (default 30 s). */
+  indexTimeoutMs?: number;
   /** Told before each piece starts (1-based) and before each wait. */
   onPiece?: (index: number, piece: PlannedPiece) => void;
   onWait?: (ms: number, nextIndex: number) => void;
@@ -168,6 +170,23 @@ export type PiecesError = {
   /** The file could not be rewritten after a piece landed: the pending file still recovers it. */
   | { stage: "update"; message: string; result: WithdrawResult }
 );
+
+/**
+ * A relay on a chain indexes the change leaf after the withdrawal landed; the
+ * next piece proves against the relay's root, so it waits (get_merkle: public,
+ * names no note) until the relay holds the leaf, or the time is up (the
+ * lookup then says the leaf is not indexed yet).
+ */
+async function untilIndexed(client: RelayClient, note: DepositNote, sleep: (ms: number) => Promise<void>, timeoutMs: number): Promise<void> {
+  const leafIndex = noteLeafIndex(note);
+  if (leafIndex === null) return;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const tree = await client.getMerkle(note.mint, note.network);
+    if (!tree.ok || tree.value.json.nextIndex > leafIndex || Date.now() > deadline) return;
+    await sleep(250);
+  }
+}
 
 /** The pending change note written before a piece is sent. */
 function pendingNote(
@@ -221,6 +240,7 @@ export async function withdrawInPieces(
       options.onWait?.(options.spreadMs, i + 1);
       await sleep(options.spreadMs);
     }
+    if (i > 0) await untilIndexed(client, current, sleep, options.indexTimeoutMs ?? 30_000);
     options.onPiece?.(i + 1, piece);
     const spends = current;
     const r = await withdraw(client, spends, recipient, {
