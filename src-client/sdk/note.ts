@@ -304,8 +304,11 @@ function checkAmount(value: bigint | number): Result<bigint, string> {
 export const withDeposit = (note: DepositNote, deposit: NoteDeposit): DepositNote => ({ ...note, deposit: { ...deposit } });
 
 /** The same note with its change leaf's index, once known. */
-export const withLeafIndex = (note: DepositNote, leafIndex: number): DepositNote =>
-  note.change ? { ...note, change: { ...note.change, leafIndex } } : withDeposit(note, { ...note.deposit!, leafIndex });
+export function withLeafIndex(note: DepositNote, leafIndex: number): DepositNote {
+  if (note.change) return { ...note, change: { ...note.change, leafIndex } };
+  if (!note.deposit) throw new RangeError("a deposit note gets its leaf index with its deposit (withDeposit)");
+  return withDeposit(note, { ...note.deposit, leafIndex });
+}
 
 const hex32 = (b: Uint8Array): string => `0x${toHex(b)}`;
 const WARNING = "This file holds the secrets of a deposit: whoever has it can withdraw the funds. Keep it offline and backed up.";
