@@ -102,6 +102,15 @@ describe("protocol v3: the change commitment", () => {
   });
 
   it("still names depositSize when it is zero: the part withdrawn is at least one base unit", () => {
-    expect(problem(parseWithdrawalRequest(body({ depositSize: 0 })))).toBe("depositSize");
+    for (const depositSize of [0, "0", -1, 1.5, 2 ** 60, "18446744073709551616", "1e6", null, undefined]) {
+      expect(problem(parseWithdrawalRequest(body({ depositSize }))), String(depositSize)).toBe("depositSize");
+    }
+  });
+
+  it("takes depositSize up to 2^64 - 1: a safe JSON number, or decimal text above that", () => {
+    const r = parseWithdrawalRequest(body({ depositSize: "18446744073709551615", fee: "18446744073709551615" }));
+    expect(r.ok && [r.value.depositSize, r.value.fee]).toEqual([(1n << 64n) - 1n, (1n << 64n) - 1n]);
+    const n = parseWithdrawalRequest(body({ depositSize: 1 }));
+    expect(n.ok && n.value.depositSize).toBe(1n);
   });
 });

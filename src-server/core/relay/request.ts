@@ -87,10 +87,10 @@ export function parseWithdrawalRequest(body: unknown, mintField: "mint" | "input
   const recipient = parsePublicKey(b.recipient);
   if (!recipient.ok) return bad("recipient", `${recipient.error} (a base58 public key)`);
   if (b.depth !== 32) return bad("depth", "must be 32");
-  const ds = b.depositSize;
-  if (typeof ds !== "number" || !Number.isSafeInteger(ds) || ds <= 0) {
-    return bad("depositSize", "must be a positive integer number of base units, at most 2^53 - 1");
-  }
+  // The part withdrawn, 1 .. 2^64 - 1 (protocol v3): a JSON number as the spec has it, or decimal text above 2^53 - 1.
+  const parsedSize = parseU64(b.depositSize, true);
+  if (!parsedSize.ok) return bad("depositSize", `${parsedSize.error} (the part of the note withdrawn, 1 .. 2^64 - 1 base units)`);
+  const ds = parsedSize.value;
   const mint = parsePublicKey(b[mintField]);
   if (!mint.ok) return bad(mintField, `${mint.error} (a base58 public key)`);
   const network = b.network === undefined ? "mainnet" : b.network;
@@ -99,7 +99,7 @@ export function parseWithdrawalRequest(body: unknown, mintField: "mint" | "input
   if (b.fee !== undefined) {
     const parsedFee = parseU64(b.fee, false);
     if (!parsedFee.ok) return bad("fee", parsedFee.error);
-    if (parsedFee.value > BigInt(ds)) return bad("fee", `must not exceed depositSize (${ds})`);
+    if (parsedFee.value > ds) return bad("fee", `must not exceed depositSize (${ds})`);
     fee = parsedFee.value;
   }
   let relayer: string | null = null;
@@ -127,7 +127,7 @@ export function parseWithdrawalRequest(body: unknown, mintField: "mint" | "input
     nullifierHash: nullifierHash.value,
     root: root.value,
     proof: proof.value,
-    depositSize: BigInt(ds),
+    depositSize: ds,
     changeCommitment: changeCommitment.value,
     fee,
     relayer,
