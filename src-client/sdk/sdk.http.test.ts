@@ -1,4 +1,4 @@
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,7 +15,7 @@ import { relayFee } from "./fees";
 import { RelayClient } from "./http";
 import { Keypair, readKeypairFile, writeKeypairFile } from "./keypair";
 import { login } from "./login";
-import { changeNoteOf, createNote, loadNote, type DepositNote } from "./note";
+import { changeNoteOf, createNote, loadNote, saveNote, type DepositNote } from "./note";
 import { followChain, relayLedger } from "./follow";
 import { getNoteNullifier, getNoteProof } from "./tree";
 import { verifyWithdrawalProof } from "./prove";
@@ -617,6 +617,95 @@ describe("SDK against the real relay process", () => {
       err: expect.stringMatching(/InsufficientFunds/),
     });
     expect(await run(["merkle", "--mint", USDC, "--url", "http://127.0.0.1:9"])).toMatchObject({ code: 3 });
+  });
+
+  it("a note file left pending by a process that died resolves against the relay: back to the note when nothing was sent, to the change when it landed", async () => {
+    const cwd = path.join(dir, "crash");
+    mkdirSync(cwd, { recursive: true });
+    const run = async (argv: string[]) => {
+      const io = captureIo(cwd, relay.url);
+      const code = await runCli(argv, io);
+      return { code, out: io.out(), err: io.err() };
+    };
+    await client.sandboxAirdrop({ network: "mainnet", wallet: wallet.address, mint: WSOL, amount: 2_000_000n });
+    const created = await createNote({ network: "mainnet", mint: WSOL, amount: 2_000_000n, hasher });
+    if (!created.ok) throw new Error(created.error);
+    const file = path.join(cwd, "note.json");
+    const deposited = await depositAndSaveNote(client, wallet, created.value, file);
+    if (!deposited.ok) throw new Error(JSON.stringify(deposited.error));
+    const note = deposited.value;
+    const recipient = Keypair.generate().address;
+    const died = path.join(cwd, "died-before-sending.json");
+    const diedAfter = path.join(cwd, "died-after-sending.json");
+
+    // The process dies after writing the pending change note, before the request goes out.
+    const notSent = await withdraw(client, note, recipient, {
+      wallet,
+      hasher,
+      amount: 1_000_000n,
+      beforeRelay: (p) => {
+        const pending = {
+          ...p.change,
+          pending: {
+            spends: note,
+            amount: p.amount,
+            fee: p.fee,
+            recipient,
+            relayer: p.relayer,
+            swap: null,
+            changeCommitment: p.changeCommitment,
+            since: new Date().toISOString(),
+          },
+        };
+        const saved = saveNote(died, pending);
+        return saved.ok ? { ok: false, error: "the process died here" } : saved;
+      },
+    });
+    expect(notSent).toMatchObject({ ok: false, error: { stage: "save", message: "the process died here" } });
+    expect(JSON.parse(readFileSync(died, "utf8"))).toMatchObject({ state: "pending", value: "1000000" });
+    const back = await run(["note", "--note", died, "--update", "--json"]);
+    expect(back.code, back.err).toBe(0);
+    expect(back.err).toContain("did not land (its note is unspent): the file goes back to that note");
+    expect(JSON.parse(back.out)).toMatchObject({ value: "2000000", spent: false, pieces: [], isChange: false, state: "confirmed" });
+    expect(JSON.parse(readFileSync(died, "utf8"))).toMatchObject({ state: "confirmed", value: "2000000", piece: 0 });
+
+    // The process dies after sending, before it could confirm: the withdrawal landed, the file still says pending.
+    const sent = await withdraw(client, note, recipient, {
+      wallet,
+      hasher,
+      amount: 1_000_000n,
+      beforeRelay: (p) =>
+        saveNote(diedAfter, {
+          ...p.change,
+          pending: {
+            spends: note,
+            amount: p.amount,
+            fee: p.fee,
+            recipient,
+            relayer: p.relayer,
+            swap: null,
+            changeCommitment: p.changeCommitment,
+            since: new Date().toISOString(),
+          },
+        }),
+    });
+    if (!sent.ok) throw new Error(JSON.stringify(sent.error, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v)));
+    expect(JSON.parse(readFileSync(diedAfter, "utf8"))).toMatchObject({ state: "pending", leafIndex: null });
+    const forward = await run(["note", "--note", diedAfter, "--update", "--json"]);
+    expect(forward.code, forward.err).toBe(0);
+    expect(forward.err).toContain("pending withdrawal of 1000000 landed");
+    expect(JSON.parse(forward.out)).toMatchObject({
+      value: "1000000",
+      spent: true,
+      leafIndex: sent.value.changeLeafIndex,
+      pieces: [{ amount: "1000000", remaining: "1000000" }],
+    });
+    expect(JSON.parse(readFileSync(diedAfter, "utf8"))).toMatchObject({
+      state: "confirmed",
+      value: "1000000",
+      piece: 1,
+      leafIndex: sent.value.changeLeafIndex,
+    });
   });
 
   it("stops gracefully on SIGTERM", async () => {
