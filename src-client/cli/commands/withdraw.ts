@@ -68,7 +68,7 @@ export const lookupOptions: Record<string, OptionSpec> = {
   decoys: {
     type: "string",
     value: "k",
-    help: `without --rpc: random other leaves and nullifier hashes asked with the note's (default ${DEFAULT_DECOYS}, 0 to 64)`,
+    help: `without --rpc: other leaves (that could hold the amount) and nullifier hashes asked with the note's, the same on every retry (default ${DEFAULT_DECOYS}, 0 to 64)`,
   },
   "relay-links-deposit": { type: "boolean", help: "ask the relay for exactly this note's leaf and nullifier: it can then link the deposit to this withdrawal" },
 };
