@@ -102,6 +102,7 @@ export async function revertDeposit(ctx: SolanaContext, hasher: FieldHasher, r: 
     case "unprofitable":
     case "expired":
     case "not-sent":
+    case "too-large":
     case "vetoed":
       return { ok: false, rejection: "Failed", detail: out.detail };
   }

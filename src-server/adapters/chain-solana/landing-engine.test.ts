@@ -162,7 +162,7 @@ describe("LandingEngine", () => {
     expect(fits.kind).toBe("landed");
     const over = 1232 - fits.sizeBytes! + 900 + 1;
     const calls = rpc.calls.length;
-    expect(await e.land(big(over))).toMatchObject({ kind: "not-sent", detail: expect.stringContaining("1233 bytes, more than a packet's 1232") });
+    expect(await e.land(big(over))).toMatchObject({ kind: "too-large", detail: expect.stringContaining("1233 bytes, more than a packet's 1232") });
     expect(rpc.calls.length).toBe(calls);
     expect(await e.land(big(over - 1))).toMatchObject({ kind: "landed", sizeBytes: 1232 });
   });

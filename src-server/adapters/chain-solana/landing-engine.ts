@@ -84,6 +84,8 @@ export type LandingOutcome =
   | Refusal
   /** The simulation's account states failed the request's simulationCheck (nothing sent). */
   | { kind: "vetoed"; detail: string; attempts: SubmissionAttempt[] }
+  /** The signed transaction would exceed the 1232-byte packet (nothing simulated or sent). */
+  | { kind: "too-large"; detail: string; attempts: SubmissionAttempt[] }
   /** The network cost would exceed the relay fee (nothing sent). */
   | { kind: "unprofitable"; detail: string; attempts: SubmissionAttempt[] }
   /** Nothing of this attempt reached the network (RPC unreachable before sending, attempt not recorded); earlier attempts expired. */
@@ -180,7 +182,7 @@ export class LandingEngine {
 
     // 0. the packet limit: a transaction that does not fit is refused before any RPC call
     const oversize = this.oversize(req);
-    if (oversize) return { kind: "not-sent", detail: oversize, attempts };
+    if (oversize) return { kind: "too-large", detail: oversize, attempts };
 
     // 1. simulate
     let sim;

@@ -509,6 +509,14 @@ describe("SolanaChain withdraw_swap: what the swap venue may do with the relayer
     }
   });
 
+  it("refuses SwapFailed, nothing simulated or sent, a route whose accounts make the transaction larger than 1232 bytes", async () => {
+    const many = Array.from({ length: 12 }, (_, i) => ({ pubkey: encodeBase58(bytes(0x90 + i)), isSigner: false, isWritable: true }));
+    const { rpc, submit } = setup([], { ...swapIx, accounts: [...swapIx.accounts, ...many] });
+    expect(await submit()).toMatchObject({ ok: false, rejection: "SwapFailed", detail: expect.stringContaining("does not fit in one transaction") });
+    expect(rpc.simulations).toHaveLength(0);
+    expect(rpc.sends).toHaveLength(0);
+  });
+
   it("refuses a token transfer from the relayer's input account of more than depositSize − fee, or from another account, and SPL Token instructions other than the allowed ones", async () => {
     const approve = { ...transfer(1n), data: Uint8Array.from([4, ...u64le(1n)]) };
     for (const [ixs, text] of [

@@ -274,6 +274,8 @@ function swapInstructions(ctx: SolanaContext, w: WithdrawalSubmission, swap: Swa
 /** A refusal the swap explains (vetoed after simulation, assert_swap_out, the venue's instruction); null for the rest (withdrawResult). */
 function swapRefused(landed: LandingOutcome, tx: SwapTransaction, swap: SwapLeg): SubmitResult | null {
   if (landed.kind === "vetoed") return { ok: false, rejection: "SwapFailed", detail: `swap refused after simulation (nothing sent): ${landed.detail}` };
+  // The route's accounts beyond what its lookup tables hold make the transaction too large: the route's fault, nothing sent.
+  if (landed.kind === "too-large") return { ok: false, rejection: "SwapFailed", detail: `the swap's route does not fit in one transaction: ${landed.detail}` };
   if (landed.kind !== "refused") return null;
   const failed = failedInstruction(landed.err);
   if (failed && failed.index === tx.assertAt) {

@@ -128,6 +128,7 @@ export function withdrawResult(ctx: SolanaContext, out: LandingOutcome, w: Withd
       return { ok: false, rejection: "Unknown", detail: `${out.detail} (transaction ${out.signature})` };
     case "expired":
     case "not-sent":
+    case "too-large":
     case "vetoed":
       return { ok: false, rejection: "Failed", detail: out.detail };
   }
