@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
 import { PublicKey } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rootFromPath } from "../../../src-client/sdk/tree";
+import { createPoseidonHasher } from "../../../src-shared/crypto/poseidon-wasm";
 import { bigIntToBytes32, FIELD_MODULUS } from "../../../src-shared/encoding/field";
 import { BASE_FIELD_MODULUS, encodeProof, fromSnarkjs, type SnarkjsProof } from "../../../src-shared/zk/proof-codec";
 import { changeNoteAt, prepareWithdrawal, testRecipient, type PreparedWithdrawal, type RelayBody } from "../../support/proofs";
@@ -393,7 +395,16 @@ export function relaySuite(start: HarnessFactory): void {
         expect((node.json as { json: { value: number[] } }).json.value, part.label).toEqual(w.body.changeCommitment);
         const proof = await post(`${relay.url}/get_proof/${USDC}/32/${changeLeafIndex}/mainnet`);
         expect(proof.status, part.label).toBe(200);
-        expect((proof.json as { json: { path: number[][] } }).json.path, part.label).toHaveLength(32);
+        const { path, indices } = (proof.json as { json: { path: number[][]; indices: number[] } }).json;
+        const tree = ((await post(`${relay.url}/get_merkle/${USDC}/32/mainnet`)).json as { json: { root: number[]; nextIndex: number } }).json;
+        expect(tree.nextIndex, part.label).toBeGreaterThan(changeLeafIndex);
+        const rebuilt = rootFromPath(
+          await createPoseidonHasher(),
+          Uint8Array.from(w.body.changeCommitment),
+          path.map((p) => Uint8Array.from(p)),
+          indices,
+        );
+        expect(Array.from(rebuilt), part.label).toEqual(tree.root);
         left -= withdrawn;
         spend = changeNoteAt(w, changeLeafIndex);
       }
