@@ -4,11 +4,12 @@
  * `<rpcUrl>/jupiter/swap/v1`). It routes every pair through the validator's
  * constant-product pools (programs/cp-swap.ts), one hop:
  *
- *  - `GET /quote?inputMint&outputMint&amount&slippageBps&swapMode&dexes&…`:
+ *  - `GET /quote?inputMint&outputMint&amount&slippageBps&swapMode&dexes&maxAccounts&…`:
  *    Jupiter's quote response (amounts as decimal strings, `priceImpactPct` a
  *    fraction as text, `routePlan[].swapInfo` with the pool as `ammKey` and
  *    label `localnet-cp`, `contextSlot`, `timeTaken`). No pool, a `dexes`
- *    list without `localnet-cp`, or an output above half the output reserve:
+ *    list without `localnet-cp`, a `maxAccounts` below the route's 7 accounts,
+ *    or an output above half the output reserve:
  *    400 `{ error, errorCode: "COULD_NOT_FIND_ANY_ROUTE" }`.
  *  - `POST /swap-instructions { userPublicKey, quoteResponse,
  *    destinationTokenAccount?, … }`: the cp-swap instruction for the user
@@ -34,6 +35,8 @@ import { cpSwap } from "../../src-server/core/swap/constant-product";
 import { CP_SWAP_LABEL, CP_SWAP_PROGRAM_ID, cpSwapInstruction, readCpPool, type CpPoolLedger } from "../programs/cp-swap-client";
 
 export const JUPITER_PATH = "/jupiter/swap/v1";
+/** Accounts of the one cp-swap instruction a route is. */
+const CP_SWAP_ACCOUNTS = 7;
 const MAX_BODY = 1024 * 1024;
 const UINT = /^(0|[1-9][0-9]{0,19})$/;
 const U64_MAX = (1n << 64n) - 1n;
@@ -109,6 +112,13 @@ export class LocalJupiterApi {
       .filter((d) => d.length > 0);
     const noRoute = () => new ApiError(400, "COULD_NOT_FIND_ANY_ROUTE", "Could not find any route");
     if (dexes.length > 0 && !dexes.includes(CP_SWAP_LABEL)) throw noRoute();
+    // Jupiter's bound on the route's accounts, for callers that compose it with their own instructions (a relay's withdraw_swap).
+    const maxAccountsText = q.get("maxAccounts");
+    if (maxAccountsText !== null) {
+      if (!/^[0-9]{1,3}$/.test(maxAccountsText) || Number(maxAccountsText) < 1)
+        throw new ApiError(400, "INVALID_REQUEST", "Query parameter maxAccounts cannot be parsed");
+      if (Number(maxAccountsText) < CP_SWAP_ACCOUNTS) throw noRoute();
+    }
     const pool = readCpPool(this.opts.ledger, inputMint, outputMint, this.programId);
     if (!pool) throw noRoute();
     const [rIn, rOut] = pool.mintA === inputMint ? [pool.reserveA, pool.reserveB] : [pool.reserveB, pool.reserveA];
