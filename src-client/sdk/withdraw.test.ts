@@ -584,8 +584,17 @@ describe("a chain of pieces and its note file", () => {
     const seen: Record<string, unknown>[] = [];
     const relay = fakeRelay([ok200, ok200], { leafCount: 5, onRelay: () => seen.push(readFile(file)) });
     const plan = planOf(1_000_000n, 700_000n);
-    const r = await withdrawInPieces(relay.client, file, note, RECIPIENT, plan, { hasher, wallet: Keypair.generate(), prove: { prover: standInProver } });
+    const waits: number[] = [];
+    const r = await withdrawInPieces(relay.client, file, note, RECIPIENT, plan, {
+      hasher,
+      wallet: Keypair.generate(),
+      prove: { prover: standInProver },
+      // --spread: one wait of that length between the two pieces, none before the first.
+      spreadMs: 600_000,
+      sleep: (ms) => (waits.push(ms), Promise.resolve()),
+    });
     if (!r.ok) throw new Error(JSON.stringify(r.error.stage));
+    expect(waits).toEqual([600_000]);
     expect(relay.relayBodies.map((b) => b.depositSize)).toEqual([500_000, 200_000]);
     const first = changeNoteOf(hasher, note, 500_000n);
     // The second piece spends the first piece's change note.
