@@ -372,7 +372,7 @@ export class SandboxChain implements ChainBackend {
     const tree = this.pools.get(w.mint);
     if (!tree || !tree.isKnownRoot(w.root)) return refuse("InvalidRoot", "root is not in the pool's recent roots");
     if (this.nullifierSpentNow(w.mint, w.nullifierHash)) return refuse("NullifierAlreadySpent", "nullifier account exists");
-    const vault = vaultAddress(this.programId, w.mintBytes);
+    const vault = this.vaultOf(w.mint, w.mintBytes);
     if (this.balance(vault, w.mint) < w.depositSize) return refuse("Failed", "vault balance is below the withdrawal");
     const toRecipient = w.depositSize - w.fee;
     let swapped: (SwapExecution & { outputMint: string }) | null = null;
