@@ -1,11 +1,12 @@
 import bs58 from "bs58";
 import { describe, expect, it } from "vitest";
-import { PublicKey } from "@solana/web3.js";
+import { AddressLookupTableAccount, Keypair, PublicKey, TransactionInstruction, TransactionMessage, VersionedTransaction } from "@solana/web3.js";
+import { Buffer } from "buffer";
 import { DEFAULT_POOL_PROGRAM_ID, TOKEN_PROGRAM_ID } from "./constants";
 import { poolTreeAddress } from "./addresses";
 import { encodePoolEventLog, type PoolEvent } from "./events";
 import { encodePoolInstruction } from "./instructions";
-import { executionOrder, insertedLeaves, leafTransactionOfResponse, type CompiledLeafInstruction, type LeafTransaction } from "./leaves";
+import { executionOrder, insertedLeaves, leafTransactionOfResponse, parseWireMessage, type CompiledLeafInstruction, type LeafTransaction } from "./leaves";
 
 const PROGRAM = DEFAULT_POOL_PROGRAM_ID;
 const OTHER = "CpSwap11111111111111111111111111111111111111";
@@ -217,12 +218,75 @@ describe("leafTransactionOfResponse", () => {
         loadedAddresses: { writable: [new PublicKey(loadedW)], readonly: [new PublicKey(loadedR)] },
       },
     });
-    expect(t.accountKeys).toEqual([RELAYER, PROGRAM, loadedW, loadedR]);
+    expect(t.accountKeys.map((k) => (typeof k === "string" ? k : bs58.encode(k)))).toEqual([RELAYER, PROGRAM, loadedW, loadedR]);
     const order = executionOrder(t);
     expect(order.map((o) => [o.programId, o.accounts, o.inner])).toEqual([
       [PROGRAM, [RELAYER, loadedR, loadedW], false],
       [PROGRAM, [RELAYER, loadedR, loadedW], true],
     ]);
     expect(order[1]!.data).toEqual(withdrawData(0x33, 0x44));
+  });
+});
+
+describe("parseWireMessage", () => {
+  const payer = Keypair.generate();
+  const ixs = [
+    new TransactionInstruction({
+      programId: new PublicKey(PROGRAM),
+      keys: [
+        { pubkey: payer.publicKey, isSigner: true, isWritable: true },
+        { pubkey: new PublicKey(TREE_A), isSigner: false, isWritable: true },
+      ],
+      data: Buffer.from(withdrawData(1, 2)),
+    }),
+    new TransactionInstruction({
+      programId: new PublicKey(OTHER),
+      keys: [{ pubkey: new PublicKey(MINT_B), isSigner: false, isWritable: false }],
+      data: Buffer.alloc(0),
+    }),
+  ];
+  const compiled = (v: VersionedTransaction) => ({
+    accountKeys: v.message.staticAccountKeys.map((k) => k.toBase58()),
+    instructions: v.message.compiledInstructions.map((i) => ({
+      programIdIndex: i.programIdIndex,
+      accounts: [...i.accountKeyIndexes],
+      data: Uint8Array.from(i.data),
+    })),
+  });
+  const parsed = (wire: Uint8Array) => {
+    const m = parseWireMessage(wire);
+    return {
+      accountKeys: m.accountKeys.map((k) => bs58.encode(k)),
+      instructions: m.instructions.map((i) => ({
+        programIdIndex: i.programIdIndex,
+        accounts: [...Array.from(i.accounts)],
+        data: Uint8Array.from(i.data as Uint8Array),
+      })),
+    };
+  };
+
+  it("reads a v0 message (with a lookup table) and a legacy one as web3.js does", () => {
+    const table = new AddressLookupTableAccount({
+      key: new PublicKey(key(0x55)),
+      state: { deactivationSlot: 2n ** 64n - 1n, lastExtendedSlot: 0, lastExtendedSlotStartIndex: 0, addresses: [new PublicKey(MINT_B)] },
+    });
+    const v0 = new VersionedTransaction(
+      new TransactionMessage({ payerKey: payer.publicKey, recentBlockhash: key(9), instructions: ixs }).compileToV0Message([table]),
+    );
+    expect(parsed(v0.serialize())).toEqual(compiled(v0));
+    const legacy = new VersionedTransaction(
+      new TransactionMessage({ payerKey: payer.publicKey, recentBlockhash: key(9), instructions: ixs }).compileToLegacyMessage(),
+    );
+    expect(parsed(legacy.serialize())).toEqual(compiled(legacy));
+  });
+
+  it("refuses truncated bytes and a message version it does not know", () => {
+    const v0 = new VersionedTransaction(
+      new TransactionMessage({ payerKey: payer.publicKey, recentBlockhash: key(9), instructions: ixs }).compileToV0Message(),
+    ).serialize();
+    expect(() => parseWireMessage(v0.subarray(0, v0.length - 10))).toThrow(/truncated/);
+    const v1 = Uint8Array.from(v0);
+    v1[65] = 0x81;
+    expect(() => parseWireMessage(v1)).toThrow(/message version 1/);
   });
 });

@@ -12,7 +12,6 @@
  * and the SDK's own chain reader both use it.
  */
 import bs58 from "bs58";
-import { decodeBase64 } from "./base64";
 import { startsWith } from "./borsh";
 import { PROOF_SIZE } from "./constants";
 import { INSTRUCTION_DISCRIMINATORS } from "./discriminators";
@@ -28,17 +27,25 @@ const NULLIFIER_HASH_OFFSET = 8 + PROOF_SIZE + 32;
 const TREE_ACCOUNT_INDEX = 2;
 const MINT_ACCOUNT_INDEX = 1;
 
+/**
+ * An account key: base58, or its 32 bytes (a reader keeps the bytes and
+ * encodes only the keys a leaf names: base58 of every key of every
+ * transaction was most of a backfill's CPU).
+ */
+export type LeafKey = string | Uint8Array;
+
 /** An instruction as the message compiles it: indexes into the transaction's account keys. */
 export interface CompiledLeafInstruction {
   programIdIndex: number;
-  accounts: readonly number[];
-  data: Uint8Array;
+  accounts: ArrayLike<number>;
+  /** Its data, or the base58 text of it as the RPC gives inner instructions (decoded only for the pool's). */
+  data: Uint8Array | string;
 }
 
 /** What is read of a landed transaction. */
 export interface LeafTransaction {
-  /** Every account key, in the message's order: static keys, then loaded writable, then loaded readonly (base58). */
-  accountKeys: readonly string[];
+  /** Every account key, in the message's order: static keys, then loaded writable, then loaded readonly. */
+  accountKeys: readonly LeafKey[];
   /** Top-level instructions, in order. */
   instructions: readonly CompiledLeafInstruction[];
   /** meta.innerInstructions: each top-level instruction's CPIs, in execution order (null when the RPC gave none). */
@@ -100,28 +107,38 @@ export interface TransactionLeaves {
   problems: string[];
 }
 
-interface ExecutedInstruction {
+export interface ExecutedInstruction {
   programId: string;
   accounts: string[];
   data: Uint8Array;
   inner: boolean;
 }
 
-/** Top-level instructions, each followed by its inner ones: the order the runtime executed them. */
-export function executionOrder(tx: LeafTransaction): ExecutedInstruction[] {
-  const inner = new Map<number, readonly CompiledLeafInstruction[]>();
+const keyText = (k: LeafKey | undefined): string => (k === undefined ? "" : typeof k === "string" ? k : bs58.encode(k));
+const dataBytes = (d: Uint8Array | string): Uint8Array => (typeof d === "string" ? bs58.decode(d) : d);
+
+/** Calls `fn` on the top-level instructions, each followed by its inner ones: the order the runtime executed them. */
+function walk(tx: LeafTransaction, fn: (ix: CompiledLeafInstruction, inner: boolean, position: number) => void): void {
+  const inner = new Map<number, CompiledLeafInstruction[]>();
   for (const set of tx.innerInstructions ?? []) inner.set(set.index, [...(inner.get(set.index) ?? []), ...set.instructions]);
-  const resolve = (ix: CompiledLeafInstruction, isInner: boolean): ExecutedInstruction => ({
-    programId: tx.accountKeys[ix.programIdIndex] ?? "",
-    accounts: ix.accounts.map((a) => tx.accountKeys[a] ?? ""),
-    data: ix.data,
-    inner: isInner,
-  });
-  const out: ExecutedInstruction[] = [];
+  let position = 0;
   tx.instructions.forEach((ix, i) => {
-    out.push(resolve(ix, false));
-    for (const cpi of inner.get(i) ?? []) out.push(resolve(cpi, true));
+    fn(ix, false, position++);
+    for (const cpi of inner.get(i) ?? []) fn(cpi, true, position++);
   });
+}
+
+/** Top-level instructions, each followed by its inner ones (the order the runtime executed them), every key in base58. */
+export function executionOrder(tx: LeafTransaction): ExecutedInstruction[] {
+  const out: ExecutedInstruction[] = [];
+  walk(tx, (ix, inner) =>
+    out.push({
+      programId: keyText(tx.accountKeys[ix.programIdIndex]),
+      accounts: Array.from(ix.accounts, (a) => keyText(tx.accountKeys[a])),
+      data: dataBytes(ix.data),
+      inner,
+    }),
+  );
   return out;
 }
 
@@ -130,13 +147,26 @@ const hex = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, "
 
 type Kind = "deposit" | "withdraw";
 
-function kindOf(ix: ExecutedInstruction, programId: string): Kind | null {
-  if (ix.programId !== programId) return null;
-  const d = ix.data;
+function kindOf(d: Uint8Array): Kind | null {
   if (startsWith(d, INSTRUCTION_DISCRIMINATORS.deposit)) return "deposit";
   if (startsWith(d, INSTRUCTION_DISCRIMINATORS.withdraw) && d.length === WITHDRAW_DATA_SIZE) return "withdraw";
   if (startsWith(d, INSTRUCTION_DISCRIMINATORS.withdraw_swap) && d.length === WITHDRAW_SWAP_DATA_SIZE) return "withdraw";
   return null;
+}
+
+/** Which account keys are `programId`, asked once per index. */
+function programMatcher(tx: LeafTransaction, programId: string): (index: number) => boolean {
+  const bytes = bs58.decode(programId);
+  const known = new Map<number, boolean>();
+  return (index) => {
+    let is = known.get(index);
+    if (is === undefined) {
+      const k = tx.accountKeys[index];
+      is = k === undefined ? false : typeof k === "string" ? k === programId : equal(k, bytes);
+      known.set(index, is);
+    }
+    return is;
+  };
 }
 
 /**
@@ -155,15 +185,27 @@ export function insertedLeaves(tx: LeafTransaction, programId: string): Transact
   let nextDeposit = 0;
   let nextWithdraw = 0;
 
-  executionOrder(tx).forEach((ix, position) => {
-    const kind = kindOf(ix, programId);
+  const isProgram = programMatcher(tx, programId);
+  const texts = new Map<number, string>();
+  const textAt = (index: number): string => {
+    let t = texts.get(index);
+    if (t === undefined) texts.set(index, (t = keyText(tx.accountKeys[index])));
+    return t;
+  };
+  walk(tx, (compiled, inner, position) => {
+    if (!isProgram(compiled.programIdIndex)) return;
+    const data = dataBytes(compiled.data);
+    const kind = kindOf(data);
     if (!kind) return;
-    const tree = ix.accounts[TREE_ACCOUNT_INDEX];
-    const mint = ix.accounts[MINT_ACCOUNT_INDEX];
+    const treeAt = compiled.accounts[TREE_ACCOUNT_INDEX];
+    const mintAt = compiled.accounts[MINT_ACCOUNT_INDEX];
+    const tree = treeAt === undefined ? "" : textAt(treeAt);
+    const mint = mintAt === undefined ? "" : textAt(mintAt);
     if (!tree || !mint) {
-      result.problems.push(`instruction ${position}: a ${kind} with ${ix.accounts.length} accounts`);
+      result.problems.push(`instruction ${position}: a ${kind} with ${compiled.accounts.length} accounts`);
       return;
     }
+    const ix = { data, inner };
     if (kind === "deposit") {
       const ev = depositEvents[nextDeposit++];
       if (!ev) result.unknownDeposits.push({ tree, instruction: position });
@@ -249,8 +291,8 @@ interface RpcInnerInstruction {
 }
 
 /** A key as web3.js gives it (PublicKey) or as the JSON-RPC does (base58). */
-type Key = string | { toBase58(): string };
-const keyText = (k: Key): string => (typeof k === "string" ? k : k.toBase58());
+type Key = string | { toBytes(): Uint8Array };
+const keyOf = (k: Key): LeafKey => (typeof k === "string" ? k : k.toBytes());
 
 /**
  * A web3.js `getTransaction(…, { maxSupportedTransactionVersion: 0 })` answer
@@ -274,12 +316,12 @@ export function leafTransactionOfResponse(response: {
   } | null;
 }): LeafTransaction {
   const m = response.transaction.message;
-  const staticKeys = (m.staticAccountKeys ?? m.accountKeys ?? []).map(keyText);
+  const staticKeys = (m.staticAccountKeys ?? m.accountKeys ?? []).map(keyOf);
   const loaded = response.meta?.loadedAddresses;
-  const accountKeys = [...staticKeys, ...(loaded?.writable ?? []).map(keyText), ...(loaded?.readonly ?? []).map(keyText)];
+  const accountKeys = [...staticKeys, ...(loaded?.writable ?? []).map(keyOf), ...(loaded?.readonly ?? []).map(keyOf)];
   const instructions: CompiledLeafInstruction[] = m.compiledInstructions
     ? m.compiledInstructions.map((ix) => ({ programIdIndex: ix.programIdIndex, accounts: ix.accountKeyIndexes, data: ix.data }))
-    : (m.instructions ?? []).map((ix) => ({ programIdIndex: ix.programIdIndex, accounts: ix.accounts, data: bs58.decode(ix.data) }));
+    : (m.instructions ?? []).map((ix) => ({ programIdIndex: ix.programIdIndex, accounts: ix.accounts, data: ix.data }));
   return {
     accountKeys,
     instructions,
@@ -293,23 +335,21 @@ function innerOf(sets: readonly { index: number; instructions: readonly RpcInner
   if (!sets) return null;
   return sets.map((s) => ({
     index: s.index,
-    instructions: s.instructions.map((ix) => ({ programIdIndex: ix.programIdIndex, accounts: ix.accounts, data: bs58.decode(ix.data) })),
+    instructions: s.instructions.map((ix) => ({ programIdIndex: ix.programIdIndex, accounts: ix.accounts, data: ix.data })),
   }));
 }
 
 /**
- * The parts of a raw JSON-RPC `getTransaction` answer with `encoding:
- * "base64"` that a LeafTransaction needs, given the message already parsed
- * from `transaction[0]` (its static keys and compiled instructions). Throws
- * on a malformed inner-instruction list.
+ * A raw JSON-RPC `getTransaction` answer with `encoding: "base64"`: the
+ * transaction's wire bytes (`transaction[0]`, decoded) and its meta. The
+ * message is read from the bytes here (keys stay bytes, data stays a view);
+ * loaded addresses come from the meta. Throws on anything malformed.
  */
-export function leafTransactionOfParsed(
-  message: {
-    staticAccountKeys: readonly Key[];
-    compiledInstructions: readonly { programIdIndex: number; accountKeyIndexes: readonly number[]; data: Uint8Array }[];
-  },
+export function leafTransactionOfWire(
+  wire: Uint8Array,
   meta: { err: unknown; logMessages: readonly string[] | null; innerInstructions: unknown; loadedAddresses: unknown },
 ): LeafTransaction {
+  const message = parseWireMessage(wire);
   const loaded = meta.loadedAddresses as { writable?: unknown; readonly?: unknown } | null | undefined;
   const keys = (v: unknown): string[] => {
     if (v === undefined || v === null) return [];
@@ -319,12 +359,52 @@ export function leafTransactionOfParsed(
   const inner = meta.innerInstructions;
   if (inner !== undefined && inner !== null && !isInnerList(inner)) throw new Error("innerInstructions is malformed");
   return {
-    accountKeys: [...message.staticAccountKeys.map(keyText), ...keys(loaded?.writable), ...keys(loaded?.readonly)],
-    instructions: message.compiledInstructions.map((ix) => ({ programIdIndex: ix.programIdIndex, accounts: ix.accountKeyIndexes, data: ix.data })),
+    accountKeys: [...message.accountKeys, ...keys(loaded?.writable), ...keys(loaded?.readonly)],
+    instructions: message.instructions,
     innerInstructions: innerOf(inner as readonly { index: number; instructions: readonly RpcInnerInstruction[] }[] | null | undefined),
     logMessages: meta.logMessages,
     err: meta.err,
   };
+}
+
+/**
+ * A transaction's wire bytes (signatures, then a legacy or v0 message): the
+ * message's static keys and compiled instructions. Address table lookups are
+ * skipped (the meta's loadedAddresses name what they loaded).
+ */
+export function parseWireMessage(wire: Uint8Array): { accountKeys: Uint8Array[]; instructions: CompiledLeafInstruction[] } {
+  let at = 0;
+  const fail = (what: string): never => {
+    throw new Error(`the transaction does not parse: ${what} at byte ${at} of ${wire.length}`);
+  };
+  const byte = (): number => (at < wire.length ? wire[at++]! : fail("truncated"));
+  const compact = (): number => {
+    let value = 0;
+    for (let shift = 0; shift < 21; shift += 7) {
+      const b = byte();
+      value |= (b & 0x7f) << shift;
+      if ((b & 0x80) === 0) return value;
+    }
+    return fail("a length longer than 3 bytes");
+  };
+  const take = (n: number): Uint8Array => (at + n <= wire.length ? wire.subarray(at, (at += n)) : fail("truncated"));
+  take(64 * compact());
+  const prefix = wire[at];
+  if (prefix === undefined) fail("no message");
+  if (prefix! & 0x80) {
+    if ((prefix! & 0x7f) !== 0) fail(`message version ${prefix! & 0x7f}`);
+    at++;
+  }
+  take(3); // header
+  const accountKeys = Array.from({ length: compact() }, () => take(32));
+  take(32); // recent blockhash
+  const instructions = Array.from({ length: compact() }, (): CompiledLeafInstruction => {
+    const programIdIndex = byte();
+    const accounts = take(compact());
+    const data = take(compact());
+    return { programIdIndex, accounts, data };
+  });
+  return { accountKeys, instructions };
 }
 
 function isInnerList(v: unknown): boolean {
@@ -348,10 +428,4 @@ function isInnerList(v: unknown): boolean {
         ),
     )
   );
-}
-
-/** Base64 of a whole transaction's wire bytes, decoded (the JSON-RPC's `transaction: [b64, "base64"]`). */
-export function transactionBytesOfBase64(value: unknown): Uint8Array | null {
-  if (!Array.isArray(value) || typeof value[0] !== "string") return null;
-  return decodeBase64(value[0]);
 }

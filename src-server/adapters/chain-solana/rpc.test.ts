@@ -60,7 +60,8 @@ describe("parseLandedTransaction (the backfill's raw getTransaction)", () => {
     });
     expect(landed!.tx!.err).toEqual({ InstructionError: [0, { Custom: 6002 }] });
     expect(landed!.tx!.accountKeys.at(-1)).toBe(loaded);
-    expect(landed!.tx!.innerInstructions).toEqual([{ index: 0, instructions: [{ programIdIndex: 0, accounts: [0], data: Uint8Array.of(1, 2) }] }]);
+    expect(landed!.tx!.innerInstructions).toEqual([{ index: 0, instructions: [{ programIdIndex: 0, accounts: [0], data: bs58.encode(Uint8Array.of(1, 2)) }] }]);
+    expect(executionOrder(landed!.tx!)[1]!.data).toEqual(Uint8Array.of(1, 2));
   });
 
   it("answers null for a transaction the node does not have (yet), and a null meta as such", () => {

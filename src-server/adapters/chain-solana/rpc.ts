@@ -23,13 +23,12 @@ import {
   type SimulateTransactionConfig,
   type SimulatedTransactionResponse,
   type Version,
-  VersionedTransaction,
-  type VersionedMessage,
+  type VersionedTransaction,
   type VersionedTransactionResponse,
 } from "@solana/web3.js";
 import type { Buffer } from "buffer";
 import { decodeBase64 } from "../../../src-shared/pool-program/base64";
-import { leafTransactionOfParsed } from "../../../src-shared/pool-program/leaves";
+import { leafTransactionOfWire } from "../../../src-shared/pool-program/leaves";
 import type { DepositHistoryRpc, LandedTransaction } from "./deposit-history";
 
 /** getHealth: "ok", or the node's complaint (behindBySlots when it says "Node is behind by N slots"). */
@@ -208,16 +207,10 @@ export function parseLandedTransaction(result: unknown): LandedTransaction | nul
   }
   const wire = Array.isArray(r.transaction) && typeof r.transaction[0] === "string" ? decodeBase64(r.transaction[0]) : null;
   if (!wire) throw new Error("getTransaction: the transaction is not base64");
-  let message: VersionedMessage;
-  try {
-    message = VersionedTransaction.deserialize(wire).message;
-  } catch (e) {
-    throw new Error(`getTransaction: the transaction does not parse (${(e as Error).message})`, { cause: e });
-  }
   try {
     return {
       slot: r.slot,
-      tx: leafTransactionOfParsed(message, {
+      tx: leafTransactionOfWire(wire, {
         err: m.err ?? null,
         logMessages: (logs as string[] | null | undefined) ?? null,
         innerInstructions: m.innerInstructions,
