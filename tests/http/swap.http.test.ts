@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_PROGRAM_ID } from "../../src-server/config/schema";
 import { parsePublicKey } from "../../src-shared/encoding/base58";
 import { vaultAddress } from "../../src-shared/solana/pda";
-import { prepareWithdrawal, testRecipient, type PreparedWithdrawal, type RelayBody } from "../support/proofs";
+import { changeNoteAt, prepareWithdrawal, testRecipient, type PreparedWithdrawal, type RelayBody } from "../support/proofs";
 import { startRelay, type RelayProcess } from "../support/relay-process";
 import { airdrop, USDC, WSOL } from "../support/sandbox";
 import { get, newWallet, post, type TestWallet } from "../support/wallet";
@@ -377,6 +377,36 @@ describe("POST /relay_swap: a valid withdrawal with a swap", () => {
     expect(again.status).toBe(400);
     expect(again.json).toMatchObject({ status: 400, error: "NullifierAlreadySpent" });
   });
+});
+
+describe("POST /relay_swap: protocol v3 swaps a part of a note, the rest withdrawn later from its change note", () => {
+  it("swaps 700,000 of a 2,000,000 note into USDT (at least minOut, the fee on the part), then pays the rest in USDC through /relay", async () => {
+    const recipient = testRecipient("swap-v3-partial");
+    const fees = (await get(`${relay.url}/fees`)).json as { default: { bps: number } };
+    const feeOf = (x: bigint): bigint => (x * BigInt(fees.default.bps)) / 10_000n;
+    const amm = await ammKeyOf(USDC, USDT);
+    const reserves = [await balance(amm, USDC), await balance(amm, USDT)] as const;
+    const part = await prepareWithdrawal(relay.url, depositor, USDC, { recipient, amount: 2_000_000, withdraw: 700_000, swap: { outputMint: USDT } });
+    const expectedOut = cpOut(700_000n - feeOf(700_000n), reserves[0], reserves[1]);
+    const vault = await balance(USDC_VAULT, USDC);
+
+    const r = await relaySwap(part.swapBody);
+    expect(r.status, JSON.stringify(r.json)).toBe(200);
+    const { changeLeafIndex } = r.json as { changeLeafIndex: number };
+    const got = await balance(recipient, USDT);
+    expect(got).toBe(expectedOut);
+    expect(got >= BigInt(part.swapBody!.minOut)).toBe(true);
+    expect(vault - (await balance(USDC_VAULT, USDC))).toBe(700_000n);
+    expect(part.change.amount).toBe(1_300_000n);
+
+    const rest = await prepareWithdrawal(relay.url, depositor, USDC, { recipient, spend: changeNoteAt(part, changeLeafIndex) });
+    expect(rest.body.depositSize).toBe(1_300_000);
+    const plain = await post(`${relay.url}/relay`, rest.body, { "x-api-auth": token });
+    expect(plain.status, JSON.stringify(plain.json)).toBe(200);
+    expect(await balance(recipient, USDC)).toBe(1_300_000n - feeOf(1_300_000n));
+    expect(vault - (await balance(USDC_VAULT, USDC))).toBe(2_000_000n);
+    expect(await balance(recipient, USDT)).toBe(got);
+  }, 120_000);
 });
 
 describe("rate limits of /jupiter and /relay_swap", () => {
