@@ -246,6 +246,10 @@ export async function prepareWithdrawal(relayUrl: string, wallet: ChainWallet, m
   });
   if (!proved.ok) throw new Error(`proving: ${proved.error.kind}: ${proved.error.message}`);
   const p = proved.value;
+  // Proving holds this process for seconds, past a server's keep-alive timeout. One turn of timers
+  // and socket events lets a pooled connection the server has closed (in this process or another)
+  // be dropped before the test's next request goes out on it.
+  if (!cache.last().cached) await new Promise((resolve) => setTimeout(resolve, 100));
 
   const body: RelayBody = {
     nullifierHash: Array.from(p.nullifierHash),
