@@ -28,6 +28,15 @@ export interface SwapInstructionsRequest {
   computeUnitPriceMicroLamports?: number;
 }
 
+/**
+ * Jupiter's maxAccounts for every quote: the route's accounts beside withdraw_swap's (the swap
+ * escrow, the nullifier and the recipient's accounts change per withdrawal, so no lookup table
+ * holds them). Measured on the local validator (docs/solana.md): with the route in two lookup
+ * tables a transaction reaches 1,222 bytes at 23 route accounts and 1,242 at 33, past the
+ * 1,232-byte packet. Quoting within the limit keeps /jupiter's answer a route /relay_swap can send.
+ */
+export const ROUTE_MAX_ACCOUNTS = 24;
+
 /** Answers larger than this are not a quote: refuse before parsing. */
 const MAX_BODY_CHARS = 4 * 1024 * 1024;
 
@@ -60,6 +69,7 @@ export class JupiterSwapApi implements SwapVenue {
       slippageBps: String(req.slippageBps),
       swapMode: "ExactIn",
       restrictIntermediateTokens: String(this.restrictIntermediateTokens),
+      maxAccounts: String(ROUTE_MAX_ACCOUNTS),
     });
     if (req.dexes.length > 0) q.set("dexes", req.dexes.join(","));
     const answer = await this.call("GET", `/quote?${q.toString()}`);
