@@ -12,6 +12,7 @@ import {
   decodeFeeSchedule,
   decodeHealthDetail,
   decodeNetworks,
+  decodeLeafList,
   decodeLogin,
   decodeMerkleNode,
   decodeMerkleProof,
@@ -27,6 +28,7 @@ import {
   type FeeSchedule,
   type HealthAnswer,
   type HealthDetail,
+  type LeafList,
   type RelayNetwork,
   type MerkleNode,
   type MerkleProof,
@@ -130,6 +132,19 @@ export class RelayClient {
       method: "POST",
       path: `/get_node/${seg(mint)}/${TREE_DEPTH}/${seg(index)}/${seg(network)}`,
       read: { json: decodeMerkleNode },
+    });
+  }
+
+  /**
+   * A page of the pool's leaves (protocol v3): each one's kind and a deposit's amount, public on
+   * chain. `from` defaults to 0 and `limit` to the relay's maximum (10,000).
+   */
+  getLeaves(mint: string, network: Network, page: { from?: number; limit?: number } = {}): Promise<ApiResult<LeafList>> {
+    return this.transport.call({
+      method: "POST",
+      path: `/get_leaves/${seg(mint)}/${TREE_DEPTH}/${seg(network)}`,
+      body: { ...(page.from !== undefined ? { from: page.from } : {}), ...(page.limit !== undefined ? { limit: page.limit } : {}) },
+      read: { json: decodeLeafList },
     });
   }
 

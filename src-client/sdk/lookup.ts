@@ -10,9 +10,12 @@
  * - `decoys` (the default): the relay's indexer is asked, but for the leaf
  *   among `decoys` other leaves that could hold the amount withdrawn and for
  *   the nullifier hash among as many others, from a client without the
- *   session's token on connections of its own. Both sets follow from the
- *   note's secrets and its piece (a retry asks the same), and every answered
- *   path is checked against the relay's root.
+ *   session's token on connections of its own. Which leaves could hold it
+ *   (deposits of at least the amount, and change leaves) comes from the
+ *   relay's whole public leaf list (get_leaves, read from leaf 0 whatever the
+ *   note), unless the caller gives the pool's leaves. Both sets follow from
+ *   the note's secrets and its piece (a retry asks the same), and every
+ *   answered path is checked against the relay's root.
  * - `relay-links-deposit`: the relay is asked for exactly this leaf and
  *   nullifier, so it can link the deposit to the withdrawal: for callers who
  *   accept that.
@@ -31,6 +34,7 @@ import {
   type TreeAccountData,
 } from "../../src-shared/pool-program";
 import { redactUrl } from "../../src-shared/redact-url";
+import type { Network } from "../../src-shared/networks";
 import { err, ok, type Result } from "../../src-shared/result";
 import { chainConnection } from "./chain";
 import { readPoolHistory, type PoolHistory, type PoolLeaf } from "./chain-history";
@@ -41,6 +45,9 @@ import { noteLeafIndex, notePiece, randomFieldElement, type DepositNote, type Ra
 import { separateConnectionFetch } from "./separate-connection";
 import { getNoteProof, leafIndexBits, noLeafReason, pathFromLeaves, rootFromPath, type NoteProofError, type VerifiedNoteProof } from "./tree";
 import type { NullifierStatus } from "../../src-shared/api/public";
+
+/** What the chain made public about a leaf: its kind, and a deposit's amount (null when not known). */
+export type KnownLeaf = Pick<PoolLeaf, "kind" | "amount">;
 
 /** Decoy leaves (and decoy nullifier hashes) sent with the real one when none is configured. */
 export const DEFAULT_DECOYS = 8;
@@ -57,9 +64,10 @@ export type NoteLookup =
    * among `decoys` others that could hold the amount withdrawn, and
    * get_nullifier of the hash among `decoys` others, sent through `client`
    * (default: the relay's URL with no token, one connection per request).
-   * The sets follow from the note and its piece, so a retry asks the same.
-   * Give a client of another relay, or one whose fetch goes through another
-   * network path, to separate them further.
+   * Which leaves could hold it comes from the relay's get_leaves (the whole
+   * list, from leaf 0). The sets follow from the note and its piece, so a
+   * retry asks the same. Give a client of another relay, or one whose fetch
+   * goes through another network path, to separate them further.
    */
   | {
       kind: "decoys";
@@ -67,11 +75,12 @@ export type NoteLookup =
       client?: RelayClient;
       /**
        * The pool's leaves with their kinds and deposit amounts, when the wallet
-       * knows them (readPoolHistory, or any public index): decoys are then drawn
-       * only among leaves that could hold the amount withdrawn. A relay tells no
-       * leaf's kind, so without it every leaf is a candidate.
+       * already knows them (readPoolHistory, or any public index). Default: the
+       * relay's get_leaves, read in pages from leaf 0. Either way decoys are
+       * drawn only among leaves that could hold the amount withdrawn; a relay
+       * that does not publish its leaves (404) leaves every leaf a candidate.
        */
-      leaves?: ReadonlyMap<number, PoolLeaf>;
+      leaves?: ReadonlyMap<number, KnownLeaf>;
     }
   /** The relay is told exactly which leaf and nullifier this withdrawal spends: it can link the deposit to the withdrawal. */
   | { kind: "relay-links-deposit" };
@@ -161,24 +170,93 @@ export function decoyNullifierSet(seed: Uint8Array, nullifierHash: Uint8Array, d
     .map(([, h]) => h);
 }
 
+/** Whether a leaf could hold a note of at least `amount`: a change leaf (its value is private), a deposit of at least it, or one whose amount is unknown. */
+export function couldHold(leaf: KnownLeaf, amount: bigint): boolean {
+  return leaf.kind === "change" || leaf.amount === null || leaf.amount >= amount;
+}
+
 /**
- * The leaves that could hold a note of at least `amount` (DESIGN §10): every
- * change leaf (its value is private) and every deposit of at least `amount`.
- * Without the pool's history (`leaves` null: a relay tells no leaf's kind) every
- * leaf below `leafCount` is a candidate.
+ * The leaves below `leafCount` that could hold a note of at least `amount`
+ * (DESIGN §10): every change leaf and every deposit of at least `amount` (a
+ * deposit whose amount is not known counts: it could). Without the pool's
+ * leaves (`leaves` null: a relay that does not publish them) every leaf is a
+ * candidate.
  */
-export function eligibleLeaves(leaves: ReadonlyMap<number, PoolLeaf> | null, leafCount: number, amount: bigint): number[] {
+export function eligibleLeaves(leaves: ReadonlyMap<number, KnownLeaf> | null, leafCount: number, amount: bigint): number[] {
   const all = Array.from({ length: leafCount }, (_, i) => i);
   if (!leaves) return all;
   return all.filter((i) => {
     const leaf = leaves.get(i);
-    return leaf !== undefined && (leaf.kind === "change" || (leaf.amount !== null && leaf.amount >= amount));
+    return leaf !== undefined && couldHold(leaf, amount);
   });
 }
 
 /** How many leaves could hold a withdrawal of `amount`: its anonymity set. */
-export function anonymitySet(leaves: ReadonlyMap<number, PoolLeaf>, amount: bigint): number {
-  return eligibleLeaves(leaves, leaves.size, amount).length;
+export function anonymitySet(leaves: ReadonlyMap<number, KnownLeaf>, amount: bigint): number {
+  let n = 0;
+  for (const leaf of leaves.values()) if (couldHold(leaf, amount)) n++;
+  return n;
+}
+
+/**
+ * A relay's public leaf list (get_leaves) as a wallet reads it: always from
+ * leaf 0, in the relay's largest pages, and then on from where it stopped as
+ * the pool grows. Every wallet of the pool asks the same requests whichever
+ * note it holds, so the list tells the relay nothing about the note; a range
+ * around the note's own leaf would.
+ */
+export class RelayLeafList {
+  private readonly known = new Map<number, KnownLeaf>();
+  /** Set when the relay does not publish its leaves (an older relay answers 404). */
+  private unpublished = false;
+
+  constructor(
+    private readonly client: RelayClient,
+    private readonly mint: string,
+    private readonly network: Network,
+  ) {}
+
+  /**
+   * The first `count` leaves at least (more when the list grew meanwhile); null when
+   * the relay does not publish them. `unstable` when the relay lists fewer than
+   * `count` (its get_merkle ran ahead of its list); `inconsistent` when a page does
+   * not start where it was asked to.
+   */
+  async upTo(count: number): Promise<Result<ReadonlyMap<number, KnownLeaf> | null, NoteProofError>> {
+    if (this.unpublished) return ok(null);
+    while (this.known.size < count) {
+      const from = this.known.size;
+      const page = await this.client.getLeaves(this.mint, this.network, { from });
+      if (!page.ok) {
+        // An unknown route, not an unknown pool: a relay from before get_leaves. Every leaf stays a candidate.
+        if (page.status === 404 && page.error !== "PoolNotFound") {
+          this.unpublished = true;
+          return ok(null);
+        }
+        return err({ kind: "api", failure: page });
+      }
+      const { leaves } = page.value.json;
+      if (page.value.json.from !== from)
+        return err({ kind: "inconsistent", message: `the relay answered get_leaves from ${from} with a page from ${page.value.json.from}` });
+      if (leaves.length === 0)
+        return err({ kind: "unstable", message: `the relay lists ${from} leaves, fewer than the ${count} its tree has: try again shortly` });
+      for (const l of leaves) this.known.set(l.index, { kind: l.kind, amount: l.amount === null ? null : BigInt(l.amount) });
+    }
+    return ok(this.known);
+  }
+}
+
+/** The pool's leaves as the relay lists them, up to its get_merkle nextIndex (a plan's anonymity sets); null when it does not publish them. */
+export async function relayLeaves(
+  client: RelayClient,
+  mint: string,
+  network: Network,
+): Promise<Result<{ leaves: ReadonlyMap<number, KnownLeaf> | null; nextIndex: number }, NoteProofError>> {
+  const tree = await client.getMerkle(mint, network);
+  if (!tree.ok) return err({ kind: "api", failure: tree });
+  const nextIndex = tree.value.json.nextIndex;
+  const list = await new RelayLeafList(client, mint, network).upTo(nextIndex);
+  return list.ok ? ok({ leaves: list.value, nextIndex }) : list;
 }
 
 function checkDecoys(decoys: number | undefined): number {
@@ -207,11 +285,20 @@ export function noteSource(client: RelayClient, note: DepositNote, lookup: NoteL
       // No token, and (unless the caller's client injects its own fetch) no connection shared with the session.
       const lookupClient = l.client ?? client.withoutSession(client.injectedFetch ?? separateConnectionFetch);
       const seed = decoySeed(note);
+      // Read once per source and extended on retries: the whole list, never a range chosen by the note.
+      const relayList = new RelayLeafList(lookupClient, note.mint, note.network);
       return {
         kind: l.kind,
         spent: () => nullifierAmongDecoys(lookupClient, note, decoyNullifierSet(seed, note.nullifierHash, decoys)),
         spentAfterRelay: () => client.getNullifier(note.mint, note.nullifierHash, note.network),
-        path: () => decoyPath(lookupClient, note, { hasher: options.hasher, seed, decoys, amount: options.amount ?? note.amount, leaves: l.leaves ?? null }),
+        path: () =>
+          decoyPath(lookupClient, note, {
+            hasher: options.hasher,
+            seed,
+            decoys,
+            amount: options.amount ?? note.amount,
+            leaves: l.leaves ?? relayList,
+          }),
       };
     }
     case "chain": {
@@ -243,28 +330,65 @@ async function nullifierAmongDecoys(client: RelayClient, note: DepositNote, hash
 const leafNode = (j: number): number => 2 ** TREE_DEPTH + j;
 
 /**
+ * Whether the leaf list agrees with what the note knows of its own leaf: its
+ * kind, and that it could hold the amount. A list that says otherwise would
+ * leave the note's leaf the one odd member of the set asked, so the lookup
+ * stops before asking anything about it.
+ */
+function ownLeafProblem(leaves: ReadonlyMap<number, KnownLeaf>, note: DepositNote, leafIndex: number, amount: bigint): string | null {
+  const listed = leaves.get(leafIndex);
+  if (!listed) return null;
+  const kind = note.change ? "change" : "deposit";
+  if (listed.kind !== kind) return `the leaf list says leaf ${leafIndex} is a ${listed.kind} leaf, but this note's leaf there is a ${kind} leaf`;
+  if (!couldHold(listed, amount)) return `the leaf list says leaf ${leafIndex} is a deposit of ${listed.amount}, but this note holds at least ${amount}`;
+  return null;
+}
+
+/**
  * The note's path asked among decoys: get_proof and get_node (the leaf's
- * value) of every leaf of the set, between two get_merkle reads. With the
- * tree unchanged between the reads, every answered path must rebuild that
- * root from its leaf: one that does not is an inconsistent relay, and the
- * lookup stops rather than ask again. A tree that grew meanwhile is read
- * again (the set stays the same but for leaves that rank into it).
+ * value) of every leaf of the set, between two get_merkle reads. The set is
+ * drawn among the leaves that could hold the amount (the caller's list, or
+ * the relay's get_leaves). With the tree unchanged between the reads, every
+ * answered path must rebuild that root from its leaf: one that does not is
+ * an inconsistent relay, and the lookup stops rather than ask again. A tree
+ * that grew meanwhile is read again (the set stays the same but for leaves
+ * that rank into it).
  */
 async function decoyPath(
   client: RelayClient,
   note: DepositNote,
-  o: { hasher: FieldHasher; seed: Uint8Array; decoys: number; amount: bigint; leaves: ReadonlyMap<number, PoolLeaf> | null; attempts?: number },
+  o: {
+    hasher: FieldHasher;
+    seed: Uint8Array;
+    decoys: number;
+    amount: bigint;
+    leaves: ReadonlyMap<number, KnownLeaf> | RelayLeafList | null;
+    attempts?: number;
+  },
 ): Promise<Result<VerifiedNoteProof, NoteProofError>> {
   const leafIndex = noteLeafIndex(note);
   if (leafIndex === null) return err({ kind: "no-leaf", message: noLeafReason(note) });
   const attempts = o.attempts ?? 3;
+  let lastProblem: string | null = null;
   for (let attempt = 0; attempt < attempts; attempt++) {
     const before = await client.getMerkle(note.mint, note.network);
     if (!before.ok) return err({ kind: "api", failure: before });
     const { nextIndex, root } = before.value.json;
     if (leafIndex >= nextIndex)
       return err({ kind: "unstable", message: `the relay has indexed ${nextIndex} leaves, not yet leaf ${leafIndex}: try again shortly` });
-    const set = decoyLeafSet(o.seed, leafIndex, eligibleLeaves(o.leaves, nextIndex, o.amount), o.decoys);
+    let leaves: ReadonlyMap<number, KnownLeaf> | null;
+    if (o.leaves instanceof RelayLeafList) {
+      const listed = await o.leaves.upTo(nextIndex);
+      if (!listed.ok) {
+        if (listed.error.kind !== "unstable") return listed;
+        lastProblem = listed.error.message;
+        continue;
+      }
+      leaves = listed.value;
+    } else leaves = o.leaves;
+    const problem = leaves ? ownLeafProblem(leaves, note, leafIndex, o.amount) : null;
+    if (problem) return err({ kind: "inconsistent", message: `${problem}: the relay's leaf list is false, so the lookup stops before asking for any path` });
+    const set = decoyLeafSet(o.seed, leafIndex, eligibleLeaves(leaves, nextIndex, o.amount), o.decoys);
     const answers = new Map<number, { path: Uint8Array[]; indices: number[]; leaf: Uint8Array; address: string }>();
     for (const index of set) {
       const proof = await client.getProof(note.mint, index, note.network);
@@ -275,7 +399,10 @@ async function decoyPath(
     }
     const after = await client.getMerkle(note.mint, note.network);
     if (!after.ok) return err({ kind: "api", failure: after });
-    if (!bytesEqual(after.value.json.root, root) || after.value.json.nextIndex !== nextIndex) continue;
+    if (!bytesEqual(after.value.json.root, root) || after.value.json.nextIndex !== nextIndex) {
+      lastProblem = null;
+      continue;
+    }
 
     for (const [index, a] of answers) {
       const bits = leafIndexBits(index);
@@ -303,7 +430,7 @@ async function decoyPath(
     }
     return ok({ address: mine.address, leafIndex, leaf: note.commitment, root, path: mine.path, indices: mine.indices, nextIndex });
   }
-  return err({ kind: "unstable", message: `the tree changed during each of ${attempts} attempts; try again` });
+  return err({ kind: "unstable", message: lastProblem ?? `the tree changed during each of ${attempts} attempts; try again` });
 }
 
 const rpcFailure = (connection: Connection, what: string, e: unknown): ApiFailure => ({

@@ -19,9 +19,8 @@
  */
 import { defaultStandardFloor, splitIntoStandardAmounts, isStandardAmount } from "../../src-shared/privacy/standard-amounts";
 import { err, ok, type Result } from "../../src-shared/result";
-import type { PoolLeaf } from "./chain-history";
 import type { RelayClient } from "./http";
-import { anonymitySet } from "./lookup";
+import { anonymitySet, type KnownLeaf } from "./lookup";
 import { noteLeafIndex, saveNote, type DepositNote } from "./note";
 import { withdraw, type WithdrawError, type WithdrawOptions, type WithdrawResult } from "./withdraw";
 
@@ -53,7 +52,7 @@ export interface WithdrawalPlan {
   left: bigint;
   floor: bigint;
   exact: boolean;
-  /** The pool's leaf count when the kinds were unknown (an upper bound of every anonymity set); null when they were known. */
+  /** The pool's leaf count when the kinds were unknown (a relay that does not publish them): an upper bound of every anonymity set; null when they were known. */
   leafCount: number | null;
 }
 
@@ -68,8 +67,8 @@ export interface PlanInput {
   exact?: boolean;
   /** The relay's fee for a piece (GET /fees), null when the piece does not cover it. */
   feeOf: (amount: bigint) => bigint | null;
-  /** The pool's leaves with their kinds (from the chain), or null: then `leafCount` bounds the sets. */
-  leaves: ReadonlyMap<number, PoolLeaf> | null;
+  /** The pool's leaves with their kinds and deposit amounts (from the chain, or the relay's get_leaves), or null: then `leafCount` bounds the sets. */
+  leaves: ReadonlyMap<number, KnownLeaf> | null;
   leafCount?: number;
 }
 
@@ -118,7 +117,7 @@ export function describePlan(plan: WithdrawalPlan, mint: string, recipient: stri
     p.anonymitySet !== null
       ? `anonymity set ${leaves(p.anonymitySet)}`
       : plan.leafCount !== null
-        ? `anonymity set at most ${leaves(plan.leafCount)} (give --rpc to count the deposits of at least ${p.amount} and the change leaves)`
+        ? `anonymity set at most ${leaves(plan.leafCount)} (the relay does not list its leaves: give --rpc to count the deposits of at least ${p.amount} and the change leaves)`
         : "anonymity set unknown";
   const lines = [
     `withdrawing ${plan.total} of ${mint} to ${recipient} in ${plan.pieces.length} piece${plan.pieces.length === 1 ? "" : "s"}:`,

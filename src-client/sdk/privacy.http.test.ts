@@ -191,4 +191,46 @@ describe("withdraw() against a sandbox relay behind a recording proxy", () => {
     ).toMatchObject({ code: 2 });
     expect(proxy.requests).toEqual([]);
   }, 180_000);
+
+  it("without --rpc, relay-cli relay reads the relay's whole leaf list: decoys only among leaves that could hold the piece, and the plan's exact anonymity set", async () => {
+    // Small deposits that cannot hold a piece of 500,000.
+    const funded = await direct.sandboxAirdrop({ network: "mainnet", wallet: depositor.address, mint: WSOL, amount: 60_000n });
+    if (!funded.ok) throw new Error(JSON.stringify(funded));
+    const small: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const created = await createNote({ network: "mainnet", mint: WSOL, amount: 10_000n, hasher });
+      if (!created.ok) throw new Error(created.error);
+      const d = await sandboxDeposit(direct, depositor, created.value);
+      if (!d.ok) throw new Error(JSON.stringify(d));
+      small.push(d.value.deposit!.leafIndex!);
+    }
+    const tree = await direct.getMerkle(WSOL, "mainnet");
+    if (!tree.ok) throw new Error(JSON.stringify(tree));
+    const nextIndex = tree.value.json.nextIndex;
+    // Every leaf but the six small deposits: the 1,000,000 deposits and the change leaves of the withdrawals above.
+    const eligible = nextIndex - small.length;
+
+    let err = "";
+    const io: CliIo = { stdout: () => {}, stderr: (t) => void (err += t), env: { RELAY_URL: proxy.url }, cwd: dir };
+    expect(saveNote(path.join(dir, "n3.json"), notes[3]!).ok).toBe(true);
+    proxy.requests.length = 0;
+    const argv = ["relay", "--keypair", "login.json", "--note", "n3.json", "--recipient", Keypair.generate().address];
+    const code = await runCli([...argv, "--amount", "500000", "--floor", "1000", "--decoys", "8", "--yes"], io);
+    expect(code, err).toBe(0);
+    expect(err).toContain(`piece 1: 500000`);
+    expect(err).toMatch(new RegExp(`piece 1: 500000, [^\n]*; anonymity set ${eligible} leaves\n`));
+    expect(err).not.toContain("at most");
+
+    const lists = proxy.requests.filter((q) => q.endpoint === "get_leaves");
+    // Once for the plan, once for the piece's lookup: the whole list from leaf 0, without a token.
+    expect(lists.length).toBeGreaterThanOrEqual(2);
+    for (const q of lists) {
+      expect(q.token).toBeNull();
+      expect(JSON.parse(q.body || "{}")).toEqual({ from: 0 });
+    }
+    const asked = proxy.requests.filter((q) => q.endpoint === "get_proof").map(leafOf);
+    expect(new Set(asked).size).toBe(9);
+    expect(asked).toContain(3);
+    expect(asked.filter((i) => small.includes(i))).toEqual([]);
+  }, 180_000);
 });

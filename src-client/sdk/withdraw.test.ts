@@ -13,7 +13,7 @@ import { changeNoteOf, createNote, loadNote, saveNote, withDeposit, type Deposit
 import { followChain, relayLedger, resolveNote } from "./follow";
 import { describePlan, planWithdrawal, withdrawInPieces } from "./pieces";
 import type { PoolLeaf } from "./chain-history";
-import { anonymitySet, decoyLeafSet, decoyNullifierSet, decoySeed, eligibleLeaves } from "./lookup";
+import { anonymitySet, decoyLeafSet, decoyNullifierSet, decoySeed, eligibleLeaves, relayLeaves, type KnownLeaf } from "./lookup";
 import type { Prover, WithdrawWitnessInput } from "./prove";
 import { pathFromLeaves } from "./tree";
 import { withdraw, type WithdrawOptions, type WithdrawStage } from "./withdraw";
@@ -65,6 +65,8 @@ interface FakeRelay {
   relayTokens: (string | null)[];
   quoteBodies: Record<string, unknown>[];
   spent: { value: boolean };
+  /** get_leaves' body, per request. */
+  leafPages: { from?: number; limit?: number }[];
 }
 
 let hasher: FieldHasher;
@@ -90,6 +92,12 @@ interface FakeRelayOptions {
   note?: DepositNote;
   /** Called as each /relay arrives, before it is answered. */
   onRelay?: (body: Record<string, unknown>) => void;
+  /** What get_leaves lists for leaf i (default: leaf 0 as the note is, the others deposits of the note's value; change leaves as /relay appends them). */
+  kinds?: (index: number) => KnownLeaf;
+  /** get_leaves answers 404 NotFound, as a relay from before it does. */
+  noLeafList?: boolean;
+  /** The most leaves a get_leaves page lists (default 10,000, the relay's). */
+  leafPage?: number;
 }
 
 /**
@@ -106,6 +114,7 @@ function fakeRelay(steps: RelayStep[], options: FakeRelayOptions = {}): FakeRela
   const relayBodies: Record<string, unknown>[] = [];
   const relayTokens: (string | null)[] = [];
   const quoteBodies: Record<string, unknown>[] = [];
+  const leafPages: { from?: number; limit?: number }[] = [];
   const first = options.note ?? note;
   const spentSet = new Set<string>(options.spent ? [Array.from(first.nullifierHash).join()] : []);
   const spent = {
@@ -118,6 +127,9 @@ function fakeRelay(steps: RelayStep[], options: FakeRelayOptions = {}): FakeRela
   };
   const leaves: Uint8Array[] = [first.commitment];
   for (let i = 1; i < (options.leafCount ?? 1); i++) leaves.push(hasher.hash([bigIntToBytes32(BigInt(i) * 7919n)]));
+  const kinds: KnownLeaf[] = leaves.map(
+    (_, i) => options.kinds?.(i) ?? (i === 0 && first.change ? { kind: "change", amount: null } : { kind: "deposit", amount: first.amount }),
+  );
   let logins = 0;
   const reply = (status: number, body: unknown): Response => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
   const fetchImpl = (async (input: string | URL | Request, init?: RequestInit) => {
@@ -137,6 +149,15 @@ function fakeRelay(steps: RelayStep[], options: FakeRelayOptions = {}): FakeRela
     if (name === "get_merkle") {
       const root = pathFromLeaves(hasher, leaves, 0, DEPTH).root;
       return reply(200, { address: "Tree", json: { root: Array.from(root), nextIndex: leaves.length, depth: DEPTH } });
+    }
+    if (name === "get_leaves") {
+      if (options.noLeafList) return reply(404, { error: "NotFound", message: "no such endpoint" });
+      const asked = JSON.parse(String(init?.body ?? "{}")) as { from?: number; limit?: number };
+      leafPages.push(asked);
+      const from = asked.from ?? 0;
+      const limit = Math.min(asked.limit ?? 10_000, options.leafPage ?? 10_000);
+      const list = kinds.slice(from, from + limit).map((k, i) => ({ index: from + i, kind: k.kind, amount: k.amount === null ? null : String(k.amount) }));
+      return reply(200, { address: "Tree", json: { nextIndex: leaves.length, from, leaves: list } });
     }
     if (name === "get_proof") {
       const index = Number(path.split("/")[4]);
@@ -178,6 +199,7 @@ function fakeRelay(steps: RelayStep[], options: FakeRelayOptions = {}): FakeRela
       if (step.status === 200 || step.lands) {
         spentSet.add((body.nullifierHash as number[]).join());
         leaves.push(Uint8Array.from(body.changeCommitment as number[]));
+        kinds.push({ kind: "change", amount: null });
       }
       if (step.status === 200) return reply(200, { ...(step.body as object), changeLeafIndex: leaves.length - 1 });
       return reply(step.status, step.body);
@@ -195,6 +217,7 @@ function fakeRelay(steps: RelayStep[], options: FakeRelayOptions = {}): FakeRela
     quoteBodies,
     spent,
     leaves,
+    leafPages,
   };
 }
 
@@ -258,10 +281,13 @@ describe("withdraw", () => {
       ...Array(9).fill("get_nullifier"),
       "fees",
       "get_merkle",
+      "get_leaves",
       ...Array(9).fill(["get_proof", "get_node"]).flat(),
       "get_merkle",
       "relay",
     ]);
+    // The whole public list from leaf 0 (the same for every note), in the relay's largest pages.
+    expect(relay.leafPages).toEqual([{ from: 0 }]);
     // Nine distinct leaves below the tree's 50, the note's (0) among them.
     expect(new Set(relay.proofIndices).size).toBe(9);
     expect(relay.proofIndices).toContain(0);
@@ -343,6 +369,59 @@ describe("withdraw", () => {
     // Deposits of 100,000 cannot hold a piece of 500,000: none is asked.
     expect(relay.proofIndices.every((i) => i % 3 !== 1)).toBe(true);
     expect(relay.proofIndices).toEqual(decoyLeafSet(decoySeed(note), 0, eligibleLeaves(leaves, 30, 500_000n), 8));
+  });
+
+  /** Leaf 0 is the note (a deposit of 1,000,000); then change leaves, deposits of 100,000 and of 2,000,000 in turn. */
+  const mixedKinds = (i: number): KnownLeaf =>
+    i === 0
+      ? { kind: "deposit", amount: 1_000_000n }
+      : i % 3 === 0
+        ? { kind: "change", amount: null }
+        : { kind: "deposit", amount: i % 3 === 1 ? 100_000n : 2_000_000n };
+  const mixedPool = (count: number): Map<number, KnownLeaf> => new Map(Array.from({ length: count }, (_, i) => [i, mixedKinds(i)]));
+
+  it("without the pool's leaves, reads the relay's whole leaf list from leaf 0 and asks the path only among leaves that could hold the piece", async () => {
+    const relay = fakeRelay([ok200], { leafCount: 30, kinds: mixedKinds, leafPage: 7 });
+    const { r } = await run(relay, true, { amount: 500_000n });
+    expect(r).toMatchObject({ ok: true });
+    // Pages from 0 on, wherever the note's leaf is: nothing in the requests points at it.
+    expect(relay.leafPages).toEqual([{ from: 0 }, { from: 7 }, { from: 14 }, { from: 21 }, { from: 28 }]);
+    expect(relay.proofIndices).toHaveLength(9);
+    // Deposits of 100,000 cannot hold a piece of 500,000: none is asked.
+    expect(relay.proofIndices.every((i) => i % 3 !== 1)).toBe(true);
+    expect(relay.proofIndices).toEqual(decoyLeafSet(decoySeed(note), 0, eligibleLeaves(mixedPool(30), 30, 500_000n), 8));
+    // The same note and piece asks the same set again.
+    const again = fakeRelay([ok200], { leafCount: 30, kinds: mixedKinds });
+    await run(again, true, { amount: 500_000n });
+    expect(again.proofIndices).toEqual(relay.proofIndices);
+    // A piece of 2,000,000 would be hidden among change leaves and the 2,000,000 deposits only.
+    expect(eligibleLeaves(mixedPool(30), 30, 2_000_000n).every((i) => i === 0 || i % 3 !== 1)).toBe(true);
+  });
+
+  it("a leaf list that misstates the note's own leaf stops the lookup before any path is asked", async () => {
+    for (const lie of [
+      { kind: "deposit", amount: 5_000n },
+      { kind: "change", amount: null },
+    ] as KnownLeaf[]) {
+      const relay = fakeRelay([], { leafCount: 20, kinds: (i) => (i === 0 ? lie : { kind: "deposit", amount: 1_000_000n }) });
+      const { r, stages } = await run(relay);
+      expect(r).toMatchObject({
+        ok: false,
+        error: { stage: "merkle", error: { kind: "inconsistent", message: expect.stringMatching(/leaf list is false/) } },
+      });
+      expect(relay.proofIndices).toEqual([]);
+      expect(stages).not.toContain("prove");
+    }
+  });
+
+  it("a relay that does not list its leaves (404) leaves every leaf a candidate, as before get_leaves", async () => {
+    const relay = fakeRelay([ok200], { leafCount: 50, noLeafList: true });
+    expect((await run(relay)).r).toMatchObject({ ok: true });
+    const all = Array.from({ length: 50 }, (_, j) => j);
+    expect(relay.proofIndices).toEqual(decoyLeafSet(decoySeed(note), 0, all, 8));
+    // A plan then has only the leaf count, an upper bound.
+    const fresh = fakeRelay([], { leafCount: 50, noLeafList: true });
+    expect(await relayLeaves(fresh.client, WSOL, "devnet")).toEqual({ ok: true, value: { leaves: null, nextIndex: 50 } });
   });
 
   it("a relay whose answers disagree with its own root stops the lookup: nothing is asked again, nothing proved", async () => {
@@ -506,6 +585,9 @@ describe("withdraw", () => {
   });
 });
 
+const mixedKindsForPlan = (i: number): KnownLeaf =>
+  i % 3 === 0 ? { kind: "change", amount: null } : { kind: "deposit", amount: i % 3 === 1 ? 700_000n : 1_000_000n };
+
 describe("standard pieces (pieces.ts)", () => {
   const feeOf = (a: bigint): bigint | null => {
     const fee = (a * 25n) / 10_000n > 1000n ? (a * 25n) / 10_000n : 1000n;
@@ -540,7 +622,27 @@ describe("standard pieces (pieces.ts)", () => {
     expect(odd.value).toMatchObject({ unsplit: 567n, left: 3_000_000n - 1_234_000n, leafCount: 12 });
     const lines = describePlan(odd.value, USDC, RECIPIENT);
     expect(lines).toContain("567 of the 1234567 asked is below the smallest standard amount (1000) and stays in the note");
-    expect(lines[1]).toMatch(/anonymity set at most 12 leaves \(give --rpc/);
+    expect(lines[1]).toMatch(/anonymity set at most 12 leaves \(the relay does not list its leaves: give --rpc/);
+  });
+
+  it("without --rpc, the relay's leaf list gives each piece's exact anonymity set", async () => {
+    const relay = fakeRelay([], { leafCount: 30, leafPage: 8, kinds: (i) => (i === 0 ? { kind: "deposit", amount: 3_000_000n } : mixedKindsForPlan(i)) });
+    const listed = await relayLeaves(relay.client, WSOL, "devnet");
+    if (!listed.ok) throw new Error(JSON.stringify(listed.error));
+    expect(listed.value.nextIndex).toBe(30);
+    expect(relay.leafPages.map((p) => p.from)).toEqual([0, 8, 16, 24]);
+    const plan = planWithdrawal({ value: 3_000_000n, amount: 1_500_000n, floor: 1000n, feeOf, leaves: listed.value.leaves });
+    if (!plan.ok) throw new Error(plan.error);
+    // Pieces of 1,000,000 and 500,000. Leaf 0 and the change leaves (i % 3 == 0: 10 with leaf 0) and the deposits of
+    // 1,000,000 (i % 3 == 2: 10) hold either; the deposits of 700,000 (i % 3 == 1: 10) only the second.
+    expect(plan.value.pieces.map((p) => p.amount)).toEqual([1_000_000n, 500_000n]);
+    expect(plan.value.pieces.map((p) => p.anonymitySet)).toEqual([20, 30]);
+    expect(plan.value.leafCount).toBeNull();
+    const lines = describePlan(plan.value, USDC, RECIPIENT);
+    expect(lines[1]).toMatch(/; anonymity set 20 leaves$/);
+    expect(lines.join("\n")).not.toMatch(/at most/);
+    const small = planWithdrawal({ value: 3_000_000n, amount: 500_000n, floor: 1000n, feeOf, leaves: listed.value.leaves });
+    expect(small.ok && small.value.pieces.map((p) => p.anonymitySet)).toEqual([30]);
   });
 
   it("--exact sends one non-standard piece with a warning; amounts that cannot be sent are refused before anything is", () => {

@@ -95,6 +95,7 @@ export const RATE_LIMITED_ENDPOINTS = [
   "get_proof",
   "get_node",
   "get_nullifier",
+  "get_leaves",
   "relay",
   "relay_swap",
   "revert",
@@ -351,6 +352,8 @@ export function defaultConfig(dataDir: string, resourcesDir: string): RelayConfi
         // Not in the spec's table (DESIGN: limits of the other endpoints are ours to set).
         login: 30,
         is_logged: 120,
+        // A wallet reads a pool's whole leaf list before withdrawing without --rpc: 10,000 leaves a page.
+        get_leaves: 60,
         get_ofac_signature: 30,
         jupiter: 60,
         sandbox: 120,

@@ -20,6 +20,14 @@ export interface IndexedLeaf {
   amount: bigint | null;
 }
 
+/** One leaf as get_leaves lists it: what the chain made public about it (its kind, a deposit's amount). */
+export interface LeafKind {
+  leafIndex: number;
+  kind: "deposit" | "change";
+  /** A deposit's amount in base units; null for a change leaf, and for a deposit whose amount the store does not have. */
+  amount: bigint | null;
+}
+
 /** Where the indexer's trees live between restarts. */
 export interface TreeStore {
   listPools(): StoredPool[];
@@ -30,4 +38,6 @@ export interface TreeStore {
   saveAppend(pool: StoredPool, append: AppendResult, cursor: string | null, leaves: IndexedLeaf[]): Promise<void>;
   /** Moves the cursor past chain history that held no leaves (failed deposits, reverts). */
   saveCursor(pool: StoredPool, cursor: string | null): Promise<void>;
+  /** The leaves from `from` up to (not including) `to`, in leaf order, as far as the store has them. */
+  listLeaves(pool: StoredPool, from: number, to: number): LeafKind[];
 }

@@ -4,7 +4,7 @@ import type { Network } from "../../src-shared/networks";
 import { memoReadingHasher } from "../core/merkle/pair-memo";
 import { MerkleTree } from "../core/merkle/tree";
 import type { ChainBackend, HealthCheck } from "../ports/chain";
-import type { IndexedLeaf, StoredPool, TreeStore } from "../ports/tree-store";
+import type { IndexedLeaf, LeafKind, StoredPool, TreeStore } from "../ports/tree-store";
 
 export interface IndexedPool {
   readonly network: Network;
@@ -101,6 +101,16 @@ export class IndexerService {
    */
   changeLeafIndexOf(network: Network, mint: string, nullifierHash: Uint8Array): number | null {
     return this.recentChangeLeaves.get(`${poolKey(network, mint)}/${toHex(nullifierHash)}`) ?? null;
+  }
+
+  /**
+   * Up to `limit` of the pool's leaves from `from` (get_leaves): each one's kind and a
+   * deposit's amount, all public on chain. Bounded by the tree the other reads answer from,
+   * so a list never runs ahead of get_merkle's nextIndex.
+   */
+  leaves(pool: IndexedPool, from: number, limit: number): LeafKind[] {
+    const to = Math.min(pool.tree.nextIndex, pool.stored.nextIndex, from + limit);
+    return this.store.listLeaves(pool.stored, from, to);
   }
 
   health(): HealthCheck[] {

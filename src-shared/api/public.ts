@@ -4,6 +4,7 @@ import { err, ok, type Result } from "../result";
 import {
   array,
   boolean,
+  decimalText,
   decodeAt,
   decoder,
   isRecord,
@@ -39,6 +40,17 @@ export interface MerkleNode {
   address: string;
   json: { value: Uint8Array };
 }
+
+/**
+ * POST /get_leaves (protocol v3): a page of the pool's leaves with what the chain made public about
+ * each, its kind and a deposit's amount (decimal text; null for a change leaf, whose value is private,
+ * and for a deposit whose amount the relay's store does not have). `from` is the first index asked;
+ * the leaves are consecutive from it and stop before `nextIndex`.
+ */
+export const leafListEntry = object({ index: nonNegInt, kind: literal("deposit", "change"), amount: nullable(decimalText) });
+export type LeafListEntry = Infer<typeof leafListEntry>;
+export const leafList = object({ address: string, json: object({ nextIndex: nonNegInt, from: nonNegInt, leaves: array(leafListEntry) }) });
+export type LeafList = Infer<typeof leafList>;
 
 /** Spec: `{address:null, json:null}` when not spent. */
 export type NullifierStatus = { address: null; json: null } | { address: string; json: { spent: true } };
@@ -210,6 +222,19 @@ export const decodeMerkleNode: Decoder<MerkleNode> = (v) => {
   const value = field(v.json.value, "json.value");
   if (!value.ok) return value;
   return ok({ address: v.address, json: { value: value.value } });
+};
+
+/** {@link leafList}, and the page must hang together: consecutive indices from `from`, below `nextIndex`, no amount on a change leaf. */
+export const decodeLeafList: Decoder<LeafList> = (v) => {
+  const r = leafList(v);
+  if (!r.ok) return r;
+  const { nextIndex, from, leaves } = r.value.json;
+  for (const [i, leaf] of leaves.entries()) {
+    if (leaf.index !== from + i) return err(`json.leaves[${i}].index is ${leaf.index}, not ${from + i}: the page must list consecutive leaves from json.from`);
+    if (leaf.index >= nextIndex) return err(`json.leaves[${i}].index ${leaf.index} is not below json.nextIndex ${nextIndex}`);
+    if (leaf.kind === "change" && leaf.amount !== null) return err(`json.leaves[${i}] is a change leaf with an amount (a change leaf's value is private)`);
+  }
+  return r;
 };
 
 export const decodeNullifierStatus: Decoder<NullifierStatus> = (v) => {

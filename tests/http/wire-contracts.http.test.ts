@@ -34,6 +34,7 @@ import {
   decodeCompliancePublicKey,
   decodeFeeSchedule,
   decodeLogin,
+  decodeLeafList,
   decodeMerkleNode,
   decodeMerkleProof,
   decodeMerkleState,
@@ -117,7 +118,7 @@ describe("the public API's answers match their contracts (src-shared/api/public.
     expect(decoded("GET /fees (SDK)", fees, decodeFeeSchedule).relayers.mainnet).toBe(withdrawal.terms.relayer);
   });
 
-  it("the indexer's get_merkle, get_proof and get_nullifier (spent and not)", async () => {
+  it("the indexer's get_merkle, get_proof, get_node, get_leaves and get_nullifier (spent and not)", async () => {
     const pool = `/${USDC}/32/mainnet`;
     const state = decoded("get_merkle", await call("POST", `/get_merkle${pool}`), decodeMerkleState);
     expect(state.json.nextIndex).toBeGreaterThan(withdrawal.deposit.leafIndex);
@@ -133,6 +134,12 @@ describe("the public API's answers match their contracts (src-shared/api/public.
     expect(fresh).toEqual({ address: null, json: null });
     const node = decoded("get_node", await call("POST", `/get_node/${USDC}/32/1/mainnet`), decodeMerkleNode);
     expect(node.json.value).toEqual(state.json.root);
+    // Protocol v3: the landed withdrawal's change leaf is listed as one, without an amount.
+    const listed = decoded("get_leaves", await call("POST", `/get_leaves${pool}`, { from: 0 }), decodeLeafList);
+    expect(listed.json.nextIndex).toBe(state.json.nextIndex);
+    expect(listed.json.leaves).toHaveLength(state.json.nextIndex);
+    expect(listed.json.leaves[withdrawal.deposit.leafIndex]).toMatchObject({ kind: "deposit", amount: expect.stringMatching(/^[1-9][0-9]*$/) });
+    expect(listed.json.leaves.filter((l) => l.kind === "change")).toEqual([{ index: expect.any(Number), kind: "change", amount: null }]);
   });
 
   it("the sandbox's deposit and balance, and the compliance key", async () => {

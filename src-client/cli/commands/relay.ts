@@ -2,9 +2,8 @@ import { KNOWN_MINTS, UNKNOWN_MINT_STANDARD_FLOOR } from "../../../src-shared/ap
 import { toHex } from "../../../src-shared/encoding/bytes";
 import { defaultStandardFloor } from "../../../src-shared/privacy/standard-amounts";
 import { chainConnection, mintDecimals } from "../../sdk/chain";
-import type { PoolLeaf } from "../../sdk/chain-history";
 import { relayFee } from "../../sdk/fees";
-import { poolHistoryOf } from "../../sdk/lookup";
+import { poolHistoryOf, relayLeaves, type KnownLeaf } from "../../sdk/lookup";
 import type { DepositNote } from "../../sdk/note";
 import { describePlan, planWithdrawal, withdrawInPieces, type WithdrawalPlan } from "../../sdk/pieces";
 import type { WithdrawError, WithdrawResult } from "../../sdk/withdraw";
@@ -211,7 +210,7 @@ export const relay: CommandSpec = {
     if (!fees.ok) return ctx.apiFailure("fees", fees);
     const floor = await floorInput(ctx, values, current, rpc);
     if (!floor.ok) return floor.code;
-    let leaves: ReadonlyMap<number, PoolLeaf> | null = null;
+    let leaves: ReadonlyMap<number, KnownLeaf> | null;
     let leafCount: number | undefined;
     if (lookup.value.kind === "chain") {
       const h = await poolHistoryOf(
@@ -222,9 +221,11 @@ export const relay: CommandSpec = {
       if (!h.ok) return ctx.apiFailure("chain", h);
       leaves = h.value.leaves;
     } else {
-      const tree = await ctx.client.getMerkle(current.mint, current.network);
-      if (!tree.ok) return ctx.apiFailure("get_merkle", tree);
-      leafCount = tree.value.json.nextIndex;
+      // The relay's whole public leaf list (names no note): each piece's exact anonymity set.
+      const listed = await relayLeaves(ctx.client.withoutSession(), current.mint, current.network);
+      if (!listed.ok) return listed.error.kind === "api" ? ctx.apiFailure("get_leaves", listed.error.failure) : noteProofFailure(ctx, listed.error);
+      leaves = listed.value.leaves;
+      if (!leaves) leafCount = listed.value.nextIndex;
     }
     const plan = planWithdrawal({
       value: current.amount,

@@ -102,6 +102,13 @@ describe("SqlTreeStore on page files", () => {
         [pool.id],
       );
       expect(rows).toEqual(meta(0, tree.nextIndex).map((m) => ({ leaf_index: m.leafIndex, kind: m.kind, amount: m.amount?.toString() ?? null })));
+      // get_leaves reads the same rows back, any range of them.
+      const kinds = meta(0, tree.nextIndex).map((m) => ({ leafIndex: m.leafIndex, kind: m.kind, amount: m.amount }));
+      const reopened = new SqlTreeStore(db, () => T0);
+      expect(reopened.listLeaves(pool, 0, tree.nextIndex)).toEqual(kinds);
+      expect(reopened.listLeaves(pool, 100, 137)).toEqual(kinds.slice(100, 137));
+      expect(reopened.listLeaves(pool, tree.nextIndex - 2, tree.nextIndex + 50)).toEqual(kinds.slice(-2));
+      expect(reopened.listLeaves(pool, 5, 5)).toEqual([]);
     } finally {
       await db.close();
     }

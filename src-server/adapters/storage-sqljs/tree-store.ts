@@ -1,6 +1,6 @@
 import type { Network } from "../../../src-shared/networks";
 import type { AppendResult, MerkleTree } from "../../core/merkle/tree";
-import type { IndexedLeaf, StoredPool, TreeStore } from "../../ports/tree-store";
+import type { IndexedLeaf, LeafKind, StoredPool, TreeStore } from "../../ports/tree-store";
 import type { DurableDb, SqlStatement } from "./durable-db";
 import { encodeLeafRecord, LEAF_RECORD, leafPage, NODE, TIME_BYTES, timePage, treePage } from "./leaf-pages";
 
@@ -86,6 +86,26 @@ export class SqlTreeStore implements TreeStore {
   async saveCursor(pool: StoredPool, cursor: string | null): Promise<void> {
     await this.db.write([{ sql: "UPDATE pools SET cursor = ? WHERE id = ?", params: [cursor, pool.id] }]);
     pool.cursor = cursor;
+  }
+
+  listLeaves(pool: StoredPool, from: number, to: number): LeafKind[] {
+    const out: LeafKind[] = [];
+    if (to <= from) return out;
+    this.db.iterate(
+      "SELECT leaf_index, kind, amount FROM indexed_leaves WHERE pool_id = ? AND leaf_index >= ? AND leaf_index < ? ORDER BY leaf_index",
+      [pool.id, from, to],
+      (row) => {
+        const kind = row[1] === "change" ? "change" : "deposit";
+        const amount = row[2];
+        // Only a deposit has a public amount; text that is not one (never written by the indexer) reads as unknown.
+        out.push({
+          leafIndex: row[0] as number,
+          kind,
+          amount: kind === "deposit" && typeof amount === "string" && /^[0-9]{1,20}$/.test(amount) ? BigInt(amount) : null,
+        });
+      },
+    );
+    return out;
   }
 
   async saveAppend(pool: StoredPool, append: AppendResult, cursor: string | null, leaves: IndexedLeaf[]): Promise<void> {

@@ -2,7 +2,9 @@ import type { ServerResponse } from "node:http";
 import { Router } from "express";
 import { ErrorName } from "../../../src-shared/errors";
 import { parseFieldBytes } from "../../../src-shared/encoding/field";
+import type { LeafList } from "../../../src-shared/api/public";
 import type { Network } from "../../../src-shared/networks";
+import { err, ok, type Result } from "../../../src-shared/result";
 import { ProofJson } from "../../core/merkle/proof-json";
 import type { ChainBackend } from "../../ports/chain";
 import type { IndexedPool, IndexerService } from "../../services/indexer";
@@ -19,6 +21,23 @@ export interface IndexerRouteDeps {
 }
 
 const fail = (res: ServerResponse, e: ParamError): void => sendError(res, e.status, e.error, e.message);
+
+/** get_leaves' page size when the body gives none, and the most one answer lists (about 50 bytes a leaf). */
+export const LEAVES_PAGE_MAX = 10_000;
+
+/** get_leaves' optional body `{ from?, limit? }`: an error message naming the field, or the page asked. */
+export function parseLeavesBody(body: unknown): Result<{ from: number; limit: number }, string> {
+  // No body at all (the spec's other reads send none) reads as `{}`.
+  if (body === undefined) return ok({ from: 0, limit: LEAVES_PAGE_MAX });
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return err("body must be a JSON object { from?: number, limit?: number } or empty");
+  const b = body as Record<string, unknown>;
+  const from = b.from === undefined ? 0 : b.from;
+  if (typeof from !== "number" || !Number.isSafeInteger(from) || from < 0) return err("from must be a non-negative integer (the first leaf index)");
+  const limit = b.limit === undefined ? LEAVES_PAGE_MAX : b.limit;
+  if (typeof limit !== "number" || !Number.isSafeInteger(limit) || limit < 0 || limit > LEAVES_PAGE_MAX)
+    return err(`limit must be an integer from 0 to ${LEAVES_PAGE_MAX}`);
+  return ok({ from, limit });
+}
 
 /**
  * get_proof answers per pool (core/merkle/proof-json.ts keeps the text that does not change).
@@ -102,7 +121,10 @@ export function indexerReads(deps: Pick<IndexerRouteDeps, "indexer" | "chains">)
   ];
 }
 
-/** The indexer's routes on Express: the {@link indexerReads} (for what the front door passes on) and get_nullifier, which takes a body. */
+/**
+ * The indexer's routes on Express: the {@link indexerReads} (for what the front door passes on), and
+ * get_nullifier and get_leaves, which take a body.
+ */
 export function indexerRoutes(deps: IndexerRouteDeps, r: Router = Router(), reads: readonly DirectRoute[] = indexerReads(deps)): Router {
   const resolvePool = poolResolver(deps);
   for (const read of reads) r.post(read.pattern, ...deps.limits.middleware(read.endpoint), (req, res) => read.handle(req.params, res));
@@ -123,6 +145,27 @@ export function indexerRoutes(deps: IndexerRouteDeps, r: Router = Router(), read
     const mintBytes = parseMintParam(pool.mint);
     if (!mintBytes.ok) throw new Error(`pool ${pool.mint} has an invalid mint`);
     res.status(200).json({ address: deps.nullifierAddress(pool.network, mintBytes.value.bytes, hash.value), json: { spent: true } });
+  });
+
+  r.post("/get_leaves/:mint/:depth/:network", ...deps.limits.middleware("get_leaves"), (req, res) => {
+    const found = resolvePool(res, req.params);
+    if (!found) return;
+    const page = parseLeavesBody(req.body);
+    if (!page.ok) return invalidRequest(res, page.error);
+    const { pool } = found;
+    const answer: LeafList = {
+      address: pool.address,
+      json: {
+        nextIndex: pool.tree.nextIndex,
+        from: page.value.from,
+        leaves: deps.indexer.leaves(pool, page.value.from, page.value.limit).map((l) => ({
+          index: l.leafIndex,
+          kind: l.kind,
+          amount: l.amount === null ? null : l.amount.toString(),
+        })),
+      },
+    };
+    res.status(200).json(answer);
   });
 
   return r;
