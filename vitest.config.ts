@@ -6,5 +6,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",
+    // Vitest's default is one worker on two cores (cores - 1). Most test files wait on a relay or
+    // validator process, not on their own CPU: two workers keep both cores busy.
+    maxWorkers: 2,
   },
 });
