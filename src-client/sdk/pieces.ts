@@ -21,7 +21,7 @@ import { defaultStandardFloor, splitIntoStandardAmounts, isStandardAmount } from
 import { err, ok, type Result } from "../../src-shared/result";
 import type { RelayClient } from "./http";
 import { anonymitySet, type KnownLeaf } from "./lookup";
-import { noteLeafIndex, saveNote, type DepositNote } from "./note";
+import { noteLeafIndex, saveNote, type DepositNote, type PendingPiece } from "./note";
 import { withdraw, type WithdrawError, type WithdrawOptions, type WithdrawResult } from "./withdraw";
 
 export { defaultStandardFloor };
@@ -188,30 +188,12 @@ async function untilIndexed(client: RelayClient, note: DepositNote, sleep: (ms: 
 }
 
 /** The pending change note written before a piece is sent. */
-function pendingNote(
-  spends: DepositNote,
-  r: {
-    change: DepositNote;
-    amount: bigint;
-    fee: bigint;
-    recipient: string;
-    relayer: string;
-    swap: { outputMint: string; minOut: bigint } | null;
-    changeCommitment: Uint8Array;
-  },
-): DepositNote {
+function pendingNote(spends: DepositNote, r: Omit<PendingPiece, "spends" | "since"> & { change: DepositNote }): DepositNote {
+  // Only the piece's terms: callers pass whole proofs and results, which the file must not take in.
+  const { amount, fee, recipient, relayer, swap, changeCommitment } = r;
   return {
     ...r.change,
-    pending: {
-      spends: { ...spends, pending: null },
-      amount: r.amount,
-      fee: r.fee,
-      recipient: r.recipient,
-      relayer: r.relayer,
-      swap: r.swap,
-      changeCommitment: r.changeCommitment,
-      since: new Date().toISOString(),
-    },
+    pending: { spends: { ...spends, pending: null }, amount, fee, recipient, relayer, swap, changeCommitment, since: new Date().toISOString() },
   };
 }
 
