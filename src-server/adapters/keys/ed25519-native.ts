@@ -6,6 +6,7 @@
  * only where a browser or wallet needs it (src-shared/crypto/ed25519.ts).
  */
 import { createPrivateKey, createPublicKey, sign, verify, type KeyObject } from "node:crypto";
+import { isStrictEd25519Input } from "../../../src-shared/crypto/ed25519";
 
 /** DER prefix of an Ed25519 SubjectPublicKeyInfo (RFC 8410): SEQUENCE { SEQUENCE { OID 1.3.101.112 }, BIT STRING (33 bytes) }. */
 const SPKI_PREFIX = Buffer.from("302a300506032b6570032100", "hex");
@@ -38,13 +39,13 @@ const enc = new TextEncoder();
  * True only when `signature` is a valid ed25519 signature of `message` (a
  * string is signed as its UTF-8 bytes) by the raw 32-byte `publicKey`.
  * Never throws: a key or signature of the wrong length, a key that is not a
- * curve point, a non-canonical signature (S not below the group order) or
- * anything else malformed answers false. Stricter than tweetnacl, which
- * accepts a signature whose S was increased by the group order.
+ * curve point, anything else malformed, and whatever Solana's `verify_strict`
+ * refuses (a small-order or non-canonically encoded key or R, S not below the
+ * group order: src-shared/crypto/ed25519.ts) answers false. OpenSSL alone
+ * accepts a small-order key, for which one fixed signature verifies every message.
  */
 export function verifyEd25519Native(message: string | Uint8Array, signature: Uint8Array, publicKey: Uint8Array): boolean {
-  if (!(signature instanceof Uint8Array) || !(publicKey instanceof Uint8Array)) return false;
-  if (signature.length !== 64 || publicKey.length !== 32) return false;
+  if (!isStrictEd25519Input(signature, publicKey)) return false;
   const key = keyObject(publicKey);
   if (!key) return false;
   try {
