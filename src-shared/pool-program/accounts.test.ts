@@ -3,10 +3,12 @@ import { toHex as hex } from "../encoding/bytes";
 import {
   currentRoot,
   decodeDepositReceipt,
+  decodeProgramDataHeader,
   decodeNullifierAccount,
   decodeTokenAccount,
   decodeTreeAccount,
   encodeDepositReceipt,
+  encodeProgramDataHeader,
   encodeNullifierAccount,
   encodeTokenAccount,
   encodeTreeAccount,
@@ -39,33 +41,47 @@ function sampleTree(): TreeAccountData {
     totalDeposited: 0x1122334455667788n,
     totalWithdrawn: 5n,
     createdSlot: 77n,
+    minDeposit: 0x0a0b0c0dn,
     bump: 254,
+    eventAuthorityBump: 251,
   };
 }
 
 describe("TreeAccount", () => {
-  it("is 4353 bytes with every field at the doc's offset", () => {
+  it("is 33160 bytes with every field at the doc's offset, the 1,000-root ring last", () => {
     const bytes = encodeTreeAccount(sampleTree());
     expect(bytes.length).toBe(TREE_ACCOUNT_SIZE);
+    expect(TREE_ACCOUNT_SIZE).toBe(33160);
+    expect(ROOT_HISTORY_SIZE).toBe(1000);
     expect(hex(bytes.subarray(0, 8))).toBe("d6266b234c854931");
-    expect(TREE_ACCOUNT_OFFSETS).toMatchObject({ nextIndex: 72, roots: 80, filledSubtrees: 3280, depositCount: 4304, bump: 4336, reserved: 4337 });
+    expect(TREE_ACCOUNT_OFFSETS).toMatchObject({
+      nextIndex: 72,
+      filledSubtrees: 80,
+      depositCount: 1104,
+      minDeposit: 1136,
+      bump: 1144,
+      eventAuthorityBump: 1145,
+      reserved: 1146,
+      roots: 1160,
+    });
     expect(bytes.subarray(8, 40)).toEqual(fill(0x01));
     expect(bytes.subarray(40, 72)).toEqual(fill(0x02));
     expect(hex(bytes.subarray(72, 76))).toBe("04030201");
     expect(u32le(bytes, 76)).toBe(2);
-    expect(bytes.subarray(80, 112)).toEqual(fill(0xa0));
-    expect(bytes.subarray(80 + 2 * 32, 80 + 3 * 32)).toEqual(fill(0xa2));
-    expect(bytes.subarray(80 + 3 * 32, 3280)).toEqual(fill(0, 3280 - 80 - 96));
-    expect(bytes.subarray(3280, 3312)).toEqual(fill(0xc0));
-    expect(bytes.subarray(3280 + 31 * 32, 4304)).toEqual(fill(0xcf));
-    expect(u64le(bytes, 4304)).toBe(9n);
-    expect(hex(bytes.subarray(4312, 4320))).toBe("8877665544332211");
-    expect(u64le(bytes, 4320)).toBe(5n);
-    expect(u64le(bytes, 4328)).toBe(77n);
-    expect(bytes[4336]).toBe(254);
-    expect(bytes.subarray(4337)).toEqual(fill(0, 16));
+    expect(bytes.subarray(80, 112)).toEqual(fill(0xc0));
+    expect(bytes.subarray(80 + 31 * 32, 1104)).toEqual(fill(0xcf));
+    expect(u64le(bytes, 1104)).toBe(9n);
+    expect(hex(bytes.subarray(1112, 1120))).toBe("8877665544332211");
+    expect(u64le(bytes, 1120)).toBe(5n);
+    expect(u64le(bytes, 1128)).toBe(77n);
+    expect(u64le(bytes, 1136)).toBe(0x0a0b0c0dn);
+    expect(bytes[1144]).toBe(254);
+    expect(bytes[1145]).toBe(251);
+    expect(bytes.subarray(1146, 1160)).toEqual(fill(0, 14));
+    expect(bytes.subarray(1160, 1192)).toEqual(fill(0xa0));
+    expect(bytes.subarray(1160 + 2 * 32, 1160 + 3 * 32)).toEqual(fill(0xa2));
+    expect(bytes.subarray(1160 + 3 * 32)).toEqual(fill(0, 33160 - 1160 - 96));
   });
-
   it("decodes what it encodes", () => {
     const t = sampleTree();
     const back = decodeTreeAccount(encodeTreeAccount(t));
@@ -81,25 +97,28 @@ describe("TreeAccount", () => {
     expect(isKnownRoot(t, fill(0))).toBe(false);
   });
 
-  it("pushRoot advances the ring and wraps after 100 roots, forgetting the oldest", () => {
+  it("pushRoot advances the ring and wraps after 1,000 roots, forgetting the oldest", () => {
     let t = sampleTree();
     t = pushRoot(t, fill(0xa3));
     expect(t.currentRootIndex).toBe(3);
     expect(currentRoot(t)).toEqual(fill(0xa3));
     expect(rootsOldestFirst(t).map((r) => r[0])).toEqual([0xa0, 0xa1, 0xa2, 0xa3]);
-    for (let i = 0; i < 97; i++) t = pushRoot(t, fill(1 + i));
+    const root = (i: number): Uint8Array => Uint8Array.from({ length: 32 }, (_, j) => (j < 2 ? (i >> (8 * j)) & 0xff : 0x5a));
+    for (let i = 0; i < 997; i++) t = pushRoot(t, root(i));
     expect(t.currentRootIndex).toBe(0);
     expect(isKnownRoot(t, fill(0xa0))).toBe(false);
     expect(isKnownRoot(t, fill(0xa1))).toBe(true);
-    expect(rootsOldestFirst(t).length).toBe(100);
+    expect(rootsOldestFirst(t).length).toBe(1000);
     expect(rootsOldestFirst(t)[0]).toEqual(fill(0xa1));
-    expect(rootsOldestFirst(t)[99]).toEqual(fill(97));
+    expect(rootsOldestFirst(t)[999]).toEqual(root(996));
   });
 
   it("decode refuses a wrong size, a wrong discriminator and truncated data, saying which", () => {
     const bytes = encodeTreeAccount(sampleTree());
-    expect(decodeTreeAccount(bytes.subarray(0, 4352))).toEqual({ ok: false, error: "TreeAccount: expected 4353 bytes, got 4352" });
-    expect(decodeTreeAccount(new Uint8Array([...bytes, 0]))).toEqual({ ok: false, error: "TreeAccount: expected 4353 bytes, got 4354" });
+    expect(decodeTreeAccount(bytes.subarray(0, 33159))).toEqual({ ok: false, error: "TreeAccount: expected 33160 bytes, got 33159" });
+    expect(decodeTreeAccount(new Uint8Array([...bytes, 0]))).toEqual({ ok: false, error: "TreeAccount: expected 33160 bytes, got 33161" });
+    // A tree initialize_pool created that extend_pool has not grown yet is not a usable tree.
+    expect(decodeTreeAccount(bytes.subarray(0, 10240))).toEqual({ ok: false, error: "TreeAccount: expected 33160 bytes, got 10240" });
     expect(decodeTreeAccount(bytes.subarray(0, 5))).toEqual({ ok: false, error: "TreeAccount: truncated (5 bytes, not even a discriminator)" });
     const wrong = bytes.slice();
     wrong[0] = wrong[0]! ^ 1;
@@ -109,14 +128,34 @@ describe("TreeAccount", () => {
       error: "TreeAccount: wrong discriminator",
     });
     const badRing = bytes.slice();
-    badRing[76] = 100;
-    expect(decodeTreeAccount(badRing)).toEqual({ ok: false, error: "TreeAccount: currentRootIndex 100 is outside the ring of 100" });
+    badRing.set([0xe8, 0x03], 76);
+    expect(decodeTreeAccount(badRing)).toEqual({ ok: false, error: "TreeAccount: currentRootIndex 1000 is outside the ring of 1000" });
   });
 
   it("encode throws on a ring or frontier of the wrong length (a caller bug)", () => {
     expect(() => encodeTreeAccount({ ...sampleTree(), roots: [fill(1)] })).toThrow(RangeError);
     expect(() => encodeTreeAccount({ ...sampleTree(), filledSubtrees: [] })).toThrow(RangeError);
     expect(() => encodeTreeAccount({ ...sampleTree(), mint: fill(1, 31) })).toThrow("TreeAccount.mint: expected 32 bytes, got 31");
+  });
+});
+
+describe("ProgramData header", () => {
+  it("is state 3 u32 ‖ slot u64 ‖ Option<Pubkey> (45 bytes), the authority @13 after tag 1 @12", () => {
+    const bytes = encodeProgramDataHeader({ slot: 0x0102n, upgradeAuthority: fill(0x07) });
+    expect(bytes.length).toBe(45);
+    expect(hex(bytes.subarray(0, 13))).toBe("03000000" + "0201000000000000" + "01");
+    expect(bytes.subarray(13)).toEqual(fill(0x07));
+    expect(decodeProgramDataHeader(bytes)).toEqual({ ok: true, value: { slot: 0x0102n, upgradeAuthority: fill(0x07) } });
+  });
+
+  it("a dropped authority is tag 0 and decodes as null; another state or a short account is refused", () => {
+    const none = encodeProgramDataHeader({ slot: 5n, upgradeAuthority: null });
+    expect(none[12]).toBe(0);
+    expect(decodeProgramDataHeader(new Uint8Array([...none, 1, 2, 3]))).toEqual({ ok: true, value: { slot: 5n, upgradeAuthority: null } });
+    const program = none.slice();
+    program[0] = 2;
+    expect(decodeProgramDataHeader(program)).toEqual({ ok: false, error: "ProgramData: state 2, not ProgramData (3)" });
+    expect(decodeProgramDataHeader(none.subarray(0, 44)).ok).toBe(false);
   });
 });
 

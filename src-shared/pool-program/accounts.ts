@@ -6,46 +6,62 @@
 import { bytesEqual } from "../encoding/bytes";
 import { isZeroBytes } from "../encoding/field";
 import { ByteReader, ByteWriter, checkHeader } from "./borsh";
-import { DEPOSIT_RECEIPT_SIZE, NO_LEAF_INDEX, NULLIFIER_ACCOUNT_SIZE, ROOT_HISTORY_SIZE, TOKEN_ACCOUNT_SIZE, TREE_ACCOUNT_SIZE, TREE_DEPTH } from "./constants";
+import {
+  DEPOSIT_RECEIPT_SIZE,
+  NO_LEAF_INDEX,
+  NULLIFIER_ACCOUNT_SIZE,
+  PROGRAM_DATA_HEADER_SIZE,
+  ROOT_HISTORY_SIZE,
+  TOKEN_ACCOUNT_SIZE,
+  TREE_ACCOUNT_SIZE,
+  TREE_DEPTH,
+} from "./constants";
 import { ACCOUNT_DISCRIMINATORS } from "./discriminators";
 import { err, ok, type Result } from "../result";
 
 // ---------------------------------------------------------------- TreeAccount
 
-/** Byte offsets of TreeAccount's fields (the doc's table). */
+/** Byte offsets of TreeAccount's fields (the doc's table). The roots ring comes last: it is most of the account. */
 export const TREE_ACCOUNT_OFFSETS = {
   discriminator: 0,
   mint: 8,
   authority: 40,
   nextIndex: 72,
   currentRootIndex: 76,
-  roots: 80,
-  filledSubtrees: 3280,
-  depositCount: 4304,
-  totalDeposited: 4312,
-  totalWithdrawn: 4320,
-  createdSlot: 4328,
-  bump: 4336,
-  reserved: 4337,
+  filledSubtrees: 80,
+  depositCount: 1104,
+  totalDeposited: 1112,
+  totalWithdrawn: 1120,
+  createdSlot: 1128,
+  minDeposit: 1136,
+  bump: 1144,
+  eventAuthorityBump: 1145,
+  reserved: 1146,
+  roots: 1160,
 } as const;
 
 export interface TreeAccountData {
   mint: Uint8Array;
-  /** The relayer allowed to revert. */
+  /** The relayer allowed to revert (initialize_pool's signer, the program's upgrade authority then). */
   authority: Uint8Array;
   nextIndex: number;
   /** Slot of `roots` holding the latest root. */
   currentRootIndex: number;
-  /** Ring of the last ROOT_HISTORY_SIZE roots, 32 bytes each; unused slots are zero. */
-  roots: Uint8Array[];
   /** The frontier, level 0..TREE_DEPTH-1. */
   filledSubtrees: Uint8Array[];
   /** Successful and failed deposits. */
   depositCount: bigint;
+  /** Deposited amounts less reverted ones. */
   totalDeposited: bigint;
   totalWithdrawn: bigint;
   createdSlot: bigint;
+  /** The least a deposit must bring into the vault (set at initialize_pool, at least 1). */
+  minDeposit: bigint;
   bump: number;
+  /** Canonical bump of the event authority PDA, with which the program signs its event CPIs. */
+  eventAuthorityBump: number;
+  /** Ring of the last ROOT_HISTORY_SIZE roots, 32 bytes each; unused slots are zero. */
+  roots: Uint8Array[];
 }
 
 export function encodeTreeAccount(t: TreeAccountData): Uint8Array {
@@ -58,18 +74,24 @@ export function encodeTreeAccount(t: TreeAccountData): Uint8Array {
     .raw(t.authority, 32, "TreeAccount.authority")
     .u32(t.nextIndex, "TreeAccount.nextIndex")
     .u32(t.currentRootIndex, "TreeAccount.currentRootIndex");
-  t.roots.forEach((r, i) => w.raw(r, 32, `TreeAccount.roots[${i}]`));
   t.filledSubtrees.forEach((n, i) => w.raw(n, 32, `TreeAccount.filledSubtrees[${i}]`));
-  return w
-    .u64(t.depositCount, "TreeAccount.depositCount")
+  w.u64(t.depositCount, "TreeAccount.depositCount")
     .u64(t.totalDeposited, "TreeAccount.totalDeposited")
     .u64(t.totalWithdrawn, "TreeAccount.totalWithdrawn")
     .u64(t.createdSlot, "TreeAccount.createdSlot")
+    .u64(t.minDeposit, "TreeAccount.minDeposit")
     .u8(t.bump, "TreeAccount.bump")
-    .skip(16)
-    .finish();
+    .u8(t.eventAuthorityBump, "TreeAccount.eventAuthorityBump")
+    .skip(14);
+  t.roots.forEach((r, i) => w.raw(r, 32, `TreeAccount.roots[${i}]`));
+  return w.finish();
 }
 
+/**
+ * Decodes a full-size tree. A tree initialize_pool created but extend_pool
+ * has not yet grown to TREE_ACCOUNT_SIZE is refused like any wrong size (the
+ * program refuses it too).
+ */
 export function decodeTreeAccount(bytes: Uint8Array): Result<TreeAccountData, string> {
   const problem = checkHeader(bytes, "TreeAccount", TREE_ACCOUNT_SIZE, ACCOUNT_DISCRIMINATORS.TreeAccount);
   if (problem) return err(problem);
@@ -79,20 +101,30 @@ export function decodeTreeAccount(bytes: Uint8Array): Result<TreeAccountData, st
   const nextIndex = r.u32();
   const currentRootIndex = r.u32();
   if (currentRootIndex >= ROOT_HISTORY_SIZE) return err(`TreeAccount: currentRootIndex ${currentRootIndex} is outside the ring of ${ROOT_HISTORY_SIZE}`);
-  const roots = Array.from({ length: ROOT_HISTORY_SIZE }, () => r.raw(32));
   const filledSubtrees = Array.from({ length: TREE_DEPTH }, () => r.raw(32));
+  const depositCount = r.u64();
+  const totalDeposited = r.u64();
+  const totalWithdrawn = r.u64();
+  const createdSlot = r.u64();
+  const minDeposit = r.u64();
+  const bump = r.u8();
+  const eventAuthorityBump = r.u8();
+  r.skip(14);
+  const roots = Array.from({ length: ROOT_HISTORY_SIZE }, () => r.raw(32));
   return ok({
     mint,
     authority,
     nextIndex,
     currentRootIndex,
-    roots,
     filledSubtrees,
-    depositCount: r.u64(),
-    totalDeposited: r.u64(),
-    totalWithdrawn: r.u64(),
-    createdSlot: r.u64(),
-    bump: r.u8(),
+    depositCount,
+    totalDeposited,
+    totalWithdrawn,
+    createdSlot,
+    minDeposit,
+    bump,
+    eventAuthorityBump,
+    roots,
   });
 }
 
@@ -125,6 +157,38 @@ export function rootsOldestFirst(t: TreeAccountData): Uint8Array[] {
     if (!isZeroBytes(r)) out.push(r);
   }
   return out;
+}
+
+// -------------------------------------------------- ProgramData (upgradeable loader)
+
+/** The upgradeable loader's ProgramData header (bincode): state u32 = 3, slot u64, upgrade authority Option<Pubkey>. */
+export interface ProgramDataHeader {
+  /** Slot of the last deployment. */
+  slot: bigint;
+  /** Who may upgrade the program (and initialize pools); null once dropped (the program is immutable). */
+  upgradeAuthority: Uint8Array | null;
+}
+
+/** Reads a ProgramData account's header: state 3 @0, slot @4, option tag @12, authority @13..45. */
+export function decodeProgramDataHeader(bytes: Uint8Array): Result<ProgramDataHeader, string> {
+  if (!(bytes instanceof Uint8Array)) return err("ProgramData: not bytes");
+  if (bytes.length < PROGRAM_DATA_HEADER_SIZE) return err(`ProgramData: ${bytes.length} bytes, shorter than its ${PROGRAM_DATA_HEADER_SIZE}-byte header`);
+  const r = new ByteReader(bytes);
+  const state = r.u32();
+  if (state !== 3) return err(`ProgramData: state ${state}, not ProgramData (3)`);
+  const slot = r.u64();
+  const tag = r.u8();
+  if (tag > 1) return err(`ProgramData: bad upgrade authority tag ${tag}`);
+  return ok({ slot, upgradeAuthority: tag === 1 ? r.raw(32) : null });
+}
+
+/** The header for a ProgramData account (tests write it with setAccount to set or drop the upgrade authority). */
+export function encodeProgramDataHeader(h: ProgramDataHeader): Uint8Array {
+  const w = new ByteWriter(PROGRAM_DATA_HEADER_SIZE).u32(3, "ProgramData.state").u64(h.slot, "ProgramData.slot");
+  // None: tag 0, then the loader leaves the authority's 32 bytes zero (the header stays 45 bytes).
+  if (h.upgradeAuthority) w.u8(1, "ProgramData.authorityTag").raw(h.upgradeAuthority, 32, "ProgramData.upgradeAuthority");
+  else w.skip(33);
+  return w.finish();
 }
 
 // ----------------------------------------------------------- NullifierAccount

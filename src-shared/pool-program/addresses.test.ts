@@ -7,18 +7,21 @@ import { nullifierAddress, treeAddress, vaultAddress } from "../solana/pda";
 import {
   associatedTokenAddress,
   depositReceiptAddress,
+  eventAuthorityAddress,
   findDepositReceiptAddress,
+  findEventAuthorityAddress,
   findTreeAddress,
   nonceSeed,
   poolNullifierAddress,
   poolTreeAddress,
   poolVaultAddress,
+  programDataAddress,
   revertMarkerAddress,
   revertNullifierOfReceipt,
   findSwapEscrowAddress,
   swapEscrowAddress,
 } from "./addresses";
-import { ASSOCIATED_TOKEN_PROGRAM_ID, DEFAULT_POOL_PROGRAM_ID, NATIVE_MINT, TOKEN_PROGRAM_ID } from "./constants";
+import { ASSOCIATED_TOKEN_PROGRAM_ID, BPF_LOADER_UPGRADEABLE_ID, DEFAULT_POOL_PROGRAM_ID, NATIVE_MINT, TOKEN_PROGRAM_ID } from "./constants";
 
 const fill = (b: number, n = 32): Uint8Array => new Uint8Array(n).fill(b);
 const PROGRAM = DEFAULT_POOL_PROGRAM_ID;
@@ -81,5 +84,18 @@ describe("pool addresses", () => {
     expect(revertNullifierOfReceipt(hasher, receipt)).toEqual(hasher.hash([hi, lo]));
     expect(revertNullifierOfReceipt(hasher, receipt)).toEqual(pubkeyToField(hasher, receipt));
     expect(() => revertNullifierOfReceipt(hasher, fill(1, 31))).toThrow(RangeError);
+  });
+
+  it("the event authority is PDA ['__event_authority'] of the program (Anchor's #[event_cpi]) and its bump recreates it", () => {
+    const [address, bump] = findEventAuthorityAddress(PROGRAM);
+    expect(eventAuthorityAddress(PROGRAM)).toBe(address);
+    const again = PublicKey.createProgramAddressSync([new TextEncoder().encode("__event_authority"), Uint8Array.of(bump)], new PublicKey(PROGRAM));
+    expect(again.toBase58()).toBe(address);
+    expect(eventAuthorityAddress(OWNER)).not.toBe(address);
+  });
+
+  it("the ProgramData account is PDA([programId]) of the upgradeable loader", () => {
+    const [expected] = PublicKey.findProgramAddressSync([key(PROGRAM)], new PublicKey(BPF_LOADER_UPGRADEABLE_ID));
+    expect(programDataAddress(PROGRAM)).toBe(expected.toBase58());
   });
 });

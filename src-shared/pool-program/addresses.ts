@@ -8,7 +8,7 @@ import { pubkeyToField } from "../crypto/pubkey-field";
 import type { FieldHasher } from "../crypto/hasher";
 import { nullifierAddress, treeAddress, vaultAddress } from "../solana/pda";
 import { ByteWriter } from "./borsh";
-import { ASSOCIATED_TOKEN_PROGRAM_ID, TOKEN_PROGRAM_ID } from "./constants";
+import { ASSOCIATED_TOKEN_PROGRAM_ID, BPF_LOADER_UPGRADEABLE_ID, EVENT_AUTHORITY_SEED, TOKEN_PROGRAM_ID } from "./constants";
 
 export { nullifierAddress, treeAddress, vaultAddress };
 
@@ -91,6 +91,25 @@ export function findSwapEscrowAddress(programId: string, mint: string, nullifier
 
 export function swapEscrowAddress(programId: string, mint: string, nullifierHash: Uint8Array): string {
   return findSwapEscrowAddress(programId, mint, nullifierHash)[0];
+}
+
+/**
+ * The event authority: PDA ["__event_authority"] of the pool program, with its
+ * bump (Anchor's `#[event_cpi]`). Only the program can sign for it, so an
+ * event CPI naming it as signer comes from the program itself.
+ */
+export function findEventAuthorityAddress(programId: string): [address: string, bump: number] {
+  const [key, bump] = PublicKey.findProgramAddressSync([enc.encode(EVENT_AUTHORITY_SEED)], new PublicKey(programId));
+  return [key.toBase58(), bump];
+}
+
+export function eventAuthorityAddress(programId: string): string {
+  return findEventAuthorityAddress(programId)[0];
+}
+
+/** The program's ProgramData account: PDA([programId], BPFLoaderUpgradeab1e…); its header names the upgrade authority. */
+export function programDataAddress(programId: string): string {
+  return PublicKey.findProgramAddressSync([publicKeyBytes(programId)], new PublicKey(BPF_LOADER_UPGRADEABLE_ID))[0].toBase58();
 }
 
 /** The revert marker: a nullifier account of kind "revert", PDA ["nullifier", mint, revertNullifier]. */

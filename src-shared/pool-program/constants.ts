@@ -20,16 +20,41 @@ export const COMPUTE_BUDGET_PROGRAM_ID = "ComputeBudget1111111111111111111111111
 export const SYSVAR_INSTRUCTIONS_ID = "Sysvar1nstructions1111111111111111111111111";
 /** Owner of every sysvar account. */
 export const SYSVAR_OWNER_ID = "Sysvar1111111111111111111111111111111111111";
+/**
+ * The upgradeable BPF loader: owner of a program's ProgramData account
+ * (PDA([programId], this loader)), whose upgrade authority alone may
+ * initialize pools.
+ */
+export const BPF_LOADER_UPGRADEABLE_ID = "BPFLoaderUpgradeab1e11111111111111111111111";
+/** Seed of the event authority PDA (Anchor's `#[event_cpi]`): the pool program signs its event CPIs with it. */
+export const EVENT_AUTHORITY_SEED = "__event_authority";
+/**
+ * First 8 bytes of an event CPI's data (Anchor's EVENT_IX_TAG_LE,
+ * sha256("anchor:event")[0..8] as u64 0x1d9acb512ea545e4 little-endian),
+ * then the event's discriminator and Borsh fields.
+ */
+export const EVENT_IX_TAG: Readonly<Uint8Array> = Uint8Array.from([0xe4, 0x45, 0xa5, 0x2e, 0x51, 0xcb, 0x9a, 0x1d]);
 /** Wrapped SOL: a mint like any other for the pool. */
 export const NATIVE_MINT = "So11111111111111111111111111111111111111112";
 
-/** Slots in the tree account's ring of recent roots. */
-export const ROOT_HISTORY_SIZE = 100;
+/** Slots in the tree account's ring of recent roots: a root stays acceptable for 1,000 later insertions. */
+export const ROOT_HISTORY_SIZE = 1000;
 /** Merkle tree depth: every pool's tree has 32 levels, 2^32 leaves. */
 export const TREE_DEPTH = 32;
 
 /** Account data sizes in bytes, discriminator included. */
-export const TREE_ACCOUNT_SIZE = 4353;
+export const TREE_ACCOUNT_SIZE = 33160;
+/**
+ * A program creates an account of at most 10,240 bytes by CPI
+ * (MAX_PERMITTED_DATA_INCREASE), so initialize_pool creates the tree at this
+ * size and extend_pool grows it by up to as much per call to TREE_ACCOUNT_SIZE.
+ * Until then every other instruction refuses the tree.
+ */
+export const TREE_INITIAL_SIZE = 10240;
+/** The most one extend_pool (one instruction) may grow the tree by. */
+export const MAX_PERMITTED_DATA_INCREASE = 10240;
+/** Size of the upgradeable loader's ProgramData header before the program's bytes. */
+export const PROGRAM_DATA_HEADER_SIZE = 45;
 export const NULLIFIER_ACCOUNT_SIZE = 81;
 export const DEPOSIT_RECEIPT_SIZE = 134;
 /** SPL Token account layout. */

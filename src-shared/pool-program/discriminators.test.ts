@@ -10,7 +10,15 @@ const sha8 = async (s: string): Promise<number[]> => [...new Uint8Array(await cr
 describe("pool program discriminators", () => {
   it("every instruction discriminator is sha256('global:<snake_name>')[0..8]", async () => {
     for (const [name, d] of Object.entries(INSTRUCTION_DISCRIMINATORS)) expect([...d], name).toEqual(await sha8(`global:${name}`));
-    expect(Object.keys(INSTRUCTION_DISCRIMINATORS)).toEqual(["initialize_pool", "deposit", "withdraw", "withdraw_swap", "assert_swap_out", "revert"]);
+    expect(Object.keys(INSTRUCTION_DISCRIMINATORS)).toEqual([
+      "initialize_pool",
+      "deposit",
+      "withdraw",
+      "withdraw_swap",
+      "assert_swap_out",
+      "revert",
+      "extend_pool",
+    ]);
   });
 
   it("every account discriminator is sha256('account:<PascalName>')[0..8]", async () => {

@@ -15,6 +15,7 @@ export const INSTRUCTION_DISCRIMINATORS = {
   withdraw_swap: d(239, 213, 30, 56, 221, 209, 57, 224),
   assert_swap_out: d(171, 152, 175, 32, 169, 57, 88, 254),
   revert: d(34, 63, 104, 86, 5, 121, 130, 66),
+  extend_pool: d(134, 97, 251, 223, 48, 243, 2, 130),
 } as const;
 
 export const ACCOUNT_DISCRIMINATORS = {

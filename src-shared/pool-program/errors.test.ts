@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { POOL_ERRORS, poolErrorFromLogs, poolErrorFromTransactionError, poolErrorLogLine } from "./errors";
 
 describe("pool errors", () => {
-  it("codes are 6000..6015 in the doc's order (v2's and v3's checks after the older codes, which keep their numbers)", () => {
+  it("codes are 6000..6016 in the doc's order (v2's and v3's checks after the older codes, which keep their numbers)", () => {
     expect(Object.entries(POOL_ERRORS)).toEqual([
       ["InvalidProof", 6000],
       ["UnknownRoot", 6001],
@@ -20,6 +20,7 @@ describe("pool errors", () => {
       ["RequiredBalanceTooLow", 6013],
       ["DuplicateWithdrawSwap", 6014],
       ["InvalidInput", 6015],
+      ["DepositBelowMinimum", 6016],
     ]);
   });
 
@@ -37,7 +38,7 @@ describe("pool errors", () => {
       "BlockhashNotFound",
       { InstructionError: [0, "InvalidArgument"] },
       { InstructionError: [0, { Custom: 1 }] },
-      { InstructionError: [0, { Custom: 6016 }] },
+      { InstructionError: [0, { Custom: 6017 }] },
       { InstructionError: [0, { Custom: "6000" }] },
       { InstructionError: ["0", { Custom: 6000 }] },
       { InstructionError: [0] },

@@ -22,6 +22,8 @@ export const POOL_ERRORS = {
   DuplicateWithdrawSwap: 6014,
   // Protocol v3: change leaves.
   InvalidInput: 6015,
+  // Issue 25: a per-pool minimum deposit, so flushing the root ring costs money.
+  DepositBelowMinimum: 6016,
 } as const;
 
 export type PoolErrorName = keyof typeof POOL_ERRORS;
@@ -43,7 +45,8 @@ export const POOL_ERROR_MESSAGES: Record<PoolErrorName, string> = {
   SwapAssertWrongAccount: "assert_swap_out does not name this relayer, mint, escrow, nullifierHash and the recipient's output token account",
   RequiredBalanceTooLow: "assert_swap_out's minOut is below the proof's minOut",
   DuplicateWithdrawSwap: "The transaction holds more than one withdraw_swap of this program",
-  InvalidInput: "amount is 0, or changeCommitment is zero or not below the field modulus",
+  InvalidInput: "amount is 0, changeCommitment is zero or not below the field modulus, minDeposit is 0, or the tree already has its full size",
+  DepositBelowMinimum: "Deposit below the pool's minimum",
 };
 
 const NAME_BY_CODE = new Map<number, PoolErrorName>((Object.entries(POOL_ERRORS) as [PoolErrorName, number][]).map(([n, c]) => [c, n]));

@@ -1,8 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { fromHex, toHex } from "../encoding/bytes";
 import { encodeBase64 } from "./base64";
-import { DEFAULT_POOL_PROGRAM_ID, TOKEN_PROGRAM_ID } from "./constants";
-import { decodePoolEvent, decodePoolEventLogs, encodePoolEvent, encodePoolEventLog, EVENT_DATA_SIZES, type PoolEvent } from "./events";
+import { DEFAULT_POOL_PROGRAM_ID, EVENT_IX_TAG, TOKEN_PROGRAM_ID } from "./constants";
+import {
+  decodePoolEvent,
+  decodePoolEventInstruction,
+  decodePoolEventLogs,
+  encodePoolEvent,
+  encodePoolEventInstruction,
+  encodePoolEventLog,
+  EVENT_DATA_SIZES,
+  type PoolEvent,
+} from "./events";
 
 const fill = (b: number, n = 32): Uint8Array => new Uint8Array(n).fill(b);
 const PROGRAM = DEFAULT_POOL_PROGRAM_ID;
@@ -111,5 +120,26 @@ describe("pool events", () => {
     expect(decodePoolEventLogs(logs as string[], PROGRAM)).toEqual([deposit]);
     expect(decodePoolEventLogs(null)).toEqual([]);
     expect(decodePoolEventLogs(undefined, PROGRAM)).toEqual([]);
+  });
+
+  it("an event CPI's data is Anchor's EVENT_IX_TAG (sha256('anchor:event')[0..8]) then the event's bytes, and decodes back", () => {
+    expect(toHex(EVENT_IX_TAG)).toBe("e445a52e51cb9a1d");
+    for (const e of [deposit, failed, withdraw, revert]) {
+      const data = encodePoolEventInstruction(e);
+      expect(toHex(data)).toBe("e445a52e51cb9a1d" + toHex(encodePoolEvent(e)));
+      expect(decodePoolEventInstruction(data)).toEqual(e);
+    }
+  });
+
+  it("decodePoolEventInstruction: null without the tag, for a log's bytes, a truncated event or an unknown discriminator", () => {
+    const data = encodePoolEventInstruction(deposit);
+    expect(decodePoolEventInstruction(encodePoolEvent(deposit))).toBeNull();
+    expect(decodePoolEventInstruction(data.subarray(0, data.length - 1))).toBeNull();
+    expect(decodePoolEventInstruction(new Uint8Array([...data, 0]))).toBeNull();
+    expect(decodePoolEventInstruction(EVENT_IX_TAG.slice())).toBeNull();
+    const unknown = data.slice();
+    unknown[8] = unknown[8]! ^ 1;
+    expect(decodePoolEventInstruction(unknown)).toBeNull();
+    expect(decodePoolEventInstruction(new Uint8Array(0))).toBeNull();
   });
 });

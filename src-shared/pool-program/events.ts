@@ -1,10 +1,14 @@
 /**
- * The pool program's events (docs/pool-program.md "Events"): Anchor's
- * `Program data: <base64(discriminator ‖ borsh fields)>` log lines.
+ * The pool program's events (docs/pool-program.md "Events"): discriminator ‖
+ * Borsh fields, emitted as the data of a self-CPI (Anchor's `emit_cpi!`:
+ * EVENT_IX_TAG ‖ event bytes, signed by the event authority PDA) that no log
+ * limit can drop. Transactions from before issue 25 carried them as Anchor's
+ * `Program data: <base64(…)>` log lines, which are still read.
  * Public keys are 32 raw bytes, field elements 32 bytes big-endian.
  */
 import { ByteReader, ByteWriter, startsWith } from "./borsh";
 import { decodeBase64, encodeBase64 } from "./base64";
+import { EVENT_IX_TAG } from "./constants";
 import { EVENT_DISCRIMINATORS, POOL_EVENT_NAMES, type PoolEventName } from "./discriminators";
 
 export interface DepositEvent {
@@ -127,6 +131,26 @@ export function decodePoolEvent(data: Uint8Array): PoolEvent | null {
     case "RevertEvent":
       return { name, depositor: r.raw(32), amount: r.u64(), nonce: r.u64(), revertNullifier: r.raw(32) };
   }
+}
+
+/** An event CPI's instruction data: EVENT_IX_TAG ‖ discriminator ‖ Borsh fields. */
+export function encodePoolEventInstruction(e: PoolEvent): Uint8Array {
+  const event = encodePoolEvent(e);
+  const out = new Uint8Array(EVENT_IX_TAG.length + event.length);
+  out.set(EVENT_IX_TAG);
+  out.set(event, EVENT_IX_TAG.length);
+  return out;
+}
+
+/**
+ * The event in an event CPI's instruction data (an inner instruction of the
+ * pool program whose accounts[0] is the event authority); null when the data
+ * is not an event CPI or not exactly one of our events. The caller checks the
+ * program id and the event authority account.
+ */
+export function decodePoolEventInstruction(data: Uint8Array): PoolEvent | null {
+  if (!(data instanceof Uint8Array) || !startsWith(data, EVENT_IX_TAG)) return null;
+  return decodePoolEvent(data.subarray(EVENT_IX_TAG.length));
 }
 
 const INVOKE = /^Program (\S+) invoke \[\d+\]$/;

@@ -9,20 +9,35 @@ import {
   associatedTokenAddress,
   commitmentMarkerAddress,
   depositReceiptAddress,
+  eventAuthorityAddress,
   poolNullifierAddress,
+  programDataAddress,
   poolTreeAddress,
   poolVaultAddress,
   revertMarkerAddress,
   swapEscrowAddress,
 } from "./addresses";
-import { ASSOCIATED_TOKEN_PROGRAM_ID, DEFAULT_POOL_PROGRAM_ID, NATIVE_MINT, SYSTEM_PROGRAM_ID, SYSVAR_INSTRUCTIONS_ID, TOKEN_PROGRAM_ID } from "./constants";
+import {
+  ASSOCIATED_TOKEN_PROGRAM_ID,
+  DEFAULT_POOL_PROGRAM_ID,
+  MAX_PERMITTED_DATA_INCREASE,
+  NATIVE_MINT,
+  SYSTEM_PROGRAM_ID,
+  SYSVAR_INSTRUCTIONS_ID,
+  TOKEN_PROGRAM_ID,
+  TREE_ACCOUNT_SIZE,
+  TREE_INITIAL_SIZE,
+} from "./constants";
 import {
   assertSwapOutInstruction,
   decodePoolInstruction,
   depositCommitment,
   depositInstruction,
   encodePoolInstruction,
+  EXTEND_POOL_CALLS,
+  extendPoolInstruction,
   initializePoolInstruction,
+  initializePoolInstructions,
   namePoolAccounts,
   POOL_INSTRUCTION_ACCOUNT_FLAGS,
   POOL_INSTRUCTION_ACCOUNTS,
@@ -57,7 +72,7 @@ const withdrawData = {
 const withdrawHex = proofHex + "22".repeat(32) + "33".repeat(32) + "44".repeat(32) + "00ca9a3b00000000" + "8813000000000000" + "66".repeat(32);
 
 const golden: [PoolInstruction, string][] = [
-  [{ name: "initialize_pool" }, "5fb40aac54aee828"],
+  [{ name: "initialize_pool", minDeposit: 1000n }, "5fb40aac54aee828" + "e803000000000000"],
   [{ name: "deposit", precommitment: fill(0x11), amount: 1000n, nonce: 7n }, "f223c68952e1f2b6" + "11".repeat(32) + "e803000000000000" + "0700000000000000"],
   [{ name: "withdraw", ...withdrawData }, "b712469c946da122" + withdrawHex],
   [
@@ -66,6 +81,7 @@ const golden: [PoolInstruction, string][] = [
   ],
   [{ name: "assert_swap_out", minOut: 1n, nullifierHash: fill(0x33) }, "ab98af20a93958fe" + "0100000000000000" + "33".repeat(32)],
   [{ name: "revert", nonce: 2n ** 64n - 1n }, "223f685605798242" + "ffffffffffffffff"],
+  [{ name: "extend_pool" }, "8661fbdf30f30282"],
 ];
 
 describe("instruction data", () => {
@@ -75,8 +91,8 @@ describe("instruction data", () => {
     expect(decodePoolInstruction(data)).toEqual({ ok: true, value: ix });
   });
 
-  it("data sizes (v3): withdraw 408 bytes, withdraw_swap 448, assert_swap_out 48, deposit 56", () => {
-    expect(golden.map(([ix]) => encodePoolInstruction(ix).length)).toEqual([8, 56, 408, 448, 48, 16]);
+  it("data sizes (v3): withdraw 408 bytes, withdraw_swap 448, assert_swap_out 48, deposit 56, initialize_pool 16", () => {
+    expect(golden.map(([ix]) => encodePoolInstruction(ix).length)).toEqual([16, 56, 408, 448, 48, 16, 8]);
   });
 
   it("changeCommitment sits at offset 376 in withdraw and withdraw_swap alike", () => {
@@ -131,8 +147,10 @@ describe("instruction builders", () => {
   const accountsOf = (ix: { keys: { pubkey: PublicKey; isSigner: boolean; isWritable: boolean }[] }) =>
     ix.keys.map((k) => [k.pubkey.toBase58(), k.isWritable ? "w" : "", k.isSigner ? "s" : ""].join(""));
 
-  it("initialize_pool: authority (w,s), mint, tree (w), vault (w), token program, system program", () => {
-    const ix = initializePoolInstruction({ programId: PROGRAM, authority: RELAYER, mint: MINT });
+  const eventCpi = [eventAuthorityAddress(PROGRAM), PROGRAM];
+
+  it("initialize_pool: authority (w,s), mint, tree (w), vault (w), token program, system program, the program's ProgramData", () => {
+    const ix = initializePoolInstruction({ programId: PROGRAM, authority: RELAYER, mint: MINT, minDeposit: 1000n });
     expect(ix.programId.toBase58()).toBe(PROGRAM);
     expect(accountsOf(ix)).toEqual([
       `${RELAYER}ws`,
@@ -141,8 +159,22 @@ describe("instruction builders", () => {
       `${poolVaultAddress(PROGRAM, MINT)}w`,
       TOKEN_PROGRAM_ID,
       SYSTEM_PROGRAM_ID,
+      programDataAddress(PROGRAM),
     ]);
-    expect(hex(ix.data)).toBe("5fb40aac54aee828");
+    expect(hex(ix.data)).toBe(golden[0]![1]);
+  });
+
+  it("initializePoolInstructions: initialize_pool then 3 extend_pool paid by the authority, which grow the tree to its full size", () => {
+    const ixs = initializePoolInstructions({ programId: PROGRAM, authority: RELAYER, mint: MINT, minDeposit: 1000n });
+    expect(ixs.length).toBe(4);
+    expect(EXTEND_POOL_CALLS).toBe(3);
+    expect(TREE_INITIAL_SIZE + EXTEND_POOL_CALLS * MAX_PERMITTED_DATA_INCREASE).toBeGreaterThanOrEqual(TREE_ACCOUNT_SIZE);
+    expect(hex(ixs[0]!.data)).toBe(golden[0]![1]);
+    for (const ix of ixs.slice(1)) {
+      expect(accountsOf(ix)).toEqual([`${RELAYER}ws`, MINT, `${poolTreeAddress(PROGRAM, MINT)}w`, SYSTEM_PROGRAM_ID]);
+      expect(hex(ix.data)).toBe("8661fbdf30f30282");
+    }
+    expect(accountsOf(extendPoolInstruction({ programId: PROGRAM, payer: DEPOSITOR, mint: MINT }))[0]).toBe(`${DEPOSITOR}ws`);
   });
 
   it("deposit: the depositor's ATA, the receipt PDA of its nonce and the marker of the leaf the program computes, in the doc's order", () => {
@@ -159,6 +191,7 @@ describe("instruction builders", () => {
       TOKEN_PROGRAM_ID,
       SYSTEM_PROGRAM_ID,
       `${commitmentMarkerAddress(PROGRAM, MINT, leaf)}w`,
+      ...eventCpi,
     ]);
     expect(hex(ix.data)).toBe(golden[1]![1]);
   });
@@ -188,11 +221,12 @@ describe("instruction builders", () => {
       TOKEN_PROGRAM_ID,
       ASSOCIATED_TOKEN_PROGRAM_ID,
       SYSTEM_PROGRAM_ID,
+      ...eventCpi,
     ]);
     expect(hex(ix.data)).toBe(golden[2]![1]);
   });
 
-  it("withdraw_swap: withdraw's accounts, the escrow PDA, the recipient's output ATA and mint, the Instructions sysvar, then the venue's accounts", () => {
+  it("withdraw_swap: withdraw's accounts but the event CPI's, the escrow PDA, the recipient's output ATA and mint, the Instructions sysvar, the event CPI's two, then the venue's accounts", () => {
     const venue = { pubkey: new PublicKey(fill(0x77)), isSigner: false, isWritable: true };
     const ix = withdrawSwapInstruction({
       programId: PROGRAM,
@@ -206,13 +240,14 @@ describe("instruction builders", () => {
     });
     const keys = accountsOf(ix);
     expect(keys.slice(0, 11)).toEqual(
-      accountsOf(withdrawInstruction({ programId: PROGRAM, relayer: RELAYER, mint: MINT, ...withdrawData, recipient: RECIPIENT })),
+      accountsOf(withdrawInstruction({ programId: PROGRAM, relayer: RELAYER, mint: MINT, ...withdrawData, recipient: RECIPIENT })).slice(0, 11),
     );
     expect(keys.slice(11)).toEqual([
       `${swapEscrowAddress(PROGRAM, MINT, fill(0x33))}w`,
       `${associatedTokenAddress(RECIPIENT, OUTPUT_MINT)}w`,
       OUTPUT_MINT,
       SYSVAR_INSTRUCTIONS_ID,
+      ...eventCpi,
       `${venue.pubkey.toBase58()}w`,
     ]);
     expect(hex(ix.data)).toBe(golden[3]![1]);
@@ -261,13 +296,13 @@ describe("instruction builders", () => {
     expect(accountsOf(overridden).slice(2, 4)).toEqual([`${DEPOSITOR}w`, `${OUTPUT_MINT}w`]);
   });
 
-  it("revert: signed by the authority; receipt and revert marker are the deposit's PDAs", () => {
+  it("revert: signed by the authority; the tree is writable (totalDeposited); receipt and revert marker are the deposit's PDAs", () => {
     const revertNullifier = fill(0x66);
     const ix = revertInstruction({ programId: PROGRAM, authority: RELAYER, mint: MINT, depositor: DEPOSITOR, nonce: 7n, revertNullifier });
     expect(accountsOf(ix)).toEqual([
       `${RELAYER}ws`,
       MINT,
-      poolTreeAddress(PROGRAM, MINT),
+      `${poolTreeAddress(PROGRAM, MINT)}w`,
       `${poolVaultAddress(PROGRAM, MINT)}w`,
       DEPOSITOR,
       `${associatedTokenAddress(DEPOSITOR, MINT)}w`,
@@ -275,6 +310,7 @@ describe("instruction builders", () => {
       `${revertMarkerAddress(PROGRAM, MINT, revertNullifier)}w`,
       TOKEN_PROGRAM_ID,
       SYSTEM_PROGRAM_ID,
+      ...eventCpi,
     ]);
     expect(hex(ix.data)).toBe("223f685605798242" + "0700000000000000");
   });
@@ -291,6 +327,6 @@ describe("instruction builders", () => {
     const named = namePoolAccounts("withdraw", [...addrs, "venue"]);
     expect(named.ok && named.value.named.nullifier).toBe("addr-nullifier");
     expect(named.ok && named.value.remaining).toEqual(["venue"]);
-    expect(namePoolAccounts("withdraw", addrs.slice(1))).toEqual({ ok: false, error: "withdraw: expected 11 accounts, got 10" });
+    expect(namePoolAccounts("withdraw", addrs.slice(1))).toEqual({ ok: false, error: "withdraw: expected 13 accounts, got 12" });
   });
 });

@@ -13,7 +13,9 @@ import {
   associatedTokenAddress,
   commitmentMarkerAddress,
   depositReceiptAddress,
+  eventAuthorityAddress,
   poolNullifierAddress,
+  programDataAddress,
   poolTreeAddress,
   poolVaultAddress,
   publicKeyBytes,
@@ -21,13 +23,28 @@ import {
   swapEscrowAddress,
 } from "./addresses";
 import { ByteReader, ByteWriter, startsWith } from "./borsh";
-import { ASSOCIATED_TOKEN_PROGRAM_ID, PROOF_SIZE, SYSTEM_PROGRAM_ID, SYSVAR_INSTRUCTIONS_ID, TOKEN_PROGRAM_ID } from "./constants";
+import {
+  ASSOCIATED_TOKEN_PROGRAM_ID,
+  MAX_PERMITTED_DATA_INCREASE,
+  PROOF_SIZE,
+  SYSTEM_PROGRAM_ID,
+  SYSVAR_INSTRUCTIONS_ID,
+  TOKEN_PROGRAM_ID,
+  TREE_ACCOUNT_SIZE,
+  TREE_INITIAL_SIZE,
+} from "./constants";
 import { INSTRUCTION_DISCRIMINATORS, POOL_INSTRUCTION_NAMES, type PoolInstructionName } from "./discriminators";
 
 // ------------------------------------------------------------------- data
 
 export interface InitializePoolInstruction {
   name: "initialize_pool";
+  /** The least a deposit must bring into the vault; at least 1 (0 is InvalidInput). */
+  minDeposit: bigint;
+}
+/** Grows a new pool's tree by up to MAX_PERMITTED_DATA_INCREASE bytes toward TREE_ACCOUNT_SIZE. */
+export interface ExtendPoolInstruction {
+  name: "extend_pool";
 }
 export interface DepositInstruction {
   name: "deposit";
@@ -83,16 +100,23 @@ export interface RevertInstruction {
 }
 
 export type PoolInstruction =
-  InitializePoolInstruction | DepositInstruction | WithdrawInstruction | WithdrawSwapInstruction | AssertSwapOutInstruction | RevertInstruction;
+  | InitializePoolInstruction
+  | DepositInstruction
+  | WithdrawInstruction
+  | WithdrawSwapInstruction
+  | AssertSwapOutInstruction
+  | RevertInstruction
+  | ExtendPoolInstruction;
 
 /** Data length of each instruction, discriminator included. */
 export const INSTRUCTION_DATA_SIZES: Record<PoolInstructionName, number> = {
-  initialize_pool: 8,
+  initialize_pool: 8 + 8,
   deposit: 8 + 32 + 8 + 8,
   withdraw: 8 + PROOF_SIZE + 32 + 32 + 32 + 8 + 8 + 32,
   withdraw_swap: 8 + PROOF_SIZE + 32 + 32 + 32 + 8 + 8 + 32 + 32 + 8,
   assert_swap_out: 8 + 8 + 32,
   revert: 8 + 8,
+  extend_pool: 8,
 };
 
 /**
@@ -129,6 +153,9 @@ export function encodePoolInstruction(ix: PoolInstruction): Uint8Array {
   const w = new ByteWriter(INSTRUCTION_DATA_SIZES[ix.name]).raw(INSTRUCTION_DISCRIMINATORS[ix.name], 8, "discriminator");
   switch (ix.name) {
     case "initialize_pool":
+      w.u64(ix.minDeposit, "minDeposit");
+      break;
+    case "extend_pool":
       break;
     case "deposit":
       w.raw(ix.precommitment, 32, "precommitment").u64(ix.amount, "amount").u64(ix.nonce, "nonce");
@@ -160,6 +187,8 @@ export function decodePoolInstruction(data: Uint8Array): Result<PoolInstruction,
   const r = new ByteReader(data, 8);
   switch (name) {
     case "initialize_pool":
+      return ok({ name, minDeposit: r.u64() });
+    case "extend_pool":
       return ok({ name });
     case "deposit":
       return ok({ name, precommitment: r.raw(32), amount: r.u64(), nonce: r.u64() });
@@ -181,7 +210,18 @@ export interface AccountFlags {
   isSigner: boolean;
 }
 
-export const INITIALIZE_POOL_ACCOUNTS = ["authority", "mint", "tree", "vault", "tokenProgram", "systemProgram"] as const;
+/**
+ * `programData` is the pool program's ProgramData account: its upgrade
+ * authority alone may initialize a pool (NotAuthority otherwise).
+ */
+export const INITIALIZE_POOL_ACCOUNTS = ["authority", "mint", "tree", "vault", "tokenProgram", "systemProgram", "programData"] as const;
+export const EXTEND_POOL_ACCOUNTS = ["payer", "mint", "tree", "systemProgram"] as const;
+/**
+ * Appended to the named accounts of every instruction that emits an event
+ * (Anchor's `#[event_cpi]`): the event authority PDA, which the program signs
+ * its event CPI with, and the program itself, which that CPI invokes.
+ */
+export const EVENT_CPI_ACCOUNTS = ["eventAuthority", "program"] as const;
 export const DEPOSIT_ACCOUNTS = [
   "depositor",
   "mint",
@@ -192,8 +232,9 @@ export const DEPOSIT_ACCOUNTS = [
   "tokenProgram",
   "systemProgram",
   "commitmentMarker",
+  ...EVENT_CPI_ACCOUNTS,
 ] as const;
-export const WITHDRAW_ACCOUNTS = [
+const WITHDRAW_BASE_ACCOUNTS = [
   "relayer",
   "mint",
   "tree",
@@ -206,12 +247,20 @@ export const WITHDRAW_ACCOUNTS = [
   "associatedTokenProgram",
   "systemProgram",
 ] as const;
+export const WITHDRAW_ACCOUNTS = [...WITHDRAW_BASE_ACCOUNTS, ...EVENT_CPI_ACCOUNTS] as const;
 /**
- * Withdraw's accounts, then these four, then the swap venue's accounts
- * (remaining accounts). v3: the swap escrow takes the place v2 gave the
- * relayer's output token account.
+ * Withdraw's accounts before the event CPI's two, then these four, then the
+ * event CPI's two, then the swap venue's accounts (remaining accounts). v3: the
+ * swap escrow takes the place v2 gave the relayer's output token account.
  */
-export const WITHDRAW_SWAP_ACCOUNTS = [...WITHDRAW_ACCOUNTS, "swapEscrow", "recipientOutputTokenAccount", "outputMint", "instructionsSysvar"] as const;
+export const WITHDRAW_SWAP_ACCOUNTS = [
+  ...WITHDRAW_BASE_ACCOUNTS,
+  "swapEscrow",
+  "recipientOutputTokenAccount",
+  "outputMint",
+  "instructionsSysvar",
+  ...EVENT_CPI_ACCOUNTS,
+] as const;
 export const ASSERT_SWAP_OUT_ACCOUNTS = ["relayer", "mint", "swapEscrow", "recipientOutputTokenAccount", "tokenProgram"] as const;
 export const REVERT_ACCOUNTS = [
   "authority",
@@ -224,6 +273,7 @@ export const REVERT_ACCOUNTS = [
   "revertMarker",
   "tokenProgram",
   "systemProgram",
+  ...EVENT_CPI_ACCOUNTS,
 ] as const;
 
 const W = { isMut: true, isSigner: false } as const;
@@ -231,6 +281,8 @@ const WS = { isMut: true, isSigner: true } as const;
 const R = { isMut: false, isSigner: false } as const;
 
 type Flags<T extends readonly string[]> = { readonly [K in T[number]]: AccountFlags };
+
+const EVENT_CPI_FLAGS: Flags<typeof EVENT_CPI_ACCOUNTS> = { eventAuthority: R, program: R };
 
 const WITHDRAW_FLAGS: Flags<typeof WITHDRAW_ACCOUNTS> = {
   relayer: WS,
@@ -244,11 +296,20 @@ const WITHDRAW_FLAGS: Flags<typeof WITHDRAW_ACCOUNTS> = {
   tokenProgram: R,
   associatedTokenProgram: R,
   systemProgram: R,
+  ...EVENT_CPI_FLAGS,
 };
 
 /** Writable/signer flags of every named account (docs/pool-program.md's `w`/`s`). */
 export const POOL_INSTRUCTION_ACCOUNT_FLAGS = {
-  initialize_pool: { authority: WS, mint: R, tree: W, vault: W, tokenProgram: R, systemProgram: R } satisfies Flags<typeof INITIALIZE_POOL_ACCOUNTS>,
+  initialize_pool: {
+    authority: WS,
+    mint: R,
+    tree: W,
+    vault: W,
+    tokenProgram: R,
+    systemProgram: R,
+    programData: R,
+  } satisfies Flags<typeof INITIALIZE_POOL_ACCOUNTS>,
   deposit: {
     depositor: WS,
     mint: R,
@@ -259,6 +320,7 @@ export const POOL_INSTRUCTION_ACCOUNT_FLAGS = {
     tokenProgram: R,
     systemProgram: R,
     commitmentMarker: W,
+    ...EVENT_CPI_FLAGS,
   } satisfies Flags<typeof DEPOSIT_ACCOUNTS>,
   withdraw: WITHDRAW_FLAGS,
   withdraw_swap: {
@@ -272,7 +334,7 @@ export const POOL_INSTRUCTION_ACCOUNT_FLAGS = {
   revert: {
     authority: WS,
     mint: R,
-    tree: R,
+    tree: W,
     vault: W,
     depositor: R,
     depositorTokenAccount: W,
@@ -280,7 +342,9 @@ export const POOL_INSTRUCTION_ACCOUNT_FLAGS = {
     revertMarker: W,
     tokenProgram: R,
     systemProgram: R,
+    ...EVENT_CPI_FLAGS,
   } satisfies Flags<typeof REVERT_ACCOUNTS>,
+  extend_pool: { payer: WS, mint: R, tree: W, systemProgram: R } satisfies Flags<typeof EXTEND_POOL_ACCOUNTS>,
 } as const;
 
 /** Account names in order, per instruction. */
@@ -291,6 +355,7 @@ export const POOL_INSTRUCTION_ACCOUNTS = {
   withdraw_swap: WITHDRAW_SWAP_ACCOUNTS,
   assert_swap_out: ASSERT_SWAP_OUT_ACCOUNTS,
   revert: REVERT_ACCOUNTS,
+  extend_pool: EXTEND_POOL_ACCOUNTS,
 } as const satisfies Record<PoolInstructionName, readonly string[]>;
 
 export type PoolInstructionAccountName<N extends PoolInstructionName> = (typeof POOL_INSTRUCTION_ACCOUNTS)[N][number];
@@ -327,7 +392,18 @@ function instruction(programId: string, keys: AccountMeta[], ix: PoolInstruction
 // -------------------------------------------------------------- builders
 // Every address is a base58 string; byte values are Uint8Array; amounts bigint.
 
-export function initializePoolInstruction(p: { programId: string; authority: string; mint: string }): TransactionInstruction {
+/** The two accounts every event-emitting instruction ends its named accounts with. */
+function eventCpiAddresses(programId: string): Record<(typeof EVENT_CPI_ACCOUNTS)[number], string> {
+  return { eventAuthority: eventAuthorityAddress(programId), program: programId };
+}
+
+/**
+ * initialize_pool alone: creates the tree at TREE_INITIAL_SIZE bytes, which
+ * no instruction but extend_pool accepts until it has its full size. Use
+ * {@link initializePoolInstructions} to get a usable pool in one transaction.
+ * `authority` must be the program's upgrade authority (NotAuthority otherwise).
+ */
+export function initializePoolInstruction(p: { programId: string; authority: string; mint: string; minDeposit: bigint }): TransactionInstruction {
   return instruction(
     p.programId,
     metas("initialize_pool", {
@@ -337,9 +413,31 @@ export function initializePoolInstruction(p: { programId: string; authority: str
       vault: poolVaultAddress(p.programId, p.mint),
       tokenProgram: TOKEN_PROGRAM_ID,
       systemProgram: SYSTEM_PROGRAM_ID,
+      programData: programDataAddress(p.programId),
     }),
-    { name: "initialize_pool" },
+    { name: "initialize_pool", minDeposit: p.minDeposit },
   );
+}
+
+/** extend_pool: grows `mint`'s tree by up to MAX_PERMITTED_DATA_INCREASE bytes; `payer` tops up its rent. Anyone may send it. */
+export function extendPoolInstruction(p: { programId: string; payer: string; mint: string }): TransactionInstruction {
+  return instruction(
+    p.programId,
+    metas("extend_pool", { payer: p.payer, mint: p.mint, tree: poolTreeAddress(p.programId, p.mint), systemProgram: SYSTEM_PROGRAM_ID }),
+    { name: "extend_pool" },
+  );
+}
+
+/** How many extend_pool calls take a new tree from TREE_INITIAL_SIZE to TREE_ACCOUNT_SIZE. */
+export const EXTEND_POOL_CALLS = Math.ceil((TREE_ACCOUNT_SIZE - TREE_INITIAL_SIZE) / MAX_PERMITTED_DATA_INCREASE);
+
+/**
+ * A usable pool in one transaction: initialize_pool, then extend_pool until
+ * the tree has its full size (3 calls), all paid by `authority`.
+ */
+export function initializePoolInstructions(p: { programId: string; authority: string; mint: string; minDeposit: bigint }): TransactionInstruction[] {
+  const extend = Array.from({ length: EXTEND_POOL_CALLS }, () => extendPoolInstruction({ programId: p.programId, payer: p.authority, mint: p.mint }));
+  return [initializePoolInstruction(p), ...extend];
 }
 
 /**
@@ -381,6 +479,7 @@ export function depositInstruction(p: {
       tokenProgram: TOKEN_PROGRAM_ID,
       systemProgram: SYSTEM_PROGRAM_ID,
       commitmentMarker: commitmentMarkerAddress(p.programId, p.mint, commitment),
+      ...eventCpiAddresses(p.programId),
     }),
     { name: "deposit", precommitment: p.precommitment, amount: p.amount, nonce: p.nonce },
   );
@@ -401,6 +500,10 @@ export interface WithdrawParams {
 }
 
 function withdrawAddresses(p: WithdrawParams): Record<PoolInstructionAccountName<"withdraw">, string> {
+  return { ...withdrawBaseAddresses(p), ...eventCpiAddresses(p.programId) };
+}
+
+function withdrawBaseAddresses(p: WithdrawParams): Record<(typeof WITHDRAW_BASE_ACCOUNTS)[number], string> {
   return {
     relayer: p.relayer,
     mint: p.mint,
@@ -517,6 +620,7 @@ export function revertInstruction(p: {
       revertMarker: revertMarkerAddress(p.programId, p.mint, p.revertNullifier),
       tokenProgram: TOKEN_PROGRAM_ID,
       systemProgram: SYSTEM_PROGRAM_ID,
+      ...eventCpiAddresses(p.programId),
     }),
     { name: "revert", nonce: p.nonce },
   );
