@@ -194,7 +194,15 @@ async function compose(config: RelayConfig, opts: ComposeOptions, stack: Teardow
   await relay.reconcileInterrupted();
   await step("reconcile");
 
-  const compliance = new ComplianceService({ walletOf: (t) => auth.walletOf(t), sanctions, key: complianceKey, log: complianceLog, logLine: log });
+  const compliance = new ComplianceService({
+    walletOf: (t) => auth.walletOf(t),
+    sanctions,
+    key: complianceKey,
+    log: complianceLog,
+    auditLog: config.compliance.auditLog,
+    onDecision: (network, outcome) => ops.metrics.onComplianceSignature(network, outcome),
+    logLine: log,
+  });
   const revertStore = ops.revertStore(new SqlRevertStore(db));
   const reverts = new RevertService({
     hasher,
@@ -202,6 +210,7 @@ async function compose(config: RelayConfig, opts: ComposeOptions, stack: Teardow
     walletOf: (t) => auth.walletOf(t),
     store: revertStore,
     perDepositorPerDay: config.reverts.perDepositorPerDay,
+    onRefusedUnrecorded: (network, error) => ops.metrics.onRevertRefused(network, error),
     log,
   });
 
@@ -266,7 +275,13 @@ async function compose(config: RelayConfig, opts: ComposeOptions, stack: Teardow
             storage: `operator's keypair file ${config.networks[c.network].solana.relayerKeypairPath ?? ""}`.trim(),
           })),
       ],
-      support: { reverts: revertStore, decisions: complianceLog, sanctionsStatus: () => sanctions.status(), overrides: sanctionsOverrides },
+      support: {
+        reverts: revertStore,
+        decisions: complianceLog,
+        signatureCounts: () => compliance.signatureCounts(),
+        sanctionsStatus: () => sanctions.status(),
+        overrides: sanctionsOverrides,
+      },
       nullifierAddress: (n, mint, hash) => nullifierAddress(programIds.get(n)!, mint, hash),
       version: packageVersion(),
       startedAt,

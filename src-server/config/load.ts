@@ -325,6 +325,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { defaultDataDir?: stri
     "swap",
     "jupiter",
     "reverts",
+    "compliance",
     "metrics",
     "alerts",
     "logs",
@@ -404,6 +405,10 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { defaultDataDir?: stri
   const reverts = section("reverts", file.reverts);
   rejectUnknown("reverts", reverts, ["perDepositorPerDay"]);
   if (reverts.perDepositorPerDay !== undefined) cfg.reverts.perDepositorPerDay = int("reverts.perDepositorPerDay", reverts.perDepositorPerDay, 1, 1_000_000);
+
+  const compliance = section("compliance", file.compliance);
+  rejectUnknown("compliance", compliance, ["auditLog"]);
+  if (compliance.auditLog !== undefined) cfg.compliance.auditLog = bool("compliance.auditLog", compliance.auditLog);
 
   const verifier = section("verifier", file.verifier);
   rejectUnknown("verifier", verifier, ["vkeyPath", "threads", "maxQueue"]);

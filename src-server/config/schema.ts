@@ -268,6 +268,12 @@ export interface RelayConfig {
   logs: LogsConfig;
   /** Reverts that pay out per depositor (wallet) in any 24 hours; each costs the relayer a fee and rent (docs/security.md). */
   reverts: { perDepositorPerDay: number };
+  /**
+   * compliance.auditLog: store every compliance signature issued (and every list error) in
+   * the compliance log. Off (default): they are counted only, since any fresh wallet can ask
+   * for one; refusals of listed wallets are always stored (docs/security.md, "What a stranger can write").
+   */
+  compliance: { auditLog: boolean };
   fees: FeesConfig;
   swap: SwapConfig;
   jupiter: JupiterConfig;
@@ -392,6 +398,7 @@ export function defaultConfig(dataDir: string, resourcesDir: string): RelayConfi
     },
     logs: { file: true, maxFileMiB: 10, maxFiles: 5, clientIps: false, requests: "changes" },
     reverts: { perDepositorPerDay: 3 },
+    compliance: { auditLog: false },
     fees: { default: { bps: 25, floor: 0n }, pools: { mainnet: {}, devnet: {} }, graceSec: 120 },
     swap: {
       // USDC and USDT on Solana mainnet.

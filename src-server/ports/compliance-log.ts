@@ -25,7 +25,12 @@ export interface ComplianceDecisionRecord extends ComplianceDecision {
   id: number;
 }
 
-/** Every screening decision, for the console. */
+/**
+ * Screening decisions kept for the console: every relay recipient screened (only after
+ * its proof verified) and every refused compliance signature; issued signatures and list
+ * errors only with config compliance.auditLog (otherwise they are counted:
+ * ComplianceService.signatureCounts).
+ */
 export interface ComplianceLog {
   /** Durable before it resolves. */
   record(d: ComplianceDecision): Promise<void>;

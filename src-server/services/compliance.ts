@@ -28,11 +28,30 @@ export interface IssuedSignature {
   listVersion: string;
 }
 
+/** Compliance signature decisions since the relay started (the console's Compliance page). */
+export interface ComplianceSignatureCounts {
+  /** Whether every decision is also stored (config compliance.auditLog). */
+  auditLog: boolean;
+  /** Unix ms the counts start from. */
+  since: number;
+  issued: number;
+  refused: number;
+  error: number;
+}
+
 export interface ComplianceDeps {
   walletOf(token: string): string | null;
   sanctions: SanctionsList;
   key: ComplianceKey;
   log: ComplianceLog;
+  /**
+   * Store every compliance signature decision (config compliance.auditLog). Off: issued
+   * signatures and list errors are counted only, since any fresh wallet can ask for one;
+   * a listed wallet's refusal is still stored.
+   */
+  auditLog?: boolean;
+  /** Each decision as it is made (the relay_compliance_signatures_total counter). */
+  onDecision?: (network: Network, outcome: "issued" | "refused" | "error") => void;
   nowMs?: () => number;
   logLine?: (line: string) => void;
 }
@@ -40,16 +59,23 @@ export interface ComplianceDeps {
 /**
  * POST /get_ofac_signature: screens the auth token's wallet against the
  * sanctions list in force and, when it is clear, signs `OFAC:<network>:<wallet>:<expiresAtUnix>`
- * with the compliance key. Every issue and every refusal is recorded with the
- * list version that decided, before the answer goes out.
+ * with the compliance key. Every decision is counted; a refusal (listed wallet)
+ * is recorded with the list version that decided before the answer goes out, and
+ * with the audit log on so is every signature issued and every list error.
  */
 export class ComplianceService {
   private readonly now: () => number;
   private readonly logLine: (line: string) => void;
+  private readonly counts: ComplianceSignatureCounts;
 
   constructor(private readonly deps: ComplianceDeps) {
     this.now = deps.nowMs ?? Date.now;
     this.logLine = deps.logLine ?? (() => {});
+    this.counts = { auditLog: deps.auditLog ?? false, since: this.now(), issued: 0, refused: 0, error: 0 };
+  }
+
+  signatureCounts(): ComplianceSignatureCounts {
+    return { ...this.counts };
   }
 
   get publicKey(): { publicKey: string; algorithm: "ed25519"; message: string; encoding: string; validitySec: number } {
@@ -87,21 +113,30 @@ export class ComplianceService {
       verdict = this.deps.sanctions.check(wallet);
     } catch (e) {
       const detail = (e as Error).message;
-      await this.record(decision("error", null, null, detail));
+      this.count(network, "error");
+      if (this.counts.auditLog) await this.record(decision("error", null, null, detail));
       return err({ kind: "Unavailable", detail });
     }
     if (verdict.listed) {
+      this.count(network, "refused");
       const recorded = await this.record(decision("refused", verdict.listVersion, null, "wallet is on the sanctions list"));
       // A refusal stands even if its record failed: never issue to a listed wallet.
       if (!recorded) this.logLine(`compliance: refused ${wallet} on ${network} (list ${verdict.listVersion}) but could not record it`);
       return err({ kind: "Listed", listVersion: verdict.listVersion });
     }
     const signed = signCompliance((m) => this.deps.key.sign(m), network, wallet, Math.floor(at / 1000));
-    // Issued only once its record is durable: the console must see every signature that exists.
-    if (!(await this.record(decision("issued", verdict.listVersion, signed.expiresAt, null)))) {
+    // With the audit log on, issued only once its record is durable: the log then holds every signature that exists.
+    if (this.counts.auditLog && !(await this.record(decision("issued", verdict.listVersion, signed.expiresAt, null)))) {
+      this.count(network, "error");
       return err({ kind: "Unavailable", detail: "the decision could not be recorded" });
     }
+    this.count(network, "issued");
     return ok({ body: signed.body, expiresAt: signed.expiresAt, wallet, listVersion: verdict.listVersion });
+  }
+
+  private count(network: Network, outcome: "issued" | "refused" | "error"): void {
+    this.counts[outcome] += 1;
+    this.deps.onDecision?.(network, outcome);
   }
 
   private async record(d: ComplianceDecision): Promise<boolean> {

@@ -32,6 +32,8 @@ export interface RevertDeps {
   rules?: RevertRules;
   /** Reverts that pay out per depositor in any 24 hours (config reverts.perDepositorPerDay); default 3. */
   perDepositorPerDay?: number;
+  /** A refusal that left no record (the deposit is unknown or not the token wallet's, or the request or its signature is bad): counted only. */
+  onRefusedUnrecorded?: (network: Network, error: ErrorNameValue) => void;
   nowMs?: () => number;
   log?: (line: string) => void;
 }
@@ -52,15 +54,16 @@ const statusOf = (error: ErrorNameValue): number =>
 
 export const DEFAULT_REVERTS_PER_DEPOSITOR_PER_DAY = 3;
 
-/** Deposit signatures longer than this cannot be real; records keep at most this much of the path. */
+/** Deposit signatures longer than this cannot be real (base58 of 64 bytes is at most 88 characters). */
 const MAX_SIG_TEXT = 128;
 
 /**
  * POST /revert: returns a failed deposit's funds to its depositor. Checks run
  * in the spec's order (signature, deposit exists, depositor, not indexed,
  * revert-nullifier unspent) and the chain re-checks them atomically while it
- * pays out, so racing reverts land once. Every request with a valid token is
- * recorded for the console's support queue, with the spec's error if refused.
+ * pays out, so racing reverts land once. A request by the deposit's own
+ * depositor is recorded for the console's support queue, with the spec's error
+ * if refused; anything refused before that is only counted.
  */
 export class RevertService {
   private readonly inFlight = new Set<string>();
@@ -80,12 +83,32 @@ export class RevertService {
     const chain = this.deps.chains.get(input.network);
     if (!chain) return { ok: false, status: 400, error: ErrorName.InvalidNetwork, message: `network ${input.network} is not enabled on this relay` };
 
+    const requestedAt = this.now();
+    // Refusals before the deposit is known to be the token wallet's own write nothing: anyone
+    // with a fresh wallet's token could otherwise fill the support queue (docs/security.md,
+    // "What a stranger can write"). They are counted (relay_reverts_total, outcome "refused").
+    const turnAway = (error: ErrorNameValue, message: string): RevertOutcome => {
+      this.deps.onRefusedUnrecorded?.(input.network, error);
+      return { ok: false, status: statusOf(error), error, message };
+    };
+
+    const body = parseRevertBody(input.body);
+    if (!body.ok) return turnAway(ErrorName.InvalidRequest, `${body.error.field}: ${body.error.problem}`);
+    const authorized = checkRevertAuthorization({ ...body.value, txnSig: input.txnSig, tokenWallet }, verifyEd25519Native);
+    if (!authorized.ok) return turnAway(ErrorName.InvalidSignature, authorized.error.detail);
+    const wallet = body.value.wallet;
+
+    const sigBytes = input.txnSig.length <= MAX_SIG_TEXT ? parseSignature(input.txnSig) : null;
+    if (!sigBytes?.ok) return turnAway(ErrorName.DepositNotFound, "txn_sig is not a transaction signature (64 bytes, base58)");
+    const deposit = await chain.findDeposit(input.txnSig);
+    if (!deposit) return turnAway(ErrorName.DepositNotFound, `no deposit with this signature on ${input.network}`);
+    if (deposit.depositor !== wallet) return turnAway(ErrorName.NotDepositor, "the wallet did not make this deposit");
+    const about = { mint: deposit.mint, amount: deposit.amount };
+
+    // The depositor asking about their own deposit: recorded for the support queue from here on.
     const { store } = this.deps;
     const id = randomUUID();
-    await store.create(
-      { id, network: input.network, depositSignature: input.txnSig.slice(0, MAX_SIG_TEXT), wallet: tokenWallet, requestedAt: this.now() },
-      RevertState.requested(this.now()),
-    );
+    await store.create({ id, network: input.network, depositSignature: input.txnSig, wallet: tokenWallet, requestedAt }, RevertState.requested(requestedAt));
     const fail = async (
       error: ErrorNameValue,
       message: string,
@@ -95,18 +118,6 @@ export class RevertService {
       await store.advance(id, RevertState.failed(this.now(), error, message), deposit);
       return { ok: false, status: statusOf(error), error, message, ...extra };
     };
-
-    const body = parseRevertBody(input.body);
-    if (!body.ok) return fail(ErrorName.InvalidRequest, `${body.error.field}: ${body.error.problem}`);
-    const authorized = checkRevertAuthorization({ ...body.value, txnSig: input.txnSig, tokenWallet }, verifyEd25519Native);
-    if (!authorized.ok) return fail(ErrorName.InvalidSignature, authorized.error.detail);
-    const wallet = body.value.wallet;
-
-    const sigBytes = input.txnSig.length <= MAX_SIG_TEXT ? parseSignature(input.txnSig) : null;
-    if (!sigBytes?.ok) return fail(ErrorName.DepositNotFound, "txn_sig is not a transaction signature (64 bytes, base58)");
-    const deposit = await chain.findDeposit(input.txnSig);
-    if (!deposit) return fail(ErrorName.DepositNotFound, `no deposit with this signature on ${input.network}`);
-    const about = { mint: deposit.mint, amount: deposit.amount };
 
     const spent = await chain.isNullifierSpent(deposit.mint, revertNullifierOf(this.deps.hasher, sigBytes.value));
     const verdict = judgeRevert(deposit, wallet, spent, Math.floor(this.now() / 1000), this.rules);

@@ -461,6 +461,12 @@ export type AdminSanctionsOverride = Infer<typeof adminSanctionsOverride>;
 /** GET /admin/compliance?address&limit: the decision log and the list in force; POST /admin/sanctions/overrides answers it too. */
 export const adminCompliance = object({
   decisions: array(adminComplianceDecision),
+  /**
+   * Compliance signature decisions since the relay started. Without the audit log
+   * (config compliance.auditLog) issued signatures and list errors are only counted here;
+   * refusals are in `decisions` either way.
+   */
+  signatures: object({ auditLog: boolean, since: number, issued: nonNegInt, refused: nonNegInt, error: nonNegInt }),
   list: object({
     kind: literal("file", "url"),
     source: string,

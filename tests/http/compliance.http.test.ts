@@ -136,7 +136,7 @@ describe("POST /get_ofac_signature/{network}/{id}", () => {
     expect(verifyComplianceSignature(ok.text, { publicKey, network: "mainnet", wallet: alice.address }).ok).toBe(true);
   });
 
-  it("logs every signature issued and every refusal in the database, with wallet, network, expiry and list version", async () => {
+  it("stores every refusal in the database with wallet, network and list version, and no signature issued (the audit log is off by default)", async () => {
     const status = (await get(`${relay.url}/health/detail`, { authorization: `Bearer ${OPERATOR}` })).json as { checks: { name: string; detail: string }[] };
     const inForce = /version ([0-9a-f]{16}\+[0-9a-f]{8})/.exec(status.checks.find((c) => c.name === "sanctions")!.detail)![1]!;
     const dataDir = relay.dataDir;
@@ -152,12 +152,8 @@ describe("POST /get_ofac_signature/{network}/{id}", () => {
     }));
     relay = await startRelay({ RELAY_OPERATOR_TOKEN: OPERATOR }, dataDir);
 
-    const issued = rows.decisions.filter((d) => d.outcome === "issued");
-    expect(issued).toHaveLength(3); // mainnet, devnet, and mainnet again after the restart
-    expect(issued.every((d) => d.address === alice.address && /^[0-9a-f]{16}(\+[0-9a-f]{8})?$/.test(d.list_version) && d.expires_at! > 1_700_000_000)).toBe(
-      true,
-    );
-    expect(issued.map((d) => d.network)).toEqual(expect.arrayContaining(["mainnet", "devnet"]));
+    // Any fresh wallet can ask for a signature: they are counted (tests/http/junk-rows.http.test.ts), not stored.
+    expect(rows.decisions.filter((d) => d.outcome === "issued")).toEqual([]);
     const refused = rows.decisions.filter((d) => d.outcome === "refused");
     expect(refused).toEqual([
       { purpose: "ofac_signature", network: "mainnet", address: mallory.address, outcome: "refused", list_version: inForce, expires_at: null },
@@ -212,7 +208,8 @@ describe("POST /get_ofac_signature with no list to consult", () => {
       const rows = await withStoppedDb(broken.dataDir, (db) =>
         db.all<{ outcome: string; list_version: string | null }>("SELECT outcome, list_version FROM compliance_decisions"),
       );
-      expect(rows).toEqual([{ outcome: "error", list_version: null }]);
+      // A list error is counted, not stored, without the audit log.
+      expect(rows).toEqual([]);
       broken.cleanup();
     }
   });

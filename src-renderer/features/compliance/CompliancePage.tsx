@@ -32,6 +32,7 @@ export function CompliancePage() {
       {(c) => (
         <>
           <ListPanel c={c} />
+          <SignatureCounts c={c} />
           <Panel id="decisions-title" title="Decisions">
             <form
               className="search"
@@ -55,7 +56,13 @@ export function CompliancePage() {
               columns={DECISIONS}
               rows={c.decisions}
               rowKey={(d) => d.id}
-              empty={<EmptyState title="No decision recorded">Every compliance signature and every relay recipient screened is recorded here.</EmptyState>}
+              empty={
+                <EmptyState title="No decision recorded">
+                  {c.signatures.auditLog
+                    ? "Every compliance signature and every relay recipient screened is recorded here."
+                    : "Every relay recipient screened and every refused compliance signature is recorded here; issued signatures are counted above."}
+                </EmptyState>
+              }
               scroll
               testId="decisions-table"
             />
@@ -109,6 +116,27 @@ function ListPanel({ c }: { c: AdminCompliance }) {
         </div>
       </Fact>
     </Facts>
+  );
+}
+
+/** The compliance signatures since start: without the audit log, issued ones exist only as this count. */
+function SignatureCounts({ c }: { c: AdminCompliance }) {
+  const s = c.signatures;
+  return (
+    <Panel id="signatures-title" title="Compliance signatures">
+      <Facts>
+        <Fact label="Issued">{formatCount(s.issued)}</Fact>
+        <Fact label="Refused (listed)">{formatCount(s.refused)}</Fact>
+        <Fact label="Errors (no list)">{formatCount(s.error)}</Fact>
+        <Fact label="Audit log">{s.auditLog ? <Badge tone="ok">on</Badge> : <Badge tone="neutral">off</Badge>}</Fact>
+      </Facts>
+      <p className="muted" data-testid="signature-counts-note">
+        Counted since the relay started {formatDateTime(s.since)}.{" "}
+        {s.auditLog
+          ? "Every signature issued is also stored in the decisions below (compliance.auditLog)."
+          : "Issued signatures are counted, not stored: any fresh wallet can ask for one. Refusals are stored below. Turn on compliance.auditLog to store every signature."}
+      </p>
+    </Panel>
   );
 }
 

@@ -28,6 +28,7 @@ export class RelayMetrics {
   readonly registry = new Registry();
   private readonly relays: Counter<"network" | "kind" | "outcome" | "error">;
   private readonly reverts: Counter<"network" | "outcome" | "error">;
+  private readonly complianceSignatures: Counter<"network" | "outcome">;
   private readonly stage: Histogram<"stage">;
   private readonly rpcRequests: Counter<"network" | "endpoint" | "outcome">;
   private readonly rpcLatency: Histogram<"network" | "endpoint">;
@@ -44,8 +45,14 @@ export class RelayMetrics {
     });
     this.reverts = new Counter({
       name: "relay_reverts_total",
-      help: "Reverts that reached a verdict, by outcome (processed, failed) and error name",
+      help: "Reverts that reached a verdict, by outcome (processed, failed: in the support queue; refused: turned away unrecorded, the deposit unknown or not the wallet's) and error name",
       labelNames: ["network", "outcome", "error"],
+      registers: [r],
+    });
+    this.complianceSignatures = new Counter({
+      name: "relay_compliance_signatures_total",
+      help: "Compliance signature requests decided, by outcome (issued, refused: listed wallet, error: no list); stored only with compliance.auditLog, refusals always",
+      labelNames: ["network", "outcome"],
       registers: [r],
     });
     this.stage = new Histogram({
@@ -238,6 +245,16 @@ export class RelayMetrics {
     if (e.state.kind === "processed" || e.state.kind === "failed") {
       this.reverts.inc({ network: e.network, outcome: e.state.kind, error: e.state.kind === "failed" ? e.state.error : "" });
     }
+  }
+
+  /** A revert refused before it became a record (services/revert-service.ts): counted, never stored. */
+  onRevertRefused(network: Network, error: string): void {
+    this.reverts.inc({ network, outcome: "refused", error });
+  }
+
+  /** A compliance signature decision (services/compliance.ts). */
+  onComplianceSignature(network: Network, outcome: "issued" | "refused" | "error"): void {
+    this.complianceSignatures.inc({ network, outcome });
   }
 
   /** One request to an RPC endpoint (the failover's onRequest). */

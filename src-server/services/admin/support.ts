@@ -4,11 +4,14 @@ import { err, ok, type Result } from "../../../src-shared/result";
 import type { ComplianceLog } from "../../ports/compliance-log";
 import type { RevertStore, RevertRecord } from "../../ports/revert-store";
 import type { SanctionsStatus } from "../../ports/sanctions";
+import type { ComplianceSignatureCounts } from "../compliance";
 import type { SanctionsOverrides } from "../sanctions-overrides";
 
 export interface AdminSupportDeps {
   reverts: RevertStore;
   decisions: ComplianceLog;
+  /** Compliance signatures since start: those the log does not keep are only counted. */
+  signatureCounts(): ComplianceSignatureCounts;
   sanctionsStatus(): SanctionsStatus;
   overrides: SanctionsOverrides;
 }
@@ -61,6 +64,7 @@ export class AdminSupport {
     const s = this.deps.sanctionsStatus();
     return {
       decisions: this.deps.decisions.recent(limit, address ?? undefined).map((d) => ({ ...d })),
+      signatures: this.deps.signatureCounts(),
       list: {
         kind: s.kind,
         source: s.source,
