@@ -40,7 +40,8 @@ export function startRelay(dataDir: string, extraEnv: Record<string, string> = {
   // A config file only when the test passes one, never the caller's own.
   const env: NodeJS.ProcessEnv = { ...process.env };
   delete env.RELAY_CONFIG;
-  Object.assign(env, { RELAY_PORT: "0", RELAY_HOST: "127.0.0.1", RELAY_DATA_DIR: dataDir, ...extraEnv });
+  // The metrics listener on a free port too: parallel relays never meet on its default 9464.
+  Object.assign(env, { RELAY_PORT: "0", RELAY_HOST: "127.0.0.1", RELAY_METRICS_PORT: "0", RELAY_DATA_DIR: dataDir, ...extraEnv });
   const child = spawn(process.execPath, ["scripts/start.mjs"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   const output = () => out;

@@ -23,7 +23,7 @@ import { SNAPSHOT_FILE, type DurableDb } from "./adapters/storage-sqljs/durable-
 import type { RelayConfig } from "./config/schema";
 import { clientAddress } from "./http/middleware/client-address";
 import { requestLog, requestMessage, type RequestLog } from "./http/middleware/request-log";
-import { metricsRoutes } from "./http/routes/metrics";
+import { cachedScrape, metricsRoutes, type MetricsScrape } from "./http/routes/metrics";
 import type { RelayLogger } from "./adapters/log-pino/relay-logger";
 import type { RelayStore } from "./ports/relay-store";
 import type { RevertStore } from "./ports/revert-store";
@@ -48,6 +48,7 @@ export interface OpsSources {
 
 export class Ops {
   readonly metrics: RelayMetrics;
+  readonly scrape: MetricsScrape;
   private sources: OpsSources | null = null;
   private feePayers: FeePayerWatch | null = null;
   private alerts: AlertService | null = null;
@@ -87,6 +88,8 @@ export class Ops {
           { journalBytes: 0, snapshotBytes: null, lastSnapshotAt: null },
         ),
     });
+    // Rendered at most once a second for the main port's /metrics and the metrics listener together.
+    this.scrape = cachedScrape(this.metrics);
     this.relayListeners.push((e) => this.metrics.onRelay(e));
     this.revertListeners.push((e) => this.metrics.onRevert(e));
     // One line per relay and revert state change: ids, network, pool and state only (never a
@@ -226,14 +229,7 @@ export class Ops {
   routes(guard: RequestHandler): Router {
     const r = Router();
     if (this.config.metrics.enabled) {
-      r.use(
-        metricsRoutes({
-          text: () => this.metrics.text(),
-          contentType: () => this.metrics.contentType(),
-          guard,
-          loopbackWithoutToken: this.config.metrics.loopbackWithoutToken,
-        }),
-      );
+      r.use(metricsRoutes({ scrape: this.scrape, guard }));
     }
     const admin = Router();
     admin.get("/", (_req, res) => {

@@ -252,6 +252,7 @@ async function compose(config: RelayConfig, opts: ComposeOptions, stack: Teardow
     ...(opts.consoleDir ? { consoleDir: opts.consoleDir } : {}),
     operatorGuard: admin.operatorGuard,
     ops: ops.routes(admin.operatorGuard),
+    ...(config.metrics.enabled ? { metrics: ops.scrape } : {}),
     requestLog: ops.requestLog(),
     admin: admin.routes({
       indexer,

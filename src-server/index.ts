@@ -1,4 +1,4 @@
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import path from "node:path";
 import { describeConfig } from "./config/load";
@@ -13,6 +13,8 @@ export interface RunningServer {
   url: string;
   host: string;
   port: number;
+  /** The metrics listener's GET /metrics (no token); null when it is off or its default port was taken. */
+  metricsUrl: string | null;
   relay: Relay;
   stop(): Promise<void>;
 }
@@ -101,8 +103,55 @@ async function listen(config: RelayConfig, opts: StartOptions, logger: RelayLogg
   });
 
   const addr = server.address() as AddressInfo;
-  const host = config.host.includes(":") ? `[${config.host}]` : config.host;
-  const url = `http://${host}:${addr.port}`;
+  const url = `http://${urlHost(config.host)}:${addr.port}`;
+  const metricsUrl = relay.metricsHandle ? await listenMetrics(config, relay.metricsHandle, log, stack) : null;
 
-  return { url, host: config.host, port: addr.port, relay, stop: () => stack.close() };
+  return { url, host: config.host, port: addr.port, metricsUrl, relay, stop: () => stack.close() };
+}
+
+const urlHost = (host: string): string => (host.includes(":") ? `[${host}]` : host);
+
+/**
+ * The metrics listener (docs/operations.md, "Metrics"): GET /metrics without a
+ * token on its own address, so that the public port never serves it without one.
+ * A default port another program holds (a second relay on the machine) is left
+ * out with a warning; a port the operator set must be had.
+ */
+async function listenMetrics(
+  config: RelayConfig,
+  handle: (req: IncomingMessage, res: ServerResponse) => void,
+  log: (line: string) => void,
+  stack: TeardownStack,
+): Promise<string | null> {
+  const { host, port, portConfigured } = config.metrics;
+  if (port === null) return null;
+  const server = createServer({ headersTimeout: config.http.headersTimeoutMs, requestTimeout: config.http.requestTimeoutMs }, handle);
+  server.keepAliveTimeout = config.http.keepAliveTimeoutMs;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(port, host, () => {
+        server.off("error", reject);
+        resolve();
+      });
+    });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "EADDRINUSE" && !portConfigured) {
+      log(
+        `metrics: ${host}:${port} is in use; no metrics listener (set metrics.port or RELAY_METRICS_PORT; /metrics on the main port takes the operator token)`,
+      );
+      return null;
+    }
+    throw new Error(`metrics listener on ${host}:${port}: ${(e as Error).message}`, { cause: e });
+  }
+  stack.defer("metrics listener", async () => {
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    // A scrape is short; a keep-alive scraper's idle socket must not hold the stop up.
+    server.closeAllConnections();
+    await closed;
+  });
+  const address = `${urlHost(host)}:${(server.address() as AddressInfo).port}`;
+  // Host and port, not a URL: the log cuts every URL to its origin.
+  log(`metrics: GET /metrics on ${address} without a token (on the main port it takes the operator token)`);
+  return `http://${address}/metrics`;
 }

@@ -53,6 +53,11 @@ export const ErrorName = {
   /** A Host header that is not a loopback or configured public name on a loopback-bound relay (421, docs/security.md). */
   MisdirectedRequest: "MisdirectedRequest",
   /**
+   * A request a page on another origin made the browser send: an `Origin` that is not the
+   * relay's own or one of http.allowedOrigins, or a foreign Sec-Fetch-Site (403, docs/security.md).
+   */
+  CrossOriginRequest: "CrossOriginRequest",
+  /**
    * The proof verifier's queue is full (503, Retry-After): the relay is busy with other
    * clients' proofs; try again shortly (docs/security.md, "Event loop and verifier").
    */

@@ -67,9 +67,23 @@ export function applyOpsConfig(
   file: { metrics?: unknown; alerts?: unknown; logs?: unknown },
   fail: Fail,
 ): void {
-  const m = section("metrics", file.metrics, ["enabled", "loopbackWithoutToken", "feePayerSampleSec"], fail);
+  const m = section("metrics", file.metrics, ["enabled", "host", "port", "loopbackWithoutToken", "feePayerSampleSec"], fail);
   if (m.enabled !== undefined) cfg.metrics.enabled = bool("metrics.enabled", m.enabled, fail);
-  if (m.loopbackWithoutToken !== undefined) cfg.metrics.loopbackWithoutToken = bool("metrics.loopbackWithoutToken", m.loopbackWithoutToken, fail);
+  // Removed: a stock reverse proxy on the same machine made "loopback" requests public. false is what
+  // the main port does now; true would silently mean something else, so it stops the start.
+  if (m.loopbackWithoutToken !== undefined && bool("metrics.loopbackWithoutToken", m.loopbackWithoutToken, fail))
+    fail(
+      "metrics.loopbackWithoutToken",
+      "true is no longer supported: /metrics on the main port always takes the operator token; a scraper on this machine reads metrics.host:metrics.port (default 127.0.0.1:9464) without one. Remove the setting",
+    );
+  if (m.host !== undefined) {
+    if (typeof m.host !== "string" || m.host === "") fail("metrics.host", `must be a host address, got ${JSON.stringify(m.host)}`);
+    cfg.metrics.host = m.host as string;
+  }
+  if (m.port !== undefined) {
+    cfg.metrics.port = m.port === null || m.port === false ? null : num("metrics.port", m.port, 0, 65535, fail);
+    cfg.metrics.portConfigured = true;
+  }
   if (m.feePayerSampleSec !== undefined) cfg.metrics.feePayerSampleSec = num("metrics.feePayerSampleSec", m.feePayerSampleSec, 1, 3600, fail);
 
   const a = section("alerts", file.alerts, ["enabled", "evaluateSec", "repeatMin", "rules", "webhook"], fail);

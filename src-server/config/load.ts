@@ -120,6 +120,32 @@ function publicHostnames(key: string, v: unknown): string[] {
   });
 }
 
+/**
+ * Origins whose requests a relay answers besides its own (docs/security.md, "Cross-site
+ * requests"): `http(s)://host[:port]` exactly as a browser sends it in `Origin`, kept in
+ * that serialization (lower-case host, no default port, no path).
+ */
+export function allowedOrigins(key: string, v: unknown): string[] {
+  if (!Array.isArray(v)) throw new ConfigError(key, "must be an array of origins");
+  return v.map((o, i) => {
+    const s = str(`${key}[${i}]`, o).trim();
+    let u: URL | null;
+    try {
+      u = new URL(s);
+    } catch {
+      u = null;
+    }
+    const bare = u !== null && (u.protocol === "http:" || u.protocol === "https:") && !u.username && !u.password && !u.search && !u.hash && u.pathname === "/";
+    if (!u || !bare || s.endsWith("?") || s.endsWith("#")) {
+      throw new ConfigError(
+        `${key}[${i}]`,
+        `must be an origin: http(s)://host[:port] without path (e.g. "https://relay.example.org"), got ${JSON.stringify(o)}`,
+      );
+    }
+    return u.origin;
+  });
+}
+
 /** Names Express knows for address ranges (loopback, link-local, unique-local). */
 const NAMED_RANGES = ["loopback", "linklocal", "uniquelocal"];
 
@@ -220,6 +246,7 @@ function applySolana(key: string, base: SolanaNetworkConfig, raw: Obj): SolanaNe
     "computeUnitMargin",
     "priorityFeePercentile",
     "maxPriorityMicroLamports",
+    "revertPriorityLamports",
     "maxAttempts",
     "rebroadcastMs",
     "rpcTimeoutMs",
@@ -248,6 +275,7 @@ function applySolana(key: string, base: SolanaNetworkConfig, raw: Obj): SolanaNe
   if (raw.priorityFeePercentile !== undefined) out.priorityFeePercentile = int(`${key}.priorityFeePercentile`, raw.priorityFeePercentile, 0, 100);
   if (raw.maxPriorityMicroLamports !== undefined)
     out.maxPriorityMicroLamports = int(`${key}.maxPriorityMicroLamports`, raw.maxPriorityMicroLamports, 0, 1_000_000_000);
+  if (raw.revertPriorityLamports !== undefined) out.revertPriorityLamports = int(`${key}.revertPriorityLamports`, raw.revertPriorityLamports, 0, 1_000_000_000);
   if (raw.maxAttempts !== undefined) out.maxAttempts = int(`${key}.maxAttempts`, raw.maxAttempts, 1, 20);
   if (raw.rebroadcastMs !== undefined) out.rebroadcastMs = int(`${key}.rebroadcastMs`, raw.rebroadcastMs, 50, 60_000);
   if (raw.rpcTimeoutMs !== undefined) out.rpcTimeoutMs = int(`${key}.rpcTimeoutMs`, raw.rpcTimeoutMs, 100, 120_000);
@@ -347,7 +375,16 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { defaultDataDir?: stri
   if (auth.requireRelayAuth !== undefined) cfg.auth.requireRelayAuth = bool("auth.requireRelayAuth", auth.requireRelayAuth);
 
   const rl = section("rateLimits", file.rateLimits);
-  rejectUnknown("rateLimits", rl, ["enabled", "windowSec", "perEndpoint", "verificationsPerIp", "tokensPerIpPerHour", "liveTokensPerWallet"]);
+  rejectUnknown("rateLimits", rl, [
+    "enabled",
+    "windowSec",
+    "perEndpoint",
+    "verificationsPerIp",
+    "tokensPerIpPerHour",
+    "liveTokensPerWallet",
+    "ipv6Per48Multiple",
+  ]);
+  if (rl.ipv6Per48Multiple !== undefined) cfg.rateLimits.ipv6Per48Multiple = int("rateLimits.ipv6Per48Multiple", rl.ipv6Per48Multiple, 1, 65_536);
   if (rl.verificationsPerIp !== undefined) cfg.rateLimits.verificationsPerIp = int("rateLimits.verificationsPerIp", rl.verificationsPerIp, 1, 10_000);
   if (rl.tokensPerIpPerHour !== undefined) cfg.rateLimits.tokensPerIpPerHour = int("rateLimits.tokensPerIpPerHour", rl.tokensPerIpPerHour, 1, 1_000_000);
   if (rl.liveTokensPerWallet !== undefined) cfg.rateLimits.liveTokensPerWallet = int("rateLimits.liveTokensPerWallet", rl.liveTokensPerWallet, 1, 100_000);
@@ -364,6 +401,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { defaultDataDir?: stri
     "bodyLimitBytes",
     "trustProxy",
     "publicHostnames",
+    "allowedOrigins",
     "headersTimeoutMs",
     "requestTimeoutMs",
     "keepAliveTimeoutMs",
@@ -378,6 +416,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { defaultDataDir?: stri
   if (http.bodyLimitBytes !== undefined) cfg.http.bodyLimitBytes = int("http.bodyLimitBytes", http.bodyLimitBytes, 1024, 10 * 1024 * 1024);
   if (http.trustProxy !== undefined) cfg.http.trustProxy = trustProxy("http.trustProxy", http.trustProxy);
   if (http.publicHostnames !== undefined) cfg.http.publicHostnames = publicHostnames("http.publicHostnames", http.publicHostnames);
+  if (http.allowedOrigins !== undefined) cfg.http.allowedOrigins = allowedOrigins("http.allowedOrigins", http.allowedOrigins);
 
   const storage = section("storage", file.storage);
   rejectUnknown("storage", storage, ["snapshotIntervalSec", "snapshotJournalMiB"]);
@@ -474,9 +513,21 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { defaultDataDir?: stri
     const id = pubkey("RELAY_PROGRAM_ID", env.RELAY_PROGRAM_ID);
     for (const n of NETWORKS) cfg.networks[n].programId = id;
   }
+  if (env.RELAY_ALLOWED_ORIGINS !== undefined)
+    cfg.http.allowedOrigins = allowedOrigins(
+      "RELAY_ALLOWED_ORIGINS",
+      env.RELAY_ALLOWED_ORIGINS.split(",")
+        .map((o) => o.trim())
+        .filter((o) => o !== ""),
+    );
   applyOpsConfig(cfg, file, (key, problem) => {
     throw new ConfigError(key, problem);
   });
+  if (env.RELAY_METRICS_HOST !== undefined) cfg.metrics.host = str("RELAY_METRICS_HOST", env.RELAY_METRICS_HOST);
+  if (env.RELAY_METRICS_PORT !== undefined) {
+    cfg.metrics.port = env.RELAY_METRICS_PORT === "off" ? null : int("RELAY_METRICS_PORT", env.RELAY_METRICS_PORT, 0, 65535);
+    cfg.metrics.portConfigured = true;
+  }
   checkSolanaNetworks(cfg);
   return Object.freeze(cfg);
 }
@@ -498,11 +549,11 @@ export function describeConfig(cfg: RelayConfig): string {
     `config: networks: ${nets}`,
     `config: auth: tokenTtl=${cfg.auth.tokenTtlSec}s loginWindow=-${cfg.auth.loginMaxAgeSec}s/+${cfg.auth.loginMaxFutureSec}s relayAuth=${cfg.auth.requireRelayAuth ? "on" : "off"}`,
     `config: rateLimits: ${limits}${cfg.rateLimits.enabled ? `; per address: ${cfg.rateLimits.tokensPerIpPerHour} tokens/h, ${cfg.rateLimits.verificationsPerIp} proofs in the verifier; ${cfg.rateLimits.liveTokensPerWallet} live tokens per wallet` : ""}`,
-    `config: http: trustProxy=${JSON.stringify(cfg.http.trustProxy)} maxConnectionsPerIp=${cfg.rateLimits.enabled && cfg.http.maxConnectionsPerIp > 0 ? cfg.http.maxConnectionsPerIp : "off"} timeouts headers=${cfg.http.headersTimeoutMs}ms request=${cfg.http.requestTimeoutMs}ms keepAlive=${cfg.http.keepAliveTimeoutMs}ms; verifier queue ${cfg.verifier.maxQueue}`,
+    `config: http: trustProxy=${JSON.stringify(cfg.http.trustProxy)} maxConnectionsPerIp=${cfg.rateLimits.enabled && cfg.http.maxConnectionsPerIp > 0 ? cfg.http.maxConnectionsPerIp : "off"} timeouts headers=${cfg.http.headersTimeoutMs}ms request=${cfg.http.requestTimeoutMs}ms keepAlive=${cfg.http.keepAliveTimeoutMs}ms; verifier queue ${cfg.verifier.maxQueue}; origins answered: own${cfg.http.allowedOrigins.map((o) => `, ${o}`).join("")}`,
     `config: fees: default ${cfg.fees.default.bps} bps, floor ${cfg.fees.default.floor}; ${NETWORKS.map((n) => `${n} overrides ${Object.keys(cfg.fees.pools[n]).length}`).join(", ")}`,
     `config: sanctions list: ${cfg.sanctions.url ? `${redactUrl(cfg.sanctions.url)} every ${cfg.sanctions.refreshIntervalSec}s` : `${cfg.sanctions.file} (checked every ${cfg.sanctions.filePollSec}s)`}`,
     `config: swap: slippage ${cfg.swap.defaultClass} by default, ${cfg.swap.stablecoins.length} stablecoins, ${Object.keys(cfg.swap.pairs).length} pair settings; jupiter ${redactUrl(cfg.jupiter.baseUrl)} (api key ${cfg.jupiter.apiKey ? "set, hidden" : "not set"})`,
-    `config: metrics: ${cfg.metrics.enabled ? `GET /metrics (${cfg.metrics.loopbackWithoutToken ? "loopback without a token, otherwise" : "only"} with the operator token)` : "off"}; alerts: ${cfg.alerts.enabled ? `on, webhook ${cfg.alerts.webhook.url ? `${redactUrl(cfg.alerts.webhook.url)} (${cfg.alerts.webhook.format})` : "not set"}` : "off"}; logs: JSON to stdout${cfg.logs.file ? ` and ${path.join(cfg.dataDir, "logs", "relay.log")}` : ""}, client IPs ${cfg.logs.clientIps ? "logged" : "not logged"}`,
+    `config: metrics: ${cfg.metrics.enabled ? `${cfg.metrics.port === null ? "no listener" : `listener ${cfg.metrics.host}:${cfg.metrics.port === 0 ? "(a free port)" : cfg.metrics.port} (no token)`}, /metrics on the main port with the operator token` : "off"}; alerts: ${cfg.alerts.enabled ? `on, webhook ${cfg.alerts.webhook.url ? `${redactUrl(cfg.alerts.webhook.url)} (${cfg.alerts.webhook.format})` : "not set"}` : "off"}; logs: JSON to stdout${cfg.logs.file ? ` and ${path.join(cfg.dataDir, "logs", "relay.log")}` : ""}, client IPs ${cfg.logs.clientIps ? "logged" : "not logged"}`,
     `config: operatorToken: ${cfg.operatorToken ? "set (hidden)" : "not set"}`,
   ].join("\n");
 }

@@ -42,6 +42,8 @@ export interface SolanaNetworkConfig {
   priorityFeePercentile: number;
   /** Hard cap of the compute-unit price, micro-lamports. */
   maxPriorityMicroLamports: number;
+  /** The most a revert's priority fee may cost, lamports: a revert earns no fee, so this is its whole budget beyond the base fee and rent. */
+  revertPriorityLamports: number;
   /** Fresh-blockhash attempts before a submission is given up as expired. */
   maxAttempts: number;
   /** Rebroadcast interval of a signed transaction until it lands or its blockhash expires. */
@@ -78,6 +80,12 @@ export interface RateLimitConfig {
   tokensPerIpPerHour: number;
   /** Tokens a wallet may hold at once (issued within auth.tokenTtlSec). */
   liveTokensPerWallet: number;
+  /**
+   * An IPv6 client is counted by its /64 and its /48 as well: the /48 (one site, 65,536
+   * /64s) may make this many times each per-client limit (endpoint limits and tokens per
+   * address) before every address in it is refused (docs/security.md, "Rate limits").
+   */
+  ipv6Per48Multiple: number;
 }
 
 /**
@@ -149,8 +157,15 @@ export interface JupiterConfig {
 
 export interface MetricsConfig {
   enabled: boolean;
-  /** A scraper on this machine (loopback peer, loopback Host, no proxy header) needs no token; anyone else sends the operator token. */
-  loopbackWithoutToken: boolean;
+  /**
+   * The metrics listener's own address: GET /metrics without a token, for a scraper on this
+   * machine (docs/operations.md, "Metrics"). On the main port /metrics always takes the
+   * operator token. port null: no separate listener; 0: a free port (tests).
+   */
+  host: string;
+  port: number | null;
+  /** Whether `port` was set (file or RELAY_METRICS_PORT): a default port that is taken is skipped with a warning, a set one stops the start. */
+  portConfigured: boolean;
   /** Seconds between reads of each fee payer's balance (runway = balance / the last 24 h's spend). */
   feePayerSampleSec: number;
 }
@@ -253,6 +268,13 @@ export interface RelayConfig {
      * Not consulted when `host` is not a loopback address.
      */
     publicHostnames: string[];
+    /**
+     * Origins (scheme://host[:port]) besides the relay's own whose requests are answered
+     * (docs/security.md, "Cross-site requests"): e.g. the public https origin a TLS proxy
+     * serves the console on while forwarding another Host. Default []: a request whose
+     * Origin is not the relay's own is refused 403 CrossOriginRequest.
+     */
+    allowedOrigins: string[];
   };
   storage: {
     snapshotIntervalSec: number;
@@ -322,6 +344,7 @@ export function defaultSolanaConfig(): SolanaNetworkConfig {
     computeUnitMargin: 1.2,
     priorityFeePercentile: 75,
     maxPriorityMicroLamports: 1_000_000,
+    revertPriorityLamports: 10_000,
     maxAttempts: 3,
     rebroadcastMs: 2000,
     rpcTimeoutMs: 10_000,
@@ -367,11 +390,13 @@ export function defaultConfig(dataDir: string, resourcesDir: string): RelayConfi
       verificationsPerIp: 4,
       tokensPerIpPerHour: 120,
       liveTokensPerWallet: 20,
+      ipv6Per48Multiple: 8,
     },
     http: {
       bodyLimitBytes: 32 * 1024,
       trustProxy: false,
       publicHostnames: [],
+      allowedOrigins: [],
       headersTimeoutMs: 10_000,
       requestTimeoutMs: 30_000,
       keepAliveTimeoutMs: 10_000,
@@ -379,7 +404,7 @@ export function defaultConfig(dataDir: string, resourcesDir: string): RelayConfi
     },
     storage: { snapshotIntervalSec: 30, snapshotJournalMiB: 64 },
     console: { retentionDays: 30 },
-    metrics: { enabled: true, loopbackWithoutToken: true, feePayerSampleSec: 60 },
+    metrics: { enabled: true, host: "127.0.0.1", port: 9464, portConfigured: false, feePayerSampleSec: 60 },
     alerts: {
       enabled: true,
       evaluateSec: 30,
@@ -438,4 +463,7 @@ export const ENV_KEYS = {
   RELAY_SANCTIONS_URL: "sanctions.url (https; http only on loopback)",
   RELAY_JUPITER_URL: "jupiter.baseUrl",
   RELAY_JUPITER_API_KEY: "jupiter.apiKey (secret)",
+  RELAY_ALLOWED_ORIGINS: "http.allowedOrigins (comma-separated origins, e.g. https://relay.example.org)",
+  RELAY_METRICS_HOST: "metrics.host",
+  RELAY_METRICS_PORT: "metrics.port (0: a free port; off: no separate metrics listener)",
 } as const;

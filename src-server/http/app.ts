@@ -34,6 +34,8 @@ import {
   withoutEmptyBody,
 } from "./middleware/loopback-safety";
 import { clientAddress } from "./middleware/client-address";
+import { crossSiteCheck, crossSiteGuard } from "./middleware/cross-site";
+import { metricsListener, type MetricsScrape } from "./routes/metrics";
 import { requestLogMiddleware, type RequestLog } from "./middleware/request-log";
 import { frontDoor } from "./front-door";
 import { inSequence } from "./middleware/in-sequence";
@@ -61,6 +63,8 @@ export interface AppDeps {
   operatorGuard: RequestHandler;
   /** GET /metrics and the alerts API (composition-ops.ts), each with its own access rule. */
   ops?: Router;
+  /** The metrics text (composition-ops.ts), for the metrics listener's handler; none with metrics off. */
+  metrics?: MetricsScrape;
   /** One log line per request (composition-ops.ts), before anything else. */
   requestLog?: RequestLog;
   log: (line: string) => void;
@@ -71,6 +75,8 @@ export interface RelayApp {
   /** Node's request listener: the indexer's reads answered ahead of Express (http/front-door.ts), the rest by `app`. */
   handle: (req: IncomingMessage, res: ServerResponse) => void;
   limits: RateLimits;
+  /** Node's request listener of the metrics port (metrics.host:metrics.port), null with metrics off. */
+  metricsHandle: ((req: IncomingMessage, res: ServerResponse) => void) | null;
 }
 
 /** The HTTP surface without listen(): tests and the Electron host mount the same app. */
@@ -89,26 +95,30 @@ export function createApp(deps: AppDeps): RelayApp {
       return deps.auth.walletOf(typeof header === "string" ? header : params?.id);
     },
   };
-  const limits = new RateLimits(deps.config.rateLimits, identity, deps.config.auth.tokenTtlSec);
+  // Every body reaches the parser (a chunked one of unknown size too); verifyJsonBody refuses a non-empty one that is not application/json.
+  const json = express.json({ limit: deps.config.http.bodyLimitBytes, type: () => true, strict: true, verify: verifyJsonBody });
+  // Read only once a request is past its rate limit (docs/security.md, "Rate limits"): a refused body costs nothing to parse.
+  const parseBody = withoutEmptyBody(json);
+  const limits = new RateLimits(deps.config.rateLimits, identity, deps.config.auth.tokenTtlSec, Date.now, [parseBody]);
 
   // Loopback safety (docs/security.md): a DNS-rebound page is refused by its Host, and a
   // cross-origin "simple" request (text/plain, form) cannot deliver a body: bodies must be JSON.
+  // A page on another origin is refused by its Origin (or Sec-Fetch-Site) before anything counts it.
   const commonHeaders = (res: ServerResponse): void => void res.setHeader("X-Content-Type-Options", "nosniff");
   const nosniff: RequestHandler = (_req, res, next) => {
     commonHeaders(res);
     next();
   };
   const host = hostAcceptor(deps.config.host, deps.config.http.publicHostnames);
-  // Every body reaches the parser (a chunked one of unknown size too); verifyJsonBody refuses a non-empty one that is not application/json.
-  const json = express.json({ limit: deps.config.http.bodyLimitBytes, type: () => true, strict: true, verify: verifyJsonBody });
+  const crossSite = crossSiteGuard({ allowedOrigins: deps.config.http.allowedOrigins, trustProxy: deps.config.http.trustProxy });
   // Run as one middleware: each router layer costs a get_proof about a microsecond.
   app.use(
     inSequence([
       ...(deps.requestLog ? [requestLogMiddleware(deps.requestLog)] : []),
       nosniff,
       ...(host ? [hostCheck(host)] : []),
+      crossSiteCheck(crossSite),
       requireJsonBody(),
-      withoutEmptyBody(json),
     ]),
   );
 
@@ -124,6 +134,8 @@ export function createApp(deps: AppDeps): RelayApp {
   app.use(revertRoutes({ reverts: deps.reverts, limits, enabled: (n) => deps.chains.has(n) }));
   app.use(complianceRoutes({ compliance: deps.compliance, limits, enabled: (n) => deps.chains.has(n) }));
   if (deps.sandboxes.size > 0) app.use(sandboxRoutes(deps.sandboxes, deps.indexer, limits));
+  // The routes above parse a body after their limit (RateLimits' `admitted`); the operator's below have no limit.
+  app.use(parseBody);
 
   if (deps.ops) app.use(deps.ops);
   if (deps.admin) app.use("/admin", deps.admin);
@@ -174,7 +186,7 @@ export function createApp(deps: AppDeps): RelayApp {
 
   const handle = frontDoor({
     routes: reads,
-    accepts: (req) => !host || host.accepts(req.headers.host),
+    accepts: (req) => (!host || host.accepts(req.headers.host)) && crossSite.refusal(req) === null,
     begin: (req, res, route) => {
       deps.requestLog?.begin(req, res, () => route);
       commonHeaders(res);
@@ -184,5 +196,14 @@ export function createApp(deps: AppDeps): RelayApp {
     failed: (req, res, error) => answerError(req.method, req.url ?? "", error, res),
     express: app,
   });
-  return { app, handle, limits };
+  // The metrics port answers loopback names only when bound to loopback, and no page of any other origin.
+  const metricsHandle = deps.metrics
+    ? metricsListener({
+        scrape: deps.metrics,
+        host: hostAcceptor(deps.config.metrics.host, []),
+        crossSite: crossSiteGuard({ allowedOrigins: [], trustProxy: false }),
+        log: deps.log,
+      })
+    : null;
+  return { app, handle, limits, metricsHandle };
 }

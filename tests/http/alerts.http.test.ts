@@ -132,7 +132,7 @@ describe("alerts: the fee payer drained and restored", () => {
     expect(view.active).toEqual([]);
     expect(view.history[0]).toMatchObject({ rule: "fee-payer-runway", subject: "mainnet", resolvedAt: expect.any(Number), notifications: 2 });
     // Metrics follow the alert.
-    expect(await (await fetch(`${h.url}/metrics`)).text()).toContain('relay_alert_firing{rule="fee-payer-runway"} 0');
+    expect(await (await fetch(h.relay.metricsUrl!)).text()).toContain('relay_alert_firing{rule="fee-payer-runway"} 0');
   }, 60_000);
 
   it("keeps the history across a restart", async () => {

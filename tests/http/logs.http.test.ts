@@ -101,7 +101,7 @@ describe("structured logs", () => {
     expect(json.find((l) => l.reqId === reqId)).toBeUndefined();
     expect(json.find((l) => l.route === "/is_logged/:id")).toBeUndefined();
     expect(json.find((l) => typeof l.route === "string" && l.route.startsWith("/get_") && l.status === 200)).toBeUndefined();
-    const metrics = await (await fetch(`${h.url}/metrics`)).text();
+    const metrics = await (await fetch(h.relay.metricsUrl!)).text();
     expect(metrics).toMatch(/^relay_http_requests_total\{method="GET",route="\/version",status="200"\} [1-9]/m);
     expect(metrics).toMatch(/^relay_http_requests_total\{method="GET",route="\/is_logged\/:id",status="200"\} [1-9]/m);
     expect(metrics).toMatch(/^relay_http_request_seconds_count\{route="\/version"\} [1-9]/m);

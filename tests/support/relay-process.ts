@@ -8,6 +8,8 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 
 export interface RelayProcess {
   url: string;
+  /** The metrics listener's GET /metrics (no token): a free port unless the test sets RELAY_METRICS_PORT; null when off. */
+  metricsUrl: string | null;
   dataDir: string;
   child: ChildProcess;
   output(): string;
@@ -26,7 +28,8 @@ export async function startRelay(env: Record<string, string> = {}, dataDir?: str
   const dir = dataDir ?? mkdtempSync(path.join(tmpdir(), "relay-test-"));
   const child = spawn(process.execPath, ["--import", "tsx", "src-server/main.ts"], {
     cwd: ROOT,
-    env: { ...process.env, RELAY_HOST: "127.0.0.1", RELAY_PORT: "0", RELAY_DATA_DIR: dir, ...env },
+    // The metrics listener on a free port too: parallel relays never meet on its default 9464.
+    env: { ...process.env, RELAY_HOST: "127.0.0.1", RELAY_PORT: "0", RELAY_METRICS_PORT: "0", RELAY_DATA_DIR: dir, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";
@@ -52,6 +55,11 @@ export async function startRelay(env: Record<string, string> = {}, dataDir?: str
 
   return {
     url,
+    // The start-up log's JSON line `metrics: GET /metrics on HOST:PORT …`, written as the relay starts listening.
+    get metricsUrl() {
+      const m = /metrics: GET \/metrics on (\S+) without a token/.exec(out);
+      return m ? `http://${m[1]}/metrics` : null;
+    },
     dataDir: dir,
     child,
     output: () => out,

@@ -51,6 +51,24 @@ export function clientKeyOf(ip: string | undefined): string {
 }
 
 /**
+ * The wider block an IPv6 client is also counted under: its /48, the block one
+ * site is given (65,536 /64s), so that the /64s of one site share a budget
+ * (docs/security.md, "Rate limits"). null for IPv4 (IPv4-mapped included) and
+ * for anything that is not an address: the /64 key is all there is.
+ */
+export function siteKeyOf(ip: string | undefined): string | null {
+  if (!ip) return null;
+  const bare = ip.split("%")[0]!;
+  if (isIP(bare) !== 6) return null;
+  const g = ipv6Groups(bare.toLowerCase());
+  if (!g || (g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff)) return null;
+  return `${g
+    .slice(0, 3)
+    .map((x) => x.toString(16))
+    .join(":")}::/48`;
+}
+
+/**
  * The client address of a request as Express's `req.ip` gives it under the
  * same `trust proxy` setting (http.trustProxy: false, a hop count, or proxy
  * addresses and ranges), read from Node's own request: reads answered ahead

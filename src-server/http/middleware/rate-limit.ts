@@ -6,7 +6,7 @@ import type { RateLimitConfig, RateLimitedEndpoint } from "../../config/schema";
 import type { VerificationGate } from "../../services/relay-service";
 import type { PathParams } from "../params";
 import { writeJson } from "../respond";
-import { clientKeyOf } from "./client-address";
+import { clientKeyOf, siteKeyOf } from "./client-address";
 
 /**
  * Who a request comes from: its client address (after the trusted proxies), and
@@ -47,23 +47,34 @@ function stricter(a: LimitDecision, b: LimitDecision | null): LimitDecision {
  */
 export class RateLimits {
   private readonly byIp = new Map<RateLimitedEndpoint, SlidingWindowLimiter>();
+  /** An IPv6 client's /48, at ipv6Per48Multiple times the per-client limit: a site's 65,536 /64s share it. */
+  private readonly bySite = new Map<RateLimitedEndpoint, SlidingWindowLimiter>();
   private readonly byWallet = new Map<RateLimitedEndpoint, SlidingWindowLimiter>();
   private readonly tokensPerIp: SlidingWindowLimiter;
+  private readonly tokensPerSite: SlidingWindowLimiter;
   private readonly tokensPerWallet: SlidingWindowLimiter;
   private readonly verifying = new Map<string, number>();
   private readonly refusals = new Map<RateLimitedEndpoint, number>();
 
+  /**
+   * `admitted`: what a request passes through once its limit lets it on, in
+   * order (app.ts: the body parser), so that a refused request's body is never read.
+   */
   constructor(
     private readonly config: RateLimitConfig,
     private readonly identity: ClientIdentity,
     tokenTtlSec: number,
     private readonly now: () => number = Date.now,
+    private readonly admitted: readonly RequestHandler[] = [],
   ) {
+    const site = config.ipv6Per48Multiple;
     for (const [endpoint, limit] of Object.entries(config.perEndpoint) as [RateLimitedEndpoint, number][]) {
       this.byIp.set(endpoint, new SlidingWindowLimiter(limit, config.windowSec * 1000));
+      this.bySite.set(endpoint, new SlidingWindowLimiter(limit * site, config.windowSec * 1000));
       this.byWallet.set(endpoint, new SlidingWindowLimiter(limit, config.windowSec * 1000));
     }
     this.tokensPerIp = new SlidingWindowLimiter(config.tokensPerIpPerHour, 3600_000);
+    this.tokensPerSite = new SlidingWindowLimiter(config.tokensPerIpPerHour * site, 3600_000);
     // A token lives tokenTtlSec, so the tokens issued within that window are the live ones (in memory: a restart forgets them).
     this.tokensPerWallet = new SlidingWindowLimiter(config.liveTokensPerWallet, tokenTtlSec * 1000);
   }
@@ -78,8 +89,8 @@ export class RateLimits {
    */
   middleware(endpoint: RateLimitedEndpoint, shape: "relay" | "plain" = "plain", scope: "ip+wallet" | "ip" = "ip+wallet"): RequestHandler[] {
     const admit = this.admission(endpoint, shape, scope);
-    if (!admit) return [];
-    return [(req, res, next) => void (admit(req, res, req.params) && next())];
+    if (!admit) return [...this.admitted];
+    return [(req, res, next) => void (admit(req, res, req.params) && next()), ...this.admitted];
   }
 
   /**
@@ -90,14 +101,19 @@ export class RateLimits {
   admission(endpoint: RateLimitedEndpoint, shape: "relay" | "plain" = "plain", scope: "ip+wallet" | "ip" = "ip+wallet"): Admission | null {
     if (!this.config.enabled) return null;
     const ipLimiter = this.byIp.get(endpoint)!;
+    const siteLimiter = this.bySite.get(endpoint)!;
     const walletLimiter = this.byWallet.get(endpoint)!;
     const policy = `${ipLimiter.limit};w=${this.config.windowSec}`;
     return (req, res, params) => {
       const now = this.now();
-      const byIp = ipLimiter.take(`ip:${clientKeyOf(this.identity.ip(req))}`, now);
+      const ip = this.identity.ip(req);
+      const byIp = ipLimiter.take(`ip:${clientKeyOf(ip)}`, now);
+      const site = siteKeyOf(ip);
+      // A /64 already over its own limit does not spend its /48's: one busy /64 must not shut out the rest of its site.
+      const bySite = site ? (byIp.allowed ? siteLimiter.take(site, now) : siteLimiter.peek(site, now)) : null;
       const wallet = scope === "ip+wallet" ? this.identity.wallet(req, params) : null;
       const byWallet = wallet ? walletLimiter.take(`w:${wallet}`, now) : null;
-      const d = stricter(byIp, byWallet);
+      const d = stricter(stricter(byIp, bySite), byWallet);
       res.setHeader("RateLimit-Policy", policy);
       res.setHeader("RateLimit-Limit", String(d.limit));
       res.setHeader("RateLimit-Remaining", String(d.remaining));
@@ -116,15 +132,20 @@ export class RateLimits {
    * Counts the token when it answers null.
    */
   tokenGate(req: IncomingMessage): (wallet: string) => TokenRefusal | null {
-    const ip = `ip:${clientKeyOf(this.identity.ip(req))}`;
+    const address = this.identity.ip(req);
+    const ip = `ip:${clientKeyOf(address)}`;
+    const site = siteKeyOf(address);
     return (wallet) => {
       if (!this.config.enabled) return null;
       const now = this.now();
       const a = this.tokensPerIp.peek(ip, now);
       if (!a.allowed) return { retryAfterSec: a.resetSec, reason: `this address was issued ${a.limit} tokens in the last hour` };
+      const s = site ? this.tokensPerSite.peek(site, now) : null;
+      if (s && !s.allowed) return { retryAfterSec: s.resetSec, reason: `this address's /48 was issued ${s.limit} tokens in the last hour` };
       const b = this.tokensPerWallet.peek(wallet, now);
       if (!b.allowed) return { retryAfterSec: b.resetSec, reason: `this wallet holds ${b.limit} live tokens; use one of them` };
       this.tokensPerIp.take(ip, now);
+      if (site) this.tokensPerSite.take(site, now);
       this.tokensPerWallet.take(wallet, now);
       return null;
     };

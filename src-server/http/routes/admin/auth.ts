@@ -12,8 +12,11 @@ const BEARER = /^Bearer[ ]+([\x21-\x7e]{1,512})[ ]*$/i;
 /**
  * Every /admin request carries `Authorization: Bearer <operator token>`; the
  * token is compared as a salted hash in constant time and never logged.
- * Failures are counted per client address (in memory only) and answered 429
+ * Wrong tokens are counted per client address (in memory only) and answered 429
  * once there are too many, so a weak configured token cannot be guessed fast.
+ * A request that presents no token is answered 401 and not counted: it guesses
+ * nothing, and any web page can make the operator's browser send one (an
+ * `<img>`), which would otherwise lock the operator out (docs/security.md).
  */
 export function requireOperator(verify: (token: string) => boolean, now: () => number = Date.now): RequestHandler {
   const failures = new SlidingWindowLimiter(ADMIN_FAILURES_PER_MINUTE, 60_000);
@@ -30,9 +33,11 @@ export function requireOperator(verify: (token: string) => boolean, now: () => n
     }
     const m = BEARER.exec(req.get("authorization") ?? "");
     if (m && verify(m[1]!)) return next();
-    const d = failures.take(client, now());
-    if (!d.allowed || d.remaining === 0) blocked.set(client, now() + d.resetSec * 1000);
-    else blocked.delete(client);
+    if (m) {
+      const d = failures.take(client, now());
+      if (!d.allowed || d.remaining === 0) blocked.set(client, now() + d.resetSec * 1000);
+      else blocked.delete(client);
+    }
     res.setHeader("WWW-Authenticate", 'Bearer realm="relay-admin"');
     sendError(res, 401, ErrorName.Unauthorized, m ? "the operator token is not valid" : "send Authorization: Bearer <operator token>");
   };
