@@ -40,6 +40,12 @@ export interface LeafEventPage {
   events: LeafEvent[];
   /** Resume point after the last event returned; unchanged when there were none. */
   cursor: string | null;
+  /**
+   * Gaps in the chain's events this page filled from chain state (a deposit's
+   * receipt, a change leaf placed by order), one line per transaction: the
+   * indexer reports them.
+   */
+  repairs?: string[];
 }
 
 export interface TreeAccount {
@@ -154,8 +160,12 @@ export interface ChainBackend {
   readonly feePayer: string;
   /** Mints that have an initialized pool on chain. */
   listPools(): Promise<string[]>;
-  /** Deposit and change leaves after `cursor`, in leaf order. */
-  fetchLeafEvents(mint: string, cursor: string | null, limit: number): Promise<LeafEventPage>;
+  /**
+   * Deposit and change leaves after `cursor`, in leaf order. `nextIndex`: the
+   * caller's next leaf index at `cursor` (the indexer's own tree), which places
+   * a leaf whose event is missing.
+   */
+  fetchLeafEvents(mint: string, cursor: string | null, limit: number, nextIndex?: number): Promise<LeafEventPage>;
   /** The program's tree account: what the indexer's root must equal. */
   treeAccount(mint: string): Promise<TreeAccount | null>;
   isNullifierSpent(mint: string, nullifierHash: Uint8Array): Promise<boolean>;

@@ -134,8 +134,54 @@ describe("IndexerService: protocol v3's change leaves", () => {
       hasher,
       () => "tree",
     );
-    await expect(indexer.start()).rejects.toThrow("has leaf 2, expected 1");
+    // The start goes on (a relay that cannot start on such a history would be a crash loop); the sync itself fails, health says why.
+    await indexer.start();
+    expect(indexer.health()[0]).toMatchObject({ ok: false, detail: expect.stringContaining("has leaf 2, expected 1") });
     expect(indexer.get("mainnet", MINT)!.tree.nextIndex).toBe(0);
     expect(db.get("SELECT COUNT(*) AS n FROM indexed_leaves")).toEqual({ n: 0 });
+  });
+
+  it("serves what it has while a gap stays open, retries, and fills it once the chain answers; repairs are logged and counted", async () => {
+    const hasher = await createPoseidonHasher();
+    const lines: string[] = [];
+    const asked: (number | undefined)[] = [];
+    let gapOpen = true;
+    const chain = {
+      network: "mainnet",
+      kind: "solana",
+      listPools: async () => [MINT],
+      fetchLeafEvents: async (_mint: string, cursor: string | null, _limit: number, nextIndex?: number): Promise<LeafEventPage> => {
+        asked.push(nextIndex);
+        if (cursor === null) return { events: [deposit(0, 1n)], cursor: "1" };
+        if (cursor === "1" && gapOpen)
+          throw new Error("transaction 2: the event of its deposit (instruction 0) is missing and its receipt R could not be read");
+        if (cursor === "1") return { events: [deposit(1, 2n), change(2, 3)], cursor: "2", repairs: ["2: 1 deposit without an event read from its receipt"] };
+        return { events: [], cursor };
+      },
+      treeAccount: async () => null,
+    } as unknown as ChainBackend;
+    const indexer = new IndexerService(
+      new SqlTreeStore(db),
+      new Map<Network, ChainBackend>([["mainnet", chain]]),
+      hasher,
+      () => "tree",
+      (l) => lines.push(l),
+    );
+    await indexer.start();
+    const pool = indexer.get("mainnet", MINT)!;
+    expect(pool.tree.nextIndex).toBe(1);
+    expect(indexer.health()[0]!.ok).toBe(false);
+    await expect(indexer.sync("mainnet", MINT)).rejects.toThrow("could not be read");
+    expect(pool.tree.nextIndex).toBe(1);
+    gapOpen = false;
+    await indexer.sync("mainnet", MINT);
+    expect(pool.tree.nextIndex).toBe(3);
+    expect(pool.repairs).toBe(1);
+    expect(indexer.health()[0]!.ok).toBe(true);
+    // The indexer tells the chain where its tree stands at the cursor.
+    expect(asked).toEqual([0, 1, 1, 1, 3]);
+    expect(lines.filter((l) => l.includes("repaired a gap"))).toEqual([
+      `indexer: mainnet/${MINT}: repaired a gap from chain state: 2: 1 deposit without an event read from its receipt`,
+    ]);
   });
 });

@@ -17,6 +17,8 @@ export interface IndexedPool {
   drift: string | null;
   /** Unix ms the root was last compared with the chain's (metrics); null before the first comparison. */
   rootCheckedAt?: number;
+  /** Leaves' transactions whose missing events were made up for from chain state since start (receipts, placement by order). */
+  repairs?: number;
 }
 
 const PAGE = 1000;
@@ -48,13 +50,19 @@ export class IndexerService {
     private readonly log: (line: string) => void = () => {},
   ) {}
 
-  /** Loads persisted trees, adopts every pool the chains know, and catches up. */
+  /**
+   * Loads persisted trees, adopts every pool the chains know, and catches up.
+   * A pool that cannot catch up now (a gap nothing fills yet, an RPC outage)
+   * does not stop the start: it serves the leaves it has, its error is in
+   * health(), and the chain follower retries it. A start that threw would
+   * make the relay a crash loop for as long as the chain's history stays as it is.
+   */
   async start(): Promise<void> {
     for (const stored of this.store.listPools()) this.adopt(stored);
     for (const [network, chain] of this.chains) {
       for (const mint of await chain.listPools()) await this.ensurePool(network, mint);
     }
-    for (const p of this.pools.values()) await this.sync(p.network, p.mint);
+    for (const p of this.pools.values()) await this.sync(p.network, p.mint).catch(() => {}); // logged by syncNow
   }
 
   get(network: Network, mint: string): IndexedPool | null {
@@ -142,7 +150,7 @@ export class IndexerService {
     let pool = await this.ensurePool(network, mint);
     try {
       for (;;) {
-        const page = await chain.fetchLeafEvents(mint, pool.stored.cursor, PAGE);
+        const page = await chain.fetchLeafEvents(mint, pool.stored.cursor, PAGE, pool.tree.nextIndex);
         if (page.events.length === 0) {
           // History without leaves still moves the cursor, so a restart does not read it again.
           if (page.cursor !== pool.stored.cursor) await this.store.saveCursor(pool.stored, page.cursor);
@@ -174,6 +182,11 @@ export class IndexerService {
           throw e;
         }
         for (const e of page.events) if (e.kind === "change") this.rememberChangeLeaf(network, mint, e.nullifierHash, e.leafIndex);
+        for (const r of page.repairs ?? []) {
+          // Events the chain did not deliver (cut logs, an RPC without inner instructions): the leaves came from chain state; the root check below confirms them.
+          pool.repairs = (pool.repairs ?? 0) + 1;
+          this.log(`indexer: ${poolKey(network, mint)}: repaired a gap from chain state: ${r}`);
+        }
       }
       await this.checkRoot(chain, pool);
       this.lastSyncError = null;

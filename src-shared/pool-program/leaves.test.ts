@@ -2,11 +2,21 @@ import bs58 from "bs58";
 import { describe, expect, it } from "vitest";
 import { AddressLookupTableAccount, Keypair, PublicKey, TransactionInstruction, TransactionMessage, VersionedTransaction } from "@solana/web3.js";
 import { Buffer } from "buffer";
+import type { DepositReceiptData } from "./accounts";
 import { DEFAULT_POOL_PROGRAM_ID, TOKEN_PROGRAM_ID } from "./constants";
-import { poolTreeAddress } from "./addresses";
-import { encodePoolEventLog, type PoolEvent } from "./events";
+import { eventAuthorityAddress, poolTreeAddress } from "./addresses";
+import { encodePoolEventInstruction, encodePoolEventLog, type PoolEvent } from "./events";
 import { encodePoolInstruction } from "./instructions";
-import { executionOrder, insertedLeaves, leafTransactionOfResponse, parseWireMessage, type CompiledLeafInstruction, type LeafTransaction } from "./leaves";
+import {
+  executionOrder,
+  insertedLeaves,
+  leafTransactionOfResponse,
+  parseWireMessage,
+  poolEvents,
+  poolEventsOfResponse,
+  type CompiledLeafInstruction,
+  type LeafTransaction,
+} from "./leaves";
 
 const PROGRAM = DEFAULT_POOL_PROGRAM_ID;
 const OTHER = "CpSwap11111111111111111111111111111111111111";
@@ -19,8 +29,23 @@ const TREE_B = poolTreeAddress(PROGRAM, MINT_B);
 const RELAYER = key(0x01);
 
 // Account keys of the test transactions: the indexes the compiled instructions name.
-const KEYS = [RELAYER, MINT_A, TREE_A, MINT_B, TREE_B, PROGRAM, OTHER, TOKEN_PROGRAM_ID];
-const [iRelayer, iMintA, iTreeA, iMintB, iTreeB, iProgram, iOther] = [0, 1, 2, 3, 4, 5, 6];
+const AUTHORITY = eventAuthorityAddress(PROGRAM);
+/** Receipt i of the event-CPI tests: key RECEIPT_BASE + i. */
+const RECEIPT_BASE = 0xd0;
+const KEYS = [
+  RELAYER,
+  MINT_A,
+  TREE_A,
+  MINT_B,
+  TREE_B,
+  PROGRAM,
+  OTHER,
+  TOKEN_PROGRAM_ID,
+  AUTHORITY,
+  ...Array.from({ length: 16 }, (_, i) => key(RECEIPT_BASE + i)),
+];
+const [iRelayer, iMintA, iTreeA, iMintB, iTreeB, iProgram, iOther, iToken, iAuthority] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
+const iReceipt = (i: number) => 9 + i;
 
 const withdrawData = (nullifier: number, change: number, swap = false): Uint8Array =>
   encodePoolInstruction({
@@ -55,7 +80,7 @@ const depositEvent = (leafIndex: number, commitment: number): PoolEvent => ({
   name: "DepositEvent",
   leafIndex,
   commitment: fill(commitment),
-  depositor: fill(2),
+  depositor: fill(1),
   amount: 10n,
   slot: 1n,
   nonce: 1n,
@@ -189,7 +214,7 @@ describe("insertedLeaves", () => {
       }),
       PROGRAM,
     );
-    expect(found.unknownDeposits).toEqual([{ tree: TREE_A, instruction: 1 }]);
+    expect(found.unknownDeposits).toMatchObject([{ tree: TREE_A, instruction: 1, depositor: RELAYER, nonce: 1n, receipt: "" }]);
     expect(found.leaves.map((l) => l.leafIndex)).toEqual([2, null]);
   });
 
@@ -197,6 +222,216 @@ describe("insertedLeaves", () => {
     const v2 = withdrawData(0x33, 0x44).slice(0, 376);
     const found = insertedLeaves(tx({ instructions: [ix(iOther, withdrawData(0x33, 0x44)), ix(iProgram, v2)], logMessages: [] }), PROGRAM);
     expect(found.leaves).toEqual([]);
+  });
+});
+
+// ------------------------------------------------------------ event CPIs
+
+/** deposit i: nonce i, its receipt key RECEIPT_BASE + i, every account the program names up to the receipt. */
+const depositIx = (i: number): CompiledLeafInstruction => ({
+  programIdIndex: iProgram,
+  accounts: [iRelayer, iMintA, iTreeA, iToken, iToken, iReceipt(i)],
+  data: encodePoolInstruction({ name: "deposit", precommitment: fill(3), amount: 10n, nonce: BigInt(i) }),
+});
+const depositEventOf = (i: number, leafIndex: number): PoolEvent => ({ ...(depositEvent(leafIndex, 0x10 + i) as object), nonce: BigInt(i) }) as PoolEvent;
+/** The program's self-CPI carrying `e`: accounts[0] the event authority (or `as`). */
+const eventCpi = (e: PoolEvent, as = iAuthority): CompiledLeafInstruction => ({
+  programIdIndex: iProgram,
+  accounts: [as],
+  data: bs58.encode(encodePoolEventInstruction(e)),
+});
+/** A zero-amount SPL transfer (the attacker's log filler). */
+const transfer: CompiledLeafInstruction = { programIdIndex: iToken, accounts: [iRelayer, iRelayer, iRelayer], data: Uint8Array.of(3, 0, 0, 0, 0, 0, 0, 0, 0) };
+/** What the runtime keeps of a transaction's logs after the 10 kB limit: the start, then "Log truncated". */
+const truncatedLogs = ["Program TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA invoke [1]", "Program log: Instruction: Transfer", "Log truncated"];
+const receiptOf = (i: number, leafIndex: number | null, status: DepositReceiptData["status"] = "indexed"): DepositReceiptData => ({
+  mint: bs58.decode(MINT_A),
+  depositor: bs58.decode(RELAYER),
+  commitment: fill(0x10 + i),
+  amount: 10n,
+  nonce: BigInt(i),
+  status,
+  leafIndex,
+  createdAt: 1n,
+  bump: 255,
+});
+
+describe("events as self-CPIs (no log limit can drop them)", () => {
+  it("46 zero-amount transfers fill the logs, then a deposit: its leaf comes from the event CPI", () => {
+    const instructions = [...Array.from({ length: 46 }, () => transfer), depositIx(0)];
+    const found = insertedLeaves(
+      tx({ instructions, innerInstructions: [{ index: 46, instructions: [eventCpi(depositEventOf(0, 12))] }], logMessages: truncatedLogs }),
+      PROGRAM,
+    );
+    expect(found.problems).toEqual([]);
+    expect(found.unknownDeposits).toEqual([]);
+    expect(found.leaves).toEqual([
+      expect.objectContaining({ kind: "deposit", leafIndex: 12, commitment: fill(0x10), instruction: 46, inner: false, evented: true, tree: TREE_A }),
+    ]);
+  });
+
+  it("14 deposits in one transaction with the logs cut after the first: every leaf from its own CPI, in order", () => {
+    const found = insertedLeaves(
+      tx({
+        instructions: Array.from({ length: 14 }, (_, i) => depositIx(i)),
+        innerInstructions: Array.from({ length: 14 }, (_, i) => ({ index: i, instructions: [eventCpi(depositEventOf(i, 30 + i))] })),
+        logMessages: [...frame(1, depositEvent(30, 0x10)), "Log truncated"],
+      }),
+      PROGRAM,
+    );
+    expect(found.problems).toEqual([]);
+    expect(found.leaves.map((l) => [l.leafIndex, l.instruction, l.commitment[0]])).toEqual(Array.from({ length: 14 }, (_, i) => [30 + i, 2 * i, 0x10 + i]));
+  });
+
+  it("an event belongs to the nearest preceding pool instruction: a withdrawal through another program, its token CPIs and its event CPI", () => {
+    const found = insertedLeaves(
+      tx({
+        instructions: [depositIx(1), { programIdIndex: iOther, accounts: [], data: fill(0, 4) }],
+        innerInstructions: [
+          { index: 0, instructions: [transfer, eventCpi(depositEventOf(1, 4))] },
+          { index: 1, instructions: [ix(iProgram, withdrawData(0x33, 0x44)), transfer, eventCpi(withdrawEvent(0x33, 0x44, 5))] },
+        ],
+        logMessages: null,
+      }),
+      PROGRAM,
+    );
+    expect(found.problems).toEqual([]);
+    expect(found.leaves.map((l) => [l.kind, l.leafIndex, l.instruction, l.inner, l.evented])).toEqual([
+      ["deposit", 4, 0, false, true],
+      ["change", 5, 4, true, true],
+    ]);
+  });
+
+  it("an event CPI is only the program's own: another signer's account, another program's look-alike and a top-level one are not events", () => {
+    const fake = depositEventOf(0, 99);
+    const found = insertedLeaves(
+      tx({
+        instructions: [depositIx(0), { programIdIndex: iProgram, accounts: [iAuthority], data: encodePoolEventInstruction(fake) }],
+        innerInstructions: [
+          {
+            index: 0,
+            instructions: [eventCpi(fake, iRelayer), { programIdIndex: iOther, accounts: [iAuthority], data: bs58.encode(encodePoolEventInstruction(fake)) }],
+          },
+        ],
+        logMessages: [],
+      }),
+      PROGRAM,
+    );
+    expect(found.leaves).toEqual([]);
+    expect(found.unknownDeposits).toMatchObject([{ instruction: 0, receipt: key(RECEIPT_BASE), nonce: 0n, depositor: RELAYER, mint: MINT_A }]);
+  });
+
+  it("with event CPIs the logs are not read: a Program data line in the pool's frame adds nothing", () => {
+    const found = insertedLeaves(
+      tx({
+        instructions: [depositIx(0)],
+        innerInstructions: [{ index: 0, instructions: [eventCpi(depositEventOf(0, 3))] }],
+        logMessages: frame(1, depositEventOf(0, 77), depositEventOf(0, 78)),
+      }),
+      PROGRAM,
+    );
+    expect(found.problems).toEqual([]);
+    expect(found.leaves.map((l) => l.leafIndex)).toEqual([3]);
+  });
+
+  it("an event that is not its instruction's is a problem: another nonce, another depositor, a WithdrawEvent after a deposit, two events, one before any instruction", () => {
+    const problems = (instructions: CompiledLeafInstruction[], inner: CompiledLeafInstruction[][]) =>
+      insertedLeaves(tx({ instructions, innerInstructions: inner.map((instructions, index) => ({ index, instructions })) }), PROGRAM).problems;
+    expect(problems([depositIx(0)], [[eventCpi(depositEventOf(1, 3))]])).toEqual([expect.stringMatching(/DepositEvent .* is not the instruction's .*nonce 0/)]);
+    expect(problems([depositIx(0)], [[eventCpi({ ...(depositEventOf(0, 3) as object), depositor: fill(9) } as PoolEvent)]])).toHaveLength(1);
+    expect(problems([depositIx(0)], [[eventCpi(withdrawEvent(1, 2, 3))]])).toEqual([expect.stringMatching(/a deposit that emitted WithdrawEvent/)]);
+    expect(problems([depositIx(0)], [[eventCpi(depositEventOf(0, 3)), eventCpi(depositEventOf(0, 4))]])).toHaveLength(1);
+    expect(problems([{ programIdIndex: iOther, accounts: [], data: fill(0, 1) }], [[eventCpi(depositEventOf(0, 3))]])).toEqual([
+      expect.stringMatching(/before any instruction of the program/),
+    ]);
+    const revert = { programIdIndex: iProgram, accounts: [iRelayer, iMintA, iTreeA], data: encodePoolInstruction({ name: "revert", nonce: 1n }) };
+    expect(problems([revert], [[eventCpi({ name: "RevertEvent", depositor: fill(1), amount: 1n, nonce: 1n, revertNullifier: fill(4) })]])).toEqual([]);
+    expect(problems([revert], [[eventCpi(depositEventOf(0, 3))]])).toEqual([expect.stringMatching(/DepositEvent from an instruction that is not a deposit/)]);
+  });
+
+  it("a deposit whose event is missing (no inner instructions from the RPC, logs cut) takes its leaf from its receipt; a failed one inserted none", () => {
+    const t = tx({
+      instructions: [depositIx(0), depositIx(1), depositIx(2), ix(iProgram, withdrawData(0x33, 0x44))],
+      innerInstructions: null,
+      logMessages: [...frame(1, depositEventOf(0, 20)), "Log truncated"],
+    });
+    const without = insertedLeaves(t, PROGRAM);
+    expect(without.unknownDeposits.map((u) => [u.instruction, u.receipt])).toEqual([
+      [1, key(RECEIPT_BASE + 1)],
+      [2, key(RECEIPT_BASE + 2)],
+    ]);
+    // The change leaf is not placed across deposits that may or may not have inserted one.
+    expect(without.leaves.map((l) => [l.kind, l.leafIndex])).toEqual([
+      ["deposit", 20],
+      ["change", null],
+    ]);
+    const receipts = new Map([
+      [key(RECEIPT_BASE + 1), receiptOf(1, null, "failed")],
+      [key(RECEIPT_BASE + 2), receiptOf(2, 21)],
+    ]);
+    const found = insertedLeaves(t, PROGRAM, receipts);
+    expect(found.problems).toEqual([]);
+    expect(found.unknownDeposits).toEqual([]);
+    expect(found.leaves.map((l) => [l.kind, l.leafIndex, l.evented, l.commitment[0]])).toEqual([
+      ["deposit", 20, true, 0x10],
+      ["deposit", 21, false, 0x12],
+      ["change", 22, false, 0x44],
+    ]);
+  });
+
+  it("a receipt that is not the deposit's (another nonce, depositor or mint) is a problem, not a leaf", () => {
+    const t = tx({ instructions: [depositIx(0)], innerInstructions: null, logMessages: null });
+    for (const wrong of [{ nonce: 5n }, { depositor: fill(9) }, { mint: fill(9) }]) {
+      const found = insertedLeaves(t, PROGRAM, new Map([[key(RECEIPT_BASE), { ...receiptOf(0, 3), ...wrong }]]));
+      expect(found.leaves).toEqual([]);
+      expect(found.problems).toEqual([expect.stringMatching(/receipt .* is not this deposit's/)]);
+    }
+  });
+
+  it("poolEvents: every event in execution order with its instruction, from CPIs or (older transactions) from the logs; none for a failed one", () => {
+    const withCpi = tx({
+      instructions: [depositIx(0), ix(iProgram, withdrawData(0x33, 0x44))],
+      innerInstructions: [
+        { index: 0, instructions: [eventCpi(depositEventOf(0, 1))] },
+        { index: 1, instructions: [eventCpi(withdrawEvent(0x33, 0x44, 2))] },
+      ],
+      logMessages: [],
+    });
+    expect(poolEvents(withCpi, PROGRAM).map((e) => [e.event.name, e.instruction, e.source])).toEqual([
+      ["DepositEvent", 0, "cpi"],
+      ["WithdrawEvent", 2, "cpi"],
+    ]);
+    const fromLogs = tx({
+      instructions: [depositIx(0), ix(iProgram, withdrawData(0x33, 0x44))],
+      logMessages: frame(1, depositEventOf(0, 1), withdrawEvent(0x33, 0x44, 2)),
+    });
+    expect(poolEvents(fromLogs, PROGRAM).map((e) => [e.event.name, e.instruction, e.source])).toEqual([
+      ["DepositEvent", 0, "log"],
+      ["WithdrawEvent", 1, "log"],
+    ]);
+    expect(poolEvents({ ...withCpi, err: { InstructionError: [0, { Custom: 1 }] } }, PROGRAM)).toEqual([]);
+  });
+
+  it("poolEventsOfResponse reads a web3.js answer's inner instructions (base58 data) past a cut log", () => {
+    const events = poolEventsOfResponse(
+      {
+        transaction: {
+          message: {
+            staticAccountKeys: KEYS.map((k) => new PublicKey(k)),
+            compiledInstructions: [{ programIdIndex: iProgram, accountKeyIndexes: Array.from(depositIx(7).accounts), data: depositIx(7).data as Uint8Array }],
+          },
+        },
+        meta: {
+          err: null,
+          logMessages: truncatedLogs,
+          innerInstructions: [
+            { index: 0, instructions: [{ programIdIndex: iProgram, accounts: [iAuthority], data: eventCpi(depositEventOf(7, 9)).data as string }] },
+          ],
+        },
+      },
+      PROGRAM,
+    );
+    expect(events).toEqual([depositEventOf(7, 9)]);
   });
 });
 

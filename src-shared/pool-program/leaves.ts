@@ -1,31 +1,53 @@
 /**
- * The leaves the pool program inserted in one landed transaction (protocol v3,
- * docs/pool-program.md): deposit leaves from their DepositEvent (the program
- * computes a deposit's leaf; a refused one logs DepositFailedEvent and inserts
- * nothing), and the change leaf of every `withdraw` / `withdraw_swap` of this
- * program, top-level or inner (CPI), read from the instruction's data
- * (changeCommitment @376 in both). Logs can be cut (the runtime's log limit) or
- * crowded out by other programs, so a change leaf never depends on them: its
- * WithdrawEvent only gives its leaf index and is checked against the data.
+ * The pool program's events and the leaves it inserted in one landed
+ * transaction (protocol v3, docs/pool-program.md "Events").
+ *
+ * Events: the program emits each one as a self-CPI (Anchor's `emit_cpi!`): an
+ * inner instruction of the pool program whose data is EVENT_IX_TAG ‖ event
+ * bytes and whose accounts[0] is the event authority PDA (only the program can
+ * sign for it, so nobody else can make one that succeeds). Instruction data is
+ * not subject to the runtime's 10 kB log limit, so no log trick can hide an
+ * event. Each event belongs to the nearest preceding pool instruction (not
+ * itself an event CPI) in execution order. Transactions from before that
+ * change carry their events as `Program data:` log lines instead; those are
+ * still read (the k-th deposit event of the program's frames belongs to its
+ * k-th deposit instruction, and so on), and a cut log loses a suffix.
+ * poolEvents() is the one reader of both: nobody reads logs alone.
+ *
+ * Leaves: deposit leaves from their DepositEvent (the program computes a
+ * deposit's leaf; a refused one emits DepositFailedEvent and inserts nothing)
+ * or, when the event is missing, from the deposit's receipt account (its
+ * commitment and leafIndex) if the caller read it; the change leaf of every
+ * `withdraw` / `withdraw_swap` of this program, top-level or inner, from the
+ * instruction's data (changeCommitment @376 in both): its WithdrawEvent only
+ * gives its leaf index and is checked against the data.
  *
  * Pure and free of any server or RPC client code: the indexer's chain reader
  * and the SDK's own chain reader both use it.
  */
 import bs58 from "bs58";
+import type { DepositReceiptData } from "./accounts";
+import { eventAuthorityAddress } from "./addresses";
 import { startsWith } from "./borsh";
-import { PROOF_SIZE } from "./constants";
+import { EVENT_IX_TAG, PROOF_SIZE } from "./constants";
 import { INSTRUCTION_DISCRIMINATORS } from "./discriminators";
-import { decodePoolEventLogs, type DepositEvent, type DepositFailedEvent, type WithdrawEvent } from "./events";
+import { decodePoolEventInstruction, decodePoolEventLogs, type PoolEvent, type WithdrawEvent } from "./events";
 import { INSTRUCTION_DATA_SIZES, WITHDRAW_CHANGE_COMMITMENT_OFFSET } from "./instructions";
 
 const CHANGE_COMMITMENT_OFFSET = WITHDRAW_CHANGE_COMMITMENT_OFFSET;
 const WITHDRAW_DATA_SIZE = INSTRUCTION_DATA_SIZES.withdraw;
 const WITHDRAW_SWAP_DATA_SIZE = INSTRUCTION_DATA_SIZES.withdraw_swap;
+const DEPOSIT_DATA_SIZE = INSTRUCTION_DATA_SIZES.deposit;
 /** proof [u8;256] @8, root @264, nullifierHash @296 (withdraw and withdraw_swap alike). */
 const NULLIFIER_HASH_OFFSET = 8 + PROOF_SIZE + 32;
+/** deposit { precommitment @8, amount @40, nonce @48 }. */
+const DEPOSIT_NONCE_OFFSET = 8 + 32 + 8;
 /** deposit, withdraw and withdraw_swap all name the tree third (relayer|depositor, mint, tree, …). */
 const TREE_ACCOUNT_INDEX = 2;
 const MINT_ACCOUNT_INDEX = 1;
+/** deposit's accounts: depositor @0 … receipt @5 (docs/pool-program.md). */
+const DEPOSITOR_ACCOUNT_INDEX = 0;
+const RECEIPT_ACCOUNT_INDEX = 5;
 
 /**
  * An account key: base58, or its 32 bytes (a reader keeps the bytes and
@@ -71,38 +93,52 @@ export interface DepositLeaf extends LeafBase {
   leafIndex: number;
   depositor: Uint8Array;
   amount: bigint;
+  /** Whether it came from its DepositEvent; false: from its receipt account (the event was missing). */
+  evented: boolean;
 }
 
 export interface ChangeLeaf extends LeafBase {
   kind: "change";
   /**
    * From the WithdrawEvent, or from a neighbouring leaf of the same tree in
-   * this transaction; null when neither is there (the event was cut from the
-   * logs and no other leaf of the transaction fixes it): the leaf then takes
-   * the next index of its tree in transaction order.
+   * this transaction; null when neither is there (the event is missing and no
+   * other leaf of the transaction fixes it): the leaf then takes the next
+   * index of its tree in transaction order.
    */
   leafIndex: number | null;
   nullifierHash: Uint8Array;
-  /** Whether its WithdrawEvent was in the logs (and agreed with the instruction's data). */
+  /** Whether its WithdrawEvent was there (and agreed with the instruction's data). */
   evented: boolean;
 }
 
 export type InsertedLeaf = DepositLeaf | ChangeLeaf;
+
+/** A deposit of this program whose Deposit(Failed)Event is missing: what is needed to read its receipt. */
+export interface UnknownDeposit {
+  tree: string;
+  mint: string;
+  instruction: number;
+  /** The receipt account the instruction names (accounts[5]); "" when it names none. */
+  receipt: string;
+  depositor: string;
+  nonce: bigint;
+}
 
 export interface TransactionLeaves {
   /** In insertion order (per tree, leaf indexes ascend). */
   leaves: InsertedLeaf[];
   /**
    * Deposits of this program whose DepositEvent / DepositFailedEvent is missing
-   * (logs cut): whether each inserted a leaf is unknown, so this transaction's
-   * leaves of that tree are incomplete from that deposit on.
+   * (logs cut, or an RPC that gives no inner instructions) and whose receipt
+   * was not given: whether each inserted a leaf is unknown, so this
+   * transaction's leaves of that tree are incomplete from that deposit on.
    */
-  unknownDeposits: { tree: string; instruction: number }[];
+  unknownDeposits: UnknownDeposit[];
   /**
-   * Disagreements between the logs and the instructions (an event whose fields
-   * are not its instruction's, more events than instructions): the program did
-   * not log what it did, or the transaction was misread. A reader should not
-   * index such a transaction.
+   * Disagreements between the events and the instructions (an event whose
+   * fields are not its instruction's, more events than instructions, a receipt
+   * that is not the deposit's): the program did not report what it did, or the
+   * transaction was misread. A reader should not index such a transaction.
    */
   problems: string[];
 }
@@ -115,6 +151,7 @@ export interface ExecutedInstruction {
 }
 
 const keyText = (k: LeafKey | undefined): string => (k === undefined ? "" : typeof k === "string" ? k : bs58.encode(k));
+const keyBytes = (k: LeafKey | undefined): Uint8Array => (k === undefined ? new Uint8Array(0) : typeof k === "string" ? bs58.decode(k) : k);
 const dataBytes = (d: Uint8Array | string): Uint8Array => (typeof d === "string" ? bs58.decode(d) : d);
 
 /** Calls `fn` on the top-level instructions, each followed by its inner ones: the order the runtime executed them. */
@@ -145,111 +182,261 @@ export function executionOrder(tx: LeafTransaction): ExecutedInstruction[] {
 const equal = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((x, i) => x === b[i]);
 const hex = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
 
-type Kind = "deposit" | "withdraw";
+type Kind = "deposit" | "withdraw" | "revert";
 
 function kindOf(d: Uint8Array): Kind | null {
   if (startsWith(d, INSTRUCTION_DISCRIMINATORS.deposit)) return "deposit";
   if (startsWith(d, INSTRUCTION_DISCRIMINATORS.withdraw) && d.length === WITHDRAW_DATA_SIZE) return "withdraw";
   if (startsWith(d, INSTRUCTION_DISCRIMINATORS.withdraw_swap) && d.length === WITHDRAW_SWAP_DATA_SIZE) return "withdraw";
+  if (startsWith(d, INSTRUCTION_DISCRIMINATORS.revert)) return "revert";
   return null;
 }
 
-/** Which account keys are `programId`, asked once per index. */
-function programMatcher(tx: LeafTransaction, programId: string): (index: number) => boolean {
-  const bytes = bs58.decode(programId);
+/** Which kind of instruction each event belongs to. */
+const EVENT_KIND: Record<PoolEvent["name"], Kind> = {
+  DepositEvent: "deposit",
+  DepositFailedEvent: "deposit",
+  WithdrawEvent: "withdraw",
+  RevertEvent: "revert",
+};
+
+/** Which account keys are `key`, asked once per index. */
+function keyMatcher(tx: LeafTransaction, key: string): (index: number | undefined) => boolean {
+  const bytes = bs58.decode(key);
   const known = new Map<number, boolean>();
   return (index) => {
+    if (index === undefined) return false;
     let is = known.get(index);
     if (is === undefined) {
       const k = tx.accountKeys[index];
-      is = k === undefined ? false : typeof k === "string" ? k === programId : equal(k, bytes);
+      is = k === undefined ? false : typeof k === "string" ? k === key : equal(k, bytes);
       known.set(index, is);
     }
     return is;
   };
 }
 
+/** The event authority of each program id (a PDA search costs ~0.1 ms; a backfill asks once per transaction). */
+const authorities = new Map<string, string>();
+function eventAuthorityOf(programId: string): string {
+  let a = authorities.get(programId);
+  if (a === undefined) authorities.set(programId, (a = eventAuthorityAddress(programId)));
+  return a;
+}
+
+/** One instruction of the pool program (not an event CPI), in execution order, with the events it emitted. */
+interface PoolCall {
+  position: number;
+  inner: boolean;
+  kind: Kind | null;
+  compiled: CompiledLeafInstruction;
+  data: Uint8Array;
+  events: PoolEvent[];
+}
+
+interface ReadEvents {
+  calls: PoolCall[];
+  /** Where the events came from: event CPIs (one was seen), else the `Program data:` logs. */
+  source: "cpi" | "log";
+  /** Every event, in execution order, with the call it belongs to (null: none of its kind is left for it). */
+  events: { event: PoolEvent; call: PoolCall | null }[];
+  problems: string[];
+}
+
+/**
+ * The pool's instructions and their events. With event CPIs, each event goes
+ * to the nearest preceding pool instruction; without any (a transaction from
+ * before them, or an RPC that gave no inner instructions), the program's
+ * `Program data:` log lines, the k-th event of a kind to the k-th instruction
+ * of that kind.
+ */
+function readEvents(tx: LeafTransaction, programId: string): ReadEvents {
+  const isProgram = keyMatcher(tx, programId);
+  const isAuthority = keyMatcher(tx, eventAuthorityOf(programId));
+  const calls: PoolCall[] = [];
+  const events: ReadEvents["events"] = [];
+  const problems: string[] = [];
+  let sawEventCpi = false;
+  walk(tx, (compiled, inner, position) => {
+    if (!isProgram(compiled.programIdIndex)) return;
+    const data = dataBytes(compiled.data);
+    // Only an inner instruction can be an event: a top-level one would have to be signed by the PDA, which nobody can.
+    if (inner && startsWith(data, EVENT_IX_TAG) && isAuthority(compiled.accounts[0])) {
+      sawEventCpi = true;
+      const event = decodePoolEventInstruction(data);
+      if (!event) return; // an event this reader does not know: it names no leaf
+      const call = calls[calls.length - 1] ?? null;
+      if (!call) problems.push(`instruction ${position}: a ${event.name} before any instruction of the program`);
+      else call.events.push(event);
+      events.push({ event, call });
+      return;
+    }
+    calls.push({ position, inner, kind: kindOf(data), compiled, data, events: [] });
+  });
+  if (sawEventCpi) return { calls, source: "cpi", events, problems };
+
+  const next: Record<Kind, number> = { deposit: 0, withdraw: 0, revert: 0 };
+  const byKind: Record<Kind, PoolCall[]> = { deposit: [], withdraw: [], revert: [] };
+  for (const c of calls) if (c.kind) byKind[c.kind].push(c);
+  const counts: Record<Kind, number> = { deposit: 0, withdraw: 0, revert: 0 };
+  for (const event of decodePoolEventLogs(tx.logMessages, programId)) {
+    const kind = EVENT_KIND[event.name];
+    counts[kind]++;
+    const call = byKind[kind][next[kind]++] ?? null;
+    if (call) call.events.push(event);
+    events.push({ event, call });
+  }
+  if (counts.deposit > byKind.deposit.length) problems.push(`${counts.deposit} deposit events for ${byKind.deposit.length} deposit instructions`);
+  if (counts.withdraw > byKind.withdraw.length) problems.push(`${counts.withdraw} WithdrawEvents for ${byKind.withdraw.length} withdraw instructions`);
+  return { calls, source: "log", events, problems };
+}
+
+/** A pool event of a transaction, with the instruction it belongs to. */
+export interface TransactionEvent {
+  event: PoolEvent;
+  /** Position in execution order of the pool instruction that emitted it; null when no instruction is left for it. */
+  instruction: number | null;
+  /** An event CPI (inner instruction data), or a `Program data:` log line (a transaction from before event CPIs). */
+  source: "cpi" | "log";
+}
+
+/**
+ * Every event `programId` emitted in `tx`, in execution order: from its event
+ * CPIs, or (a transaction from before them) from its `Program data:` log
+ * lines. The one way to read the pool's events: a failed transaction emitted
+ * none (its CPIs are not reported; its logs may name events that were undone).
+ */
+export function poolEvents(tx: LeafTransaction, programId: string): TransactionEvent[] {
+  if (tx.err !== null && tx.err !== undefined) return [];
+  const read = readEvents(tx, programId);
+  return read.events.map((e) => ({ event: e.event, instruction: e.call ? e.call.position : null, source: read.source }));
+}
+
+/** poolEvents() of a web3.js `getTransaction(…, { maxSupportedTransactionVersion: 0 })` answer: what wallets and tests read. */
+export function poolEventsOfResponse(response: Parameters<typeof leafTransactionOfResponse>[0], programId: string): PoolEvent[] {
+  return poolEvents(leafTransactionOfResponse(response), programId).map((e) => e.event);
+}
+
 /**
  * The leaves `programId` inserted in `tx`, in insertion order. A failed
- * transaction inserted none. The k-th Deposit(Failed)Event of the program's
- * logs belongs to its k-th deposit instruction and the k-th WithdrawEvent to
- * its k-th withdrawal, in execution order (a cut log loses a suffix).
+ * transaction inserted none. Events as poolEvents() reads them; a deposit's
+ * event must name its instruction's depositor and nonce, a WithdrawEvent its
+ * instruction's nullifierHash and change commitment.
+ *
+ * `receipts`: receipt accounts the caller read (by address, owner checked),
+ * for deposits whose event is missing: a receipt gives the deposit's leaf
+ * (commitment and leafIndex) or says it inserted none (failed, reverted).
  */
-export function insertedLeaves(tx: LeafTransaction, programId: string): TransactionLeaves {
+export function insertedLeaves(tx: LeafTransaction, programId: string, receipts?: ReadonlyMap<string, DepositReceiptData>): TransactionLeaves {
   const result: TransactionLeaves = { leaves: [], unknownDeposits: [], problems: [] };
   if (tx.err !== null && tx.err !== undefined) return result;
 
-  const events = decodePoolEventLogs(tx.logMessages, programId);
-  const depositEvents = events.filter((e): e is DepositEvent | DepositFailedEvent => e.name === "DepositEvent" || e.name === "DepositFailedEvent");
-  const withdrawEvents = events.filter((e): e is WithdrawEvent => e.name === "WithdrawEvent");
-  let nextDeposit = 0;
-  let nextWithdraw = 0;
-
-  const isProgram = programMatcher(tx, programId);
+  const read = readEvents(tx, programId);
+  result.problems.push(...read.problems);
   const texts = new Map<number, string>();
-  const textAt = (index: number): string => {
+  const textAt = (index: number | undefined): string => {
+    if (index === undefined) return "";
     let t = texts.get(index);
     if (t === undefined) texts.set(index, (t = keyText(tx.accountKeys[index])));
     return t;
   };
-  walk(tx, (compiled, inner, position) => {
-    if (!isProgram(compiled.programIdIndex)) return;
-    const data = dataBytes(compiled.data);
-    const kind = kindOf(data);
-    if (!kind) return;
-    const treeAt = compiled.accounts[TREE_ACCOUNT_INDEX];
-    const mintAt = compiled.accounts[MINT_ACCOUNT_INDEX];
-    const tree = treeAt === undefined ? "" : textAt(treeAt);
-    const mint = mintAt === undefined ? "" : textAt(mintAt);
+  for (const call of read.calls) {
+    const { compiled, data, position, inner, kind } = call;
+    if (kind !== "deposit" && kind !== "withdraw") {
+      for (const e of call.events)
+        if (EVENT_KIND[e.name] !== kind) result.problems.push(`instruction ${position}: a ${e.name} from an instruction that is not a ${EVENT_KIND[e.name]}`);
+      continue;
+    }
+    const tree = textAt(compiled.accounts[TREE_ACCOUNT_INDEX]);
+    const mint = textAt(compiled.accounts[MINT_ACCOUNT_INDEX]);
     if (!tree || !mint) {
       result.problems.push(`instruction ${position}: a ${kind} with ${compiled.accounts.length} accounts`);
-      return;
+      continue;
     }
-    const ix = { data, inner };
+    const own = call.events.filter((e) => EVENT_KIND[e.name] === kind);
+    if (own.length !== call.events.length || own.length > 1) {
+      result.problems.push(`instruction ${position}: a ${kind} that emitted ${call.events.map((e) => e.name).join(", ")}`);
+      continue;
+    }
+    const ev = own[0];
     if (kind === "deposit") {
-      const ev = depositEvents[nextDeposit++];
-      if (!ev) result.unknownDeposits.push({ tree, instruction: position });
-      else if (ev.name === "DepositEvent")
-        result.leaves.push({
-          kind: "deposit",
-          tree,
-          mint,
-          instruction: position,
-          inner: ix.inner,
-          leafIndex: ev.leafIndex,
-          commitment: ev.commitment,
-          depositor: ev.depositor,
-          amount: ev.amount,
-        });
-      return;
+      if (data.length !== DEPOSIT_DATA_SIZE) {
+        result.problems.push(`instruction ${position}: a deposit with ${data.length} bytes of data`);
+        continue;
+      }
+      const nonce = new DataView(data.buffer, data.byteOffset, data.byteLength).getBigUint64(DEPOSIT_NONCE_OFFSET, true);
+      const depositorKey = tx.accountKeys[compiled.accounts[DEPOSITOR_ACCOUNT_INDEX] ?? -1];
+      if (ev && (ev.name === "DepositEvent" || ev.name === "DepositFailedEvent")) {
+        if (ev.nonce !== nonce || !equal(ev.depositor, keyBytes(depositorKey))) {
+          result.problems.push(
+            `instruction ${position}: ${ev.name} (depositor ${bs58.encode(ev.depositor)}, nonce ${ev.nonce}) is not the instruction's (depositor ${keyText(depositorKey)}, nonce ${nonce})`,
+          );
+        } else if (ev.name === "DepositEvent")
+          result.leaves.push({
+            kind: "deposit",
+            tree,
+            mint,
+            instruction: position,
+            inner,
+            leafIndex: ev.leafIndex,
+            commitment: ev.commitment,
+            depositor: ev.depositor,
+            amount: ev.amount,
+            evented: true,
+          });
+        continue;
+      }
+      const unknown: UnknownDeposit = {
+        tree,
+        mint,
+        instruction: position,
+        receipt: textAt(compiled.accounts[RECEIPT_ACCOUNT_INDEX]),
+        depositor: keyText(depositorKey),
+        nonce,
+      };
+      const receipt = unknown.receipt ? receipts?.get(unknown.receipt) : undefined;
+      if (!receipt) result.unknownDeposits.push(unknown);
+      else fromReceipt(result, unknown, receipt, inner);
+      continue;
     }
-    const commitment = ix.data.slice(CHANGE_COMMITMENT_OFFSET, CHANGE_COMMITMENT_OFFSET + 32);
-    const nullifierHash = ix.data.slice(NULLIFIER_HASH_OFFSET, NULLIFIER_HASH_OFFSET + 32);
-    const ev = withdrawEvents[nextWithdraw++];
+    const commitment = data.slice(CHANGE_COMMITMENT_OFFSET, CHANGE_COMMITMENT_OFFSET + 32);
+    const nullifierHash = data.slice(NULLIFIER_HASH_OFFSET, NULLIFIER_HASH_OFFSET + 32);
     let leafIndex: number | null = null;
     if (ev) {
-      if (!equal(ev.nullifierHash, nullifierHash) || !equal(ev.changeCommitment, commitment)) {
+      const w = ev as WithdrawEvent;
+      if (!equal(w.nullifierHash, nullifierHash) || !equal(w.changeCommitment, commitment)) {
         result.problems.push(
-          `instruction ${position}: WithdrawEvent (nullifierHash ${hex(ev.nullifierHash)}, change ${hex(ev.changeCommitment)}) is not the instruction's (nullifierHash ${hex(nullifierHash)}, change ${hex(commitment)})`,
+          `instruction ${position}: WithdrawEvent (nullifierHash ${hex(w.nullifierHash)}, change ${hex(w.changeCommitment)}) is not the instruction's (nullifierHash ${hex(nullifierHash)}, change ${hex(commitment)})`,
         );
-      } else leafIndex = ev.changeLeafIndex;
+      } else leafIndex = w.changeLeafIndex;
     }
-    result.leaves.push({
-      kind: "change",
-      tree,
-      mint,
-      instruction: position,
-      inner: ix.inner,
-      leafIndex,
-      commitment,
-      nullifierHash,
-      evented: leafIndex !== null,
-    });
-  });
-  if (nextDeposit < depositEvents.length) result.problems.push(`${depositEvents.length} deposit events for ${nextDeposit} deposit instructions`);
-  if (nextWithdraw < withdrawEvents.length) result.problems.push(`${withdrawEvents.length} WithdrawEvents for ${nextWithdraw} withdraw instructions`);
+    result.leaves.push({ kind: "change", tree, mint, instruction: position, inner, leafIndex, commitment, nullifierHash, evented: leafIndex !== null });
+  }
   placeChangeLeaves(result);
   return result;
+}
+
+/** A deposit's leaf (or none) from its receipt, once the receipt is shown to be this deposit's. */
+function fromReceipt(result: TransactionLeaves, u: UnknownDeposit, r: DepositReceiptData, inner: boolean): void {
+  const mine = equal(r.mint, bs58.decode(u.mint)) && equal(r.depositor, bs58.decode(u.depositor)) && r.nonce === u.nonce;
+  if (!mine) {
+    result.problems.push(`instruction ${u.instruction}: receipt ${u.receipt} is not this deposit's (depositor ${u.depositor}, nonce ${u.nonce})`);
+    return;
+  }
+  // A failed deposit inserted nothing (leafIndex none); a reverted one was a failed one first.
+  if (r.leafIndex === null) return;
+  result.leaves.push({
+    kind: "deposit",
+    tree: u.tree,
+    mint: u.mint,
+    instruction: u.instruction,
+    inner,
+    leafIndex: r.leafIndex,
+    commitment: r.commitment,
+    depositor: r.depositor,
+    amount: r.amount,
+    evented: false,
+  });
 }
 
 /**

@@ -3,7 +3,17 @@ import bs58 from "bs58";
 import { PublicKey, type ConfirmedSignatureInfo, type Connection, type SignaturesForAddressOptions } from "@solana/web3.js";
 import { describe, expect, it } from "vitest";
 import { encodeBase58 } from "../../../src-shared/encoding/base58";
-import { DEFAULT_POOL_PROGRAM_ID, NATIVE_MINT, encodePoolEventLog, encodePoolInstruction, poolTreeAddress } from "../../../src-shared/pool-program";
+import {
+  DEFAULT_POOL_PROGRAM_ID,
+  NATIVE_MINT,
+  encodeDepositReceipt,
+  encodePoolEventInstruction,
+  encodePoolEventLog,
+  encodePoolInstruction,
+  eventAuthorityAddress,
+  poolTreeAddress,
+  type PoolEvent,
+} from "../../../src-shared/pool-program";
 import type { LeafEvent } from "../../ports/chain";
 import { DepositHistoryCache, fetchLeafEventsPage, type DepositHistoryRpc, type HistoryTransaction } from "./deposit-history";
 
@@ -39,6 +49,8 @@ interface FakeTx {
   leaves: number[];
   /** Its change leaves' commitments by leaf index. */
   changes: Map<number, Uint8Array>;
+  /** Its account keys (KEYS, then its deposits' receipts and the event authority). */
+  keys: string[];
 }
 
 interface AddOptions {
@@ -54,9 +66,18 @@ interface AddOptions {
   cut?: boolean;
   /** The WithdrawEvent names another change commitment than the instruction. */
   lyingEvent?: boolean;
+  /**
+   * Where the events are: "log" (`Program data:` lines, a transaction from
+   * before event CPIs; the default), "cpi" (the program's self-CPIs, after a
+   * log cut at the start of the transaction), or "none" (logs cut and no inner
+   * instructions from the RPC: only the receipts tell).
+   */
+  events?: "log" | "cpi" | "none";
 }
 
-const deposit = (): Uint8Array => encodePoolInstruction({ name: "deposit", precommitment: new Uint8Array(32).fill(5), amount: 1_000_000n, nonce: 1n });
+/** A deposit whose nonce is its leaf index (the fake's DepositEvent says so, and leaves.ts checks the event's nonce against the instruction's). */
+const deposit = (nonce: number): Uint8Array =>
+  encodePoolInstruction({ name: "deposit", precommitment: new Uint8Array(32).fill(5), amount: 1_000_000n, nonce: BigInt(nonce) });
 const changeOf = (leafIndex: number): Uint8Array => {
   const c = new Uint8Array(32);
   c[0] = 0x0c;
@@ -93,6 +114,11 @@ class FakeRpc implements DepositHistoryRpc {
   leaf = 0;
   /** Order in which the RPC lists a slot's transactions (its listing, reversed = oldest first). */
   shuffleWithinSlot = false;
+  /** Receipt accounts by address (the deposits' of transactions added with events "cpi" or "none"). */
+  readonly receipts = new Map<string, Uint8Array>();
+  /** Receipt reads answer null while set (an RPC that has not caught up). */
+  receiptsUnreadable = false;
+  receiptCalls = 0;
 
   /** A transaction in a new slot (or the current one) with `deposits` deposits, and a withdrawal when asked. */
   add(deposits: number, o: AddOptions = {}): FakeTx {
@@ -108,17 +134,37 @@ class FakeRpc implements DepositHistoryRpc {
         `Program ${PROGRAM} consumed 5000 of 200000 compute units`,
         failed ? `Program ${PROGRAM} failed: custom program error: 0x1770` : `Program ${PROGRAM} success`,
       );
+    const mode = o.events ?? "log";
+    const keys = mode === "log" ? KEYS : [...KEYS];
+    const keyIndex = (k: string): number => (keys.includes(k) ? keys.indexOf(k) : keys.push(k) - 1);
+    /** An event: a log line, or the program's self-CPI after instruction `top`. */
+    const emit = (e: PoolEvent, top: number) => {
+      if (mode === "log") logs.push(encodePoolEventLog(e));
+      if (mode !== "cpi") return;
+      const cpi = { programIdIndex: K_PROGRAM, accounts: [keyIndex(AUTHORITY)], data: bs58.encode(encodePoolEventInstruction(e)) };
+      const set = inner.find((x) => x.index === top);
+      if (set) set.instructions.push(cpi);
+      else inner.push({ index: top, instructions: [cpi] });
+    };
+    if (mode !== "log") logs.splice(0, logs.length, `Program ${OTHER_PROGRAM} invoke [1]`, "Log truncated");
     for (let d = 0; d < deposits; d++) {
-      instructions.push({ programIdIndex: K_PROGRAM, accountKeyIndexes: ACCOUNTS, data: deposit() });
       const leafIndex = o.err ? 999_999 : this.leaf++;
+      if (mode === "log") instructions.push({ programIdIndex: K_PROGRAM, accountKeyIndexes: ACCOUNTS, data: deposit(leafIndex) });
+      else {
+        const receipt = encodeBase58(randomBytes(32));
+        instructions.push({ programIdIndex: K_PROGRAM, accountKeyIndexes: [0, 1, 2, 0, 0, keyIndex(receipt)], data: deposit(leafIndex) });
+        if (!o.err) this.receipts.set(receipt, receiptOf(depositEvent(leafIndex, this.slot)));
+      }
       if (!o.err) leaves.push(leafIndex);
-      logs.push(`Program ${PROGRAM} invoke [1]`, `Program log: Instruction: Deposit`, encodePoolEventLog(depositEvent(leafIndex, this.slot)));
-      if (o.foreign && d === 0) {
+      if (mode === "log") logs.push(`Program ${PROGRAM} invoke [1]`, `Program log: Instruction: Deposit`);
+      emit(depositEvent(leafIndex, this.slot), instructions.length - 1);
+      if (o.foreign && d === 0 && mode === "log") {
         logs.push(`Program ${OTHER_PROGRAM} invoke [2]`, encodePoolEventLog(depositEvent(888_888, this.slot)), `Program ${OTHER_PROGRAM} success`);
       }
-      end(o.err === true && d === deposits - 1);
+      if (mode === "log") end(o.err === true && d === deposits - 1);
     }
-    if (o.foreign) logs.push(`Program ${OTHER_PROGRAM} invoke [1]`, encodePoolEventLog(depositEvent(777_777, this.slot)), `Program ${OTHER_PROGRAM} success`);
+    if (o.foreign && mode === "log")
+      logs.push(`Program ${OTHER_PROGRAM} invoke [1]`, encodePoolEventLog(depositEvent(777_777, this.slot)), `Program ${OTHER_PROGRAM} success`);
     let truncated = false;
     if (o.withdraw && !o.err) {
       const leafIndex = this.leaf++;
@@ -133,27 +179,21 @@ class FakeRpc implements DepositHistoryRpc {
         inner.push({ index: instructions.length - 1, instructions: [{ programIdIndex: K_PROGRAM, accounts: ACCOUNTS, data: bs58.encode(data) }] });
         logs.push(`Program ${OTHER_PROGRAM} invoke [1]`);
       } else instructions.push({ programIdIndex: K_PROGRAM, accountKeyIndexes: ACCOUNTS, data });
-      logs.push(`Program ${PROGRAM} invoke [${depth}]`, `Program log: Instruction: Withdraw`);
-      if (o.cut) {
+      if (mode === "log") logs.push(`Program ${PROGRAM} invoke [${depth}]`, `Program log: Instruction: Withdraw`);
+      if (mode === "cpi") {
+        emit(withdrawEventOf(nullifier, change, leafIndex), instructions.length - 1);
+      } else if (mode === "none") {
+        // Nothing: no event anywhere (a CPI withdrawal would be invisible too, so the tests do not combine the two).
+      } else if (o.cut) {
         logs.push("Log truncated");
         truncated = true;
       } else {
-        logs.push(
-          encodePoolEventLog({
-            name: "WithdrawEvent",
-            nullifierHash: nullifier,
-            recipient: new Uint8Array(32).fill(8),
-            amount: 5n,
-            fee: 1n,
-            relayer: new Uint8Array(32).fill(9),
-            changeCommitment: o.lyingEvent ? changeOf(leafIndex + 1000) : change,
-            changeLeafIndex: leafIndex,
-          }),
-        );
+        logs.push(encodePoolEventLog(withdrawEventOf(nullifier, o.lyingEvent ? changeOf(leafIndex + 1000) : change, leafIndex)));
         end(false);
         if (o.inner) logs.push(`Program ${OTHER_PROGRAM} success`);
       }
     }
+    if (mode === "none") inner.length = 0; // the RPC gave no inner instructions
     if (!truncated && deposits === 0 && !o.withdraw) {
       // Touches the tree, inserts nothing (a revert reads it).
       instructions.push({ programIdIndex: K_PROGRAM, accountKeyIndexes: ACCOUNTS, data: encodePoolInstruction({ name: "revert", nonce: 1n }) });
@@ -169,6 +209,7 @@ class FakeRpc implements DepositHistoryRpc {
       inner,
       leaves,
       changes,
+      keys,
     };
     this.txs.push(tx);
     this.bySignature.set(signature, tx);
@@ -212,11 +253,47 @@ class FakeRpc implements DepositHistoryRpc {
     if (!t) return null;
     return {
       slot: t.slot,
-      transaction: { message: { staticAccountKeys: KEY_OBJECTS, compiledInstructions: t.instructions } },
+      transaction: {
+        message: { staticAccountKeys: t.keys === KEYS ? KEY_OBJECTS : t.keys.map((k) => new PublicKey(k)), compiledInstructions: t.instructions },
+      },
       meta: { err: t.err, logMessages: t.logs, innerInstructions: t.inner, loadedAddresses: { writable: [], readonly: [] } },
     };
   }
+
+  async getAccountInfo(address: PublicKey): Promise<{ owner: PublicKey; data: Uint8Array } | null> {
+    this.receiptCalls++;
+    await Promise.resolve();
+    const data = this.receipts.get(address.toBase58());
+    return data && !this.receiptsUnreadable ? { owner: new PublicKey(PROGRAM), data } : null;
+  }
 }
+
+const AUTHORITY = eventAuthorityAddress(PROGRAM);
+
+const withdrawEventOf = (nullifier: Uint8Array, change: Uint8Array, leafIndex: number): PoolEvent => ({
+  name: "WithdrawEvent",
+  nullifierHash: nullifier,
+  recipient: new Uint8Array(32).fill(8),
+  amount: 5n,
+  fee: 1n,
+  relayer: new Uint8Array(32).fill(9),
+  changeCommitment: change,
+  changeLeafIndex: leafIndex,
+});
+
+/** The receipt the program writes for a deposit whose event is `e`. */
+const receiptOf = (e: ReturnType<typeof depositEvent>): Uint8Array =>
+  encodeDepositReceipt({
+    mint: new PublicKey(MINT).toBytes(),
+    depositor: e.depositor,
+    commitment: e.commitment,
+    amount: e.amount,
+    nonce: e.nonce,
+    status: "indexed",
+    leafIndex: e.leafIndex,
+    createdAt: 1n,
+    bump: 255,
+  });
 
 function depositEvent(leafIndex: number, slot: number) {
   const commitment = new Uint8Array(32);
@@ -225,7 +302,7 @@ function depositEvent(leafIndex: number, slot: number) {
     name: "DepositEvent" as const,
     leafIndex,
     commitment,
-    depositor: new Uint8Array(32).fill(3),
+    depositor: new Uint8Array(32).fill(1), // RELAYER, the instructions' accounts[0]
     amount: 1_000_000n,
     slot: BigInt(slot),
     nonce: BigInt(leafIndex),
@@ -276,7 +353,7 @@ describe("fetchLeafEventsPage", () => {
       expect(t.leaves).toContain(e.leafIndex);
       expect(new DataView(e.commitment.buffer, e.commitment.byteOffset).getUint32(28)).toBe(e.leafIndex + 1);
       if (e.kind === "deposit") {
-        expect(e.depositor).toBe(encodeBase58(new Uint8Array(32).fill(3)));
+        expect(e.depositor).toBe(RELAYER);
         expect(e.amount).toBe(1_000_000n);
       } else expect(e.commitment).toEqual(t.changes.get(e.leafIndex));
       expect(e.slot).toBe(t.slot);
@@ -484,17 +561,84 @@ describe("fetchLeafEventsPage", () => {
     expect(rpc.txCalls - calls).toBe(31);
   });
 
-  it("refuses a transaction whose logs the RPC did not keep", async () => {
+  it("events as the program's self-CPIs: every leaf read although the logs were cut at the start of the transaction", async () => {
+    const rpc = new FakeRpc();
+    rpc.add(2);
+    const cpi = rpc.add(14, { events: "cpi", withdraw: true });
+    const inner = rpc.add(1, { events: "cpi", withdraw: true, inner: true });
+    const page = await fetchLeafEventsPage(rpc, POOL, null, 100);
+    expect(leafIndexes(page.events)).toEqual(range(19));
+    expect(page.events.slice(2, 17).every((e) => e.signature === cpi.signature)).toBe(true);
+    expect(page.events.slice(17).map((e) => [e.kind, e.signature])).toEqual([
+      ["deposit", inner.signature],
+      ["change", inner.signature],
+    ]);
+    expect(page.events[18]!.commitment).toEqual(inner.changes.get(18));
+    // Nothing was missing: no receipt read, no repair reported.
+    expect(rpc.receiptCalls).toBe(0);
+    expect(page.repairs).toBeUndefined();
+  });
+
+  it("a gap (no inner instructions from the RPC, logs cut): deposits from their receipts, the change leaf placed after them, and the page says so", async () => {
+    const rpc = new FakeRpc();
+    rpc.add(2);
+    const gap = rpc.add(14, { events: "none", withdraw: true });
+    rpc.add(1);
+    const page = await fetchLeafEventsPage(rpc, POOL, null, 100);
+    expect(leafIndexes(page.events)).toEqual(range(18));
+    for (const e of page.events.slice(2, 16)) {
+      expect(e).toMatchObject({ kind: "deposit", signature: gap.signature, depositor: RELAYER, amount: 1_000_000n });
+      expect(new DataView(e.commitment.buffer, e.commitment.byteOffset).getUint32(28)).toBe(e.leafIndex + 1);
+    }
+    expect(page.events[16]).toMatchObject({ kind: "change", leafIndex: 16, commitment: gap.changes.get(16) });
+    expect(rpc.receiptCalls).toBe(14);
+    expect(page.repairs).toEqual([`${gap.signature}: 14 deposits without an event read from their receipts, 1 change leaf without an event placed by order`]);
+  });
+
+  it("a receipt that cannot be read yet stops the page before its transaction, naming it; a later call fills the gap", async () => {
     const rpc = new FakeRpc();
     rpc.add(1);
+    const gap = rpc.add(1, { events: "none" });
+    rpc.receiptsUnreadable = true;
+    const cache = new DepositHistoryCache();
+    await expect(fetchLeafEventsPage(rpc, POOL, null, 100, { cache })).rejects.toThrow(
+      new RegExp(`transaction ${gap.signature}: .*receipt .* could not be read`),
+    );
+    rpc.receiptsUnreadable = false;
+    const page = await fetchLeafEventsPage(rpc, POOL, null, 100, { cache });
+    expect(leafIndexes(page.events)).toEqual([0, 1]);
+    // Without a way to read accounts, the gap stays an error (as before receipts were read).
+    const noAccounts: DepositHistoryRpc = {
+      getSignaturesForAddress: (a, o) => rpc.getSignaturesForAddress(a, o),
+      getTransaction: (sig) => rpc.getTransaction(sig),
+    };
+    await expect(fetchLeafEventsPage(noAccounts, POOL, null, 100)).rejects.toThrow(/is missing and its receipt .* could not be read/);
+  });
+
+  it("a restarted reader places a change leaf without its event from the caller's own next index, wherever the page ends", async () => {
+    const rpc = new FakeRpc();
+    rpc.add(3);
+    const { cursor } = await drain(rpc, null, 1000);
+    rpc.add(0, { withdraw: true, events: "none" });
+    rpc.add(0, { withdraw: true, events: "none" });
+    // No neighbour, no page before it, no tree account: the caller's next index (3) places both.
+    const page = await fetchLeafEventsPage(rpc, POOL, cursor, 1, { cache: new DepositHistoryCache(), nextIndex: 3 });
+    expect(leafIndexes(page.events)).toEqual([3]);
+    expect(leafIndexes((await fetchLeafEventsPage(rpc, POOL, page.cursor, 1, { cache: new DepositHistoryCache(), nextIndex: 4 })).events)).toEqual([4]);
+  });
+
+  it("a transaction whose logs and inner instructions the RPC did not keep: its deposits come from their receipts", async () => {
+    const rpc = new FakeRpc();
+    const tx = rpc.add(1, { events: "none" });
+    tx.logs.length = 0;
     const broken: DepositHistoryRpc = {
       getSignaturesForAddress: (a, o) => rpc.getSignaturesForAddress(a, o),
-      getTransaction: async () => ({
-        slot: 1,
-        transaction: { message: { staticAccountKeys: KEYS.map((k) => new PublicKey(k)), compiledInstructions: [] } },
-        meta: { err: null, logMessages: null },
-      }),
+      getTransaction: async (sig) => {
+        const t = (await rpc.getTransaction(sig))!;
+        return { ...t, meta: { err: null, logMessages: null, innerInstructions: null } };
+      },
+      getAccountInfo: (a) => rpc.getAccountInfo(a),
     };
-    await expect(fetchLeafEventsPage(broken, POOL, null, 10)).rejects.toThrow(/no log messages/);
+    expect(leafIndexes((await fetchLeafEventsPage(broken, POOL, null, 10)).events)).toEqual([0]);
   });
 });

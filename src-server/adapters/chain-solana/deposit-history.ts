@@ -5,9 +5,15 @@
  * newest first, paged backwards down to the cursor), then those transactions
  * oldest first (`getTransaction`, a few in parallel). Each successful
  * transaction's leaves come from src-shared/pool-program/leaves.ts: deposit
- * leaves from their DepositEvent, change leaves from the withdraw /
- * withdraw_swap instruction data (top-level or CPI), with their WithdrawEvent
- * only giving (and cross-checking) the leaf index.
+ * leaves from their DepositEvent (an event CPI of the program, or a
+ * `Program data:` log line of an older transaction), change leaves from the
+ * withdraw / withdraw_swap instruction data (top-level or CPI), with their
+ * WithdrawEvent only giving (and cross-checking) the leaf index.
+ *
+ * A deposit whose event is missing (an RPC that gives no inner instructions,
+ * an old transaction whose logs the runtime cut) is a gap that chain state
+ * fills: its receipt account (the instruction's accounts[5]) holds its leaf
+ * and leafIndex, or says it inserted none. The page reports each such repair.
  *
  * The cursor is the signature of the last transaction processed (null: from the
  * beginning). Pages end on a slot boundary, so a transaction's leaves (and a
@@ -24,9 +30,10 @@
  * backfill of n leaves costs O(n / 1000) signature calls and O(n / leavesPerTx)
  * transaction calls in total, not a rescan per page.
  */
-import { PublicKey, type ConfirmedSignatureInfo, type Finality, type SignaturesForAddressOptions } from "@solana/web3.js";
+import { PublicKey, type Commitment, type ConfirmedSignatureInfo, type Finality, type SignaturesForAddressOptions } from "@solana/web3.js";
 import { encodeBase58 } from "../../../src-shared/encoding/base58";
-import { insertedLeaves, leafTransactionOfResponse, type LeafTransaction } from "../../../src-shared/pool-program/leaves";
+import { decodeDepositReceipt, type DepositReceiptData } from "../../../src-shared/pool-program/accounts";
+import { insertedLeaves, leafTransactionOfResponse, type LeafTransaction, type TransactionLeaves } from "../../../src-shared/pool-program/leaves";
 import type { LeafEvent, LeafEventPage } from "../../ports/chain";
 
 /** What getTransaction answers that the reader reads (a web3.js VersionedTransactionResponse is one). */
@@ -47,6 +54,11 @@ export interface DepositHistoryRpc {
    * (half of a backfill's CPU).
    */
   getLeafTransaction?(signature: string, commitment: Finality): Promise<LandedTransaction | null>;
+  /**
+   * Reads a deposit's receipt when its event is missing (a gap). Without it
+   * such a deposit stops the page with an error, as before receipts were read.
+   */
+  getAccountInfo?(publicKey: PublicKey, commitment?: Commitment): Promise<{ owner: PublicKey; data: Uint8Array } | null>;
 }
 
 export interface DepositPoolRef {
@@ -69,6 +81,12 @@ export interface DepositHistoryOptions {
    * transaction ends where the tree does).
    */
   treeNextIndex?: () => Promise<number>;
+  /**
+   * The tree's next leaf index at `cursor`, when the caller knows it (the
+   * indexer does: its own tree at that cursor). Places a change leaf whose
+   * event is missing wherever the page stands, also right after a restart.
+   */
+  nextIndex?: number;
 }
 
 /** Signatures per getSignaturesForAddress call (the RPC's maximum). */
@@ -85,6 +103,8 @@ interface Entry {
   slot: number;
   /** The transaction's leaves in this tree once known ([] for failed or other transactions). */
   leaves?: ReadLeaf[];
+  /** How its missing events were made up for (receipts read, change leaves placed by order), if any were. */
+  repair?: string;
 }
 
 interface TreeScan {
@@ -149,7 +169,7 @@ export async function fetchLeafEventsPage(
   if (!Number.isInteger(limit) || limit < 1) throw new Error(`limit must be a positive integer, got ${limit}`);
   const scan = (opts.cache ?? depositHistoryCacheOf(rpc)).scan(pool.treeAddress);
   const run = scan.lock.then(() =>
-    readPage(rpc, pool, scan, cursor, limit, opts.commitment ?? "confirmed", opts.concurrency ?? DEFAULT_CONCURRENCY, opts.treeNextIndex),
+    readPage(rpc, pool, scan, cursor, limit, opts.commitment ?? "confirmed", opts.concurrency ?? DEFAULT_CONCURRENCY, opts.treeNextIndex, opts.nextIndex),
   );
   scan.lock = run.catch(() => {});
   return run;
@@ -164,14 +184,18 @@ async function readPage(
   commitment: Finality,
   concurrency: number,
   treeNextIndex: (() => Promise<number>) | undefined,
+  nextIndex: number | undefined,
 ): Promise<LeafEventPage> {
   seek(scan, cursor);
+  if (scan.anchorNext === null && nextIndex !== undefined) scan.anchorNext = nextIndex;
   await extend(rpc, pool, scan, commitment);
 
   const { entries } = scan;
   const leaves: ReadLeaf[] = [];
   let pageCursor = cursor;
   let slotLeaves: ReadLeaf[] = [];
+  const repairs: string[] = [];
+  let slotRepairs: string[] = [];
   let slotEnd: string | null = null;
   let i = 0;
   let stalled = false;
@@ -181,8 +205,10 @@ async function readPage(
       // Slot boundary: the previous slot is complete.
       if (leaves.length > 0 && leaves.length + slotLeaves.length > limit) break;
       leaves.push(...slotLeaves);
+      repairs.push(...slotRepairs);
       pageCursor = slotEnd;
       slotLeaves = [];
+      slotRepairs = [];
       slotEnd = null;
       if (leaves.length >= limit) break;
     }
@@ -191,18 +217,20 @@ async function readPage(
       break;
     }
     slotLeaves.push(...e.leaves!);
+    if (e.repair) slotRepairs.push(`${e.signature}: ${e.repair}`);
     slotEnd = e.signature;
   }
   const atHead = i === entries.length && !stalled;
   if (atHead && slotEnd !== null && !(leaves.length > 0 && leaves.length + slotLeaves.length > limit)) {
     leaves.push(...slotLeaves);
+    repairs.push(...slotRepairs);
     pageCursor = slotEnd;
   }
   if (leaves.length === 0) return { events: [], cursor };
   const placed = await place(leaves, scan.anchorNext, atHead && pageCursor === slotEnd ? treeNextIndex : undefined);
   placed.sort((a, b) => a.slot - b.slot || a.leafIndex - b.leafIndex);
   scan.returned = { cursor: pageCursor, next: placed[placed.length - 1]!.leafIndex + 1 };
-  return { events: placed, cursor: pageCursor };
+  return repairs.length > 0 ? { events: placed, cursor: pageCursor, repairs } : { events: placed, cursor: pageCursor };
 }
 
 /**
@@ -303,22 +331,77 @@ async function load(rpc: DepositHistoryRpc, pool: DepositPoolRef, entries: Entry
         landed = r ? { slot: r.slot, tx: r.meta ? leafTransactionOfResponse(r) : null } : null;
       }
       if (!landed || !landed.tx) return; // not available yet: read again on a later call
-      e.leaves = leavesOf(pool, e.signature, landed.slot, landed.tx);
+      const read = await readLeaves(rpc, pool, e.signature, landed.slot, landed.tx, commitment);
+      e.leaves = read.leaves;
+      if (read.repair) e.repair = read.repair;
     }),
   );
   return entries[i]!.leaves !== undefined;
 }
 
-/** This tree's leaves in one transaction; throws when the transaction cannot be indexed faithfully. */
-export function leavesOf(pool: DepositPoolRef, signature: string, slot: number, tx: LeafTransaction): ReadLeaf[] {
+/**
+ * This tree's leaves in one transaction, its gaps filled from chain state: a
+ * deposit whose event is missing gets its leaf (or none) from its receipt.
+ */
+async function readLeaves(
+  rpc: DepositHistoryRpc,
+  pool: DepositPoolRef,
+  signature: string,
+  slot: number,
+  tx: LeafTransaction,
+  commitment: Finality,
+): Promise<{ leaves: ReadLeaf[]; repair: string | null }> {
+  let found = insertedLeaves(tx, pool.programId);
+  const missing = found.unknownDeposits.filter((u) => u.tree === pool.treeAddress && u.receipt !== "");
+  let fromReceipts = 0;
+  if (missing.length > 0 && found.problems.length === 0 && rpc.getAccountInfo) {
+    const receipts = await readReceipts(rpc, pool.programId, [...new Set(missing.map((u) => u.receipt))], commitment);
+    if (receipts.size > 0) {
+      found = insertedLeaves(tx, pool.programId, receipts);
+      fromReceipts = missing.length - found.unknownDeposits.filter((u) => u.tree === pool.treeAddress).length;
+    }
+  }
+  const leaves = leavesOf(pool, signature, slot, tx, found);
+  const placed = found.leaves.filter((l) => l.tree === pool.treeAddress && l.kind === "change" && !l.evented).length;
+  const parts = [
+    ...(fromReceipts > 0
+      ? [`${fromReceipts} deposit${fromReceipts === 1 ? "" : "s"} without an event read from ${fromReceipts === 1 ? "its receipt" : "their receipts"}`]
+      : []),
+    ...(placed > 0 ? [`${placed} change leaf${placed === 1 ? "" : "s"} without an event placed by order`] : []),
+  ];
+  return { leaves, repair: parts.length > 0 ? parts.join(", ") : null };
+}
+
+/** The receipts among `addresses` that exist and are the program's; an unreadable one is left out (its deposit stays unknown). */
+async function readReceipts(rpc: DepositHistoryRpc, programId: string, addresses: string[], commitment: Finality): Promise<Map<string, DepositReceiptData>> {
+  const program = new PublicKey(programId);
+  const out = new Map<string, DepositReceiptData>();
+  await Promise.all(
+    addresses.map(async (address) => {
+      const info = await rpc.getAccountInfo!(new PublicKey(address), commitment);
+      // Only the program writes its accounts: a receipt of another owner is no receipt.
+      if (!info || !info.owner.equals(program)) return;
+      const decoded = decodeDepositReceipt(new Uint8Array(info.data));
+      if (decoded.ok) out.set(address, decoded.value);
+    }),
+  );
+  return out;
+}
+
+/** This tree's leaves in one transaction (`found`: its leaves as read, receipts included); throws when the transaction cannot be indexed faithfully. */
+export function leavesOf(
+  pool: DepositPoolRef,
+  signature: string,
+  slot: number,
+  tx: LeafTransaction,
+  found: TransactionLeaves = insertedLeaves(tx, pool.programId),
+): ReadLeaf[] {
   if (tx.err !== null && tx.err !== undefined) return [];
-  if (!Array.isArray(tx.logMessages)) throw new Error(`transaction ${signature} has no log messages: the RPC must keep logs to index deposits`);
-  const found = insertedLeaves(tx, pool.programId);
   if (found.problems.length > 0) throw new Error(`transaction ${signature} cannot be indexed: ${found.problems.join("; ")}`);
   const cut = found.unknownDeposits.find((u) => u.tree === pool.treeAddress);
   if (cut)
     throw new Error(
-      `transaction ${signature}: the event of its deposit (instruction ${cut.instruction}) is missing from the logs, so whether it inserted a leaf is unknown`,
+      `transaction ${signature}: the event of its deposit (instruction ${cut.instruction}) is missing and its receipt ${cut.receipt || "(none named)"} could not be read, so whether it inserted a leaf is unknown; read again on the next sync`,
     );
   return found.leaves
     .filter((l) => l.tree === pool.treeAddress)

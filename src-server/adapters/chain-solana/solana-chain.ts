@@ -186,9 +186,10 @@ export class SolanaChain implements ChainBackend {
     return [...mints];
   }
 
-  fetchLeafEvents(mint: string, cursor: string | null, limit: number): Promise<LeafEventPage> {
+  fetchLeafEvents(mint: string, cursor: string | null, limit: number, nextIndex?: number): Promise<LeafEventPage> {
     return fetchLeafEventsPage(this.rpc, { programId: this.programId, mint, treeAddress: poolTreeAddress(this.programId, mint) }, cursor, limit, {
       commitment: this.ctx.finality,
+      ...(nextIndex !== undefined ? { nextIndex } : {}),
       treeNextIndex: async () => {
         const tree = await this.treeAccount(mint);
         if (!tree) throw new Error(`${this.network}: the tree account of ${mint} is gone`);
