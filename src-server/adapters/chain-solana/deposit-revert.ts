@@ -83,6 +83,8 @@ export async function revertDeposit(ctx: SolanaContext, hasher: FieldHasher, r: 
     instructions: [ix],
     createdAccountSizes: [NULLIFIER_ACCOUNT_SIZE],
     feeBudget: null,
+    // No relay fee bounds a revert's price: the configured budget does (docs/solana.md, "Fee policy").
+    priorityBudgetLamports: ctx.cfg.solana.revertPriorityLamports,
     label: `revert ${r.depositSignature}`,
   });
   switch (out.kind) {

@@ -57,6 +57,11 @@ export interface PriceInput {
   /** null: no fee to keep under (a revert, which earns none). */
   budget: { fee: bigint; lamportsPerUnit: string | undefined } | null;
   allowLoss: boolean;
+  /**
+   * The most the priority fee may cost in lamports, whatever the market asks: a revert's
+   * budget (solana.revertPriorityLamports), since no relay fee bounds it. allowLoss does not lift it.
+   */
+  maxPriorityLamports?: number;
 }
 
 export type PriceDecision =
@@ -70,6 +75,13 @@ export function decidePrice(p: PriceInput): PriceDecision {
   if (price > maxPrice) {
     price = maxPrice;
     cappedBy = "config";
+  }
+  if (p.maxPriorityLamports !== undefined && p.unitLimit > 0) {
+    const byBudget = Math.floor((Math.max(0, Math.floor(p.maxPriorityLamports)) * 1_000_000) / p.unitLimit);
+    if (byBudget < price) {
+      price = byBudget;
+      cappedBy = "config";
+    }
   }
   const baseCost = BigInt(LAMPORTS_PER_SIGNATURE * p.signatures + p.rentLamports);
   const result = (): PriceDecision => {

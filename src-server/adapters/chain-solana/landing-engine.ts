@@ -46,6 +46,8 @@ export interface LandingRequest {
   createdAccountSizes: number[];
   /** The relay fee the network cost must stay under, in `mint` base units; null: no fee (a revert). */
   feeBudget: { mint: string; fee: bigint } | null;
+  /** The most the priority fee may cost, lamports (a revert's budget: no relay fee bounds it). */
+  priorityBudgetLamports?: number;
   observer?: SubmissionObserver;
   /** For log lines ("withdraw <mint>"). */
   label: string;
@@ -55,7 +57,7 @@ export interface LandingRequest {
    * Read these accounts' simulated state (simulateTransaction's `accounts`);
    * `check` returns why the transaction must not be sent (→ vetoed), or null.
    */
-  simulationCheck?: { addresses: string[]; check(accounts: ({ owner: string; data: Uint8Array } | null)[]): string | null };
+  simulationCheck?: { addresses: string[]; check(accounts: ({ owner: string; lamports: number; data: Uint8Array } | null)[]): string | null };
 }
 
 /** Where a refusal happened: simulation (nothing sent) or on chain (the fee was paid, nothing else happened). */
@@ -208,7 +210,9 @@ export class LandingEngine {
       const veto =
         !Array.isArray(simulated) || simulated.length !== wanted
           ? "the simulation did not return the accounts asked for"
-          : req.simulationCheck.check(simulated.map((a) => (a ? { owner: a.owner, data: new Uint8Array(Buffer.from(a.data[0] ?? "", "base64")) } : null)));
+          : req.simulationCheck.check(
+              simulated.map((a) => (a ? { owner: a.owner, lamports: a.lamports, data: new Uint8Array(Buffer.from(a.data[0] ?? "", "base64")) } : null)),
+            );
       if (veto !== null) return { kind: "vetoed", detail: veto, attempts };
     }
 
@@ -237,6 +241,7 @@ export class LandingEngine {
       maxPrice: cfg.maxPriorityMicroLamports,
       budget: req.feeBudget ? { fee: req.feeBudget.fee, lamportsPerUnit: cfg.lamportsPerUnit[req.feeBudget.mint] } : null,
       allowLoss: cfg.allowLoss,
+      ...(req.priorityBudgetLamports !== undefined ? { maxPriorityLamports: req.priorityBudgetLamports } : {}),
     });
     if (!decision.ok) return { kind: "unprofitable", detail: decision.detail, attempts };
     const price = decision.price;

@@ -1,4 +1,4 @@
-import { PublicKey, TransactionMessage } from "@solana/web3.js";
+import { ComputeBudgetInstruction, PublicKey, TransactionMessage } from "@solana/web3.js";
 import nacl from "tweetnacl";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { FieldHasher } from "../../../src-shared/crypto/hasher";
@@ -31,6 +31,7 @@ import type { WithdrawalSubmission } from "../../ports/chain";
 import type { SwapInstructions } from "../swap-jupiter/decode";
 import { Signer } from "../keys/keypair-file";
 import { accountInfo, FakeRpc } from "../../../tests/support/fake-solana-rpc";
+import { priorityFeeLamports } from "./fee-policy";
 import { atLeast, SolanaChain, type SwapInstructionsSource } from "./solana-chain";
 import { redactUrl } from "../../../src-shared/redact-url";
 import { ADDRESS_LOOKUP_TABLE_PROGRAM_ID, encodeLookupTable } from "../../../src-localnet/programs/cp-swap-client";
@@ -531,6 +532,72 @@ describe("SolanaChain withdraw_swap: what the swap venue may do with the relayer
     }
   });
 
+  const ASSOCIATED_TOKEN = "ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL";
+  const createAta = (owner: string, mint: string) => ({
+    programId: ASSOCIATED_TOKEN,
+    accounts: [
+      { pubkey: signer.address, isSigner: true, isWritable: true },
+      { pubkey: associatedTokenAddress(owner, mint), isSigner: false, isWritable: true },
+      { pubkey: owner, isSigner: false, isWritable: false },
+      { pubkey: mint, isSigner: false, isWritable: false },
+      { pubkey: "11111111111111111111111111111111", isSigner: false, isWritable: false },
+      { pubkey: TOKEN_PROGRAM, isSigner: false, isWritable: false },
+    ],
+    data: Uint8Array.from([1]),
+  });
+
+  it("lets a route create token accounts only for the relayer or the recipient, of the input or the output mint (the relayer pays their rent)", async () => {
+    const recipient = encodeBase58(bytes(9));
+    const stranger = encodeBase58(bytes(0x31));
+    const otherMint = encodeBase58(bytes(0x32));
+    for (const [ix, text] of [
+      [createAta(stranger, USDC), `creates a token account for ${stranger}, neither the relayer nor the recipient`],
+      [createAta(recipient, otherMint), `creates a token account of mint ${otherMint}, neither the input nor the output mint`],
+      [createAta(signer.address, otherMint), `creates a token account of mint ${otherMint}`],
+    ] as const) {
+      const { rpc, submit } = setup([ix]);
+      expect(await submit()).toMatchObject({ ok: false, rejection: "SwapFailed", detail: expect.stringContaining(text) });
+      expect(rpc.simulations).toHaveLength(0);
+      expect(rpc.sends).toHaveLength(0);
+    }
+    // The four it may need pass the static check (two at a time: four do not fit in one packet with this route).
+    for (const pair of [
+      [createAta(recipient, USDC), createAta(signer.address, MINT)],
+      [createAta(recipient, MINT), createAta(signer.address, USDC)],
+    ]) {
+      const ok = setup(pair);
+      ok.rpc.simulatedAccounts.set(relayerIn(), tokenAccount(signer.address, FEE));
+      expect(await ok.submit()).toMatchObject({ ok: true });
+    }
+  });
+
+  it("refuses, after simulation and with nothing sent, a route that takes more of the relayer's SOL than the fee and the rent of the accounts it pays for", async () => {
+    const rent = (size: number) => (128 + size) * 6960; // FakeRpc's rent
+    // Missing before: the relayer's output account and the recipient's two: three token accounts, plus the nullifier account.
+    const allowed = 5000 + rent(NULLIFIER_ACCOUNT_SIZE) + 3 * rent(165);
+    const start = 5_000_000_000;
+    const run = async (loss: number) => {
+      const r = setup([]);
+      r.rpc.accounts.set(signer.address, accountInfo(new Uint8Array(0), "11111111111111111111111111111111", { lamports: start }));
+      r.rpc.simulatedAccounts.set(signer.address, accountInfo(new Uint8Array(0), "11111111111111111111111111111111", { lamports: start - loss }));
+      r.rpc.simulatedAccounts.set(relayerIn(), tokenAccount(signer.address, FEE));
+      return { ...r, result: await r.submit() };
+    };
+    const drained = await run(allowed + 1);
+    expect(drained.result).toMatchObject({
+      ok: false,
+      rejection: "SwapFailed",
+      detail: expect.stringContaining(`takes ${allowed + 1} lamports from the relayer ${signer.address}, more than the fee and rent it pays for (${allowed})`),
+    });
+    expect(drained.rpc.simulations).toHaveLength(1);
+    expect(drained.rpc.sends).toHaveLength(0);
+    expect((await run(1_000_000_000)).result).toMatchObject({ ok: false, rejection: "SwapFailed" });
+    // Exactly the fee and that rent: sent.
+    const honest = await run(allowed);
+    expect(honest.result).toMatchObject({ ok: true });
+    expect(honest.rpc.sends.length).toBeGreaterThan(0);
+  });
+
   it("refuses, after simulation and with nothing sent, a route whose simulation leaves the relayer's input account short of +fee or another relayer token account lower", async () => {
     // Statically fine (a transfer of at most the input), but on top of the swap it takes the fee too.
     const a = setup([transfer(FEE)]);
@@ -634,6 +701,25 @@ describe("SolanaChain deposits and reverts", () => {
     expect(keys[0]).toBe(signer.address);
     expect(keys).toContain(marker);
     expect(keys).toContain(receipt);
+  });
+
+  it("sends a revert with a compute-unit price within solana.revertPriorityLamports, however much the market asks (a revert earns no fee)", async () => {
+    const priced = async (budget: number) => {
+      const rpc = new FakeRpc();
+      rpc.prioritizationFees = [900_000, 1_000_000, 5_000_000];
+      const sig = depositTx(rpc, "failed");
+      expect(await chain(rpc, { revertPriorityLamports: budget }).revertDeposit({ depositSignature: sig, depositor })).toMatchObject({ ok: true });
+      const ixs = TransactionMessage.decompile(rpc.sends[0]!.tx.message).instructions;
+      const limit = ComputeBudgetInstruction.decodeSetComputeUnitLimit(ixs[0]!).units;
+      const price = Number(ComputeBudgetInstruction.decodeSetComputeUnitPrice(ixs[1]!).microLamports);
+      return { limit, price, priorityLamports: priorityFeeLamports(price, limit) };
+    };
+    const capped = await priced(2_000);
+    expect(capped.priorityLamports).toBeLessThanOrEqual(2_000);
+    expect(capped.price).toBe(Math.floor((2_000 * 1_000_000) / capped.limit));
+    expect((await priced(0)).price).toBe(0);
+    // A budget above what maxPriorityMicroLamports allows leaves that cap in force.
+    expect((await priced(1_000_000_000)).price).toBe(1_000_000);
   });
 
   it("applies the revert rules before sending, and maps the program's refusals", async () => {

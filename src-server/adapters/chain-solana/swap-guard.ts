@@ -6,14 +6,17 @@
  *  - statically (checkRoute): every instruction's program is allowlisted (the
  *    aggregator's, configured; SPL Token, Associated Token, Compute Budget,
  *    System), and the instructions of the known programs only wrap, sync,
- *    close the relayer's wSOL account back to it, create token accounts, or
- *    move at most depositSize − fee out of the relayer's input account; and
+ *    close the relayer's wSOL account back to it, create the token accounts of
+ *    the relayer or the recipient for the input or output mint, or move at most
+ *    depositSize − fee out of the relayer's input account; and
  *    the route pays into the withdrawal's swap escrow (protocol v3: an
  *    aggregator instruction writes it), the only account assert_swap_out pays
  *    the recipient from;
- *  - after simulation (checkBalances): the relayer's token accounts the route
- *    touches do not decrease, and its input account ends at least +fee (it
- *    receives depositSize and spends depositSize − fee).
+ *  - after simulation (checkBalances, checkLamports): the relayer's token
+ *    accounts the route touches do not decrease, its input account ends at
+ *    least +fee (it receives depositSize and spends depositSize − fee), and its
+ *    SOL drops by at most the transaction fee and the rent of the accounts it
+ *    pays for (a lamport transfer the aggregator's own program makes counts).
  */
 import {
   ASSOCIATED_TOKEN_PROGRAM_ID,
@@ -32,6 +35,11 @@ export const JUPITER_V6_PROGRAM_ID = "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV
 
 export interface RouteContext {
   relayer: string;
+  /** The withdrawal's recipient: its token accounts may be created (paid by the relayer). */
+  recipient: string;
+  /** The pool's mint (swapped from) and the output mint: the only mints a route may create token accounts of. */
+  inputMint: string;
+  outputMint: string;
   /** The relayer's token account of the input mint (withdraw_swap pays depositSize into it). */
   inputAccount: string;
   /** The withdrawal's swap escrow: the route's destinationTokenAccount. */
@@ -67,9 +75,18 @@ export function checkRoute(ixs: readonly JupiterInstruction[], ctx: RouteContext
         }
         return `${at}: a System instruction other than a transfer into the relayer's wrapped-SOL account`;
       }
-      case ASSOCIATED_TOKEN_PROGRAM_ID:
-        if (d.length === 0 || (d.length === 1 && (d[0] === 0 || d[0] === 1))) continue;
-        return `${at}: an Associated Token instruction other than a create`;
+      case ASSOCIATED_TOKEN_PROGRAM_ID: {
+        if (!(d.length === 0 || (d.length === 1 && (d[0] === 0 || d[0] === 1)))) return `${at}: an Associated Token instruction other than a create`;
+        // Accounts: payer, the new account, its owner, its mint, System, the token program. The relayer pays
+        // the rent, so only the four accounts this swap needs: (relayer or recipient) x (input or output mint).
+        const owner = acc(2);
+        const mint = acc(3);
+        if (owner !== ctx.relayer && owner !== ctx.recipient)
+          return `${at}: creates a token account for ${owner ?? "(none)"}, neither the relayer nor the recipient`;
+        if (mint !== ctx.inputMint && mint !== ctx.outputMint)
+          return `${at}: creates a token account of mint ${mint ?? "(none)"}, neither the input nor the output mint`;
+        continue;
+      }
       case TOKEN_PROGRAM_ID: {
         const tag = d[0];
         if ((tag === 3 && d.length === 9) || (tag === 12 && d.length === 10)) {
@@ -119,5 +136,16 @@ export function checkBalances(
     if (a === inputAccount) continue;
     if (post(a) < pre(a)) return `the simulation takes ${pre(a) - post(a)} from the relayer's token account ${a}`;
   }
+  return null;
+}
+
+/**
+ * Null when the simulation leaves the relayer's SOL at most `allowedLoss` lower (the
+ * transaction fee and the rent of the accounts it legitimately pays for); an account the
+ * simulation no longer holds counts as 0 lamports.
+ */
+export function checkLamports(relayer: string, before: bigint, after: bigint | null, allowedLoss: bigint): string | null {
+  const loss = before - (after ?? 0n);
+  if (loss > allowedLoss) return `the simulation takes ${loss} lamports from the relayer ${relayer}, more than the fee and rent it pays for (${allowedLoss})`;
   return null;
 }

@@ -34,7 +34,8 @@ import type { JupiterInstruction, SwapInstructions } from "../swap-jupiter/decod
 import type { SwapInstructionsRequest } from "../swap-jupiter/jupiter-api";
 import type { LandingOutcome, LandingRequest } from "./landing-engine";
 import { createAtaIdempotent, refusalDetail, short, type SolanaContext } from "./solana-context";
-import { checkBalances, checkRoute, relayerTokenAmount } from "./swap-guard";
+import { LAMPORTS_PER_SIGNATURE } from "./fee-policy";
+import { checkBalances, checkLamports, checkRoute, relayerTokenAmount } from "./swap-guard";
 import { readLanded, withdrawParams, withdrawResult } from "./withdrawal-submit";
 
 /** Where a swap leg's instructions come from: Jupiter's POST /swap-instructions (JupiterSwapApi). */
@@ -105,6 +106,9 @@ export async function submitSwapWithdrawal(
   const routeIxs = [...route.value.setupInstructions, route.value.swapInstruction, ...(route.value.cleanupInstruction ? [route.value.cleanupInstruction] : [])];
   const why = checkRoute(routeIxs, {
     relayer: accounts.value.relayer,
+    recipient: w.recipient,
+    inputMint: w.mint,
+    outputMint: swap.outputMint,
     inputAccount: accounts.value.relayerAta,
     escrow: accounts.value.escrow,
     maxInput: toSwap,
@@ -114,7 +118,7 @@ export async function submitSwapWithdrawal(
     ctx.log(`${ctx.network}: swap route refused: ${why}`);
     return { ok: false, rejection: "SwapFailed", detail: `swap route refused: ${why}` };
   }
-  const simulationCheck = await relayerBalancesCheck(ctx, accounts.value, w.fee, routeIxs);
+  const simulationCheck = await relayerBalancesCheck(ctx, accounts.value, w, swap.outputMint, routeIxs);
   if (!simulationCheck.ok) return simulationCheck.error;
   let lookupTables: AddressLookupTableAccount[];
   try {
@@ -204,31 +208,56 @@ async function fetchRoute(source: SwapInstructionsSource, swap: SwapLeg, account
   }
 }
 
-/** The relayer's token accounts the route may write, as they are now; the simulation must leave them no lower (the input account +fee). */
+/**
+ * The relayer's token accounts the route may write and its own SOL, as they are now: the
+ * simulation must leave the token accounts no lower (the input account +fee), and the SOL
+ * lower by at most the base fee (the simulation runs at price 0) and the rent of what this
+ * withdrawal creates with it: the nullifier account and whichever of the four token
+ * accounts the route may create ((relayer or recipient) x (input or output mint)) do not
+ * exist yet. The swap escrow's rent comes back when assert_swap_out closes it.
+ */
 async function relayerBalancesCheck(
   ctx: SolanaContext,
   accounts: SwapAccounts,
-  fee: bigint,
+  w: WithdrawalSubmission,
+  outputMint: string,
   routeIxs: JupiterInstruction[],
 ): Promise<Result<SimulationCheck, Refused>> {
   const { relayer, relayerAta } = accounts;
   const watched = [...new Set([relayerAta, ...routeIxs.flatMap((ix) => ix.accounts.filter((a) => a.isWritable).map((a) => a.pubkey))])];
+  const payable = [...new Set([relayerAta, associatedTokenAddress(relayer, outputMint), associatedTokenAddress(w.recipient, w.mint), accounts.recipientOut])];
   const before = new Map<string, bigint>();
+  let lamportsBefore: bigint;
+  let allowedLoss: bigint;
   try {
-    const infos = await Promise.all(watched.map((a) => ctx.rpc.getAccountInfo(new PublicKey(a), ctx.cfg.solana.commitment)));
+    const c = ctx.cfg.solana.commitment;
+    const [infos, payer, existing, tokenRent, nullifierRent] = await Promise.all([
+      Promise.all(watched.map((a) => ctx.rpc.getAccountInfo(new PublicKey(a), c))),
+      ctx.rpc.getAccountInfo(new PublicKey(relayer), c),
+      Promise.all(payable.map((a) => ctx.rpc.getAccountInfo(new PublicKey(a), c))),
+      ctx.engine.rentExempt(TOKEN_ACCOUNT_SIZE),
+      ctx.engine.rentExempt(NULLIFIER_ACCOUNT_SIZE),
+    ]);
     infos.forEach((info, i) => {
       const amount = info ? relayerTokenAmount(info.owner.toBase58(), new Uint8Array(info.data), relayer) : null;
       if (amount !== null || watched[i] === relayerAta) before.set(watched[i]!, amount ?? 0n);
     });
+    lamportsBefore = BigInt(payer?.lamports ?? 0);
+    const missing = existing.filter((e) => e === null).length;
+    allowedLoss = BigInt(LAMPORTS_PER_SIGNATURE + nullifierRent + tokenRent * missing);
   } catch (e) {
     return rpcDown(e);
   }
-  const addresses = [...before.keys()];
+  const tokenAccounts = [...before.keys()];
   return ok({
-    addresses,
-    check: (after: ({ owner: string; data: Uint8Array } | null)[]) => {
-      const amounts = new Map(addresses.map((a, i) => [a, after[i] ? relayerTokenAmount(after[i]!.owner, after[i]!.data, relayer) : null] as const));
-      const why = checkBalances(relayerAta, fee, before, amounts);
+    // The relayer's own account last: its lamports after the simulation.
+    addresses: [...tokenAccounts, relayer],
+    check: (after) => {
+      const amounts = new Map(tokenAccounts.map((a, i) => [a, after[i] ? relayerTokenAmount(after[i]!.owner, after[i]!.data, relayer) : null] as const));
+      const payerAfter = after[tokenAccounts.length];
+      const why =
+        checkBalances(relayerAta, w.fee, before, amounts) ??
+        checkLamports(relayer, lamportsBefore, payerAfter ? BigInt(payerAfter.lamports) : null, allowedLoss);
       if (why) ctx.log(`${ctx.network}: swap refused after simulation: ${why}`);
       return why;
     },
