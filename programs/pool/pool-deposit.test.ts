@@ -15,13 +15,19 @@ import {
   commitmentMarkerAddress,
   currentRoot,
   decodeNullifierAccount,
-  decodePoolEventLogs,
   decodeTokenAccount,
   depositReceiptAddress,
   encodeTreeAccount,
   findDepositReceiptAddress,
+  extendPoolInstruction,
+  findEventAuthorityAddress,
   findTreeAddress,
   initializePoolInstruction,
+  initializePoolInstructions,
+  programDataAddress,
+  TREE_ACCOUNT_OFFSETS,
+  TREE_ACCOUNT_SIZE,
+  TREE_INITIAL_SIZE,
   poolTreeAddress,
   publicKeyBytes,
   revertInstruction,
@@ -31,7 +37,7 @@ import {
 import { FrontierTree } from "../../src-server/core/merkle/frontier";
 import { MerkleTree } from "../../src-server/core/merkle/tree";
 import { zeroHashes } from "../../src-server/core/merkle/zeros";
-import { PROGRAM, PoolWorld, SOL, type Landed } from "./test-support";
+import { PROGRAM, PoolWorld, SOL, setUpgradeAuthority, type Landed } from "./test-support";
 import { expectPoolError, expectAnchorError } from "./expect-errors";
 
 const DEPOSIT_BUDGET = 40_000;
@@ -71,13 +77,78 @@ beforeAll(async () => {
 });
 
 describe("initialize_pool", () => {
-  it("creates the tree (empty root Z[32] in slot 0, the signer as authority, its bump) and the vault, a token account that is its own token owner", () => {
+  it("another signer than the program's upgrade authority: NotAuthority, nothing created", () => {
+    const other = Keypair.generate();
+    world.svm.airdrop(other.publicKey, 10n * SOL);
+    expectPoolError(world.initialize(other), 0, "NotAuthority");
+    expect(world.exists(world.tree)).toBe(false);
+  });
+
+  it("a program whose upgrade authority was dropped (ProgramData's authority None) makes no pools: NotAuthority", async () => {
+    const fresh = await PoolWorld.create({ hasher: world.hasher });
+    setUpgradeAuthority(fresh.svm, PROGRAM, null);
+    expectPoolError(fresh.initialize(), 0, "NotAuthority");
+    // A forged ProgramData elsewhere does not count: only the loader's PDA of the program id.
+    setUpgradeAuthority(fresh.svm, PROGRAM, fresh.authority.publicKey);
+    const forged = Keypair.generate().publicKey;
+    const real = fresh.svm.getAccount(new PublicKey(programDataAddress(PROGRAM)))!;
+    fresh.svm.setAccount(forged, { data: real.data.slice(0, 45), owner: real.owner });
+    setUpgradeAuthority(fresh.svm, PROGRAM, null);
+    const ix = initializePoolInstruction({ programId: PROGRAM, authority: fresh.authority.publicKey.toBase58(), mint: fresh.mintAddress, minDeposit: 1n });
+    ix.keys[6]!.pubkey = forged;
+    expectAnchorError(fresh.send([ix], [fresh.authority]), 0, 2006, "ConstraintSeeds", "program_data");
+    expect(fresh.exists(fresh.tree)).toBe(false);
+  });
+
+  it("minDeposit 0 is InvalidInput", async () => {
+    const fresh = await PoolWorld.create({ hasher: world.hasher });
+    expectPoolError(fresh.initialize(fresh.authority, 0n), 0, "InvalidInput");
+  });
+
+  it("a tree initialize_pool made at 10,240 bytes is refused by every instruction until extend_pool grew it (AccountDidNotDeserialize); each extend_pool adds 10,240 zero bytes and the rent, the fourth is InvalidInput", async () => {
+    const fresh = await PoolWorld.create({ hasher: world.hasher });
+    const [init, ...extends_] = initializePoolInstructions({
+      programId: PROGRAM,
+      authority: fresh.authority.publicKey.toBase58(),
+      mint: fresh.mintAddress,
+      minDeposit: 5n,
+    });
+    expect(fresh.send([init!], [fresh.authority]).ok).toBe(true);
+    expect(fresh.svm.getAccount(fresh.tree)!.data.length).toBe(TREE_INITIAL_SIZE);
+    const who = fresh.depositor(10n * SOL);
+    expectAnchorError(fresh.deposit(who, precommitment(1n), SOL, 0n), 0, 3003, "AccountDidNotDeserialize", "tree");
+    // Anyone may pay for the growth.
+    const payer = fresh.depositor(0n);
+    const sizes: number[] = [];
+    for (const _ of extends_) {
+      const r = fresh.send([extendPoolInstruction({ programId: PROGRAM, payer: payer.publicKey.toBase58(), mint: fresh.mintAddress })], [payer]);
+      expect(r.ok, r.logs.join("\n")).toBe(true);
+      const a = fresh.svm.getAccount(fresh.tree)!;
+      sizes.push(a.data.length);
+      expect(a.lamports).toBe(fresh.svm.rentExempt(a.data.length));
+      expect(a.data.subarray(TREE_INITIAL_SIZE).every((b) => b === 0)).toBe(true);
+    }
+    expect(sizes).toEqual([20480, 30720, TREE_ACCOUNT_SIZE]);
+    const again = fresh.send([extendPoolInstruction({ programId: PROGRAM, payer: payer.publicKey.toBase58(), mint: fresh.mintAddress })], [payer]);
+    expectPoolError(again, 0, "InvalidInput");
+    const other = extendPoolInstruction({ programId: PROGRAM, payer: payer.publicKey.toBase58(), mint: world.mintAddress });
+    other.keys[2]!.pubkey = fresh.tree;
+    expectAnchorError(fresh.send([other], [payer]), 0, 2006, "ConstraintSeeds", "tree");
+    expect(fresh.deposit(who, precommitment(1n), SOL, 0n).ok).toBe(true);
+    expect(fresh.treeAccount().minDeposit).toBe(5n);
+  });
+
+  it("creates the tree (empty root Z[32] in slot 0, the signer as authority, its bump, minDeposit, the event authority's bump) and the vault, a token account that is its own token owner; with the 3 extend_pool in one transaction the tree has its 33,160 bytes", () => {
     const r = world.initialize();
     expect(r.ok, r.logs.join("\n")).toBe(true);
     expect(r.logs).toContain("Program log: Instruction: InitializePool");
+    expect(r.logs.filter((l) => l === "Program log: Instruction: ExtendPool").length).toBe(3);
+    expect(r.size).toBeLessThanOrEqual(1232);
     const raw = world.svm.getAccount(world.tree)!;
     expect(raw.owner.toBase58()).toBe(PROGRAM);
-    expect(raw.lamports).toBe(world.svm.rentExempt(4353));
+    expect(raw.data.length).toBe(TREE_ACCOUNT_SIZE);
+    expect(raw.lamports).toBe(world.svm.rentExempt(33160));
+    expect(world.svm.rentExempt(33160)).toBe(231_684_480n);
     const zeros = zeroHashes(world.hasher, 32);
     const empty = new FrontierTree(world.hasher);
     const tree = world.treeAccount();
@@ -88,13 +159,15 @@ describe("initialize_pool", () => {
       authority: world.authority.publicKey.toBytes(),
       nextIndex: 0,
       currentRootIndex: 0,
-      roots: [empty.root(), ...Array.from({ length: 99 }, () => new Uint8Array(32))],
+      roots: [empty.root(), ...Array.from({ length: 999 }, () => new Uint8Array(32))],
       filledSubtrees: zeros.slice(0, 32).map((z) => Uint8Array.from(z)),
       depositCount: 0n,
       totalDeposited: 0n,
       totalWithdrawn: 0n,
       createdSlot: world.svm.raw.getClock().slot,
+      minDeposit: 1n,
       bump: findTreeAddress(PROGRAM, world.mintAddress)[1],
+      eventAuthorityBump: findEventAuthorityAddress(PROGRAM)[1],
     });
     expect(currentRoot(tree)).toEqual(zeros[32]);
     const vault = world.svm.getAccount(world.vault)!;
@@ -105,16 +178,15 @@ describe("initialize_pool", () => {
 
   it("a second initialize_pool fails (the System program's AccountAlreadyInUse, Custom 0) and changes nothing", () => {
     const before = world.svm.getAccount(world.tree)!.data;
-    const other = Keypair.generate();
-    world.svm.airdrop(other.publicKey, 10n * SOL);
-    const r = world.initialize(other);
+    const r = world.initialize();
     expect(r.err, r.logs.join("\n")).toEqual({ InstructionError: [1, { Custom: 0 }] });
     expect(world.svm.getAccount(world.tree)!.data).toEqual(before);
   });
 
   it("refuses a tree or vault that is not the mint's PDA (ConstraintSeeds), a mint that is not an SPL mint, an unsigned authority, the wrong token program", async () => {
     const fresh = await PoolWorld.create({ hasher: world.hasher });
-    const ix = () => initializePoolInstruction({ programId: PROGRAM, authority: fresh.authority.publicKey.toBase58(), mint: fresh.mintAddress });
+    const ix = () =>
+      initializePoolInstruction({ programId: PROGRAM, authority: fresh.authority.publicKey.toBase58(), mint: fresh.mintAddress, minDeposit: 1n });
     const otherTree = ix();
     otherTree.keys[2]!.pubkey = new PublicKey(poolTreeAddress(PROGRAM, world.mintAddress));
     expectAnchorError(fresh.send([otherTree], [fresh.authority]), 0, 2006, "ConstraintSeeds", "tree");
@@ -122,7 +194,7 @@ describe("initialize_pool", () => {
     otherVault.keys[3]!.pubkey = world.vault;
     expectAnchorError(fresh.send([otherVault], [fresh.authority]), 0, 2006, "ConstraintSeeds", "vault");
     const notAMint = Keypair.generate().publicKey;
-    const bare = initializePoolInstruction({ programId: PROGRAM, authority: fresh.authority.publicKey.toBase58(), mint: notAMint.toBase58() });
+    const bare = initializePoolInstruction({ programId: PROGRAM, authority: fresh.authority.publicKey.toBase58(), mint: notAMint.toBase58(), minDeposit: 1n });
     expectAnchorError(fresh.send([bare], [fresh.authority]), 0, 3007, "AccountOwnedByWrongProgram", "mint");
     const payer = Keypair.generate();
     fresh.svm.airdrop(payer.publicKey, SOL);
@@ -146,9 +218,7 @@ describe("deposit", () => {
     leaves.push(leaf);
     expect(world.vaultBalance() - vaultBefore).toBe(7n);
     const slot = world.svm.raw.getClock().slot;
-    expect(decodePoolEventLogs(r.logs, PROGRAM)).toEqual([
-      { name: "DepositEvent", leafIndex: 0, commitment: leaf, depositor: depositor.publicKey.toBytes(), amount: 7n, slot, nonce: n },
-    ]);
+    expect(r.events).toEqual([{ name: "DepositEvent", leafIndex: 0, commitment: leaf, depositor: depositor.publicKey.toBytes(), amount: 7n, slot, nonce: n }]);
     const [receiptAddress, bump] = findDepositReceiptAddress(PROGRAM, world.mintAddress, depositor.publicKey.toBase58(), n);
     expect(world.receipt(receiptAddress)).toEqual({
       mint: world.mint.toBytes(),
@@ -181,7 +251,7 @@ describe("deposit", () => {
       const { r } = landDeposit(pre, amount);
       leaves.push(leaf);
       frontier.insert(leaf);
-      expect(decodePoolEventLogs(r.logs, PROGRAM)).toEqual([expect.objectContaining({ name: "DepositEvent", leafIndex: i, commitment: leaf, amount })]);
+      expect(r.events).toEqual([expect.objectContaining({ name: "DepositEvent", leafIndex: i, commitment: leaf, amount })]);
       const tree = world.treeAccount();
       expect(tree.nextIndex).toBe(i + 1);
       expect(tree.currentRootIndex).toBe(i + 1);
@@ -212,7 +282,7 @@ describe("deposit", () => {
     world.svm.airdrop(marker, 1_000_000n);
     const { r } = landDeposit(pre, SOL);
     leaves.push(leaf);
-    expect(decodePoolEventLogs(r.logs, PROGRAM)).toEqual([expect.objectContaining({ name: "DepositEvent", commitment: leaf })]);
+    expect(r.events).toEqual([expect.objectContaining({ name: "DepositEvent", commitment: leaf })]);
     expect(world.svm.getAccount(marker)!.owner.toBase58()).toBe(PROGRAM);
     expect(currentRoot(world.treeAccount())).toEqual(referenceRoot());
   });
@@ -322,7 +392,7 @@ describe("failed deposits and revert", () => {
       const { r, nonce: n } = landDeposit(c.precommitment, c.amount);
       failed.push({ ...c, nonce: n });
       expect(world.vaultBalance() - vaultBefore).toBe(c.amount);
-      expect(decodePoolEventLogs(r.logs, PROGRAM)).toEqual([
+      expect(r.events).toEqual([
         {
           name: "DepositFailedEvent",
           precommitment: c.precommitment,
@@ -381,9 +451,7 @@ describe("failed deposits and revert", () => {
       expect(world.balance(depositorAccount) - before).toBe(f.amount);
       expect(vaultBefore - world.vaultBalance()).toBe(f.amount);
       expect(world.receipt(receipt).status).toBe("reverted");
-      expect(decodePoolEventLogs(r.logs, PROGRAM)).toEqual([
-        { name: "RevertEvent", depositor: depositor.publicKey.toBytes(), amount: f.amount, nonce: f.nonce, revertNullifier },
-      ]);
+      expect(r.events).toEqual([{ name: "RevertEvent", depositor: depositor.publicKey.toBytes(), amount: f.amount, nonce: f.nonce, revertNullifier }]);
       const marker = world.svm.getAccount(new PublicKey(revertMarkerAddress(PROGRAM, world.mintAddress, revertNullifier)))!;
       expect(marker.owner.toBase58()).toBe(PROGRAM);
       const m = decodeNullifierAccount(marker.data);
@@ -422,10 +490,10 @@ describe("limits", () => {
     const w = await PoolWorld.create({ hasher: world.hasher });
     expect(w.initialize().ok).toBe(true);
     const who = w.depositor(10n * SOL);
-    patchTree(w, 72, 0xfffffffen, 4);
+    patchTree(w, TREE_ACCOUNT_OFFSETS.nextIndex, 0xfffffffen, 4);
     const r = w.deposit(who, computePrecommitment(w.hasher, bigIntToBytes32(1n), bigIntToBytes32(2n)), SOL, 0n);
     expect(r.ok, r.logs.join("\n")).toBe(true);
-    expect(decodePoolEventLogs(r.logs, PROGRAM)).toEqual([expect.objectContaining({ name: "DepositEvent", leafIndex: 0xfffffffe })]);
+    expect(r.events).toEqual([expect.objectContaining({ name: "DepositEvent", leafIndex: 0xfffffffe })]);
     expect(w.treeAccount().nextIndex).toBe(0xffffffff);
     const vault = w.vaultBalance();
     const full = w.deposit(who, computePrecommitment(w.hasher, bigIntToBytes32(3n), bigIntToBytes32(4n)), SOL, 1n);
@@ -438,7 +506,7 @@ describe("limits", () => {
     const w = await PoolWorld.create({ hasher: world.hasher });
     expect(w.initialize().ok).toBe(true);
     const who = w.depositor(10n * SOL);
-    patchTree(w, 4312, (1n << 64n) - 1n, 8);
+    patchTree(w, TREE_ACCOUNT_OFFSETS.totalDeposited, (1n << 64n) - 1n, 8);
     const r = w.deposit(who, computePrecommitment(w.hasher, bigIntToBytes32(1n), bigIntToBytes32(2n)), 1n, 0n);
     expect(r.err, r.logs.join("\n")).toEqual({ InstructionError: [1, "ArithmeticOverflow"] });
     expect(w.vaultBalance()).toBe(0n);

@@ -15,6 +15,7 @@ import {
   ASSOCIATED_TOKEN_PROGRAM_ID,
   DEPOSIT_RECEIPT_SIZE,
   EVENT_DISCRIMINATORS,
+  EVENT_IX_TAG,
   INSTRUCTION_DATA_SIZES,
   INSTRUCTION_DISCRIMINATORS,
   NULLIFIER_ACCOUNT_SIZE,
@@ -28,6 +29,7 @@ import {
   TOKEN_PROGRAM_ID,
   TREE_ACCOUNT_OFFSETS,
   TREE_ACCOUNT_SIZE,
+  TREE_INITIAL_SIZE,
   WITHDRAW_CHANGE_COMMITMENT_OFFSET,
   encodePoolInstruction,
   TREE_DEPTH,
@@ -70,8 +72,9 @@ describe("programs/pool/src agrees with the codec", () => {
       ["DISC_DEPOSIT_FAILED_EVENT", EVENT_DISCRIMINATORS.DepositFailedEvent],
       ["DISC_WITHDRAW_EVENT", EVENT_DISCRIMINATORS.WithdrawEvent],
       ["DISC_REVERT_EVENT", EVENT_DISCRIMINATORS.RevertEvent],
+      ["EVENT_IX_TAG", EVENT_IX_TAG],
     ];
-    expect(cases).toHaveLength(13);
+    expect(cases).toHaveLength(15);
     for (const [name, d] of cases) expect(bytesOf(consts, name), name).toEqual([...d]);
   });
 
@@ -95,6 +98,7 @@ describe("programs/pool/src agrees with the codec", () => {
     expect(define("TREE_DEPTH")).toBe(TREE_DEPTH);
     expect(define("ROOT_HISTORY_SIZE")).toBe(ROOT_HISTORY_SIZE);
     expect(define("TREE_ACCOUNT_SIZE")).toBe(TREE_ACCOUNT_SIZE);
+    expect(define("TREE_INITIAL_SIZE")).toBe(TREE_INITIAL_SIZE);
     expect(define("NULLIFIER_ACCOUNT_SIZE")).toBe(NULLIFIER_ACCOUNT_SIZE);
     expect(define("RECEIPT_SIZE")).toBe(DEPOSIT_RECEIPT_SIZE);
     expect(define("TOKEN_ACCOUNT_SIZE")).toBe(TOKEN_ACCOUNT_SIZE);
@@ -110,7 +114,9 @@ describe("programs/pool/src agrees with the codec", () => {
       ["TREE_OFF_TOTAL_DEPOSITED", TREE_ACCOUNT_OFFSETS.totalDeposited],
       ["TREE_OFF_TOTAL_WITHDRAWN", TREE_ACCOUNT_OFFSETS.totalWithdrawn],
       ["TREE_OFF_CREATED_SLOT", TREE_ACCOUNT_OFFSETS.createdSlot],
+      ["TREE_OFF_MIN_DEPOSIT", TREE_ACCOUNT_OFFSETS.minDeposit],
       ["TREE_OFF_BUMP", TREE_ACCOUNT_OFFSETS.bump],
+      ["TREE_OFF_EVENT_AUTHORITY_BUMP", TREE_ACCOUNT_OFFSETS.eventAuthorityBump],
       ["TOKEN_OFF_MINT", TOKEN_ACCOUNT_OFFSETS.mint],
       ["TOKEN_OFF_OWNER", TOKEN_ACCOUNT_OFFSETS.owner],
       ["TOKEN_OFF_AMOUNT", TOKEN_ACCOUNT_OFFSETS.amount],
@@ -135,6 +141,7 @@ describe("programs/pool/src agrees with the codec", () => {
     expect(define("IX_WITHDRAW_SWAP_LEN")).toBe(INSTRUCTION_DATA_SIZES.withdraw_swap);
     expect(define("IX_ASSERT_SWAP_OUT_LEN")).toBe(INSTRUCTION_DATA_SIZES.assert_swap_out);
     expect(define("IX_REVERT_LEN")).toBe(INSTRUCTION_DATA_SIZES.revert);
+    expect(define("IX_EXTEND_POOL_LEN")).toBe(INSTRUCTION_DATA_SIZES.extend_pool);
     // The arguments' offsets: the codec's data of a withdraw_swap with distinct bytes in every field.
     const data = encodePoolInstruction({
       name: "withdraw_swap",

@@ -33,13 +33,19 @@ import {
   TOKEN_PROGRAM_ID,
   associatedTokenAddress,
   decodeDepositReceipt,
+  decodePoolEventInstruction,
+  decodeProgramDataHeader,
   decodeTreeAccount,
   depositInstruction,
-  initializePoolInstruction,
+  encodeProgramDataHeader,
+  eventAuthorityAddress,
+  initializePoolInstructions,
   poolTreeAddress,
+  programDataAddress,
   poolVaultAddress,
   publicKeyBytes,
   type DepositReceiptData,
+  type PoolEvent,
   type TreeAccountData,
   type WithdrawParams,
 } from "../../src-shared/pool-program";
@@ -50,6 +56,8 @@ import { proveWithdrawal, type MerklePathInput, type WithdrawalProof } from "../
 import { cachedProver, seededRandom } from "../../tests/support/proofs";
 import { encodeMint } from "../../src-localnet/ledger/token";
 import { Svm, type TxResult } from "../../tests/support/svm";
+import { FailedTransactionMetadata, type TransactionMetadata } from "litesvm/dist/internal.js";
+import bs58 from "bs58";
 import {
   FIXTURE_CASES,
   FIXTURE_FEE,
@@ -70,6 +78,8 @@ export const MINT = encodeBase58(FIXTURE_MINT);
 export const OUTPUT_MINT = encodeBase58(FIXTURE_OUTPUT_MINT);
 export const FEE = FIXTURE_FEE;
 export const UNIT_LIMIT = 1_400_000;
+/** The pools' minimum deposit in these tests: 1 base unit, so the existing amounts all pass. */
+export const DEFAULT_MIN_DEPOSIT = 1n;
 
 export const PLAIN = "leaf 0, 1 SOL";
 export const PLAIN_5 = "leaf 5, 6 SOL";
@@ -83,6 +93,95 @@ export interface Landed extends TxResult {
   units: { program: string; consumed: number }[];
   /** The serialized transaction's size in bytes. */
   size: number;
+  /** The runtime's inner instructions per top-level instruction (empty for a simulation). */
+  inner: InnerInstructionView[][];
+  /**
+   * The pool's events, in order: the data of its event CPIs (inner instructions of the pool
+   * program whose first account is the event authority), as an indexer reads them.
+   */
+  events: PoolEvent[];
+}
+
+/** The pool events among a transaction's inner instructions. */
+export function eventsOf(inner: readonly InnerInstructionView[][]): PoolEvent[] {
+  const authority = eventAuthorityAddress(PROGRAM);
+  const out: PoolEvent[] = [];
+  for (const list of inner) {
+    for (const ix of list) {
+      if (ix.program !== PROGRAM || ix.accounts[0] !== authority) continue;
+      const e = decodePoolEventInstruction(ix.data);
+      if (e) out.push(e);
+    }
+  }
+  return out;
+}
+
+function innerViews(meta: TransactionMetadata, keys: readonly string[]): InnerInstructionView[][] {
+  return meta.innerInstructions().map((list) =>
+    list.map((i) => {
+      const c = i.instruction();
+      return { program: keys[c.programIdIndex()]!, accounts: [...c.accounts()].map((a) => keys[a]!), data: c.data(), stackHeight: i.stackHeight() };
+    }),
+  );
+}
+
+/** The account keys a compiled instruction's indexes name: static keys, then the tables' writable, then readonly ones. */
+function messageKeys(tx: Transaction | VersionedTransaction, lookupTables?: AddressLookupTableAccount[]): string[] {
+  if (tx instanceof VersionedTransaction) {
+    const k = tx.message.getAccountKeys(lookupTables ? { addressLookupTableAccounts: lookupTables } : undefined);
+    return [...k.staticAccountKeys, ...(k.accountKeysFromLookups?.writable ?? []), ...(k.accountKeysFromLookups?.readonly ?? [])].map((x) => x.toBase58());
+  }
+  return tx.compileMessage().accountKeys.map((x) => x.toBase58());
+}
+
+/**
+ * Sets (or, with null, drops) the upgrade authority in the program's ProgramData header, the
+ * rest of the account as it is. LiteSVM's addProgram deploys through the upgradeable loader with
+ * no authority, and initialize_pool accepts only the upgrade authority: a test that initializes
+ * pools makes its pool authority the upgrade authority first.
+ */
+export function setUpgradeAuthority(svm: Svm, programId: string, authority: PublicKey | null): void {
+  const address = new PublicKey(programDataAddress(programId));
+  const account = svm.getAccount(address);
+  if (!account) throw new Error(`no ProgramData account for ${programId}`);
+  const header = decodeProgramDataHeader(account.data);
+  if (!header.ok) throw new Error(header.error);
+  const data = Uint8Array.from(account.data);
+  data.set(encodeProgramDataHeader({ slot: header.value.slot, upgradeAuthority: authority ? authority.toBytes() : null }));
+  svm.setAccount(address, { lamports: account.lamports, data, owner: account.owner });
+}
+
+/** A compiled inner instruction with its program and accounts resolved to base58 keys. */
+export interface InnerInstructionView {
+  program: string;
+  accounts: string[];
+  data: Uint8Array;
+  stackHeight: number;
+}
+
+/** A landed legacy transaction with the runtime's inner instructions, per top-level instruction. */
+export interface LandedWithInner {
+  ok: boolean;
+  logs: string[];
+  inner: InnerInstructionView[][];
+}
+
+/**
+ * Sends a legacy transaction (signers[0] pays) and returns the inner instructions the runtime
+ * recorded, as an RPC's meta.innerInstructions: what readers take events from, whatever the logs
+ * lost.
+ */
+export function sendWithInner(svm: Svm, instructions: TransactionInstruction[], signers: Keypair[]): LandedWithInner {
+  const tx = new Transaction().add(...instructions);
+  tx.feePayer = signers[0]!.publicKey;
+  tx.recentBlockhash = svm.latestBlockhash();
+  tx.sign(...signers);
+  const keys = tx.compileMessage().accountKeys.map((k) => k.toBase58());
+  const r = svm.raw.sendLegacyTransaction(tx.serialize());
+  svm.expireBlockhash();
+  const failed = r instanceof FailedTransactionMetadata;
+  const meta = failed ? r.meta() : r;
+  return { ok: !failed, logs: meta.logs(), inner: innerViews(meta, keys) };
 }
 
 /** Per top-level instruction: `Program <id> consumed N of M compute units` at invoke depth 1. */
@@ -111,6 +210,7 @@ export class PoolWorld {
     mint: PublicKey,
   ) {
     this.svm.addProgram(POOL_SO, new PublicKey(PROGRAM));
+    setUpgradeAuthority(this.svm, PROGRAM, authority.publicKey);
     this.svm.airdrop(authority.publicKey, 1_000n * SOL);
     this.mint = mint;
   }
@@ -151,7 +251,10 @@ export class PoolWorld {
     const r = this.svm.send(tx, signers);
     this.svm.expireBlockhash();
     const size = tx instanceof VersionedTransaction ? tx.serialize().length : tx.serialize({ requireAllSignatures: false, verifySignatures: false }).length;
-    return { ...r, units: topLevelUnits(r.logs), size };
+    const recorded = this.svm.raw.getTransaction(bs58.decode(r.signature));
+    const meta = recorded === null ? null : recorded instanceof FailedTransactionMetadata ? recorded.meta() : recorded;
+    const inner = meta ? innerViews(meta, messageKeys(tx, lookupTables)) : [];
+    return { ...r, units: topLevelUnits(r.logs), size, inner, events: eventsOf(inner) };
   }
 
   /** Like send (v0 with these lookup tables), without committing anything. */
@@ -164,7 +267,7 @@ export class PoolWorld {
     }).compileToV0Message(lookupTables);
     const tx = new VersionedTransaction(message);
     const r = this.svm.simulate(tx, signers);
-    return { ...r, units: topLevelUnits(r.logs), size: tx.serialize().length };
+    return { ...r, units: topLevelUnits(r.logs), size: tx.serialize().length, inner: [], events: [] };
   }
 
   /** The pool program's units in a landed transaction (each of its top-level instructions). */
@@ -172,8 +275,15 @@ export class PoolWorld {
     return r.units.filter((u) => u.program === PROGRAM).map((u) => u.consumed);
   }
 
-  initialize(authority: Keypair = this.authority): Landed {
-    return this.send([initializePoolInstruction({ programId: PROGRAM, authority: authority.publicKey.toBase58(), mint: this.mintAddress })], [authority]);
+  /** initialize_pool and the three extend_pool that make the tree full size, in one transaction. */
+  initialize(authority: Keypair = this.authority, minDeposit: bigint = DEFAULT_MIN_DEPOSIT): Landed {
+    return this.send(initializePoolInstructions({ programId: PROGRAM, authority: authority.publicKey.toBase58(), mint: this.mintAddress, minDeposit }), [
+      authority,
+    ]);
+  }
+
+  get eventAuthority(): string {
+    return eventAuthorityAddress(PROGRAM);
   }
 
   depositIx(depositor: Keypair, precommitment: Uint8Array, amount: bigint, nonce: bigint): TransactionInstruction {
@@ -408,7 +518,9 @@ export async function notePool(): Promise<NotePool> {
     ...f,
     mirrors,
     initPool(mint) {
-      const r = world.send([initializePoolInstruction({ programId: PROGRAM, authority: relayer.publicKey.toBase58(), mint })], [relayer]);
+      const r = world.send(initializePoolInstructions({ programId: PROGRAM, authority: relayer.publicKey.toBase58(), mint, minDeposit: DEFAULT_MIN_DEPOSIT }), [
+        relayer,
+      ]);
       if (!r.ok) throw new Error(`initialize_pool ${mint}: ${r.logs.join("\n")}`);
       mirrors.set(mint, new LeafMirror(hasher));
     },

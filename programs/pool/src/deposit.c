@@ -1,16 +1,19 @@
 /*
  * deposit { precommitment: [u8;32], amount: u64, nonce: u64 } — depositor (w,s), mint,
  * tree (w), vault (w), depositor token account (w), receipt (w), token program, system
- * program, commitment marker (w).
+ * program, commitment marker (w), event authority, program.
  *
  * Protocol v2: the leaf is the program's, Poseidon(precommitment, received,
  * F(mint)), where `received` is what the vault's balance grew by in this instruction; nothing
  * the depositor computed is inserted. A precommitment that is zero or not below the field
  * modulus makes no leaf, and a leaf already in the tree (its commitment marker exists) is not
- * inserted twice: the deposit is then `failed`, its funds in the vault, revertable.
+ * inserted twice: the deposit is then `failed`, its funds in the vault, revertable. Less than the
+ * pool's minDeposit received fails DepositBelowMinimum and nothing moves: flushing the root ring
+ * with 1,000 deposits costs 1,000 minimums.
  *
- * Budget 40k CU (docs/pool-program.md): the 32 Poseidons of the insertion are ~25k, so everything else is
- * kept cheap: F(mint) computed once, PDAs by hash (pda.c), no account data copied.
+ * Budget 40k CU (docs/pool-program.md): the 32 Poseidons of the insertion are ~25k and the event's
+ * self-CPI ~1.3k, so everything else is kept cheap: F(mint) computed once, PDAs by hash with curve
+ * checks only where they decide (pda.c), no account data copied.
  */
 #include "pool.h"
 
@@ -24,11 +27,13 @@ enum {
   A_TOKEN_PROGRAM,
   A_SYSTEM_PROGRAM,
   A_COMMITMENT_MARKER,
+  A_EVENT_AUTHORITY,
+  A_PROGRAM,
   A_COUNT
 };
-static const uint8_t FLAGS[A_COUNT] = {F_SIGNER | F_MUT, 0, F_MUT, F_MUT, F_MUT, F_MUT, 0, 0, F_MUT};
-static const uint8_t NAMES[A_COUNT] = {ACC_DEPOSITOR, ACC_MINT, ACC_TREE, ACC_VAULT, ACC_DEPOSITOR_TOKEN_ACCOUNT,
-                                       ACC_RECEIPT, ACC_TOKEN_PROGRAM, ACC_SYSTEM_PROGRAM, ACC_COMMITMENT_MARKER};
+static const uint8_t FLAGS[A_COUNT] = {F_SIGNER | F_MUT, 0, F_MUT, F_MUT, F_MUT, F_MUT, 0, 0, F_MUT, 0, 0};
+static const uint8_t NAMES[A_COUNT] = {ACC_DEPOSITOR, ACC_MINT, ACC_TREE, ACC_VAULT, ACC_DEPOSITOR_TOKEN_ACCOUNT, ACC_RECEIPT,
+                                       ACC_TOKEN_PROGRAM, ACC_SYSTEM_PROGRAM, ACC_COMMITMENT_MARKER, ACC_EVENT_AUTHORITY, ACC_PROGRAM};
 static const uint8_t SEED_DEPOSIT[7] = {'d', 'e', 'p', 'o', 's', 'i', 't'};
 static const uint8_t SEED_COMMITMENT[10] = {'c', 'o', 'm', 'm', 'i', 't', 'm', 'e', 'n', 't'};
 
@@ -146,6 +151,8 @@ uint64_t process_deposit(const Ctx *ctx) {
   if ((err = cpi_token_transfer(&pay_in)) != SUCCESS) return err;
   /* The leaf is computed from what the vault received, never from a number the depositor chose. */
   d->received = rd_u64(vault->data + TOKEN_OFF_AMOUNT) - vault_before;
+  /* What arrived, not what was asked: a fee-charging token cannot slip under the minimum. */
+  if (d->received < rd_u64(tree->data + TREE_OFF_MIN_DEPOSIT)) return pool_error(ERR_DEPOSIT_BELOW_MINIMUM);
 
   if ((err = compute_leaf(ctx, d)) != SUCCESS) return err;
   if (d->reason == 0 && (err = insert_leaf(ctx, d)) != SUCCESS) return err;
@@ -159,6 +166,6 @@ uint64_t process_deposit(const Ctx *ctx) {
 
   DepositEventFields event = {ctx->p.data + 8, d->commitment, depositor->key->x, d->leaf_index,
                               d->received, d->clock.slot, rd_u64(d->nonce_le), d->reason};
-  emit_deposit(&event);
-  return SUCCESS;
+  EventSink sink = {ctx, t, &ka[A_EVENT_AUTHORITY]};
+  return emit_deposit(&sink, &event);
 }

@@ -43,6 +43,7 @@ uint64_t __attribute__((noinline)) pool_error(uint64_t code) {
     case ERR_SWAP_ASSERT_WRONG_ACCOUNT: line = "Error: SwapAssertWrongAccount"; break;
     case ERR_REQUIRED_BALANCE_TOO_LOW: line = "Error: RequiredBalanceTooLow"; break;
     case ERR_DUPLICATE_WITHDRAW_SWAP: line = "Error: DuplicateWithdrawSwap"; break;
+    case ERR_DEPOSIT_BELOW_MINIMUM: line = "Error: DepositBelowMinimum"; break;
     default: line = "Error: InvalidInput"; break;
   }
   sol_log(line);
@@ -71,6 +72,10 @@ static const char *account_name(uint64_t account) {
     case ACC_RECIPIENT_OUTPUT_TOKEN_ACCOUNT: return "recipient_output_token_account";
     case ACC_OUTPUT_MINT: return "output_mint";
     case ACC_INSTRUCTIONS_SYSVAR: return "instructions_sysvar";
+    case ACC_PROGRAM_DATA: return "program_data";
+    case ACC_EVENT_AUTHORITY: return "event_authority";
+    case ACC_PROGRAM: return "program";
+    case ACC_PAYER: return "payer";
     default: return "revert_marker";
   }
 }

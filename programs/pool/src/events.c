@@ -1,26 +1,49 @@
 /*
- * Events as Anchor's emit! writes them: one sol_log_data field, discriminator ‖ Borsh fields,
- * which the runtime logs as `Program data: <base64>` (src-shared/pool-program/events.ts).
- * The indexer reads DepositEvent's commitment: the leaf this program computed.
+ * Events as Anchor's emit_cpi! sends them: a CPI to this program whose data is EVENT_IX_TAG ‖
+ * discriminator ‖ Borsh fields (src-shared/pool-program/events.ts) and whose one account is the
+ * event authority PDA ["__event_authority"], signing. The runtime records the CPI among the
+ * transaction's inner instructions whatever the logs hold: a `Program data:` line is dropped
+ * once a transaction's logs pass 10,000 bytes, which let anyone hide a DepositEvent from the
+ * indexer (issue 25). The indexer reads DepositEvent's commitment: the leaf this program
+ * computed.
  */
 #include "pool.h"
 
-static void emit(const uint8_t *bytes, uint64_t len) {
-  SolBytes field = {bytes, len};
-  sol_log_data(&field, 1);
+/* The largest event (DepositFailedEvent, 129 bytes) after the 8-byte tag. */
+#define EVENT_MAX 137
+
+/* The CPI: signed with the tree's stored eventAuthorityBump, so no deposit or withdrawal
+ * searches for the bump. Only the event authority's account info is passed (the runtime looks
+ * up each meta's key among the infos and charges per byte of the accounts it maps: this one has
+ * none). The callee is this program, which the instruction's `program` account names; without
+ * it the runtime refuses the CPI. */
+static uint64_t emit(const EventSink *sink, const uint8_t *bytes, uint64_t len) {
+  uint8_t bump[1] = {sink->tree[TREE_OFF_EVENT_AUTHORITY_BUMP]};
+  SolSignerSeed seeds[2] = {{SEED_EVENT_AUTHORITY, sizeof(SEED_EVENT_AUTHORITY)}, {bump, 1}};
+  SolSignerSeeds signer = {seeds, 2};
+  SolAccountMeta meta = {sink->event_authority->key, false, true};
+  SolInstruction ix = {(SolPubkey *)sink->ctx->p.program_id, &meta, 1, (uint8_t *)bytes, len};
+  return sol_invoke_signed(&ix, sink->event_authority, 1, &signer, 1);
+}
+
+static void put_tag_and(uint8_t *out, const uint8_t *discriminator) {
+  for (uint64_t i = 0; i < 8; i++) {
+    out[i] = EVENT_IX_TAG[i];
+    out[8 + i] = discriminator[i];
+  }
 }
 
 /* DepositEvent: leafIndex u32, commitment, depositor, amount, slot, nonce (100 bytes).
  * DepositFailedEvent: precommitment, commitment, depositor, amount, slot, nonce, reason u8 (129). */
-void emit_deposit(const DepositEventFields *e) {
-  uint8_t out[129];
-  uint64_t at = 8;
+uint64_t emit_deposit(const EventSink *sink, const DepositEventFields *e) {
+  uint8_t out[EVENT_MAX] __attribute__((aligned(8)));
+  uint64_t at = 16;
   if (e->reason == 0) {
-    for (uint64_t i = 0; i < 8; i++) out[i] = DISC_DEPOSIT_EVENT[i];
+    put_tag_and(out, DISC_DEPOSIT_EVENT);
     wr_u32(out + at, e->leaf_index);
     at += 4;
   } else {
-    for (uint64_t i = 0; i < 8; i++) out[i] = DISC_DEPOSIT_FAILED_EVENT[i];
+    put_tag_and(out, DISC_DEPOSIT_FAILED_EVENT);
     copy32(out + at, e->precommitment);
     at += 32;
   }
@@ -32,31 +55,49 @@ void emit_deposit(const DepositEventFields *e) {
   wr_u64(out + at + 16, e->nonce);
   at += 24;
   if (e->reason != 0) out[at++] = (uint8_t)e->reason;
-  emit(out, at);
+  return emit(sink, out, at);
 }
 
 /* WithdrawEvent: nullifierHash, recipient, amount, fee, relayer, changeCommitment,
  * changeLeafIndex u32 (156 bytes; v3 appended the last two). */
-void emit_withdraw(const WithdrawEventFields *e) {
-  uint8_t out[156];
-  for (uint64_t i = 0; i < 8; i++) out[i] = DISC_WITHDRAW_EVENT[i];
-  copy32(out + 8, e->nullifier_hash);
-  copy32(out + 40, e->recipient);
-  wr_u64(out + 72, e->amount);
-  wr_u64(out + 80, e->fee);
-  copy32(out + 88, e->relayer);
-  copy32(out + 120, e->change_commitment);
-  wr_u32(out + 152, e->change_leaf_index);
-  emit(out, sizeof(out));
+uint64_t emit_withdraw(const EventSink *sink, const WithdrawEventFields *e) {
+  uint8_t out[8 + 156] __attribute__((aligned(8)));
+  put_tag_and(out, DISC_WITHDRAW_EVENT);
+  copy32(out + 16, e->nullifier_hash);
+  copy32(out + 48, e->recipient);
+  wr_u64(out + 80, e->amount);
+  wr_u64(out + 88, e->fee);
+  copy32(out + 96, e->relayer);
+  copy32(out + 128, e->change_commitment);
+  wr_u32(out + 160, e->change_leaf_index);
+  return emit(sink, out, sizeof(out));
 }
 
 /* RevertEvent: depositor, amount, nonce, revertNullifier (88 bytes). */
-void emit_revert(const RevertEventFields *e) {
-  uint8_t out[88];
-  for (uint64_t i = 0; i < 8; i++) out[i] = DISC_REVERT_EVENT[i];
-  copy32(out + 8, e->depositor);
-  wr_u64(out + 40, e->amount);
-  wr_u64(out + 48, e->nonce);
-  copy32(out + 56, e->revert_nullifier);
-  emit(out, sizeof(out));
+uint64_t emit_revert(const EventSink *sink, const RevertEventFields *e) {
+  uint8_t out[8 + 88] __attribute__((aligned(8)));
+  put_tag_and(out, DISC_REVERT_EVENT);
+  copy32(out + 16, e->depositor);
+  wr_u64(out + 48, e->amount);
+  wr_u64(out + 56, e->nonce);
+  copy32(out + 64, e->revert_nullifier);
+  return emit(sink, out, sizeof(out));
+}
+
+/*
+ * The event CPI arriving: it proves nothing unless this program sent it, so it succeeds only
+ * when accounts[0] signs and is a PDA ["__event_authority"] of this program: no top-level
+ * transaction can sign for an address off the curve, and another program can sign only for its
+ * own PDAs. A hash match at any bump is enough (no curve check): an address on the curve at
+ * that hash has no known key, and this program signs at the canonical bump only. Anchor's
+ * errors otherwise (AccountNotSigner, ConstraintSeeds), so a forged event fails its transaction.
+ */
+uint64_t process_event(const Ctx *ctx) {
+  if (ctx->p.ka_num < 1) return anchor_error(AE_ACCOUNT_NOT_ENOUGH_KEYS, ACC_NONE);
+  const SolAccountInfo *authority = &ctx->p.ka[0];
+  if (!authority->is_signer) return anchor_error(AE_ACCOUNT_NOT_SIGNER, ACC_EVENT_AUTHORITY);
+  Seeds seeds = {{{SEED_EVENT_AUTHORITY, sizeof(SEED_EVENT_AUTHORITY)}}, 1};
+  uint8_t bump;
+  if (!pda_hash_matches(&seeds, ctx->p.program_id, authority->key, &bump)) return anchor_error(AE_CONSTRAINT_SEEDS, ACC_EVENT_AUTHORITY);
+  return SUCCESS;
 }

@@ -1,6 +1,6 @@
 /*
  * The Merkle tree in the TreeAccount's own data (docs/pool-program.md "Accounts"): depth 32,
- * leaves left to right, only the frontier (filledSubtrees) and a ring of the last 100 roots
+ * leaves left to right, only the frontier (filledSubtrees) and a ring of the last 1,000 roots
  * are kept. The same algorithm as the relay's FrontierTree (src-server/core/merkle/frontier.ts),
  * so the indexer's tree and the program's agree on every root.
  *
@@ -101,11 +101,25 @@ uint64_t tree_insert(uint8_t *tree, const uint8_t leaf[32], uint64_t *index) {
   return SUCCESS;
 }
 
+/*
+ * A proof is almost always made against a recent root, so the ring is scanned from the newest
+ * root backwards, comparing one 8-byte word per slot (the rest only when it matches): a root
+ * one insertion old costs a few instructions, the ring's oldest (999 insertions old) about 4k
+ * CU, which withdraw's budget still holds. Slots are 8-aligned (the ring starts at 1,160 in
+ * account data that the runtime aligns), so the word loads are plain loads.
+ */
 bool tree_has_root(const uint8_t *tree, const uint8_t root[32]) {
   /* A zero root is never accepted: unused ring slots are zero. */
   if (is_zero32(root)) return false;
-  for (uint64_t i = 0; i < ROOT_HISTORY_SIZE; i++) {
-    if (eq32(tree + TREE_OFF_ROOTS + 32 * i, root)) return true;
+  uint64_t first = rd_u64(root);
+  const uint8_t *ring = tree + TREE_OFF_ROOTS;
+  const uint8_t *newest = ring + 32 * rd_u32(tree + TREE_OFF_CURRENT_ROOT_INDEX);
+  /* From the newest slot down to slot 0, then from the last slot down to the one after the newest. */
+  for (const uint8_t *slot = newest; slot >= ring; slot -= 32) {
+    if (*(const uint64_t *)slot == first && eq32(slot, root)) return true;
+  }
+  for (const uint8_t *slot = ring + 32 * (ROOT_HISTORY_SIZE - 1); slot > newest; slot -= 32) {
+    if (*(const uint64_t *)slot == first && eq32(slot, root)) return true;
   }
   return false;
 }

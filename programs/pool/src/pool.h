@@ -26,23 +26,40 @@ uint64_t sol_curve_validate_point(uint64_t curve_id, const uint8_t *point, uint8
 /* ---- Sizes and offsets (src-shared/pool-program/constants.ts, accounts.ts) ------------ */
 
 #define TREE_DEPTH 32
-#define ROOT_HISTORY_SIZE 100
+/* A root stays acceptable for 1,000 later insertions (issue 25: flushing a pending proof's root
+ * out of the ring must take 1,000 deposits of at least the pool's minimum). */
+#define ROOT_HISTORY_SIZE 1000
 /* nextIndex is a u32 and 0xFFFFFFFF means "no leaf" in a receipt, so at most 2^32 - 1 leaves. */
 #define MAX_LEAVES 0xFFFFFFFFULL
 #define NO_LEAF_INDEX 0xFFFFFFFFULL
 
-#define TREE_ACCOUNT_SIZE 4353
+/* The ring is last: 32,000 of the 33,160 bytes. A CPI can create at most 10,240 bytes, so
+ * initialize_pool creates TREE_INITIAL_SIZE and extend_pool grows it by at most
+ * MAX_PERMITTED_DATA_INCREASE per instruction; every other instruction refuses a tree that is not
+ * TREE_ACCOUNT_SIZE. The fields other than the ring lie in the first 10,240 bytes, so
+ * initialize_pool writes them all. */
+#define TREE_ACCOUNT_SIZE 33160
+#define TREE_INITIAL_SIZE 10240
 #define TREE_OFF_MINT 8
 #define TREE_OFF_AUTHORITY 40
 #define TREE_OFF_NEXT_INDEX 72
 #define TREE_OFF_CURRENT_ROOT_INDEX 76
-#define TREE_OFF_ROOTS 80
-#define TREE_OFF_FILLED 3280
-#define TREE_OFF_DEPOSIT_COUNT 4304
-#define TREE_OFF_TOTAL_DEPOSITED 4312
-#define TREE_OFF_TOTAL_WITHDRAWN 4320
-#define TREE_OFF_CREATED_SLOT 4328
-#define TREE_OFF_BUMP 4336
+#define TREE_OFF_FILLED 80
+#define TREE_OFF_DEPOSIT_COUNT 1104
+#define TREE_OFF_TOTAL_DEPOSITED 1112
+#define TREE_OFF_TOTAL_WITHDRAWN 1120
+#define TREE_OFF_CREATED_SLOT 1128
+#define TREE_OFF_MIN_DEPOSIT 1136
+#define TREE_OFF_BUMP 1144
+#define TREE_OFF_EVENT_AUTHORITY_BUMP 1145
+#define TREE_OFF_ROOTS 1160
+
+/* The upgradeable loader's ProgramData header: state u32 (3) @0, slot u64 @4, upgrade authority
+ * Option<Pubkey>: tag u8 @12, key @13. */
+#define PROGRAM_DATA_STATE 3
+#define PROGRAM_DATA_OFF_AUTHORITY_TAG 12
+#define PROGRAM_DATA_OFF_AUTHORITY 13
+#define PROGRAM_DATA_HEADER_SIZE 45
 
 #define NULLIFIER_ACCOUNT_SIZE 81 /* disc 8 | mint 32 | nullifierHash 32 | kind u8 | slot u64 */
 #define NULLIFIER_KIND_WITHDRAW 0
@@ -75,7 +92,8 @@ uint64_t sol_curve_validate_point(uint64_t curve_id, const uint8_t *point, uint8
 
 /* ---- Instruction data (discriminator ‖ Borsh args; exact lengths, instructions.ts) ---- */
 
-#define IX_INITIALIZE_POOL_LEN 8
+#define IX_INITIALIZE_POOL_LEN 16 /* minDeposit @8 */
+#define IX_EXTEND_POOL_LEN 8
 #define IX_DEPOSIT_LEN 56 /* precommitment @8, amount @40, nonce @48 */
 #define IX_WITHDRAW_LEN 408 /* proof @8, root @264, nullifierHash @296, recipient @328, amount @360, fee @368, changeCommitment @376 */
 #define IX_WITHDRAW_SWAP_LEN 448 /* ...withdraw's, outputMint @408, minOut @440 */
@@ -113,6 +131,7 @@ uint64_t sol_curve_validate_point(uint64_t curve_id, const uint8_t *point, uint8
 #define ERR_REQUIRED_BALANCE_TOO_LOW 6013
 #define ERR_DUPLICATE_WITHDRAW_SWAP 6014
 #define ERR_INVALID_INPUT 6015
+#define ERR_DEPOSIT_BELOW_MINIMUM 6016
 
 /* Anchor's framework errors the program raises before its own rules (anchor-lang ErrorCode;
  * the same codes and log lines as src-localnet/programs/runtime-helpers.ts). */
@@ -156,6 +175,10 @@ enum {
   ACC_OUTPUT_MINT,
   ACC_INSTRUCTIONS_SYSVAR,
   ACC_REVERT_MARKER,
+  ACC_PROGRAM_DATA,
+  ACC_EVENT_AUTHORITY,
+  ACC_PROGRAM,
+  ACC_PAYER,
 };
 
 /* Logs `Error: <Name>` and returns Custom(code). */
@@ -169,6 +192,7 @@ extern const SolPubkey SYSTEM_PROGRAM_ID;
 extern const SolPubkey TOKEN_PROGRAM_ID;
 extern const SolPubkey ASSOCIATED_TOKEN_PROGRAM_ID;
 extern const SolPubkey SYSVAR_INSTRUCTIONS_ID;
+extern const SolPubkey BPF_LOADER_UPGRADEABLE_ID;
 
 extern const uint8_t DISC_IX_INITIALIZE_POOL[8];
 extern const uint8_t DISC_IX_DEPOSIT[8];
@@ -176,6 +200,11 @@ extern const uint8_t DISC_IX_WITHDRAW[8];
 extern const uint8_t DISC_IX_WITHDRAW_SWAP[8];
 extern const uint8_t DISC_IX_ASSERT_SWAP_OUT[8];
 extern const uint8_t DISC_IX_REVERT[8];
+extern const uint8_t DISC_IX_EXTEND_POOL[8];
+/* Anchor's EVENT_IX_TAG_LE: the first 8 bytes of an event CPI's data. */
+extern const uint8_t EVENT_IX_TAG[8];
+/* "__event_authority", the event authority PDA's seed. */
+extern const uint8_t SEED_EVENT_AUTHORITY[17];
 extern const uint8_t DISC_TREE_ACCOUNT[8];
 extern const uint8_t DISC_NULLIFIER_ACCOUNT[8];
 extern const uint8_t DISC_DEPOSIT_RECEIPT[8];
@@ -206,7 +235,7 @@ bool is_zero32(const uint8_t *p);
 
 /* The most accounts any instruction names (withdraw_swap); the venue's accounts after them
  * are counted but not deserialized. */
-#define MAX_NAMED_ACCOUNTS 15
+#define MAX_NAMED_ACCOUNTS 17
 
 typedef struct {
   SolParameters p;
@@ -233,7 +262,7 @@ uint64_t check_token_account(const SolAccountInfo *a, uint64_t name, const uint8
 /* A token account the program pays into: absent (system-owned, no data) -> *exists = false;
  * otherwise it must be a token account of `mint` owned by `owner` (WrongTokenAccount). */
 uint64_t check_receiving_account(const SolAccountInfo *a, const uint8_t *mint, const uint8_t *owner, bool *exists);
-/* The tree of `mint`: its PDA, this program's, a TreeAccount. */
+/* The tree of `mint`: its PDA, this program's, a TreeAccount of its full size. */
 uint64_t load_tree(const Ctx *ctx, const SolAccountInfo *tree, const SolPubkey *mint);
 /* The vault of `mint`: PDA ["vault", mint], a token account of `mint` owned by itself; its bump out. */
 uint64_t check_vault(const Ctx *ctx, const SolAccountInfo *vault, const SolPubkey *mint, uint8_t *bump);
@@ -248,7 +277,8 @@ typedef struct {
 
 /* The canonical PDA of seeds under program (what findProgramAddressSync gives) and its bump. */
 uint64_t pda_find(const Seeds *seeds, const SolPubkey *program, SolPubkey *address, uint8_t *bump);
-/* True when `expected` is the canonical PDA of seeds; its bump out. */
+/* True when `expected` is the canonical PDA of seeds (or the hash at the canonical position
+ * lies on the curve: an address nobody can sign for, pda.c); its bump out. */
 bool pda_is(const Seeds *seeds, const SolPubkey *program, const SolPubkey *expected, uint8_t *bump);
 /* True when `expected` is sha256(seeds ‖ b ‖ program ‖ "ProgramDerivedAddress") for some bump b
  * (found from 255 down, no curve checks; b out). Only for an account that exists with data
@@ -356,6 +386,16 @@ uint64_t check_swap_assertion(const SwapAssertion *s);
 
 /* ---- Events (events.c) ---------------------------------------------------------------------- */
 
+/* Every event goes out as a CPI to this program (Anchor's emit_cpi!) signed by the event
+ * authority PDA with the bump stored in the tree; `event_authority` is the instruction's
+ * eventAuthority account. A wrong account there fails the CPI (the runtime derives the signer's
+ * address from the seeds), so an event is never silently missing from a transaction that landed. */
+typedef struct {
+  const Ctx *ctx;
+  const uint8_t *tree;
+  const SolAccountInfo *event_authority;
+} EventSink;
+
 typedef struct {
   const uint8_t *precommitment; /* failed only */
   const uint8_t *commitment;    /* the computed leaf, or 32 zero bytes */
@@ -366,7 +406,7 @@ typedef struct {
   uint64_t nonce;
   uint64_t reason;              /* 0: DepositEvent; 1 zero, 2 not a field element, 3 duplicate */
 } DepositEventFields;
-void emit_deposit(const DepositEventFields *e);
+uint64_t emit_deposit(const EventSink *sink, const DepositEventFields *e);
 
 typedef struct {
   const uint8_t *nullifier_hash;
@@ -377,7 +417,7 @@ typedef struct {
   const uint8_t *change_commitment;
   uint64_t change_leaf_index;
 } WithdrawEventFields;
-void emit_withdraw(const WithdrawEventFields *e);
+uint64_t emit_withdraw(const EventSink *sink, const WithdrawEventFields *e);
 
 typedef struct {
   const uint8_t *depositor;
@@ -385,7 +425,9 @@ typedef struct {
   uint64_t nonce;
   const uint8_t *revert_nullifier;
 } RevertEventFields;
-void emit_revert(const RevertEventFields *e);
+uint64_t emit_revert(const EventSink *sink, const RevertEventFields *e);
+/* The event CPI's own handler: succeeds only for the event authority PDA as a signer. */
+uint64_t process_event(const Ctx *ctx);
 
 /* ---- Instructions ------------------------------------------------------------------------- */
 
@@ -395,5 +437,6 @@ uint64_t process_deposit(const Ctx *ctx);
 uint64_t process_withdraw(const Ctx *ctx, bool swap);
 uint64_t process_assert_swap_out(const Ctx *ctx);
 uint64_t process_revert(const Ctx *ctx);
+uint64_t process_extend_pool(const Ctx *ctx);
 
 #endif

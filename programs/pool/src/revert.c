@@ -1,7 +1,7 @@
 /*
- * revert { nonce: u64 } — authority (w,s) (must equal tree.authority), mint, tree, vault (w),
+ * revert { nonce: u64 } — authority (w,s) (must equal tree.authority), mint, tree (w), vault (w),
  * depositor, depositor token account (w), receipt (w), revert marker (w), token program,
- * system program. A failed deposit (zero or non-canonical precommitment, duplicate leaf) is paid
+ * system program, event authority, program. The reverted amount leaves totalDeposited again. A failed deposit (zero or non-canonical precommitment, duplicate leaf) is paid
  * back to its depositor once: the receipt becomes `reverted` and the revert marker, a
  * NullifierAccount of kind revert at ["nullifier", mint, revertNullifier] with revertNullifier
  * = F(receipt address), is created (a second revert: NullifierSpent).
@@ -19,11 +19,13 @@ enum {
   A_REVERT_MARKER,
   A_TOKEN_PROGRAM,
   A_SYSTEM_PROGRAM,
+  A_EVENT_AUTHORITY,
+  A_PROGRAM,
   A_COUNT
 };
-static const uint8_t FLAGS[A_COUNT] = {F_SIGNER | F_MUT, 0, 0, F_MUT, 0, F_MUT, F_MUT, F_MUT, 0, 0};
+static const uint8_t FLAGS[A_COUNT] = {F_SIGNER | F_MUT, 0, F_MUT, F_MUT, 0, F_MUT, F_MUT, F_MUT, 0, 0, 0, 0};
 static const uint8_t NAMES[A_COUNT] = {ACC_AUTHORITY, ACC_MINT, ACC_TREE, ACC_VAULT, ACC_DEPOSITOR, ACC_DEPOSITOR_TOKEN_ACCOUNT,
-                                       ACC_RECEIPT, ACC_REVERT_MARKER, ACC_TOKEN_PROGRAM, ACC_SYSTEM_PROGRAM};
+                                       ACC_RECEIPT, ACC_REVERT_MARKER, ACC_TOKEN_PROGRAM, ACC_SYSTEM_PROGRAM, ACC_EVENT_AUTHORITY, ACC_PROGRAM};
 static const uint8_t SEED_DEPOSIT[7] = {'d', 'e', 'p', 'o', 's', 'i', 't'};
 static const uint8_t SEED_NULLIFIER[9] = {'n', 'u', 'l', 'l', 'i', 'f', 'i', 'e', 'r'};
 static const uint8_t SEED_VAULT[5] = {'v', 'a', 'u', 'l', 't'};
@@ -108,8 +110,13 @@ uint64_t process_revert(const Ctx *ctx) {
   if ((err = cpi_token_transfer(&pay_back)) != SUCCESS) return err;
   rd[RECEIPT_OFF_STATUS] = RECEIPT_STATUS_REVERTED;
   if ((err = create_marker(ctx, r)) != SUCCESS) return err;
+  /* The deposit added what the vault received; the same amount goes back out of the total. */
+  uint8_t *t = ka[A_TREE].data;
+  uint64_t total = rd_u64(t + TREE_OFF_TOTAL_DEPOSITED);
+  if (total < amount) return ERROR_ARITHMETIC_OVERFLOW;
+  wr_u64(t + TREE_OFF_TOTAL_DEPOSITED, total - amount);
 
   RevertEventFields event = {depositor, amount, rd_u64(ctx->p.data + 8), r->revert_nullifier};
-  emit_revert(&event);
-  return SUCCESS;
+  EventSink sink = {ctx, t, &ka[A_EVENT_AUTHORITY]};
+  return emit_revert(&sink, &event);
 }

@@ -4,8 +4,9 @@
  *
  * Accounts: relayer (w,s, payer), mint, tree (w), vault (w), nullifier (w), recipient,
  * recipient token account (w), relayer token account (w), token program, associated token
- * program, system program; withdraw_swap adds the swap escrow (w), recipient's output token
- * account (w), output mint, instructions sysvar, then the venue's accounts.
+ * program, system program, then for withdraw the event authority and the program; withdraw_swap
+ * has the swap escrow (w), recipient's output token account (w), output mint, instructions
+ * sysvar before those two, then the venue's accounts.
  *
  * The seven public inputs are computed here, never taken from the client: root, nullifierHash,
  * F(recipient), amount, F(mint), extDataHash = Poseidon(F(relayer), fee, F(outputMint) or 0,
@@ -34,18 +35,23 @@ enum {
   A_TOKEN_PROGRAM,
   A_ASSOCIATED_TOKEN_PROGRAM,
   A_SYSTEM_PROGRAM,
-  A_WITHDRAW_COUNT,
-  A_SWAP_ESCROW = A_WITHDRAW_COUNT,
+  A_BASE_COUNT,
+  /* withdraw_swap's four; withdraw's event accounts sit where these begin (event_accounts). */
+  A_SWAP_ESCROW = A_BASE_COUNT,
   A_RECIPIENT_OUTPUT_TOKEN_ACCOUNT,
   A_OUTPUT_MINT,
   A_INSTRUCTIONS_SYSVAR,
-  A_SWAP_COUNT
+  A_SWAP_BASE_COUNT,
 };
-static const uint8_t FLAGS[A_SWAP_COUNT] = {F_SIGNER | F_MUT, 0, F_MUT, F_MUT, F_MUT, 0, F_MUT, F_MUT, 0, 0, 0, F_MUT, F_MUT, 0, 0};
+#define A_WITHDRAW_COUNT (A_BASE_COUNT + 2)
+#define A_SWAP_COUNT (A_SWAP_BASE_COUNT + 2)
+/* Flags and names of withdraw_swap's accounts; withdraw's are the first eleven and the last two. */
+static const uint8_t FLAGS[A_SWAP_COUNT] = {F_SIGNER | F_MUT, 0, F_MUT, F_MUT, F_MUT, 0, F_MUT, F_MUT, 0, 0, 0, F_MUT, F_MUT, 0, 0, 0, 0};
 static const uint8_t NAMES[A_SWAP_COUNT] = {
   ACC_RELAYER, ACC_MINT, ACC_TREE, ACC_VAULT, ACC_NULLIFIER, ACC_RECIPIENT, ACC_RECIPIENT_TOKEN_ACCOUNT,
   ACC_RELAYER_TOKEN_ACCOUNT, ACC_TOKEN_PROGRAM, ACC_ASSOCIATED_TOKEN_PROGRAM, ACC_SYSTEM_PROGRAM,
   ACC_SWAP_ESCROW, ACC_RECIPIENT_OUTPUT_TOKEN_ACCOUNT, ACC_OUTPUT_MINT, ACC_INSTRUCTIONS_SYSVAR,
+  ACC_EVENT_AUTHORITY, ACC_PROGRAM,
 };
 static const uint8_t SEED_NULLIFIER[9] = {'n', 'u', 'l', 'l', 'i', 'f', 'i', 'e', 'r'};
 static const uint8_t SEED_VAULT[5] = {'v', 'a', 'u', 'l', 't'};
@@ -72,8 +78,10 @@ static uint64_t check_withdraw_accounts(const Ctx *ctx, Withdraw *w) {
   const SolPubkey *mint = ka[A_MINT].key;
   const uint8_t *relayer = ka[A_RELAYER].key->x;
   const uint8_t *recipient = data + WD_OFF_RECIPIENT;
-  uint64_t err = check_accounts(ctx, FLAGS, NAMES, w->swap ? A_SWAP_COUNT : A_WITHDRAW_COUNT);
+  uint64_t err = check_accounts(ctx, FLAGS, NAMES, w->swap ? A_SWAP_COUNT : A_BASE_COUNT);
   if (err != SUCCESS) return err;
+  /* withdraw's event accounts (no flags to check: both readonly) must be there too. */
+  if (!w->swap && ctx->p.ka_num < A_WITHDRAW_COUNT) return anchor_error(AE_ACCOUNT_NOT_ENOUGH_KEYS, ACC_NONE);
   if ((err = check_program(&ka[A_TOKEN_PROGRAM], &TOKEN_PROGRAM_ID, ACC_TOKEN_PROGRAM)) != SUCCESS) return err;
   if ((err = check_program(&ka[A_ASSOCIATED_TOKEN_PROGRAM], &ASSOCIATED_TOKEN_PROGRAM_ID, ACC_ASSOCIATED_TOKEN_PROGRAM)) != SUCCESS) return err;
   if ((err = check_program(&ka[A_SYSTEM_PROGRAM], &SYSTEM_PROGRAM_ID, ACC_SYSTEM_PROGRAM)) != SUCCESS) return err;
@@ -248,6 +256,6 @@ uint64_t process_withdraw(const Ctx *ctx, bool swap) {
 
   WithdrawEventFields event = {data + WD_OFF_NULLIFIER_HASH, data + WD_OFF_RECIPIENT, w->amount, w->fee, ka[A_RELAYER].key->x,
                                data + WD_OFF_CHANGE_COMMITMENT, w->change_leaf_index};
-  emit_withdraw(&event);
-  return SUCCESS;
+  EventSink sink = {ctx, tree, &ka[swap ? A_SWAP_BASE_COUNT : A_BASE_COUNT]};
+  return emit_withdraw(&sink, &event);
 }
