@@ -85,10 +85,16 @@ describe("events by self-CPI", () => {
     const filler: TransactionInstruction[] = Array.from({ length: 46 }, () => splTransfer(own, own, who.publicKey, 0n));
     world.svm.raw.setLogBytesLimit(10_000n);
     try {
-      const r = world.send([...filler, world.depositIx(who, pre(3n), MIN, 0n)], [who]);
+      const deposit = world.depositIx(who, pre(3n), MIN, 0n);
+      // A v0 transaction with a lookup table of the deposit's other accounts, so that 46 transfers fit in the packet.
+      const statics = new Set([who.publicKey.toBase58(), TOKEN_PROGRAM_ID, PROGRAM]);
+      const table = world.lookupTable(deposit.keys.map((k) => k.pubkey.toBase58()).filter((k) => !statics.has(k)));
+      const r = world.send([...filler, deposit], [who], [table]);
+      expect(r.size).toBeLessThanOrEqual(1232);
       expect(r.ok, r.logs.join("\n")).toBe(true);
       expect(r.logs.at(-1)).toBe("Log truncated");
-      expect(r.logs.some((l) => l.includes("Instruction: Deposit"))).toBe(false);
+      // The logs end inside the deposit: a `Program data:` line written at its end would have been dropped.
+      expect(r.logs.some((l) => l === `Program ${PROGRAM} success`)).toBe(false);
       const leafIndex = world.treeAccount().nextIndex - 1;
       expect(r.events).toEqual([expect.objectContaining({ name: "DepositEvent", leafIndex, amount: MIN })]);
     } finally {
