@@ -1,10 +1,11 @@
 import type { Network } from "../../../src-shared/networks";
-import type { AppendResult, MerkleTree } from "../../core/merkle/tree";
+import { ROOT_HISTORY_SIZE, type AppendResult, type MerkleTree } from "../../core/merkle/tree";
 import type { IndexedLeaf, LeafKind, StoredPool, TreeStore } from "../../ports/tree-store";
 import type { DurableDb, SqlStatement } from "./durable-db";
 import { encodeLeafRecord, LEAF_RECORD, leafPage, NODE, TIME_BYTES, timePage, treePage } from "./leaf-pages";
 
-const KEEP_ROOTS = 100;
+/** As many roots as the tree accepts: a restarted relay accepts the same roots it did before (issue 25: 1,000). */
+const KEEP_ROOTS = ROOT_HISTORY_SIZE;
 /** Bytes read per call while loading a level (a 1M-leaf level 0 is 32 MiB). */
 const LOAD_CHUNK = 1 << 20;
 const PAGE_PUT = "SELECT page_put(?, ?, ?)";

@@ -35,8 +35,10 @@ export class FrontierTree {
     this.filled = state ? state.filledSubtrees.slice() : new Uint8Array(depth * 32);
     if (!state) for (let i = 0; i < depth; i++) this.filled.set(this.zeros[i]!, i * 32);
     const roots = state?.roots ?? new Uint8Array(0);
-    for (let i = 0; i < roots.length; i += 32) this.history.push(roots.slice(i, i + 32));
-    this.current = roots.length > 0 ? roots.slice(roots.length - 32) : this.zeros[depth]!;
+    // Whole roots only: a stored list is a multiple of 32 bytes (a shorter tail would be no root at all).
+    const whole = roots.length - (roots.length % 32);
+    for (let i = 0; i < whole; i += 32) this.history.push(roots.slice(i, i + 32));
+    this.current = whole > 0 ? roots.slice(whole - 32, whole) : this.zeros[depth]!;
   }
 
   root(): Uint8Array {
@@ -69,6 +71,43 @@ export class FrontierTree {
 
   /** What is stored after each deposit, and what the tree resumes from. */
   state(): FrontierState {
-    return { nextIndex: this.nextIndex, filledSubtrees: this.filled.slice(), roots: this.history.bytes() };
+    return { ...this.frontier(), roots: this.history.bytes() };
   }
+
+  /** {@link state} without the roots: what a caller that stores the root ring slot by slot needs (32 KB less to copy per insert). */
+  frontier(): Omit<FrontierState, "roots"> {
+    return { nextIndex: this.nextIndex, filledSubtrees: this.filled.slice() };
+  }
+}
+
+/**
+ * The root ring as the pool program lays it out: ROOT_HISTORY_SIZE slots of
+ * 32 bytes, the root after k leaves (k ≥ 1) in slot (k − 1) mod the ring's
+ * size. Stored this way, an insert rewrites one slot instead of the whole list.
+ */
+export function ringSlot(leafCount: number, capacity: number = ROOT_HISTORY_SIZE): number {
+  if (!Number.isInteger(leafCount) || leafCount < 1) throw new RangeError(`the ring holds roots after at least one leaf, got ${leafCount}`);
+  return (leafCount - 1) % capacity;
+}
+
+/** The roots of a ring (see {@link ringSlot}) oldest first, for `nextIndex` leaves: min(nextIndex, capacity) of them. */
+export function rootsFromRing(ring: Uint8Array, nextIndex: number, capacity: number = ROOT_HISTORY_SIZE): Uint8Array {
+  if (ring.length !== capacity * 32) throw new RangeError(`a ring of ${capacity} roots is ${capacity * 32} bytes, got ${ring.length}`);
+  const count = Math.min(nextIndex, capacity);
+  const out = new Uint8Array(count * 32);
+  for (let i = 0; i < count; i++) {
+    const slot = ringSlot(nextIndex - count + 1 + i, capacity);
+    out.set(ring.subarray(slot * 32, slot * 32 + 32), i * 32);
+  }
+  return out;
+}
+
+/** The ring (see {@link ringSlot}) holding `roots` (oldest first, the last being the root after `nextIndex` leaves); other slots zero. */
+export function ringFromRoots(roots: Uint8Array, nextIndex: number, capacity: number = ROOT_HISTORY_SIZE): Uint8Array {
+  const count = roots.length / 32;
+  if (!Number.isInteger(count) || count > Math.min(nextIndex, capacity))
+    throw new RangeError(`${roots.length} bytes are not up to ${Math.min(nextIndex, capacity)} roots`);
+  const ring = new Uint8Array(capacity * 32);
+  for (let i = 0; i < count; i++) ring.set(roots.subarray(i * 32, i * 32 + 32), ringSlot(nextIndex - count + 1 + i, capacity) * 32);
+  return ring;
 }

@@ -5,7 +5,8 @@ import type { FieldHasher } from "../../../src-shared/crypto/hasher";
 import { bigIntToBytes32, bytesToBigInt } from "../../../src-shared/encoding/field";
 import { toHex } from "../../../src-shared/encoding/bytes";
 import { FrontierTree } from "./frontier";
-import { MerkleTree } from "./tree";
+import { MerkleTree, ROOT_HISTORY_SIZE } from "./tree";
+import { ROOT_HISTORY_SIZE as PROGRAM_ROOT_HISTORY_SIZE } from "../../../src-shared/pool-program/constants";
 
 let hasher: FieldHasher;
 let ref: Poseidon;
@@ -139,17 +140,22 @@ describe("MerkleTree", () => {
     expect(bytesToBigInt(get(2 ** 30))).toBe(H(H(bytesToBigInt(leaf(1)), bytesToBigInt(leaf(2))), H(bytesToBigInt(leaf(3)), 0n)));
   });
 
-  it("accepts the last 100 roots and forgets older ones", () => {
-    const tree = new MerkleTree(hasher);
+  it("accepts the last 1,000 roots (the current one and 999 before it), as the pool program's ring holds them, and forgets older ones", () => {
+    expect(ROOT_HISTORY_SIZE).toBe(1000);
+    expect(ROOT_HISTORY_SIZE).toBe(PROGRAM_ROOT_HISTORY_SIZE);
+    // Depth 10 (1,024 leaves) keeps 1,002 appends quick; the history does not depend on the depth.
+    const tree = new MerkleTree(hasher, 10);
     const roots: Uint8Array[] = [];
-    for (let i = 0; i < 102; i++) {
+    for (let i = 0; i < 1002; i++) {
       const r = tree.append(leaf(i));
       if (r.ok) roots.push(r.value.root);
     }
+    // roots[k] is the root after k + 1 leaves: of 1,002 roots the ring keeps roots[2] to roots[1001].
     expect(tree.isKnownRoot(roots[0]!)).toBe(false);
     expect(tree.isKnownRoot(roots[1]!)).toBe(false);
     expect(tree.isKnownRoot(roots[2]!)).toBe(true);
-    expect(tree.isKnownRoot(roots[101]!)).toBe(true);
+    expect(tree.isKnownRoot(roots[1001]!)).toBe(true);
+    expect(tree.recentRoots().map(toHex)).toEqual(roots.slice(2).map(toHex));
   });
 });
 

@@ -5,7 +5,13 @@ import { RootHistory } from "./root-history";
 import { zeroHashes } from "./zeros";
 
 export const TREE_DEPTH = 32;
-export const ROOT_HISTORY_SIZE = 100;
+/**
+ * Roots the relay accepts besides the current one: the pool program's ring
+ * (src-shared/pool-program ROOT_HISTORY_SIZE, issue 25). A proof stays good
+ * for 1,000 later insertions, so flushing it out takes 1,000 deposits of at
+ * least the pool's minimum.
+ */
+export const ROOT_HISTORY_SIZE = 1000;
 const NODE = 32;
 
 /** Nodes written by an append: `count` nodes of `level` starting at `start`, as a view. */
@@ -65,6 +71,7 @@ export class MerkleTree {
     return this.history.has(root);
   }
 
+  /** The roots the tree accepts, oldest first (copies). */
   recentRoots(): readonly Uint8Array[] {
     return this.history.list();
   }
