@@ -98,6 +98,7 @@ export function prepareConsoleAdmin(opts: {
       indexer: late.indexer,
       chains: late.chains,
       balanceOf: (n, owner, mint) => late.sandboxes.get(n)?.balance(owner, mint) ?? null,
+      ...(late.support ? { reverts: late.support.reverts } : {}),
     });
     const status = new AdminStatus({
       config,

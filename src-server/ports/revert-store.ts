@@ -36,4 +36,9 @@ export interface RevertStore {
    * Sees a submission the moment advance() is called (before it is durable).
    */
   paidOrSentSince(wallet: string, sinceMs: number): number[];
+  /**
+   * Deposits paid back by reverts (status processed), per network and mint: funds that
+   * reached the vault but never a leaf, and left it again (the console's Money page).
+   */
+  paidBack(): { network: Network; mint: string; reverts: number; amount: bigint }[];
 }

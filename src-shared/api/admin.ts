@@ -397,6 +397,11 @@ export const adminMoney = object({
   earned: array(object({ at: number, network, mint: string, fees: string, relays: number })),
   totals: array(object({ network, mint: string, fees: string, volume: string, relays: number, costLamports: string })),
   recent: array(object({ id: string, network, mint: string, status: relayStatus, receivedAt: number, depositSize: string, fee: string, costLamports: string })),
+  /**
+   * Failed deposits paid back by reverts, per network and mint, from the relay's revert records:
+   * money that entered the vault (and the program's totalDeposited) but never the tree, and left again.
+   */
+  reverted: array(object({ network, mint: string, reverts: nonNegInt, amount: decimalText })),
 });
 export type AdminMoney = Infer<typeof adminMoney>;
 

@@ -96,6 +96,11 @@ describe("a revert that is not the token wallet's own deposit leaves no record",
       ].sort(),
     );
   });
+
+  it("shows on the Money page what reverts paid back, apart from what withdrawals moved (a reverted deposit never reached the tree)", async () => {
+    const money = (await get(`${h.url}/admin/money?range=24h`, admin)).json as { reverted: unknown[] };
+    expect(money.reverted).toEqual([{ network: "mainnet", mint: WSOL, reverts: 1, amount: "700" }]);
+  });
 });
 
 describe("compliance signatures are counted, not stored, unless the operator turns the audit log on", () => {

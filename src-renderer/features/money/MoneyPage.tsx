@@ -66,11 +66,28 @@ export function MoneyPage() {
             )}
           </Panel>
           <RecentCosts money={m} />
+          <Panel id="reverted-title" title="Deposits paid back by reverts">
+            <p className="muted">
+              Failed deposits returned to their depositors, from the relay&apos;s revert records (all time). They reached the vault but never the pool&apos;s
+              tree, so no withdrawal can spend them; an on-chain totalDeposited that still counts them is that much above what the pool holds for notes.
+            </p>
+            {m.reverted.length === 0 ? (
+              <EmptyState title="No revert paid">No failed deposit has been paid back.</EmptyState>
+            ) : (
+              <DataTable columns={REVERTED} rows={m.reverted} rowKey={(r) => `${r.network}/${r.mint}`} testId="money-reverted" />
+            )}
+          </Panel>
         </>
       )}
     </QueryPage>
   );
 }
+
+const REVERTED: readonly Column<AdminMoney["reverted"][number]>[] = [
+  { header: "Pool", rowHeader: true, title: (r) => r.mint, cell: (r) => <PoolName mint={r.mint} network={r.network} /> },
+  { header: "Reverts paid", cell: (r) => formatCount(r.reverts) },
+  { header: "Paid back (deposited, never in the tree)", numeric: true, cell: (r) => formatAmount(r.amount, r.mint) },
+];
 
 const TOTALS: readonly Column<AdminMoney["totals"][number]>[] = [
   { header: "Pool", rowHeader: true, title: (t) => t.mint, cell: (t) => <PoolName mint={t.mint} network={t.network} /> },

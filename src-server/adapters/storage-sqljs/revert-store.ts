@@ -69,6 +69,21 @@ export class SqlRevertStore implements RevertStore {
       .map((r) => r.requested_at);
   }
 
+  paidBack(): { network: Network; mint: string; reverts: number; amount: bigint }[] {
+    const totals = new Map<string, { network: Network; mint: string; reverts: number; amount: bigint }>();
+    // Amounts are u64 text: summed as bigint here, not by SQLite's 64-bit signed SUM.
+    for (const r of this.db.all<{ network: Network; mint: string; amount: string }>(
+      "SELECT network, mint, amount FROM reverts WHERE status = 'processed' AND mint IS NOT NULL AND amount IS NOT NULL",
+    )) {
+      const key = `${r.network}|${r.mint}`;
+      const t = totals.get(key) ?? { network: r.network, mint: r.mint, reverts: 0, amount: 0n };
+      t.reverts += 1;
+      t.amount += BigInt(r.amount);
+      totals.set(key, t);
+    }
+    return [...totals.values()];
+  }
+
   recent(limit: number): RevertRecord[] {
     return this.db.all<Row>(`SELECT ${COLUMNS} FROM reverts ORDER BY requested_at DESC, id LIMIT ?`, [limit]).map(toRecord);
   }

@@ -2,6 +2,7 @@ import { ADMIN_RANGES, type AdminMoney, type AdminRange } from "../../../src-sha
 import type { Network } from "../../../src-shared/networks";
 import type { ChainBackend } from "../../ports/chain";
 import type { ConsoleStore } from "../../ports/console-store";
+import type { RevertStore } from "../../ports/revert-store";
 import { relayCostLamports } from "./relays";
 import { firstBucket } from "./pools";
 import type { IndexerService } from "../indexer";
@@ -14,6 +15,8 @@ export interface AdminMoneyDeps {
   chains: ReadonlyMap<Network, ChainBackend>;
   /** The owner's token balance on a sandbox network; null where the backend cannot say. */
   balanceOf(network: Network, owner: string, mint: string): bigint | null;
+  /** The support queue's store: what reverts paid back (absent: none shown). */
+  reverts?: Pick<RevertStore, "paidBack">;
   now?: () => number;
 }
 
@@ -89,6 +92,9 @@ export class AdminMoneyService {
       earned: [...earned.values()].sort((a, b) => a.at - b.at).map((e) => ({ ...e, fees: e.fees.toString() })),
       totals: [...totals.values()].map((t) => ({ ...t, fees: t.fees.toString(), volume: t.volume.toString(), costLamports: "0" })),
       recent,
+      // From the relay's own revert records, so it holds whether or not the program's
+      // totalDeposited subtracts reverts: a reverted deposit never became a leaf.
+      reverted: (this.deps.reverts?.paidBack() ?? []).map((r) => ({ ...r, amount: r.amount.toString() })),
     };
   }
 }
