@@ -9,7 +9,8 @@ import { depositCommitment, encodePoolInstruction } from "../../../src-shared/po
 import type { Network } from "../../../src-shared/networks";
 import { err, ok, type Result } from "../../../src-shared/result";
 import { vaultAddress } from "../../../src-shared/solana/pda";
-import { FrontierTree } from "../../core/merkle/frontier";
+import { FrontierTree, ringFromRoots, ringSlot, rootsFromRing } from "../../core/merkle/frontier";
+import { ROOT_HISTORY_SIZE } from "../../core/merkle/tree";
 import { pairMemoOf, recordingHasher } from "../../core/merkle/pair-memo";
 import { PrecomputedPairs } from "../../core/merkle/precomputed-pairs";
 import { revertNullifierOf } from "../../core/revert/nullifier";
@@ -55,7 +56,18 @@ export interface SandboxDepositResult {
   commitment: Uint8Array | null;
 }
 
-export type SandboxError = "InvalidSignature" | "InsufficientFunds" | "TreeFull";
+/** DepositBelowMinimum: the amount is below the pool's minimum deposit (the program's error 6016); nothing moved. */
+export type SandboxError = "InvalidSignature" | "InsufficientFunds" | "TreeFull" | "DepositBelowMinimum";
+
+/** What a pool's tree account counts (the pool program's TreeAccount fields). */
+export interface SandboxPoolTotals {
+  /** What deposits brought into the vault, less what reverts returned (issue 25: a revert lowers it). */
+  totalDeposited: bigint;
+  /** Deposits that reached the vault, reverted ones included (the program counts each deposit once). */
+  depositCount: number;
+  /** The least a deposit must bring. */
+  minDeposit: bigint;
+}
 
 /**
  * The embedded chain: a ledger in the relay's own database that plays the pool
@@ -91,6 +103,11 @@ export class SandboxChain implements ChainBackend {
     private readonly now: () => number = () => Math.floor(Date.now() / 1000),
     /** Hashes deposits' frontier pairs on another thread (adapters/frontier-lane); null hashes them here. */
     private readonly lane: FrontierLane | null = null,
+    /**
+     * Each pool's minimum deposit, as initialize_pool's minDeposit sets it on
+     * chain (config: networks.<n>.sandbox). Default 1: any positive amount.
+     */
+    private readonly minDeposits: (mint: string) => bigint = () => 1n,
   ) {
     this.slot = 0;
     // Pairs served from a lane's list go into the memo too, as the pairs the recording hasher hashes do.
@@ -118,6 +135,27 @@ export class SandboxChain implements ChainBackend {
     this.credit(wallet, mint, amount, stmts);
     await this.commit(stmts, mint);
     return signature;
+  }
+
+  /** The least a deposit into this pool must bring (base units). */
+  minDeposit(mint: string): bigint {
+    const min = this.minDeposits(mint);
+    return min < 1n ? 1n : min;
+  }
+
+  /**
+   * The pool's totals as its tree account keeps them: a revert lowers
+   * totalDeposited by the amount it returned. Summed from the ledger (a
+   * diagnostic read, linear in the pool's deposits).
+   */
+  poolTotals(mint: string): SandboxPoolTotals {
+    let totalDeposited = 0n;
+    let depositCount = 0;
+    this.db.iterate("SELECT amount, status FROM sandbox_deposits WHERE network = ? AND mint = ?", [this.network, mint], (row) => {
+      depositCount++;
+      if (row[1] !== "reverted") totalDeposited += BigInt(row[0] as string);
+    });
+    return { totalDeposited, depositCount, minDeposit: this.minDeposit(mint) };
   }
 
   balance(wallet: string, mint: string): bigint {
@@ -159,6 +197,8 @@ export class SandboxChain implements ChainBackend {
    */
   async applyDeposit(req: SandboxDepositRequest): Promise<Result<{ result: SandboxDepositResult; durable: Promise<void> }, SandboxError>> {
     if (req.amount <= 0n || req.amount > U64_MAX) throw new RangeError(`a deposit amount is a positive u64, got ${req.amount}`);
+    // The program refuses it before anything moves (DepositBelowMinimum): flushing the root ring costs 1,000 minimums.
+    if (req.amount < this.minDeposit(req.mint)) return err("DepositBelowMinimum");
     const message = sandboxDepositMessage(this.network, req.mint, req.amount, req.precommitment);
     if (!verifyEd25519(message, req.signature, req.walletBytes)) return err("InvalidSignature");
     // The leaf is the program's, from the amount it moves; nothing of the client's but the precommitment.
@@ -202,15 +242,12 @@ export class SandboxChain implements ChainBackend {
       }
       if (!inserted.ok) return this.laneMissed(req.mint, pathPairs, err("TreeFull"));
       leafIndex = inserted.value;
-      const state = tree.state();
+      const state = tree.frontier();
       // The lane's copy is behind or ahead of this tree unless it hashed exactly this insert: send it the tree.
       if (this.lane && served !== tree.depth) this.lane.track(this.laneKey(req.mint), state.nextIndex, state.filledSubtrees);
       stmts.push(
         { sql: "INSERT INTO sandbox_commitments (network, mint, commitment) VALUES (?, ?, ?)", params: [this.network, req.mint, commitment] },
-        {
-          sql: "UPDATE sandbox_pools SET next_index = ?, filled_subtrees = ?, roots = ? WHERE network = ? AND mint = ?",
-          params: [state.nextIndex, state.filledSubtrees, state.roots, this.network, req.mint],
-        },
+        this.treeWrite(req.mint, tree),
         {
           sql: "INSERT INTO sandbox_leaf_events (network, mint, kind, signature, leaf_index, commitment, depositor, amount, slot) VALUES (?, ?, 'deposit', ?, ?, ?, ?, ?, ?)",
           params: [this.network, req.mint, signature, leafIndex, commitment, req.wallet, req.amount.toString(), this.slot],
@@ -230,7 +267,7 @@ export class SandboxChain implements ChainBackend {
   private laneMissed<T>(mint: string, pathPairs: Uint8Array | null, result: T): T {
     const tree = this.pools.get(mint);
     if (this.lane && pathPairs && tree) {
-      const state = tree.state();
+      const state = tree.frontier();
       this.lane.track(this.laneKey(mint), state.nextIndex, state.filledSubtrees);
     }
     return result;
@@ -398,7 +435,7 @@ export class SandboxChain implements ChainBackend {
     }
     if (!inserted.ok) return refuse("Failed", "TreeFull: the pool's tree has no room for the change leaf");
     const changeLeafIndex = inserted.value;
-    const state = tree.state();
+    const state = tree.frontier();
     if (this.lane && served !== tree.depth) this.lane.track(this.laneKey(w.mint), state.nextIndex, state.filledSubtrees);
 
     const stmts: SqlStatement[] = [];
@@ -437,10 +474,7 @@ export class SandboxChain implements ChainBackend {
         sql: "INSERT INTO sandbox_nullifiers (network, mint, nullifier_hash, kind, signature, slot) VALUES (?, ?, ?, 'withdraw', ?, ?)",
         params: [this.network, w.mint, w.nullifierHash, signature, this.slot],
       },
-      {
-        sql: "UPDATE sandbox_pools SET next_index = ?, filled_subtrees = ?, roots = ? WHERE network = ? AND mint = ?",
-        params: [state.nextIndex, state.filledSubtrees, state.roots, this.network, w.mint],
-      },
+      this.treeWrite(w.mint, tree),
       {
         sql: "INSERT INTO sandbox_leaf_events (network, mint, kind, signature, leaf_index, commitment, nullifier_hash, slot) VALUES (?, ?, 'change', ?, ?, ?, ?, ?)",
         params: [this.network, w.mint, signature, changeLeafIndex, w.changeCommitment, w.nullifierHash, this.slot],
@@ -538,7 +572,12 @@ export class SandboxChain implements ChainBackend {
       [this.network],
     );
     for (const r of rows) {
-      this.pools.set(r.mint, new FrontierTree(this.treeHasher, { nextIndex: r.next_index, filledSubtrees: r.filled_subtrees, roots: r.roots }));
+      // The ring (issue 25), or the oldest-first list of up to 100 roots written before it: rewritten as a ring by the next insert.
+      const ring = r.roots.length === ROOT_HISTORY_SIZE * 32;
+      if (ring) this.listedRoots.delete(r.mint);
+      else this.listedRoots.add(r.mint);
+      const roots = ring ? rootsFromRing(r.roots, r.next_index) : r.roots;
+      this.pools.set(r.mint, new FrontierTree(this.treeHasher, { nextIndex: r.next_index, filledSubtrees: r.filled_subtrees, roots }));
       this.lane?.track(this.laneKey(r.mint), r.next_index, r.filled_subtrees);
     }
     this.slot = this.db.get<{ slot: number }>("SELECT slot FROM sandbox_meta WHERE network = ?", [this.network])?.slot ?? 0;
@@ -546,14 +585,43 @@ export class SandboxChain implements ChainBackend {
 
   private openPool(mint: string, stmts: SqlStatement[]): FrontierTree {
     const tree = new FrontierTree(this.treeHasher);
-    const state = tree.state();
+    const state = tree.frontier();
     this.pools.set(mint, tree);
+    this.listedRoots.delete(mint);
     this.lane?.track(this.laneKey(mint), state.nextIndex, state.filledSubtrees);
     stmts.push({
       sql: "INSERT INTO sandbox_pools (network, mint, next_index, filled_subtrees, roots, created_slot) VALUES (?, ?, 0, ?, ?, ?)",
-      params: [this.network, mint, state.filledSubtrees, state.roots, this.slot],
+      params: [this.network, mint, state.filledSubtrees, new Uint8Array(ROOT_HISTORY_SIZE * 32), this.slot],
     });
     return tree;
+  }
+
+  /**
+   * Pools whose stored roots are still the oldest-first list written before
+   * the ring: their next insert stores the whole ring, every later one a slot.
+   */
+  private readonly listedRoots = new Set<string>();
+
+  /**
+   * The pool row after an insert: the frontier, and the new root in its ring
+   * slot (32 bytes in the journal, where the whole list took 32 KB per insert).
+   */
+  private treeWrite(mint: string, tree: FrontierTree): SqlStatement {
+    const { nextIndex, filledSubtrees } = tree.frontier();
+    if (this.listedRoots.has(mint)) {
+      // A failed write reloads the pools, which marks the pool again: the next insert retries the whole ring.
+      this.listedRoots.delete(mint);
+      return {
+        sql: "UPDATE sandbox_pools SET next_index = ?, filled_subtrees = ?, roots = ? WHERE network = ? AND mint = ?",
+        params: [nextIndex, filledSubtrees, ringFromRoots(tree.state().roots, nextIndex), this.network, mint],
+      };
+    }
+    const at = ringSlot(nextIndex) * 32;
+    return {
+      // substr and || on blobs give text of the same bytes; CAST makes it a blob again.
+      sql: "UPDATE sandbox_pools SET next_index = ?, filled_subtrees = ?, roots = CAST(substr(roots, 1, ?) || ? || substr(roots, ?) AS BLOB) WHERE network = ? AND mint = ?",
+      params: [nextIndex, filledSubtrees, at, tree.root(), at + 33, this.network, mint],
+    };
   }
 
   /**

@@ -78,6 +78,10 @@ export function sandboxRoutes(sandboxes: ReadonlyMap<Network, SandboxChain>, ind
     if (!applied.ok) {
       if (applied.error === "InvalidSignature") return sendError(res, 400, ErrorName.InvalidSignature, "signature does not match wallet and deposit message");
       if (applied.error === "InsufficientFunds") return sendError(res, 400, ErrorName.InsufficientFunds, "wallet balance is below amount");
+      // The program's DepositBelowMinimum (6016): the answer names the minimum, so a wallet can correct the amount.
+      if (applied.error === "DepositBelowMinimum") {
+        return invalidRequest(res, `amount: ${amount.value} is below this pool's minimum deposit of ${chain.minDeposit(b.mint as string)} base units`);
+      }
       return sendError(res, 400, ErrorName.InvalidRequest, "the pool's tree is full");
     }
     // Answer once the ledger write is durable and the relay's own indexer has the leaf (durable too), so
