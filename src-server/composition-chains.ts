@@ -18,7 +18,7 @@ import { JupiterSwapApi } from "./adapters/swap-jupiter/jupiter-api";
 import { SandboxSwapVenue } from "./adapters/swap-sandbox/venue";
 import type { Ops } from "./composition-ops";
 import { fastPoseidonPlaces } from "./composition-storage";
-import type { RelayConfig } from "./config/schema";
+import { sandboxMinDeposit, type RelayConfig } from "./config/schema";
 import type { ChainBackend } from "./ports/chain";
 import type { SwapVenue } from "./ports/swap-venue";
 import type { ProofVerifier } from "./ports/proof-verifier";
@@ -91,7 +91,8 @@ export async function connectChains(deps: {
       subscribers.set(n, solanaPoolSubscriber(rpc, { programId: net.programId, commitment: net.solana.commitment, log }));
       continue;
     }
-    const chain = new SandboxChain(n, db, hasher, relayer, programIds.get(n)!, verifier, undefined, laneForSandbox());
+    // Each pool's minimum deposit (issue 25), from networks.<n>.sandbox; read per deposit, so it is the config's as loaded.
+    const chain = new SandboxChain(n, db, hasher, relayer, programIds.get(n)!, verifier, undefined, laneForSandbox(), (mint) => sandboxMinDeposit(net, mint));
     for (const mint of net.pools) await chain.initializePool(mint);
     chains.set(n, chain);
     sandboxes.set(n, chain);

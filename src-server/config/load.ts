@@ -8,7 +8,15 @@ import { NETWORKS } from "../../src-shared/networks";
 import { redactUrl } from "../../src-shared/redact-url";
 import { fileURLToPath } from "node:url";
 import { applyOpsConfig } from "./load-ops";
-import { defaultConfig, RATE_LIMITED_ENDPOINTS, type TrustProxy, type NetworkConfig, type RelayConfig, type SolanaNetworkConfig } from "./schema";
+import {
+  defaultConfig,
+  RATE_LIMITED_ENDPOINTS,
+  type TrustProxy,
+  type NetworkConfig,
+  type RelayConfig,
+  type SolanaNetworkConfig,
+  type SandboxNetworkConfig,
+} from "./schema";
 
 /** resources/ of the repository when run from source (headless, tests). */
 const REPO_RESOURCES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../resources");
@@ -196,7 +204,7 @@ function section(key: string, v: unknown): Obj {
 }
 
 function applyNetwork(key: string, base: NetworkConfig, raw: Obj): NetworkConfig {
-  rejectUnknown(key, raw, ["enabled", "backend", "programId", "pools", "rpcUrl", "rpcUrls", "wsUrl", "solana", "allowDevelopmentVerifyingKey"]);
+  rejectUnknown(key, raw, ["enabled", "backend", "programId", "pools", "rpcUrl", "rpcUrls", "wsUrl", "solana", "allowDevelopmentVerifyingKey", "sandbox"]);
   const out: NetworkConfig = { ...base, rpcUrls: [...base.rpcUrls], solana: { ...base.solana, lamportsPerUnit: { ...base.solana.lamportsPerUnit } } };
   if (raw.enabled !== undefined) out.enabled = bool(`${key}.enabled`, raw.enabled);
   if (raw.allowDevelopmentVerifyingKey !== undefined)
@@ -229,6 +237,24 @@ function applyNetwork(key: string, base: NetworkConfig, raw: Obj): NetworkConfig
   }
   if (raw.wsUrl !== undefined) out.wsUrl = rpcUrl(`${key}.wsUrl`, raw.wsUrl, ["ws:", "wss:"]);
   out.solana = applySolana(`${key}.solana`, out.solana, section(`${key}.solana`, raw.solana));
+  if (raw.sandbox !== undefined) out.sandbox = applySandbox(`${key}.sandbox`, section(`${key}.sandbox`, raw.sandbox));
+  return out;
+}
+
+/** `networks.<n>.sandbox`: the sandbox pools' minimum deposits (issue 25), base units as numbers or decimal strings. */
+function applySandbox(key: string, raw: Obj): SandboxNetworkConfig {
+  rejectUnknown(key, raw, ["minDeposit", "defaultMinDeposit"]);
+  const minimum = (k: string, v: unknown): bigint => {
+    const n = lamports(k, v);
+    if (n < 1n || n > 18_446_744_073_709_551_615n) throw new ConfigError(k, "must be at least 1 and fit a u64 (base units)");
+    return n;
+  };
+  const out: SandboxNetworkConfig = { minDeposit: {}, defaultMinDeposit: 1n };
+  for (const [mint, v] of Object.entries(section(`${key}.minDeposit`, raw.minDeposit))) {
+    pubkey(`${key}.minDeposit.${mint}`, mint);
+    out.minDeposit[mint] = minimum(`${key}.minDeposit.${mint}`, v);
+  }
+  if (raw.defaultMinDeposit !== undefined) out.defaultMinDeposit = minimum(`${key}.defaultMinDeposit`, raw.defaultMinDeposit);
   return out;
 }
 

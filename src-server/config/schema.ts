@@ -29,6 +29,30 @@ export interface NetworkConfig {
    * for a test cluster or the local validator only. Absent: false.
    */
   allowDevelopmentVerifyingKey?: boolean;
+  /** Settings of a `sandbox` network (a `solana` network's pools keep theirs on chain). Absent: the defaults below. */
+  sandbox?: SandboxNetworkConfig;
+}
+
+/**
+ * The sandbox's pools as the pool program's initialize_pool sets them up
+ * (issue 25). A deposit below its pool's minimum is refused: 400
+ * InvalidRequest on /sandbox/deposit, naming the minimum.
+ */
+export interface SandboxNetworkConfig {
+  /** Per mint: the least a deposit must bring, base units (at least 1). */
+  minDeposit: Record<string, bigint>;
+  /**
+   * For a mint not in `minDeposit`. Default 1 (any positive amount): sandbox
+   * tokens are free (/sandbox/airdrop), so a minimum here only models a
+   * chain pool's; set it to try a wallet against one (a chain pool opened by
+   * pool:init takes 0.01 SOL of wSOL, 1 USDC).
+   */
+  defaultMinDeposit: bigint;
+}
+
+/** A sandbox pool's minimum deposit under this network's settings. */
+export function sandboxMinDeposit(net: NetworkConfig, mint: string): bigint {
+  return net.sandbox?.minDeposit[mint] ?? net.sandbox?.defaultMinDeposit ?? 1n;
 }
 
 /** How a `solana` network reaches its cluster and lands transactions (docs/solana.md). */
