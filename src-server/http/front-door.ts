@@ -21,7 +21,7 @@ export interface DirectRoute {
 export interface FrontDoorDeps {
   routes: readonly DirectRoute[];
   /**
-   * The app-wide checks, without side effects (the Host check). A request they
+   * The app-wide checks, without side effects (the Host check, the cross-site check). A request they
    * do not accept goes to Express whole, which answers it as it always has.
    */
   accepts(req: IncomingMessage): boolean;
@@ -51,7 +51,7 @@ interface Entry {
  * Only a path Express would read the same way is taken: exact case, no query,
  * no percent-escape, no empty segment, no body announced (the app's body
  * rules, 415 and 413, are Express's to apply). Everything else
- * (`/GET_PROOF/...`, a trailing slash, a body, a Host the app refuses) goes to
+ * (`/GET_PROOF/...`, a trailing slash, a body, a Host or an Origin the app refuses) goes to
  * Express, whose routes for the same reads give the same answers. Nothing is
  * counted or logged before the request is taken, so a request is never
  * counted twice.

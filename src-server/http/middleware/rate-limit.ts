@@ -37,13 +37,14 @@ function stricter(a: LimitDecision, b: LimitDecision | null): LimitDecision {
 
 /**
  * Per-client limits (docs/security.md, "Rate limits"). Every limited request is
- * counted against its client address; a request carrying a valid token is also
+ * counted against its client address (an IPv6 one by its /64 and, at
+ * ipv6Per48Multiple times the limit, its /48); a request carrying a valid token is also
  * counted against that token's wallet, so minting tokens for fresh wallets buys
  * nothing (the address is still counted) and a wallet gains nothing from many
  * addresses. Either count over the limit refuses: 429 with Retry-After and
  * RateLimit-* headers; relay endpoints answer in the relay result shape.
- * The limit runs as route middleware, before the handler parses anything or
- * checks a signature or proof.
+ * The limit runs as route middleware, before the body is read (the parser is
+ * one of the `admitted` stages) or a signature or proof is checked.
  */
 export class RateLimits {
   private readonly byIp = new Map<RateLimitedEndpoint, SlidingWindowLimiter>();
