@@ -69,7 +69,11 @@ function fakeConnection(f: Fake): { connection: Connection; sent: Transaction[] 
       const ix = decodePoolInstruction(sent[0]!.instructions[1]!.data);
       if (!ix.ok || ix.value.name !== "deposit") throw new Error("not a deposit");
       const e = f.event?.({ nonce: ix.value.nonce, depositor: wallet.publicKey }) ?? null;
-      return { meta: { logMessages: [`Program ${PID} invoke [1]`, ...(e ? [encodePoolEventLog(e)] : []), `Program ${PID} success`] } };
+      // A transaction from before event CPIs: its event in the logs (events are read with the transaction's instructions, src-shared/pool-program/leaves.ts).
+      return {
+        transaction: { message: sent[0]!.compileMessage() },
+        meta: { err: null, logMessages: [`Program ${PID} invoke [1]`, ...(e ? [encodePoolEventLog(e)] : []), `Program ${PID} success`] },
+      };
     },
   } as unknown as Connection;
   return { connection, sent };

@@ -16,13 +16,13 @@ import { isZeroBytes } from "../../src-shared/encoding/field";
 import {
   DEFAULT_POOL_PROGRAM_ID,
   DEPOSIT_RECEIPT_SIZE,
-  decodePoolEventLogs,
   depositInstruction,
   depositReceiptAddress,
   poolTreeAddress,
   type DepositEvent,
   type DepositFailedEvent,
 } from "../../src-shared/pool-program";
+import { poolEventsOfResponse } from "../../src-shared/pool-program/leaves";
 import { err, ok, type Result } from "../../src-shared/result";
 import { lamportsOf, tokenBalanceOf, waitForSignature } from "./chain";
 import type { WalletSigner } from "./keypair";
@@ -123,7 +123,8 @@ async function depositEventOf(
   for (let attempt = 0; attempt < 20; attempt++) {
     const tx = await connection.getTransaction(signature, { commitment: "confirmed", maxSupportedTransactionVersion: 0 });
     if (tx) {
-      const events = decodePoolEventLogs(tx.meta?.logMessages, programId);
+      // The program's event CPIs (no log limit can drop them), or the logs of an older transaction.
+      const events = poolEventsOfResponse(tx, programId);
       const mine = events.find(
         (e): e is DepositEvent | DepositFailedEvent =>
           (e.name === "DepositEvent" || e.name === "DepositFailedEvent") && e.nonce === nonce && bytesEqual(e.depositor, depositor),

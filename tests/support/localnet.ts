@@ -19,15 +19,15 @@ import type { Network } from "../../src-shared/networks";
 import {
   DEFAULT_POOL_PROGRAM_ID,
   associatedTokenAddress,
-  decodePoolEventLogs,
   depositInstruction,
   depositReceiptAddress,
-  initializePoolInstruction,
+  initializePoolInstructions,
   poolVaultAddress,
   publicKeyBytes,
   revertNullifierOfReceipt,
 } from "../../src-shared/pool-program";
 import { encodeBase58 } from "../../src-shared/encoding/base58";
+import { poolEventsOfResponse } from "../../src-shared/pool-program/leaves";
 import type { CpPoolInfo } from "../../src-localnet/programs";
 import { confirmSignature } from "../../src-localnet/confirm";
 import { startLocalValidator, type LocalValidator } from "../../src-localnet/validator";
@@ -44,7 +44,7 @@ export interface Localnet {
   hasher: FieldHasher;
   connection: Connection;
   programId: string;
-  /** The relayer's fee payer, also the pools' authority (it signs reverts). */
+  /** The relayer's fee payer, also the pools' authority (it signs reverts) and the pool program's upgrade authority (it opened them). */
   relayer: Keypair;
   relayerKeyFile: string;
   dir: string;
@@ -54,7 +54,7 @@ export interface Localnet {
 }
 
 /** Starts the local validator with the pool program at the default program id and opens the given pools (their mints created first). */
-export async function startLocalnet(opts: { pools?: string[]; slotMs?: number } = {}): Promise<Localnet> {
+export async function startLocalnet(opts: { pools?: string[]; slotMs?: number; minDeposit?: bigint } = {}): Promise<Localnet> {
   const programId = DEFAULT_POOL_PROGRAM_ID;
   const hasher = await createPoseidonHasher();
   const validator = await startLocalValidator({ port: 0, slotMs: opts.slotMs ?? 50, poolProgramId: programId });
@@ -75,9 +75,12 @@ export async function startLocalnet(opts: { pools?: string[]; slotMs?: number } 
     await confirmSignature(connection, signature, lastValidBlockHeight);
     return signature;
   };
+  // The relayer opens the pools, so it must be the program's upgrade authority (issue 25; LiteSVM deploys with none).
+  await validator.setUpgradeAuthority(relayer.publicKey.toBase58());
   for (const mint of opts.pools ?? [USDC, WSOL]) {
     await validator.createMint(mint);
-    await send([initializePoolInstruction({ programId, authority: relayer.publicKey.toBase58(), mint })], [relayer]);
+    // Minimum 1: the HTTP suites shared with the sandbox deposit a few base units (pool:init's defaults are 0.01 SOL, 1 USDC).
+    await send(initializePoolInstructions({ programId, authority: relayer.publicKey.toBase58(), mint, minDeposit: opts.minDeposit ?? 1n }), [relayer]);
   }
   return {
     validator,
@@ -105,7 +108,7 @@ export function localnetTestChain(net: Localnet, relayUrl: string, network: Netw
   };
   const depositEvent = async (signature: string) => {
     const tx = await connection.getTransaction(signature, { commitment: "confirmed", maxSupportedTransactionVersion: 0 });
-    const events = decodePoolEventLogs(tx?.meta?.logMessages, programId);
+    const events = tx ? poolEventsOfResponse(tx, programId) : [];
     const e = events.find((x) => x.name === "DepositEvent" || x.name === "DepositFailedEvent");
     if (!e || (e.name !== "DepositEvent" && e.name !== "DepositFailedEvent")) throw new Error(`no deposit event in ${signature}`);
     return e;

@@ -5,7 +5,6 @@ import { encodeBase58, parseSignature } from "../../../src-shared/encoding/base5
 import {
   NULLIFIER_ACCOUNT_SIZE,
   decodeDepositReceipt,
-  decodePoolEventLogs,
   depositReceiptAddress,
   publicKeyBytes,
   revertInstruction,
@@ -13,6 +12,7 @@ import {
   revertNullifierOfReceipt,
   type PoolErrorName,
 } from "../../../src-shared/pool-program";
+import { poolEventsOfResponse } from "../../../src-shared/pool-program/leaves";
 import { judgeRevert } from "../../core/revert/rules";
 import type { DepositRecord, RevertRejection, RevertResult, RevertSubmission } from "../../ports/chain";
 import { poolError, programAccountExists, refusalDetail, type SolanaContext } from "./solana-context";
@@ -33,7 +33,7 @@ export async function loadDeposit(ctx: SolanaContext, signature: string): Promis
   if (!parseSignature(signature).ok) return null;
   const tx = await ctx.rpc.getTransaction(signature, { maxSupportedTransactionVersion: 0, commitment: ctx.finality });
   if (!tx || !tx.meta || tx.meta.err) return null;
-  const event = decodePoolEventLogs(tx.meta.logMessages, ctx.programId).find((e) => e.name === "DepositEvent" || e.name === "DepositFailedEvent");
+  const event = poolEventsOfResponse(tx, ctx.programId).find((e) => e.name === "DepositEvent" || e.name === "DepositFailedEvent");
   if (!event || (event.name !== "DepositEvent" && event.name !== "DepositFailedEvent")) return null;
   const depositor = encodeBase58(event.depositor);
   const keys = tx.transaction.message
