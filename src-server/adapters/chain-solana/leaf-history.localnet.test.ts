@@ -2,8 +2,9 @@
  * Change leaves in chain history (protocol v3) on the local validator: every
  * withdrawal inserts one, and the indexer reads it from the withdraw
  * instruction's data, not from logs, so it finds a withdrawal made by another
- * program through CPI (cpi-proxy, a test program) and one whose WithdrawEvent
- * the runtime's log limit cut (the proxy logs 10 kB first). Real proofs, the
+ * program through CPI (cpi-proxy, a test program) and one after which the
+ * runtime's log limit cut the logs (the proxy logs 10 kB first): its
+ * WithdrawEvent, a self-CPI of the program, is still there. Real proofs, the
  * real IndexerService on the sql.js store, roots compared with the on-chain
  * TreeAccount.
  */
@@ -14,6 +15,7 @@ import { ComputeBudgetProgram, type TransactionInstruction } from "@solana/web3.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toHex } from "../../../src-shared/encoding/bytes";
 import { associatedTokenAddress, decodePoolEventLogs, poolTreeAddress, withdrawInstruction } from "../../../src-shared/pool-program";
+import { poolEventsOfResponse } from "../../../src-shared/pool-program/leaves";
 import { CPI_PROXY_PROGRAM_ID, cpiProxyInstruction, cpiProxyProgram } from "../../../src-localnet/programs/cpi-proxy";
 import type { WithdrawalSubmission } from "../../ports/chain";
 import { IndexerService } from "../../services/indexer";
@@ -89,7 +91,7 @@ describe("change leaves in chain history on the local validator", () => {
       CPI_PROXY_PROGRAM_ID,
     ]);
     expect(tx.meta!.innerInstructions!.flatMap((s) => s.instructions.map((i) => keys[i.programIdIndex]))).toContain(PROGRAM);
-    expect(decodePoolEventLogs(tx.meta!.logMessages, PROGRAM)).toMatchObject([{ name: "WithdrawEvent", changeLeafIndex: 7 }]);
+    expect(poolEventsOfResponse(tx, PROGRAM)).toMatchObject([{ name: "WithdrawEvent", changeLeafIndex: 7 }]);
 
     const leaves = await pool.leafEvents();
     expect(leaves[7]).toMatchObject({ kind: "change", leafIndex: 7, signature, commitment: p.change.commitment, nullifierHash: p.submission.nullifierHash });
@@ -101,7 +103,7 @@ describe("change leaves in chain history on the local validator", () => {
     await db.close();
   });
 
-  it("a withdrawal whose WithdrawEvent was cut from the logs still yields its change leaf, placed by order, and the roots agree (also for an indexer that restarts right before it)", async () => {
+  it("a withdrawal after which the logs were cut still yields its change leaf and its event (a CPI), and the roots agree (also for an indexer that restarts right before it)", async () => {
     // Index what is there now and keep the store: the next sync starts at the cut withdrawal.
     const before = await indexer();
     expect(before.indexed.tree.nextIndex).toBe(8);
@@ -111,9 +113,10 @@ describe("change leaves in chain history on the local validator", () => {
     const { signature, tx } = await withdrawThroughProxy(p.submission, 120);
     const logs = tx.meta!.logMessages!;
     expect(logs.at(-1)).toBe("Log truncated");
-    // The pool ran (its change leaf is in the tree account), but none of its events is in the logs.
+    // The pool ran (its change leaf is in the tree account) and none of its lines is in the logs; its event is in the inner instructions.
     expect(decodePoolEventLogs(logs, PROGRAM)).toEqual([]);
     expect(logs.some((l) => l.startsWith(`Program ${PROGRAM} invoke`))).toBe(false);
+    expect(poolEventsOfResponse(tx, PROGRAM)).toMatchObject([{ name: "WithdrawEvent", changeLeafIndex: 8 }]);
 
     const leaves = await pool.leafEvents();
     expect(leaves[8]).toMatchObject({ kind: "change", leafIndex: 8, signature, commitment: p.change.commitment });
@@ -133,6 +136,6 @@ describe("change leaves in chain history on the local validator", () => {
     // The change note it left is spendable: its proof is made over the tree the indexer rebuilt.
     const next = await pool.prove(p.changeAt(8), recipientOf("cut, change"), { amount: SOL / 2n });
     const { tx: tx2 } = await withdrawThroughProxy(next.submission, 0);
-    expect(decodePoolEventLogs(tx2.meta!.logMessages, PROGRAM)).toMatchObject([{ name: "WithdrawEvent", changeLeafIndex: 9 }]);
+    expect(poolEventsOfResponse(tx2, PROGRAM)).toMatchObject([{ name: "WithdrawEvent", changeLeafIndex: 9 }]);
   });
 });
