@@ -105,7 +105,7 @@ describe("initialize_pool", () => {
     expectPoolError(fresh.initialize(fresh.authority, 0n), 0, "InvalidInput");
   });
 
-  it("a tree initialize_pool made at 10,240 bytes is refused by every instruction until extend_pool grew it (AccountDidNotDeserialize); each extend_pool adds 10,240 zero bytes and the rent, the fourth is InvalidInput", async () => {
+  it("a tree initialize_pool made at 10,240 bytes is refused by every instruction until extend_pool grew it (AccountDidNotDeserialize); each extend_pool adds up to 10,240 zero bytes and the rent, the last stores F(mint), a fourth is InvalidInput", async () => {
     const fresh = await PoolWorld.create({ hasher: world.hasher });
     const [init, ...extends_] = initializePoolInstructions({
       programId: PROGRAM,
@@ -126,9 +126,11 @@ describe("initialize_pool", () => {
       const a = fresh.svm.getAccount(fresh.tree)!;
       sizes.push(a.data.length);
       expect(a.lamports).toBe(fresh.svm.rentExempt(a.data.length));
-      expect(a.data.subarray(TREE_INITIAL_SIZE).every((b) => b === 0)).toBe(true);
+      // New bytes are zero, but for F(mint) that the last call stores in the tree's last 32 bytes.
+      expect(a.data.subarray(TREE_INITIAL_SIZE, TREE_ACCOUNT_OFFSETS.mintField).every((b) => b === 0)).toBe(true);
     }
     expect(sizes).toEqual([20480, 30720, TREE_ACCOUNT_SIZE]);
+    expect(fresh.treeAccount().mintField).toEqual(pubkeyToField(fresh.hasher, fresh.mint.toBytes()));
     const again = fresh.send([extendPoolInstruction({ programId: PROGRAM, payer: payer.publicKey.toBase58(), mint: fresh.mintAddress })], [payer]);
     expectPoolError(again, 0, "InvalidInput");
     const other = extendPoolInstruction({ programId: PROGRAM, payer: payer.publicKey.toBase58(), mint: world.mintAddress });
@@ -138,7 +140,7 @@ describe("initialize_pool", () => {
     expect(fresh.treeAccount().minDeposit).toBe(5n);
   });
 
-  it("creates the tree (empty root Z[32] in slot 0, the signer as authority, its bump, minDeposit, the event authority's bump) and the vault, a token account that is its own token owner; with the 3 extend_pool in one transaction the tree has its 33,160 bytes", () => {
+  it("creates the tree (empty root Z[32] in slot 0, the signer as authority, its bump, minDeposit, the event authority's bump, F(mint)) and the vault, a token account that is its own token owner; with the 3 extend_pool in one transaction the tree has its 33,192 bytes", () => {
     const r = world.initialize();
     expect(r.ok, r.logs.join("\n")).toBe(true);
     expect(r.logs).toContain("Program log: Instruction: InitializePool");
@@ -147,8 +149,9 @@ describe("initialize_pool", () => {
     const raw = world.svm.getAccount(world.tree)!;
     expect(raw.owner.toBase58()).toBe(PROGRAM);
     expect(raw.data.length).toBe(TREE_ACCOUNT_SIZE);
-    expect(raw.lamports).toBe(world.svm.rentExempt(33160));
-    expect(world.svm.rentExempt(33160)).toBe(231_684_480n);
+    expect(raw.lamports).toBe(world.svm.rentExempt(33192));
+    // The rent-exempt minimum of the 33,192-byte tree (docs/pool-program.md).
+    expect(world.svm.rentExempt(33192)).toBe(231_907_200n);
     const zeros = zeroHashes(world.hasher, 32);
     const empty = new FrontierTree(world.hasher);
     const tree = world.treeAccount();
@@ -168,6 +171,7 @@ describe("initialize_pool", () => {
       minDeposit: 1n,
       bump: findTreeAddress(PROGRAM, world.mintAddress)[1],
       eventAuthorityBump: findEventAuthorityAddress(PROGRAM)[1],
+      mintField: pubkeyToField(world.hasher, world.mint.toBytes()),
     });
     expect(currentRoot(tree)).toEqual(zeros[32]);
     const vault = world.svm.getAccount(world.vault)!;

@@ -44,14 +44,15 @@ function sampleTree(): TreeAccountData {
     minDeposit: 0x0a0b0c0dn,
     bump: 254,
     eventAuthorityBump: 251,
+    mintField: fill(0x3c),
   };
 }
 
 describe("TreeAccount", () => {
-  it("is 33160 bytes with every field at the doc's offset, the 1,000-root ring last", () => {
+  it("is 33192 bytes with every field at the doc's offset, then the 1,000-root ring, then F(mint)", () => {
     const bytes = encodeTreeAccount(sampleTree());
     expect(bytes.length).toBe(TREE_ACCOUNT_SIZE);
-    expect(TREE_ACCOUNT_SIZE).toBe(33160);
+    expect(TREE_ACCOUNT_SIZE).toBe(33192);
     expect(ROOT_HISTORY_SIZE).toBe(1000);
     expect(hex(bytes.subarray(0, 8))).toBe("d6266b234c854931");
     expect(TREE_ACCOUNT_OFFSETS).toMatchObject({
@@ -63,6 +64,7 @@ describe("TreeAccount", () => {
       eventAuthorityBump: 1145,
       reserved: 1146,
       roots: 1160,
+      mintField: 33160,
     });
     expect(bytes.subarray(8, 40)).toEqual(fill(0x01));
     expect(bytes.subarray(40, 72)).toEqual(fill(0x02));
@@ -80,7 +82,8 @@ describe("TreeAccount", () => {
     expect(bytes.subarray(1146, 1160)).toEqual(fill(0, 14));
     expect(bytes.subarray(1160, 1192)).toEqual(fill(0xa0));
     expect(bytes.subarray(1160 + 2 * 32, 1160 + 3 * 32)).toEqual(fill(0xa2));
-    expect(bytes.subarray(1160 + 3 * 32)).toEqual(fill(0, 33160 - 1160 - 96));
+    expect(bytes.subarray(1160 + 3 * 32, 33160)).toEqual(fill(0, 33160 - 1160 - 96));
+    expect(bytes.subarray(33160)).toEqual(fill(0x3c));
   });
   it("decodes what it encodes", () => {
     const t = sampleTree();
@@ -115,10 +118,10 @@ describe("TreeAccount", () => {
 
   it("decode refuses a wrong size, a wrong discriminator and truncated data, saying which", () => {
     const bytes = encodeTreeAccount(sampleTree());
-    expect(decodeTreeAccount(bytes.subarray(0, 33159))).toEqual({ ok: false, error: "TreeAccount: expected 33160 bytes, got 33159" });
-    expect(decodeTreeAccount(new Uint8Array([...bytes, 0]))).toEqual({ ok: false, error: "TreeAccount: expected 33160 bytes, got 33161" });
+    expect(decodeTreeAccount(bytes.subarray(0, 33191))).toEqual({ ok: false, error: "TreeAccount: expected 33192 bytes, got 33191" });
+    expect(decodeTreeAccount(new Uint8Array([...bytes, 0]))).toEqual({ ok: false, error: "TreeAccount: expected 33192 bytes, got 33193" });
     // A tree initialize_pool created that extend_pool has not grown yet is not a usable tree.
-    expect(decodeTreeAccount(bytes.subarray(0, 10240))).toEqual({ ok: false, error: "TreeAccount: expected 33160 bytes, got 10240" });
+    expect(decodeTreeAccount(bytes.subarray(0, 10240))).toEqual({ ok: false, error: "TreeAccount: expected 33192 bytes, got 10240" });
     expect(decodeTreeAccount(bytes.subarray(0, 5))).toEqual({ ok: false, error: "TreeAccount: truncated (5 bytes, not even a discriminator)" });
     const wrong = bytes.slice();
     wrong[0] = wrong[0]! ^ 1;

@@ -38,6 +38,7 @@ export const TREE_ACCOUNT_OFFSETS = {
   eventAuthorityBump: 1145,
   reserved: 1146,
   roots: 1160,
+  mintField: 33160,
 } as const;
 
 export interface TreeAccountData {
@@ -62,6 +63,11 @@ export interface TreeAccountData {
   eventAuthorityBump: number;
   /** Ring of the last ROOT_HISTORY_SIZE roots, 32 bytes each; unused slots are zero. */
   roots: Uint8Array[];
+  /**
+   * F(mint) = Poseidon(hi, lo) of the mint (32 bytes big-endian), which deposits and withdrawals
+   * read instead of hashing it; written by the extend_pool that completes the tree.
+   */
+  mintField: Uint8Array;
 }
 
 export function encodeTreeAccount(t: TreeAccountData): Uint8Array {
@@ -84,7 +90,7 @@ export function encodeTreeAccount(t: TreeAccountData): Uint8Array {
     .u8(t.eventAuthorityBump, "TreeAccount.eventAuthorityBump")
     .skip(14);
   t.roots.forEach((r, i) => w.raw(r, 32, `TreeAccount.roots[${i}]`));
-  return w.finish();
+  return w.raw(t.mintField, 32, "TreeAccount.mintField").finish();
 }
 
 /**
@@ -111,6 +117,7 @@ export function decodeTreeAccount(bytes: Uint8Array): Result<TreeAccountData, st
   const eventAuthorityBump = r.u8();
   r.skip(14);
   const roots = Array.from({ length: ROOT_HISTORY_SIZE }, () => r.raw(32));
+  const mintField = r.raw(32);
   return ok({
     mint,
     authority,
@@ -125,6 +132,7 @@ export function decodeTreeAccount(bytes: Uint8Array): Result<TreeAccountData, st
     bump,
     eventAuthorityBump,
     roots,
+    mintField,
   });
 }
 

@@ -43,7 +43,7 @@ export const ROOT_HISTORY_SIZE = 1000;
 export const TREE_DEPTH = 32;
 
 /** Account data sizes in bytes, discriminator included. */
-export const TREE_ACCOUNT_SIZE = 33160;
+export const TREE_ACCOUNT_SIZE = 33192;
 /**
  * A program creates an account of at most 10,240 bytes by CPI
  * (MAX_PERMITTED_DATA_INCREASE), so initialize_pool creates the tree at this

@@ -144,11 +144,15 @@ uint64_t load_tree(const Ctx *ctx, const SolAccountInfo *tree, const SolPubkey *
     if (rd_u32(tree->data + TREE_OFF_CURRENT_ROOT_INDEX) >= ROOT_HISTORY_SIZE) return anchor_error(AE_ACCOUNT_DID_NOT_DESERIALIZE, ACC_TREE);
     return SUCCESS;
   }
+  return tree_error(ctx, tree, mint);
+}
+
+uint64_t tree_error(const Ctx *ctx, const SolAccountInfo *tree, const SolPubkey *mint) {
   Seeds seeds = {{{SEED_MERKLE_TREE, sizeof(SEED_MERKLE_TREE)}, {mint->x, 32}}, 2};
   uint8_t bump;
   if (!pda_is(&seeds, ctx->p.program_id, tree->key, &bump)) return anchor_error(AE_CONSTRAINT_SEEDS, ACC_TREE);
   if (!account_exists(tree)) return anchor_error(AE_ACCOUNT_NOT_INITIALIZED, ACC_TREE);
-  if (!ours) return anchor_error(AE_ACCOUNT_OWNED_BY_WRONG_PROGRAM, ACC_TREE);
+  if (!SolPubkey_same(tree->owner, ctx->p.program_id)) return anchor_error(AE_ACCOUNT_OWNED_BY_WRONG_PROGRAM, ACC_TREE);
   if (tree->data_len < 8 || !eq8(tree->data, DISC_TREE_ACCOUNT)) return anchor_error(AE_ACCOUNT_DISCRIMINATOR_MISMATCH, ACC_TREE);
   return anchor_error(AE_ACCOUNT_DID_NOT_DESERIALIZE, ACC_TREE);
 }

@@ -12,7 +12,7 @@
  * with 1,000 deposits costs 1,000 minimums.
  *
  * Budget 40k CU (docs/pool-program.md): the 32 Poseidons of the insertion are ~25k and the event's
- * self-CPI ~1.3k, so everything else is kept cheap: F(mint) computed once, PDAs by hash with curve
+ * self-CPI ~1.8k, so everything else is kept cheap: F(mint) read from the tree, PDAs by hash with curve
  * checks only where they decide (pda.c), no account data copied.
  */
 #include "pool.h"
@@ -49,7 +49,6 @@ typedef struct {
   uint8_t vault_bump;
   uint8_t commitment[32] __attribute__((aligned(8)));
   uint8_t amount_field[32];
-  uint8_t mint_field[32];
   uint64_t received;
   uint64_t reason;
   uint64_t leaf_index;
@@ -68,11 +67,11 @@ static uint64_t compute_leaf(const Ctx *ctx, Deposit *d) {
     d->reason = REASON_NOT_A_FIELD_ELEMENT;
     return SUCCESS;
   }
-  uint64_t err = pubkey_field(ka[A_MINT].key->x, d->mint_field);
-  if (err != SUCCESS) return err;
   u64_field(d->received, d->amount_field);
-  SolBytes vals[3] = {{precommitment, 32}, {d->amount_field, 32}, {d->mint_field, 32}};
-  if ((err = poseidon(vals, 3, d->commitment)) != SUCCESS) return err;
+  /* F(mint) as extend_pool stored it in the tree (load_tree proved the tree is this mint's). */
+  SolBytes vals[3] = {{precommitment, 32}, {d->amount_field, 32}, {ka[A_TREE].data + TREE_OFF_MINT_FIELD, 32}};
+  uint64_t err = poseidon(vals, 3, d->commitment);
+  if (err != SUCCESS) return err;
   Seeds seeds = {{{SEED_COMMITMENT, sizeof(SEED_COMMITMENT)}, {ka[A_MINT].key->x, 32}, {d->commitment, 32}}, 3};
   const SolAccountInfo *marker = &ka[A_COMMITMENT_MARKER];
   if (!pda_is(&seeds, ctx->p.program_id, marker->key, d->marker_bump)) return anchor_error(AE_CONSTRAINT_SEEDS, ACC_COMMITMENT_MARKER);

@@ -10,6 +10,8 @@
 #include "pool.h"
 
 uint64_t entrypoint(const uint8_t *input) {
+  uint64_t event;
+  if (event_fast_path(input, &event)) return event;
   /* Both on the heap: 17 account infos alone are more than the 512-byte stack frame. */
   Ctx *ctx = (Ctx *)sol_heap_alloc(sizeof(Ctx));
   SolAccountInfo *ka = (SolAccountInfo *)sol_heap_alloc(MAX_NAMED_ACCOUNTS * sizeof(SolAccountInfo));

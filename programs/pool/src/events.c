@@ -92,12 +92,34 @@ uint64_t emit_revert(const EventSink *sink, const RevertEventFields *e) {
  * that hash has no known key, and this program signs at the canonical bump only. Anchor's
  * errors otherwise (AccountNotSigner, ConstraintSeeds), so a forged event fails its transaction.
  */
+static uint64_t check_event_authority(bool is_signer, const SolPubkey *key, const SolPubkey *program_id) {
+  if (!is_signer) return anchor_error(AE_ACCOUNT_NOT_SIGNER, ACC_EVENT_AUTHORITY);
+  Seeds seeds = {{{SEED_EVENT_AUTHORITY, sizeof(SEED_EVENT_AUTHORITY)}}, 1};
+  uint8_t bump;
+  if (!pda_hash_matches(&seeds, program_id, key, &bump)) return anchor_error(AE_CONSTRAINT_SEEDS, ACC_EVENT_AUTHORITY);
+  return SUCCESS;
+}
+
 uint64_t process_event(const Ctx *ctx) {
   if (ctx->p.ka_num < 1) return anchor_error(AE_ACCOUNT_NOT_ENOUGH_KEYS, ACC_NONE);
   const SolAccountInfo *authority = &ctx->p.ka[0];
-  if (!authority->is_signer) return anchor_error(AE_ACCOUNT_NOT_SIGNER, ACC_EVENT_AUTHORITY);
-  Seeds seeds = {{{SEED_EVENT_AUTHORITY, sizeof(SEED_EVENT_AUTHORITY)}}, 1};
-  uint8_t bump;
-  if (!pda_hash_matches(&seeds, ctx->p.program_id, authority->key, &bump)) return anchor_error(AE_CONSTRAINT_SEEDS, ACC_EVENT_AUTHORITY);
-  return SUCCESS;
+  return check_event_authority(authority->is_signer, authority->key, ctx->p.program_id);
+}
+
+/*
+ * The shape this program's own event CPI has (one account without data, then the data), read
+ * straight from the loader's input before the entry point allocates and deserializes anything:
+ * every deposit and withdrawal pays for this call. The offsets are sol_deserialize's: count u64,
+ * then the account (dup marker, signer, writable, executable, 4 bytes, key @16, owner, lamports,
+ * data length @88, its data and 10,240 bytes of room, rent epoch), then the data length and data,
+ * then the program id. Anything else returns false and takes the ordinary path.
+ */
+bool event_fast_path(const uint8_t *input, uint64_t *result) {
+  if (*(const uint64_t *)input != 1 || input[8] != 0xff || *(const uint64_t *)(input + 88) != 0) return false;
+  const uint8_t *at = input + 96 + MAX_PERMITTED_DATA_INCREASE + 8;
+  uint64_t len = *(const uint64_t *)at;
+  const uint8_t *data = at + 8;
+  if (len < 8 || !eq8(data, EVENT_IX_TAG)) return false;
+  *result = check_event_authority(input[9] != 0, (const SolPubkey *)(input + 16), (const SolPubkey *)(data + len));
+  return true;
 }

@@ -6,14 +6,14 @@
  *
  * A program may create at most 10,240 bytes by CPI and grow an account it owns by at most
  * 10,240 bytes per instruction, so the 33,160-byte tree takes initialize_pool plus three of these
- * (initializePoolInstructions sends them in one transaction).
+ * (initializePoolInstructions sends them in one transaction). The one that completes the tree also
+ * stores F(mint) at its end.
  */
 #include "pool.h"
 
 enum { A_PAYER, A_MINT, A_TREE, A_SYSTEM_PROGRAM, A_COUNT };
 static const uint8_t FLAGS[A_COUNT] = {F_SIGNER | F_MUT, 0, F_MUT, 0};
 static const uint8_t NAMES[A_COUNT] = {ACC_PAYER, ACC_MINT, ACC_TREE, ACC_SYSTEM_PROGRAM};
-static const uint8_t SEED_MERKLE_TREE[11] = {'m', 'e', 'r', 'k', 'l', 'e', '_', 't', 'r', 'e', 'e'};
 
 #define SYSTEM_TRANSFER 2
 
@@ -25,13 +25,7 @@ static uint64_t load_growing_tree(const Ctx *ctx, const SolAccountInfo *tree, co
   bool ours = SolPubkey_same(tree->owner, ctx->p.program_id);
   bool shaped = tree->data_len >= TREE_INITIAL_SIZE && tree->data_len <= TREE_ACCOUNT_SIZE && eq8(tree->data, DISC_TREE_ACCOUNT);
   if (ours && shaped && eq32(tree->data + TREE_OFF_MINT, mint->x)) return SUCCESS;
-  Seeds seeds = {{{SEED_MERKLE_TREE, sizeof(SEED_MERKLE_TREE)}, {mint->x, 32}}, 2};
-  uint8_t bump;
-  if (!pda_is(&seeds, ctx->p.program_id, tree->key, &bump)) return anchor_error(AE_CONSTRAINT_SEEDS, ACC_TREE);
-  if (!account_exists(tree)) return anchor_error(AE_ACCOUNT_NOT_INITIALIZED, ACC_TREE);
-  if (!ours) return anchor_error(AE_ACCOUNT_OWNED_BY_WRONG_PROGRAM, ACC_TREE);
-  if (tree->data_len < 8 || !eq8(tree->data, DISC_TREE_ACCOUNT)) return anchor_error(AE_ACCOUNT_DISCRIMINATOR_MISMATCH, ACC_TREE);
-  return anchor_error(AE_ACCOUNT_DID_NOT_DESERIALIZE, ACC_TREE);
+  return tree_error(ctx, tree, mint);
 }
 
 uint64_t process_extend_pool(const Ctx *ctx) {
@@ -67,5 +61,7 @@ uint64_t process_extend_pool(const Ctx *ctx) {
   sol_memset(tree->data + len, 0, grown - len);
   *(uint64_t *)(tree->data - 8) = grown;
   tree->data_len = grown;
+  /* The tree is complete: F(mint) goes in its last 32 bytes, which no instruction reads before. */
+  if (grown == TREE_ACCOUNT_SIZE) return pubkey_field(tree->data + TREE_OFF_MINT, tree->data + TREE_OFF_MINT_FIELD);
   return SUCCESS;
 }

@@ -33,12 +33,12 @@ uint64_t sol_curve_validate_point(uint64_t curve_id, const uint8_t *point, uint8
 #define MAX_LEAVES 0xFFFFFFFFULL
 #define NO_LEAF_INDEX 0xFFFFFFFFULL
 
-/* The ring is last: 32,000 of the 33,160 bytes. A CPI can create at most 10,240 bytes, so
+/* The ring is 32,000 of the 33,192 bytes, then F(mint). A CPI can create at most 10,240 bytes, so
  * initialize_pool creates TREE_INITIAL_SIZE and extend_pool grows it by at most
  * MAX_PERMITTED_DATA_INCREASE per instruction; every other instruction refuses a tree that is not
  * TREE_ACCOUNT_SIZE. The fields other than the ring lie in the first 10,240 bytes, so
  * initialize_pool writes them all. */
-#define TREE_ACCOUNT_SIZE 33160
+#define TREE_ACCOUNT_SIZE 33192
 #define TREE_INITIAL_SIZE 10240
 #define TREE_OFF_MINT 8
 #define TREE_OFF_AUTHORITY 40
@@ -53,6 +53,10 @@ uint64_t sol_curve_validate_point(uint64_t curve_id, const uint8_t *point, uint8
 #define TREE_OFF_BUMP 1144
 #define TREE_OFF_EVENT_AUTHORITY_BUMP 1145
 #define TREE_OFF_ROOTS 1160
+/* F(mint) = Poseidon(hi, lo) of the mint, which every deposit leaf and every withdrawal's public
+ * inputs need: stored once (by the extend_pool that completes the tree) instead of hashed by each
+ * of them (786 CU, which pays for the event's self-CPI in deposit's 40k budget). */
+#define TREE_OFF_MINT_FIELD 33160
 
 /* The upgradeable loader's ProgramData header: state u32 (3) @0, slot u64 @4, upgrade authority
  * Option<Pubkey>: tag u8 @12, key @13. */
@@ -264,6 +268,9 @@ uint64_t check_token_account(const SolAccountInfo *a, uint64_t name, const uint8
 uint64_t check_receiving_account(const SolAccountInfo *a, const uint8_t *mint, const uint8_t *owner, bool *exists);
 /* The tree of `mint`: its PDA, this program's, a TreeAccount of its full size. */
 uint64_t load_tree(const Ctx *ctx, const SolAccountInfo *tree, const SolPubkey *mint);
+/* Why an account is not the tree of `mint`, in Anchor's order (seeds, existence, owner,
+ * discriminator, layout); the canonical search only decides which error to report. */
+uint64_t tree_error(const Ctx *ctx, const SolAccountInfo *tree, const SolPubkey *mint);
 /* The vault of `mint`: PDA ["vault", mint], a token account of `mint` owned by itself; its bump out. */
 uint64_t check_vault(const Ctx *ctx, const SolAccountInfo *vault, const SolPubkey *mint, uint8_t *bump);
 
@@ -428,6 +435,8 @@ typedef struct {
 uint64_t emit_revert(const EventSink *sink, const RevertEventFields *e);
 /* The event CPI's own handler: succeeds only for the event authority PDA as a signer. */
 uint64_t process_event(const Ctx *ctx);
+/* The same check on the raw input when it has the event CPI's shape (true, *result set). */
+bool event_fast_path(const uint8_t *input, uint64_t *result);
 
 /* ---- Instructions ------------------------------------------------------------------------- */
 

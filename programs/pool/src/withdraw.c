@@ -132,7 +132,8 @@ static uint64_t public_inputs(const Ctx *ctx, Withdraw *w) {
   copy32(w->inputs[1], data + WD_OFF_NULLIFIER_HASH);
   if ((err = pubkey_field(data + WD_OFF_RECIPIENT, w->inputs[2])) != SUCCESS) return err;
   u64_field(w->amount, w->inputs[3]);
-  if ((err = pubkey_field(ka[A_MINT].key->x, w->inputs[4])) != SUCCESS) return err;
+  /* F(mint) as extend_pool stored it in the tree (load_tree proved the tree is this mint's). */
+  copy32(w->inputs[4], ka[A_TREE].data + TREE_OFF_MINT_FIELD);
   if ((err = pubkey_field(ka[A_RELAYER].key->x, w->ext[0])) != SUCCESS) return err;
   u64_field(w->fee, w->ext[1]);
   if (w->swap) {
