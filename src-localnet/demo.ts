@@ -1,7 +1,8 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { Connection, Keypair, Transaction } from "@solana/web3.js";
-import { initializePoolInstruction, NATIVE_MINT, poolTreeAddress } from "../src-shared/pool-program";
+import { initializePoolInstructions, NATIVE_MINT, poolTreeAddress } from "../src-shared/pool-program";
+import { DEFAULT_MIN_DEPOSITS } from "../scripts/solana/min-deposit";
 import { confirmSignature } from "./confirm";
 import type { LocalValidator } from "./validator";
 
@@ -9,8 +10,11 @@ const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
 
 /**
  * Everything a relay needs to run against this validator: a funded relayer
- * keypair (the pools' authority), the wSOL and USDC pools, and a relay config
- * file whose swap venue is the validator's Jupiter-compatible API. Re-running on the same directory reuses the keypair.
+ * keypair (the pool program's upgrade authority, so the one key that may open
+ * pools, and the pools' authority), the wSOL and USDC pools with pool:init's
+ * minimum deposits (0.01 SOL, 1 USDC), and a relay config file whose swap
+ * venue is the validator's Jupiter-compatible API. Re-running on the same
+ * directory reuses the keypair.
  */
 export async function prepareDemo(dir: string, validator: LocalValidator, programId: string): Promise<string> {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -20,6 +24,8 @@ export async function prepareDemo(dir: string, validator: LocalValidator, progra
   // The relay refuses a keypair file others can read; one from an older run or a copy is made owner-only.
   chmodSync(keyFile, 0o600);
   await validator.airdrop(relayer.publicKey.toBase58(), 100_000_000_000n);
+  // initialize_pool accepts only the program's upgrade authority (issue 25); LiteSVM deploys with none.
+  await validator.setUpgradeAuthority(relayer.publicKey.toBase58(), programId);
 
   const connection = new Connection(validator.rpcUrl, "confirmed");
   for (const mint of [NATIVE_MINT, USDC]) {
@@ -27,7 +33,8 @@ export async function prepareDemo(dir: string, validator: LocalValidator, progra
     await validator.createMint(mint, mint === USDC ? 6 : 9);
     const { blockhash, lastValidBlockHeight } = await connection.getLatestBlockhash("confirmed");
     const tx = new Transaction({ feePayer: relayer.publicKey, blockhash, lastValidBlockHeight }).add(
-      initializePoolInstruction({ programId, authority: relayer.publicKey.toBase58(), mint }),
+      // initialize_pool and the extend_pool calls that grow the tree to its full size, in one transaction.
+      ...initializePoolInstructions({ programId, authority: relayer.publicKey.toBase58(), mint, minDeposit: DEFAULT_MIN_DEPOSITS[mint]! }),
     );
     tx.sign(relayer);
     const signature = await connection.sendRawTransaction(tx.serialize());

@@ -7,7 +7,12 @@
  *
  *   npm run localnet -- [--port 8899] [--host 127.0.0.1] [--slot-ms 400]
  *                       [--pool-program-id <base58>] [--faucet-sol 1000000]
- *                       [--demo <dir>]
+ *                       [--upgrade-authority <base58>] [--demo <dir>]
+ *
+ * The pool program is deployed upgradeable, as on a cluster; its upgrade
+ * authority is the one key that may open pools (issue 25). LiteSVM deploys it
+ * with none: --upgrade-authority names one (then `npm run pool:init` with that
+ * keypair opens pools), and --demo makes its relayer the authority.
  *
  * With --demo, it also makes (or reuses) a relayer keypair in <dir>, funds it,
  * opens the wSOL and USDC pools with it as their authority, and writes
@@ -17,6 +22,7 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { DEFAULT_POOL_PROGRAM_ID } from "../src-shared/pool-program";
+import { parsePublicKey } from "../src-shared/encoding/base58";
 import { prepareDemo } from "./demo";
 import { CP_SWAP_PROGRAM_ID } from "./programs/cp-swap-client";
 import { startLocalValidator } from "./validator";
@@ -30,13 +36,16 @@ const { values } = parseArgs({
     "slot-ms": { type: "string", default: "400" },
     "pool-program-id": { type: "string", default: DEFAULT_POOL_PROGRAM_ID },
     "faucet-sol": { type: "string", default: "1000000" },
+    "upgrade-authority": { type: "string" },
     demo: { type: "string" },
     help: { type: "boolean", short: "h", default: false },
   },
 });
 
 if (values.help) {
-  console.log("usage: npm run localnet -- [--port 8899] [--host 127.0.0.1] [--slot-ms 400] [--pool-program-id <base58>] [--faucet-sol 1000000] [--demo <dir>]");
+  console.log(
+    "usage: npm run localnet -- [--port 8899] [--host 127.0.0.1] [--slot-ms 400] [--pool-program-id <base58>] [--faucet-sol 1000000] [--upgrade-authority <base58>] [--demo <dir>]",
+  );
   process.exit(0);
 }
 
@@ -44,6 +53,8 @@ const port = Number(values.port);
 const slotMs = Number(values["slot-ms"]);
 if (!Number.isInteger(port) || port < 0 || port > 65534) throw new Error(`--port: ${values.port}`);
 if (!(slotMs > 0)) throw new Error(`--slot-ms: ${values["slot-ms"]}`);
+if (values["upgrade-authority"] !== undefined && !parsePublicKey(values["upgrade-authority"]).ok)
+  throw new Error(`--upgrade-authority: ${values["upgrade-authority"]} is not a base58 public key`);
 
 const poolProgramId = values["pool-program-id"]!;
 const validator = await startLocalValidator({
@@ -53,13 +64,14 @@ const validator = await startLocalValidator({
   slotMs,
   faucetLamports: BigInt(values["faucet-sol"]!) * 1_000_000_000n,
   poolProgramId,
+  poolUpgradeAuthority: values["upgrade-authority"] ?? null,
 });
 
 console.log(`localnet listening on ${validator.rpcUrl} (ready in ${Math.round(performance.now() - startedAt)} ms)`);
 console.log(`  JSON-RPC   ${validator.rpcUrl}`);
 console.log(`  websocket  ${validator.wsUrl} and ws://${values.host}:${validator.port + 1}`);
 console.log(`  runtime    LiteSVM: System, Compute Budget, SPL Token, Token-2022, Associated Token, Memo, Address Lookup Table`);
-console.log(`  pool       ${poolProgramId} (programs/pool/pool.so)`);
+console.log(`  pool       ${poolProgramId} (programs/pool/pool.so, upgradeable; upgrade authority ${validator.upgradeAuthority() ?? "none yet"})`);
 console.log(`  cp-swap    ${CP_SWAP_PROGRAM_ID} (programs/cp-swap/cp-swap.so)`);
 console.log(`  faucet     ${validator.faucet.publicKey.toBase58()} (requestAirdrop works for any address)`);
 console.log(
@@ -68,7 +80,9 @@ console.log(
 
 if (values.demo) {
   const file = await prepareDemo(path.resolve(values.demo), validator, poolProgramId);
-  console.log(`  demo       pools wSOL and USDC opened; start the relay on it with: RELAY_CONFIG=${file} npm start`);
+  console.log(
+    `  demo       pools wSOL and USDC opened by the relayer, now the upgrade authority ${validator.upgradeAuthority()}; start the relay on it with: RELAY_CONFIG=${file} npm start`,
+  );
 }
 
 let stopping = false;

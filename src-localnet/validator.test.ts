@@ -21,7 +21,20 @@ import {
   sendAndConfirmTransaction,
 } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ASSOCIATED_TOKEN_PROGRAM_ID, associatedTokenAddress, DEFAULT_POOL_PROGRAM_ID, NATIVE_MINT, TOKEN_PROGRAM_ID } from "../src-shared/pool-program";
+import {
+  ASSOCIATED_TOKEN_PROGRAM_ID,
+  associatedTokenAddress,
+  BPF_LOADER_UPGRADEABLE_ID,
+  decodeTreeAccount,
+  DEFAULT_POOL_PROGRAM_ID,
+  initializePoolInstructions,
+  NATIVE_MINT,
+  POOL_ERRORS,
+  poolTreeAddress,
+  programDataAddress,
+  TOKEN_PROGRAM_ID,
+  TREE_ACCOUNT_SIZE,
+} from "../src-shared/pool-program";
 import { MEMO_PROGRAM_ID, memoInstruction, rpc, sleep, until } from "../tests/support/localnet-rpc";
 import { startLocalValidator, type LocalValidator } from "./validator";
 
@@ -612,6 +625,64 @@ describe("the runtime: LiteSVM with the real SPL Token and Associated Token prog
     await sleep(60);
     expect((await conn.getSignatureStatus(sig, { searchTransactionHistory: true })).value).toBeNull();
     expect(await conn.getBalance(payer.publicKey)).toBe(before);
+  });
+});
+
+describe("the pool program deployed upgradeable (issue 25: its upgrade authority alone opens pools)", () => {
+  const open = (authority: Keypair, mint: string) =>
+    sendAndConfirm(
+      initializePoolInstructions({ programId: DEFAULT_POOL_PROGRAM_ID, authority: authority.publicKey.toBase58(), mint, minDeposit: 10_000_000n }),
+      [authority],
+      // Land a refused initialize too, so its error is the transaction's (preflight would throw it instead).
+      true,
+    );
+
+  it("has no upgrade authority as LiteSVM deploys it, so nobody can open a pool; the one it is given opens one and no other key can", async () => {
+    const mint = Keypair.generate().publicKey.toBase58();
+    await v.createMint(mint);
+    const owner = Keypair.generate();
+    const stranger = Keypair.generate();
+    for (const k of [owner, stranger]) await v.airdrop(k.publicKey.toBase58(), LAMPORTS_PER_SOL);
+    expect(v.upgradeAuthority()).toBeNull();
+    expect((await open(owner, mint)).err).toEqual({ InstructionError: [0, { Custom: POOL_ERRORS.NotAuthority }] });
+
+    await v.setUpgradeAuthority(owner.publicKey.toBase58());
+    expect(v.upgradeAuthority()).toBe(owner.publicKey.toBase58());
+    // The header as the upgradeable loader writes it: ProgramData (3), an authority (1 @12), its key @13..45; the ELF after it untouched.
+    const pd = await conn.getAccountInfo(new PublicKey(programDataAddress(DEFAULT_POOL_PROGRAM_ID)));
+    expect(pd?.owner.toBase58()).toBe(BPF_LOADER_UPGRADEABLE_ID);
+    expect(pd!.data.readUInt32LE(0)).toBe(3);
+    expect(pd!.data[12]).toBe(1);
+    expect(new PublicKey(pd!.data.subarray(13, 45)).toBase58()).toBe(owner.publicKey.toBase58());
+    expect(pd!.data.subarray(45, 49).toString("latin1")).toBe("\x7fELF");
+
+    expect((await open(stranger, mint)).err).toEqual({ InstructionError: [0, { Custom: POOL_ERRORS.NotAuthority }] });
+    expect((await open(owner, mint)).err).toBeNull();
+    const tree = await conn.getAccountInfo(new PublicKey(poolTreeAddress(DEFAULT_POOL_PROGRAM_ID, mint)));
+    expect(tree?.data.length).toBe(TREE_ACCOUNT_SIZE);
+    const decoded = decodeTreeAccount(tree!.data);
+    expect(decoded.ok && [new PublicKey(decoded.value.authority).toBase58(), decoded.value.minDeposit]).toEqual([owner.publicKey.toBase58(), 10_000_000n]);
+  });
+
+  it("drops the upgrade authority on request (an immutable program): then no key can open a pool", async () => {
+    const owner = Keypair.generate();
+    await v.airdrop(owner.publicKey.toBase58(), LAMPORTS_PER_SOL);
+    await v.setUpgradeAuthority(owner.publicKey.toBase58());
+    await v.setUpgradeAuthority(null);
+    expect(v.upgradeAuthority()).toBeNull();
+    const mint = Keypair.generate().publicKey.toBase58();
+    await v.createMint(mint);
+    expect((await open(owner, mint)).err).toEqual({ InstructionError: [0, { Custom: POOL_ERRORS.NotAuthority }] });
+  });
+
+  it("starts with the upgrade authority it is given", async () => {
+    const owner = Keypair.generate().publicKey.toBase58();
+    const other = await startLocalValidator({ port: 0, slotMs: 20, poolUpgradeAuthority: owner });
+    try {
+      expect(other.upgradeAuthority()).toBe(owner);
+    } finally {
+      await other.close();
+    }
   });
 });
 

@@ -6,7 +6,7 @@
  * to it (pass `wsEndpoint: validator.wsUrl`, or set `alsoListenPortPlusOne`
  * for web3.js's default of port + 1).
  */
-import { Keypair } from "@solana/web3.js";
+import { Keypair, PublicKey } from "@solana/web3.js";
 import { Faults } from "./faults";
 import { Ledger, type LedgerOptions } from "./ledger/ledger";
 import type { LedgerSnapshot } from "./ledger/types";
@@ -18,6 +18,7 @@ import { SubscriptionHub } from "./rpc/subscriptions";
 import { SYSTEM_PROGRAM_ID } from "./ledger/transaction";
 import { SvmEngine, type SbfProgram } from "./ledger/svm";
 import { defaultSbfPrograms } from "./programs";
+import { DEFAULT_POOL_PROGRAM_ID, decodeProgramDataHeader, encodeProgramDataHeader, programDataAddress, publicKeyBytes } from "../src-shared/pool-program";
 
 export interface LocalValidatorOptions extends LedgerOptions {
   /** Default 127.0.0.1. */
@@ -37,6 +38,12 @@ export interface LocalValidatorOptions extends LedgerOptions {
   sbfPrograms?: SbfProgram[];
   /** Where the default pool program is deployed (default DEFAULT_POOL_PROGRAM_ID). */
   poolProgramId?: string;
+  /**
+   * The pool program's upgrade authority (base58), the one key its
+   * initialize_pool accepts (issue 25). Default none, as LiteSVM deploys it:
+   * nobody can open a pool until {@link LocalValidator.setUpgradeAuthority} names one.
+   */
+  poolUpgradeAuthority?: string | null;
 
   /** The faucet's lamports at genesis (default 1 000 000 SOL). */
   faucetLamports?: bigint | number;
@@ -55,6 +62,15 @@ export interface LocalValidator {
   readonly faucet: Keypair;
   /** Live websocket subscriptions (a test waits for one before acting on its notification). */
   readonly subscriptionCount: number;
+  /**
+   * Sets (a base58 key) or drops (null) the upgrade authority of an
+   * upgradeable program (default: the pool program) in its ProgramData
+   * header, the program's bytes untouched: the pool program lets only that
+   * key initialize pools. Rejects for a program without ProgramData.
+   */
+  setUpgradeAuthority(authority: string | null, programId?: string): Promise<void>;
+  /** The upgrade authority of a program (default: the pool program), null when it has none. */
+  upgradeAuthority(programId?: string): string | null;
   /** Creates an SPL token mint (no authority) unless it exists; resolves with its decimals (default 9 for wrapped SOL, 6 otherwise). */
   createMint(mint: string, decimals?: number): Promise<number>;
   /** The Jupiter-compatible swap API (rpc/jupiter.ts) over the cp-swap pools. */
@@ -105,6 +121,24 @@ export async function startLocalValidator(opts: LocalValidatorOptions = {}): Pro
   const slotMs = opts.slotMs ?? 50;
   const engine = new SvmEngine(opts.sbfPrograms ?? defaultSbfPrograms({ poolProgramId: opts.poolProgramId }));
   const ledger = new Ledger(opts, engine);
+  const poolProgramId = opts.poolProgramId ?? DEFAULT_POOL_PROGRAM_ID;
+  // LiteSVM deploys through the upgradeable loader with no upgrade authority: the header is ours to write.
+  const programData = (programId: string): { address: string; data: Uint8Array; slot: bigint; authority: Uint8Array | null } => {
+    const address = programDataAddress(programId);
+    const account = ledger.getAccount(address);
+    if (!account) throw new Error(`${programId} has no ProgramData account (not deployed upgradeable)`);
+    const header = decodeProgramDataHeader(account.data);
+    if (!header.ok) throw new Error(`${programId}: ${header.error}`);
+    return { address, data: account.data, slot: header.value.slot, authority: header.value.upgradeAuthority };
+  };
+  const writeUpgradeAuthority = (authority: string | null, programId: string): void => {
+    const pd = programData(programId);
+    const account = ledger.getAccount(pd.address)!;
+    const data = pd.data.slice();
+    data.set(encodeProgramDataHeader({ slot: pd.slot, upgradeAuthority: authority === null ? null : publicKeyBytes(authority) }));
+    ledger.setAccount(pd.address, { ...account, data });
+  };
+  if (opts.poolUpgradeAuthority) writeUpgradeAuthority(opts.poolUpgradeAuthority, poolProgramId);
   const faults = new Faults();
   const faucet = opts.faucet ?? Keypair.generate();
   ledger.setAccount(faucet.publicKey.toBase58(), {
@@ -153,6 +187,14 @@ export async function startLocalValidator(opts: LocalValidatorOptions = {}): Pro
     faucet,
     get subscriptionCount() {
       return hub.subscriptionCount;
+    },
+    setUpgradeAuthority: async (authority, programId = poolProgramId) => {
+      await ledger.idle();
+      writeUpgradeAuthority(authority, programId);
+    },
+    upgradeAuthority: (programId = poolProgramId) => {
+      const authority = programData(programId).authority;
+      return authority === null ? null : new PublicKey(authority).toBase58();
     },
     createMint: async (mint, decimals) => {
       await ledger.idle();

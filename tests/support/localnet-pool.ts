@@ -15,7 +15,7 @@ import type { FieldHasher } from "../../src-shared/crypto/hasher";
 import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
 import { bytesEqual } from "../../src-shared/encoding/bytes";
 import { encodeBase58 } from "../../src-shared/encoding/base58";
-import { DEFAULT_POOL_PROGRAM_ID, depositInstruction, initializePoolInstruction, poolTreeAddress, publicKeyBytes } from "../../src-shared/pool-program";
+import { DEFAULT_POOL_PROGRAM_ID, depositInstruction, initializePoolInstructions, poolTreeAddress, publicKeyBytes } from "../../src-shared/pool-program";
 import { confirmSignature } from "../../src-localnet/confirm";
 import { startLocalValidator, type LocalValidator } from "../../src-localnet/validator";
 import { defaultSbfPrograms } from "../../src-localnet/programs";
@@ -90,9 +90,12 @@ export interface FixturePool {
 /** `extraPrograms`: SBF programs to load besides the pool program and the cp-swap venue (a test's own, e.g. cpi-proxy). */
 export async function startFixturePool(opts: { extraPrograms?: SbfProgram[] } = {}): Promise<FixturePool> {
   const hasher = await createPoseidonHasher();
+  // The relayer opens the pool: it is the program's upgrade authority, the one key initialize_pool accepts (issue 25).
+  const relayerAddress = Keypair.fromSeed(RELAYER_SEED).publicKey.toBase58();
   const validator = await startLocalValidator({
     slotMs: 40,
     poolProgramId: PROGRAM,
+    poolUpgradeAuthority: relayerAddress,
     ...(opts.extraPrograms ? { sbfPrograms: [...defaultSbfPrograms({ poolProgramId: PROGRAM }), ...opts.extraPrograms] } : {}),
   });
   const rpc = createSolanaRpc({ rpcUrl: validator.rpcUrl, wsUrl: validator.wsUrl, commitment: "confirmed", rpcTimeoutMs: 2_000 });
@@ -113,7 +116,7 @@ export async function startFixturePool(opts: { extraPrograms?: SbfProgram[] } = 
   await validator.airdrop(relayer.address, 100n * SOL);
   await validator.airdrop(depositor.publicKey.toBase58(), 10n * SOL);
   await validator.mintTo(depositor.publicKey.toBase58(), MINT, 40n * SOL);
-  await send([initializePoolInstruction({ programId: PROGRAM, authority: relayer.address, mint: MINT })], [relayerKey]);
+  await send(initializePoolInstructions({ programId: PROGRAM, authority: relayer.address, mint: MINT, minDeposit: 1n }), [relayerKey]);
   const notes: DepositNote[] = [];
   for (let i = 0; i < NOTE_COUNT; i++) {
     const made = await createNote({ network: "devnet", mint: MINT, amount: BigInt(i + 1) * SOL, hasher, random: seededRandom(`localnet-pool/note-${i}`) });

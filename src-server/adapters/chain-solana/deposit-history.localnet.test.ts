@@ -21,7 +21,7 @@ import {
   decodeTreeAccount,
   depositCommitment,
   depositInstruction,
-  initializePoolInstruction,
+  initializePoolInstructions,
   poolTreeAddress,
 } from "../../../src-shared/pool-program";
 import { startLocalValidator, type LocalValidator } from "../../../src-localnet/validator";
@@ -196,9 +196,11 @@ beforeAll(async () => {
     await validator.mintTo(d.publicKey.toBase58(), USDC, 1_000n * AMOUNT);
   }
   const authority = depositors[0]!;
+  // Only the program's upgrade authority may open a pool (issue 25).
+  await validator.setUpgradeAuthority(authority.publicKey.toBase58());
   let { blockhash } = await connection.getLatestBlockhash("confirmed");
   const init = new Transaction({ feePayer: authority.publicKey, recentBlockhash: blockhash }).add(
-    initializePoolInstruction({ programId: PROGRAM, authority: authority.publicKey.toBase58(), mint: USDC }),
+    ...initializePoolInstructions({ programId: PROGRAM, authority: authority.publicKey.toBase58(), mint: USDC, minDeposit: 1n }),
   );
   init.sign(authority);
   await sendAll([init]);
