@@ -33,7 +33,6 @@ import { sandboxDepositMessage } from "../../src-shared/messages";
 import {
   POOL_ERRORS,
   assertSwapOutInstruction,
-  decodePoolEventLogs,
   depositCommitment,
   depositReceiptAddress,
   poolNullifierAddress,
@@ -359,7 +358,7 @@ describe("protocol v3 on both chains: partial withdrawals, a chain of three piec
     const p = await sbf.prove(placed, recipient, { amount });
     const r = await submitBoth(p);
     expect({ sandbox: sandboxOutcome(r.sandbox), sbf: sbfOutcome(r.sbf) }).toEqual({ sandbox: "ok", sbf: "ok" });
-    const event = decodePoolEventLogs(r.sbf.logs, PROGRAM).find((e) => e.name === "WithdrawEvent");
+    const event = r.sbf.events.find((e) => e.name === "WithdrawEvent");
     expect(event && event.name === "WithdrawEvent" && event.changeCommitment).toEqual(p.changeCommitment);
     const index = event && event.name === "WithdrawEvent" ? event.changeLeafIndex : -1;
     expect(r.sandbox.ok && r.sandbox.changeLeafIndex).toBe(index);

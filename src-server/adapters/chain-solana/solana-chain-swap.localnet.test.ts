@@ -9,14 +9,8 @@
 import { PublicKey } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeBase58 } from "../../../src-shared/encoding/base58";
-import {
-  SYSVAR_INSTRUCTIONS_ID,
-  associatedTokenAddress,
-  decodePoolEventLogs,
-  decodePoolInstruction,
-  poolVaultAddress,
-  swapEscrowAddress,
-} from "../../../src-shared/pool-program";
+import { SYSVAR_INSTRUCTIONS_ID, associatedTokenAddress, decodePoolInstruction, poolVaultAddress, swapEscrowAddress } from "../../../src-shared/pool-program";
+import { poolEventsOfResponse } from "../../../src-shared/pool-program/leaves";
 import type { LocalValidator } from "../../../src-localnet/validator";
 import type { SwapQuote } from "../../core/swap/quote";
 import type { WithdrawalSubmission } from "../../ports/chain";
@@ -288,7 +282,7 @@ describe("SolanaChain relay_swap on the local validator (Jupiter API → cp-swap
     const swapIx = tx!.transaction.message.compiledInstructions.find((i) => keys[i.programIdIndex] === CP_SWAP)!;
     expect(swapIx.accountKeyIndexes.map((k) => keys[k])).toContain(escrow);
     expect(swapIx.accountKeyIndexes.map((k) => keys[k])).not.toContain(associatedTokenAddress(recipient, OUT));
-    expect(decodePoolEventLogs(tx?.meta?.logMessages, PROGRAM).map((e) => e.name)).toEqual(["WithdrawEvent"]);
+    expect(poolEventsOfResponse(tx!, PROGRAM).map((e) => e.name)).toEqual(["WithdrawEvent"]);
     expect(tx?.meta?.logMessages?.some((l) => l.startsWith(`Program log: swap ${w.depositSize - FEE} ${MINT} -> ${q.outAmount} ${OUT}`))).toBe(true);
     expect(logs.join("\n")).toContain(`paid ${q.outAmount} ${OUT}`);
 

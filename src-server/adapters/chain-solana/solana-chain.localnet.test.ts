@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FieldHasher } from "../../../src-shared/crypto/hasher";
 import { toHex } from "../../../src-shared/encoding/bytes";
 import { encodeBase58 } from "../../../src-shared/encoding/base58";
-import { associatedTokenAddress, decodePoolEventLogs, depositInstruction, poolNullifierAddress } from "../../../src-shared/pool-program";
+import { associatedTokenAddress, depositInstruction, poolNullifierAddress } from "../../../src-shared/pool-program";
+import { poolEventsOfResponse } from "../../../src-shared/pool-program/leaves";
 import type { LocalValidator } from "../../../src-localnet/validator";
 import { MerkleTree } from "../../core/merkle/tree";
 import type { NetworkConfig } from "../../config/schema";
@@ -144,7 +145,7 @@ describe("SolanaChain on the local validator (protocol v3)", () => {
     // The fee the attempt recorded is the fee the cluster charged.
     const tx = await rpc.getTransaction(r.signature, { commitment: "confirmed", maxSupportedTransactionVersion: 0 });
     expect(tx?.meta?.fee).toBe(attempts[1]!.networkFeeLamports);
-    const events = decodePoolEventLogs(tx?.meta?.logMessages, PROGRAM);
+    const events = poolEventsOfResponse(tx!, PROGRAM);
     expect(events.map((e) => e.name)).toEqual(["WithdrawEvent"]);
     expect(events[0]).toMatchObject({ changeLeafIndex: 7, changeCommitment: w.changeCommitment, amount: SOL / 4n, fee: FEE });
     const landed = new RegExp(`withdrawal ${r.signature} landed in slot \\d+ \\((\\d+) bytes\\); change leaf 7`).exec(logs.join("\n"));
