@@ -17,6 +17,7 @@ import path from "node:path";
 import { ComputeBudgetProgram, Keypair, PublicKey, TransactionInstruction } from "@solana/web3.js";
 import {
   ASSOCIATED_TOKEN_PROGRAM_ID,
+  ROOT_HISTORY_SIZE,
   SYSTEM_PROGRAM_ID,
   TOKEN_PROGRAM_ID,
   assertSwapOutInstruction,
@@ -34,6 +35,7 @@ import {
   PLAIN,
   PLAIN_5,
   PLAIN_6,
+  PoolWorld,
   PROGRAM,
   SOL,
   SWAP,
@@ -136,12 +138,12 @@ const programs: BenchCase = {
     const f = await fixturePool();
     const verifier = verifierUnits();
 
-    // Withdrawals first: the recorded proofs are against the fixture root, which 100 more deposits push out of the ring.
+    // Withdrawals first: the recorded proofs are against the fixture root, which 1,000 more insertions push out of the
+    // ring. PLAIN waits until that root is the ring's oldest (999 insertions old): the longest root scan.
     log("withdrawals with the recorded proofs");
     f.world.svm.createTokenAccount(f.world.mint, new PublicKey(f.recipient(PLAIN_5)), 0n);
     const existing = f.world.send([withdrawInstruction(f.params(PLAIN_5))], [f.relayer]);
     const creating = f.world.send([withdrawInstruction(f.params(PLAIN_6))], [f.relayer]);
-    const plain = f.world.send([withdrawInstruction(f.params(PLAIN))], [f.relayer]);
     const cp = f.world.cpPool(f.outputMint, 1_000n * SOL, 1_000_000_000_000n);
     const swapCreated = swapCreating(f);
     const swap = swapAsRelayed(f, cp);
@@ -152,11 +154,20 @@ const programs: BenchCase = {
     log(`${deposits} deposits of random precommitments`);
     const depositor = f.world.depositor(BigInt(deposits) * 1_000n);
     const units: number[] = [];
+    // The fixture root is 3 insertions old here (PLAIN_5, PLAIN_6, SWAP); with `quick` the ring is not walked through.
+    const oldestAt = ROOT_HISTORY_SIZE - 1 - 3;
+    let plain: Landed | undefined;
     for (let i = 0; i < deposits; i++) {
+      if (i === Math.min(oldestAt, deposits - 1)) plain = f.world.send([withdrawInstruction(f.params(PLAIN))], [f.relayer]);
       const pre = Keypair.generate().publicKey.toBytes();
       pre[0] = 0; // below the field modulus
       units.push(poolUnits(f.world.deposit(depositor, pre, 1_000n, 1_000n + BigInt(i))));
     }
+    if (!plain) throw new Error("no plain withdrawal");
+    const fresh = await PoolWorld.create({ hasher: f.world.hasher });
+    const init = fresh.initialize();
+    if (!init.ok) throw new Error(`initialize_pool: ${init.logs.join("\n")}`);
+    const treeRent = fresh.svm.getAccount(fresh.tree)!.lamports;
 
     const budgetMetric = (name: string, ours: number, budget: number, detail?: string): Metric => ({
       name,
@@ -175,6 +186,7 @@ const programs: BenchCase = {
         BUDGET.deposit,
         `p50 ${fmtNum(percentile(units, 50))}, max ${fmtNum(Math.max(...units))} over ${deposits} deposits`,
       ),
+      budgetMetric("deposit max", Math.max(...units), BUDGET.deposit, `over ${deposits} deposits (each emits its event by a self-CPI)`),
       budgetMetric("withdraw, recipient's token account exists", poolUnits(existing), BUDGET.withdraw),
       budgetMetric("withdraw, the program creates the recipient's token account", poolUnits(creating), BUDGET.withdrawCreating),
       budgetMetric(
@@ -195,6 +207,31 @@ const programs: BenchCase = {
         unit: "CU",
         peerLabel: "the Groth16 verifier alone (groth16-harness)",
         peer: verifier,
+        better: "lower",
+        target: null,
+      },
+      budgetMetric(
+        quick
+          ? "withdraw, the program creates the recipient's token account (quick: a fresh root)"
+          : "withdraw against the ring's oldest root (999 insertions old), the program creates the recipient's token account",
+        poolUnits(plain),
+        BUDGET.withdrawCreating,
+      ),
+      {
+        name: "initialize_pool + 3 extend_pool transaction size (a usable pool in one transaction)",
+        ours: init.size,
+        unit: "bytes",
+        peerLabel: "packet limit",
+        peer: BUDGET.packet,
+        better: "lower",
+        target: { kind: "<", value: BUDGET.packet + 1 },
+      },
+      {
+        name: "tree account rent (33,192 bytes, rent-exempt minimum)",
+        ours: Number(treeRent),
+        unit: "lamports",
+        peerLabel: "the 100-root tree of protocol v3 (4,353 bytes)",
+        peer: Number(fresh.svm.rentExempt(4353)),
         better: "lower",
         target: null,
       },

@@ -171,6 +171,7 @@ describe("initialize_pool", () => {
       minDeposit: 1n,
       bump: findTreeAddress(PROGRAM, world.mintAddress)[1],
       eventAuthorityBump: findEventAuthorityAddress(PROGRAM)[1],
+      vaultBump: PublicKey.findProgramAddressSync([Buffer.from("vault"), world.mint.toBytes()], new PublicKey(PROGRAM))[1],
       mintField: pubkeyToField(world.hasher, world.mint.toBytes()),
     });
     expect(currentRoot(tree)).toEqual(zeros[32]);

@@ -117,6 +117,8 @@ describe("programs/pool/src agrees with the codec", () => {
       ["TREE_OFF_MIN_DEPOSIT", TREE_ACCOUNT_OFFSETS.minDeposit],
       ["TREE_OFF_BUMP", TREE_ACCOUNT_OFFSETS.bump],
       ["TREE_OFF_EVENT_AUTHORITY_BUMP", TREE_ACCOUNT_OFFSETS.eventAuthorityBump],
+      ["TREE_OFF_VAULT_BUMP", TREE_ACCOUNT_OFFSETS.vaultBump],
+      ["TREE_OFF_MINT_FIELD", TREE_ACCOUNT_OFFSETS.mintField],
       ["TOKEN_OFF_MINT", TOKEN_ACCOUNT_OFFSETS.mint],
       ["TOKEN_OFF_OWNER", TOKEN_ACCOUNT_OFFSETS.owner],
       ["TOKEN_OFF_AMOUNT", TOKEN_ACCOUNT_OFFSETS.amount],

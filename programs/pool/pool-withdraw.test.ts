@@ -104,7 +104,9 @@ describe("withdraw: attacks fail with their exact error, the vault keeps its fun
 
   it("the vault of another mint's pool (ConstraintSeeds), and the real vault holding another mint (ConstraintTokenMint)", () => {
     const otherMint = f.world.svm.createMint(f.relayer.publicKey, 9);
-    const init = send(initializePoolInstructions({ programId: PROGRAM, authority: f.relayer.publicKey.toBase58(), mint: otherMint.toBase58(), minDeposit: 1n }));
+    const init = send(
+      initializePoolInstructions({ programId: PROGRAM, authority: f.relayer.publicKey.toBase58(), mint: otherMint.toBase58(), minDeposit: 1n }),
+    );
     expect(init.ok, init.logs.join("\n")).toBe(true);
     const otherVault = new PublicKey(poolVaultAddress(PROGRAM, otherMint.toBase58()));
     f.world.svm.setAccount(otherVault, {

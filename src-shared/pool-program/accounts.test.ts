@@ -44,6 +44,7 @@ function sampleTree(): TreeAccountData {
     minDeposit: 0x0a0b0c0dn,
     bump: 254,
     eventAuthorityBump: 251,
+    vaultBump: 250,
     mintField: fill(0x3c),
   };
 }
@@ -62,7 +63,8 @@ describe("TreeAccount", () => {
       minDeposit: 1136,
       bump: 1144,
       eventAuthorityBump: 1145,
-      reserved: 1146,
+      vaultBump: 1146,
+      reserved: 1147,
       roots: 1160,
       mintField: 33160,
     });
@@ -79,7 +81,8 @@ describe("TreeAccount", () => {
     expect(u64le(bytes, 1136)).toBe(0x0a0b0c0dn);
     expect(bytes[1144]).toBe(254);
     expect(bytes[1145]).toBe(251);
-    expect(bytes.subarray(1146, 1160)).toEqual(fill(0, 14));
+    expect(bytes[1146]).toBe(250);
+    expect(bytes.subarray(1147, 1160)).toEqual(fill(0, 13));
     expect(bytes.subarray(1160, 1192)).toEqual(fill(0xa0));
     expect(bytes.subarray(1160 + 2 * 32, 1160 + 3 * 32)).toEqual(fill(0xa2));
     expect(bytes.subarray(1160 + 3 * 32, 33160)).toEqual(fill(0, 33160 - 1160 - 96));

@@ -36,7 +36,8 @@ export const TREE_ACCOUNT_OFFSETS = {
   minDeposit: 1136,
   bump: 1144,
   eventAuthorityBump: 1145,
-  reserved: 1146,
+  vaultBump: 1146,
+  reserved: 1147,
   roots: 1160,
   mintField: 33160,
 } as const;
@@ -61,6 +62,8 @@ export interface TreeAccountData {
   bump: number;
   /** Canonical bump of the event authority PDA, with which the program signs its event CPIs. */
   eventAuthorityBump: number;
+  /** Canonical bump of the vault PDA: the program checks the vault's address with one hash. */
+  vaultBump: number;
   /** Ring of the last ROOT_HISTORY_SIZE roots, 32 bytes each; unused slots are zero. */
   roots: Uint8Array[];
   /**
@@ -88,7 +91,8 @@ export function encodeTreeAccount(t: TreeAccountData): Uint8Array {
     .u64(t.minDeposit, "TreeAccount.minDeposit")
     .u8(t.bump, "TreeAccount.bump")
     .u8(t.eventAuthorityBump, "TreeAccount.eventAuthorityBump")
-    .skip(14);
+    .u8(t.vaultBump, "TreeAccount.vaultBump")
+    .skip(13);
   t.roots.forEach((r, i) => w.raw(r, 32, `TreeAccount.roots[${i}]`));
   return w.raw(t.mintField, 32, "TreeAccount.mintField").finish();
 }
@@ -115,7 +119,8 @@ export function decodeTreeAccount(bytes: Uint8Array): Result<TreeAccountData, st
   const minDeposit = r.u64();
   const bump = r.u8();
   const eventAuthorityBump = r.u8();
-  r.skip(14);
+  const vaultBump = r.u8();
+  r.skip(13);
   const roots = Array.from({ length: ROOT_HISTORY_SIZE }, () => r.raw(32));
   const mintField = r.raw(32);
   return ok({
@@ -131,6 +136,7 @@ export function decodeTreeAccount(bytes: Uint8Array): Result<TreeAccountData, st
     minDeposit,
     bump,
     eventAuthorityBump,
+    vaultBump,
     roots,
     mintField,
   });

@@ -158,17 +158,18 @@ uint64_t tree_error(const Ctx *ctx, const SolAccountInfo *tree, const SolPubkey 
 }
 
 /*
- * A valid vault (a token account of `mint` whose token owner is its own address, SPL Token's)
- * can only be at a hash of the vault seeds if initialize_pool made it there, which it does at
- * the canonical bump only: its address is checked with hashes alone, ~170 CU per bump instead
- * of ~330 with the curve check (every deposit and withdrawal pays this). Any other account gets
- * the full canonical search first, so the error is Anchor's: seeds before the token checks.
+ * initialize_pool created the vault at its canonical PDA and stored that bump in the tree: a
+ * valid vault (a token account of `mint` whose token owner is its own address, SPL Token's) is
+ * checked with that one hash (~170 CU; every deposit and withdrawal pays this, whatever the
+ * mint's bump). Any other account gets the full canonical search first, so the error is
+ * Anchor's: seeds before the token checks.
  */
-uint64_t check_vault(const Ctx *ctx, const SolAccountInfo *vault, const SolPubkey *mint, uint8_t *bump) {
+uint64_t check_vault(const Ctx *ctx, const uint8_t *tree, const SolAccountInfo *vault, const SolPubkey *mint, uint8_t *bump) {
   Seeds seeds = {{{SEED_VAULT, sizeof(SEED_VAULT)}, {mint->x, 32}}, 2};
   bool valid = is_token_account(vault) && eq32(vault->data + TOKEN_OFF_MINT, mint->x) && eq32(vault->data + TOKEN_OFF_OWNER, vault->key->x);
   if (valid) {
-    if (!pda_hash_matches(&seeds, ctx->p.program_id, vault->key, bump)) return anchor_error(AE_CONSTRAINT_SEEDS, ACC_VAULT);
+    *bump = tree[TREE_OFF_VAULT_BUMP];
+    if (!pda_at(&seeds, ctx->p.program_id, vault->key, *bump)) return anchor_error(AE_CONSTRAINT_SEEDS, ACC_VAULT);
     return SUCCESS;
   }
   if (!pda_is(&seeds, ctx->p.program_id, vault->key, bump)) return anchor_error(AE_CONSTRAINT_SEEDS, ACC_VAULT);

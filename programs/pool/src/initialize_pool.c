@@ -84,6 +84,7 @@ uint64_t process_initialize_pool(const Ctx *ctx) {
   wr_u64(t + TREE_OFF_MIN_DEPOSIT, min_deposit);
   t[TREE_OFF_BUMP] = tree_bump[0];
   t[TREE_OFF_EVENT_AUTHORITY_BUMP] = event_bump;
+  t[TREE_OFF_VAULT_BUMP] = vault_bump[0];
 
   vault_seeds.s[2].addr = vault_bump;
   vault_seeds.s[2].len = 1;

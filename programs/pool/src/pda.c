@@ -13,7 +13,7 @@
  */
 #include "pool.h"
 
-static const uint8_t PDA_MARKER[21] = {'P', 'r', 'o', 'g', 'r', 'a', 'm', 'D', 'e', 'r', 'i', 'v', 'e', 'd',
+const uint8_t PDA_MARKER[21] = {'P', 'r', 'o', 'g', 'r', 'a', 'm', 'D', 'e', 'r', 'i', 'v', 'e', 'd',
                                        'A', 'd', 'd', 'r', 'e', 's', 's'};
 
 /* The hash's input slices: seeds, bump, program, marker (built once per search). */
@@ -94,6 +94,15 @@ bool pda_is(const Seeds *seeds, const SolPubkey *program, const SolPubkey *expec
     if (sol_curve_validate_point(CURVE25519_EDWARDS, derived.x, &unused) != 0) return false;
     if (candidate == 0) return false;
   }
+}
+
+bool pda_at(const Seeds *seeds, const SolPubkey *program, const SolPubkey *expected, uint8_t bump) {
+  PdaInput in;
+  pda_input(&in, seeds, program);
+  in.bump[0] = bump;
+  SolPubkey derived;
+  sol_sha256(in.parts, in.n, derived.x);
+  return SolPubkey_same(&derived, expected);
 }
 
 bool is_associated_token_account(const SolPubkey *expected, const uint8_t *wallet, const uint8_t *mint) {

@@ -52,6 +52,7 @@ uint64_t sol_curve_validate_point(uint64_t curve_id, const uint8_t *point, uint8
 #define TREE_OFF_MIN_DEPOSIT 1136
 #define TREE_OFF_BUMP 1144
 #define TREE_OFF_EVENT_AUTHORITY_BUMP 1145
+#define TREE_OFF_VAULT_BUMP 1146 /* in what was reserved: the vault's canonical bump */
 #define TREE_OFF_ROOTS 1160
 /* F(mint) = Poseidon(hi, lo) of the mint, which every deposit leaf and every withdrawal's public
  * inputs need: stored once (by the extend_pool that completes the tree) instead of hashed by each
@@ -271,10 +272,14 @@ uint64_t load_tree(const Ctx *ctx, const SolAccountInfo *tree, const SolPubkey *
 /* Why an account is not the tree of `mint`, in Anchor's order (seeds, existence, owner,
  * discriminator, layout); the canonical search only decides which error to report. */
 uint64_t tree_error(const Ctx *ctx, const SolAccountInfo *tree, const SolPubkey *mint);
-/* The vault of `mint`: PDA ["vault", mint], a token account of `mint` owned by itself; its bump out. */
-uint64_t check_vault(const Ctx *ctx, const SolAccountInfo *vault, const SolPubkey *mint, uint8_t *bump);
+/* The vault of `mint`: PDA ["vault", mint], a token account of `mint` owned by itself; its bump out.
+ * `tree` is the mint's tree, already loaded: it holds the vault's bump. */
+uint64_t check_vault(const Ctx *ctx, const uint8_t *tree, const SolAccountInfo *vault, const SolPubkey *mint, uint8_t *bump);
 
 /* ---- PDAs (pda.c) ------------------------------------------------------------------------ */
+
+/* "ProgramDerivedAddress", the last slice of every PDA's hash. */
+extern const uint8_t PDA_MARKER[21];
 
 /* Up to 4 seeds; the bump is appended by the functions below. */
 typedef struct {
@@ -288,11 +293,13 @@ uint64_t pda_find(const Seeds *seeds, const SolPubkey *program, SolPubkey *addre
  * lies on the curve: an address nobody can sign for, pda.c); its bump out. */
 bool pda_is(const Seeds *seeds, const SolPubkey *program, const SolPubkey *expected, uint8_t *bump);
 /* True when `expected` is sha256(seeds ‖ b ‖ program ‖ "ProgramDerivedAddress") for some bump b
- * (found from 255 down, no curve checks; b out). Only for an account that exists with data
- * only this program could have put there: nobody can sign for such an address but this
- * program (off the curve) or no one (on it), and this program creates at the canonical bump
- * only, so b is that bump. */
+ * (found from 255 down, no curve checks; b out): nobody can sign for such an address but this
+ * program (off the curve) or no one (on it). For the event authority's signature, and for a
+ * deposit receipt, whose bump only its own depositor could pick (deposit.c). */
 bool pda_hash_matches(const Seeds *seeds, const SolPubkey *program, const SolPubkey *expected, uint8_t *bump);
+/* `expected` is sha256(seeds ‖ bump ‖ program ‖ "ProgramDerivedAddress"): one hash, for a bump
+ * this program stored when it created the account at its canonical PDA. */
+bool pda_at(const Seeds *seeds, const SolPubkey *program, const SolPubkey *expected, uint8_t bump);
 /* The associated token account of (wallet, mint) is `expected`. */
 bool is_associated_token_account(const SolPubkey *expected, const uint8_t *wallet, const uint8_t *mint);
 

@@ -86,7 +86,7 @@ uint64_t process_revert(const Ctx *ctx) {
 
   if ((err = load_tree(ctx, &ka[A_TREE], mint)) != SUCCESS) return err;
   if (!eq32(ka[A_TREE].data + TREE_OFF_AUTHORITY, ka[A_AUTHORITY].key->x)) return pool_error(ERR_NOT_AUTHORITY);
-  if ((err = check_vault(ctx, vault, mint, r->vault_bump)) != SUCCESS) return err;
+  if ((err = check_vault(ctx, ka[A_TREE].data, vault, mint, r->vault_bump)) != SUCCESS) return err;
   if ((err = load_receipt(ctx, r)) != SUCCESS) return err;
   const uint8_t *depositor = ka[A_DEPOSITOR].key->x;
   err = check_token_account(&ka[A_DEPOSITOR_TOKEN_ACCOUNT], ACC_DEPOSITOR_TOKEN_ACCOUNT, mint->x, depositor);

@@ -87,7 +87,7 @@ static uint64_t check_withdraw_accounts(const Ctx *ctx, Withdraw *w) {
   if ((err = check_program(&ka[A_SYSTEM_PROGRAM], &SYSTEM_PROGRAM_ID, ACC_SYSTEM_PROGRAM)) != SUCCESS) return err;
   if ((err = load_tree(ctx, &ka[A_TREE], mint)) != SUCCESS) return err;
   uint8_t vault_bump;
-  if ((err = check_vault(ctx, &ka[A_VAULT], mint, &vault_bump)) != SUCCESS) return err;
+  if ((err = check_vault(ctx, ka[A_TREE].data, &ka[A_VAULT], mint, &vault_bump)) != SUCCESS) return err;
   w->vault_bump[0] = vault_bump;
   Seeds seeds = {{{SEED_NULLIFIER, sizeof(SEED_NULLIFIER)}, {mint->x, 32}, {data + WD_OFF_NULLIFIER_HASH, 32}}, 3};
   if (!pda_is(&seeds, ctx->p.program_id, ka[A_NULLIFIER].key, w->nullifier_bump)) return anchor_error(AE_CONSTRAINT_SEEDS, ACC_NULLIFIER);
