@@ -314,7 +314,7 @@ describe("withdraw", () => {
   });
 
   it("decoys follow from the note and its piece: a retry asks the same leaves and hashes in the same order; another piece asks others", async () => {
-    const first = fakeRelay([{ status: 400, body: { status: 400, error: "InvalidRoot" } }], { leafCount: 50 });
+    const first = fakeRelay([{ status: 400, body: { status: 400, error: "InvalidProof" } }], { leafCount: 50 });
     await run(first);
     const retry = fakeRelay([ok200], { leafCount: 50 });
     await run(retry);
@@ -578,10 +578,32 @@ describe("withdraw", () => {
   });
 
   it("passes a refusal through without a landed guess", async () => {
-    const relay = fakeRelay([{ status: 400, body: { status: 400, error: "InvalidRoot", message: "root is not known" } }]);
+    const relay = fakeRelay([{ status: 400, body: { status: 400, error: "InvalidProof", message: "the proof does not verify" } }]);
     const { r } = await run(relay);
-    expect(r).toMatchObject({ ok: false, error: { stage: "relay", failure: { status: 400, error: "InvalidRoot", message: "root is not known" } } });
+    expect(r).toMatchObject({ ok: false, error: { stage: "relay", failure: { status: 400, error: "InvalidProof", message: "the proof does not verify" } } });
     if (!r.ok && r.error.stage === "relay") expect(r.error).not.toHaveProperty("landed");
+  });
+
+  it("proves again once against a fresh path when the relay answers InvalidRoot, says so (stage reprove), and the second proof lands", async () => {
+    const relay = fakeRelay([
+      { status: 400, body: { status: 400, error: "InvalidRoot", message: "root is not the pool's current root or one of its last 1000" } },
+      ok200,
+    ]);
+    const { r, stages } = await run(relay, true, { lookup: { kind: "relay-links-deposit" } });
+    expect(r).toMatchObject({ ok: true, value: { signature: ok200.body.signature, reproved: true } });
+    expect(stages).toEqual(["login", "nullifier", "fees", "merkle", "prove", "relay", "reprove", "merkle", "prove", "relay"]);
+    expect(relay.relayBodies).toHaveLength(2);
+  });
+
+  it("reports a second InvalidRoot (or the program's UnknownRoot) instead of proving a third time", async () => {
+    for (const error of ["InvalidRoot", "UnknownRoot"]) {
+      const refusal = { status: 400, body: { status: 400, error, message: "root is not known" } };
+      const relay = fakeRelay([refusal, refusal, ok200]);
+      const { r, stages } = await run(relay, true, { lookup: { kind: "relay-links-deposit" } });
+      expect(r, error).toMatchObject({ ok: false, error: { stage: "relay", failure: { status: 400, error } } });
+      expect(stages.filter((s) => s === "prove")).toHaveLength(2);
+      expect(relay.relayBodies).toHaveLength(2);
+    }
   });
 });
 

@@ -15,7 +15,13 @@ import type { RandomSource } from "./note";
 import type { NoteProofError, VerifiedNoteProof } from "./tree";
 import type { RelaySuccess, SwapQuote } from "../../src-shared/api/public";
 
-export type WithdrawStage = "login" | "nullifier" | "fees" | "quote" | "merkle" | "prove" | "save" | "relay";
+/**
+ * `reprove`: the relay refused the proof's root as no longer known
+ * (InvalidRoot: more insertions than the pool's 1,000-root history came
+ * between fetching the path and sending); the withdrawal fetches a fresh path,
+ * proves again and sends once more (merkle, prove, save, relay follow).
+ */
+export type WithdrawStage = "login" | "nullifier" | "fees" | "quote" | "merkle" | "prove" | "save" | "relay" | "reprove";
 
 export interface WithdrawOptions {
   /**
@@ -94,6 +100,8 @@ export interface WithdrawResult {
   terms: RelayTermsNow & { minOut: bigint | null };
   /** With swapTo: the quote checked before proving (the relay takes its own when the request arrives). */
   quote?: SwapQuote;
+  /** Set when the first proof's root was refused as too old and the withdrawal was proved again against a fresh one (`proof` is the second). */
+  reproved?: true;
 }
 
 export type WithdrawError =
@@ -211,19 +219,71 @@ export async function withdraw(
   const merkle = await source.path();
   if (!merkle.ok) return err({ stage: "merkle", error: merkle.error });
 
-  stage("prove");
   const swap = options.swapTo !== undefined && minOut !== null ? { outputMint: options.swapTo, minOut } : null;
-  const proved = await proveWithdrawal(note, merkle.value, recipient, { ...options.prove, hasher, relayer: terms.relayer, fee: terms.fee, swap, amount });
-  if (!proved.ok) return err({ stage: "prove", error: proved.error });
-  const proof = proved.value;
+  let path = merkle.value;
+  let reproved = false;
+  for (;;) {
+    stage("prove");
+    const proved = await proveWithdrawal(note, path, recipient, { ...options.prove, hasher, relayer: terms.relayer, fee: terms.fee, swap, amount });
+    if (!proved.ok) return err({ stage: "prove", error: proved.error });
+    const proof = proved.value;
 
-  if (options.beforeRelay) {
-    stage("save");
-    const saved = await options.beforeRelay(proof);
-    if (!saved.ok) return err({ stage: "save", message: saved.error, proof });
+    if (options.beforeRelay) {
+      stage("save");
+      const saved = await options.beforeRelay(proof);
+      if (!saved.ok) return err({ stage: "save", message: saved.error, proof });
+    }
+
+    stage("relay");
+    const relayed = await relayProof(client, proof, recipient, source, options.wallet);
+    if (!relayed.ok && relayed.error === "login") return err({ stage: "login", failure: relayed.failure });
+    if (relayed.ok) {
+      const { signature, changeLeafIndex } = relayed.value;
+      return ok({
+        signature,
+        changeLeafIndex,
+        change: withLeafIndex(proof.change, changeLeafIndex),
+        proof,
+        merkle: path,
+        terms: { ...terms, minOut },
+        ...(quote ? { quote } : {}),
+        ...(reproved ? { reproved: true as const } : {}),
+      });
+    }
+    const failure = relayed.failure;
+    if (!reproved && isStaleRoot(failure)) {
+      // The root left the pool's history between the path and the relay (1,000 insertions: a flood of deposits, or a
+      // long wait). The relay refused before anything was sent, so the note is unspent: one fresh path, one more proof,
+      // one more send. Once only: a second refusal is reported, so a relay or a flood cannot keep the wallet proving.
+      reproved = true;
+      stage("reprove");
+      stage("merkle");
+      const fresh = await source.path();
+      if (!fresh.ok) return err({ stage: "merkle", error: fresh.error });
+      path = fresh.value;
+      continue;
+    }
+    return relayFailure(failure, proof, source);
   }
+}
 
-  stage("relay");
+/** The relay's answer when the proof's root is no longer one it (or the pool) accepts; SPEC's name is InvalidRoot, the program's UnknownRoot. */
+function isStaleRoot(failure: ApiFailure): boolean {
+  return failure.status === 400 && (failure.error === "InvalidRoot" || failure.error === "UnknownRoot");
+}
+
+/**
+ * Sends a proof to /relay (or /relay_swap): once more after a broken
+ * connection if the nullifier is still unspent, and once more after a fresh
+ * login when the relay answers 401.
+ */
+async function relayProof(
+  client: RelayClient,
+  proof: WithdrawalProof,
+  recipient: string,
+  source: ReturnType<typeof noteSource>,
+  wallet: WalletSigner | undefined,
+): Promise<{ ok: true; value: RelaySuccess } | { ok: false; error: "relay"; failure: ApiFailure } | { ok: false; error: "login"; failure: ApiFailure }> {
   // depth is always TREE_DEPTH on the wire; the client adds it.
   const request: WithdrawalRequest = {
     nullifierHash: proof.nullifierHash,
@@ -252,26 +312,17 @@ export async function withdraw(
     const between = await source.spentAfterRelay();
     if (between.ok && between.value.address === null) relayed = await send();
   }
-  if (!relayed.ok && relayed.status === 401 && options.wallet) {
+  if (!relayed.ok && relayed.status === 401 && wallet) {
     // The token expired while the proof was built, or was never valid: one fresh login, then the same request.
-    const token = await login(client, options.wallet);
-    if (!token.ok) return err({ stage: "login", failure: token });
+    const token = await login(client, wallet);
+    if (!token.ok) return { ok: false, error: "login", failure: token };
     relayed = await send();
   }
-  if (relayed.ok) {
-    const { signature, changeLeafIndex } = relayed.value;
-    return ok({
-      signature,
-      changeLeafIndex,
-      change: withLeafIndex(proof.change, changeLeafIndex),
-      proof,
-      merkle: merkle.value,
-      terms: { ...terms, minOut },
-      ...(quote ? { quote } : {}),
-    });
-  }
+  return relayed.ok ? { ok: true, value: relayed.value } : { ok: false, error: "relay", failure: relayed };
+}
 
-  // No answer, a garbled one, or a submission failure: the transaction may have landed anyway, so ask the chain's view.
+/** A refusal, or no usable answer: after the latter the transaction may have landed anyway, so ask the chain's view. */
+async function relayFailure(relayed: ApiFailure, proof: WithdrawalProof, source: ReturnType<typeof noteSource>): Promise<Result<never, WithdrawError>> {
   if (relayed.status === 0 || relayed.status >= 500 || relayed.error === ClientError.BadResponse) {
     const after = await source.spentAfterRelay();
     return err({ stage: "relay", failure: relayed, proof, landed: after.ok ? after.value.address !== null : null });

@@ -118,6 +118,8 @@ export const STAGE_TEXT: Record<WithdrawStage, string> = {
   prove: "proving the withdrawal (a few seconds)",
   save: "writing the pending change note before sending",
   relay: "relaying",
+  // SDK withdraw(): the relay answered InvalidRoot, so the proof is made again once against a fresh path.
+  reprove: "the relay no longer accepts the proof's root (over 1,000 insertions since the path was read): proving again against a fresh root, once",
 };
 
 /** The /relay (or, for a swap, /relay_swap) request as JSON: what a proof file carries, so it can be sent with any HTTP client. */
