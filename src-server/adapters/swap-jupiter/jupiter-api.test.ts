@@ -98,7 +98,7 @@ describe("JupiterSwapApi.quote against a Jupiter-shaped server on 127.0.0.1", ()
       swapMode: "ExactIn",
       restrictIntermediateTokens: "true",
       // Routes that fit a withdraw_swap transaction with its escrow (1,232 bytes).
-      maxAccounts: "24",
+      maxAccounts: "12",
       dexes: "Raydium,Orca V2,Meteora DLMM",
     });
     expect(s.headers["x-api-key"]).toBe(KEY);

@@ -31,11 +31,18 @@ export interface SwapInstructionsRequest {
 /**
  * Jupiter's maxAccounts for every quote: the route's accounts beside withdraw_swap's (the swap
  * escrow, the nullifier and the recipient's accounts change per withdrawal, so no lookup table
- * holds them). Measured on the local validator (docs/solana.md): with the route in two lookup
- * tables a transaction reaches 1,222 bytes at 23 route accounts and 1,242 at 33, past the
- * 1,232-byte packet. Quoting within the limit keeps /jupiter's answer a route /relay_swap can send.
+ * holds them). Issue 25 gave withdraw_swap two more accounts (the event authority, a new static
+ * key, and the program): about 34 bytes, where the route's looked-up accounts cost 2 bytes each.
+ * Measured (route-size.test.ts, the route in two lookup tables with the mints and the token,
+ * system and associated token programs, as the local validator's cp-swap table and Jupiter's
+ * hold them): 1,223 bytes at 8 route accounts, 1,231 at 12, 1,235 at 14 and 1,255 at 24 (before
+ * the two accounts: 1,222 at 23), against the 1,232-byte packet; the local validator's own
+ * cp-swap route (7 accounts, shorter data) lands at 1,166 bytes. A transaction that must also
+ * create the relayer's input token account (its first swap of a mint) takes 41 bytes more, so a
+ * long route may not fit then: it is refused before anything is sent. Quoting within the limit
+ * keeps /jupiter's answer a route /relay_swap can send.
  */
-export const ROUTE_MAX_ACCOUNTS = 24;
+export const ROUTE_MAX_ACCOUNTS = 12;
 
 /** Answers larger than this are not a quote: refuse before parsing. */
 const MAX_BODY_CHARS = 4 * 1024 * 1024;
