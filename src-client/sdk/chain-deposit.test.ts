@@ -14,6 +14,8 @@ import {
   depositReceiptAddress,
   encodePoolEventLog,
   poolTreeAddress,
+  TREE_ACCOUNT_OFFSETS,
+  TREE_ACCOUNT_SIZE,
   type PoolEvent,
 } from "../../src-shared/pool-program";
 import { chainDeposit, chainDepositAndSaveNote, movedNothing } from "./chain-deposit";
@@ -33,6 +35,8 @@ interface Fake {
   tokens?: bigint;
   lamports?: number;
   noPool?: boolean;
+  /** The tree account's minimum deposit (a full-size tree of issue 25's layout); absent: an empty stand-in account. */
+  minDeposit?: bigint;
   /** Throws from sendRawTransaction. */
   sendError?: Error;
   /** The status getSignatureStatuses answers (null: none). */
@@ -42,13 +46,20 @@ interface Fake {
   event?: (sent: { nonce: bigint; depositor: Uint8Array }) => PoolEvent | null;
 }
 
+function treeData(minDeposit: bigint | undefined): Buffer {
+  if (minDeposit === undefined) return Buffer.alloc(0);
+  const data = Buffer.alloc(TREE_ACCOUNT_SIZE);
+  data.writeBigUInt64LE(minDeposit, TREE_ACCOUNT_OFFSETS.minDeposit);
+  return data;
+}
+
 function fakeConnection(f: Fake): { connection: Connection; sent: Transaction[] } {
   const sent: Transaction[] = [];
   const tree = poolTreeAddress(PID, USDC);
   const connection = {
     getAccountInfo: async (pk: PublicKey) => {
       const a = pk.toBase58();
-      if (a === tree) return f.noPool ? null : { owner: new PublicKey(PID), lamports: 1, data: Buffer.alloc(0), executable: false };
+      if (a === tree) return f.noPool ? null : { owner: new PublicKey(PID), lamports: 1, data: treeData(f.minDeposit), executable: false };
       if (a === associatedTokenAddress(wallet.address, USDC)) return { owner: new PublicKey(PID), lamports: 1, data: Buffer.alloc(0), executable: false };
       return null;
     },
@@ -176,6 +187,15 @@ describe("chainDeposit", () => {
       expect(await chainDeposit(f.connection, wallet, note, { hasher, ...fast })).toMatchObject({ ok: false, error: { kind } });
       expect(f.sent).toHaveLength(0);
     }
+    // Below the pool's minimum deposit (issue 25) the program would refuse it: said before anything is sent; at the minimum it goes.
+    const below = fakeConnection({ minDeposit: 1_000_001n });
+    expect(await chainDeposit(below.connection, wallet, note, { hasher, ...fast })).toMatchObject({
+      ok: false,
+      error: { kind: "input", message: expect.stringContaining("minimum deposit is 1000001 base units") },
+    });
+    expect(below.sent).toHaveLength(0);
+    const at = fakeConnection({ minDeposit: 1_000_000n, event: inserted(note) });
+    expect(await chainDeposit(at.connection, wallet, note, { hasher, ...fast })).toMatchObject({ ok: true });
     const done = { ...note, deposit: { signature: "x", status: "indexed" as const, leafIndex: 0, wallet: wallet.address } };
     expect(await chainDeposit(fakeConnection({}).connection, wallet, done, { hasher })).toMatchObject({ ok: false, error: { kind: "input" } });
   });

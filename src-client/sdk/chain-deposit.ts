@@ -16,6 +16,8 @@ import { isZeroBytes } from "../../src-shared/encoding/field";
 import {
   DEFAULT_POOL_PROGRAM_ID,
   DEPOSIT_RECEIPT_SIZE,
+  TREE_ACCOUNT_OFFSETS,
+  TREE_ACCOUNT_SIZE,
   depositInstruction,
   depositReceiptAddress,
   poolTreeAddress,
@@ -111,6 +113,13 @@ async function freshNonce(connection: Connection, programId: string, mint: strin
   throw new Error("eight random nonces in a row already have receipts: the random source is broken");
 }
 
+/** A tree account's minimum deposit (issue 25's layout), or null for a tree without one (an older program, a short account). */
+function treeMinDeposit(data: Uint8Array): bigint | null {
+  const at = TREE_ACCOUNT_OFFSETS.minDeposit;
+  if (data.length < TREE_ACCOUNT_SIZE) return null;
+  return new DataView(data.buffer, data.byteOffset + at, 8).getBigUint64(0, true);
+}
+
 /** Reads a landed deposit's event back: the RPC may index the transaction a moment after its status. */
 async function depositEventOf(
   connection: Connection,
@@ -172,6 +181,14 @@ export async function chainDeposit(
       return err({
         kind: "pool",
         message: `program ${programId} has no pool for ${mint} on this cluster (no tree account); check the program id (--program) and the mint`,
+      });
+    }
+    // The pool's minimum deposit (issue 25): below it the program refuses the deposit (DepositBelowMinimum), so say so first.
+    const minDeposit = treeMinDeposit(tree.data);
+    if (minDeposit !== null && amount < minDeposit) {
+      return err({
+        kind: "input",
+        message: `this pool's minimum deposit is ${minDeposit} base units of ${mint} and the note holds ${amount}: make a note of at least ${minDeposit}`,
       });
     }
     const tokens = await tokenBalanceOf(connection, depositor, mint);
