@@ -238,8 +238,15 @@ describe("relay-cli against a relay on the local validator", () => {
     expect(await run("revert", "--keypair", "wallet.json", "--deposit", failedSig)).toMatchObject({ code: 1, err: expect.stringContaining("NullifierSpent") });
   });
 
-  it("deposit --rpc refuses before sending anything when the wallet lacks tokens or the program has no such pool; the unused note goes", async () => {
-    const poor = await run("deposit", "--rpc", rpc, "--keypair", "bob.json", "--mint", WSOL, "--amount", "1000", "--note", "poor.json");
+  it("deposit --rpc refuses before sending anything when the amount is below the pool's minimum, the wallet lacks tokens or the program has no such pool; the unused note goes", async () => {
+    // The demo's wSOL pool takes at least 0.01 SOL (issue 25): the program would refuse less (DepositBelowMinimum).
+    const small = await run("deposit", "--rpc", rpc, "--keypair", "bob.json", "--mint", WSOL, "--amount", "1000", "--note", "small.json");
+    expect(small).toMatchObject({
+      code: 2,
+      err: expect.stringContaining(`this pool's minimum deposit is 10000000 base units of ${WSOL} and the note holds 1000`),
+    });
+    expect(() => readFileSync(path.join(dir, "small.json"))).toThrow();
+    const poor = await run("deposit", "--rpc", rpc, "--keypair", "bob.json", "--mint", WSOL, "--amount", "10000000", "--note", "poor.json");
     expect(poor).toMatchObject({ code: 1, err: expect.stringContaining(`${bob} holds 0 of ${WSOL}`) });
     expect(() => readFileSync(path.join(dir, "poor.json"))).toThrow();
     // A relay on another program would never index the deposit: refused before anything is sent.
