@@ -157,12 +157,29 @@ export class FakeRpc implements SolanaRpc {
         this.statuses.set(signature, { slot: this.height, confirmations: 1, err, confirmationStatus: "confirmed" });
         this.transactions.set(signature, {
           slot: this.height,
-          meta: { err, logMessages: err ? ["Program log: Error: NullifierSpent"] : this.landedLogs(tx), innerInstructions: [] },
+          meta: {
+            err,
+            logMessages: err ? ["Program log: Error: NullifierSpent"] : this.landedLogs(tx),
+            innerInstructions: [],
+            loadedAddresses: this.loadedAddresses(tx),
+          },
           transaction: { message: tx.message, signatures: [signature] },
         });
       }
     }
     return signature;
+  }
+  /** meta.loadedAddresses of a v0 transaction, from the lookup tables in `accounts` (what a reader needs to name its accounts). */
+  private loadedAddresses(tx: VersionedTransaction): { writable: PublicKey[]; readonly: PublicKey[] } {
+    const out = { writable: [] as PublicKey[], readonly: [] as PublicKey[] };
+    for (const l of tx.message.addressTableLookups) {
+      const data = this.accounts.get(l.accountKey.toBase58())?.data;
+      if (!data) continue;
+      const key = (i: number) => new PublicKey(data.subarray(56 + 32 * i, 88 + 32 * i));
+      out.writable.push(...l.writableIndexes.map(key));
+      out.readonly.push(...l.readonlyIndexes.map(key));
+    }
+    return out;
   }
   async getSignatureStatuses(signatures: string[]) {
     this.gate("getSignatureStatuses");
