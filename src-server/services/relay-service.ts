@@ -16,6 +16,7 @@ import type { SanctionsList } from "../ports/sanctions";
 import type { SwapVenue } from "../ports/swap-venue";
 import type { IndexerService } from "./indexer";
 import { RejectedRelays } from "./relay-rejections";
+import { ROOT_HISTORY_SIZE } from "../core/merkle/tree";
 
 /** The fee in force for a pool, and the one it replaced while still in its grace period (services/fee-schedule.ts). */
 export interface FeesInForce {
@@ -260,7 +261,8 @@ export class RelayService {
     }
     const pool = indexer.get(req.network, req.mint);
     if (!pool) return reject(400, ErrorName.InvalidRoot, `no pool for ${req.mint} on ${req.network}`);
-    if (!pool.tree.isKnownRoot(req.root)) return reject(400, ErrorName.InvalidRoot, "root is not the pool's current root or one of its last 100");
+    if (!pool.tree.isKnownRoot(req.root))
+      return reject(400, ErrorName.InvalidRoot, `root is not the pool's current root or one of the ${ROOT_HISTORY_SIZE - 1} before it`);
     const relayerBytes = parsePublicKey(chain.feePayer);
     if (!relayerBytes.ok) return reject(500, ErrorName.RelayFailed, `the ${req.network} relayer key is not a public key`);
 
