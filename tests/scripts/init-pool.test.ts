@@ -63,6 +63,9 @@ describe("npm run pool:init", () => {
       net.relayerKeyFile,
       "--mint",
       net.relayer.publicKey.toBase58(),
+      // A mint without a default minimum deposit needs one (issue 25), or the run stops before asking the chain.
+      "--min-deposit",
+      "1",
     ]);
     expect(notMint.code).toBe(1);
     expect(notMint.out).toMatch(/is not an SPL Token mint/);
