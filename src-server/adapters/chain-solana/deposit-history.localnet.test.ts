@@ -260,7 +260,9 @@ describe("deposit history on the local validator", () => {
     const dir = tempDir();
     const first = new HistoryChain(new Connection(validator.rpcUrl, "confirmed"), { pageLimit: 40, failAfterPages: 3 });
     const a = await openIndexer(dir, first);
-    await expect(a.indexer.start()).rejects.toThrow(/stopped mid-backfill/);
+    // The start serves what it has (a pool that cannot sync never stops the relay's start) and health names why.
+    await a.indexer.start();
+    expect(JSON.stringify(a.indexer.health())).toMatch(/stopped mid-backfill/);
     const persisted = a.store.listPools()[0]!;
     const done = a.indexer.get(NETWORK, USDC)!.tree.nextIndex;
     expect(done).toBe(first.events);
