@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { generateVerifyingKeyHeader, HEADER_PATH, VKEY_PATH } from "./gen-verifying-key";
+import type { SnarkjsVerificationKey } from "../../src-server/adapters/verifier-groth16/groth16-mcl";
+import { generateVerifyingKeyHeader, HEADER_PATH, VKEY_PATH, verifyingKeyBytes, verifyingKeyHeaderFor } from "./gen-verifying-key";
 
 describe("programs/pool/src/verifying_key.h", () => {
   it("is exactly what gen-verifying-key.ts makes of resources/zk/verification_key.json (rerun it after a key swap)", () => {
@@ -30,5 +31,18 @@ describe("programs/pool/src/verifying_key.h", () => {
     const vk = JSON.parse(readFileSync(VKEY_PATH, "utf8")) as { nPublic: number; IC: unknown[] };
     const v2 = JSON.stringify({ ...vk, nPublic: 6, IC: vk.IC.slice(0, 7) });
     expect(() => generateVerifyingKeyHeader(v2)).toThrow(/nPublic 7/);
+  });
+});
+
+describe("verifyingKeyHeaderFor (a build for another key)", () => {
+  it("gives the committed header's arrays for the development key as a file or as the object snarkjs exports, naming its source only in a comment", () => {
+    const vk = JSON.parse(readFileSync(VKEY_PATH, "utf8")) as SnarkjsVerificationKey;
+    const code = (h: string): string => h.replace(/\/\*[\s\S]*?\*\//g, "");
+    const fromFile = verifyingKeyHeaderFor({ path: VKEY_PATH }, "ceremony/verification_key.json");
+    expect(fromFile).toContain(" * From ceremony/verification_key.json, sha256 ");
+    expect(code(fromFile)).toBe(code(readFileSync(HEADER_PATH, "utf8")));
+    // The committed key file is written as snarkjs's CLI writes it, so the object's bytes are the file's.
+    expect(Buffer.from(verifyingKeyBytes(vk)).equals(readFileSync(VKEY_PATH))).toBe(true);
+    expect(code(verifyingKeyHeaderFor(vk))).toBe(code(fromFile));
   });
 });
