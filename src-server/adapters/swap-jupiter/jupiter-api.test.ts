@@ -4,7 +4,7 @@ import { inspect } from "node:util";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { fractionToPercent } from "./decode";
 import { meteoraQuote } from "../../../tests/support/swap-quotes";
-import { JupiterSwapApi } from "./jupiter-api";
+import { JupiterSwapApi, routeMaxAccounts } from "./jupiter-api";
 
 const SOL = "So11111111111111111111111111111111111111112";
 const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
@@ -102,6 +102,12 @@ describe("JupiterSwapApi.quote against a Jupiter-shaped server on 127.0.0.1", ()
       dexes: "Raydium,Orca V2,Meteora DLMM",
     });
     expect(s.headers["x-api-key"]).toBe(KEY);
+  });
+
+  it("asks for routes of up to 32 accounts on a network with the relay's lookup table (routeMaxAccounts), 12 without", async () => {
+    await api({ maxAccounts: routeMaxAccounts(true) }).quote(ask);
+    await api({ maxAccounts: routeMaxAccounts(false) }).quote(ask);
+    expect(seen.map((s) => s.query.get("maxAccounts"))).toEqual(["32", "12"]);
   });
 
   it("leaves dexes out when empty (all venues), and the key header out when no key is configured", async () => {

@@ -13,6 +13,8 @@ export interface JupiterOptions {
   timeoutMs: number;
   /** Jupiter's restrictIntermediateTokens: route only through stable intermediate tokens. */
   restrictIntermediateTokens: boolean;
+  /** Jupiter's maxAccounts on every quote (routeMaxAccounts of the network); default ROUTE_MAX_ACCOUNTS. */
+  maxAccounts?: number;
   /** Injected in tests; the global fetch by default. */
   fetch?: typeof fetch;
 }
@@ -40,9 +42,27 @@ export interface SwapInstructionsRequest {
  * cp-swap route (7 accounts, shorter data) lands at 1,166 bytes. A transaction that must also
  * create the relayer's input token account (its first swap of a mint) takes 41 bytes more, so a
  * long route may not fit then: it is refused before anything is sent. Quoting within the limit
- * keeps /jupiter's answer a route /relay_swap can send.
+ * keeps /jupiter's answer a route /relay_swap can send. A network with the relay's own lookup
+ * table quotes ROUTE_MAX_ACCOUNTS_WITH_TABLE instead.
  */
 export const ROUTE_MAX_ACCOUNTS = 12;
+
+/**
+ * maxAccounts when the network has the relay's own lookup table (`solana.lookupTables`,
+ * pool:lookup-table): the pools' mints, trees, vaults, the relayer's token accounts, the event
+ * authority and the Instructions sysvar cost one byte each instead of 32, about 120 bytes more for
+ * the route. Measured (route-size.test.ts, same route model): 1,150 bytes at 32 route accounts,
+ * 1,191 when the relayer's input account is created first, 1,215 with 64 bytes of route data (a
+ * route of three hops or more); the transaction then loads 45 accounts, within the runtime's 64.
+ * 52 route accounts would still fit the packet (1,231 created) but load 65 accounts; 32 leaves
+ * room for Jupiter's maxAccounts being an estimate, not a bound.
+ */
+export const ROUTE_MAX_ACCOUNTS_WITH_TABLE = 32;
+
+/** The maxAccounts a network's quotes ask for: more with the relay's lookup table, which frees room in the transaction. */
+export function routeMaxAccounts(hasRelayLookupTable: boolean): number {
+  return hasRelayLookupTable ? ROUTE_MAX_ACCOUNTS_WITH_TABLE : ROUTE_MAX_ACCOUNTS;
+}
 
 /** Answers larger than this are not a quote: refuse before parsing. */
 const MAX_BODY_CHARS = 4 * 1024 * 1024;
@@ -58,6 +78,7 @@ export class JupiterSwapApi implements SwapVenue {
   readonly #apiKey: string | null;
   readonly timeoutMs: number;
   readonly restrictIntermediateTokens: boolean;
+  readonly maxAccounts: number;
   private readonly fetchImpl: typeof fetch;
 
   constructor(options: JupiterOptions) {
@@ -65,6 +86,7 @@ export class JupiterSwapApi implements SwapVenue {
     this.#apiKey = options.apiKey;
     this.timeoutMs = options.timeoutMs;
     this.restrictIntermediateTokens = options.restrictIntermediateTokens;
+    this.maxAccounts = options.maxAccounts ?? ROUTE_MAX_ACCOUNTS;
     this.fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
   }
 
@@ -76,7 +98,7 @@ export class JupiterSwapApi implements SwapVenue {
       slippageBps: String(req.slippageBps),
       swapMode: "ExactIn",
       restrictIntermediateTokens: String(this.restrictIntermediateTokens),
-      maxAccounts: String(ROUTE_MAX_ACCOUNTS),
+      maxAccounts: String(this.maxAccounts),
     });
     if (req.dexes.length > 0) q.set("dexes", req.dexes.join(","));
     const answer = await this.call("GET", `/quote?${q.toString()}`);
