@@ -20,6 +20,7 @@ import {
   VersionedTransaction,
   sendAndConfirmTransaction,
 } from "@solana/web3.js";
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   ASSOCIATED_TOKEN_PROGRAM_ID,
@@ -36,6 +37,7 @@ import {
   TREE_ACCOUNT_SIZE,
 } from "../src-shared/pool-program";
 import { MEMO_PROGRAM_ID, memoInstruction, rpc, sleep, until } from "../tests/support/localnet-rpc";
+import { CP_SWAP_SO, POOL_SO } from "./programs";
 import { startLocalValidator, type LocalValidator } from "./validator";
 
 let v: LocalValidator;
@@ -673,6 +675,27 @@ describe("the pool program deployed upgradeable (issue 25: its upgrade authority
     const mint = Keypair.generate().publicKey.toBase58();
     await v.createMint(mint);
     expect((await open(owner, mint)).err).toEqual({ InstructionError: [0, { Custom: POOL_ERRORS.NotAuthority }] });
+  });
+
+  it("deploys another binary at the program id as an upgrade does: new ELF and slot in ProgramData, authority kept, the runtime runs it", async () => {
+    const owner = Keypair.generate();
+    await v.airdrop(owner.publicKey.toBase58(), LAMPORTS_PER_SOL);
+    await v.setUpgradeAuthority(owner.publicKey.toBase58());
+    const address = new PublicKey(programDataAddress(DEFAULT_POOL_PROGRAM_ID));
+    const before = await conn.getAccountInfo(address);
+    const other = readFileSync(CP_SWAP_SO);
+    const slot = await v.deployProgram(other);
+    const after = await conn.getAccountInfo(address);
+    expect(after!.data.readBigUInt64LE(4)).toBe(BigInt(slot));
+    expect(BigInt(slot)).not.toBe(before!.data.readBigUInt64LE(4));
+    expect(new PublicKey(after!.data.subarray(13, 45)).toBase58()).toBe(owner.publicKey.toBase58());
+    expect(Buffer.compare(after!.data.subarray(45, 45 + other.length), other)).toBe(0);
+    const mint = Keypair.generate().publicKey.toBase58();
+    await v.createMint(mint);
+    // The venue's program answers the pool's instruction now: not the pool's success.
+    expect((await open(owner, mint)).err).not.toBeNull();
+    await v.deployProgram(POOL_SO);
+    expect((await open(owner, mint)).err).toBeNull();
   });
 
   it("starts with the upgrade authority it is given", async () => {

@@ -71,6 +71,13 @@ export interface LocalValidator {
   setUpgradeAuthority(authority: string | null, programId?: string): Promise<void>;
   /** The upgrade authority of a program (default: the pool program), null when it has none. */
   upgradeAuthority(programId?: string): string | null;
+  /**
+   * Deploys another ELF (bytes or a `.so` path) at an upgradeable program's id (default: the
+   * pool program), as the loader's Upgrade leaves it: ProgramData holds the new ELF with the
+   * current slot as its last-deployed slot, the upgrade authority kept, and LiteSVM runs the
+   * new program from the next transaction. Resolves with that slot.
+   */
+  deployProgram(so: Uint8Array | string, programId?: string): Promise<number>;
   /** Creates an SPL token mint (no authority) unless it exists; resolves with its decimals (default 9 for wrapped SOL, 6 otherwise). */
   createMint(mint: string, decimals?: number): Promise<number>;
   /** The Jupiter-compatible swap API (rpc/jupiter.ts) over the cp-swap pools. */
@@ -191,6 +198,17 @@ export async function startLocalValidator(opts: LocalValidatorOptions = {}): Pro
     setUpgradeAuthority: async (authority, programId = poolProgramId) => {
       await ledger.idle();
       writeUpgradeAuthority(authority, programId);
+    },
+    deployProgram: async (so, programId = poolProgramId) => {
+      await ledger.idle();
+      const { authority } = programData(programId);
+      engine.runtime.addProgram({ id: programId, so });
+      const pd = programData(programId);
+      const data = pd.data.slice();
+      const slot = ledger.slot;
+      data.set(encodeProgramDataHeader({ slot: BigInt(slot), upgradeAuthority: authority }));
+      ledger.setAccount(pd.address, { ...ledger.getAccount(pd.address)!, data });
+      return slot;
     },
     upgradeAuthority: (programId = poolProgramId) => {
       const authority = programData(programId).authority;
