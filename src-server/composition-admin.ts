@@ -1,4 +1,5 @@
 import type { RequestHandler, Router } from "express";
+import type { AdminNetworkProgram } from "../src-shared/api/admin";
 import { publicKeyBytesOrThrow } from "../src-shared/encoding/base58";
 import type { Network } from "../src-shared/networks";
 import type { SandboxChain } from "./adapters/chain-sandbox/sandbox-chain";
@@ -40,6 +41,8 @@ export interface ConsoleAdminLate {
   nullifierAddress(network: Network, mint: Uint8Array, hash: Uint8Array): string;
   version: string;
   startedAt: number;
+  /** A solana network's deployed program check (services/program-guard.ts), for the Health page. */
+  program?: (network: Network) => AdminNetworkProgram | null;
 }
 
 export interface ConsoleAdmin {
@@ -121,6 +124,7 @@ export function prepareConsoleAdmin(opts: {
       version: late.version,
       startedAt: late.startedAt,
       ...(opts.developmentKeyNetworks ? { developmentKeyNetworks: opts.developmentKeyNetworks } : {}),
+      ...(late.program ? { program: late.program } : {}),
     });
     return adminRoutes({
       guard: operatorGuard,

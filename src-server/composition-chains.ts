@@ -10,6 +10,7 @@ import { NETWORKS, type Network } from "../src-shared/networks";
 import { SandboxChain } from "./adapters/chain-sandbox/sandbox-chain";
 import { FrontierLane } from "./adapters/frontier-lane/lane";
 import { solanaPoolSubscriber, type MintSubscribe } from "./adapters/chain-solana/follower-subscribe";
+import { solanaProgramSource } from "./adapters/chain-solana/program-data";
 import { createFailoverRpc } from "./adapters/chain-solana/rpc-failover";
 import { SolanaChain } from "./adapters/chain-solana/solana-chain";
 import { readKeypairFile, type Signer } from "./adapters/keys/keypair-file";
@@ -20,6 +21,7 @@ import type { Ops } from "./composition-ops";
 import { fastPoseidonPlaces } from "./composition-storage";
 import { sandboxMinDeposit, type RelayConfig } from "./config/schema";
 import type { ChainBackend } from "./ports/chain";
+import type { DeployedProgramSource } from "./ports/deployed-program";
 import type { SwapVenue } from "./ports/swap-venue";
 import type { ProofVerifier } from "./ports/proof-verifier";
 import type { FollowedNetwork } from "./services/chain-follower";
@@ -32,6 +34,8 @@ export interface Chains {
   /** The Solana networks the chain follower keeps indexed. */
   solanaNetworks: Map<Network, FollowedNetwork>;
   subscribers: Map<Network, MintSubscribe>;
+  /** Each Solana network's deployed pool program, for the program guard (services/program-guard.ts). */
+  programs: Map<Network, DeployedProgramSource>;
 }
 
 /** Each enabled network's chain, in NETWORKS order; a Solana network that does not answer stops the start. */
@@ -51,6 +55,7 @@ export async function connectChains(deps: {
   const sandboxes = new Map<Network, SandboxChain>();
   const solanaNetworks = new Map<Network, FollowedNetwork>();
   const subscribers = new Map<Network, MintSubscribe>();
+  const programs = new Map<Network, DeployedProgramSource>();
   // One lane for every sandbox network: their deposits' frontier hashes on another thread (adapters/frontier-lane).
   let lane: FrontierLane | null = null;
   const laneForSandbox = (): FrontierLane => {
@@ -89,6 +94,7 @@ export async function connectChains(deps: {
       chains.set(n, chain);
       solanaNetworks.set(n, { chain, pollMs: net.solana.pollMs, maxIndexerLagSec: net.solana.maxIndexerLagSec });
       subscribers.set(n, solanaPoolSubscriber(rpc, { programId: net.programId, commitment: net.solana.commitment, log }));
+      programs.set(n, solanaProgramSource(rpc, net.programId, net.solana.commitment));
       continue;
     }
     // Each pool's minimum deposit (issue 25), from networks.<n>.sandbox; read per deposit, so it is the config's as loaded.
@@ -97,7 +103,7 @@ export async function connectChains(deps: {
     chains.set(n, chain);
     sandboxes.set(n, chain);
   }
-  return { programIds, chains, sandboxes, solanaNetworks, subscribers };
+  return { programIds, chains, sandboxes, solanaNetworks, subscribers, programs };
 }
 
 /** A sandbox network swaps in its constant-product pools, a Solana network through Jupiter. */

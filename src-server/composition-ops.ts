@@ -43,6 +43,8 @@ export interface OpsSources {
   sanctions(): SanctionsStatus;
   /** Unindexed deposits and drift per pool (the chain follower's view; the sandbox indexes on each deposit). */
   indexerLag(): { network: Network; mint: string; lagSec: number; lagDeposits: number; drift: string | null }[];
+  /** Networks whose relays the program guard stopped. */
+  programs?(): { network: Network; refusal: string }[];
   version: string;
 }
 
@@ -185,6 +187,7 @@ export class Ops {
           // The last successful read: a check that found the list unchanged counts; a failed one does not.
           return { lastGoodAt: st.lastError ? st.loadedAt : (st.checkedAt ?? st.loadedAt), source: st.source };
         },
+        programs: () => sources.programs?.() ?? [],
         disk: () => {
           try {
             const f = statfsSync(this.config.dataDir);
@@ -199,6 +202,11 @@ export class Ops {
     });
     this.relayListeners.push((e) => this.alerts?.onRelay(e));
     this.alerts.start(a.evaluateSec * 1000);
+  }
+
+  /** Evaluates the alert rules now, not at the next tick (the program guard just stopped or resumed relays). */
+  alertNow(): void {
+    void this.alerts?.evaluate();
   }
 
   /** One line in the log per notification, and the webhook (which never holds anything up). */

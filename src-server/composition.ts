@@ -16,7 +16,7 @@ import { SqlRevertStore } from "./adapters/storage-sqljs/revert-store";
 import { SqlSanctionsStore } from "./adapters/storage-sqljs/sanctions-store";
 import { MemoizingVerifier } from "./adapters/verifier-groth16/memoizing-verifier";
 import type { RelayConfig } from "./config/schema";
-import { checkVerifyingKey } from "./config/verifying-key";
+import { checkVerifyingKey, keyExpectation } from "./config/verifying-key";
 import { prepareConsoleAdmin } from "./composition-admin";
 import { connectChains, swapVenuesOf } from "./composition-chains";
 import { healthChecks } from "./composition-health";
@@ -34,6 +34,7 @@ import { AuthService } from "./services/auth";
 import { ComplianceService, recordingSanctionsList } from "./services/compliance";
 import { HealthService } from "./services/health";
 import { ChainFollower } from "./services/chain-follower";
+import { ProgramGuard } from "./services/program-guard";
 import { IndexerService } from "./services/indexer";
 import { RelayService } from "./services/relay-service";
 import { RevertService } from "./services/revert-service";
@@ -105,6 +106,8 @@ async function compose(config: RelayConfig, opts: ComposeOptions, stack: Teardow
         `allowed by networks.${n}.allowDevelopmentVerifyingKey: never for real funds`,
     );
   }
+  // What the deployed program must hash to: from the files alone, so a bad transcript stops the start before any RPC (DESIGN §11).
+  const expectation = keyExpectation(config);
   // Metrics, alerts and the relay-state events (composition-ops.ts; docs/operations.md).
   const ops = new Ops(config, log, opts.logger ?? null);
   const { db, hasher, verifierStarting, verifierPool } = await openStorage(config, log, stack);
@@ -138,7 +141,42 @@ async function compose(config: RelayConfig, opts: ComposeOptions, stack: Teardow
   const complianceKey = loadOrCreateSigner(secrets, "compliance");
   log(`compliance key: ${complianceKey.address} (ed25519, GET /compliance/public_key)`);
 
-  const { programIds, chains, sandboxes, solanaNetworks, subscribers } = await connectChains({ config, db, hasher, relayer, verifier, ops, log, stack });
+  const { programIds, chains, sandboxes, solanaNetworks, subscribers, programs } = await connectChains({
+    config,
+    db,
+    hasher,
+    relayer,
+    verifier,
+    ops,
+    log,
+    stack,
+  });
+  // The deployed program is the key's, whole (services/program-guard.ts): a refusal stops the start, a later upgrade stops that network's relays.
+  const guard =
+    expectation && programs.size
+      ? new ProgramGuard({
+          expectation,
+          networks: [...programs].map(([n, source]) => {
+            const net = config.networks[n];
+            return {
+              network: n,
+              programId: net.programId,
+              allowDevelopmentVerifyingKey: net.allowDevelopmentVerifyingKey ?? false,
+              production: net.production ?? false,
+              trustedUpgradeAuthorities: net.trustedUpgradeAuthorities ?? [],
+              watchMs: net.solana.programWatchMs,
+              source,
+            };
+          }),
+          log,
+          onChange: () => ops.alertNow(),
+        })
+      : null;
+  if (guard) {
+    stack.defer("program guard", () => guard.stop());
+    await guard.check();
+    guard.watch();
+  }
   await step("chains");
   const swapVenues = swapVenuesOf(config, sandboxes);
   const swaps = new SwapRoutingService(swapVenues, config.swap);
@@ -186,7 +224,8 @@ async function compose(config: RelayConfig, opts: ComposeOptions, stack: Teardow
     sanctions: recordingSanctionsList(sanctions, complianceLog, log),
     store: relayStore,
     fees: admin.fees,
-    pauses: admin.pauses,
+    // A network whose program is no longer the key's refuses relays as a paused one does (503 RelayPaused, the reason named).
+    pauses: guard ? { pausedReason: (n, mint) => guard.refusal(n) ?? admin.pauses.pausedReason(n, mint) } : admin.pauses,
     swaps,
     log,
   });
@@ -224,6 +263,7 @@ async function compose(config: RelayConfig, opts: ComposeOptions, stack: Teardow
     follower: solanaNetworks.size ? follower : null,
     sanctions,
   });
+  if (guard) health.add("program", () => guard.health());
 
   const startedAt = Date.now();
   const relayApp = createApp({
@@ -286,6 +326,7 @@ async function compose(config: RelayConfig, opts: ComposeOptions, stack: Teardow
       nullifierAddress: (n, mint, hash) => nullifierAddress(programIds.get(n)!, mint, hash),
       version: packageVersion(),
       startedAt,
+      ...(guard ? { program: (n: Network) => guard.adminView(n) } : {}),
     }),
     log,
   });
@@ -322,6 +363,7 @@ async function compose(config: RelayConfig, opts: ComposeOptions, stack: Teardow
     ),
     health,
     sanctions: () => sanctions.status(),
+    ...(guard ? { programs: () => guard.refusals() } : {}),
     indexerLag: () => {
       const lag = new Map(follower.stats().map((s) => [`${s.network}/${s.mint}`, s]));
       return indexer.list().map((p) => ({

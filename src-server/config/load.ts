@@ -204,11 +204,29 @@ function section(key: string, v: unknown): Obj {
 }
 
 function applyNetwork(key: string, base: NetworkConfig, raw: Obj): NetworkConfig {
-  rejectUnknown(key, raw, ["enabled", "backend", "programId", "pools", "rpcUrl", "rpcUrls", "wsUrl", "solana", "allowDevelopmentVerifyingKey", "sandbox"]);
+  rejectUnknown(key, raw, [
+    "enabled",
+    "backend",
+    "programId",
+    "pools",
+    "rpcUrl",
+    "rpcUrls",
+    "wsUrl",
+    "solana",
+    "allowDevelopmentVerifyingKey",
+    "production",
+    "trustedUpgradeAuthorities",
+    "sandbox",
+  ]);
   const out: NetworkConfig = { ...base, rpcUrls: [...base.rpcUrls], solana: { ...base.solana, lamportsPerUnit: { ...base.solana.lamportsPerUnit } } };
   if (raw.enabled !== undefined) out.enabled = bool(`${key}.enabled`, raw.enabled);
   if (raw.allowDevelopmentVerifyingKey !== undefined)
     out.allowDevelopmentVerifyingKey = bool(`${key}.allowDevelopmentVerifyingKey`, raw.allowDevelopmentVerifyingKey);
+  if (raw.production !== undefined) out.production = bool(`${key}.production`, raw.production);
+  if (raw.trustedUpgradeAuthorities !== undefined) {
+    if (!Array.isArray(raw.trustedUpgradeAuthorities)) throw new ConfigError(`${key}.trustedUpgradeAuthorities`, "must be an array of base58 public keys");
+    out.trustedUpgradeAuthorities = raw.trustedUpgradeAuthorities.map((a, i) => pubkey(`${key}.trustedUpgradeAuthorities[${i}]`, a));
+  }
   if (raw.backend !== undefined) {
     if (raw.backend !== "sandbox" && raw.backend !== "solana") {
       throw new ConfigError(`${key}.backend`, `must be "sandbox" or "solana", got ${JSON.stringify(raw.backend)}`);
@@ -281,6 +299,7 @@ function applySolana(key: string, base: SolanaNetworkConfig, raw: Obj): SolanaNe
     "minFeePayerLamports",
     "maxIndexerLagSec",
     "pollMs",
+    "programWatchMs",
     "lamportsPerUnit",
     "allowLoss",
   ]);
@@ -310,6 +329,7 @@ function applySolana(key: string, base: SolanaNetworkConfig, raw: Obj): SolanaNe
   if (raw.minFeePayerLamports !== undefined) out.minFeePayerLamports = lamports(`${key}.minFeePayerLamports`, raw.minFeePayerLamports);
   if (raw.maxIndexerLagSec !== undefined) out.maxIndexerLagSec = int(`${key}.maxIndexerLagSec`, raw.maxIndexerLagSec, 1, 86_400);
   if (raw.pollMs !== undefined) out.pollMs = int(`${key}.pollMs`, raw.pollMs, 50, 600_000);
+  if (raw.programWatchMs !== undefined) out.programWatchMs = int(`${key}.programWatchMs`, raw.programWatchMs, 50, 600_000);
   for (const [mint, price] of Object.entries(section(`${key}.lamportsPerUnit`, raw.lamportsPerUnit))) {
     pubkey(`${key}.lamportsPerUnit.${mint}`, mint);
     if (typeof price !== "string" || !/^(0|[1-9][0-9]{0,17})(\.[0-9]{1,18})?$/.test(price)) {
@@ -476,7 +496,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { defaultDataDir?: stri
   if (compliance.auditLog !== undefined) cfg.compliance.auditLog = bool("compliance.auditLog", compliance.auditLog);
 
   const verifier = section("verifier", file.verifier);
-  rejectUnknown("verifier", verifier, ["vkeyPath", "threads", "maxQueue"]);
+  rejectUnknown("verifier", verifier, ["vkeyPath", "threads", "maxQueue", "minContributions"]);
+  if (verifier.minContributions !== undefined) cfg.verifier.minContributions = int("verifier.minContributions", verifier.minContributions, 1, 100_000);
   if (verifier.maxQueue !== undefined) cfg.verifier.maxQueue = int("verifier.maxQueue", verifier.maxQueue, 0, 1_000_000);
   if (verifier.vkeyPath !== undefined) cfg.verifier.vkeyPath = path.resolve(str("verifier.vkeyPath", verifier.vkeyPath));
   if (verifier.threads !== undefined) cfg.verifier.threads = int("verifier.threads", verifier.threads, 0, 64);

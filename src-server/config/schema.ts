@@ -29,6 +29,15 @@ export interface NetworkConfig {
    * for a test cluster or the local validator only. Absent: false.
    */
   allowDevelopmentVerifyingKey?: boolean;
+  /**
+   * A network holding real funds (docs/security.md, "The deployed program"): the relay refuses a
+   * pool program whose upgrade authority is neither none nor one of `trustedUpgradeAuthorities`,
+   * at start and after an upgrade, because an upgrade it signs for could take the relayer's funds.
+   * Absent: false.
+   */
+  production?: boolean;
+  /** Upgrade authorities (base58; a multisig with a timelock) a `production` network accepts. Absent: none. */
+  trustedUpgradeAuthorities?: string[];
   /** Settings of a `sandbox` network (a `solana` network's pools keep theirs on chain). Absent: the defaults below. */
   sandbox?: SandboxNetworkConfig;
 }
@@ -84,6 +93,8 @@ export interface SolanaNetworkConfig {
   maxIndexerLagSec: number;
   /** Live follow: poll interval when no websocket notification arrives. */
   pollMs: number;
+  /** How often the pool program's ProgramData header is read to catch an upgrade (its hash is checked again when it changed). */
+  programWatchMs: number;
   /** Price of one base unit of a pool mint in lamports (decimal string); wrapped SOL is 1. Used to keep network cost under the relay fee. */
   lamportsPerUnit: Record<string, string>;
   /** Relay even when the network cost exceeds the fee (or the mint has no price). */
@@ -329,6 +340,11 @@ export interface RelayConfig {
     threads: number;
     /** Verifications waiting for a worker (all clients together); more are answered 503 ServerBusy. */
     maxQueue: number;
+    /**
+     * A ceremony key's transcript (ceremony.json beside vkeyPath) must hold contributions of at
+     * least this many announced contributors before a solana network starts on it.
+     */
+    minContributions: number;
   };
   /** The sanctions list (OFAC per-asset format): a file, or an https URL when `url` is set. */
   sanctions: {
@@ -377,6 +393,7 @@ export function defaultSolanaConfig(): SolanaNetworkConfig {
     minFeePayerLamports: 10_000_000n,
     maxIndexerLagSec: 120,
     pollMs: 2000,
+    programWatchMs: 5000,
     lamportsPerUnit: { [WRAPPED_SOL_MINT]: "1" },
     allowLoss: false,
   };
@@ -462,7 +479,7 @@ export function defaultConfig(dataDir: string, resourcesDir: string): RelayConfi
       restrictIntermediateTokens: true,
       programIds: ["JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4"],
     },
-    verifier: { vkeyPath: path.join(resourcesDir, "zk", "verification_key.json"), threads: 0, maxQueue: 1024 },
+    verifier: { vkeyPath: path.join(resourcesDir, "zk", "verification_key.json"), threads: 0, maxQueue: 1024, minContributions: 3 },
     sanctions: {
       file: path.join(resourcesDir, "sanctions", "sanctioned_addresses_SOL.txt"),
       url: null,

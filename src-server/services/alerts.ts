@@ -22,6 +22,8 @@ export interface AlertSources {
   sanctions(): { lastGoodAt: number | null; source: string };
   /** Free space of the data dir's disk, null when the platform cannot tell. */
   disk(): { freeBytes: number; totalBytes: number } | null;
+  /** Networks whose relays the program guard stopped: the deployed pool program is not the key's (services/program-guard.ts). */
+  programs?(): { network: Network; refusal: string }[];
 }
 
 export type AlertNotificationKind = "firing" | "repeat" | "resolved";
@@ -156,6 +158,16 @@ export class AlertService {
     const r = this.rules();
     const s = this.deps.sources;
     const out: Condition[] = [];
+
+    // Always on: a program that is not the key's is never a threshold question.
+    for (const p of s.programs?.() ?? []) {
+      out.push({
+        rule: "deployed-program",
+        subject: p.network,
+        summary: `Relays stopped on ${p.network}: the deployed pool program changed`,
+        detail: p.refusal,
+      });
+    }
 
     if (r.feePayerRunwayHours !== null) {
       for (const f of s.feePayers()) {

@@ -381,6 +381,9 @@ export class RelayService {
       const detail = `the venue now delivers ${swap.record.quotedOut} of ${swap.leg.outputMint} for ${swap.record.inAmount}, below minOut ${swap.leg.minOut}`;
       return { result: await fail(400, ErrorName.SlippageExceeded, detail) };
     }
+    // Asked again just before sending: a switch (or the program guard's stop after an upgrade) set while the proof was verified holds too.
+    const pausedNow = this.deps.pauses?.pausedReason(req.network, req.mint);
+    if (pausedNow) return { result: await fail(503, ErrorName.RelayPaused, pausedNow) };
     await store.advance(id, RelayState.submitted(this.now()));
     let result;
     try {

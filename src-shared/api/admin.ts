@@ -276,6 +276,42 @@ export const rpcEndpointStatus = object({
 });
 export type RpcEndpointStatus = Infer<typeof rpcEndpointStatus>;
 
+/**
+ * A solana network's pool program as the relay last checked it (docs/security.md, "The deployed
+ * program"): the deployed ELF's hash against the one the verifying key belongs to, the key's
+ * fingerprint and, for a ceremony key, its transcript's summary (contributions and the beacon).
+ */
+export const adminNetworkProgram = object({
+  /** "development": the committed development build of the published-seed key; "ceremony": a key from ceremony.json. */
+  key: literal("development", "ceremony"),
+  /** verifyingKeyFingerprint of the relay's vkey. */
+  vkeyFingerprint: string,
+  /** programElfHash of the deployed ELF; null before it was read. */
+  programHash: nullable(string),
+  /** The hash the key's program has (the committed build's, or the transcript's final.programSha256). */
+  expectedHash: string,
+  programId: string,
+  /** ProgramData's last-deployed slot (null: not an upgradeable program). */
+  deployedSlot: nullable(number),
+  upgradeAuthority: nullable(string),
+  ceremony: nullable(
+    object({
+      contributions: number,
+      contributors: array(string),
+      phase1: string,
+      beaconSlot: number,
+      beaconBlockSlot: nullable(number),
+      beaconBlockhash: nullable(string),
+    }),
+  ),
+  /** Why relays are stopped (503 RelayPaused), null while the program is the expected one. */
+  refusal: nullable(string),
+  checkedAt: number,
+  /** The last watch read that failed, until one succeeds. */
+  readError: nullable(string),
+});
+export type AdminNetworkProgram = Infer<typeof adminNetworkProgram>;
+
 /** GET /admin/health */
 export const adminHealth = object({
   status: literal("ok", "degraded"),
@@ -292,6 +328,8 @@ export const adminHealth = object({
       faults: nullable(object({ chainDown: boolean })),
       rpcEndpoints: nullable(array(rpcEndpointStatus)),
       developmentVerifyingKey: boolean,
+      /** A solana network's deployed program check; absent on the sandbox. */
+      program: optional(adminNetworkProgram),
     }),
   ),
   store: object({

@@ -5,7 +5,7 @@
  */
 import { array, boolean, literal, nullable, number, object, string, type Infer } from "./decode";
 
-export const ALERT_RULES = ["fee-payer-runway", "indexer-lag", "relay-failures", "health-red", "sanctions-age", "disk-space"] as const;
+export const ALERT_RULES = ["fee-payer-runway", "indexer-lag", "relay-failures", "health-red", "sanctions-age", "disk-space", "deployed-program"] as const;
 export type AlertRule = (typeof ALERT_RULES)[number];
 
 /** One alert: a rule firing for one subject (a network, a pool, the relay), from start to resolution. */

@@ -28,6 +28,7 @@ import type {
   ConfirmedSignatureInfo,
   Context,
   Finality,
+  GetAccountInfoConfig,
   GetProgramAccountsConfig,
   GetProgramAccountsResponse,
   GetRecentPrioritizationFeesConfig,
@@ -303,7 +304,7 @@ export class FailoverRpc implements SolanaRpc, LogsRpc {
   getBalance(publicKey: PublicKey, commitment?: Commitment): Promise<number> {
     return this.call("getBalance", (r) => r.getBalance(publicKey, commitment), saneInteger("getBalance"));
   }
-  getAccountInfo(publicKey: PublicKey, commitment?: Commitment): Promise<AccountInfo<Buffer> | null> {
+  getAccountInfo(publicKey: PublicKey, commitment?: Commitment | GetAccountInfoConfig): Promise<AccountInfo<Buffer> | null> {
     return this.call("getAccountInfo", (r) => r.getAccountInfo(publicKey, commitment));
   }
   getProgramAccounts(programId: PublicKey, config: GetProgramAccountsConfig): Promise<GetProgramAccountsResponse> {

@@ -11,6 +11,7 @@ import {
   type BlockhashWithExpiryBlockHeight,
   type Commitment,
   type Finality,
+  type GetAccountInfoConfig,
   type GetProgramAccountsConfig,
   type GetProgramAccountsResponse,
   type GetRecentPrioritizationFeesConfig,
@@ -41,7 +42,8 @@ export interface SolanaRpc extends DepositHistoryRpc {
   getBlockHeight(commitment?: Commitment): Promise<number>;
   getHealth(): Promise<NodeHealth>;
   getBalance(publicKey: PublicKey, commitment?: Commitment): Promise<number>;
-  getAccountInfo(publicKey: PublicKey, commitment?: Commitment): Promise<AccountInfo<Buffer> | null>;
+  /** A config's dataSlice reads part of the data (the program guard polls ProgramData's header alone). */
+  getAccountInfo(publicKey: PublicKey, commitment?: Commitment | GetAccountInfoConfig): Promise<AccountInfo<Buffer> | null>;
   getProgramAccounts(programId: PublicKey, config: GetProgramAccountsConfig): Promise<GetProgramAccountsResponse>;
   getMinimumBalanceForRentExemption(dataLength: number, commitment?: Commitment): Promise<number>;
   getRecentPrioritizationFees(config?: GetRecentPrioritizationFeesConfig): Promise<RecentPrioritizationFees[]>;

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { AdminHealth, AdminKeyFingerprint, AdminSettings } from "../../../src-shared/api/admin";
+import type { AdminHealth, AdminKeyFingerprint, AdminNetworkProgram, AdminSettings } from "../../../src-shared/api/admin";
 import { NETWORKS, type Network } from "../../../src-shared/networks";
 import { redactUrl } from "../../../src-shared/redact-url";
 import type { RelayConfig } from "../../config/schema";
@@ -42,10 +42,17 @@ export interface AdminStatusDeps {
   startedAt: number;
   /** Solana networks running on the development verifying key (config/verifying-key.ts). */
   developmentKeyNetworks?: readonly Network[];
+  /** A solana network's deployed program as the program guard last checked it (services/program-guard.ts). */
+  program?: (network: Network) => AdminNetworkProgram | null;
   now?: () => number;
 }
 
 export const keyFingerprint = (publicKey: Uint8Array): string => createHash("sha256").update(publicKey).digest("hex").slice(0, 16);
+
+const programOf = (d: AdminStatusDeps, network: Network): { program?: AdminNetworkProgram } => {
+  const p = d.program?.(network);
+  return p ? { program: p } : {};
+};
 
 /** Health in depth and the settings in force, for the console. Never a secret. */
 export class AdminStatus {
@@ -92,6 +99,7 @@ export class AdminStatus {
         faults: d.faults.isSandbox(c.network) ? { chainDown: d.faults.isChainDown(c.network) } : null,
         rpcEndpoints: c.rpcEndpoints ? c.rpcEndpoints() : null,
         developmentVerifyingKey: d.developmentKeyNetworks?.includes(c.network) ?? false,
+        ...programOf(d, c.network),
       })),
       store: {
         ok: !stats.failure,

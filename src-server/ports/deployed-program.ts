@@ -1,0 +1,30 @@
+/**
+ * A network's deployed pool program as the program guard (services/program-guard.ts)
+ * reads it: the chain adapter implements this over RPC; unit tests script it.
+ */
+
+/** The program the cluster runs now. */
+export interface DeployedProgram {
+  /** The upgradeable loader's ProgramData account; null for a program of the non-upgradeable loader. */
+  programDataAddress: string | null;
+  /** ProgramData's last-deployed slot; null without ProgramData. */
+  slot: number | null;
+  /** Base58, or null when none can upgrade it. */
+  upgradeAuthority: string | null;
+  /** programElfHash of the ELF (src-shared/ceremony/program-hash.ts). */
+  elfHash: string;
+}
+
+/** ProgramData's header: what an upgrade or an authority change rewrites. */
+export interface ProgramDataStamp {
+  exists: boolean;
+  slot: number | null;
+  upgradeAuthority: string | null;
+}
+
+export interface DeployedProgramSource {
+  /** Throws when the program cannot be read as a loader's program (the message says why). */
+  read(): Promise<DeployedProgram>;
+  /** Throws when the RPC does not answer. */
+  stamp(programDataAddress: string): Promise<ProgramDataStamp>;
+}
