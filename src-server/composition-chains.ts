@@ -15,7 +15,7 @@ import { createFailoverRpc } from "./adapters/chain-solana/rpc-failover";
 import { SolanaChain } from "./adapters/chain-solana/solana-chain";
 import { readKeypairFile, type Signer } from "./adapters/keys/keypair-file";
 import type { DurableDb } from "./adapters/storage-sqljs/durable-db";
-import { JupiterSwapApi } from "./adapters/swap-jupiter/jupiter-api";
+import { JupiterSwapApi, routeMaxAccounts } from "./adapters/swap-jupiter/jupiter-api";
 import { SandboxSwapVenue } from "./adapters/swap-sandbox/venue";
 import type { Ops } from "./composition-ops";
 import { fastPoseidonPlaces } from "./composition-storage";
@@ -112,7 +112,9 @@ export function swapVenuesOf(config: RelayConfig, sandboxes: ReadonlyMap<Network
   for (const n of NETWORKS) {
     if (!config.networks[n].enabled) continue;
     const sandbox = sandboxes.get(n);
-    swapVenues.set(n, sandbox ? new SandboxSwapVenue(sandbox.swapPools) : new JupiterSwapApi(config.jupiter));
+    // The relay's own lookup table leaves room for longer routes in relay_swap's transaction: quote them.
+    const maxAccounts = routeMaxAccounts(config.networks[n].solana.lookupTables.length > 0);
+    swapVenues.set(n, sandbox ? new SandboxSwapVenue(sandbox.swapPools) : new JupiterSwapApi({ ...config.jupiter, maxAccounts }));
   }
   return swapVenues;
 }

@@ -34,6 +34,7 @@ describe("loadConfig", () => {
               maxAttempts: 5,
               lamportsPerUnit: { EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v: "0.0055" },
               minFeePayerLamports: "50000000",
+              lookupTables: ["4QzdDqt99LfKJxMDHEUTTCVV6WdKfHZetGC3e4uGJ2Xt"],
             },
           },
         },
@@ -48,6 +49,9 @@ describe("loadConfig", () => {
     // Wrapped SOL keeps its built-in price of 1 lamport per base unit.
     expect(d.solana.lamportsPerUnit).toEqual({ So11111111111111111111111111111111111111112: "1", EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v: "0.0055" });
     expect(c.networks.mainnet.solana.lamportsPerUnit).toEqual({ So11111111111111111111111111111111111111112: "1" });
+    // The relay's own lookup tables (pool:lookup-table); none by default.
+    expect(d.solana.lookupTables).toEqual(["4QzdDqt99LfKJxMDHEUTTCVV6WdKfHZetGC3e4uGJ2Xt"]);
+    expect(c.networks.mainnet.solana.lookupTables).toEqual([]);
   });
 
   it("takes several RPC endpoints in rpcUrls (the first is rpcUrl), or one in rpcUrl, and prints each by origin only", () => {
@@ -135,6 +139,11 @@ describe("loadConfig", () => {
     ],
     [JSON.stringify({ networks: { devnet: { solana: { minFeePayerLamports: -1 } } } }), "networks.devnet.solana.minFeePayerLamports"],
     [JSON.stringify({ networks: { devnet: { solana: { keypair: "x" } } } }), "networks.devnet.solana.keypair"],
+    [
+      JSON.stringify({ networks: { devnet: { solana: { lookupTables: "4QzdDqt99LfKJxMDHEUTTCVV6WdKfHZetGC3e4uGJ2Xt" } } } }),
+      "networks.devnet.solana.lookupTables",
+    ],
+    [JSON.stringify({ networks: { devnet: { solana: { lookupTables: ["not-a-key"] } } } }), "networks.devnet.solana.lookupTables[0]"],
     [JSON.stringify({ logs: { requests: "reads" } }), "logs.requests"],
   ])("names the bad key of file %s", (content, key) => {
     const f = fileWith(content);

@@ -302,6 +302,7 @@ function applySolana(key: string, base: SolanaNetworkConfig, raw: Obj): SolanaNe
     "programWatchMs",
     "lamportsPerUnit",
     "allowLoss",
+    "lookupTables",
   ]);
   const out = { ...base };
   if (raw.commitment !== undefined) {
@@ -338,6 +339,11 @@ function applySolana(key: string, base: SolanaNetworkConfig, raw: Obj): SolanaNe
     out.lamportsPerUnit = { ...out.lamportsPerUnit, [mint]: price };
   }
   if (raw.allowLoss !== undefined) out.allowLoss = bool(`${key}.allowLoss`, raw.allowLoss);
+  if (raw.lookupTables !== undefined) {
+    if (!Array.isArray(raw.lookupTables)) throw new ConfigError(`${key}.lookupTables`, "must be a list of address lookup table addresses");
+    out.lookupTables = raw.lookupTables.map((t, i) => pubkey(`${key}.lookupTables[${i}]`, t));
+    if (new Set(out.lookupTables).size !== out.lookupTables.length) throw new ConfigError(`${key}.lookupTables`, "lists the same table twice");
+  }
   return out;
 }
 

@@ -99,6 +99,12 @@ export interface SolanaNetworkConfig {
   lamportsPerUnit: Record<string, string>;
   /** Relay even when the network cost exceeds the fee (or the mint has no price). */
   allowLoss: boolean;
+  /**
+   * The relay's own address lookup tables (base58), made by `npm run pool:lookup-table`: they hold
+   * the pools' fixed accounts, so relay_swap has room for Jupiter routes of 32 accounts, not 12
+   * (docs/solana.md "Swaps"). Each must exist and be active at start.
+   */
+  lookupTables: string[];
 }
 
 export interface RateLimitConfig {
@@ -396,6 +402,7 @@ export function defaultSolanaConfig(): SolanaNetworkConfig {
     programWatchMs: 5000,
     lamportsPerUnit: { [WRAPPED_SOL_MINT]: "1" },
     allowLoss: false,
+    lookupTables: [],
   };
 }
 

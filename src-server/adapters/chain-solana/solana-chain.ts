@@ -38,6 +38,7 @@ import type { Signer } from "../keys/keypair-file";
 import { fetchLeafEventsPage } from "./deposit-history";
 import { loadDeposit, revertDeposit } from "./deposit-revert";
 import { LandingEngine, type LandingTiming } from "./landing-engine";
+import { LookupTableError, RelayLookupTables, relayTableAddresses } from "./lookup-tables";
 import { createSolanaRpc, type SolanaRpc } from "./rpc";
 import { FailoverRpc } from "./rpc-failover";
 import { programAccountExists, short, type SolanaContext } from "./solana-context";
@@ -57,6 +58,8 @@ export interface SolanaChainOptions {
   swapPrograms?: readonly string[];
   /** Unix seconds (revert rules). */
   nowSec?: () => number;
+  /** The relay's own lookup tables (solana.lookupTables), as connect() read and checked them. */
+  lookupTables?: RelayLookupTables | null;
 }
 
 function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
@@ -67,6 +70,42 @@ function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
       timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms);
     }),
   ]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * The relay's own lookup tables, read and checked at start: each must exist, be
+ * owned by the lookup-table program and not be deactivated, or the network does
+ * not start (an error naming the table). Null when none is configured.
+ */
+async function relayLookupTables(
+  network: Network,
+  cfg: NetworkConfig,
+  signer: Signer,
+  where: string,
+  log: (line: string) => void,
+  rpc: SolanaRpc,
+): Promise<RelayLookupTables | null> {
+  const s = cfg.solana;
+  if (s.lookupTables.length === 0) return null;
+  let tables: RelayLookupTables;
+  try {
+    tables = await withTimeout(
+      RelayLookupTables.load({ rpc, addresses: s.lookupTables, commitment: s.commitment, log: (l) => log(`${network}: ${l}`) }),
+      s.rpcTimeoutMs,
+      "the RPC",
+    );
+  } catch (e) {
+    const what =
+      e instanceof LookupTableError ? `${e.message} on the cluster at ${where}` : `reading them from the Solana RPC at ${where} failed (${short(e)})`;
+    throw new Error(`networks.${network}.solana.lookupTables: ${what}; make or extend the relay's table with npm run pool:lookup-table`, { cause: e });
+  }
+  // Not an error: a table without a pool's accounts only leaves that pool's transactions larger.
+  const missing = tables.missing(relayTableAddresses(cfg.programId, cfg.pools, signer.address));
+  const held = tables.accounts.reduce((n, t) => n + t.state.addresses.length, 0);
+  log(
+    `${network}: lookup tables ${s.lookupTables.join(", ")} (${held} addresses)${missing.length ? `; they lack ${missing.length} of the configured pools' fixed accounts (extend them with npm run pool:lookup-table -- --table …)` : ""}`,
+  );
+  return tables;
 }
 
 export class SolanaChain implements ChainBackend {
@@ -107,6 +146,7 @@ export class SolanaChain implements ChainBackend {
       programKey: this.programKey,
       finality: cfg.solana.commitment === "finalized" ? "finalized" : "confirmed",
       engine: this.engine,
+      lookupTables: opts.lookupTables ?? null,
       log,
       nowSec: opts.nowSec ?? (() => Math.floor(Date.now() / 1000)),
       noteCost: (lamports) => this.costs.note(lamports),
@@ -151,6 +191,7 @@ export class SolanaChain implements ChainBackend {
         `networks.${network}: account ${cfg.programId} on the cluster at ${where} is not an executable program; check networks.${network}.programId`,
       );
     log(`${network}: solana RPC ${where} (solana-core ${version}, slot ${slot}), pool program ${cfg.programId}, relayer ${signer.address}`);
+    const lookupTables = await relayLookupTables(network, cfg, signer, where, log, rpc);
     if (rpc instanceof FailoverRpc) {
       await rpc.probe();
       for (const e of rpc.endpoints())
@@ -158,7 +199,7 @@ export class SolanaChain implements ChainBackend {
           `${network}: rpc ${e.url}: ${e.healthy ? `healthy at slot ${e.slot}` : `unhealthy (${e.lastError ?? "behind"}); requests go to the others until it recovers`}`,
         );
     }
-    return new SolanaChain(network, cfg, rpc, signer, hasher, log, opts);
+    return new SolanaChain(network, cfg, rpc, signer, hasher, log, { ...opts, lookupTables });
   }
 
   // ------------------------------------------------------------------ reads

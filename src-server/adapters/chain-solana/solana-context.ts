@@ -17,6 +17,7 @@ import {
 import type { NetworkConfig } from "../../config/schema";
 import type { Signer } from "../keys/keypair-file";
 import type { LandingEngine, Refusal } from "./landing-engine";
+import type { RelayLookupTables } from "./lookup-tables";
 import type { SolanaRpc } from "./rpc";
 
 export interface SolanaContext {
@@ -30,6 +31,8 @@ export interface SolanaContext {
   /** The commitment history is read at (getTransaction refuses "processed"). */
   readonly finality: Finality;
   readonly engine: LandingEngine;
+  /** The relay's own address lookup tables (solana.lookupTables), checked at start; absent or null: none configured. */
+  readonly lookupTables?: RelayLookupTables | null;
   readonly log: (line: string) => void;
   /** Unix seconds (revert rules). */
   readonly nowSec: () => number;

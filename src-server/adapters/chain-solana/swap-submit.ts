@@ -10,7 +10,8 @@
  *   assert_swap_out { minOut, nullifierHash } (the escrow holds at least minOut: its whole
  *     balance goes to the recipient's output token account, then the escrow is closed,
  *     rent back to the relayer),
- * on the route's address lookup tables. The program itself requires that
+ * on the relay's own address lookup tables (solana.lookupTables: the pool's
+ * fixed accounts) and the route's. The program itself requires that
  * assert_swap_out (Instructions sysvar) with minOut ≥ the proof's, so minOut
  * holds whatever this code reads. Landed: outAmount is the recipient's output
  * balance delta in that transaction.
@@ -33,6 +34,7 @@ import type { SwapVenueError } from "../../ports/swap-venue";
 import type { JupiterInstruction, SwapInstructions } from "../swap-jupiter/decode";
 import type { SwapInstructionsRequest } from "../swap-jupiter/jupiter-api";
 import type { LandingOutcome, LandingRequest } from "./landing-engine";
+import { relayTableAddresses } from "./lookup-tables";
 import { createAtaIdempotent, refusalDetail, short, type SolanaContext } from "./solana-context";
 import { LAMPORTS_PER_SIGNATURE } from "./fee-policy";
 import { checkBalances, checkLamports, checkRoute, relayerTokenAmount } from "./swap-guard";
@@ -120,9 +122,13 @@ export async function submitSwapWithdrawal(
   }
   const simulationCheck = await relayerBalancesCheck(ctx, accounts.value, w, swap.outputMint, routeIxs);
   if (!simulationCheck.ok) return simulationCheck.error;
+  // The relay's own tables first: an address both hold is looked up there, the route's tables take the rest.
+  const relayTables = ctx.lookupTables ? await ctx.lookupTables.forTransaction(relayTableAddresses(ctx.programId, [w.mint], accounts.value.relayer)) : [];
+  const ours = new Set(relayTables.map((t) => t.key.toBase58()));
   let lookupTables: AddressLookupTableAccount[];
   try {
-    lookupTables = await Promise.all(route.value.addressLookupTableAddresses.map((a) => lookupTable(ctx, a)));
+    const routeTables = await Promise.all(route.value.addressLookupTableAddresses.filter((a) => !ours.has(a)).map((a) => lookupTable(ctx, a)));
+    lookupTables = [...relayTables, ...routeTables];
   } catch (e) {
     return { ok: false, rejection: "SwapFailed", detail: `the route's address lookup tables: ${short(e)}` };
   }

@@ -12,6 +12,7 @@ import {
 import { insertedLeaves, leafTransactionOfResponse } from "../../../src-shared/pool-program/leaves";
 import type { ChainRejection, SubmissionObserver, SubmitResult, WithdrawalSubmission } from "../../ports/chain";
 import type { LandingOutcome } from "./landing-engine";
+import { relayTableAddresses } from "./lookup-tables";
 import { createAtaIdempotent, poolError, refusalDetail, short, type SolanaContext } from "./solana-context";
 
 /**
@@ -67,7 +68,16 @@ export async function submitPlainWithdrawal(ctx: SolanaContext, w: WithdrawalSub
   instructions.push(withdrawInstruction(withdrawParams(ctx, w, relayer)));
   // The relayer pays the nullifier account's rent, and the recipient's token account when the program creates it.
   const createdAccountSizes = recipientAtaExists ? [NULLIFIER_ACCOUNT_SIZE] : [NULLIFIER_ACCOUNT_SIZE, TOKEN_ACCOUNT_SIZE];
-  const out = await ctx.engine.land({ instructions, createdAccountSizes, feeBudget: { mint: w.mint, fee: w.fee }, observer, label: `withdraw ${w.mint}` });
+  // The engine sends v0 transactions: the relay's own table names the pool's fixed accounts in a byte each (a smaller transaction).
+  const addressLookupTables = ctx.lookupTables ? await ctx.lookupTables.forTransaction(relayTableAddresses(ctx.programId, [w.mint], relayer)) : undefined;
+  const out = await ctx.engine.land({
+    instructions,
+    createdAccountSizes,
+    feeBudget: { mint: w.mint, fee: w.fee },
+    observer,
+    label: `withdraw ${w.mint}`,
+    ...(addressLookupTables ? { addressLookupTables } : {}),
+  });
   const landed = out.kind === "landed" ? await readLanded(ctx, out.signature) : null;
   return withdrawResult(ctx, out, w, landed);
 }
