@@ -12,6 +12,7 @@ import { formatClock, formatUptime } from "../../lib/format";
 import { ChecksList } from "./ChecksList";
 import { DesktopFacts } from "./DesktopFacts";
 import { NetworksPanel } from "./NetworksPanel";
+import { ProgramPanel } from "./ProgramPanel";
 import { RpcEndpointsPanel } from "./RpcEndpointsPanel";
 import { IndexerPanel, RateLimitsPanel, StorePanel } from "./DetailPanels";
 
@@ -47,6 +48,7 @@ export function HealthPage() {
           ) : null}
           <HealthFacts detail={data} />
           <NetworksPanel networks={data.networks} />
+          <ProgramPanel networks={data.networks} />
           <RpcEndpointsPanel networks={data.networks} />
           <Panel id="checks-title" title="Checks">
             {data.checks.length === 0 ? (
