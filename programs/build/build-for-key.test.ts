@@ -8,8 +8,9 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { SnarkjsVerificationKey } from "../../src-server/adapters/verifier-groth16/groth16-mcl";
-import { verifyingKeyFingerprint } from "../../src-server/config/verifying-key";
-import { buildPoolForKey, programElfHash, runBuild } from "./build.js";
+import { verifyingKeyFingerprint } from "../../src-shared/ceremony/fingerprint";
+import { programElfHash } from "../../src-shared/ceremony/program-hash";
+import { buildPoolForKey, runBuild } from "./build.js";
 import { findClang, INSTALL_HINT } from "./compile.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");

@@ -21,7 +21,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import type { SnarkjsVerificationKey } from "../../src-server/adapters/verifier-groth16/groth16-mcl.js";
-import { verifyingKeyFingerprint } from "../../src-server/config/verifying-key.js";
+import { verifyingKeyFingerprint } from "../../src-shared/ceremony/fingerprint.js";
+import { programElfHash } from "../../src-shared/ceremony/program-hash.js";
 import { verifyingKeyBytes, verifyingKeyHeaderFor } from "../pool/gen-verifying-key.js";
 import { buildProgram, clangVersion, findClang, INSTALL_HINT, requireClang } from "./compile.js";
 import { SBPF } from "./sbpf.js";
@@ -46,18 +47,6 @@ export function programDirs(root: string = ROOT): { name: string; sources: strin
 }
 
 const sha256 = (b: Uint8Array) => createHash("sha256").update(b).digest("hex");
-
-/**
- * sha256 of a program ELF with its trailing zero bytes trimmed (the contract's programSha256):
- * a built .so and the ProgramData account's bytes after its header, which the loader pads with
- * zeros up to the account's size, hash the same.
- * TODO(issue 26): use src-shared/ceremony/program-hash.ts's programElfHash once it is committed.
- */
-export function programElfHash(bytes: Uint8Array): string {
-  let end = bytes.length;
-  while (end > 0 && bytes[end - 1] === 0) end--;
-  return sha256(bytes.subarray(0, end));
-}
 
 /** A pool program built for a verifying key: its bytes, the key's fingerprint and the program's hash. */
 export interface PoolBuild {

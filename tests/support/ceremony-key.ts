@@ -17,7 +17,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { SnarkjsVerificationKey } from "../../src-server/adapters/verifier-groth16/groth16-mcl";
-import { verifyingKeyFingerprint } from "../../src-server/config/verifying-key";
+import { verifyingKeyFingerprint } from "../../src-shared/ceremony/fingerprint";
 import { DEFAULT_ARTIFACTS, snarkjsProver, verifyWithdrawalProof, type Prover } from "../../src-client/sdk/prove";
 import { withSingleThreadedCurve } from "../../src-client/sdk/snarkjs";
 import { PUBLIC_SIGNAL_NAMES } from "../../src-shared/crypto/protocol";
