@@ -54,6 +54,38 @@ describe("loadConfig", () => {
     expect(c.networks.mainnet.solana.lookupTables).toEqual([]);
   });
 
+  it("reads the deployed-program settings (issue 26): production, trustedUpgradeAuthorities, solana.programWatchMs, verifier.minContributions, with their defaults", () => {
+    const d = loadConfig({});
+    expect([
+      d.networks.mainnet.production,
+      d.networks.mainnet.trustedUpgradeAuthorities,
+      d.networks.mainnet.solana.programWatchMs,
+      d.verifier.minContributions,
+    ]).toEqual([undefined, undefined, 5000, 3]);
+    const authority = "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM";
+    const c = loadConfig({
+      RELAY_CONFIG: fileWith(
+        JSON.stringify({
+          networks: { mainnet: { production: true, trustedUpgradeAuthorities: [authority], solana: { programWatchMs: 2000 } } },
+          verifier: { minContributions: 5 },
+        }),
+      ),
+    });
+    expect([
+      c.networks.mainnet.production,
+      c.networks.mainnet.trustedUpgradeAuthorities,
+      c.networks.mainnet.solana.programWatchMs,
+      c.verifier.minContributions,
+    ]).toEqual([true, [authority], 2000, 5]);
+    const bad = (json: unknown) => () => loadConfig({ RELAY_CONFIG: fileWith(JSON.stringify(json)) });
+    expect(bad({ networks: { mainnet: { production: "yes" } } })).toThrow("config networks.mainnet.production: must be true/false");
+    expect(bad({ networks: { mainnet: { trustedUpgradeAuthorities: authority } } })).toThrow(
+      "config networks.mainnet.trustedUpgradeAuthorities: must be an array",
+    );
+    expect(bad({ networks: { mainnet: { trustedUpgradeAuthorities: ["nope"] } } })).toThrow(/config networks\.mainnet\.trustedUpgradeAuthorities\[0\]/);
+    expect(bad({ verifier: { minContributions: 0 } })).toThrow(/config verifier\.minContributions/);
+  });
+
   it("takes several RPC endpoints in rpcUrls (the first is rpcUrl), or one in rpcUrl, and prints each by origin only", () => {
     const f = fileWith(
       JSON.stringify({
