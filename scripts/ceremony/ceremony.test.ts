@@ -14,7 +14,9 @@ import nacl from "tweetnacl";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { contributionMessage, type CeremonyTranscript } from "../../src-shared/ceremony/transcript";
 import { beaconBlock, type SolanaRpc } from "./beacon";
-import { contribute, finalize, init, readTranscript, sha256File, TRANSCRIPT_FILE, verify, zkeyPath, FINAL_ZKEY, VKEY_FILE } from "./ceremony";
+import { verifyingKeyFingerprint } from "../../src-shared/ceremony/fingerprint";
+import { programElfHash } from "../../src-shared/ceremony/program-hash";
+import { contribute, finalize, init, readTranscript, sha256File, TRANSCRIPT_FILE, verify, zkeyPath, FINAL_ZKEY, PROGRAM_FILE, VKEY_FILE } from "./ceremony";
 import { zkeySection } from "./binfile";
 import { snarkjs } from "./snarkjs";
 
@@ -210,6 +212,22 @@ describe("verify names the first bad link", () => {
       what: "beacon",
       message: expect.stringContaining("first block at or after slot 100") as unknown,
     });
+  });
+
+  it("a final record whose key fingerprint or program hash is not the files'", async () => {
+    const dir = copy();
+    const t = transcriptOf(dir);
+    const vkey: unknown = JSON.parse(readFileSync(join(dir, VKEY_FILE), "utf8"));
+    const so = Uint8Array.from([0x7f, 0x45, 0x4c, 0x46, 1, 2, 3]);
+    writeFileSync(join(dir, PROGRAM_FILE), so);
+    t.final = { zkeySha256: await sha256File(join(dir, FINAL_ZKEY)), vkeyFingerprint: verifyingKeyFingerprint(vkey)!, programSha256: programElfHash(so) };
+    save(dir, t);
+    expect(await verify({ dir })).toBeNull();
+    writeFileSync(join(dir, PROGRAM_FILE), Uint8Array.from([0x7f, 0x45, 0x4c, 0x46, 9]));
+    expect(await verify({ dir })).toMatchObject({ what: "program" });
+    t.final.vkeyFingerprint = "cd".repeat(32);
+    save(dir, t);
+    expect(await verify({ dir })).toMatchObject({ what: "vkey" });
   });
 
   it("a test phase-1 file and a missing program hash under the relay's rules (--strict)", async () => {
