@@ -1,3 +1,4 @@
+import { PublicKey } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLocalValidator, type LocalValidator } from "../validator";
 
@@ -31,5 +32,26 @@ describe("the local Jupiter API", () => {
     expect(await quote("&maxAccounts=6")).toMatchObject({ status: 400, json: { errorCode: "COULD_NOT_FIND_ANY_ROUTE" } });
     expect(await quote("&maxAccounts=lots")).toMatchObject({ status: 400, json: { errorCode: "INVALID_REQUEST" } });
     expect((await quote("")).status).toBe(200);
+  });
+
+  it("pads every route with the given accounts and their lookup table, and then needs maxAccounts of 7 + their number", async () => {
+    const accounts = Array.from({ length: 5 }, (_, i) => new PublicKey(new Uint8Array(32).fill(i + 1)).toBase58());
+    const lookupTable = new PublicKey(new Uint8Array(32).fill(99)).toBase58();
+    validator.jupiter.padRoutes({ accounts, lookupTable });
+    try {
+      expect(await quote("&maxAccounts=11")).toMatchObject({ status: 400, json: { errorCode: "COULD_NOT_FIND_ANY_ROUTE" } });
+      const ok = await quote("&maxAccounts=12");
+      expect(ok.status).toBe(200);
+      const ix = await fetch(`${validator.jupiterUrl}/swap-instructions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ userPublicKey: USDC, quoteResponse: ok.json }),
+      });
+      const body = (await ix.json()) as { swapInstruction: { accounts: { pubkey: string; isWritable: boolean }[] }; addressLookupTableAddresses: string[] };
+      expect(body.swapInstruction.accounts.slice(7)).toEqual(accounts.map((pubkey) => ({ pubkey, isSigner: false, isWritable: false })));
+      expect(body.addressLookupTableAddresses).toEqual([validator.swapPool(USDC, WSOL)!.lookupTable, lookupTable]);
+    } finally {
+      validator.jupiter.padRoutes(null);
+    }
   });
 });

@@ -8,7 +8,8 @@
  *    Jupiter's quote response (amounts as decimal strings, `priceImpactPct` a
  *    fraction as text, `routePlan[].swapInfo` with the pool as `ammKey` and
  *    label `localnet-cp`, `contextSlot`, `timeTaken`). No pool, a `dexes`
- *    list without `localnet-cp`, a `maxAccounts` below the route's 7 accounts,
+ *    list without `localnet-cp`, a `maxAccounts` below the route's 7 accounts
+ *    (more when padded, below),
  *    or an output above half the output reserve:
  *    400 `{ error, errorCode: "COULD_NOT_FIND_ANY_ROUTE" }`.
  *  - `POST /swap-instructions { userPublicKey, quoteResponse,
@@ -26,7 +27,11 @@
  *
  * `beforeNextSwapInstructions(fn)` runs `fn` once before the next
  * swap-instructions answer: tests move a pool between a relay's quote and its
- * execution with it.
+ * execution with it. `padRoutes({ accounts, lookupTable })` makes every route
+ * longer, as a real multi-hop route is: the swap instruction names these
+ * accounts too (read-only, after its own; the cp-swap program ignores them),
+ * `lookupTable` (which must hold them) comes with the pool's, and a quote
+ * whose `maxAccounts` is below 7 + their number finds no route.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { PublicKey, type TransactionInstruction } from "@solana/web3.js";
@@ -73,9 +78,16 @@ function wire(ix: TransactionInstruction) {
   };
 }
 
+/** Accounts a route names beyond the cp-swap instruction's own, and the lookup table that holds them. */
+export interface RoutePadding {
+  accounts: readonly string[];
+  lookupTable: string;
+}
+
 export class LocalJupiterApi {
   private readonly programId: string;
   private readonly pending: (() => unknown)[] = [];
+  #padding: RoutePadding | null = null;
   /** Requests answered, by endpoint (tests check the relay went through here). */
   readonly calls = { quote: 0, swapInstructions: 0 };
 
@@ -86,6 +98,21 @@ export class LocalJupiterApi {
   /** Runs `fn` (awaited) before the next swap-instructions answer. */
   beforeNextSwapInstructions(fn: () => unknown): void {
     this.pending.push(fn);
+  }
+
+  /** Every route from now on names `padding.accounts` too (null: routes of the cp-swap instruction alone). */
+  padRoutes(padding: RoutePadding | null): void {
+    this.#padding = padding;
+  }
+
+  /** The padding routes get now (padRoutes). */
+  get padding(): RoutePadding | null {
+    return this.#padding;
+  }
+
+  /** How many accounts a route names now. */
+  get routeAccounts(): number {
+    return CP_SWAP_ACCOUNTS + (this.#padding?.accounts.length ?? 0);
   }
 
   /** GET /quote's answer for these query parameters. */
@@ -117,7 +144,7 @@ export class LocalJupiterApi {
     if (maxAccountsText !== null) {
       if (!/^[0-9]{1,3}$/.test(maxAccountsText) || Number(maxAccountsText) < 1)
         throw new ApiError(400, "INVALID_REQUEST", "Query parameter maxAccounts cannot be parsed");
-      if (Number(maxAccountsText) < CP_SWAP_ACCOUNTS) throw noRoute();
+      if (Number(maxAccountsText) < this.routeAccounts) throw noRoute();
     }
     const pool = readCpPool(this.opts.ledger, inputMint, outputMint, this.programId);
     if (!pool) throw noRoute();
@@ -190,6 +217,8 @@ export class LocalJupiterApi {
       destination,
       programId: this.programId,
     });
+    const padding = this.#padding;
+    if (padding) ix.keys.push(...padding.accounts.map((a) => ({ pubkey: new PublicKey(a), isSigner: false, isWritable: false })));
     return {
       tokenLedgerInstruction: null,
       computeBudgetInstructions: [],
@@ -197,7 +226,7 @@ export class LocalJupiterApi {
       swapInstruction: wire(ix),
       cleanupInstruction: null,
       otherInstructions: [],
-      addressLookupTableAddresses: [pool.lookupTable],
+      addressLookupTableAddresses: padding ? [pool.lookupTable, padding.lookupTable] : [pool.lookupTable],
       prioritizationFeeLamports: 0,
       computeUnitLimit: 200_000,
     };
