@@ -3,6 +3,7 @@ import path from "node:path";
 import { Connection, Keypair, Transaction } from "@solana/web3.js";
 import { initializePoolInstructions, NATIVE_MINT, poolTreeAddress } from "../src-shared/pool-program";
 import { DEFAULT_MIN_DEPOSITS } from "../scripts/solana/min-deposit";
+import { ensureRelayLookupTable, keypairSigner } from "../scripts/solana/relay-lookup-table";
 import { confirmSignature } from "./confirm";
 import type { LocalValidator } from "./validator";
 
@@ -12,9 +13,11 @@ const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
  * Everything a relay needs to run against this validator: a funded relayer
  * keypair (the pool program's upgrade authority, so the one key that may open
  * pools, and the pools' authority), the wSOL and USDC pools with pool:init's
- * minimum deposits (0.01 SOL, 1 USDC), and a relay config file whose swap
- * venue is the validator's Jupiter-compatible API. Re-running on the same
- * directory reuses the keypair.
+ * minimum deposits (0.01 SOL, 1 USDC), the relay's address lookup table of
+ * those pools (as `npm run pool:lookup-table` makes it: relay_swap then quotes
+ * routes of up to 32 accounts), and a relay config file whose swap venue is
+ * the validator's Jupiter-compatible API. Re-running on the same directory
+ * reuses the keypair and its table.
  */
 export async function prepareDemo(dir: string, validator: LocalValidator, programId: string): Promise<string> {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -41,6 +44,9 @@ export async function prepareDemo(dir: string, validator: LocalValidator, progra
     await confirmSignature(connection, signature, lastValidBlockHeight);
   }
 
+  // The relay's own lookup table of the pools' fixed accounts; its address derives from the relayer's key here, so a re-run finds it.
+  const { table } = await ensureRelayLookupTable(connection, keypairSigner(relayer), { programId, mints: [NATIVE_MINT, USDC] });
+
   const configFile = path.join(dir, "relay.json");
   const config = {
     dataDir: path.join(dir, "relay-data"),
@@ -57,7 +63,7 @@ export async function prepareDemo(dir: string, validator: LocalValidator, progra
         programId,
         pools: [NATIVE_MINT, USDC],
         // Demo amounts are small: the rent of a nullifier account exceeds their fee.
-        solana: { relayerKeypairPath: keyFile, allowLoss: true },
+        solana: { relayerKeypairPath: keyFile, allowLoss: true, lookupTables: [table] },
       },
     },
   };
