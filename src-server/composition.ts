@@ -250,6 +250,7 @@ async function compose(config: RelayConfig, opts: ComposeOptions, stack: Teardow
     store: revertStore,
     perDepositorPerDay: config.reverts.perDepositorPerDay,
     onRefusedUnrecorded: (network, error) => ops.metrics.onRevertRefused(network, error),
+    ...(guard ? { stopped: (n: Network) => guard.refusal(n) } : {}),
     log,
   });
 

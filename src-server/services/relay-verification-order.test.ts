@@ -47,6 +47,7 @@ function service(
   verifier: ProofVerifier,
   submit: () => SubmitResult = () => ({ ok: true, signature: "SIG", changeLeafIndex: 12 }),
   changeLeafIndexOf: () => number | null = () => null,
+  pauses?: RelayDeps["pauses"],
 ): RelayService {
   const chain = {
     kind: "sandbox",
@@ -78,6 +79,7 @@ function service(
     sanctions,
     store,
     fees: { inForce: () => ({ current: { bps: 25, floor: 0n }, previous: null }) },
+    ...(pauses ? { pauses } : {}),
   };
   return new RelayService(deps);
 }
@@ -175,5 +177,24 @@ describe("protocol v3 in the pipeline", () => {
       () => 77,
     );
     expect(await relay.relay(request())).toEqual({ status: 200, signature: "SIG2", changeLeafIndex: 77 });
+  });
+});
+
+describe("a network stopped while a proof is verified", () => {
+  it("is refused 503 RelayPaused just before sending (the program guard saw an upgrade meanwhile), and nothing is submitted", async () => {
+    let stopped: string | null = null;
+    const verifier = new CountingVerifier(async () => {
+      stopped = "relays on mainnet are stopped: the deployed program hashes d…";
+      return true;
+    });
+    const before = submitted.length;
+    const relay = service(verifier, undefined, undefined, { pausedReason: () => stopped });
+    expect(await relay.relay(request())).toEqual({
+      status: 503,
+      error: "RelayPaused",
+      message: "relays on mainnet are stopped: the deployed program hashes d…",
+    });
+    expect(verifier.calls).toBe(1);
+    expect(submitted.length).toBe(before);
   });
 });

@@ -34,6 +34,8 @@ export interface RevertDeps {
   perDepositorPerDay?: number;
   /** A refusal that left no record (the deposit is unknown or not the token wallet's, or the request or its signature is bad): counted only. */
   onRefusedUnrecorded?: (network: Network, error: ErrorNameValue) => void;
+  /** Why the program guard stopped this network (services/program-guard.ts), or null. */
+  stopped?: (network: Network) => string | null;
   nowMs?: () => number;
   log?: (line: string) => void;
 }
@@ -82,6 +84,9 @@ export class RevertService {
     if (!tokenWallet) return { ok: false, status: 401, error: ErrorName.Unauthorized, message: "the auth token in the path is invalid or expired" };
     const chain = this.deps.chains.get(input.network);
     if (!chain) return { ok: false, status: 400, error: ErrorName.InvalidNetwork, message: `network ${input.network} is not enabled on this relay` };
+    // The deployed program is no longer the key's (an upgrade): the relayer signs a revert for that program, so none is sent.
+    const stopped = this.deps.stopped?.(input.network);
+    if (stopped) return { ok: false, status: 503, error: ErrorName.RelayPaused, message: stopped };
 
     const requestedAt = this.now();
     // Refusals before the deposit is known to be the token wallet's own write nothing: anyone

@@ -55,9 +55,9 @@ describe("the relay checks the deployed pool program (local validator)", () => {
   });
 
   /** The localnet relay config with this key file; allowDevelopmentVerifyingKey only when asked. */
-  const config = (vkeyPath: string | null, allowDev: boolean): string => {
+  const config = (vkeyPath: string | null, allowDev: boolean, mainnet: Record<string, unknown> = {}): string => {
     const c = solanaRelayConfig(net, { programWatchMs: 100 }) as { networks: { mainnet: Record<string, unknown> } };
-    c.networks.mainnet.allowDevelopmentVerifyingKey = allowDev;
+    Object.assign(c.networks.mainnet, { allowDevelopmentVerifyingKey: allowDev }, mainnet);
     return configFile({
       ...c,
       ...(vkeyPath ? { verifier: { vkeyPath } } : {}),
@@ -194,5 +194,18 @@ describe("the relay checks the deployed pool program (local validator)", () => {
     expect(message).toContain(`hashes ${decoyHash}, not ${ceremonyHash}`);
     // Nor does the development key's setting let it through: it is not the committed build either.
     expect(await startFails(config(null, true))).toContain(`hashes ${decoyHash}, not the committed development build's ${devHash}`);
+  });
+
+  it("on a production network refuses the right program while its upgrade authority is not a trusted one", async () => {
+    await net.validator.deployProgram(ceremonySo);
+    const relayer = net.relayer.publicKey.toBase58();
+    const message = await startFails(config(ceremonyKeyPath, false, { production: true }));
+    expect(message).toContain("relay exited with 2 before listening");
+    expect(message).toContain(
+      `hashes ${ceremonyHash} (the expected binary) but its upgrade authority ${relayer} is neither none nor one of networks.mainnet.trustedUpgradeAuthorities`,
+    );
+    const relay = await startRelay({ RELAY_CONFIG: config(ceremonyKeyPath, false, { production: true, trustedUpgradeAuthorities: [relayer] }) });
+    await relay.stop();
+    relay.cleanup();
   });
 });
