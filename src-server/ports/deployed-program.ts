@@ -22,8 +22,13 @@ export interface ProgramDataStamp {
   upgradeAuthority: string | null;
 }
 
+/** The account at the program id is not a loader's program (closed, another owner, a bad header): a verdict, not an outage. */
+export class NotAProgramError extends Error {
+  override readonly name = "NotAProgramError";
+}
+
 export interface DeployedProgramSource {
-  /** Throws when the program cannot be read as a loader's program (the message says why). */
+  /** Throws NotAProgramError when the account is not a loader's program; anything else thrown is the RPC failing. */
   read(): Promise<DeployedProgram>;
   /** Throws when the RPC does not answer. */
   stamp(programDataAddress: string): Promise<ProgramDataStamp>;

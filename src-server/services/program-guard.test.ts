@@ -7,7 +7,7 @@ import { BPF_LOADER_2_ID, readDeployedProgram, readProgramDataStamp } from "../a
 import type { SolanaRpc } from "../adapters/chain-solana/rpc";
 import { ConfigError } from "../config/load";
 import type { KeyExpectation } from "../config/verifying-key";
-import type { DeployedProgram, DeployedProgramSource, ProgramDataStamp } from "../ports/deployed-program";
+import { NotAProgramError, type DeployedProgram, type DeployedProgramSource, type ProgramDataStamp } from "../ports/deployed-program";
 import { judgeProgram, ProgramGuard, type GuardedNetwork } from "./program-guard";
 
 const PROGRAM_ID = "FJ5caa9BvE33vmuBc3zFN2JJFAvGHL8UjeQ2b8iBEqZJ";
@@ -220,5 +220,33 @@ describe("ProgramGuard", () => {
     source.now = deployed(CEREMONY_HASH, AUTHORITY);
     await until(() => guard.refusal("mainnet") !== null);
     expect(guard.refusal("mainnet")).toMatch(/upgrade authority 9WzD\S+ is neither none nor one of/);
+  });
+
+  it("keeps relaying under the last verdict while the RPC fails, says so, and judges the upgrade once a read succeeds", async () => {
+    const source = scripted(deployed(CEREMONY_HASH));
+    const { guard, lines } = start(source);
+    await guard.check();
+    let failing = true;
+    const read = source.read;
+    source.read = () => (failing ? Promise.reject(new Error("fetch failed")) : read());
+    source.now = { ...deployed(DEV_HASH), slot: 9 };
+    guard.watch();
+    await until(() => guard.state("mainnet")?.readError === "fetch failed");
+    expect(guard.refusal("mainnet")).toBeNull();
+    expect(lines.filter((l) => l.includes("reading the pool program failed (fetch failed)"))).toHaveLength(1);
+    failing = false;
+    await until(() => guard.refusal("mainnet") !== null);
+    expect(guard.state("mainnet")?.readError).toBeNull();
+  });
+
+  it("stops relays when the program account stops being a loader's program (NotAProgramError is a verdict)", async () => {
+    const source = scripted(deployed(CEREMONY_HASH));
+    const { guard } = start(source);
+    await guard.check();
+    source.read = () => Promise.reject(new NotAProgramError("program X is owned by 1111, not a BPF loader"));
+    source.now = { ...deployed(CEREMONY_HASH), slot: 10 };
+    guard.watch();
+    await until(() => guard.refusal("mainnet") !== null);
+    expect(guard.refusal("mainnet")).toContain("the pool program cannot be checked: program X is owned by 1111");
   });
 });

@@ -14,7 +14,7 @@
  */
 import type { AdminNetworkProgram } from "../../src-shared/api/admin";
 import type { HealthCheck } from "../ports/chain";
-import type { DeployedProgram, DeployedProgramSource, ProgramDataStamp } from "../ports/deployed-program";
+import { NotAProgramError, type DeployedProgram, type DeployedProgramSource, type ProgramDataStamp } from "../ports/deployed-program";
 import type { Network } from "../../src-shared/networks";
 import type { KeyExpectation } from "../config/verifying-key";
 import { ConfigError } from "../config/load";
@@ -113,7 +113,9 @@ export class ProgramGuard {
       try {
         deployed = await net.source.read();
       } catch (e) {
-        throw new ConfigError(`networks.${net.network}.programId`, `the pool program cannot be checked: ${(e as Error).message}`);
+        if (e instanceof NotAProgramError) throw new ConfigError(`networks.${net.network}.programId`, `the pool program cannot be checked: ${e.message}`);
+        // The RPC failed (it answered a moment ago): not a setting, the start fails as a chain that does not answer does.
+        throw new Error(`networks.${net.network}: reading pool program ${net.programId} to check it failed (${(e as Error).message})`, { cause: e });
       }
       const refusal = judgeProgram(this.deps.expectation, net, deployed);
       if (refusal) throw new ConfigError(`networks.${net.network}.programId`, `refused: ${refusal}`);
@@ -158,17 +160,18 @@ export class ProgramGuard {
         this.states.set(net.network, { ...state, checkedAt: this.now(), readError: null });
         return;
       }
-      this.stamps.set(net.network, stamp);
       await this.recheck(net, stamp.exists ? null : `ProgramData ${address} is gone (the program was closed)`);
+      // Kept only once judged: a read that failed above is retried at the next poll.
+      this.stamps.set(net.network, stamp);
     } catch (e) {
+      // The RPC failed: the last verdict stands (relays need the same RPC anyway) until a read succeeds.
       const message = (e as Error).message.split("\n")[0]!.slice(0, 200);
-      if (state.readError === null)
-        this.deps.log(`${net.network}: reading the pool program's ProgramData failed (${message}); relays go on under the last check`);
-      this.states.set(net.network, { ...state, readError: message });
+      if (state.readError === null) this.deps.log(`${net.network}: reading the pool program failed (${message}); relays go on under the last check`);
+      this.states.set(net.network, { ...this.states.get(net.network)!, readError: message });
     }
   }
 
-  /** Reads the whole program again and judges it; a new refusal stops relays, a pass resumes them. */
+  /** Reads the whole program again and judges it; a new refusal stops relays, a pass resumes them. Throws when the RPC fails. */
   private async recheck(net: GuardedNetwork, gone: string | null): Promise<void> {
     const before = this.states.get(net.network)!;
     let deployed: DeployedProgram | null = before.deployed;
@@ -178,7 +181,8 @@ export class ProgramGuard {
         deployed = await net.source.read();
         refusal = judgeProgram(this.deps.expectation, net, deployed);
       } catch (e) {
-        refusal = `the pool program cannot be checked: ${(e as Error).message}`;
+        if (!(e instanceof NotAProgramError)) throw e;
+        refusal = `the pool program cannot be checked: ${e.message}`;
       }
     }
     if (this.stopped) return;

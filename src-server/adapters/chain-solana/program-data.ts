@@ -9,7 +9,7 @@ import { PublicKey, type Commitment } from "@solana/web3.js";
 import { encodeBase58 } from "../../../src-shared/encoding/base58";
 import { programElfHash } from "../../../src-shared/ceremony/program-hash";
 import { BPF_LOADER_UPGRADEABLE_ID, PROGRAM_DATA_HEADER_SIZE, decodeProgramDataHeader } from "../../../src-shared/pool-program";
-import type { DeployedProgram, DeployedProgramSource, ProgramDataStamp } from "../../ports/deployed-program";
+import { NotAProgramError, type DeployedProgram, type DeployedProgramSource, type ProgramDataStamp } from "../../ports/deployed-program";
 import type { SolanaRpc } from "./rpc";
 
 /** The loader before upgrades: the program account holds the ELF itself and nobody can change it. */
@@ -19,29 +19,26 @@ export const BPF_LOADER_2_ID = "BPFLoader2111111111111111111111111111111111";
 const PROGRAM_STATE = 2;
 const PROGRAM_ACCOUNT_SIZE = 36;
 
-/** Why the deployed program could not be read as one (the relay refuses to start or stops relaying). */
-export class DeployedProgramError extends Error {}
-
-/** Reads the program at `programId` and hashes its ELF; throws DeployedProgramError when it is not a loader's program. */
+/** Reads the program at `programId` and hashes its ELF; throws NotAProgramError when it is not a loader's program. */
 export async function readDeployedProgram(rpc: SolanaRpc, programId: string, commitment: Commitment): Promise<DeployedProgram> {
   const program = await rpc.getAccountInfo(new PublicKey(programId), commitment);
-  if (!program) throw new DeployedProgramError(`program ${programId} does not exist`);
+  if (!program) throw new NotAProgramError(`program ${programId} does not exist`);
   const owner = program.owner.toBase58();
   if (owner === BPF_LOADER_2_ID) {
     // Deployed by the non-upgradeable loader: the account is the ELF and stays as it is.
     return { programDataAddress: null, slot: null, upgradeAuthority: null, elfHash: programElfHash(new Uint8Array(program.data)) };
   }
-  if (owner !== BPF_LOADER_UPGRADEABLE_ID) throw new DeployedProgramError(`program ${programId} is owned by ${owner}, not a BPF loader`);
+  if (owner !== BPF_LOADER_UPGRADEABLE_ID) throw new NotAProgramError(`program ${programId} is owned by ${owner}, not a BPF loader`);
   const data = new Uint8Array(program.data);
   if (data.length < PROGRAM_ACCOUNT_SIZE || new DataView(data.buffer, data.byteOffset).getUint32(0, true) !== PROGRAM_STATE)
-    throw new DeployedProgramError(`program ${programId}: its account is not an upgradeable program (state 2 with a ProgramData address)`);
+    throw new NotAProgramError(`program ${programId}: its account is not an upgradeable program (state 2 with a ProgramData address)`);
   const programDataAddress = encodeBase58(data.subarray(4, PROGRAM_ACCOUNT_SIZE));
   const pd = await rpc.getAccountInfo(new PublicKey(programDataAddress), commitment);
   if (!pd || pd.owner.toBase58() !== BPF_LOADER_UPGRADEABLE_ID)
-    throw new DeployedProgramError(`program ${programId}: ProgramData ${programDataAddress} is missing`);
+    throw new NotAProgramError(`program ${programId}: ProgramData ${programDataAddress} is missing`);
   const bytes = new Uint8Array(pd.data);
   const header = decodeProgramDataHeader(bytes);
-  if (!header.ok) throw new DeployedProgramError(`program ${programId}: ${header.error}`);
+  if (!header.ok) throw new NotAProgramError(`program ${programId}: ${header.error}`);
   return {
     programDataAddress,
     slot: Number(header.value.slot),
