@@ -53,6 +53,14 @@ export async function startRelay(env: Record<string, string> = {}, dataDir?: str
     });
   });
 
+  // The metrics line goes through the asynchronous JSON log, the `listening on` line straight to
+  // stdout: wait for it so that `metricsUrl` is there when startRelay returns.
+  const metricsLine = /metrics: GET \/metrics on (\S+) without a token/;
+  const metricsOff = (env.RELAY_METRICS_PORT ?? "0") === "off";
+  for (let waited = 0; !metricsOff && !metricsLine.test(out) && waited < 10_000; waited += 20) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+
   return {
     url,
     // The start-up log's JSON line `metrics: GET /metrics on HOST:PORT …`, written as the relay starts listening.
