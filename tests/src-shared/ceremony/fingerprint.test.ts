@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { verifyingKeyFingerprint } from "./fingerprint";
+import { verifyingKeyFingerprint } from "../../../src-shared/ceremony/fingerprint";
 
-const vkey: unknown = JSON.parse(readFileSync(new URL("../../resources/zk/verification_key.json", import.meta.url), "utf8"));
+const vkey: unknown = JSON.parse(readFileSync(new URL("../../../resources/zk/verification_key.json", import.meta.url), "utf8"));
 
 describe("verifyingKeyFingerprint (pure)", () => {
   it("is the relay's former node:crypto fingerprint of the committed development key", () => {

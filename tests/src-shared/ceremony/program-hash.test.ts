@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { PROGRAM_DATA_HEADER_BYTES, programElfHash } from "./program-hash";
+import { PROGRAM_DATA_HEADER_BYTES, programElfHash } from "../../../src-shared/ceremony/program-hash";
 
 describe("programElfHash", () => {
   it("is the sha256 of the bytes with trailing zero bytes trimmed", () => {
@@ -11,7 +11,7 @@ describe("programElfHash", () => {
   });
 
   it("gives a built .so and its ProgramData account (header, ELF, zero padding) the same hash", () => {
-    const so = readFileSync(new URL("../../programs/pool/pool.so", import.meta.url));
+    const so = readFileSync(new URL("../../../programs/pool/pool.so", import.meta.url));
     const account = new Uint8Array(PROGRAM_DATA_HEADER_BYTES + so.length + 10_000);
     account.fill(7, 0, PROGRAM_DATA_HEADER_BYTES);
     account.set(so, PROGRAM_DATA_HEADER_BYTES);
@@ -19,7 +19,7 @@ describe("programElfHash", () => {
   });
 
   it("changes when one byte of the program changes", () => {
-    const so = new Uint8Array(readFileSync(new URL("../../programs/pool/pool.so", import.meta.url)));
+    const so = new Uint8Array(readFileSync(new URL("../../../programs/pool/pool.so", import.meta.url)));
     const before = programElfHash(so);
     const middle = so.length >> 1;
     so[middle] = so[middle]! ^ 1;

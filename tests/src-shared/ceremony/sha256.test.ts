@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { sha256Hex } from "./sha256";
+import { sha256Hex } from "../../../src-shared/ceremony/sha256";
 
 const node = (b: Uint8Array | string) => createHash("sha256").update(b).digest("hex");
 
