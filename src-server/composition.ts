@@ -106,7 +106,7 @@ async function compose(config: RelayConfig, opts: ComposeOptions, stack: Teardow
         `allowed by networks.${n}.allowDevelopmentVerifyingKey: never for real funds`,
     );
   }
-  // What the deployed program must hash to: from the files alone, so a bad transcript stops the start before any RPC (DESIGN §11).
+  // What the deployed program must hash to: from the files alone, so a bad transcript stops the start before any RPC.
   const expectation = keyExpectation(config);
   // Metrics, alerts and the relay-state events (composition-ops.ts; docs/operations.md).
   const ops = new Ops(config, log, opts.logger ?? null);

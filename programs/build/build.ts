@@ -7,7 +7,7 @@
 // --check rebuilds into a temporary directory and exits 1 naming every .so whose committed
 // bytes differ from the source's (CI runs it).
 //
-// --vkey builds the pool program for that verifying key (a ceremony's, DESIGN section 11) into
+// --vkey builds the pool program for that verifying key (a ceremony's, docs/ceremony.md) into
 // --out, and prints the key's fingerprint and the program's hash (programElfHash, what the relay
 // compares with the deployed ProgramData). The committed programs/pool/pool.so and its
 // src/verifying_key.h stay the development key's: the key's header is compiled in a scratch copy

@@ -1,5 +1,5 @@
 /**
- * Why the pool program must be built for a ceremony's key (issue 26, DESIGN section 11), on the
+ * Why the pool program must be built for a ceremony's key (issue 26, docs/ceremony.md), on the
  * real runtime (LiteSVM):
  * - the committed programs/pool/pool.so (the development key) accepts a proof forged from that
  *   key's toxic waste, which anyone recomputes from this repository: an invented nullifier takes

@@ -1,5 +1,5 @@
 /**
- * The ceremony's beacon (DESIGN §11): the blockhash of the first block at or after a Solana
+ * The ceremony's beacon: the blockhash of the first block at or after a Solana
  * slot announced at init. Nobody knows it when the contributions are made, and anyone can
  * read it afterwards. A skipped slot (no block) moves to the next block; finalized
  * commitment only, so the hash cannot be rolled back.

@@ -1,5 +1,5 @@
 /**
- * The phase-2 ceremony (DESIGN §11, docs/ceremony.md): init, contribute, verify, finalize
+ * The phase-2 ceremony (docs/ceremony.md): init, contribute, verify, finalize
  * over a ceremony directory:
  *
  *   <dir>/ceremony.json            the transcript (src-shared/ceremony/transcript.ts)

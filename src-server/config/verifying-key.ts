@@ -58,7 +58,7 @@ export const DEVELOPMENT_PROGRAM_PATH = path.resolve(path.dirname(fileURLToPath(
 export const CEREMONY_FILE = "ceremony.json";
 
 /**
- * The program the relay's key belongs to, known before the chain is asked (DESIGN §11): the
+ * The program the relay's key belongs to, known before the chain is asked: the
  * development key's is the committed build, hashed at start from programs/pool/pool.so (never
  * a stale constant); a ceremony key's is the program hash its verified transcript records.
  */

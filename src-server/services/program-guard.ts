@@ -1,6 +1,6 @@
 /**
  * The relay serves a solana network only while the pool program deployed there is the
- * one its verifying key belongs to (DESIGN §11; docs/security.md, "The deployed program").
+ * one its verifying key belongs to (docs/security.md, "The deployed program").
  * Attackers call the program directly, so the key that decides is the one compiled into
  * it, not the relay's vkey file: the deployed ELF is hashed whole and compared with the
  * committed development build (development key, allowed for the network) or with the

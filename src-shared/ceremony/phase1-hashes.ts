@@ -1,5 +1,5 @@
 /**
- * Published hashes of the phase-1 (Powers of Tau) files the ceremony accepts, DESIGN §11.
+ * Published hashes of the phase-1 (Powers of Tau) files the ceremony accepts, docs/ceremony.md.
  *
  * Source: the snarkjs README (github.com/iden3/snarkjs, README.md, "7. Prepare phase 2",
  * the table of "Prepared (phase2) Ptau files for bn128 with 54 contributions and a beacon",

@@ -8,7 +8,7 @@ import { sha256Hex } from "./sha256";
 export const PROGRAM_DATA_HEADER_BYTES = 45;
 
 /**
- * The program hash of DESIGN §11: sha256 of the ELF with trailing zero bytes trimmed,
+ * The program hash of docs/ceremony.md: sha256 of the ELF with trailing zero bytes trimmed,
  * lowercase hex. Trimming makes a built `.so` and the deployed copy agree: ProgramData is
  * allocated larger than the ELF (room for upgrades) and the rest is zero. For a `.so` file
  * pass its bytes; for the chain pass the ProgramData account's data after

@@ -1,5 +1,5 @@
 /**
- * The phase-2 ceremony transcript (`ceremony.json`, format "pwr-ceremony/1", DESIGN §11) and
+ * The phase-2 ceremony transcript (`ceremony.json`, format "pwr-ceremony/1", docs/ceremony.md) and
  * its pure checks. The ceremony tool writes it (scripts/ceremony), the relay reads it beside
  * its vkey and refuses to start unless it verifies, the console shows its summary. What can
  * be checked without the zkeys is checked here: the hash chain, the signatures, the

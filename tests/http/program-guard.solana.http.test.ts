@@ -1,6 +1,5 @@
 /**
- * The relay checks the pool program deployed on its solana network, whole (issue 26, DESIGN
- * §11; docs/security.md, "The deployed program"): the real relay process against the local
+ * The relay checks the pool program deployed on its solana network, whole (issue 26; docs/security.md, "The deployed program"): the real relay process against the local
  * validator, with the pool program built for a new key (tests/support/ceremony-key.ts: the
  * development zkey plus one phase-2 contribution; build:programs --vkey), that key's vkey and
  * a ceremony.json signed by three test contributors beside it. A refusal at start is exit 2

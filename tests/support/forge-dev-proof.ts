@@ -5,7 +5,7 @@
  * #  makes a proof that verifies for ANY public inputs (an invented nullifier, the whole      #
  * #  vault as the amount, any recipient). A pool program built with resources/zk's key       #
  * #  (the committed programs/pool/pool.so) can be drained by anyone. Never deploy it where    #
- * #  money is; use a ceremony's key (docs/ceremony.md, DESIGN section 11). Tests only.       #
+ * #  money is; use a ceremony's key (docs/ceremony.md). Tests only.       #
  * ############################################################################################
  *
  * How the toxic waste follows from the repository alone: scripts/zk/setup.mjs made the

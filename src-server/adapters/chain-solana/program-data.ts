@@ -1,5 +1,5 @@
 /**
- * The deployed pool program as the relay checks it (DESIGN §11, docs/security.md
+ * The deployed pool program as the relay checks it (docs/security.md
  * "The deployed program"): the program account names its ProgramData account,
  * whose bytes after the 45-byte header are the ELF the cluster runs. Hashed whole
  * (programElfHash: sha256, trailing zero padding trimmed), never searched for key
