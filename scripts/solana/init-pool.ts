@@ -31,8 +31,9 @@ import {
   poolVaultAddress,
   programDataAddress,
 } from "../../src-shared/pool-program";
-import { encodeBase58, parsePublicKey } from "../../src-shared/encoding/base58";
+import { encodeBase58 } from "../../src-shared/encoding/base58";
 import { readKeypairFile } from "../../src-server/adapters/keys/keypair-file";
+import { checkPoolCommandArgs, confirmed } from "./cli";
 import { minDepositFor, parseMinDeposit } from "./min-deposit";
 
 const USAGE =
@@ -42,16 +43,6 @@ const USAGE =
 function fail(message: string, code = 2): never {
   console.error(`error: ${message}${code === 2 ? `\n${USAGE}` : ""}`);
   process.exit(code);
-}
-
-async function confirmed(connection: Connection, signature: string, lastValidBlockHeight: number): Promise<void> {
-  for (;;) {
-    const status = (await connection.getSignatureStatuses([signature])).value[0];
-    if (status?.err) throw new Error(`transaction ${signature} failed: ${JSON.stringify(status.err)}`);
-    if (status?.confirmationStatus === "confirmed" || status?.confirmationStatus === "finalized") return;
-    if ((await connection.getBlockHeight("confirmed")) > lastValidBlockHeight) throw new Error(`transaction ${signature} expired before it landed; run again`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
 }
 
 /** A tree's authority and minimum deposit, read at their offsets (a tree still growing toward full size has both). */
@@ -78,12 +69,8 @@ async function main(): Promise<void> {
     console.log(USAGE);
     return;
   }
-  if (!values.rpc || !/^https?:\/\//.test(values.rpc)) fail("--rpc must be an http(s) URL");
-  if (!values.program || !parsePublicKey(values.program).ok) fail("--program must be the program id (base58)");
-  if (!values.keypair) fail("--keypair is required");
-  const mints = values.mint ?? [];
-  if (mints.length === 0) fail("at least one --mint is required");
-  for (const m of mints) if (!parsePublicKey(m).ok) fail(`--mint ${m} is not a base58 public key`);
+  const args = checkPoolCommandArgs(values, fail);
+  const mints = args.mints;
   let given: bigint | undefined;
   if (values["min-deposit"] !== undefined) {
     const parsed = parseMinDeposit(values["min-deposit"]);
@@ -97,28 +84,28 @@ async function main(): Promise<void> {
     minimums.set(m, min);
   }
 
-  const authority = readKeypairFile(values.keypair);
-  const origin = new URL(values.rpc).origin;
-  const connection = new Connection(values.rpc, "confirmed");
-  const program = await connection.getAccountInfo(new PublicKey(values.program));
-  if (!program?.executable) fail(`no executable program at ${values.program} on ${origin}: deploy programs/pool/pool.so first`, 1);
+  const authority = readKeypairFile(args.keypair);
+  const origin = new URL(args.rpc).origin;
+  const connection = new Connection(args.rpc, "confirmed");
+  const program = await connection.getAccountInfo(new PublicKey(args.program));
+  if (!program?.executable) fail(`no executable program at ${args.program} on ${origin}: deploy programs/pool/pool.so first`, 1);
   console.log(`signer (the relay's fee payer, the pools' authority): ${authority.address}`);
 
   // initialize_pool accepts only the upgrade authority: say who it is before sending anything.
-  const programData = await connection.getAccountInfo(new PublicKey(programDataAddress(values.program)));
+  const programData = await connection.getAccountInfo(new PublicKey(programDataAddress(args.program)));
   const header = programData && programData.owner.toBase58() === BPF_LOADER_UPGRADEABLE_ID ? decodeProgramDataHeader(programData.data) : null;
   const upgradeAuthority = header?.ok ? header.value.upgradeAuthority : undefined;
   const canOpen = upgradeAuthority !== undefined && upgradeAuthority !== null && encodeBase58(upgradeAuthority) === authority.address;
-  if (upgradeAuthority === undefined) console.log(`program ${values.program}: not deployed upgradeable (no ProgramData), so no key can open a pool`);
-  else if (upgradeAuthority === null) console.log(`program ${values.program}: its upgrade authority was dropped (immutable), so no key can open a pool`);
-  else console.log(`program ${values.program}: upgrade authority ${encodeBase58(upgradeAuthority)}${canOpen ? " (the signer)" : ""}`);
+  if (upgradeAuthority === undefined) console.log(`program ${args.program}: not deployed upgradeable (no ProgramData), so no key can open a pool`);
+  else if (upgradeAuthority === null) console.log(`program ${args.program}: its upgrade authority was dropped (immutable), so no key can open a pool`);
+  else console.log(`program ${args.program}: upgrade authority ${encodeBase58(upgradeAuthority)}${canOpen ? " (the signer)" : ""}`);
 
   let failed = false;
   for (const mint of mints) {
     const minDeposit = minimums.get(mint)!;
     const mintAccount = await connection.getAccountInfo(new PublicKey(mint));
     if (!mintAccount || mintAccount.owner.toBase58() !== TOKEN_PROGRAM_ID) fail(`${mint} is not an SPL Token mint on ${origin}`, 1);
-    const tree = poolTreeAddress(values.program, mint);
+    const tree = poolTreeAddress(args.program, mint);
     const existing = await connection.getAccountInfo(new PublicKey(tree));
     let instructions: TransactionInstruction[];
     if (existing) {
@@ -140,7 +127,7 @@ async function main(): Promise<void> {
       }
       // Opened but not grown to full size (anyone may extend it): finish it, or no deposit can use it.
       const calls = Math.ceil((TREE_ACCOUNT_SIZE - existing.data.length) / MAX_PERMITTED_DATA_INCREASE);
-      instructions = Array.from({ length: calls }, () => extendPoolInstruction({ programId: values.program!, payer: authority.address, mint }));
+      instructions = Array.from({ length: calls }, () => extendPoolInstruction({ programId: args.program, payer: authority.address, mint }));
       console.log(`${mint}: pool exists (tree ${tree}), ours, ${min}${asked}; its tree is ${existing.data.length} of ${TREE_ACCOUNT_SIZE} bytes: extending it`);
     } else {
       if (!canOpen) {
@@ -151,15 +138,15 @@ async function main(): Promise<void> {
         failed = true;
         continue;
       }
-      instructions = initializePoolInstructions({ programId: values.program, authority: authority.address, mint, minDeposit });
+      instructions = initializePoolInstructions({ programId: args.program, authority: authority.address, mint, minDeposit });
     }
     const { blockhash, lastValidBlockHeight } = await connection.getLatestBlockhash("confirmed");
     const tx = new Transaction({ feePayer: new PublicKey(authority.address), blockhash, lastValidBlockHeight }).add(...instructions);
     tx.addSignature(new PublicKey(authority.address), Buffer.from(authority.sign(tx.serializeMessage())));
     const signature = await connection.sendRawTransaction(tx.serialize());
-    await confirmed(connection, signature, lastValidBlockHeight);
+    await confirmed(connection, signature, lastValidBlockHeight, 500);
     if (existing) console.log(`${mint}: extended to ${TREE_ACCOUNT_SIZE} bytes in ${signature}`);
-    else console.log(`${mint}: initialized (tree ${tree}, vault ${poolVaultAddress(values.program, mint)}, minimum deposit ${minDeposit}) in ${signature}`);
+    else console.log(`${mint}: initialized (tree ${tree}, vault ${poolVaultAddress(args.program, mint)}, minimum deposit ${minDeposit}) in ${signature}`);
   }
   if (failed) process.exit(1);
 }

@@ -21,6 +21,7 @@ import { Connection, PublicKey } from "@solana/web3.js";
 import { parsePublicKey } from "../../src-shared/encoding/base58";
 import { poolTreeAddress } from "../../src-shared/pool-program";
 import { readKeypairFile } from "../../src-server/adapters/keys/keypair-file";
+import { checkPoolCommandArgs } from "./cli";
 import { ensureRelayLookupTable } from "./relay-lookup-table";
 
 const USAGE =
@@ -46,26 +47,22 @@ async function main(): Promise<void> {
     console.log(USAGE);
     return;
   }
-  if (!values.rpc || !/^https?:\/\//.test(values.rpc)) fail("--rpc must be an http(s) URL");
-  if (!values.program || !parsePublicKey(values.program).ok) fail("--program must be the program id (base58)");
-  if (!values.keypair) fail("--keypair is required");
-  const mints = values.mint ?? [];
-  if (mints.length === 0) fail("at least one --mint is required");
-  for (const m of mints) if (!parsePublicKey(m).ok) fail(`--mint ${m} is not a base58 public key`);
+  const args = checkPoolCommandArgs(values, fail);
+  const mints = args.mints;
   if (values.table !== undefined && !parsePublicKey(values.table).ok) fail(`--table ${values.table} is not a base58 public key`);
 
-  const signer = readKeypairFile(values.keypair);
-  const origin = new URL(values.rpc).origin;
-  const connection = new Connection(values.rpc, "confirmed");
-  const program = await connection.getAccountInfo(new PublicKey(values.program));
-  if (!program?.executable) fail(`no executable program at ${values.program} on ${origin}`, 1);
+  const signer = readKeypairFile(args.keypair);
+  const origin = new URL(args.rpc).origin;
+  const connection = new Connection(args.rpc, "confirmed");
+  const program = await connection.getAccountInfo(new PublicKey(args.program));
+  if (!program?.executable) fail(`no executable program at ${args.program} on ${origin}`, 1);
   console.log(`signer (the relay's fee payer, the table's authority): ${signer.address}`);
   for (const m of mints) {
     // A table may hold a pool's addresses before the pool is opened; say so, it is likely a typo.
-    if (!(await connection.getAccountInfo(new PublicKey(poolTreeAddress(values.program, m)))))
+    if (!(await connection.getAccountInfo(new PublicKey(poolTreeAddress(args.program, m)))))
       console.log(`${m}: no pool yet (run pool:init); its addresses are added all the same`);
   }
-  const r = await ensureRelayLookupTable(connection, signer, { programId: values.program, mints, table: values.table, log: (l) => console.log(l) });
+  const r = await ensureRelayLookupTable(connection, signer, { programId: args.program, mints, table: values.table, log: (l) => console.log(l) });
   if (!r.created && r.added.length === 0) console.log(`lookup table ${r.table}: holds every address already; nothing sent`);
   console.log(`lookup table ${r.table}: ${r.addresses.length} addresses, usable now`);
   console.log(`config: "networks": { "<network>": { "solana": { "lookupTables": ["${r.table}"] } } }`);

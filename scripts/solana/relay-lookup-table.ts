@@ -17,6 +17,7 @@ import {
 import { Buffer } from "buffer";
 import nacl from "tweetnacl";
 import { readLookupTable, relayTableAddresses } from "../../src-server/adapters/chain-solana/lookup-tables";
+import { confirmed } from "./cli";
 
 /** Who creates, extends and pays: the relayer's key (readKeypairFile's Signer, or a Keypair wrapped). */
 export interface TableSigner {
@@ -135,11 +136,6 @@ async function send(connection: Connection, signer: TableSigner, instructions: T
   const tx = new Transaction({ feePayer: payer, blockhash, lastValidBlockHeight }).add(...instructions);
   tx.addSignature(payer, Buffer.from(signer.sign(tx.serializeMessage())));
   const signature = await connection.sendRawTransaction(tx.serialize());
-  for (;;) {
-    const status = (await connection.getSignatureStatuses([signature])).value[0];
-    if (status?.err) throw new Error(`transaction ${signature} failed: ${JSON.stringify(status.err)}`);
-    if (status?.confirmationStatus === "confirmed" || status?.confirmationStatus === "finalized") return signature;
-    if ((await connection.getBlockHeight(COMMITMENT)) > lastValidBlockHeight) throw new Error(`transaction ${signature} expired before it landed; run again`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await confirmed(connection, signature, lastValidBlockHeight, 200);
+  return signature;
 }
