@@ -2,7 +2,7 @@
  * The cp-swap SBF program (programs/cp-swap/src/cp_swap.c) run by the real Solana runtime
  * (LiteSVM, with the real SPL Token and Associated Token programs). Pools, vaults and
  * balances are made with setAccount exactly as the local validator makes them
- * (createCpPool of src-localnet/programs/cp-swap.ts over a ledger adapter); swaps are the
+ * (createCpPool of tests/oracle/localnet/cp-swap.ts over a ledger adapter); swaps are the
  * instructions the local Jupiter API builds (cpSwapInstruction).
  *
  * Every transaction also runs in the TypeScript model (CpSwapProgram in the programs'

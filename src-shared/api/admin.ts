@@ -53,7 +53,6 @@ export const timeBucket = object({
 export type TimeBucket = Infer<typeof timeBucket>;
 
 export const rootRecord = object({ root: string, nextIndex: number, at: number });
-export type RootRecord = Infer<typeof rootRecord>;
 
 /** A pause switch: a whole network (`mint` null) or one pool. */
 export const adminPause = object({ network, mint: nullable(string), reason: string, at: number });
@@ -388,7 +387,6 @@ export const adminFees = object({
   /** The key that signs each network's withdrawals and receives the fee (proofs bind it). */
   relayers: array(object({ network, address: string })),
 });
-export type AdminFees = Infer<typeof adminFees>;
 
 /** GET /admin/settings */
 export const adminSettings = object({
@@ -496,10 +494,8 @@ export const adminComplianceDecision = object({
   expiresAt: nullable(number),
   detail: nullable(string),
 });
-export type AdminComplianceDecision = Infer<typeof adminComplianceDecision>;
 
 export const adminSanctionsOverride = object({ address: string, action: literal("add", "remove"), reason: string, createdAt: number });
-export type AdminSanctionsOverride = Infer<typeof adminSanctionsOverride>;
 
 /** GET /admin/compliance?address&limit: the decision log and the list in force; POST /admin/sanctions/overrides answers it too. */
 export const adminCompliance = object({
@@ -542,7 +538,6 @@ export const adminRelayLog = object({
   lines: array(object({ time: number, level: literal("info", "warn", "error"), msg: string })),
   kept: boolean,
 });
-export type AdminRelayLog = Infer<typeof adminRelayLog>;
 
 /** The list of one key of an object answer (`{ pools: [...] }` → the pools). */
 export const adminAnswers = {

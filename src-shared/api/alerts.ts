@@ -70,4 +70,3 @@ export const adminAlertRules = object({ rules: alertRuleSettings });
 
 /** POST /admin/alerts/test: the webhook's answer to a test notification (its first attempt). */
 export const adminAlertTest = object({ ok: boolean, status: nullable(number), error: nullable(string) });
-export type AdminAlertTest = Infer<typeof adminAlertTest>;

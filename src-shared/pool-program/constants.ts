@@ -18,8 +18,6 @@ export const COMPUTE_BUDGET_PROGRAM_ID = "ComputeBudget1111111111111111111111111
  * withdraw_swap reads to find its assert_swap_out (docs/pool-program.md).
  */
 export const SYSVAR_INSTRUCTIONS_ID = "Sysvar1nstructions1111111111111111111111111";
-/** Owner of every sysvar account. */
-export const SYSVAR_OWNER_ID = "Sysvar1111111111111111111111111111111111111";
 /**
  * The upgradeable BPF loader: owner of a program's ProgramData account
  * (PDA([programId], this loader)), whose upgrade authority alone may

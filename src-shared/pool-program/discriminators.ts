@@ -36,5 +36,4 @@ export type PoolAccountName = keyof typeof ACCOUNT_DISCRIMINATORS;
 export type PoolEventName = keyof typeof EVENT_DISCRIMINATORS;
 
 export const POOL_INSTRUCTION_NAMES = Object.keys(INSTRUCTION_DISCRIMINATORS) as PoolInstructionName[];
-export const POOL_ACCOUNT_NAMES = Object.keys(ACCOUNT_DISCRIMINATORS) as PoolAccountName[];
 export const POOL_EVENT_NAMES = Object.keys(EVENT_DISCRIMINATORS) as PoolEventName[];

@@ -1,7 +1,7 @@
 /*
  * cp-swap: the local validator's constant-product swap venue (DESIGN section 6) as an SBF
  * program. Behaviour, errors and logs are those of the TypeScript model
- * src-localnet/programs/cp-swap.ts, which the local Jupiter API (src-localnet/rpc/jupiter.ts)
+ * tests/oracle/localnet/cp-swap.ts, which the local Jupiter API (src-localnet/rpc/jupiter.ts)
  * builds instructions for.
  *
  * One pool per unordered mint pair: a state account owned by this program at the PDA

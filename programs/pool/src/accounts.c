@@ -1,6 +1,6 @@
 /*
- * Account checks shared by the instructions, in Anchor's terms and order (the TypeScript
- * model's: src-localnet/programs/pool.ts), and the byte helpers they need.
+ * Account checks shared by the instructions, in Anchor's terms and order (so a client sees
+ * the error an Anchor program would give), and the byte helpers they need.
  *
  * A check never reads past an account's data_len: every layout is length-checked first.
  */

@@ -1,7 +1,7 @@
 /*
  * Refusals and their log lines. The pool's own errors log `Error: <Name>` (docs/pool-program.md
  * "Program errors"; the relay maps them from simulation logs); Anchor's framework errors log
- * Anchor's line, as the TypeScript model (src-localnet/programs/runtime-helpers.ts) does, so
+ * Anchor's line, as the TypeScript oracle (tests/oracle/localnet/runtime-helpers.ts) does, so
  * a client reading either sees the same thing. Names are chosen by switch, never by a table of
  * pointers: .rodata may hold no relocations.
  */

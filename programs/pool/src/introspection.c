@@ -1,6 +1,6 @@
 /*
- * withdraw_swap's guarantee, read from the Instructions sysvar (agave's layout,
- * src-localnet/runtime/instructions-sysvar.ts; all integers u16 little-endian):
+ * withdraw_swap's guarantee, read from the Instructions sysvar (agave's layout, as LiteSVM
+ * and every validator serialize it; all integers u16 little-endian):
  *
  *   count ‖ offset per instruction ‖ instructions ‖ index of the instruction being executed
  *   instruction = account count ‖ (flags u8, key 32) per account ‖ program id 32 ‖ data len ‖ data

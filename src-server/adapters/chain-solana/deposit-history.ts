@@ -1,6 +1,6 @@
 /**
  * Reads a pool's leaves forward from chain history (protocol v3,
- * docs/pool-program.md "Events", docs/indexer.md): the signatures of the
+ * docs/pool-program.md "Events", docs/solana.md "Leaves from chain history"): the signatures of the
  * transactions that touched the tree account (`getSignaturesForAddress`,
  * newest first, paged backwards down to the cursor), then those transactions
  * oldest first (`getTransaction`, a few in parallel). Each successful

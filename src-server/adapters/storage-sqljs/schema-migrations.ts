@@ -265,7 +265,7 @@ export const MIGRATIONS: Migration[] = [
   {
     version: 11,
     name: "protocol v2",
-    // Protocol v2 (docs/protocol.md): leaves are Poseidon(precommitment, amount, mint), computed by
+    // Protocol v2 (docs/zk.md, docs/decisions.md): leaves are Poseidon(precommitment, amount, mint), computed by
     // the pool. The sandbox pools of a v1 store were built on the v1 leaf rule and are archived
     // whole (their trees, deposits, commitment markers, nullifiers and events move to v1_*
     // tables); the indexer's copies of those pools are dropped so the sandbox starts v2 pools
