@@ -1,7 +1,8 @@
 import { useEffect, useState, type FormEvent } from "react";
-import type { AdminPoolSummary, AdminTreeNodeRef } from "../../../src-shared/api/admin";
+import type { AdminPoolSummary, AdminTreeNode, AdminTreeNodeRef } from "../../../src-shared/api/admin";
 import { useTreeNode } from "../../api/admin-hooks";
 import type { Network } from "../../../src-shared/networks";
+import { TREE_DEPTH as DEPTH } from "../../../src-shared/pool-program/constants";
 import { hrefFor } from "../../app/routes";
 import { Badge } from "../../components/Badge";
 import { CopyValue } from "../../components/CopyValue";
@@ -11,7 +12,6 @@ import { formatCount, plural, shortHex } from "../../lib/format";
 import { formatAmount, mintLabel } from "../../lib/mints";
 import { formatDateTime } from "../../lib/time";
 
-const DEPTH = 32;
 const LEAF0 = 2 ** DEPTH;
 
 /** Heap indices from the root down to `index`: 1, ⌊i/2^k⌋, ..., i. */
@@ -25,20 +25,10 @@ export function ancestry(index: number): number[] {
 export function TreeExplorer({ network, mint, leaf = null, pool }: { network: Network; mint: string; leaf?: number | null; pool: AdminPoolSummary | null }) {
   const start = leaf === null ? 1 : LEAF0 + leaf;
   const [index, setIndex] = useState(start);
-  const [jump, setJump] = useState("");
-  const [jumpError, setJumpError] = useState<string | null>(null);
   useEffect(() => setIndex(start), [network, mint, start]);
   const node = useTreeNode(network, mint, index);
   const path = ancestry(index);
   const label = `${mintLabel(mint)} on ${network}`;
-
-  const goToLeaf = (e: FormEvent) => {
-    e.preventDefault();
-    const n = Number(jump);
-    if (!/^[0-9]+$/.test(jump) || !Number.isSafeInteger(n) || n >= LEAF0) return setJumpError("A leaf index is a whole number below 2^32.");
-    setJumpError(null);
-    setIndex(LEAF0 + n);
-  };
 
   return (
     <section className="panel tree" aria-labelledby="tree-title" data-testid="tree-explorer">
@@ -54,90 +44,12 @@ export function TreeExplorer({ network, mint, leaf = null, pool }: { network: Ne
           Close
         </a>
       </header>
-      <div className="tree-tools">
-        <button type="button" className="button button-small" onClick={() => setIndex(1)} disabled={index === 1}>
-          Root
-        </button>
-        <button type="button" className="button button-small" onClick={() => setIndex(Math.floor(index / 2))} disabled={index === 1}>
-          Parent
-        </button>
-        {pool && pool.nextIndex > 0 ? (
-          <button type="button" className="button button-small" onClick={() => setIndex(LEAF0 + pool.nextIndex - 1)}>
-            Newest leaf
-          </button>
-        ) : null}
-        <form className="inline-form" onSubmit={goToLeaf}>
-          <Field label="Leaf" inline>
-            <input
-              className="input input-small"
-              inputMode="numeric"
-              value={jump}
-              onChange={(e) => setJump(e.target.value)}
-              aria-label="Leaf index"
-              placeholder="index"
-            />
-          </Field>
-          <button type="submit" className="button button-small">
-            Go
-          </button>
-        </form>
-        {jumpError ? <span className="field-error">{jumpError}</span> : null}
-      </div>
-      <nav className="tree-path" aria-label="Path from the root">
-        {path.map((i, k) => (
-          <button
-            key={i}
-            type="button"
-            className="tree-step"
-            aria-current={i === index ? "step" : undefined}
-            onClick={() => setIndex(i)}
-            title={`heap index ${i}, height ${DEPTH - k}`}
-          >
-            {k === 0 ? "root" : i % 2 === 0 ? "L" : "R"}
-          </button>
-        ))}
-      </nav>
+      <TreeTools index={index} pool={pool} setIndex={setIndex} />
+      <TreePath path={path} index={index} setIndex={setIndex} />
       <QueryView query={node} loading="Reading the node…">
         {(n) => (
           <div className="tree-body">
-            <div className="tree-node" data-testid="tree-node">
-              <p className="tree-node-title">
-                {n.height === DEPTH ? "Root" : n.height === 0 ? `Leaf ${formatCount(n.firstLeaf)}` : `Node at height ${n.height}`}{" "}
-                <span className="muted">heap index {n.index}</span>{" "}
-                {n.empty ? (
-                  <Badge tone="neutral">empty subtree</Badge>
-                ) : n.height === 0 ? null : (
-                  <Badge tone="ok">{plural(n.filled, "leaf", "leaves")} below</Badge>
-                )}
-                {n.leaf ? <Badge tone="neutral">{n.leaf.kind === "change" ? "change leaf" : "deposit leaf"}</Badge> : null}
-              </p>
-              <CopyValue value={`0x${n.value}`} display={shortHex(`0x${n.value}`, 10, 10)} label={`value of node ${n.index}`} />
-              <p className="muted">
-                Covers leaves {formatCount(n.firstLeaf)} to {formatCount(n.firstLeaf + n.span - 1)}
-              </p>
-              {n.leaf ? (
-                <dl className="kv">
-                  <dt>{n.leaf.kind === "change" ? "Withdrawal transaction" : "Deposit transaction"}</dt>
-                  <dd>
-                    <CopyValue value={n.leaf.signature} label={n.leaf.kind === "change" ? "withdrawal transaction" : "deposit transaction"} />
-                  </dd>
-                  <dt>{n.leaf.kind === "change" ? "Value" : "Amount"}</dt>
-                  <dd>
-                    {n.leaf.kind === "change" ? (
-                      <span className="muted">private: what was left of the note withdrawn from, known only to its owner</span>
-                    ) : n.leaf.amount !== null ? (
-                      formatAmount(n.leaf.amount, mint)
-                    ) : (
-                      <span className="muted">not recorded (indexed before protocol v3)</span>
-                    )}
-                  </dd>
-                  <dt>Slot</dt>
-                  <dd>{formatCount(n.leaf.slot)}</dd>
-                  <dt>Indexed</dt>
-                  <dd>{formatDateTime(n.leaf.indexedAt)}</dd>
-                </dl>
-              ) : null}
-            </div>
+            <NodeCard node={n} mint={mint} />
             {n.children.length > 0 ? (
               <div className="tree-children">
                 {n.children.map((c, i) => (
@@ -149,6 +61,111 @@ export function TreeExplorer({ network, mint, leaf = null, pool }: { network: Ne
         )}
       </QueryView>
     </section>
+  );
+}
+
+/** Root, parent, newest leaf, and a jump to any leaf index. */
+function TreeTools({ index, pool, setIndex }: { index: number; pool: AdminPoolSummary | null; setIndex: (index: number) => void }) {
+  const [jump, setJump] = useState("");
+  const [jumpError, setJumpError] = useState<string | null>(null);
+  const goToLeaf = (e: FormEvent) => {
+    e.preventDefault();
+    const n = Number(jump);
+    if (!/^[0-9]+$/.test(jump) || !Number.isSafeInteger(n) || n >= LEAF0) return setJumpError("A leaf index is a whole number below 2^32.");
+    setJumpError(null);
+    setIndex(LEAF0 + n);
+  };
+
+  return (
+    <div className="tree-tools">
+      <button type="button" className="button button-small" onClick={() => setIndex(1)} disabled={index === 1}>
+        Root
+      </button>
+      <button type="button" className="button button-small" onClick={() => setIndex(Math.floor(index / 2))} disabled={index === 1}>
+        Parent
+      </button>
+      {pool && pool.nextIndex > 0 ? (
+        <button type="button" className="button button-small" onClick={() => setIndex(LEAF0 + pool.nextIndex - 1)}>
+          Newest leaf
+        </button>
+      ) : null}
+      <form className="inline-form" onSubmit={goToLeaf}>
+        <Field label="Leaf" inline>
+          <input
+            className="input input-small"
+            inputMode="numeric"
+            value={jump}
+            onChange={(e) => setJump(e.target.value)}
+            aria-label="Leaf index"
+            placeholder="index"
+          />
+        </Field>
+        <button type="submit" className="button button-small">
+          Go
+        </button>
+      </form>
+      {jumpError ? <span className="field-error">{jumpError}</span> : null}
+    </div>
+  );
+}
+
+/** The path from the root to the open node, one step per level. */
+function TreePath({ path, index, setIndex }: { path: number[]; index: number; setIndex: (index: number) => void }) {
+  return (
+    <nav className="tree-path" aria-label="Path from the root">
+      {path.map((i, k) => (
+        <button
+          key={i}
+          type="button"
+          className="tree-step"
+          aria-current={i === index ? "step" : undefined}
+          onClick={() => setIndex(i)}
+          title={`heap index ${i}, height ${DEPTH - k}`}
+        >
+          {k === 0 ? "root" : i % 2 === 0 ? "L" : "R"}
+        </button>
+      ))}
+    </nav>
+  );
+}
+
+/** The open node: its value, the leaves it covers, and for a leaf the transaction that inserted it. */
+function NodeCard({ node: n, mint }: { node: AdminTreeNode; mint: string }) {
+  return (
+    <div className="tree-node" data-testid="tree-node">
+      <p className="tree-node-title">
+        {n.height === DEPTH ? "Root" : n.height === 0 ? `Leaf ${formatCount(n.firstLeaf)}` : `Node at height ${n.height}`}{" "}
+        <span className="muted">heap index {n.index}</span>{" "}
+        {n.empty ? <Badge tone="neutral">empty subtree</Badge> : n.height === 0 ? null : <Badge tone="ok">{plural(n.filled, "leaf", "leaves")} below</Badge>}
+        {n.leaf ? <Badge tone="neutral">{n.leaf.kind === "change" ? "change leaf" : "deposit leaf"}</Badge> : null}
+      </p>
+      <CopyValue value={`0x${n.value}`} display={shortHex(`0x${n.value}`, 10, 10)} label={`value of node ${n.index}`} />
+      <p className="muted">
+        Covers leaves {formatCount(n.firstLeaf)} to {formatCount(n.firstLeaf + n.span - 1)}
+      </p>
+      {n.leaf ? (
+        <dl className="kv">
+          <dt>{n.leaf.kind === "change" ? "Withdrawal transaction" : "Deposit transaction"}</dt>
+          <dd>
+            <CopyValue value={n.leaf.signature} label={n.leaf.kind === "change" ? "withdrawal transaction" : "deposit transaction"} />
+          </dd>
+          <dt>{n.leaf.kind === "change" ? "Value" : "Amount"}</dt>
+          <dd>
+            {n.leaf.kind === "change" ? (
+              <span className="muted">private: what was left of the note withdrawn from, known only to its owner</span>
+            ) : n.leaf.amount !== null ? (
+              formatAmount(n.leaf.amount, mint)
+            ) : (
+              <span className="muted">not recorded (indexed before protocol v3)</span>
+            )}
+          </dd>
+          <dt>Slot</dt>
+          <dd>{formatCount(n.leaf.slot)}</dd>
+          <dt>Indexed</dt>
+          <dd>{formatDateTime(n.leaf.indexedAt)}</dd>
+        </dl>
+      ) : null}
+    </div>
   );
 }
 

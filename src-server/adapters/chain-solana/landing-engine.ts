@@ -110,6 +110,16 @@ export interface LandingTiming {
   now?: () => number;
 }
 
+/** The relayer's signature is the only one: the fee payer signs alone. */
+const SIGNATURES = 1;
+
+/** What step 2 decided for one attempt. */
+interface PricedAttempt {
+  limit: number;
+  price: number;
+  rentLamports: number;
+}
+
 type Settings = Pick<
   SolanaNetworkConfig,
   "commitment" | "computeUnitMargin" | "priorityFeePercentile" | "maxPriorityMicroLamports" | "maxAttempts" | "rebroadcastMs" | "lamportsPerUnit" | "allowLoss"
@@ -175,25 +185,30 @@ export class LandingEngine {
 
   /** One fresh-blockhash attempt; "expired" asks for the next. */
   private async attempt(n: number, req: LandingRequest, attempts: SubmissionAttempt[]): Promise<LandingOutcome | "expired"> {
-    const cfg = this.cfg;
     const programIds = [
       "ComputeBudget111111111111111111111111111111",
       "ComputeBudget111111111111111111111111111111",
       ...req.instructions.map((i) => i.programId.toBase58()),
     ];
-
-    // 0. the packet limit: a transaction that does not fit is refused before any RPC call
+    // The packet limit: a transaction that does not fit is refused before any RPC call.
     const oversize = this.oversize(req);
     if (oversize) return { kind: "too-large", detail: oversize, attempts };
+    const simulated = await this.simulate(req, programIds, attempts);
+    if ("kind" in simulated) return simulated;
+    const priced = await this.price(req, simulated.unitsConsumed, attempts);
+    if ("kind" in priced) return priced;
+    return this.signRecordAndSend(n, req, priced, programIds, attempts);
+  }
 
-    // 1. simulate
+  /** Step 1: simulate, and let the request veto what the simulation would leave behind. */
+  private async simulate(req: LandingRequest, programIds: string[], attempts: SubmissionAttempt[]): Promise<LandingOutcome | { unitsConsumed: number }> {
     let sim;
     try {
       sim = await this.beforeSend("simulateTransaction", () =>
         this.rpc.simulateTransaction(this.unsigned(req.instructions, MAX_COMPUTE_UNIT_LIMIT, 0, PLACEHOLDER_BLOCKHASH, req.addressLookupTables), {
           sigVerify: false,
           replaceRecentBlockhash: true,
-          commitment: cfg.commitment,
+          commitment: this.cfg.commitment,
           ...(req.simulationCheck ? { accounts: { encoding: "base64" as const, addresses: req.simulationCheck.addresses } } : {}),
         }),
       );
@@ -215,9 +230,13 @@ export class LandingEngine {
             );
       if (veto !== null) return { kind: "vetoed", detail: veto, attempts };
     }
+    return { unitsConsumed: sim.value.unitsConsumed ?? MAX_COMPUTE_UNIT_LIMIT };
+  }
 
-    // 2. compute units and price
-    const limit = computeUnitLimit(sim.value.unitsConsumed ?? MAX_COMPUTE_UNIT_LIMIT, cfg.computeUnitMargin);
+  /** Step 2: the compute-unit limit from the simulation, and a price the relay fee can pay. */
+  private async price(req: LandingRequest, unitsConsumed: number, attempts: SubmissionAttempt[]): Promise<LandingOutcome | PricedAttempt> {
+    const cfg = this.cfg;
+    const limit = computeUnitLimit(unitsConsumed, cfg.computeUnitMargin);
     let wanted: number;
     let rentLamports: number;
     try {
@@ -232,9 +251,8 @@ export class LandingEngine {
     } catch (e) {
       return this.notSent(e, attempts);
     }
-    const signatures = 1;
     const decision = decidePrice({
-      signatures,
+      signatures: SIGNATURES,
       unitLimit: limit,
       rentLamports,
       wantedPrice: wanted,
@@ -244,19 +262,28 @@ export class LandingEngine {
       ...(req.priorityBudgetLamports !== undefined ? { maxPriorityLamports: req.priorityBudgetLamports } : {}),
     });
     if (!decision.ok) return { kind: "unprofitable", detail: decision.detail, attempts };
-    const price = decision.price;
     if (decision.cappedBy)
       this.log(
-        `${req.label}: compute-unit price ${wanted} µlamports capped to ${price} by the ${decision.cappedBy === "fee" ? "relay fee" : "config (maxPriorityMicroLamports)"}`,
+        `${req.label}: compute-unit price ${wanted} µlamports capped to ${decision.price} by the ${decision.cappedBy === "fee" ? "relay fee" : "config (maxPriorityMicroLamports)"}`,
       );
+    return { limit, price: decision.price, rentLamports };
+  }
 
-    // 3. blockhash, signature, durable record, then send
+  /** Step 3: blockhash, signature, durable record, then send and follow to a verdict. */
+  private async signRecordAndSend(
+    n: number,
+    req: LandingRequest,
+    priced: PricedAttempt,
+    programIds: string[],
+    attempts: SubmissionAttempt[],
+  ): Promise<LandingOutcome | "expired"> {
     let blockhash: { blockhash: string; lastValidBlockHeight: number };
     try {
-      blockhash = await this.beforeSend("getLatestBlockhash", () => this.rpc.getLatestBlockhash(cfg.commitment));
+      blockhash = await this.beforeSend("getLatestBlockhash", () => this.rpc.getLatestBlockhash(this.cfg.commitment));
     } catch (e) {
       return this.notSent(e, attempts);
     }
+    const { limit, price, rentLamports } = priced;
     const tx = this.unsigned(req.instructions, limit, price, blockhash.blockhash, req.addressLookupTables);
     const sigBytes = this.signer.sign(tx.message.serialize());
     tx.addSignature(this.payer, sigBytes);
@@ -269,7 +296,7 @@ export class LandingEngine {
       lastValidBlockHeight: blockhash.lastValidBlockHeight,
       computeUnitLimit: limit,
       computeUnitPriceMicroLamports: price,
-      networkFeeLamports: networkFeeLamports(signatures, price, limit),
+      networkFeeLamports: networkFeeLamports(SIGNATURES, price, limit),
       sentAt: this.now(),
       broadcasts: 0,
       verdict: "pending",
