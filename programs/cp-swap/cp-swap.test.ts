@@ -16,7 +16,7 @@ import { Keypair, PublicKey, Transaction, TransactionInstruction } from "@solana
 import { getTransactionDecoder } from "@solana/kit";
 import { FailedTransactionMetadata, LiteSVM, type TransactionMetadata } from "litesvm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { cpAmountOut } from "../../src-server/core/swap/constant-product";
+import { cpAmountOut } from "../../src-shared/swap/constant-product";
 import { TOKEN_ACCOUNT_OFFSETS, TOKEN_PROGRAM_ID, associatedTokenAddress, decodeTokenAccount, encodeTokenAccount } from "../../src-shared/pool-program";
 import {
   CP_POOL_SIZE,

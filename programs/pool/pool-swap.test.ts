@@ -32,7 +32,7 @@ import {
 } from "../../src-shared/pool-program";
 import { CP_SWAP_PROGRAM_ID, cpSwapInstruction, type CpPoolInfo } from "../../src-localnet/programs/cp-swap-client";
 import { encodeMint } from "../../src-localnet/ledger/token";
-import { cpAmountOut } from "../../src-server/core/swap/constant-product";
+import { cpAmountOut } from "../../src-shared/swap/constant-product";
 import type { WithdrawalProof } from "../../src-client/sdk/prove";
 import {
   FEE,

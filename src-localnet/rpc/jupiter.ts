@@ -36,7 +36,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { PublicKey, type TransactionInstruction } from "@solana/web3.js";
 import { associatedTokenAddress } from "../../src-shared/pool-program";
-import { cpSwap } from "../../src-server/core/swap/constant-product";
+import { cpSwap } from "../../src-shared/swap/constant-product";
 import { CP_SWAP_LABEL, CP_SWAP_PROGRAM_ID, cpSwapInstruction, readCpPool, type CpPoolLedger } from "../programs/cp-swap-client";
 
 export const JUPITER_PATH = "/jupiter/swap/v1";

@@ -5,7 +5,7 @@
  *
  *   cp_amount_out(amountIn, rIn, rOut) = floor(amountIn*997*rOut / (rIn*1000 + amountIn*997))
  *
- * exactly as src-server/core/swap/constant-product.ts cpAmountOut computes it with bigint.
+ * exactly as src-shared/swap/constant-product.ts cpAmountOut computes it with bigint.
  * Bounds: amountIn*997 < 2^74, so the numerator is < 2^138 (three 64-bit limbs) and the
  * denominator < 2^75 (two limbs); the quotient is <= rOut < 2^64 because the numerator is
  * below denominator * rOut.

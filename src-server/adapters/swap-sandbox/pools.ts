@@ -1,7 +1,7 @@
 import { PublicKey } from "@solana/web3.js";
 import type { Network } from "../../../src-shared/networks";
 import { err, ok, type Result } from "../../../src-shared/result";
-import { cpSwap, type CpSwap } from "../../core/swap/constant-product";
+import { cpSwap, type CpSwap } from "../../../src-shared/swap/constant-product";
 import type { DurableDb } from "../storage-sqljs/durable-db";
 
 export interface PoolReserves {

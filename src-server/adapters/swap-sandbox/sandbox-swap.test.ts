@@ -9,7 +9,7 @@ import { encodeBase58, parsePublicKey, parseSignature } from "../../../src-share
 import { sandboxDepositMessage } from "../../../src-shared/messages";
 import { encodePoolInstruction } from "../../../src-shared/pool-program";
 import { vaultAddress } from "../../../src-shared/solana/pda";
-import { cpAmountOut } from "../../core/swap/constant-product";
+import { cpAmountOut } from "../../../src-shared/swap/constant-product";
 import type { SwapQuote } from "../../core/swap/quote";
 import type { WithdrawalSubmission } from "../../ports/chain";
 import { SandboxChain } from "../chain-sandbox/sandbox-chain";

@@ -1,5 +1,5 @@
 import { err, ok, type Result } from "../../../src-shared/result";
-import { cpSwap } from "../../core/swap/constant-product";
+import { cpSwap } from "../../../src-shared/swap/constant-product";
 import type { QuoteRequest, SwapQuote } from "../../core/swap/quote";
 import { minOutAmount } from "../../core/swap/slippage";
 import type { SwapVenue, SwapVenueError } from "../../ports/swap-venue";
@@ -9,7 +9,7 @@ export const SANDBOX_CP_LABEL = "sandbox-cp";
 
 /**
  * Quotes from the sandbox's constant-product pools: exact and deterministic
- * (core/swap/constant-product.ts), one route step for the pair's pool, so a test can check a
+ * (src-shared/swap/constant-product.ts), one route step for the pair's pool, so a test can check a
  * quote to the unit and the relay_swap that follows it.
  */
 export class SandboxSwapVenue implements SwapVenue {

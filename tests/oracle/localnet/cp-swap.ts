@@ -5,7 +5,7 @@
  */
 import { PublicKey } from "@solana/web3.js";
 import { TOKEN_PROGRAM_ID } from "../../../src-shared/pool-program";
-import { cpAmountOut } from "../../../src-server/core/swap/constant-product";
+import { cpAmountOut } from "../../../src-shared/swap/constant-product";
 import {
   CP_SWAP_ERRORS,
   CP_SWAP_PROGRAM_ID,

@@ -1,4 +1,4 @@
-import { err, ok, type Result } from "../../../src-shared/result";
+import { err, ok, type Result } from "../result";
 
 /** Uniswap-v2 fee: 0.3% of the input stays in the pool. */
 const FEE_KEEP = 997n;
