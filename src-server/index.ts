@@ -4,7 +4,7 @@ import path from "node:path";
 import { describeConfig } from "./config/load";
 import type { RelayConfig } from "./config/schema";
 import type { SecretStore } from "./ports/secret-store";
-import { composeRelay, type ComposeOptions, type Relay } from "./composition";
+import { composeRelay, type ComposeOptions, type Relay } from "./composition/compose-relay";
 import { RelayLogger } from "./adapters/log-pino/relay-logger";
 import { capConnectionsPerIp } from "./http/connection-cap";
 import { TeardownStack } from "./teardown";

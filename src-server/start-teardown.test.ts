@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { trackOpenResources, type OpenResources } from "../tests/support/open-resources";
 import { loadConfig } from "./config/load";
-import { START_STEPS } from "./composition";
+import { START_STEPS } from "./composition/compose-relay";
 import { startServer } from "./index";
 import { TeardownStack } from "./teardown";
 

@@ -16,7 +16,7 @@ const poseidon: BenchCase = {
   async run({ quick, log }) {
     const N = quick ? 3_000 : 10_000;
     const reps = quick ? 3 : 5;
-    // Ours: the relay's hasher (composition-storage.ts), poseidon.c's wasm for 2 and 3 inputs.
+    // Ours: the relay's hasher (composition/storage.ts), poseidon.c's wasm for 2 and 3 inputs.
     const hasher = await createFastPoseidonHasher();
     const circom = await circomPoseidon();
     const F = circom.F;

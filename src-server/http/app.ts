@@ -57,15 +57,15 @@ export interface AppDeps {
   meta: MetaInfo;
   nullifierAddress: (network: Network, mint: Uint8Array, hash: Uint8Array) => string;
   consoleDir?: string;
-  /** The operator's /admin API (composition-admin.ts), guarded by the operator token. */
+  /** The operator's /admin API (composition/console-admin.ts), guarded by the operator token. */
   admin?: Router;
   /** The /admin guard (operator token), also in front of /health/detail. */
   operatorGuard: RequestHandler;
-  /** GET /metrics and the alerts API (composition-ops.ts), each with its own access rule. */
+  /** GET /metrics and the alerts API (composition/ops.ts), each with its own access rule. */
   ops?: Router;
-  /** The metrics text (composition-ops.ts), for the metrics listener's handler; none with metrics off. */
+  /** The metrics text (composition/ops.ts), for the metrics listener's handler; none with metrics off. */
   metrics?: MetricsScrape;
-  /** One log line per request (composition-ops.ts), before anything else. */
+  /** One log line per request (composition/ops.ts), before anything else. */
   requestLog?: RequestLog;
   log: (line: string) => void;
 }

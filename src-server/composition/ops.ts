@@ -1,34 +1,34 @@
 /**
  * Running unattended (docs/operations.md): metrics, the fee-payer watch and
- * the relay-state event stream, wired here so that composition.ts only hands
+ * the relay-state event stream, wired here so that compose-relay.ts only hands
  * over what they read. Built before the chains (the RPC failover reports each
  * request), given its sources once everything else exists.
  */
 import { statfsSync, statSync } from "node:fs";
 import path from "node:path";
 import { Router, type RequestHandler } from "express";
-import { ALERT_RULES, adminAlertRules, adminAlerts, adminAlertTest, type AdminAlerts, type AlertItem } from "../src-shared/api/alerts";
-import { adminRelayLog } from "../src-shared/api/admin";
-import { ErrorName } from "../src-shared/errors";
-import type { Network } from "../src-shared/networks";
-import { SqlAlertStore } from "./adapters/storage-sqljs/alert-store";
-import { WebhookSender, notificationText } from "./adapters/webhook/webhook-sender";
-import { applyAlertRules } from "./config/load-ops";
-import { sendAnswer, sendError } from "./http/respond";
-import type { SanctionsStatus } from "./ports/sanctions";
-import { AlertService } from "./services/alerts";
-import type { HealthService } from "./services/health";
-import { RelayMetrics, type MetricSources } from "./adapters/metrics-prom/relay-metrics";
-import { SNAPSHOT_FILE, type DurableDb } from "./adapters/storage-sqljs/durable-db";
-import type { RelayConfig } from "./config/schema";
-import { clientAddress } from "./http/middleware/client-address";
-import { requestLog, requestMessage, type RequestLog } from "./http/middleware/request-log";
-import { cachedScrape, metricsRoutes, type MetricsScrape } from "./http/routes/metrics";
-import type { RelayLogger } from "./adapters/log-pino/relay-logger";
-import type { RelayStore } from "./ports/relay-store";
-import type { RevertStore } from "./ports/revert-store";
-import { FeePayerWatch } from "./services/fee-payer-watch";
-import { observeRelayStore, observeRevertStore, type RelayEvent, type RevertEvent } from "./services/relay-events";
+import { ALERT_RULES, adminAlertRules, adminAlerts, adminAlertTest, type AdminAlerts, type AlertItem } from "../../src-shared/api/alerts";
+import { adminRelayLog } from "../../src-shared/api/admin";
+import { ErrorName } from "../../src-shared/errors";
+import type { Network } from "../../src-shared/networks";
+import { SqlAlertStore } from "../adapters/storage-sqljs/alert-store";
+import { WebhookSender, notificationText } from "../adapters/webhook/webhook-sender";
+import { applyAlertRules } from "../config/load-ops";
+import { sendAnswer, sendError } from "../http/respond";
+import type { SanctionsStatus } from "../ports/sanctions";
+import { AlertService } from "../services/alerts";
+import type { HealthService } from "../services/health";
+import { RelayMetrics, type MetricSources } from "../adapters/metrics-prom/relay-metrics";
+import { SNAPSHOT_FILE, type DurableDb } from "../adapters/storage-sqljs/durable-db";
+import type { RelayConfig } from "../config/schema";
+import { clientAddress } from "../http/middleware/client-address";
+import { requestLog, requestMessage, type RequestLog } from "../http/middleware/request-log";
+import { cachedScrape, metricsRoutes, type MetricsScrape } from "../http/routes/metrics";
+import type { RelayLogger } from "../adapters/log-pino/relay-logger";
+import type { RelayStore } from "../ports/relay-store";
+import type { RevertStore } from "../ports/revert-store";
+import { FeePayerWatch } from "../services/fee-payer-watch";
+import { observeRelayStore, observeRevertStore, type RelayEvent, type RevertEvent } from "../services/relay-events";
 
 export interface OpsSources {
   db: DurableDb;

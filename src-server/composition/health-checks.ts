@@ -1,14 +1,14 @@
-/** The relay's health checks (GET /health and /health/detail), registered for the composition root (composition.ts). */
-import type { Network } from "../src-shared/networks";
-import type { SandboxChain } from "./adapters/chain-sandbox/sandbox-chain";
-import type { ReloadingSanctionsList } from "./adapters/sanctions-file/sanctions-list";
-import type { DurableDb } from "./adapters/storage-sqljs/durable-db";
-import type { ChainBackend } from "./ports/chain";
-import type { PauseService } from "./services/admin/pause-service";
-import type { SandboxFaults } from "./services/admin/sandbox-faults";
-import type { ChainFollower } from "./services/chain-follower";
-import { HealthService } from "./services/health";
-import type { IndexerService } from "./services/indexer";
+/** The relay's health checks (GET /health and /health/detail), registered for the composition root (compose-relay.ts). */
+import type { Network } from "../../src-shared/networks";
+import type { SandboxChain } from "../adapters/chain-sandbox/sandbox-chain";
+import type { ReloadingSanctionsList } from "../adapters/sanctions-file/sanctions-list";
+import type { DurableDb } from "../adapters/storage-sqljs/durable-db";
+import type { ChainBackend } from "../ports/chain";
+import type { PauseService } from "../services/admin/pause-service";
+import type { SandboxFaults } from "../services/admin/sandbox-faults";
+import type { ChainFollower } from "../services/chain-follower";
+import { HealthService } from "../services/health";
+import type { IndexerService } from "../services/indexer";
 
 export function healthChecks(deps: {
   db: DurableDb;

@@ -1,21 +1,21 @@
 /**
  * The relay's storage and proof machinery, opened for the composition root
- * (composition.ts): the data dir's lock, the store, the Poseidon hasher and
+ * (compose-relay.ts): the data dir's lock, the store, the Poseidon hasher and
  * the verifier's workers, each closer on the root's teardown stack as it is
  * created.
  */
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import type { FieldHasher } from "../src-shared/crypto/hasher";
-import { createFastPoseidonHasher, PREBUILT_WASM as PREBUILT_POSEIDON_WASM } from "./adapters/poseidon-fast/fast-hasher";
-import { lockDataDir } from "./adapters/storage-sqljs/data-dir-lock";
-import { DurableDb } from "./adapters/storage-sqljs/durable-db";
-import { MIGRATIONS, SQL_FUNCTIONS } from "./adapters/storage-sqljs/schema-migrations";
-import { deferredVerifier } from "./adapters/verifier-groth16/deferred-verifier";
-import { createGroth16Verifier } from "./adapters/verifier-groth16/worker-pool";
-import type { RelayConfig } from "./config/schema";
-import type { ProofVerifier } from "./ports/proof-verifier";
-import type { TeardownStack } from "./teardown";
+import type { FieldHasher } from "../../src-shared/crypto/hasher";
+import { createFastPoseidonHasher, PREBUILT_WASM as PREBUILT_POSEIDON_WASM } from "../adapters/poseidon-fast/fast-hasher";
+import { lockDataDir } from "../adapters/storage-sqljs/data-dir-lock";
+import { DurableDb } from "../adapters/storage-sqljs/durable-db";
+import { MIGRATIONS, SQL_FUNCTIONS } from "../adapters/storage-sqljs/schema-migrations";
+import { deferredVerifier } from "../adapters/verifier-groth16/deferred-verifier";
+import { createGroth16Verifier } from "../adapters/verifier-groth16/worker-pool";
+import type { RelayConfig } from "../config/schema";
+import type { ProofVerifier } from "../ports/proof-verifier";
+import type { TeardownStack } from "../teardown";
 
 export interface Storage {
   db: DurableDb;

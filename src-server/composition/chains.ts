@@ -1,31 +1,31 @@
 /**
- * The networks, connected for the composition root (composition.ts): a
+ * The networks, connected for the composition root (compose-relay.ts): a
  * sandbox chain over the store, or a Solana cluster behind the RPC failover
  * (its probes' closer on the root's teardown stack), and each network's swap
  * venue.
  */
-import { publicKeyBytesOrThrow } from "../src-shared/encoding/base58";
-import type { FieldHasher } from "../src-shared/crypto/hasher";
-import { NETWORKS, type Network } from "../src-shared/networks";
-import { SandboxChain } from "./adapters/chain-sandbox/sandbox-chain";
-import { FrontierLane } from "./adapters/frontier-lane/lane";
-import { solanaPoolSubscriber, type MintSubscribe } from "./adapters/chain-solana/follower-subscribe";
-import { solanaProgramSource } from "./adapters/chain-solana/program-data";
-import { createFailoverRpc } from "./adapters/chain-solana/rpc-failover";
-import { SolanaChain } from "./adapters/chain-solana/solana-chain";
-import { readKeypairFile, type Signer } from "./adapters/keys/keypair-file";
-import type { DurableDb } from "./adapters/storage-sqljs/durable-db";
-import { JupiterSwapApi, routeMaxAccounts } from "./adapters/swap-jupiter/jupiter-api";
-import { SandboxSwapVenue } from "./adapters/swap-sandbox/venue";
-import type { Ops } from "./composition-ops";
-import { fastPoseidonPlaces } from "./composition-storage";
-import { sandboxMinDeposit, type RelayConfig } from "./config/schema";
-import type { ChainBackend } from "./ports/chain";
-import type { DeployedProgramSource } from "./ports/deployed-program";
-import type { SwapVenue } from "./ports/swap-venue";
-import type { ProofVerifier } from "./ports/proof-verifier";
-import type { FollowedNetwork } from "./services/chain-follower";
-import type { TeardownStack } from "./teardown";
+import { publicKeyBytesOrThrow } from "../../src-shared/encoding/base58";
+import type { FieldHasher } from "../../src-shared/crypto/hasher";
+import { NETWORKS, type Network } from "../../src-shared/networks";
+import { SandboxChain } from "../adapters/chain-sandbox/sandbox-chain";
+import { FrontierLane } from "../adapters/frontier-lane/lane";
+import { solanaPoolSubscriber, type MintSubscribe } from "../adapters/chain-solana/follower-subscribe";
+import { solanaProgramSource } from "../adapters/chain-solana/program-data";
+import { createFailoverRpc } from "../adapters/chain-solana/rpc-failover";
+import { SolanaChain } from "../adapters/chain-solana/solana-chain";
+import { readKeypairFile, type Signer } from "../adapters/keys/keypair-file";
+import type { DurableDb } from "../adapters/storage-sqljs/durable-db";
+import { JupiterSwapApi, routeMaxAccounts } from "../adapters/swap-jupiter/jupiter-api";
+import { SandboxSwapVenue } from "../adapters/swap-sandbox/venue";
+import type { Ops } from "./ops";
+import { fastPoseidonPlaces } from "./storage";
+import { sandboxMinDeposit, type RelayConfig } from "../config/schema";
+import type { ChainBackend } from "../ports/chain";
+import type { DeployedProgramSource } from "../ports/deployed-program";
+import type { SwapVenue } from "../ports/swap-venue";
+import type { ProofVerifier } from "../ports/proof-verifier";
+import type { FollowedNetwork } from "../services/chain-follower";
+import type { TeardownStack } from "../teardown";
 
 export interface Chains {
   programIds: ReadonlyMap<Network, Uint8Array>;
