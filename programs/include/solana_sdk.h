@@ -5,7 +5,7 @@
  * signatures of Solana's `sdk/sbf/c/inc/solana_sdk.h` so programs written against that API
  * compile here. Target: SBPF v0 (ELF e_flags 0), built with Debian's clang 14:
  *   clang -target bpf -mcpu=v2 -O2 -fno-builtin -ffreestanding -fno-stack-protector -c
- * and linked by programs/build (our TypeScript linker). Constraints of that route:
+ * and linked by tools/sbf (our TypeScript linker). Constraints of that route:
  *   - globals must be `const` (the linker refuses writable .data/.bss);
  *   - 512 bytes of stack per function: put large buffers on the heap (sol_heap_alloc);
  *   - at most 5 arguments per function; no function pointers; no signed division;

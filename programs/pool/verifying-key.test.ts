@@ -2,13 +2,13 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { SnarkjsVerificationKey } from "../../src-server/adapters/verifier-groth16/groth16-mcl";
-import { generateVerifyingKeyHeader, HEADER_PATH, VKEY_PATH, verifyingKeyBytes, verifyingKeyHeaderFor } from "./gen-verifying-key";
+import { generateVerifyingKeyHeader, HEADER_PATH, VKEY_PATH, verifyingKeyBytes, verifyingKeyHeaderFor } from "../../tools/vkey/gen-verifying-key";
 
 describe("programs/pool/src/verifying_key.h", () => {
-  it("is exactly what gen-verifying-key.ts makes of resources/zk/verification_key.json (rerun it after a key swap)", () => {
+  it("is exactly what gen-verifying-key.ts (tools/vkey) makes of resources/zk/verification_key.json (rerun it after a key swap)", () => {
     const fresh = generateVerifyingKeyHeader(readFileSync(VKEY_PATH));
     const committed = readFileSync(HEADER_PATH, "utf8");
-    expect(committed, "stale header: npx tsx programs/pool/gen-verifying-key.ts").toBe(fresh);
+    expect(committed, "stale header: npm run gen:vkey").toBe(fresh);
   });
 
   it("names the sha256 of the key it was made from", () => {

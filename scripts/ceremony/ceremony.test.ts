@@ -3,7 +3,7 @@
  * phase-1 file of 2^6 generated here, with three announced contributors and a beacon read
  * from a fake RPC; then `verify` on copies of it, each broken in one way, naming the link.
  * The pool program is not built (--no-program): a tiny circuit's key does not fit the pool
- * program's seven public inputs, and programs/build's tests build it for a ceremony key.
+ * program's seven public inputs, and tools/sbf's tests build it for a ceremony key.
  */
 import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";

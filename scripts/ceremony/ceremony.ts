@@ -29,7 +29,7 @@ export const TRANSCRIPT_FILE = "ceremony.json";
 export const FINAL_ZKEY = "withdraw.zkey";
 export const VKEY_FILE = "verification_key.json";
 export const PROGRAM_FILE = "pool.so";
-/** 2^10 sha256 iterations: snarkjs's minimum, what scripts/zk/setup.mjs uses; the transcript fixes it at init. */
+/** 2^10 sha256 iterations: snarkjs's minimum, what tools/zk/setup.mjs uses; the transcript fixes it at init. */
 export const DEFAULT_BEACON_ITERATIONS_EXP = 10;
 
 /** Progress lines for the operator; never given secrets (the entropy goes to snarkjs only). */
@@ -359,7 +359,7 @@ export interface FinalizeOptions {
   dir: string;
   /** Where the beacon comes from: the chain, or a given 32-byte hash (tests only). */
   beacon: { rpc: SolanaRpc } | { hex: string; blockSlot?: number };
-  /** Build the pool program for the key (programs/build); false skips it and leaves `final` null. */
+  /** Build the pool program for the key (tools/sbf); false skips it and leaves `final` null. */
   program: boolean;
   /** Also copy verification_key.json, withdraw.zkey, pool.so and ceremony.json here. */
   out?: string;
@@ -426,10 +426,10 @@ function hexBytes32(hex: string): Uint8Array {
   return Uint8Array.from(Buffer.from(hex, "hex"));
 }
 
-/** The pool program for the key, from programs/build (PROGRAM-FOR-KEY's buildPoolForKey). */
+/** The pool program for the key, from tools/sbf (PROGRAM-FOR-KEY's buildPoolForKey). */
 async function buildProgram(vkeyPath: string): Promise<Uint8Array> {
-  const { buildPoolForKey } = await import("../../programs/build/build");
+  const { buildPoolForKey } = await import("../../tools/sbf/build");
   const built = buildPoolForKey({ vkey: { path: vkeyPath } });
-  if (built.programElfHash !== programElfHash(built.so)) throw new Error("programs/build and src-shared disagree on the program hash");
+  if (built.programElfHash !== programElfHash(built.so)) throw new Error("tools/sbf and src-shared disagree on the program hash");
   return built.so;
 }

@@ -8,7 +8,7 @@
  * #  money is; use a ceremony's key (docs/ceremony.md). Tests only.       #
  * ############################################################################################
  *
- * How the toxic waste follows from the repository alone: scripts/zk/setup.mjs made the
+ * How the toxic waste follows from the repository alone: tools/zk/setup.mjs made the
  * development key with the published seed (resources/zk/artifacts.json `seedLabel`) and
  * snarkjs's beacon primitive, each step's beacon hash = sha256("private-withdrawal-relay/zk/"
  * tag ":" seed). A snarkjs beacon derives its key deterministically (node_modules/snarkjs

@@ -1,7 +1,7 @@
 /**
  * Proves that the committed withdraw artifacts (resources/zk) belong to the
  * committed circuit (circuits/withdraw.circom), and that a real proof for a
- * real tree verifies. Never runs the trusted setup (scripts/zk/setup.mjs).
+ * real tree verifies. Never runs the trusted setup (tools/zk/setup.mjs).
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";

@@ -16,7 +16,7 @@
 #include "groth16.h"
 #include "verifying_key.h"
 
-_Static_assert(VK_N_PUBLIC == GROTH16_PUBLIC_INPUTS, "verifying_key.h is for another number of public inputs: rerun gen-verifying-key.ts");
+_Static_assert(VK_N_PUBLIC == GROTH16_PUBLIC_INPUTS, "verifying_key.h is for another number of public inputs: rerun npm run gen:vkey");
 
 #define PAIR_BYTES 192 /* G1 64 || G2 128 */
 

@@ -4,7 +4,7 @@
  * a test can make any instruction an inner (CPI) one, and can first log
  * enough lines of its own to push the invoked program's log lines (its
  * events) past the runtime's log limit. Built like the repo's programs (clang
- * with programs/build's flags and linker); cpi-proxy.test.ts rebuilds it and
+ * with tools/sbf's flags and linker); cpi-proxy.test.ts rebuilds it and
  * compares the committed bytes.
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -13,7 +13,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { PublicKey, TransactionInstruction } from "@solana/web3.js";
 import { Buffer } from "buffer";
-import { buildProgram } from "../../../programs/build/compile";
+import { buildProgram } from "../../../tools/sbf/compile";
 import type { SbfProgram } from "../../ledger/svm";
 
 export const CPI_PROXY_PROGRAM_ID = "CpiProxy111111111111111111111111111111111111";

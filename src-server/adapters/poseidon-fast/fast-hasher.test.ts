@@ -5,9 +5,9 @@ import { describe, expect, it } from "vitest";
 import type { FieldHasher } from "../../../src-shared/crypto/hasher";
 import { createPoseidonHasher } from "../../../src-shared/crypto/poseidon-wasm";
 import { bigIntToBytes32, FIELD_MODULUS as R } from "../../../src-shared/encoding/field";
-import { compileFastPoseidon, haveWasmToolchain } from "./build-wasm";
+import { compileFastPoseidon, haveWasmToolchain } from "../../../tools/poseidon/build-wasm";
 import { createFastPoseidonHasher, openFastPoseidonHasher, PREBUILT_WASM } from "./fast-hasher";
-import { generateConstantsHeader, HEADER_PATH } from "./gen-constants";
+import { generateConstantsHeader, HEADER_PATH } from "../../../tools/poseidon/gen-constants";
 
 const hex = (b: Uint8Array): string => Buffer.from(b).toString("hex");
 
@@ -32,9 +32,9 @@ const EDGES = [0n, 1n, R - 1n, R, R + 1n, (1n << 256n) - 1n].map(bigIntToBytes32
 const circom = (): Promise<FieldHasher> => createPoseidonHasher();
 
 describe("fast Poseidon hasher (poseidon.c in wasm)", () => {
-  it("ships a poseidon-constants.h that gen-constants.ts still writes from circomlibjs's constants", async () => {
+  it("ships a poseidon-constants.h that tools/poseidon/gen-constants.ts still writes from circomlibjs's constants", async () => {
     const expected = await generateConstantsHeader();
-    expect(readFileSync(HEADER_PATH, "utf8") === expected, "regenerate: npx tsx src-server/adapters/poseidon-fast/build-wasm.ts").toBe(true);
+    expect(readFileSync(HEADER_PATH, "utf8") === expected, "regenerate: npm run gen:poseidon").toBe(true);
   });
 
   // CI installs clang and lld, so there a missing toolchain is a failure, not a skip.
@@ -44,7 +44,7 @@ describe("fast Poseidon hasher (poseidon.c in wasm)", () => {
     try {
       const out = path.join(dir, "poseidon-bn254-fast.wasm");
       compileFastPoseidon(out);
-      expect(hex(readFileSync(out)) === hex(readFileSync(PREBUILT_WASM)), "rebuild: npx tsx src-server/adapters/poseidon-fast/build-wasm.ts").toBe(true);
+      expect(hex(readFileSync(out)) === hex(readFileSync(PREBUILT_WASM)), "rebuild: npm run gen:poseidon").toBe(true);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

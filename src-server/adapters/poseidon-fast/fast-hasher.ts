@@ -6,7 +6,7 @@ import { createLeanPoseidonHasher, PREBUILT_WASM as LEAN_PREBUILT_WASM } from ".
 
 /**
  * poseidon.c compiled ahead of time (fast-hasher.test.ts rebuilds it with clang and compares bytes).
- * Regenerate after a change to poseidon.c or circomlibjs's constants: `npx tsx src-server/adapters/poseidon-fast/build-wasm.ts`.
+ * Regenerate after a change to poseidon.c or circomlibjs's constants: `npm run gen:poseidon` (tools/poseidon/build-wasm.ts).
  */
 export const PREBUILT_WASM = fileURLToPath(new URL("../../../resources/zk/poseidon-bn254-fast.wasm", import.meta.url));
 /** The lean module's file name: looked for next to each place the fast one is looked for. */

@@ -1,7 +1,7 @@
 /*
  * Poseidon over BN254's scalar field r, circomlib-compatible (circomlibjs's
  * optimized schedule: 8 full rounds, sparse partial rounds), for t = 3 and 4,
- * compiled to wasm32 by build-wasm.ts. Design notes (why it is fast in wasm):
+ * compiled to wasm32 by tools/poseidon/build-wasm.ts. Design notes (why it is fast in wasm):
  *
  * - Limbs: 9 x 29 bits in u64. wasm's i64.mul keeps only the low 64 bits, and a
  *   29x29-bit product is below 2^58, so a whole product (or a matrix row of up to
@@ -15,7 +15,7 @@
  * - i64.mul is the bottleneck (one per cycle on x86): r = 1 + 2^28 mod 2^29 makes
  *   the reduction's per-limb multiplier and r's low limb shifts, and products by
  *   constants use 3-chunk Karatsuba (54 multiplies, not 81) with the constants'
- *   chunk sums precomputed by gen-constants.ts, all in Montgomery form already.
+ *   chunk sums precomputed by tools/poseidon/gen-constants.ts, all in Montgomery form already.
  * - Measured (node 20, x86-64, 2026-11): a multiplication by a constant, reduced,
  *   about 33 ns; a squaring about 29 ns (first version, not re-measured);
  *   circomlibjs's whole 2-input permutation ~41 us, this one 19.4 us (hash2) and

@@ -23,7 +23,7 @@ import { parseArgs } from "node:util";
 import type { SnarkjsVerificationKey } from "../../src-server/adapters/verifier-groth16/groth16-mcl.js";
 import { verifyingKeyFingerprint } from "../../src-shared/ceremony/fingerprint.js";
 import { programElfHash } from "../../src-shared/ceremony/program-hash.js";
-import { verifyingKeyBytes, verifyingKeyHeaderFor } from "../pool/gen-verifying-key.js";
+import { verifyingKeyBytes, verifyingKeyHeaderFor } from "../vkey/gen-verifying-key.js";
 import { buildProgram, clangVersion, findClang, INSTALL_HINT, requireClang } from "./compile.js";
 import { SBPF } from "./sbpf.js";
 

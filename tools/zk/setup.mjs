@@ -10,7 +10,8 @@
 //     -> resources/zk/{withdraw.wasm, withdraw.zkey, verification_key.json, artifacts.json}
 //
 // Usage (run by hand, never from tests; ~10-12 min on 2 cores):
-//   ZK_SEED=<seed> node scripts/zk/setup.mjs        or   node scripts/zk/setup.mjs --seed <seed>
+//   ZK_SEED=<seed> npm run zk:setup        or   npm run zk:setup -- --seed <seed>
+//   (node tools/zk/setup.mjs takes the same arguments)
 //   optional: --beacon <hex>  (phase 1 and phase 2 beacon hash; default: derived from the seed)
 //
 // Determinism: for a given seed (and beacon) the output is byte-identical
@@ -53,7 +54,7 @@ const { values: args } = parseArgs({
   options: { seed: { type: "string" }, beacon: { type: "string" }, help: { type: "boolean", short: "h" } },
 });
 if (args.help) {
-  console.log("usage: ZK_SEED=<seed> node scripts/zk/setup.mjs [--seed <seed>] [--beacon <hex>]");
+  console.log("usage: ZK_SEED=<seed> node tools/zk/setup.mjs [--seed <seed>] [--beacon <hex>]");
   process.exit(0);
 }
 const seed = args.seed ?? process.env.ZK_SEED;

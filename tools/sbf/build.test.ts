@@ -13,7 +13,7 @@ import { Keypair, TransactionInstruction } from "@solana/web3.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const clang = findClang();
-if (!clang) console.warn(`SKIPPED programs/build/build.test.ts: clang not found (${INSTALL_HINT})`);
+if (!clang) console.warn(`SKIPPED tools/sbf/build.test.ts: clang not found (${INSTALL_HINT})`);
 
 function write(file: string, text: string): void {
   mkdirSync(path.dirname(file), { recursive: true });

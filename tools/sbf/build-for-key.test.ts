@@ -21,7 +21,7 @@ const COMMITTED_HEADER = path.join(ROOT, "programs/pool/src/verifying_key.h");
 const SLOW = 120_000;
 
 const clang = findClang();
-if (!clang) console.warn(`SKIPPED programs/build/build-for-key.test.ts: clang not found (${INSTALL_HINT})`);
+if (!clang) console.warn(`SKIPPED tools/sbf/build-for-key.test.ts: clang not found (${INSTALL_HINT})`);
 
 const sha256 = (b: Uint8Array): string => createHash("sha256").update(b).digest("hex");
 const devKey = (): SnarkjsVerificationKey => JSON.parse(readFileSync(DEV_VKEY, "utf8")) as SnarkjsVerificationKey;

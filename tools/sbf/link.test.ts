@@ -1,5 +1,5 @@
-// The linker and the C SDK against the real runtime: C test programs (programs/build/test-programs)
-// compiled with clang, linked by programs/build, executed in LiteSVM.
+// The linker and the C SDK against the real runtime: C test programs (tools/sbf/test-programs)
+// compiled with clang, linked by tools/sbf, executed in LiteSVM.
 
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -14,9 +14,9 @@ import { CLANG_FLAGS } from "./sbpf.js";
 import { Svm } from "../../tests/support/svm.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const TP = "programs/build/test-programs";
+const TP = "tools/sbf/test-programs";
 const clang = findClang();
-if (!clang) console.warn(`SKIPPED programs/build/link.test.ts: clang not found (${INSTALL_HINT})`);
+if (!clang) console.warn(`SKIPPED tools/sbf/link.test.ts: clang not found (${INSTALL_HINT})`);
 
 const POSEIDON_1_2 = "115cc0f5e7d690413df64c6b9662e9cf2a3617f2743245519e19607a4417189a";
 /** 2 * (1, 2) on BN254 G1, big-endian x || y. */
