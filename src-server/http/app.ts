@@ -4,7 +4,7 @@ import path from "node:path";
 import express, { type ErrorRequestHandler, type Express, type RequestHandler, type Router } from "express";
 import { ErrorName } from "../../src-shared/errors";
 import type { Network } from "../../src-shared/networks";
-import type { SandboxChain } from "../adapters/chain-sandbox/sandbox-chain";
+import type { SandboxLedger } from "../ports/sandbox-ledger";
 import type { RelayConfig } from "../config/schema";
 import type { ChainBackend } from "../ports/chain";
 import type { AuthService } from "../services/auth";
@@ -52,7 +52,7 @@ export interface AppDeps {
   compliance: ComplianceService;
   reverts: RevertService;
   chains: ReadonlyMap<Network, ChainBackend>;
-  sandboxes: ReadonlyMap<Network, SandboxChain>;
+  sandboxes: ReadonlyMap<Network, SandboxLedger>;
   health: HealthService;
   meta: MetaInfo;
   nullifierAddress: (network: Network, mint: Uint8Array, hash: Uint8Array) => string;

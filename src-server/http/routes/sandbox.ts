@@ -4,7 +4,7 @@ import { parsePublicKey, parseSignature } from "../../../src-shared/encoding/bas
 import { parseByteArray, toByteArray } from "../../../src-shared/encoding/bytes";
 import { ErrorName } from "../../../src-shared/errors";
 import { isNetwork, type Network } from "../../../src-shared/networks";
-import type { SandboxChain } from "../../adapters/chain-sandbox/sandbox-chain";
+import type { SandboxLedger } from "../../ports/sandbox-ledger";
 import type { IndexerService } from "../../services/indexer";
 import { parseAmount } from "../amount";
 import type { RateLimits } from "../middleware/rate-limit";
@@ -13,7 +13,7 @@ import { invalidRequest, sendError } from "../respond";
 type Body = Record<string, unknown>;
 
 /** Mounted only for networks whose backend is the sandbox. */
-export function sandboxRoutes(sandboxes: ReadonlyMap<Network, SandboxChain>, indexer: IndexerService, limits: RateLimits): Router {
+export function sandboxRoutes(sandboxes: ReadonlyMap<Network, SandboxLedger>, indexer: IndexerService, limits: RateLimits): Router {
   const r = Router();
   const limit = limits.middleware("sandbox");
 
@@ -22,7 +22,7 @@ export function sandboxRoutes(sandboxes: ReadonlyMap<Network, SandboxChain>, ind
     if (typeof b !== "object" || b === null || Array.isArray(b)) return (invalidRequest(res, "body must be a JSON object"), null);
     return b as Body;
   };
-  const chainFor = (res: Response, network: unknown): SandboxChain | null => {
+  const chainFor = (res: Response, network: unknown): SandboxLedger | null => {
     if (!isNetwork(network)) return (sendError(res, 400, ErrorName.InvalidNetwork, "network must be mainnet or devnet"), null);
     const chain = sandboxes.get(network);
     if (!chain) return (sendError(res, 400, ErrorName.InvalidNetwork, `network ${network} is not a sandbox`), null);
