@@ -13,7 +13,15 @@ module.exports = {
       comment: "src-shared is used by server, renderer and client; it imports none of them.",
       severity: "error",
       from: { path: "^src-shared/" },
-      to: { path: ["^src-server/", "^src-main/", "^src-renderer/", "^src-client/", "^src-preload/", "^(node:)?(fs|path|child_process|net|http)$"] },
+      to: { path: ["^src-server/", "^src-main/", "^src-renderer/", "^src-client/", "^src-preload/"] },
+    },
+    {
+      name: "shared-runs-in-the-browser",
+      comment:
+        "src-shared outside src-shared/node runs in the console and the SDK too: no node I/O, and nothing from src-shared/node (the node-only part: keypair files, node:crypto ed25519, excluded from tsconfig.web.json).",
+      severity: "error",
+      from: { path: "^src-shared/", pathNot: "^src-shared/node/" },
+      to: { path: ["^(node:)?(fs|path|child_process|net|http|crypto)$", "^src-shared/node/"] },
     },
     {
       name: "renderer-talks-http-or-preload",

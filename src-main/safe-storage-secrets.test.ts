@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FileSecretStore } from "../src-server/adapters/keys/file-secret-store";
-import { loadOrCreateSigner } from "../src-server/adapters/keys/keypair-file";
+import { loadOrCreateSigner } from "../src-server/adapters/keys/stored-signer";
 import { DESKTOP_TOKEN_SECRET, desktopOperatorToken } from "./operator-token";
 import { desktopSecretStore, SafeStorageSecretStore, type SafeStorageLike } from "./safe-storage-secrets";
 

@@ -32,7 +32,7 @@ import {
   programDataAddress,
 } from "../../src-shared/pool-program";
 import { encodeBase58 } from "../../src-shared/encoding/base58";
-import { readKeypairFile } from "../../src-server/adapters/keys/keypair-file";
+import { readKeypairFile } from "../../src-shared/node/keypair-file";
 import { checkPoolCommandArgs, confirmed } from "./cli";
 import { minDepositFor, parseMinDeposit } from "./min-deposit";
 

@@ -20,7 +20,7 @@ import { parseArgs } from "node:util";
 import { Connection, PublicKey } from "@solana/web3.js";
 import { parsePublicKey } from "../../src-shared/encoding/base58";
 import { poolTreeAddress } from "../../src-shared/pool-program";
-import { readKeypairFile } from "../../src-server/adapters/keys/keypair-file";
+import { readKeypairFile } from "../../src-shared/node/keypair-file";
 import { checkPoolCommandArgs } from "./cli";
 import { ensureRelayLookupTable } from "./relay-lookup-table";
 

@@ -29,7 +29,7 @@ import {
   type InnerInstruction,
   type TransactionMetadata,
 } from "litesvm/dist/internal.js";
-import { verifyEd25519Native as verifyEd25519Signature } from "../../src-server/adapters/keys/ed25519-native";
+import { verifyEd25519Native as verifyEd25519Signature } from "../../src-shared/node/ed25519-native";
 import type { AccountState, EngineExecution, EngineSimulation, ExecutionContext, ExecutionReport, InnerInstructionsJson, LedgerEngine } from "./engine";
 import type { InstructionErrorJson, TransactionErrorJson } from "./errors";
 import { SYSTEM_PROGRAM_ID, type DecodedTransaction, type ResolvedAccounts } from "./transaction";

@@ -13,7 +13,7 @@ import { solanaPoolSubscriber, type MintSubscribe } from "../adapters/chain-sola
 import { solanaProgramSource } from "../adapters/chain-solana/program-data";
 import { createFailoverRpc } from "../adapters/chain-solana/rpc-failover";
 import { SolanaChain } from "../adapters/chain-solana/solana-chain";
-import { readKeypairFile, type Signer } from "../adapters/keys/keypair-file";
+import { readKeypairFile, type Signer } from "../../src-shared/node/keypair-file";
 import type { DurableDb } from "../adapters/storage-sqljs/durable-db";
 import { JupiterSwapApi, routeMaxAccounts } from "../adapters/swap-jupiter/jupiter-api";
 import { SandboxSwapVenue } from "../adapters/swap-sandbox/venue";

@@ -2,9 +2,10 @@ import pkg from "../../package.json" with { type: "json" };
 import path from "node:path";
 import { publicKeyBytesOrThrow } from "../../src-shared/encoding/base58";
 import type { Network } from "../../src-shared/networks";
+import { verifyEd25519Native } from "../../src-shared/node/ed25519-native";
 import { nullifierAddress, treeAddress } from "../../src-shared/solana/pda";
 import { FileSecretStore } from "../adapters/keys/file-secret-store";
-import { loadOrCreateSigner } from "../adapters/keys/keypair-file";
+import { loadOrCreateSigner } from "../adapters/keys/stored-signer";
 import { SqlAuthStore } from "../adapters/storage-sqljs/auth-store";
 import { DurableDb } from "../adapters/storage-sqljs/durable-db";
 import { SqlTreeStore } from "../adapters/storage-sqljs/tree-store";
@@ -213,6 +214,7 @@ async function compose(config: RelayConfig, opts: ComposeOptions, stack: Teardow
     tokenTtlSec: config.auth.tokenTtlSec,
     maxAgeSec: config.auth.loginMaxAgeSec,
     maxFutureSec: config.auth.loginMaxFutureSec,
+    verifySignature: verifyEd25519Native,
   });
 
   const relayStore = ops.relayStore(new SqlRelayStore(db));
@@ -248,6 +250,7 @@ async function compose(config: RelayConfig, opts: ComposeOptions, stack: Teardow
     chains,
     walletOf: (t) => auth.walletOf(t),
     store: revertStore,
+    verifySignature: verifyEd25519Native,
     perDepositorPerDay: config.reverts.perDepositorPerDay,
     onRefusedUnrecorded: (network, error) => ops.metrics.onRevertRefused(network, error),
     ...(guard ? { stopped: (n: Network) => guard.refusal(n) } : {}),

@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { verifyEd25519Native as verifyEd25519 } from "../adapters/keys/ed25519-native";
+import { verifyEd25519 } from "../../src-shared/crypto/ed25519";
 import { loginMessage } from "../../src-shared/messages";
 import { err, ok, type Result } from "../../src-shared/result";
 import { judgeLoginTimestamp, type LoginWindow } from "../core/auth/login-window";
 import type { AuthStore } from "../ports/auth-store";
+import type { SignatureVerifier } from "../ports/signature-verifier";
 
 export interface LoginInput {
   wallet: string;
@@ -23,6 +24,8 @@ export type TokenAdmission = (wallet: string) => { retryAfterSec: number; reason
 
 export interface AuthSettings extends LoginWindow {
   tokenTtlSec: number;
+  /** The login signature check; composition passes the relay's fast one. Default: src-shared's portable check, the same answers. */
+  verifySignature?: SignatureVerifier;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -38,7 +41,8 @@ export class AuthService {
 
   async login(input: LoginInput, admit: TokenAdmission = () => null): Promise<Result<{ id: string }, LoginError>> {
     // The signature is checked first: an unsigned request learns nothing about timing or replay state.
-    if (!verifyEd25519(loginMessage(input.message), input.signature, input.walletBytes)) return err({ kind: "InvalidSignature" });
+    const verify = this.settings.verifySignature ?? verifyEd25519;
+    if (!verify(loginMessage(input.message), input.signature, input.walletBytes)) return err({ kind: "InvalidSignature" });
     const now = this.nowSec();
     const verdict = judgeLoginTimestamp(input.message, now, this.settings);
     if (verdict !== "fresh") return err({ kind: "MessageTooOld", reason: `timestamp is ${verdict}` });

@@ -1,16 +1,17 @@
 import { randomUUID } from "node:crypto";
+import { verifyEd25519 } from "../../src-shared/crypto/ed25519";
 import type { FieldHasher } from "../../src-shared/crypto/hasher";
 import { parseSignature } from "../../src-shared/encoding/base58";
 import { ErrorName, type ErrorNameValue } from "../../src-shared/errors";
 import type { Network } from "../../src-shared/networks";
 import { revertNullifierOf } from "../core/revert/nullifier";
 import { judgeRevertQuota, REVERT_QUOTA_WINDOW_MS } from "../core/revert/quota";
-import { verifyEd25519Native } from "../adapters/keys/ed25519-native";
 import { checkRevertAuthorization, parseRevertBody } from "../core/revert/request";
 import { judgeRevert, type RevertRules } from "../core/revert/rules";
 import { RevertState } from "../core/revert/states";
 import type { ChainBackend, RevertRejection } from "../ports/chain";
 import type { RevertStore } from "../ports/revert-store";
+import type { SignatureVerifier } from "../ports/signature-verifier";
 
 export interface RevertInput {
   network: Network;
@@ -29,6 +30,8 @@ export interface RevertDeps {
   chains: ReadonlyMap<Network, ChainBackend>;
   walletOf(token: string): string | null;
   store: RevertStore;
+  /** The revert message's signature check; composition passes the relay's fast one. Default: src-shared's portable check, the same answers. */
+  verifySignature?: SignatureVerifier;
   rules?: RevertRules;
   /** Reverts that pay out per depositor in any 24 hours (config reverts.perDepositorPerDay); default 3. */
   perDepositorPerDay?: number;
@@ -99,7 +102,7 @@ export class RevertService {
 
     const body = parseRevertBody(input.body);
     if (!body.ok) return turnAway(ErrorName.InvalidRequest, `${body.error.field}: ${body.error.problem}`);
-    const authorized = checkRevertAuthorization({ ...body.value, txnSig: input.txnSig, tokenWallet }, verifyEd25519Native);
+    const authorized = checkRevertAuthorization({ ...body.value, txnSig: input.txnSig, tokenWallet }, this.deps.verifySignature ?? verifyEd25519);
     if (!authorized.ok) return turnAway(ErrorName.InvalidSignature, authorized.error.detail);
     const wallet = body.value.wallet;
 

@@ -54,7 +54,7 @@ export function isStrictEd25519Input(signature: Uint8Array, publicKey: Uint8Arra
 /**
  * The strict ed25519 check ({@link isStrictEd25519Input}, then tweetnacl's equation), for
  * code that also runs in a browser (the console, the SDK). The relay verifies with
- * node:crypto after the same strict checks (src-server/adapters/keys/ed25519-native.ts):
+ * node:crypto after the same strict checks (src-shared/node/ed25519-native.ts):
  * this one takes milliseconds on the thread that calls it.
  */
 export function verifyEd25519(message: string | Uint8Array, signature: Uint8Array, publicKey: Uint8Array): boolean {

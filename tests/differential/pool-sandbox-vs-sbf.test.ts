@@ -17,7 +17,7 @@ import { PublicKey, type TransactionInstruction } from "@solana/web3.js";
 import nacl from "tweetnacl";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SandboxChain } from "../../src-server/adapters/chain-sandbox/sandbox-chain";
-import { Signer } from "../../src-server/adapters/keys/keypair-file";
+import { Signer } from "../../src-shared/node/keypair-file";
 import { DurableDb } from "../../src-server/adapters/storage-sqljs/durable-db";
 import { MIGRATIONS, SQL_FUNCTIONS } from "../../src-server/adapters/storage-sqljs/schema-migrations";
 import { Groth16MclVerifier } from "../../src-server/adapters/verifier-groth16/groth16-mcl";

@@ -25,7 +25,7 @@ import { proveWithdrawal, type WithdrawalProof } from "../../src-client/sdk/prov
 import { MerkleTree } from "../../src-server/core/merkle/tree";
 import { defaultSolanaConfig, type NetworkConfig, type SolanaNetworkConfig } from "../../src-server/config/schema";
 import type { LeafEvent, SubmissionAttempt, WithdrawalSubmission } from "../../src-server/ports/chain";
-import { Signer } from "../../src-server/adapters/keys/keypair-file";
+import { Signer } from "../../src-shared/node/keypair-file";
 import { DepositHistoryCache, fetchLeafEventsPage } from "../../src-server/adapters/chain-solana/deposit-history";
 import { createSolanaRpc, type SolanaConnection } from "../../src-server/adapters/chain-solana/rpc";
 import { cachedProver, seededRandom, testRecipient } from "./proofs";

@@ -20,7 +20,7 @@ import { vaultAddress } from "../../../src-shared/solana/pda";
 import { FrontierTree, rootsFromRing } from "../../core/merkle/frontier";
 import { ROOT_HISTORY_SIZE } from "../../core/merkle/tree";
 import type { WithdrawalSubmission } from "../../ports/chain";
-import { Signer } from "../keys/keypair-file";
+import { Signer } from "../../../src-shared/node/keypair-file";
 import { DurableDb } from "../storage-sqljs/durable-db";
 import { MIGRATIONS, SQL_FUNCTIONS } from "../storage-sqljs/schema-migrations";
 import { SandboxChain } from "./sandbox-chain";

@@ -23,7 +23,7 @@ import { vaultAddress } from "../../../src-shared/solana/pda";
 import type { SwapQuote } from "../../core/swap/quote";
 import type { WithdrawalSubmission } from "../../ports/chain";
 import type { ProofVerifier } from "../../ports/proof-verifier";
-import { Signer } from "../keys/keypair-file";
+import { Signer } from "../../../src-shared/node/keypair-file";
 import { DurableDb } from "../storage-sqljs/durable-db";
 import { MIGRATIONS, SQL_FUNCTIONS } from "../storage-sqljs/schema-migrations";
 import { Groth16MclVerifier } from "../verifier-groth16/groth16-mcl";

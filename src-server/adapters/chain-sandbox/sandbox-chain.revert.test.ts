@@ -9,7 +9,7 @@ import { encodeBase58, parsePublicKey, parseSignature } from "../../../src-share
 import { sandboxDepositMessage } from "../../../src-shared/messages";
 import { vaultAddress } from "../../../src-shared/solana/pda";
 import { revertNullifierOf } from "../../core/revert/nullifier";
-import { Signer } from "../keys/keypair-file";
+import { Signer } from "../../../src-shared/node/keypair-file";
 import { DurableDb } from "../storage-sqljs/durable-db";
 import { MIGRATIONS, SQL_FUNCTIONS } from "../storage-sqljs/schema-migrations";
 import { SandboxChain } from "./sandbox-chain";

@@ -4,7 +4,7 @@ import nacl from "tweetnacl";
 import { describe, expect, it } from "vitest";
 import { defaultSolanaConfig, WRAPPED_SOL_MINT, type SolanaNetworkConfig } from "../../config/schema";
 import type { SubmissionAttempt } from "../../ports/chain";
-import { Signer } from "../keys/keypair-file";
+import { Signer } from "../../../src-shared/node/keypair-file";
 import { FakeRpc } from "../../../tests/support/fake-solana-rpc";
 import { computeUnitLimit, decidePrice, parseDecimal, percentileFee, priorityFeeLamports } from "./fee-policy";
 import { LandingEngine, type LandingRequest } from "./landing-engine";

@@ -35,7 +35,7 @@ import { Buffer } from "buffer";
 import { encodeBase58 } from "../../../src-shared/encoding/base58";
 import type { SubmissionAttempt, SubmissionObserver } from "../../ports/chain";
 import type { SolanaNetworkConfig } from "../../config/schema";
-import type { Signer } from "../keys/keypair-file";
+import type { Signer } from "../../../src-shared/node/keypair-file";
 import { computeUnitLimit, decidePrice, MAX_COMPUTE_UNIT_LIMIT, networkFeeLamports, percentileFee } from "./fee-policy";
 import type { SolanaRpc } from "./rpc";
 

@@ -17,7 +17,7 @@ import type { LocalValidator } from "../../../src-localnet/validator";
 import { MerkleTree } from "../../core/merkle/tree";
 import type { NetworkConfig } from "../../config/schema";
 import type { WithdrawalSubmission } from "../../ports/chain";
-import { Signer } from "../keys/keypair-file";
+import { Signer } from "../../../src-shared/node/keypair-file";
 import type { SolanaConnection } from "./rpc";
 import { SolanaChain } from "./solana-chain";
 import { FEE, MINT, PROGRAM, SOL, TEST_TIMING, recipientOf, recorder, startFixturePool, type FixturePool } from "../../../tests/support/localnet-pool";

@@ -29,7 +29,7 @@ import { defaultSolanaConfig, WRAPPED_SOL_MINT, type NetworkConfig } from "../..
 import type { SwapQuote } from "../../core/swap/quote";
 import type { WithdrawalSubmission } from "../../ports/chain";
 import type { SwapInstructions } from "../swap-jupiter/decode";
-import { Signer } from "../keys/keypair-file";
+import { Signer } from "../../../src-shared/node/keypair-file";
 import { accountInfo, FakeRpc } from "../../../tests/support/fake-solana-rpc";
 import { priorityFeeLamports } from "./fee-policy";
 import { atLeast, SolanaChain, type SwapInstructionsSource } from "./solana-chain";

@@ -34,7 +34,7 @@ import type {
   TreeAccount,
   WithdrawalSubmission,
 } from "../../ports/chain";
-import type { Signer } from "../keys/keypair-file";
+import type { Signer } from "../../../src-shared/node/keypair-file";
 import { fetchLeafEventsPage } from "./deposit-history";
 import { loadDeposit, revertDeposit } from "./deposit-revert";
 import { LandingEngine, type LandingTiming } from "./landing-engine";

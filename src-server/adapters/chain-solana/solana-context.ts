@@ -15,7 +15,7 @@ import {
   type PoolErrorName,
 } from "../../../src-shared/pool-program";
 import type { NetworkConfig } from "../../config/schema";
-import type { Signer } from "../keys/keypair-file";
+import type { Signer } from "../../../src-shared/node/keypair-file";
 import type { LandingEngine, Refusal } from "./landing-engine";
 import type { RelayLookupTables } from "./lookup-tables";
 import type { SolanaRpc } from "./rpc";

@@ -20,7 +20,7 @@ import { MerkleTree } from "../../core/merkle/tree";
 import type { ChainBackend } from "../../ports/chain";
 import { IndexerService } from "../../services/indexer";
 import { SandboxChain } from "../chain-sandbox/sandbox-chain";
-import { Signer } from "../keys/keypair-file";
+import { Signer } from "../../../src-shared/node/keypair-file";
 import { DurableDb } from "./durable-db";
 import { SqlRelayStore } from "./relay-store";
 import { MIGRATIONS, SQL_FUNCTIONS } from "./schema-migrations";

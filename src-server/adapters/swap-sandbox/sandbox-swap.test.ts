@@ -13,7 +13,7 @@ import { cpAmountOut } from "../../../src-shared/swap/constant-product";
 import type { SwapQuote } from "../../core/swap/quote";
 import type { WithdrawalSubmission } from "../../ports/chain";
 import { SandboxChain } from "../chain-sandbox/sandbox-chain";
-import { Signer } from "../keys/keypair-file";
+import { Signer } from "../../../src-shared/node/keypair-file";
 import { DurableDb } from "../storage-sqljs/durable-db";
 import { MIGRATIONS, SQL_FUNCTIONS } from "../storage-sqljs/schema-migrations";
 import { SandboxSwapVenue } from "./venue";

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { signEd25519 } from "../../../src-shared/crypto/ed25519";
 import { encodeBase58 } from "../../../src-shared/encoding/base58";
 import { revertMessage } from "../../../src-shared/messages";
-import { verifyEd25519Native } from "../../adapters/keys/ed25519-native";
+import { verifyEd25519Native } from "../../../src-shared/node/ed25519-native";
 import { checkRevertAuthorization, parseRevertBody, type RevertAuthorization } from "./request";
 
 const kp = nacl.sign.keyPair();

@@ -6,7 +6,7 @@
  * only where a browser or wallet needs it (src-shared/crypto/ed25519.ts).
  */
 import { createPrivateKey, createPublicKey, sign, verify, type KeyObject } from "node:crypto";
-import { isStrictEd25519Input } from "../../../src-shared/crypto/ed25519";
+import { isStrictEd25519Input } from "../crypto/ed25519";
 
 /** DER prefix of an Ed25519 SubjectPublicKeyInfo (RFC 8410): SEQUENCE { SEQUENCE { OID 1.3.101.112 }, BIT STRING (33 bytes) }. */
 const SPKI_PREFIX = Buffer.from("302a300506032b6570032100", "hex");

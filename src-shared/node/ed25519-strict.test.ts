@@ -1,8 +1,8 @@
 import nacl from "tweetnacl";
 import { describe, expect, it } from "vitest";
 import { verifyEd25519Native } from "./ed25519-native";
-import { publicKeyBytesOrThrow } from "../../../src-shared/encoding/base58";
-import { isStrictEd25519Input, verifyEd25519 } from "../../../src-shared/crypto/ed25519";
+import { publicKeyBytesOrThrow } from "../encoding/base58";
+import { isStrictEd25519Input, verifyEd25519 } from "../crypto/ed25519";
 
 const hex = (h: string): Uint8Array => Uint8Array.from(Buffer.from(h, "hex"));
 const enc = new TextEncoder();

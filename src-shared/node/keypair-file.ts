@@ -1,9 +1,12 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
-import path from "node:path";
+/**
+ * Solana CLI keypair files and the Signer that holds their key: node-only
+ * (node:fs, node:crypto), shared by the relay (its fee payer), the pool scripts
+ * (scripts/solana) and tests. src-shared/node is never bundled for the browser.
+ */
+import { readFileSync, statSync } from "node:fs";
 import nacl from "tweetnacl";
-import { encodeBase58 } from "../../../src-shared/encoding/base58";
+import { encodeBase58 } from "../encoding/base58";
 import { ed25519Signer } from "./ed25519-native";
-import type { SecretStore } from "../../ports/secret-store";
 
 /**
  * An ed25519 key that signs but never shows its secret: no getter, and
@@ -32,21 +35,6 @@ export class Signer {
   [Symbol.for("nodejs.util.inspect.custom")](): string {
     return this.toJSON();
   }
-}
-
-/**
- * Loads a Solana CLI keypair file (JSON array of 64 bytes), creating one with
- * owner-only permissions on first start.
- */
-export function loadOrCreateKeypair(file: string): Signer {
-  if (existsSync(file)) return readKeypairFile(file);
-  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const kp = nacl.sign.keyPair();
-  const tmp = `${file}.tmp`;
-  writeFileSync(tmp, JSON.stringify(Array.from(kp.secretKey)), { mode: 0o600 });
-  renameSync(tmp, file);
-  chmodSync(file, 0o600);
-  return new Signer(kp.secretKey);
 }
 
 /**
@@ -98,19 +86,3 @@ export function checkKeyFilePermissions(file: string): string | null {
 
 /** A path as it can be pasted into a POSIX shell. */
 const shellQuote = (p: string): string => (/^[\w@%+=:,./-]+$/.test(p) ? p : `'${p.replace(/'/g, `'\\''`)}'`);
-
-/**
- * The named ed25519 key from a secret store, created on first start. With the
- * headless FileSecretStore this is `<dir>/<name>.json`, the same Solana CLI
- * keypair file loadOrCreateKeypair reads; the desktop store encrypts it.
- */
-export function loadOrCreateSigner(store: SecretStore, name: string): Signer {
-  const existing = store.load(name);
-  if (existing) {
-    if (existing.length !== 64) throw new Error(`key ${name} is not a 64-byte ed25519 keypair`);
-    return new Signer(existing);
-  }
-  const kp = nacl.sign.keyPair();
-  store.save(name, kp.secretKey);
-  return new Signer(kp.secretKey);
-}
