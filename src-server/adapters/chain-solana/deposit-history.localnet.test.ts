@@ -5,9 +5,6 @@
  * sql.js store, roots compared with the on-chain TreeAccount.
  */
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { Connection, Keypair, PublicKey, Transaction } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FieldHasher } from "../../../src-shared/crypto/hasher";
@@ -33,6 +30,7 @@ import { MIGRATIONS, SQL_FUNCTIONS } from "../storage-sqljs/schema-migrations";
 import { SqlTreeStore } from "../storage-sqljs/tree-store";
 import { fetchLeafEventsPage } from "./deposit-history";
 import { solanaPoolSubscriber } from "./follower-subscribe";
+import { tempDirs } from "../../../tests/support/temp-dirs";
 
 const PROGRAM = DEFAULT_POOL_PROGRAM_ID;
 const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
@@ -115,7 +113,7 @@ let validator: LocalValidator;
 let connection: Connection;
 let hasher: FieldHasher;
 let depositors: Keypair[];
-const dirs: string[] = [];
+const tempDir = tempDirs("deposit-history-");
 /** Commitments inserted, by leaf index. */
 const inserted: Uint8Array[] = [];
 let lastTreeSignature = "";
@@ -160,12 +158,6 @@ async function openIndexer(dir: string, chain: ChainBackend, log: (l: string) =>
   const store = new SqlTreeStore(db);
   const indexer = new IndexerService(store, new Map([[NETWORK, chain]]), hasher, (_n, mint) => poolTreeAddress(PROGRAM, mint), log);
   return { db, store, indexer };
-}
-
-function tempDir(): string {
-  const d = mkdtempSync(path.join(tmpdir(), "deposit-history-"));
-  dirs.push(d);
-  return d;
 }
 
 /** One deposit made now, by a funded depositor; resolves once confirmed. */
@@ -233,7 +225,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await validator?.close();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
 describe("deposit history on the local validator", () => {

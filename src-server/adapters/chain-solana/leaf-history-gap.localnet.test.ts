@@ -10,9 +10,6 @@
  * Real IndexerService on the sql.js store, real SolanaChain over JSON-RPC.
  */
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import {
   AddressLookupTableAccount,
   Keypair,
@@ -44,9 +41,10 @@ import type { LandedTransaction } from "./deposit-history";
 import { createSolanaRpc, type SolanaRpc } from "./rpc";
 import { SolanaChain } from "./solana-chain";
 import { MINT, PROGRAM, TEST_TIMING, startFixturePool, type FixturePool } from "../../../tests/support/localnet-pool";
+import { tempDirs } from "../../../tests/support/temp-dirs";
 
 let pool: FixturePool;
-const dirs: string[] = [];
+const tempDir = tempDirs("leaf-gap-");
 const TREE = poolTreeAddress(PROGRAM, MINT);
 
 /** How the indexer's RPC is made worse than the validator: no inner instructions (old or stripped answers), receipts not readable yet. */
@@ -84,8 +82,7 @@ function faultyRpc(faults: RpcFaults): SolanaRpc {
 
 /** An indexer over a fresh or given store, on its own connection; started (it catches up or keeps what it has). */
 async function indexer(opts: { dir?: string; faults?: Partial<RpcFaults>; lines?: string[] } = {}) {
-  const dir = opts.dir ?? mkdtempSync(path.join(tmpdir(), "leaf-gap-"));
-  dirs.push(dir);
+  const dir = opts.dir ?? tempDir();
   const faults: RpcFaults = { noInnerInstructions: false, receiptsUnreadable: false, ...opts.faults };
   const chain = new SolanaChain("devnet", pool.network(), faultyRpc(faults), pool.relayer, pool.hasher, () => {}, { timing: TEST_TIMING });
   const db = await DurableDb.open({ dir, migrations: MIGRATIONS, functions: SQL_FUNCTIONS, snapshotIntervalMs: 0 });
@@ -186,7 +183,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await pool?.close();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
 describe("leaves no log limit can hide, and gaps rebuilt from chain state", () => {

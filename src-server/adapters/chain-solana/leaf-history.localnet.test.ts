@@ -8,9 +8,6 @@
  * real IndexerService on the sql.js store, roots compared with the on-chain
  * TreeAccount.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { ComputeBudgetProgram, type TransactionInstruction } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toHex } from "../../../src-shared/encoding/bytes";
@@ -25,25 +22,15 @@ import { SqlTreeStore } from "../storage-sqljs/tree-store";
 import { createSolanaRpc } from "./rpc";
 import { SolanaChain } from "./solana-chain";
 import { createAtaIdempotent } from "./solana-context";
+import { withdrawParams } from "./withdrawal-submit";
+import { tempDirs } from "../../../tests/support/temp-dirs";
 import { MINT, PROGRAM, SOL, TEST_TIMING, recipientOf, startFixturePool, type FixturePool } from "../../../tests/support/localnet-pool";
 
 let pool: FixturePool;
-const dirs: string[] = [];
+const tempDir = tempDirs("leaf-history-");
 
 /** The withdraw instruction of a proved withdrawal, signed by the pool's relayer. */
-const withdrawIx = (w: WithdrawalSubmission): TransactionInstruction =>
-  withdrawInstruction({
-    programId: PROGRAM,
-    relayer: pool.relayer.address,
-    mint: MINT,
-    proof: w.proof,
-    root: w.root,
-    nullifierHash: w.nullifierHash,
-    recipient: w.recipient,
-    amount: w.depositSize,
-    fee: w.fee,
-    changeCommitment: w.changeCommitment,
-  });
+const withdrawIx = (w: WithdrawalSubmission): TransactionInstruction => withdrawInstruction(withdrawParams(PROGRAM, w, pool.relayer.address));
 
 /** Sends the withdrawal through cpi-proxy (after `logLines` lines of its own), so the pool's withdraw is an inner instruction. */
 async function withdrawThroughProxy(w: WithdrawalSubmission, logLines: number) {
@@ -56,8 +43,7 @@ async function withdrawThroughProxy(w: WithdrawalSubmission, logLines: number) {
 }
 
 /** A SolanaChain on its own connection (nothing cached), and an indexer over a fresh or given store. */
-async function indexer(dir: string = mkdtempSync(path.join(tmpdir(), "leaf-history-"))) {
-  dirs.push(dir);
+async function indexer(dir: string = tempDir()) {
   const rpc = createSolanaRpc({ rpcUrl: pool.validator.rpcUrl, wsUrl: pool.validator.wsUrl, commitment: "confirmed", rpcTimeoutMs: 2_000 });
   const chain = new SolanaChain("devnet", pool.network(), rpc, pool.relayer, pool.hasher, () => {}, { timing: TEST_TIMING });
   const db = await DurableDb.open({ dir, migrations: MIGRATIONS, functions: SQL_FUNCTIONS, snapshotIntervalMs: 0 });
@@ -77,7 +63,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await pool?.close();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
 describe("change leaves in chain history on the local validator", () => {

@@ -282,7 +282,7 @@ function swapInstructions(ctx: SolanaContext, w: WithdrawalSubmission, swap: Swa
   const out = swap.outputMint;
   const instructions: TransactionInstruction[] = [];
   if (!accounts.relayerAtaExists) instructions.push(createAtaIdempotent(relayer, relayerAta, relayer, w.mint));
-  instructions.push(withdrawSwapInstruction({ ...withdrawParams(ctx, w, relayer), outputMint: out, minOut: swap.minOut, escrow: accounts.escrow }));
+  instructions.push(withdrawSwapInstruction({ ...withdrawParams(ctx.programId, w, relayer), outputMint: out, minOut: swap.minOut, escrow: accounts.escrow }));
   // Indexes in the landed transaction: the engine puts its two compute-budget instructions first.
   const venue = new Set<number>();
   for (const ix of routeIxs) {

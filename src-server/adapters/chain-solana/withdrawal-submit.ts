@@ -32,9 +32,9 @@ export const WITHDRAW_REJECTIONS: Partial<Record<PoolErrorName, ChainRejection>>
 };
 
 /** The withdraw instruction's fields, the same for withdraw and withdraw_swap. */
-export function withdrawParams(ctx: SolanaContext, w: WithdrawalSubmission, relayer: string): WithdrawParams {
+export function withdrawParams(programId: string, w: WithdrawalSubmission, relayer: string): WithdrawParams {
   return {
-    programId: ctx.programId,
+    programId,
     relayer,
     mint: w.mint,
     proof: w.proof,
@@ -65,7 +65,7 @@ export async function submitPlainWithdrawal(ctx: SolanaContext, w: WithdrawalSub
   const instructions: TransactionInstruction[] = [];
   // The relayer's own token account receives the fee. Its rent stays the relayer's (recoverable), so it is not charged to this relay.
   if (!relayerAtaExists) instructions.push(createAtaIdempotent(relayer, relayerAta, relayer, w.mint));
-  instructions.push(withdrawInstruction(withdrawParams(ctx, w, relayer)));
+  instructions.push(withdrawInstruction(withdrawParams(ctx.programId, w, relayer)));
   // The relayer pays the nullifier account's rent, and the recipient's token account when the program creates it.
   const createdAccountSizes = recipientAtaExists ? [NULLIFIER_ACCOUNT_SIZE] : [NULLIFIER_ACCOUNT_SIZE, TOKEN_ACCOUNT_SIZE];
   // The engine sends v0 transactions: the relay's own table names the pool's fixed accounts in a byte each (a smaller transaction).
