@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { AlertItem, AlertRuleSettings } from "../../src-shared/api/alerts";
 import type { AlertStore } from "../ports/alert-store";
 import { AlertService, type AlertNotificationKind, type AlertSources } from "./alerts";
-import type { FeePayerStatus } from "./fee-payer-watch";
+import type { FeePayerStatus } from "../ports/fee-payer-status";
 
 class MemoryAlertStore implements AlertStore {
   items: AlertItem[] = [];

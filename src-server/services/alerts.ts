@@ -10,8 +10,8 @@
 import type { AlertItem, AlertRule, AlertRuleSettings } from "../../src-shared/api/alerts";
 import type { Network } from "../../src-shared/networks";
 import type { AlertStore } from "../ports/alert-store";
-import type { FeePayerStatus } from "./fee-payer-watch";
-import type { RelayEvent } from "./relay-events";
+import type { FeePayerStatus } from "../ports/fee-payer-status";
+import type { RelayEvent } from "../ports/relay-events";
 
 export interface AlertSources {
   feePayers(): FeePayerStatus[];

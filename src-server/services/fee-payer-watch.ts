@@ -6,17 +6,7 @@
  * empty fee payer has none left (0).
  */
 import type { Network } from "../../src-shared/networks";
-
-export interface FeePayerStatus {
-  network: Network;
-  /** Null when the balance could not be read (or the network has no fee payer to watch). */
-  lamports: bigint | null;
-  /** Lamports spent over the samples of the last 24 h. */
-  spentLast24h: bigint;
-  /** Hours the balance lasts at that spend; null when unknown (no spend seen yet), 0 when empty. */
-  runwayHours: number | null;
-  checkedAt: number | null;
-}
+import type { FeePayerStatus } from "../ports/fee-payer-status";
 
 const DAY_MS = 24 * 3600_000;
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { RelayState } from "../core/relay/states";
 import type { NewRelayRecord, RelayRecord, RelayStore } from "../ports/relay-store";
-import { observeRelayStore, type RelayEvent } from "./relay-events";
+import type { RelayEvent } from "../ports/relay-events";
+import { observeRelayStore } from "./relay-events";
 
 /** A store whose state is in #private fields: the wrapper must call its methods on the store itself. */
 class PrivateStore implements RelayStore {

@@ -9,27 +9,8 @@ import type { Network } from "../../src-shared/networks";
 import type { RelayState } from "../core/relay/states";
 import type { RevertState } from "../core/revert/states";
 import type { NewRelayRecord, RelayStore } from "../ports/relay-store";
+import type { RelayEvent, RevertEvent } from "../ports/relay-events";
 import type { NewRevertRecord, RevertStore } from "../ports/revert-store";
-
-/** What a listener learns of a relay: never its recipient, nullifier or any client address. */
-export interface RelayEvent {
-  id: string;
-  kind: NewRelayRecord["kind"];
-  network: Network;
-  mint: string;
-  state: RelayState;
-  /** When the relay was received (Unix ms). */
-  receivedAt: number;
-  /** Each earlier state's time, by kind (stage latencies). */
-  times: Partial<Record<RelayState["kind"], number>>;
-}
-
-export interface RevertEvent {
-  id: string;
-  network: Network;
-  state: RevertState;
-  requestedAt: number;
-}
 
 type Meta = { kind: NewRelayRecord["kind"]; network: Network; mint: string; receivedAt: number; times: Partial<Record<RelayState["kind"], number>> };
 

@@ -7,8 +7,8 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { Network } from "../../../src-shared/networks";
-import type { FeePayerStatus } from "../../services/fee-payer-watch";
-import type { RelayEvent, RevertEvent } from "../../services/relay-events";
+import type { FeePayerStatus } from "../../ports/fee-payer-status";
+import type { RelayEvent, RevertEvent } from "../../ports/relay-events";
 import { HttpRequestTally } from "./http-requests";
 
 /** What is read at scrape time. */
@@ -78,151 +78,11 @@ export class RelayMetrics {
 
     this.http.register(r);
 
-    new Gauge({
-      name: "relay_verifier_queue_depth",
-      help: "Proof verifications waiting for or running on a worker",
-      registers: [r],
-      collect() {
-        this.set(sources.verifierQueueDepth());
-      },
-    });
-    const lagDeposits = new Gauge({
-      name: "relay_indexer_lag_deposits",
-      help: "Deposits on chain not yet in the relay's tree, per pool",
-      labelNames: ["network", "mint"],
-      registers: [r],
-    });
-    const lagSec = new Gauge({
-      name: "relay_indexer_lag_seconds",
-      help: "Seconds since the oldest unindexed deposit was seen, per pool",
-      labelNames: ["network", "mint"],
-      registers: [r],
-    });
-    const drift = new Gauge({
-      name: "relay_indexer_root_drift",
-      help: "1 when the pool's indexed root differs from the chain's at the same leaf count",
-      labelNames: ["network", "mint"],
-      registers: [r],
-    });
-    const rootCheck = new Gauge({
-      name: "relay_indexer_last_root_check_timestamp_seconds",
-      help: "Unix time of the pool's last root comparison with the chain",
-      labelNames: ["network", "mint"],
-      registers: [r],
-    });
-    new Gauge({
-      name: "relay_indexer_pools",
-      help: "Pools the indexer follows",
-      registers: [r],
-      collect() {
-        const pools = sources.indexer();
-        this.set(pools.length);
-        for (const g of [lagDeposits, lagSec, drift, rootCheck]) g.reset();
-        for (const p of pools) {
-          const l = { network: p.network, mint: p.mint };
-          lagDeposits.set(l, p.lagDeposits);
-          lagSec.set(l, p.lagSec);
-          drift.set(l, p.drift ? 1 : 0);
-          if (p.lastRootCheckAt !== null) rootCheck.set(l, p.lastRootCheckAt / 1000);
-        }
-      },
-    });
-    const runway = new Gauge({
-      name: "relay_fee_payer_runway_days",
-      help: "Days the fee payer's balance lasts at the last 24 h's spend (absent until spend is seen; 0 when empty)",
-      labelNames: ["network"],
-      registers: [r],
-    });
-    new Gauge({
-      name: "relay_fee_payer_lamports",
-      help: "The fee payer's balance in lamports",
-      labelNames: ["network"],
-      registers: [r],
-      collect() {
-        this.reset();
-        runway.reset();
-        for (const f of sources.feePayers()) {
-          if (f.lamports !== null) this.set({ network: f.network }, Number(f.lamports));
-          if (f.runwayHours !== null) runway.set({ network: f.network }, f.runwayHours / 24);
-        }
-      },
-    });
-    const slotLag = new Gauge({
-      name: "relay_rpc_endpoint_slot_lag",
-      help: "Slots the endpoint is behind the most advanced endpoint of its network",
-      labelNames: ["network", "endpoint"],
-      registers: [r],
-    });
-    new Gauge({
-      name: "relay_rpc_endpoint_healthy",
-      help: "1 while the RPC endpoint is healthy (failover uses it), 0 otherwise",
-      labelNames: ["network", "endpoint"],
-      registers: [r],
-      collect() {
-        this.reset();
-        slotLag.reset();
-        for (const e of sources.rpcEndpoints()) {
-          this.set({ network: e.network, endpoint: e.url }, e.healthy ? 1 : 0);
-          if (e.slotLag !== null) slotLag.set({ network: e.network, endpoint: e.url }, e.slotLag);
-        }
-      },
-    });
-    new Counter({
-      name: "relay_relays_rejected_total",
-      help: "Relays refused before they became candidates (bad pool, root, fee, spent nullifier, invalid proof, ...), since start, per error name",
-      labelNames: ["error"],
-      registers: [r],
-      collect() {
-        this.reset();
-        for (const [error, n] of Object.entries(sources.relayRejections())) this.inc({ error }, n);
-      },
-    });
-    new Counter({
-      name: "relay_rate_limit_rejections_total",
-      help: "Requests refused 429 RateLimited since start, per endpoint",
-      labelNames: ["endpoint"],
-      registers: [r],
-      collect() {
-        this.reset();
-        for (const l of sources.rateLimits()) this.inc({ endpoint: l.endpoint }, l.refusals);
-      },
-    });
-    new Counter({
-      name: "relay_rate_limited_requests_total",
-      help: "Requests counted by the rate limiter since start, per endpoint",
-      labelNames: ["endpoint"],
-      registers: [r],
-      collect() {
-        this.reset();
-        for (const l of sources.rateLimits()) this.inc({ endpoint: l.endpoint }, l.hits);
-      },
-    });
-    const snapshotBytes = new Gauge({ name: "relay_store_snapshot_bytes", help: "Size of the store's last snapshot file", registers: [r] });
-    const lastSnapshot = new Gauge({ name: "relay_store_last_snapshot_timestamp_seconds", help: "Unix time of the store's last snapshot", registers: [r] });
-    new Gauge({
-      name: "relay_store_journal_bytes",
-      help: "Bytes in the store's journal since the last snapshot",
-      registers: [r],
-      collect() {
-        const s = sources.store();
-        this.set(s.journalBytes);
-        if (s.snapshotBytes !== null) snapshotBytes.set(s.snapshotBytes);
-        if (s.lastSnapshotAt !== null) lastSnapshot.set(s.lastSnapshotAt / 1000);
-      },
-    });
-    if (sources.alerts) {
-      const alerts = sources.alerts;
-      new Gauge({
-        name: "relay_alert_firing",
-        help: "1 while the relay's own alert rule is firing",
-        labelNames: ["rule"],
-        registers: [r],
-        collect() {
-          this.reset();
-          for (const a of alerts()) this.set({ rule: a.rule }, a.firing ? 1 : 0);
-        },
-      });
-    }
+    registerQueueAndIndexerGauges(r, sources);
+    registerFeePayerGauges(r, sources);
+    registerRpcEndpointGauges(r, sources);
+    registerRefusalCounters(r, sources);
+    registerStoreAndAlertGauges(r, sources);
   }
 
   /** A relay state change (services/relay-events.ts). */
@@ -274,5 +134,170 @@ export class RelayMetrics {
 
   text(): Promise<string> {
     return this.registry.metrics();
+  }
+}
+
+/** The verifier's queue and the indexer's lag per pool, read when scraped. */
+function registerQueueAndIndexerGauges(r: Registry, sources: MetricSources): void {
+  new Gauge({
+    name: "relay_verifier_queue_depth",
+    help: "Proof verifications waiting for or running on a worker",
+    registers: [r],
+    collect() {
+      this.set(sources.verifierQueueDepth());
+    },
+  });
+  const lagDeposits = new Gauge({
+    name: "relay_indexer_lag_deposits",
+    help: "Deposits on chain not yet in the relay's tree, per pool",
+    labelNames: ["network", "mint"],
+    registers: [r],
+  });
+  const lagSec = new Gauge({
+    name: "relay_indexer_lag_seconds",
+    help: "Seconds since the oldest unindexed deposit was seen, per pool",
+    labelNames: ["network", "mint"],
+    registers: [r],
+  });
+  const drift = new Gauge({
+    name: "relay_indexer_root_drift",
+    help: "1 when the pool's indexed root differs from the chain's at the same leaf count",
+    labelNames: ["network", "mint"],
+    registers: [r],
+  });
+  const rootCheck = new Gauge({
+    name: "relay_indexer_last_root_check_timestamp_seconds",
+    help: "Unix time of the pool's last root comparison with the chain",
+    labelNames: ["network", "mint"],
+    registers: [r],
+  });
+  new Gauge({
+    name: "relay_indexer_pools",
+    help: "Pools the indexer follows",
+    registers: [r],
+    collect() {
+      const pools = sources.indexer();
+      this.set(pools.length);
+      for (const g of [lagDeposits, lagSec, drift, rootCheck]) g.reset();
+      for (const p of pools) {
+        const l = { network: p.network, mint: p.mint };
+        lagDeposits.set(l, p.lagDeposits);
+        lagSec.set(l, p.lagSec);
+        drift.set(l, p.drift ? 1 : 0);
+        if (p.lastRootCheckAt !== null) rootCheck.set(l, p.lastRootCheckAt / 1000);
+      }
+    },
+  });
+}
+
+/** The fee payers' balances and runways, read when scraped. */
+function registerFeePayerGauges(r: Registry, sources: MetricSources): void {
+  const runway = new Gauge({
+    name: "relay_fee_payer_runway_days",
+    help: "Days the fee payer's balance lasts at the last 24 h's spend (absent until spend is seen; 0 when empty)",
+    labelNames: ["network"],
+    registers: [r],
+  });
+  new Gauge({
+    name: "relay_fee_payer_lamports",
+    help: "The fee payer's balance in lamports",
+    labelNames: ["network"],
+    registers: [r],
+    collect() {
+      this.reset();
+      runway.reset();
+      for (const f of sources.feePayers()) {
+        if (f.lamports !== null) this.set({ network: f.network }, Number(f.lamports));
+        if (f.runwayHours !== null) runway.set({ network: f.network }, f.runwayHours / 24);
+      }
+    },
+  });
+}
+
+/** Each RPC endpoint's health and slot lag, read when scraped. */
+function registerRpcEndpointGauges(r: Registry, sources: MetricSources): void {
+  const slotLag = new Gauge({
+    name: "relay_rpc_endpoint_slot_lag",
+    help: "Slots the endpoint is behind the most advanced endpoint of its network",
+    labelNames: ["network", "endpoint"],
+    registers: [r],
+  });
+  new Gauge({
+    name: "relay_rpc_endpoint_healthy",
+    help: "1 while the RPC endpoint is healthy (failover uses it), 0 otherwise",
+    labelNames: ["network", "endpoint"],
+    registers: [r],
+    collect() {
+      this.reset();
+      slotLag.reset();
+      for (const e of sources.rpcEndpoints()) {
+        this.set({ network: e.network, endpoint: e.url }, e.healthy ? 1 : 0);
+        if (e.slotLag !== null) slotLag.set({ network: e.network, endpoint: e.url }, e.slotLag);
+      }
+    },
+  });
+}
+
+/** Refusals counted since start by the relay and the rate limiter, read when scraped. */
+function registerRefusalCounters(r: Registry, sources: MetricSources): void {
+  new Counter({
+    name: "relay_relays_rejected_total",
+    help: "Relays refused before they became candidates (bad pool, root, fee, spent nullifier, invalid proof, ...), since start, per error name",
+    labelNames: ["error"],
+    registers: [r],
+    collect() {
+      this.reset();
+      for (const [error, n] of Object.entries(sources.relayRejections())) this.inc({ error }, n);
+    },
+  });
+  new Counter({
+    name: "relay_rate_limit_rejections_total",
+    help: "Requests refused 429 RateLimited since start, per endpoint",
+    labelNames: ["endpoint"],
+    registers: [r],
+    collect() {
+      this.reset();
+      for (const l of sources.rateLimits()) this.inc({ endpoint: l.endpoint }, l.refusals);
+    },
+  });
+  new Counter({
+    name: "relay_rate_limited_requests_total",
+    help: "Requests counted by the rate limiter since start, per endpoint",
+    labelNames: ["endpoint"],
+    registers: [r],
+    collect() {
+      this.reset();
+      for (const l of sources.rateLimits()) this.inc({ endpoint: l.endpoint }, l.hits);
+    },
+  });
+}
+
+/** The store's journal and snapshot, and the alert rules, read when scraped. */
+function registerStoreAndAlertGauges(r: Registry, sources: MetricSources): void {
+  const snapshotBytes = new Gauge({ name: "relay_store_snapshot_bytes", help: "Size of the store's last snapshot file", registers: [r] });
+  const lastSnapshot = new Gauge({ name: "relay_store_last_snapshot_timestamp_seconds", help: "Unix time of the store's last snapshot", registers: [r] });
+  new Gauge({
+    name: "relay_store_journal_bytes",
+    help: "Bytes in the store's journal since the last snapshot",
+    registers: [r],
+    collect() {
+      const s = sources.store();
+      this.set(s.journalBytes);
+      if (s.snapshotBytes !== null) snapshotBytes.set(s.snapshotBytes);
+      if (s.lastSnapshotAt !== null) lastSnapshot.set(s.lastSnapshotAt / 1000);
+    },
+  });
+  if (sources.alerts) {
+    const alerts = sources.alerts;
+    new Gauge({
+      name: "relay_alert_firing",
+      help: "1 while the relay's own alert rule is firing",
+      labelNames: ["rule"],
+      registers: [r],
+      collect() {
+        this.reset();
+        for (const a of alerts()) this.set({ rule: a.rule }, a.firing ? 1 : 0);
+      },
+    });
   }
 }
