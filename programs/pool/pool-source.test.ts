@@ -39,6 +39,8 @@ import { ANCHOR_ERRORS } from "../../tests/oracle/localnet/runtime-helpers";
 
 const SRC = join(__dirname, "src");
 const read = (file: string) => readFileSync(join(SRC, file), "utf8");
+/** pool.h and the headers it includes: the generated layout and the error codes. */
+const headers = () => ["pool.h", "layout.h", "errors.h"].map(read).join("\n");
 
 /** The bytes of a C array initializer `NAME[...] ... = { ... };` (hex or decimal). */
 function bytesOf(source: string, name: string): number[] {
@@ -48,9 +50,9 @@ function bytesOf(source: string, name: string): number[] {
   return [...body.replace(/\/\*.*?\*\//g, "").matchAll(/0x[0-9a-fA-F]+|\b\d+\b/g)].map((m) => Number(m[0]));
 }
 
-/** `#define NAME <number>` of pool.h. */
+/** `#define NAME <number>` of pool.h or a header it includes. */
 function define(name: string): number {
-  const m = new RegExp(`#define ${name} (0x[0-9a-fA-F]+|\\d+)`).exec(read("pool.h"));
+  const m = new RegExp(`#define ${name} (0x[0-9a-fA-F]+|\\d+)`).exec(headers());
   if (!m) throw new Error(`#define ${name} not found`);
   return Number(m[1]);
 }
@@ -94,7 +96,7 @@ describe("programs/pool/src agrees with the codec", () => {
     for (let i = 0; i <= TREE_DEPTH; i++) expect(table.slice(32 * i, 32 * i + 32), `Z[${i}]`).toEqual([...zeros[i]!]);
   });
 
-  it("account sizes and offsets, instruction lengths (pool.h)", () => {
+  it("account sizes and offsets, instruction lengths (layout.h)", () => {
     expect(define("TREE_DEPTH")).toBe(TREE_DEPTH);
     expect(define("ROOT_HISTORY_SIZE")).toBe(ROOT_HISTORY_SIZE);
     expect(define("TREE_ACCOUNT_SIZE")).toBe(TREE_ACCOUNT_SIZE);
@@ -180,9 +182,9 @@ describe("programs/pool/src agrees with the codec", () => {
     ]);
   });
 
-  it("every pool error: the code (pool.h) and the `Error: <Name>` line (errors.c) of errors.ts", () => {
+  it("every pool error: the code (errors.h) and the `Error: <Name>` line (errors.c) of errors.ts", () => {
     const errors = read("errors.c");
-    const header = read("pool.h");
+    const header = headers();
     const logged = new Map([...errors.matchAll(/case (ERR_\w+): line = "Error: (\w+)"/g)].map((m) => [m[2]!, m[1]!]));
     const fallback = /default: line = "Error: (\w+)"/.exec(errors)![1]!;
     const codeOf = (macro: string) => Number(new RegExp(`#define ${macro} (\\d+)`).exec(header)![1]);
@@ -198,7 +200,7 @@ describe("programs/pool/src agrees with the codec", () => {
     expect(logged.size + 1).toBe(Object.keys(POOL_ERRORS).length);
   });
 
-  it("Anchor's framework codes and messages (pool.h, errors.c) are those of the TypeScript model's table", () => {
+  it("Anchor's framework codes and messages (errors.h, errors.c) are those of the TypeScript model's table", () => {
     const errors = read("errors.c");
     for (const [name, { code, message }] of Object.entries(ANCHOR_ERRORS)) {
       const m = new RegExp(`name = "${name}"; message = "([^"]*)"`).exec(errors);

@@ -175,6 +175,11 @@ export function rootsOldestFirst(t: TreeAccountData): Uint8Array[] {
 
 // -------------------------------------------------- ProgramData (upgradeable loader)
 
+/** ProgramData's state tag: the loader's UpgradeableLoaderState::ProgramData. */
+export const PROGRAM_DATA_STATE = 3;
+/** Byte offsets in the ProgramData header: the upgrade authority is an Option<Pubkey>, its tag then its key. */
+export const PROGRAM_DATA_OFFSETS = { state: 0, slot: 4, authorityTag: 12, authority: 13 } as const;
+
 /** The upgradeable loader's ProgramData header (bincode): state u32 = 3, slot u64, upgrade authority Option<Pubkey>. */
 export interface ProgramDataHeader {
   /** Slot of the last deployment. */
@@ -208,7 +213,8 @@ export function encodeProgramDataHeader(h: ProgramDataHeader): Uint8Array {
 // ----------------------------------------------------------- NullifierAccount
 
 export type NullifierKind = "withdraw" | "revert";
-const NULLIFIER_KINDS: readonly NullifierKind[] = ["withdraw", "revert"];
+/** The stored kind byte is the index in this list. */
+export const NULLIFIER_KINDS: readonly NullifierKind[] = ["withdraw", "revert"];
 
 export interface NullifierAccountData {
   mint: Uint8Array;
@@ -243,7 +249,21 @@ export function decodeNullifierAccount(bytes: Uint8Array): Result<NullifierAccou
 // ------------------------------------------------------------- DepositReceipt
 
 export type DepositReceiptStatus = "indexed" | "failed" | "reverted";
-const RECEIPT_STATUSES: readonly DepositReceiptStatus[] = ["indexed", "failed", "reverted"];
+/** The stored status byte is the index in this list. */
+export const RECEIPT_STATUSES: readonly DepositReceiptStatus[] = ["indexed", "failed", "reverted"];
+
+/** Byte offsets of DepositReceipt's fields, after the 8-byte discriminator (packed Borsh). */
+export const DEPOSIT_RECEIPT_OFFSETS = {
+  mint: 8,
+  depositor: 40,
+  commitment: 72,
+  amount: 104,
+  nonce: 112,
+  status: 120,
+  leafIndex: 121,
+  createdAt: 125,
+  bump: 133,
+} as const;
 
 export interface DepositReceiptData {
   mint: Uint8Array;
@@ -309,6 +329,9 @@ export const TOKEN_ACCOUNT_OFFSETS = {
   delegatedAmount: 121,
   closeAuthority: 129,
 } as const;
+
+/** Offsets in the 82-byte SPL Token mint that the pool reads. */
+export const MINT_ACCOUNT_OFFSETS = { isInitialized: 45 } as const;
 
 export interface TokenAccountData {
   mint: Uint8Array;

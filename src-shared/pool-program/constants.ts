@@ -57,8 +57,12 @@ export const NULLIFIER_ACCOUNT_SIZE = 81;
 export const DEPOSIT_RECEIPT_SIZE = 134;
 /** SPL Token account layout. */
 export const TOKEN_ACCOUNT_SIZE = 165;
+/** SPL Token mint layout. */
+export const MINT_ACCOUNT_SIZE = 82;
 
 /** Groth16 proof wire size: A (64) | B (128) | C (64), src-shared/zk/proof-codec.ts. */
 export const PROOF_SIZE = 256;
 /** DepositReceipt.leafIndex when the deposit was not inserted. */
 export const NO_LEAF_INDEX = 0xffffffff;
+/** nextIndex is a u32 and NO_LEAF_INDEX is not an index, so a tree holds at most 2^32 - 1 leaves. */
+export const MAX_LEAVES = 0xffffffff;

@@ -125,6 +125,22 @@ export const INSTRUCTION_DATA_SIZES: Record<PoolInstructionName, number> = {
  */
 export const WITHDRAW_CHANGE_COMMITMENT_OFFSET = 8 + PROOF_SIZE + 32 + 32 + 32 + 8 + 8;
 
+/** Offsets of the withdraw arguments in the data of withdraw and withdraw_swap (withdraw_swap's own two come last). */
+export const WITHDRAW_ARGS_OFFSETS = {
+  proof: 8,
+  root: 8 + PROOF_SIZE,
+  nullifierHash: 8 + PROOF_SIZE + 32,
+  recipient: 8 + PROOF_SIZE + 64,
+  amount: 8 + PROOF_SIZE + 96,
+  fee: 8 + PROOF_SIZE + 104,
+  changeCommitment: WITHDRAW_CHANGE_COMMITMENT_OFFSET,
+  outputMint: WITHDRAW_CHANGE_COMMITMENT_OFFSET + 32,
+  minOut: WITHDRAW_CHANGE_COMMITMENT_OFFSET + 64,
+} as const;
+
+/** Offsets of assert_swap_out's arguments in its data. */
+export const ASSERT_SWAP_OUT_OFFSETS = { minOut: 8, nullifierHash: 16 } as const;
+
 function writeWithdrawArgs(w: ByteWriter, a: WithdrawArgs): ByteWriter {
   return w
     .raw(a.proof, PROOF_SIZE, "proof")

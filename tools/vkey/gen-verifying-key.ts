@@ -15,11 +15,12 @@
  * the sources: the committed header stays the development key's.
  */
 import { createHash } from "node:crypto";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { SnarkjsVerificationKey } from "../../src-server/adapters/verifier-groth16/groth16-mcl";
 import { BASE_FIELD_MODULUS } from "../../src-shared/zk/proof-codec";
+import { writeOrCheckGenerated } from "../lib/generated-file";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 export const VKEY_PATH = join(HERE, "../../resources/zk/verification_key.json");
@@ -152,24 +153,6 @@ export function generateVerifyingKeyHeader(vkeyText: string | Uint8Array, source
   return L.join("\n");
 }
 
-function main(): void {
-  const header = generateVerifyingKeyHeader(readFileSync(VKEY_PATH));
-  if (process.argv.includes("--check")) {
-    let committed = "";
-    try {
-      committed = readFileSync(HEADER_PATH, "utf8");
-    } catch {
-      /* missing counts as stale */
-    }
-    if (committed !== header) {
-      console.error(`${HEADER_PATH} is stale; run: npm run gen:vkey`);
-      process.exit(1);
-    }
-    console.log(`${HEADER_PATH} is up to date`);
-    return;
-  }
-  writeFileSync(HEADER_PATH, header);
-  console.log(`wrote ${HEADER_PATH}`);
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  writeOrCheckGenerated(HEADER_PATH, generateVerifyingKeyHeader(readFileSync(VKEY_PATH)), "npm run gen:vkey");
 }
-
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) main();

@@ -1,8 +1,9 @@
 /*
  * The pool program (docs/pool-program.md, protocol v3): what its files share.
  *
- * Every byte layout, discriminator, PDA seed and error code here is the codec's
- * (src-shared/pool-program/); programs/pool/pool.test.ts pins them against it. Files by
+ * The byte layout is layout.h, generated from the codec (src-shared/pool-program/) by
+ * tools/pool-layout/gen-layout.ts; the error codes are errors.h. Every discriminator, PDA seed and
+ * error code is the codec's; programs/pool/pool-source.test.ts pins them against it. Files by
  * concern: entrypoint.c (dispatch), errors.c, accounts.c (account checks), pda.c,
  * poseidon.c, merkle.c, cpi.c, sysvars.c, introspection.c (Instructions sysvar), events.c,
  * and one file per instruction.
@@ -17,179 +18,13 @@
 #define POOL_H
 
 #include <solana_sdk.h>
+#include "layout.h"
+#include "errors.h"
 
 /* Not declared by solana_sdk.h. curve_id 0 = Curve25519 Edwards; returns 0 when the 32
  * bytes are a point on the curve (what Pubkey::is_on_curve tests), 1 when not. */
 uint64_t sol_curve_validate_point(uint64_t curve_id, const uint8_t *point, uint8_t *result);
 #define CURVE25519_EDWARDS 0
-
-/* ---- Sizes and offsets (src-shared/pool-program/constants.ts, accounts.ts) ------------ */
-
-#define TREE_DEPTH 32
-/* A root stays acceptable for 1,000 later insertions (issue 25: flushing a pending proof's root
- * out of the ring must take 1,000 deposits of at least the pool's minimum). */
-#define ROOT_HISTORY_SIZE 1000
-/* nextIndex is a u32 and 0xFFFFFFFF means "no leaf" in a receipt, so at most 2^32 - 1 leaves. */
-#define MAX_LEAVES 0xFFFFFFFFULL
-#define NO_LEAF_INDEX 0xFFFFFFFFULL
-
-/* The ring is 32,000 of the 33,192 bytes, then F(mint). A CPI can create at most 10,240 bytes, so
- * initialize_pool creates TREE_INITIAL_SIZE and extend_pool grows it by at most
- * MAX_PERMITTED_DATA_INCREASE per instruction; every other instruction refuses a tree that is not
- * TREE_ACCOUNT_SIZE. The fields other than the ring lie in the first 10,240 bytes, so
- * initialize_pool writes them all. */
-#define TREE_ACCOUNT_SIZE 33192
-#define TREE_INITIAL_SIZE 10240
-#define TREE_OFF_MINT 8
-#define TREE_OFF_AUTHORITY 40
-#define TREE_OFF_NEXT_INDEX 72
-#define TREE_OFF_CURRENT_ROOT_INDEX 76
-#define TREE_OFF_FILLED 80
-#define TREE_OFF_DEPOSIT_COUNT 1104
-#define TREE_OFF_TOTAL_DEPOSITED 1112
-#define TREE_OFF_TOTAL_WITHDRAWN 1120
-#define TREE_OFF_CREATED_SLOT 1128
-#define TREE_OFF_MIN_DEPOSIT 1136
-#define TREE_OFF_BUMP 1144
-#define TREE_OFF_EVENT_AUTHORITY_BUMP 1145
-#define TREE_OFF_VAULT_BUMP 1146 /* in what was reserved: the vault's canonical bump */
-#define TREE_OFF_ROOTS 1160
-/* F(mint) = Poseidon(hi, lo) of the mint, which every deposit leaf and every withdrawal's public
- * inputs need: stored once (by the extend_pool that completes the tree) instead of hashed by each
- * of them (786 CU, which pays for the event's self-CPI in deposit's 40k budget). */
-#define TREE_OFF_MINT_FIELD 33160
-
-/* The upgradeable loader's ProgramData header: state u32 (3) @0, slot u64 @4, upgrade authority
- * Option<Pubkey>: tag u8 @12, key @13. */
-#define PROGRAM_DATA_STATE 3
-#define PROGRAM_DATA_OFF_AUTHORITY_TAG 12
-#define PROGRAM_DATA_OFF_AUTHORITY 13
-#define PROGRAM_DATA_HEADER_SIZE 45
-
-#define NULLIFIER_ACCOUNT_SIZE 81 /* disc 8 | mint 32 | nullifierHash 32 | kind u8 | slot u64 */
-#define NULLIFIER_KIND_WITHDRAW 0
-#define NULLIFIER_KIND_REVERT 1
-
-#define RECEIPT_SIZE 134 /* disc | mint | depositor | commitment | amount | nonce | status | leafIndex | createdAt | bump */
-#define RECEIPT_OFF_MINT 8
-#define RECEIPT_OFF_DEPOSITOR 40
-#define RECEIPT_OFF_COMMITMENT 72
-#define RECEIPT_OFF_AMOUNT 104
-#define RECEIPT_OFF_NONCE 112
-#define RECEIPT_OFF_STATUS 120
-#define RECEIPT_OFF_LEAF_INDEX 121
-#define RECEIPT_OFF_CREATED_AT 125
-#define RECEIPT_OFF_BUMP 133
-#define RECEIPT_STATUS_INDEXED 0
-#define RECEIPT_STATUS_FAILED 1
-#define RECEIPT_STATUS_REVERTED 2
-
-/* SPL Token account (165 bytes) and mint (82 bytes). */
-#define TOKEN_ACCOUNT_SIZE 165
-#define TOKEN_OFF_MINT 0
-#define TOKEN_OFF_OWNER 32
-#define TOKEN_OFF_AMOUNT 64
-#define TOKEN_OFF_STATE 108
-#define MINT_SIZE 82
-#define MINT_OFF_IS_INITIALIZED 45
-
-#define PROOF_SIZE 256
-
-/* ---- Instruction data (discriminator ‖ Borsh args; exact lengths, instructions.ts) ---- */
-
-#define IX_INITIALIZE_POOL_LEN 16 /* minDeposit @8 */
-#define IX_EXTEND_POOL_LEN 8
-#define IX_DEPOSIT_LEN 56 /* precommitment @8, amount @40, nonce @48 */
-#define IX_WITHDRAW_LEN 408 /* proof @8, root @264, nullifierHash @296, recipient @328, amount @360, fee @368, changeCommitment @376 */
-#define IX_WITHDRAW_SWAP_LEN 448 /* ...withdraw's, outputMint @408, minOut @440 */
-#define IX_ASSERT_SWAP_OUT_LEN 48 /* minOut @8, nullifierHash @16 */
-#define IX_REVERT_LEN 16 /* nonce @8 */
-
-#define WD_OFF_PROOF 8
-#define WD_OFF_ROOT 264
-#define WD_OFF_NULLIFIER_HASH 296
-#define WD_OFF_RECIPIENT 328
-#define WD_OFF_AMOUNT 360
-#define WD_OFF_FEE 368
-#define WD_OFF_CHANGE_COMMITMENT 376
-#define WD_OFF_OUTPUT_MINT 408
-#define WD_OFF_MIN_OUT 440
-#define ASO_OFF_MIN_OUT 8
-#define ASO_OFF_NULLIFIER_HASH 16
-
-/* ---- Errors -------------------------------------------------------------------------- */
-
-/* The pool's own (errors.ts, 6000 + n): logged `Error: <Name>`. */
-#define ERR_INVALID_PROOF 6000
-#define ERR_UNKNOWN_ROOT 6001
-#define ERR_NULLIFIER_SPENT 6002
-#define ERR_FEE_EXCEEDS_AMOUNT 6003
-#define ERR_TREE_FULL 6004
-#define ERR_NOT_AUTHORITY 6005
-#define ERR_NOT_REVERTABLE 6006
-#define ERR_SWAP_OUTPUT_TOO_LOW 6007
-#define ERR_INSUFFICIENT_VAULT 6008
-#define ERR_WRONG_TOKEN_ACCOUNT 6009
-#define ERR_SWAP_ASSERT_MISSING 6010
-#define ERR_SWAP_ASSERT_DUPLICATED 6011
-#define ERR_SWAP_ASSERT_WRONG_ACCOUNT 6012
-#define ERR_REQUIRED_BALANCE_TOO_LOW 6013
-#define ERR_DUPLICATE_WITHDRAW_SWAP 6014
-#define ERR_INVALID_INPUT 6015
-#define ERR_DEPOSIT_BELOW_MINIMUM 6016
-
-/* Anchor's framework errors the program raises before its own rules (anchor-lang ErrorCode;
- * the same codes and log lines as src-localnet/programs/runtime-helpers.ts). */
-#define AE_INSTRUCTION_FALLBACK_NOT_FOUND 101
-#define AE_INSTRUCTION_DID_NOT_DESERIALIZE 102
-#define AE_CONSTRAINT_MUT 2000
-#define AE_CONSTRAINT_SEEDS 2006
-#define AE_CONSTRAINT_ASSOCIATED 2009
-#define AE_CONSTRAINT_ADDRESS 2012
-#define AE_CONSTRAINT_TOKEN_MINT 2014
-#define AE_CONSTRAINT_TOKEN_OWNER 2015
-#define AE_ACCOUNT_DISCRIMINATOR_MISMATCH 3002
-#define AE_ACCOUNT_DID_NOT_DESERIALIZE 3003
-#define AE_ACCOUNT_NOT_ENOUGH_KEYS 3005
-#define AE_ACCOUNT_OWNED_BY_WRONG_PROGRAM 3007
-#define AE_INVALID_PROGRAM_ID 3008
-#define AE_ACCOUNT_NOT_SIGNER 3010
-#define AE_ACCOUNT_NOT_INITIALIZED 3012
-
-/* Account names in Anchor's error lines (`AnchorError caused by account: <name>.`). */
-enum {
-  ACC_NONE = 0,
-  ACC_AUTHORITY,
-  ACC_MINT,
-  ACC_TREE,
-  ACC_VAULT,
-  ACC_TOKEN_PROGRAM,
-  ACC_SYSTEM_PROGRAM,
-  ACC_ASSOCIATED_TOKEN_PROGRAM,
-  ACC_DEPOSITOR,
-  ACC_DEPOSITOR_TOKEN_ACCOUNT,
-  ACC_RECEIPT,
-  ACC_COMMITMENT_MARKER,
-  ACC_RELAYER,
-  ACC_NULLIFIER,
-  ACC_RECIPIENT,
-  ACC_RECIPIENT_TOKEN_ACCOUNT,
-  ACC_RELAYER_TOKEN_ACCOUNT,
-  ACC_SWAP_ESCROW,
-  ACC_RECIPIENT_OUTPUT_TOKEN_ACCOUNT,
-  ACC_OUTPUT_MINT,
-  ACC_INSTRUCTIONS_SYSVAR,
-  ACC_REVERT_MARKER,
-  ACC_PROGRAM_DATA,
-  ACC_EVENT_AUTHORITY,
-  ACC_PROGRAM,
-  ACC_PAYER,
-};
-
-/* Logs `Error: <Name>` and returns Custom(code). */
-uint64_t pool_error(uint64_t code);
-/* Logs Anchor's line for a framework error (account ACC_NONE: "AnchorError occurred.") and returns Custom(code). */
-uint64_t anchor_error(uint64_t code, uint64_t account);
 
 /* ---- Fixed keys and tables (consts.c) -------------------------------------------------- */
 
