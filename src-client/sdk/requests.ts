@@ -1,6 +1,7 @@
 /** The requests the SDK sends, and how their amounts and bytes go on the wire (JSON numbers exact up to 2^53 - 1, u64 as decimal text). */
 import type { Network } from "../../src-shared/networks";
 import { U64_MAX } from "../../src-shared/crypto/protocol";
+import { TREE_DEPTH } from "../../src-shared/pool-program/constants";
 
 /** Amounts are bigint in the SDK; the wire carries JSON numbers, which stay exact only up to 2^53 - 1. */
 export type Amount = bigint | number;
@@ -84,7 +85,8 @@ export interface SandboxSwapPoolRequest {
   reserveB: Amount;
 }
 
-export const TREE_DEPTH = 32;
+/** The tree depth every request names (the spec's `depth`), exported for SDK users; defined once in src-shared. */
+export { TREE_DEPTH };
 
 /** A JSON number for an amount, refusing values JSON would silently round. */
 export function amountToWire(amount: Amount): number {

@@ -2,7 +2,8 @@ import type { FieldHasher } from "../../../src-shared/crypto/hasher";
 import { err, ok, type Result } from "../../../src-shared/result";
 import { RootHistory } from "./root-history";
 import { zeroHashes } from "./zeros";
-import { ROOT_HISTORY_SIZE, TREE_DEPTH, type TreeError } from "./tree";
+import { TREE_DEPTH } from "../../../src-shared/pool-program/constants";
+import { ROOT_HISTORY_SIZE, type TreeError } from "./tree";
 
 export interface FrontierState {
   nextIndex: number;

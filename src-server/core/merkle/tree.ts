@@ -1,10 +1,10 @@
 import type { FieldHasher } from "../../../src-shared/crypto/hasher";
+import { TREE_DEPTH } from "../../../src-shared/pool-program/constants";
 import { err, ok, type Result } from "../../../src-shared/result";
 import { LevelBuffer } from "./level-buffer";
 import { RootHistory } from "./root-history";
 import { zeroHashes } from "./zeros";
 
-export const TREE_DEPTH = 32;
 /**
  * Roots the relay accepts besides the current one: the pool program's ring
  * (src-shared/pool-program ROOT_HISTORY_SIZE, issue 25). A proof stays good
