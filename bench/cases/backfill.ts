@@ -34,7 +34,7 @@ import type { Metric } from "../lib/metric";
 import { fmtPoseidonHash } from "../lib/peer";
 import { logMessage, procCpuMs, startRelayChild, type ListeningProcess } from "../lib/proc";
 import { fmtNum, gc, rate } from "../lib/stats";
-import type { BenchCase } from "./index";
+import type { BenchCase } from "../lib/bench-case";
 
 const SOL = 1_000_000_000;
 /** Deposit instructions per transaction: 7 do not fit in 1232 bytes (each adds 2 account keys and a 68-byte instruction). */

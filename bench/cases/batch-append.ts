@@ -4,7 +4,7 @@ import { buildPersistedPool, dirBytes, INDEXER_PAGE, makeLeaves, tempDir, toDeci
 import type { Metric } from "../lib/metric";
 import { fmtPoseidonHash } from "../lib/peer";
 import { fmtNum, gc, median, rate, timeSyncMs } from "../lib/stats";
-import type { BenchCase } from "./index";
+import type { BenchCase } from "../lib/bench-case";
 
 const batchAppend: BenchCase = {
   name: "batch-append",

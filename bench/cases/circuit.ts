@@ -17,7 +17,7 @@ import { buildWithdrawalInput, snarkjsProver, type MerklePathInput } from "../..
 import { rootFromPath } from "../../src-client/sdk/tree";
 import type { Metric } from "../lib/metric";
 import { median } from "../lib/stats";
-import type { BenchCase } from "./index";
+import type { BenchCase } from "../lib/bench-case";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 /** The last commit whose resources/zk held protocol v2's artifacts (nPublic 6). */

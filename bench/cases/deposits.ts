@@ -16,7 +16,7 @@ import { jsonClient, type JsonClient } from "../lib/http-client";
 import { fmtPoseidonHash } from "../lib/peer";
 import { procCpuMs, startRelayChild } from "../lib/proc";
 import { fmtNum, gc, percentile, rate } from "../lib/stats";
-import type { BenchCase } from "./index";
+import type { BenchCase } from "../lib/bench-case";
 
 const WSOL = "So11111111111111111111111111111111111111112";
 

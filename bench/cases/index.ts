@@ -1,17 +1,6 @@
-import type { CaseResult } from "../lib/metric";
+import type { BenchCase } from "../lib/bench-case";
 
-export interface CaseOptions {
-  quick: boolean;
-  log: (msg: string) => void;
-}
-
-export interface BenchCase {
-  name: string;
-  title: string;
-  run(opts: CaseOptions): Promise<CaseResult>;
-}
-
-/** In report order. Each runs in its own child process (bench/worker.ts). */
+/** In report order. Each runs in its own child process (bench/worker.ts); the cases import nothing from here. */
 export const CASES: Record<string, () => Promise<BenchCase>> = {
   poseidon: async () => (await import("./poseidon")).default,
   "batch-append": async () => (await import("./batch-append")).default,

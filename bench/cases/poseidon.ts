@@ -3,7 +3,7 @@ import { makeLeaves, toDecimal } from "../lib/data";
 import type { Metric } from "../lib/metric";
 import { circomPoseidon } from "../lib/peer";
 import { fmtNum, median, rate, timeSyncMs } from "../lib/stats";
-import type { BenchCase } from "./index";
+import type { BenchCase } from "../lib/bench-case";
 
 /** The wasm exports circomlibjs uses internally: its bare permutation, for a diagnostic line. */
 interface WasmInternals {

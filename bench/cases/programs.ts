@@ -47,7 +47,7 @@ import { Svm } from "../../tests/support/svm";
 import { ROOT } from "../lib/data";
 import type { Metric } from "../lib/metric";
 import { fmtNum, percentile } from "../lib/stats";
-import type { BenchCase } from "./index";
+import type { BenchCase } from "../lib/bench-case";
 
 const BUDGET = { deposit: 40_000, withdraw: 160_000, withdrawCreating: 185_000, swap: 215_000, packet: 1_232 };
 

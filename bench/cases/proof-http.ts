@@ -5,7 +5,7 @@ import { BENCH_MINT, BENCH_NETWORK, copyPool, preparedPool, tempDir } from "../l
 import type { Metric } from "../lib/metric";
 import { procCpuMs, procMemoryMb, spawnListening, startRelayChild, type ListeningProcess } from "../lib/proc";
 import { fmtNum, median } from "../lib/stats";
-import type { BenchCase } from "./index";
+import type { BenchCase } from "../lib/bench-case";
 
 const CONNECTIONS = 50;
 const COLD_LEAVES = 2_000;

@@ -11,7 +11,7 @@ import { BENCH_MINT, copyPool, preparedPool, toDecimal } from "../lib/data";
 import type { Metric } from "../lib/metric";
 import { fmtPoseidonHash } from "../lib/peer";
 import { fmtNum, gc, median, rate, timeSyncMs } from "../lib/stats";
-import type { BenchCase } from "./index";
+import type { BenchCase } from "../lib/bench-case";
 
 /** Any fixed text stands in for the tree account address; both sides send the same one. */
 const ADDRESS = BENCH_MINT;

@@ -19,7 +19,7 @@ import { ROOT, tempDir } from "../lib/data";
 import type { Metric } from "../lib/metric";
 import { startRelayChild, type ListeningProcess } from "../lib/proc";
 import { fmtNum, median } from "../lib/stats";
-import type { BenchCase } from "./index";
+import type { BenchCase } from "../lib/bench-case";
 
 const SLOT_MS = 50;
 const AMOUNT = 1_000_000;

@@ -18,7 +18,7 @@ import type { Metric } from "../lib/metric";
 import { startRelayChild, type ListeningProcess } from "../lib/proc";
 import { ROOT, tempDir } from "../lib/data";
 import { fmtNum, median, percentile } from "../lib/stats";
-import type { BenchCase } from "./index";
+import type { BenchCase } from "../lib/bench-case";
 import path from "node:path";
 
 const MINT = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";

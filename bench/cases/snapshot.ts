@@ -17,7 +17,7 @@ import { BENCH_MINT, BENCH_NETWORK, copyPool, leafMeta, makeLeaves, preparedPool
 import type { Metric } from "../lib/metric";
 import { startRelayChild, type ListeningProcess } from "../lib/proc";
 import { fmtNum } from "../lib/stats";
-import type { BenchCase } from "./index";
+import type { BenchCase } from "../lib/bench-case";
 
 const WSOL = "So11111111111111111111111111111111111111112";
 /** Few connections: latency then shows stalls of the server, not queueing behind 50 clients. */

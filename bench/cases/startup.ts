@@ -8,7 +8,7 @@ import { BENCH_MINT, BENCH_NETWORK, copyPool, dirBytes, preparedPool, tempDir } 
 import type { Metric } from "../lib/metric";
 import { logMessage, procCpuMs, procMemoryMb, spawnListening, type ListeningProcess } from "../lib/proc";
 import { fmtNum, median } from "../lib/stats";
-import type { BenchCase } from "./index";
+import type { BenchCase } from "../lib/bench-case";
 
 const RELAY_ARGS = ["--import", "tsx", "src-server/main.ts"];
 const RELAY_ENV = { RELAY_HOST: "127.0.0.1", RELAY_PORT: "0", RELAY_RATE_LIMITS: "off" };

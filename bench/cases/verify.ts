@@ -14,7 +14,7 @@ import { loadFixtures, readVkey, releaseSnarkjs, snarkjs, useSingleThreadedSnark
 import { Groth16WorkerPool } from "../../src-server/adapters/verifier-groth16/worker-pool";
 import type { CaseResult, Metric } from "../lib/metric";
 import { fmtNum, median, rate } from "../lib/stats";
-import type { BenchCase } from "./index";
+import type { BenchCase } from "../lib/bench-case";
 
 const verify: BenchCase = {
   name: "verify",
