@@ -188,10 +188,18 @@ export {
 } from "./pieces";
 export { revertDeposit, type RevertError } from "./revert";
 export {
+  prepareWithdrawal,
   quoteSwap,
   relayTermsNow,
+  submitWithdrawal,
   withdraw,
+  type InspectOptions,
+  type InspectWarning,
+  type PrepareError,
+  type PrepareOptions,
+  type PreparedWithdrawal,
   type RelayTermsNow,
+  type SubmitOptions,
   type WithdrawError,
   type WithdrawOptions,
   type WithdrawResult,

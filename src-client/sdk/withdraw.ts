@@ -9,11 +9,11 @@ import type { WithdrawalRequest } from "./requests";
 import type { WalletSigner } from "./keypair";
 import { login } from "./login";
 import { withLeafIndex, type DepositNote } from "./note";
-import { proveWithdrawal, type ProveError, type ProveOptions, type WithdrawalProof } from "./prove";
-import { noteSource, type NoteLookup } from "./lookup";
+import { proveWithdrawal, type ProveError, type ProveOptions, type ProveWithdrawalOptions, type WithdrawalProof } from "./prove";
+import { noteSource, type NoteLookup, type NoteSource } from "./lookup";
 import type { RandomSource } from "./note";
 import type { NoteProofError, VerifiedNoteProof } from "./tree";
-import type { RelaySuccess, SwapQuote } from "../../src-shared/api/public";
+import type { NullifierStatus, RelaySuccess, SwapQuote } from "../../src-shared/api/public";
 
 /**
  * `reprove`: the relay refused the proof's root as no longer known
@@ -112,8 +112,11 @@ export type WithdrawError =
    * than protocol v2), or its fee does not leave anything of the deposit.
    */
   | { stage: "fees"; failure: ApiFailure }
-  /** With swapTo: /jupiter refused (InsufficientLiquidity: no route for the pair) or gave no usable minimum; nothing was proved. */
-  | { stage: "quote"; failure: ApiFailure }
+  /**
+   * With swapTo: /jupiter refused (InsufficientLiquidity: no route for the
+   * pair), or gave no usable minimum (`noMinOut`: pass minOut); nothing was proved.
+   */
+  | { stage: "quote"; failure: ApiFailure; noMinOut?: true }
   /** get_nullifier says the note was already withdrawn; nothing was proved or sent. */
   | { stage: "spent"; address: string }
   | { stage: "merkle"; error: NoteProofError }
@@ -128,11 +131,80 @@ export type WithdrawError =
    */
   | { stage: "relay"; failure: ApiFailure; proof: WithdrawalProof; landed?: boolean | null };
 
+/** What {@link prepareWithdrawal} answers when it stops: nothing was proved, or the proof failed. */
+export type PrepareError = Extract<WithdrawError, { stage: "nullifier" | "fees" | "quote" | "spent" | "merkle" | "prove" }>;
+
+/**
+ * For a proof to look at rather than send (`relay-cli prove`): the note is
+ * proved even when spent; `relayer` and `fee`, when given, are bound whatever
+ * GET /fees says (it is then read to compare, and needed only for what is not
+ * given); a swap with `minOut` given asks for no quote; and each reason the
+ * relay would refuse the proof is told to `warn` as soon as it is found.
+ */
+export interface InspectOptions {
+  relayer?: string;
+  fee?: bigint;
+  warn(warning: InspectWarning): void;
+}
+
+export type InspectWarning =
+  /** get_nullifier says the note was already withdrawn: the relay will refuse the proof. */
+  | { kind: "spent"; address: string }
+  /** The relay signs the note's network with another key than the one bound. */
+  | { kind: "relayer"; published: string; bound: string }
+  /** The fee bound is below the relay's (FeeTooLow). */
+  | { kind: "fee"; published: bigint; bound: bigint };
+
+/** {@link prepareWithdrawal}'s options: withdraw's, less those of sending, and `inspect` for a proof that is only looked at. */
+export type PrepareOptions = Omit<WithdrawOptions, "wallet" | "beforeRelay"> & { inspect?: InspectOptions };
+
+/** {@link submitWithdrawal}'s options: withdraw's options of sending. */
+export type SubmitOptions = Pick<WithdrawOptions, "wallet" | "onStage" | "beforeRelay">;
+
+/** A withdrawal proved and not yet sent: what {@link submitWithdrawal} sends. */
+export interface PreparedWithdrawal {
+  note: DepositNote;
+  recipient: string;
+  proof: WithdrawalProof;
+  merkle: VerifiedNoteProof;
+  /** The terms proved: the relayer, the fee, what the recipient receives, and a swap's minOut. */
+  terms: RelayTermsNow & { minOut: bigint | null };
+  /** With swapTo: the quote checked before proving. */
+  quote?: SwapQuote;
+  /** Where the spent check and the path came from: submitting asks it again (a fresh path, the nullifier after a lost answer). */
+  source: NoteSource;
+  /** How the proof was made: submitting proves again with exactly these when the relay refuses the root as too old. */
+  proving: ProveWithdrawalOptions;
+}
+
 const positiveInteger = (value: bigint | number, what: string): bigint => {
   const v = typeof value === "number" ? (Number.isSafeInteger(value) ? BigInt(value) : -1n) : value;
   if (v <= 0n || v > U64_MAX) throw new RangeError(`${what} ${value} is not a positive whole number of base units below 2^64`);
   return v;
 };
+
+/** The options in base units, checked, and the note's lookups: caller mistakes are thrown before anything is sent. */
+interface CheckedOptions {
+  amount: bigint;
+  fee: bigint | undefined;
+  minOut: bigint | undefined;
+  hasher: FieldHasher;
+  source: NoteSource;
+}
+
+async function checkOptions(client: RelayClient, note: DepositNote, options: PrepareOptions): Promise<CheckedOptions> {
+  const fee = options.fee === undefined ? undefined : options.fee === 0 || options.fee === 0n ? 0n : positiveInteger(options.fee, "fee");
+  const minOut = options.minOut === undefined ? undefined : positiveInteger(options.minOut, "minOut");
+  if (minOut !== undefined && options.swapTo === undefined) throw new RangeError("minOut applies to a swap: give swapTo too");
+  const amount = options.amount === undefined ? note.amount : positiveInteger(options.amount, "amount");
+  if (amount > note.amount) throw new RangeError(`amount ${amount} is above the note's value ${note.amount}`);
+  const inspect = options.inspect;
+  if (inspect && fee !== undefined) throw new RangeError("give the fee to bind once: inspect.fee, not fee");
+  if (inspect?.fee !== undefined && (inspect.fee < 0n || inspect.fee >= amount))
+    throw new RangeError(`fee ${inspect.fee} must be below the amount withdrawn (${amount})`);
+  const hasher = options.hasher ?? (await createPoseidonHasher());
+  return { amount, fee, minOut, hasher, source: noteSource(client, note, options.lookup, { hasher, amount }) };
+}
 
 /**
  * Withdraws a deposited note to `recipient` through the relay (/relay, or
@@ -144,7 +216,8 @@ const positiveInteger = (value: bigint | number, what: string): bigint => {
  * asked for this note's leaf or nullifier alone. The recipient receives
  * `amount` (default: the note's value) minus the fee, or for a swap at least
  * `minOut`; what is left of the note is the result's `change`, at the leaf
- * index the relay answered.
+ * index the relay answered. It is {@link prepareWithdrawal} then
+ * {@link submitWithdrawal}, after a login when the client holds no token.
  */
 export async function withdraw(
   client: RelayClient,
@@ -152,82 +225,157 @@ export async function withdraw(
   recipient: string,
   options: WithdrawOptions = {},
 ): Promise<Result<WithdrawResult, WithdrawError>> {
-  const stage = options.onStage ?? (() => {});
-  // Caller mistakes are thrown before anything is sent.
-  const feeOverride = options.fee === undefined ? undefined : options.fee === 0 || options.fee === 0n ? 0n : positiveInteger(options.fee, "fee");
-  const minOutOverride = options.minOut === undefined ? undefined : positiveInteger(options.minOut, "minOut");
-  if (minOutOverride !== undefined && options.swapTo === undefined) throw new RangeError("minOut applies to a swap: give swapTo too");
-  const amount = options.amount === undefined ? note.amount : positiveInteger(options.amount, "amount");
-  if (amount > note.amount) throw new RangeError(`amount ${amount} is above the note's value ${note.amount}`);
-  const hasher = options.hasher ?? (await createPoseidonHasher());
-  const source = noteSource(client, note, options.lookup, { hasher, amount });
-
+  const checked = await checkOptions(client, note, options);
   if (!client.authToken && options.wallet) {
-    stage("login");
+    options.onStage?.("login");
     const token = await login(client, options.wallet);
     if (!token.ok) return err({ stage: "login", failure: token });
   }
+  const prepared = await prepareChecked(client, note, recipient, checked, options);
+  if (!prepared.ok) return prepared;
+  return submitWithdrawal(client, prepared.value, options);
+}
+
+/**
+ * The first half of {@link withdraw}: refuses a spent note, reads the relay's
+ * key and fee (GET /fees), quotes a swap and fixes its minOut, fetches and
+ * checks the note's Merkle path, and proves for exactly those terms. Nothing
+ * is sent to /relay; {@link submitWithdrawal} does that. Needs no login.
+ */
+export async function prepareWithdrawal(
+  client: RelayClient,
+  note: DepositNote,
+  recipient: string,
+  options: PrepareOptions = {},
+): Promise<Result<PreparedWithdrawal, PrepareError>> {
+  return prepareChecked(client, note, recipient, await checkOptions(client, note, options), options);
+}
+
+async function prepareChecked(
+  client: RelayClient,
+  note: DepositNote,
+  recipient: string,
+  checked: CheckedOptions,
+  options: PrepareOptions,
+): Promise<Result<PreparedWithdrawal, PrepareError>> {
+  const stage = options.onStage ?? (() => {});
+  const { amount, hasher, source } = checked;
 
   stage("nullifier");
-  const spent = await source.spent();
-  if (!spent.ok) return err({ stage: "nullifier", failure: spent });
-  if (spent.value.address !== null) return err({ stage: "spent", address: spent.value.address });
+  const unspent = checkUnspent(await source.spent(), options.inspect);
+  if (!unspent.ok) return unspent;
 
   stage("fees");
-  const termsNow = await relayTermsNow(client, note, { amount, ...(feeOverride === undefined ? {} : { fee: feeOverride }) });
-  if (!termsNow.ok) return err({ stage: "fees", failure: termsNow });
-  const terms = termsNow.value;
+  const terms = await termsToBind(client, note, amount, checked.fee, options.inspect);
+  if (!terms.ok) return err({ stage: "fees", failure: terms.error });
 
-  let quote: SwapQuote | undefined;
-  let minOut: bigint | null = null;
-  if (options.swapTo !== undefined) {
-    stage("quote");
-    // A pair without a route fails here, before seconds of proving.
-    const quoted = await client.quote({ inputMint: note.mint, outputMint: options.swapTo, amount: terms.toRecipient, network: note.network });
-    if (!quoted.ok) return err({ stage: "quote", failure: quoted });
-    quote = quoted.value;
-    if (minOutOverride !== undefined) minOut = minOutOverride;
-    else {
-      const least = quote.otherAmountThreshold;
-      if (least === undefined) {
-        return err({
-          stage: "quote",
-          failure: {
-            ok: false,
-            status: quoted.status,
-            error: ClientError.BadResponse,
-            message: "the quote has no otherAmountThreshold to prove as minOut: pass minOut",
-          },
-        });
-      }
-      if (BigInt(least) === 0n) {
-        return err({
-          stage: "quote",
-          failure: {
-            ok: false,
-            status: 400,
-            error: "InvalidRequest",
-            message: `minOut: the quote's otherAmountThreshold for ${terms.toRecipient} is 0, too little to swap`,
-          },
-        });
-      }
-      minOut = BigInt(least);
-    }
-  }
+  const swap = await swapToBind(client, note, terms.value, { ...checked, swapTo: options.swapTo, inspect: options.inspect !== undefined, stage });
+  if (!swap.ok) return swap;
+  const { quote, minOut } = swap.value;
 
   stage("merkle");
   const merkle = await source.path();
   if (!merkle.ok) return err({ stage: "merkle", error: merkle.error });
 
-  const swap = options.swapTo !== undefined && minOut !== null ? { outputMint: options.swapTo, minOut } : null;
-  let path = merkle.value;
+  const bound = options.swapTo !== undefined && minOut !== null ? { outputMint: options.swapTo, minOut } : null;
+  const proving: ProveWithdrawalOptions = { ...options.prove, hasher, relayer: terms.value.relayer, fee: terms.value.fee, swap: bound, amount };
+  stage("prove");
+  const proved = await proveWithdrawal(note, merkle.value, recipient, proving);
+  if (!proved.ok) return err({ stage: "prove", error: proved.error });
+  return ok({
+    note,
+    recipient,
+    proof: proved.value,
+    merkle: merkle.value,
+    terms: { ...terms.value, minOut },
+    ...(quote ? { quote } : {}),
+    source,
+    proving,
+  });
+}
+
+/** A spent note stops a withdrawal before any proving; an inspected proof only warns (and goes on when the check failed). */
+function checkUnspent(spent: ApiResult<NullifierStatus>, inspect: InspectOptions | undefined): Result<void, PrepareError> {
+  if (inspect) {
+    if (spent.ok && spent.value.address !== null) inspect.warn({ kind: "spent", address: spent.value.address });
+    return ok(undefined);
+  }
+  if (!spent.ok) return err({ stage: "nullifier", failure: spent });
+  if (spent.value.address !== null) return err({ stage: "spent", address: spent.value.address });
+  return ok(undefined);
+}
+
+/** The relayer key and fee to prove: the relay's own (GET /fees), `fee` when paying more, or what `inspect` binds. */
+async function termsToBind(
+  client: RelayClient,
+  note: DepositNote,
+  amount: bigint,
+  fee: bigint | undefined,
+  inspect: InspectOptions | undefined,
+): Promise<Result<RelayTermsNow, ApiFailure>> {
+  if (!inspect) {
+    const terms = await relayTermsNow(client, note, { amount, ...(fee === undefined ? {} : { fee }) });
+    return terms.ok ? ok(terms.value) : err(terms);
+  }
+  // The relay's own terms, unless both are given (then GET /fees is only read to warn about a mismatch).
+  const published = await relayTermsNow(client, note, { amount });
+  if (!published.ok) {
+    if (inspect.relayer === undefined || inspect.fee === undefined) return err(published);
+    return ok({ relayer: inspect.relayer, fee: inspect.fee, toRecipient: amount - inspect.fee });
+  }
+  const relayer = inspect.relayer ?? published.value.relayer;
+  const bound = inspect.fee ?? published.value.fee;
+  if (relayer !== published.value.relayer) inspect.warn({ kind: "relayer", published: published.value.relayer, bound: relayer });
+  if (bound < published.value.fee) inspect.warn({ kind: "fee", published: published.value.fee, bound });
+  return ok({ relayer, fee: bound, toRecipient: amount - bound });
+}
+
+/**
+ * With swapTo: the quote, and the minOut to prove (given, else the quote's
+ * otherAmountThreshold). A pair without a route fails here, before seconds
+ * of proving; an inspected proof with minOut given asks for no quote.
+ */
+async function swapToBind(
+  client: RelayClient,
+  note: DepositNote,
+  terms: RelayTermsNow,
+  o: { swapTo: string | undefined; minOut: bigint | undefined; inspect: boolean; stage: (stage: WithdrawStage) => void },
+): Promise<Result<{ quote?: SwapQuote; minOut: bigint | null }, PrepareError>> {
+  if (o.swapTo === undefined) return ok({ minOut: null });
+  if (o.inspect && o.minOut !== undefined) return ok({ minOut: o.minOut });
+  o.stage("quote");
+  const quoted = await client.quote({ inputMint: note.mint, outputMint: o.swapTo, amount: terms.toRecipient, network: note.network });
+  if (!quoted.ok) return err({ stage: "quote", failure: quoted });
+  const quote = quoted.value;
+  if (o.minOut !== undefined) return ok({ quote, minOut: o.minOut });
+  const least = quote.otherAmountThreshold;
+  if (least === undefined) {
+    const message = "the quote has no otherAmountThreshold to prove as minOut: pass minOut";
+    return err({ stage: "quote", noMinOut: true, failure: { ok: false, status: quoted.status, error: ClientError.BadResponse, message } });
+  }
+  if (BigInt(least) === 0n) {
+    const message = `minOut: the quote's otherAmountThreshold for ${terms.toRecipient} is 0, too little to swap`;
+    return err({ stage: "quote", noMinOut: true, failure: { ok: false, status: 400, error: "InvalidRequest", message } });
+  }
+  return ok({ quote, minOut: BigInt(least) });
+}
+
+/**
+ * The second half of {@link withdraw}: hands the proof to `beforeRelay`,
+ * sends it to /relay (or /relay_swap), and answers where the change leaf
+ * went. When the relay refuses the proof's root as no longer known, it
+ * fetches a fresh path, proves again with the same terms and sends once more
+ * (stages reprove, merkle, prove, save, relay), once only.
+ */
+export async function submitWithdrawal(
+  client: RelayClient,
+  prepared: PreparedWithdrawal,
+  options: SubmitOptions = {},
+): Promise<Result<WithdrawResult, WithdrawError>> {
+  const stage = options.onStage ?? (() => {});
+  let { proof, merkle } = prepared;
   let reproved = false;
   for (;;) {
-    stage("prove");
-    const proved = await proveWithdrawal(note, path, recipient, { ...options.prove, hasher, relayer: terms.relayer, fee: terms.fee, swap, amount });
-    if (!proved.ok) return err({ stage: "prove", error: proved.error });
-    const proof = proved.value;
-
     if (options.beforeRelay) {
       stage("save");
       const saved = await options.beforeRelay(proof);
@@ -235,7 +383,7 @@ export async function withdraw(
     }
 
     stage("relay");
-    const relayed = await relayProof(client, proof, recipient, source, options.wallet);
+    const relayed = await relayProof(client, proof, prepared.recipient, prepared.source, options.wallet);
     if (!relayed.ok && relayed.error === "login") return err({ stage: "login", failure: relayed.failure });
     if (relayed.ok) {
       const { signature, changeLeafIndex } = relayed.value;
@@ -244,27 +392,36 @@ export async function withdraw(
         changeLeafIndex,
         change: withLeafIndex(proof.change, changeLeafIndex),
         proof,
-        merkle: path,
-        terms: { ...terms, minOut },
-        ...(quote ? { quote } : {}),
+        merkle,
+        terms: prepared.terms,
+        ...(prepared.quote ? { quote: prepared.quote } : {}),
         ...(reproved ? { reproved: true as const } : {}),
       });
     }
-    const failure = relayed.failure;
-    if (!reproved && isStaleRoot(failure)) {
-      // The root left the pool's history between the path and the relay (1,000 insertions: a flood of deposits, or a
-      // long wait). The relay refused before anything was sent, so the note is unspent: one fresh path, one more proof,
-      // one more send. Once only: a second refusal is reported, so a relay or a flood cannot keep the wallet proving.
-      reproved = true;
-      stage("reprove");
-      stage("merkle");
-      const fresh = await source.path();
-      if (!fresh.ok) return err({ stage: "merkle", error: fresh.error });
-      path = fresh.value;
-      continue;
-    }
-    return relayFailure(failure, proof, source);
+    if (reproved || !isStaleRoot(relayed.failure)) return relayFailure(relayed.failure, proof, prepared.source);
+    // The root left the pool's history between the path and the relay (1,000 insertions: a flood of deposits, or a
+    // long wait). The relay refused before anything was sent, so the note is unspent: one fresh path, one more proof,
+    // one more send. Once only: a second refusal is reported, so a relay or a flood cannot keep the wallet proving.
+    reproved = true;
+    stage("reprove");
+    const again = await proveAgain(prepared, stage);
+    if (!again.ok) return again;
+    ({ proof, merkle } = again.value);
   }
+}
+
+/** A fresh path and a proof on it, with the terms of the first proof. */
+async function proveAgain(
+  prepared: PreparedWithdrawal,
+  stage: (stage: WithdrawStage) => void,
+): Promise<Result<{ proof: WithdrawalProof; merkle: VerifiedNoteProof }, PrepareError>> {
+  stage("merkle");
+  const fresh = await prepared.source.path();
+  if (!fresh.ok) return err({ stage: "merkle", error: fresh.error });
+  stage("prove");
+  const proved = await proveWithdrawal(prepared.note, fresh.value, prepared.recipient, prepared.proving);
+  if (!proved.ok) return err({ stage: "prove", error: proved.error });
+  return ok({ proof: proved.value, merkle: fresh.value });
 }
 
 /** The relay's answer when the proof's root is no longer one it (or the pool) accepts; SPEC's name is InvalidRoot, the program's UnknownRoot. */
@@ -281,7 +438,7 @@ async function relayProof(
   client: RelayClient,
   proof: WithdrawalProof,
   recipient: string,
-  source: ReturnType<typeof noteSource>,
+  source: NoteSource,
   wallet: WalletSigner | undefined,
 ): Promise<{ ok: true; value: RelaySuccess } | { ok: false; error: "relay"; failure: ApiFailure } | { ok: false; error: "login"; failure: ApiFailure }> {
   // depth is always TREE_DEPTH on the wire; the client adds it.
@@ -322,7 +479,7 @@ async function relayProof(
 }
 
 /** A refusal, or no usable answer: after the latter the transaction may have landed anyway, so ask the chain's view. */
-async function relayFailure(relayed: ApiFailure, proof: WithdrawalProof, source: ReturnType<typeof noteSource>): Promise<Result<never, WithdrawError>> {
+async function relayFailure(relayed: ApiFailure, proof: WithdrawalProof, source: NoteSource): Promise<Result<never, WithdrawError>> {
   if (relayed.status === 0 || relayed.status >= 500 || relayed.error === ClientError.BadResponse) {
     const after = await source.spentAfterRelay();
     return err({ stage: "relay", failure: relayed, proof, landed: after.ok ? after.value.address !== null : null });
