@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import type { SnarkjsVerificationKey } from "../../src-server/adapters/verifier-groth16/groth16-mcl";
+import type { SnarkjsVerificationKey } from "../../src-shared/zk/verification-key";
 import { generateVerifyingKeyHeader, HEADER_PATH, VKEY_PATH, verifyingKeyBytes, verifyingKeyHeaderFor } from "../../tools/vkey/gen-verifying-key";
 
 describe("programs/pool/src/verifying_key.h", () => {

@@ -16,7 +16,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync 
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { SnarkjsVerificationKey } from "../../src-server/adapters/verifier-groth16/groth16-mcl";
+import type { SnarkjsVerificationKey } from "../../src-shared/zk/verification-key";
 import { verifyingKeyFingerprint } from "../../src-shared/ceremony/fingerprint";
 import { DEFAULT_ARTIFACTS, snarkjsProver, verifyWithdrawalProof, type Prover } from "../../src-client/sdk/prove";
 import { withSingleThreadedCurve } from "../../src-client/sdk/snarkjs";

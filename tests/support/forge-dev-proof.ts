@@ -30,7 +30,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { SnarkjsVerificationKey } from "../../src-server/adapters/verifier-groth16/groth16-mcl";
+import type { SnarkjsVerificationKey } from "../../src-shared/zk/verification-key";
 import type { SnarkjsProof } from "../../src-shared/zk/proof-codec";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import type { SnarkjsVerificationKey } from "../../src-server/adapters/verifier-groth16/groth16-mcl";
+import type { SnarkjsVerificationKey } from "../../src-shared/zk/verification-key";
 import { verifyingKeyFingerprint } from "../../src-shared/ceremony/fingerprint";
 import { programElfHash } from "../../src-shared/ceremony/program-hash";
 import { buildPoolForKey, runBuild } from "./build.js";

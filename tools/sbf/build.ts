@@ -20,7 +20,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import type { SnarkjsVerificationKey } from "../../src-server/adapters/verifier-groth16/groth16-mcl.js";
+import type { SnarkjsVerificationKey } from "../../src-shared/zk/verification-key.js";
 import { verifyingKeyFingerprint } from "../../src-shared/ceremony/fingerprint.js";
 import { programElfHash } from "../../src-shared/ceremony/program-hash.js";
 import { verifyingKeyBytes, verifyingKeyHeaderFor } from "../vkey/gen-verifying-key.js";

@@ -18,7 +18,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { SnarkjsVerificationKey } from "../../src-server/adapters/verifier-groth16/groth16-mcl";
+import type { SnarkjsVerificationKey } from "../../src-shared/zk/verification-key";
 import { BASE_FIELD_MODULUS } from "../../src-shared/zk/proof-codec";
 import { writeOrCheckGenerated } from "../lib/generated-file";
 

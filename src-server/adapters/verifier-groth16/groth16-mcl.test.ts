@@ -2,7 +2,8 @@ import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BASE_FIELD_MODULUS } from "../../core/proof/codec";
 import { FIELD_MODULUS, bigIntToBytes32 } from "../../../src-shared/encoding/field";
-import { Groth16MclVerifier, parseVerificationKey, type SnarkjsVerificationKey } from "./groth16-mcl";
+import { parseVerificationKey, type SnarkjsVerificationKey } from "../../../src-shared/zk/verification-key";
+import { Groth16MclVerifier } from "./groth16-mcl";
 import { fpFromBigInt, frFromBytesBE, g1FromAffine, initMcl, mcl, twistPointOutsideSubgroup } from "./mcl";
 import { loadFixtures, releaseSnarkjs, useSingleThreadedSnarkjs, VKEY_PATH, type FfCurve, type WireCase } from "../../../tests/support/groth16/fixtures";
 

@@ -19,7 +19,7 @@ import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { workerModule, workerSpec } from "../threads/worker-entry";
 import { VerifierBusyError, type ProofVerifier } from "../../ports/proof-verifier";
-import { parseVerificationKey } from "./groth16-mcl";
+import { parseVerificationKey } from "../../../src-shared/zk/verification-key";
 import type { VerifyRequest, WorkerInit, WorkerMessage } from "./verify-worker";
 
 export interface Groth16VerifierOptions {
