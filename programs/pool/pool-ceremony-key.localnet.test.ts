@@ -9,8 +9,8 @@
 import { randomBytes } from "node:crypto";
 import { ComputeBudgetProgram, Keypair, PublicKey, type TransactionInstruction } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildPoolForKey } from "../build/build";
-import { findClang, INSTALL_HINT } from "../build/compile";
+import { buildPoolForKey } from "../../tools/sbf/build";
+import { findClang, INSTALL_HINT } from "../../tools/sbf/compile";
 import { noteLeafIndex } from "../../src-client/sdk/note";
 import { proveWithdrawal, verifyWithdrawalProof, withdrawalPublicSignals, type WithdrawalProof } from "../../src-client/sdk/prove";
 import { MerkleTree } from "../../src-server/core/merkle/tree";
