@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { Connection, Keypair } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_POOL_PROGRAM_ID, NATIVE_MINT } from "../../src-shared/pool-program";
-import { readLookupTable, relayTableAddresses } from "../../src-server/adapters/chain-solana/lookup-tables";
+import { readLookupTable, relayTableAddresses } from "../../src-shared/solana/lookup-tables";
 import { startLocalValidator, type LocalValidator } from "../../src-localnet/validator";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");

@@ -16,7 +16,7 @@ import {
 } from "@solana/web3.js";
 import { Buffer } from "buffer";
 import nacl from "tweetnacl";
-import { readLookupTable, relayTableAddresses } from "../../src-server/adapters/chain-solana/lookup-tables";
+import { readLookupTable, relayTableAddresses } from "../../src-shared/solana/lookup-tables";
 import { confirmed } from "./cli";
 
 /** Who creates, extends and pays: the relayer's key (readKeypairFile's Signer, or a Keypair wrapped). */

@@ -13,7 +13,8 @@ import {
   poolTreeAddress,
   poolVaultAddress,
 } from "../../../src-shared/pool-program";
-import { LookupTableError, RelayLookupTables, relayTableAddresses } from "./lookup-tables";
+import { LookupTableError, relayTableAddresses } from "../../../src-shared/solana/lookup-tables";
+import { RelayLookupTables } from "./lookup-tables";
 
 const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
 const WSOL = "So11111111111111111111111111111111111111112";

@@ -34,7 +34,7 @@ import type { SwapVenueError } from "../../ports/swap-venue";
 import type { JupiterInstruction, SwapInstructions } from "../swap-jupiter/decode";
 import type { SwapInstructionsRequest } from "../swap-jupiter/jupiter-api";
 import type { LandingOutcome, LandingRequest } from "./landing-engine";
-import { relayTableAddresses } from "./lookup-tables";
+import { relayTableAddresses } from "../../../src-shared/solana/lookup-tables";
 import { createAtaIdempotent, refusalDetail, short, type SolanaContext } from "./solana-context";
 import { LAMPORTS_PER_SIGNATURE } from "./fee-policy";
 import { checkBalances, checkLamports, checkRoute, relayerTokenAmount } from "./swap-guard";

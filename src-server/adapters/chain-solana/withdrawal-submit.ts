@@ -12,7 +12,7 @@ import {
 import { insertedLeaves, leafTransactionOfResponse } from "../../../src-shared/pool-program/leaves";
 import type { ChainRejection, SubmissionObserver, SubmitResult, WithdrawalSubmission } from "../../ports/chain";
 import type { LandingOutcome } from "./landing-engine";
-import { relayTableAddresses } from "./lookup-tables";
+import { relayTableAddresses } from "../../../src-shared/solana/lookup-tables";
 import { createAtaIdempotent, poolError, refusalDetail, short, type SolanaContext } from "./solana-context";
 
 /**

@@ -33,7 +33,7 @@ import {
   swapEscrowAddress,
   withdrawSwapInstruction,
 } from "../../../src-shared/pool-program";
-import { relayTableAddresses } from "../chain-solana/lookup-tables";
+import { relayTableAddresses } from "../../../src-shared/solana/lookup-tables";
 import { ROUTE_MAX_ACCOUNTS, ROUTE_MAX_ACCOUNTS_WITH_TABLE, routeMaxAccounts } from "./jupiter-api";
 
 const PACKET = 1232;
