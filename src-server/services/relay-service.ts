@@ -6,7 +6,7 @@ import type { Network } from "../../src-shared/networks";
 import { parsePublicKey } from "../../src-shared/encoding/base58";
 import { PROTOCOL_VERSION, withdrawalPublicSignals, type RelayTerms } from "../core/proof/public-inputs";
 import { decideFee, type FeeInForce } from "../core/relay/fee";
-import type { SwapWithdrawalRequest, WithdrawalRequest } from "../core/relay/request";
+import type { ParsedSwapWithdrawal, ParsedWithdrawal } from "../core/relay/request";
 import { RelayState, type RelayOutcome } from "../core/relay/states";
 import { slippageSeenBps, type PairSlippage } from "../core/swap/slippage";
 import type { ChainBackend, ChainRejection, SwapLeg } from "../ports/chain";
@@ -214,17 +214,17 @@ export class RelayService {
   }
 
   /** `gate`: the client's verification slot (none: not capped, e.g. tests and the bench). */
-  relay(req: WithdrawalRequest, gate?: VerificationGate): Promise<RelayOutcome> {
+  relay(req: ParsedWithdrawal, gate?: VerificationGate): Promise<RelayOutcome> {
     return this.run(req, null, gate);
   }
 
   /** /relay_swap: the same pipeline; depositSize − fee is swapped into output_mint, at least minOut of it for the recipient. */
-  relaySwap(req: SwapWithdrawalRequest, gate?: VerificationGate): Promise<RelayOutcome> {
+  relaySwap(req: ParsedSwapWithdrawal, gate?: VerificationGate): Promise<RelayOutcome> {
     return this.run(req, { outputMint: req.outputMint, outputMintBytes: req.outputMintBytes, minOut: req.minOut }, gate);
   }
 
   private async run(
-    req: WithdrawalRequest,
+    req: ParsedWithdrawal,
     swapTerms: { outputMint: string; outputMintBytes: Uint8Array; minOut: bigint } | null,
     gate: VerificationGate = () => () => {},
   ): Promise<RelayOutcome> {
@@ -313,7 +313,7 @@ export class RelayService {
 
   private async verifyAndSubmit(
     record: NewRelayRecord,
-    req: WithdrawalRequest,
+    req: ParsedWithdrawal,
     chain: ChainBackend,
     terms: RelayTerms,
     swap: QuotedSwap | undefined,
@@ -427,7 +427,7 @@ export class RelayService {
   }
 
   /** Syncs the pool's tree, waiting at most CHANGE_LEAF_SYNC_MS: a slow chain delays the answer that long, never longer. */
-  private async indexerCaughtUp(req: WithdrawalRequest): Promise<void> {
+  private async indexerCaughtUp(req: ParsedWithdrawal): Promise<void> {
     const synced = this.deps.indexer.sync(req.network, req.mint).catch((e: unknown) => {
       this.log(`relay: indexer sync after a withdrawal: ${(e as Error).message}`);
     });
@@ -438,7 +438,7 @@ export class RelayService {
   }
 
   /** The withdrawal landed but the chain did not say where its change leaf went: the indexer applies it from the transaction. */
-  private async changeLeafFromIndexer(req: WithdrawalRequest): Promise<number | null> {
+  private async changeLeafFromIndexer(req: ParsedWithdrawal): Promise<number | null> {
     const { indexer } = this.deps;
     // Real time, not this.now(): a test's frozen clock must not make this wait forever.
     const until = Date.now() + CHANGE_LEAF_WAIT_MS;
@@ -462,7 +462,7 @@ export class RelayService {
    */
   private async takeQuote(
     id: string,
-    req: WithdrawalRequest,
+    req: ParsedWithdrawal,
     terms: { outputMint: string; minOut: bigint },
     amount: bigint,
     reject: Reject,

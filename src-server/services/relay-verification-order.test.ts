@@ -3,7 +3,7 @@ import { encodeBase58 } from "../../src-shared/encoding/base58";
 import type { FieldHasher } from "../../src-shared/crypto/hasher";
 import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
 import type { Network } from "../../src-shared/networks";
-import type { WithdrawalRequest } from "../core/relay/request";
+import type { ParsedWithdrawal as WithdrawalRequest } from "../core/relay/request";
 import type { ChainBackend, SubmitResult, WithdrawalSubmission } from "../ports/chain";
 import { VerifierBusyError, type ProofVerifier } from "../ports/proof-verifier";
 import type { RelayStore } from "../ports/relay-store";

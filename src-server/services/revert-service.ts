@@ -101,7 +101,7 @@ export class RevertService {
     };
 
     const body = parseRevertBody(input.body);
-    if (!body.ok) return turnAway(ErrorName.InvalidRequest, `${body.error.field}: ${body.error.problem}`);
+    if (!body.ok) return turnAway(ErrorName.InvalidRequest, body.error.message);
     const authorized = checkRevertAuthorization({ ...body.value, txnSig: input.txnSig, tokenWallet }, this.deps.verifySignature ?? verifyEd25519);
     if (!authorized.ok) return turnAway(ErrorName.InvalidSignature, authorized.error.detail);
     const wallet = body.value.wallet;

@@ -1,5 +1,7 @@
 import type { Ed25519Verify } from "../../../src-shared/crypto/ed25519";
-import { parsePublicKey, parseSignature } from "../../../src-shared/encoding/base58";
+import { decodeBody, type BodyProblem } from "../../../src-shared/api/request-fields";
+import { revertRequest } from "../../../src-shared/api/requests";
+import { parseSignature } from "../../../src-shared/encoding/base58";
 import { revertMessage } from "../../../src-shared/messages";
 import { err, ok, type Result } from "../../../src-shared/result";
 
@@ -12,21 +14,16 @@ export interface RevertBody {
 }
 
 /**
- * The revert request body (spec: wallet, signature, message). A body of the
+ * The revert request body (src-shared/api/requests.ts: wallet, signature, message). A body of the
  * wrong shape is InvalidRequest naming the field; a signature string that
  * cannot be an ed25519 signature is left for the signature check.
  */
-export function parseRevertBody(body: unknown): Result<RevertBody, { field: string; problem: string }> {
-  if (typeof body !== "object" || body === null || Array.isArray(body))
-    return err({ field: "body", problem: "must be a JSON object { wallet, signature, message }" });
-  const b = body as Record<string, unknown>;
-  const wallet = parsePublicKey(b.wallet);
-  if (!wallet.ok) return err({ field: "wallet", problem: `${wallet.error} (a base58 public key)` });
-  if (typeof b.signature !== "string") return err({ field: "signature", problem: "must be a base58 string" });
-  if (typeof b.message !== "string") return err({ field: "message", problem: "must be the signed text `Revert deposit: <txn_sig>`" });
-  if (b.message.length > 256) return err({ field: "message", problem: "is longer than any revert message" });
-  const sig = parseSignature(b.signature);
-  return ok({ wallet: b.wallet as string, walletBytes: wallet.value, signature: sig.ok ? sig.value : null, message: b.message });
+export function parseRevertBody(body: unknown): Result<RevertBody, BodyProblem> {
+  const r = decodeBody(revertRequest, body);
+  if (!r.ok) return r;
+  const { wallet, signature, message } = r.value;
+  const sig = parseSignature(signature);
+  return ok({ wallet: wallet.text, walletBytes: wallet.bytes, signature: sig.ok ? sig.value : null, message });
 }
 
 export interface RevertAuthorization {
@@ -53,7 +50,7 @@ export interface InvalidRevertSignature {
  * signed it, and that wallet is the one the auth token was issued to. A
  * signature of another deposit, of another text, or by another wallet is
  * `InvalidSignature` ("wrong wallet signed"). `verify` is the relay's native
- * ed25519 check (adapters/keys/ed25519-native.ts): the core does no I/O and
+ * ed25519 check (ports/signature-verifier.ts): the core does no I/O and
  * picks no crypto backend.
  */
 export function checkRevertAuthorization(a: RevertAuthorization, verify: Ed25519Verify): Result<void, InvalidRevertSignature> {

@@ -1,8 +1,9 @@
 import type { ServerResponse } from "node:http";
 import { Router } from "express";
 import { ErrorName } from "../../../src-shared/errors";
-import { parseFieldBytes } from "../../../src-shared/encoding/field";
 import type { LeafList } from "../../../src-shared/api/public";
+import { decodeBody } from "../../../src-shared/api/request-fields";
+import { LEAVES_PAGE_MAX, leavesRequest, nullifierRequest } from "../../../src-shared/api/requests";
 import type { Network } from "../../../src-shared/networks";
 import { err, ok, type Result } from "../../../src-shared/result";
 import { ProofJson } from "../../core/merkle/proof-json";
@@ -22,21 +23,10 @@ export interface IndexerRouteDeps {
 
 const fail = (res: ServerResponse, e: ParamError): void => sendError(res, e.status, e.error, e.message);
 
-/** get_leaves' page size when the body gives none, and the most one answer lists (about 50 bytes a leaf). */
-export const LEAVES_PAGE_MAX = 10_000;
-
 /** get_leaves' optional body `{ from?, limit? }`: an error message naming the field, or the page asked. */
 export function parseLeavesBody(body: unknown): Result<{ from: number; limit: number }, string> {
-  // No body at all (the spec's other reads send none) reads as `{}`.
-  if (body === undefined) return ok({ from: 0, limit: LEAVES_PAGE_MAX });
-  if (typeof body !== "object" || body === null || Array.isArray(body)) return err("body must be a JSON object { from?: number, limit?: number } or empty");
-  const b = body as Record<string, unknown>;
-  const from = b.from === undefined ? 0 : b.from;
-  if (typeof from !== "number" || !Number.isSafeInteger(from) || from < 0) return err("from must be a non-negative integer (the first leaf index)");
-  const limit = b.limit === undefined ? LEAVES_PAGE_MAX : b.limit;
-  if (typeof limit !== "number" || !Number.isSafeInteger(limit) || limit < 0 || limit > LEAVES_PAGE_MAX)
-    return err(`limit must be an integer from 0 to ${LEAVES_PAGE_MAX}`);
-  return ok({ from, limit });
+  const page = decodeBody(leavesRequest, body);
+  return page.ok ? ok({ from: page.value.from ?? 0, limit: page.value.limit ?? LEAVES_PAGE_MAX }) : err(page.error.message);
 }
 
 /**
@@ -133,18 +123,15 @@ export function indexerRoutes(deps: IndexerRouteDeps, r: Router = Router(), read
     const found = resolvePool(res, req.params);
     if (!found) return;
     const { pool } = found;
-    const body: unknown = req.body;
-    if (typeof body !== "object" || body === null || Array.isArray(body)) {
-      return invalidRequest(res, "body must be a JSON object { nullifierHash: number[32] } sent as application/json");
-    }
-    const hash = parseFieldBytes((body as Record<string, unknown>).nullifierHash);
-    if (!hash.ok) return invalidRequest(res, `nullifierHash: ${hash.error} (32 bytes, big-endian, below the field modulus)`);
+    const body = decodeBody(nullifierRequest, req.body);
+    if (!body.ok) return invalidRequest(res, body.error.message);
+    const hash = body.value.nullifierHash;
     const chain = deps.chains.get(pool.network)!;
-    const spent = await chain.isNullifierSpent(pool.mint, hash.value);
+    const spent = await chain.isNullifierSpent(pool.mint, hash);
     if (!spent) return void res.status(200).json({ address: null, json: null });
     const mintBytes = parseMintParam(pool.mint);
     if (!mintBytes.ok) throw new Error(`pool ${pool.mint} has an invalid mint`);
-    res.status(200).json({ address: deps.nullifierAddress(pool.network, mintBytes.value.bytes, hash.value), json: { spent: true } });
+    res.status(200).json({ address: deps.nullifierAddress(pool.network, mintBytes.value.bytes, hash), json: { spent: true } });
   });
 
   r.post("/get_leaves/:mint/:depth/:network", ...deps.limits.middleware("get_leaves"), (req, res) => {

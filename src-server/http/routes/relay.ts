@@ -3,7 +3,8 @@ import type { FeesAnswer } from "../../../src-shared/api/public";
 import { ErrorName } from "../../../src-shared/errors";
 import { NETWORKS } from "../../../src-shared/networks";
 import type { Result } from "../../../src-shared/result";
-import { parseSwapWithdrawalRequest, parseWithdrawalRequest, type RequestProblem } from "../../core/relay/request";
+import type { BodyProblem } from "../../../src-shared/api/request-fields";
+import { parseSwapWithdrawalRequest, parseWithdrawalRequest } from "../../core/relay/request";
 import type { RelayOutcome } from "../../core/relay/states";
 import type { RelayConfig } from "../../config/schema";
 import type { Network } from "../../../src-shared/networks";
@@ -26,10 +27,10 @@ export function relayRoutes(deps: {
 
   /** /relay and /relay_swap: parse, authenticate, run the pipeline; the HTTP status equals the body's. */
   const relayEndpoint =
-    <R>(parse: (body: unknown) => Result<R, RequestProblem>, run: (request: R, gate: VerificationGate) => Promise<RelayOutcome>): RequestHandler =>
+    <R>(parse: (body: unknown) => Result<R, BodyProblem>, run: (request: R, gate: VerificationGate) => Promise<RelayOutcome>): RequestHandler =>
     async (req, res) => {
       const parsed = parse(req.body);
-      if (!parsed.ok) return sendRelayError(res, 400, ErrorName.InvalidRequest, `${parsed.error.field}: ${parsed.error.problem}`);
+      if (!parsed.ok) return sendRelayError(res, 400, parsed.error.error, parsed.error.message);
       if (deps.config.auth.requireRelayAuth && deps.auth.walletOf(req.get("x-api-auth")) === null) {
         return sendRelayError(res, 401, ErrorName.Unauthorized, "x-api-auth must carry a valid token from /login");
       }
@@ -42,10 +43,7 @@ export function relayRoutes(deps: {
   r.post(
     "/relay",
     ...deps.limits.middleware("relay", "relay"),
-    relayEndpoint(
-      (b) => parseWithdrawalRequest(b),
-      (w, gate) => deps.relay.relay(w, gate),
-    ),
+    relayEndpoint(parseWithdrawalRequest, (w, gate) => deps.relay.relay(w, gate)),
   );
   r.post(
     "/relay_swap",
