@@ -1,4 +1,9 @@
-/** Layer rules checked in CI (npm run lint:layers): the domain core stays pure, production code never imports tests or the test validator. */
+/**
+ * Layer rules checked in CI (npm run lint:layers). Inside src-server the arrows point inward only:
+ * composition → http → services → ports → core/config → src-shared, and adapters → ports/core; no
+ * production folder but src-main imports src-server; production code never imports tests or the
+ * test validator.
+ */
 module.exports = {
   forbidden: [
     {
@@ -31,11 +36,62 @@ module.exports = {
       to: { path: ["^src-server/", "^src-main/", "^src-client/", "^(node:)"] },
     },
     {
-      name: "http-is-thin",
-      comment: "Routes call services and core; they do not reach into storage adapters.",
+      name: "browser-never-loads-node-shared",
+      comment:
+        "src-shared/node (keypair files, node:crypto ed25519) is node-only and left out of tsconfig.web.json: the console and the preload's typed API never import it.",
+      severity: "error",
+      from: { path: ["^src-renderer/", "^src-preload/api\\.ts$"] },
+      to: { path: "^src-shared/node/" },
+    },
+    {
+      name: "ports-are-interfaces",
+      comment:
+        "src-server/ports holds the interfaces adapters implement and the types they exchange with services; it imports only other ports, the core and src-shared, never an adapter, a service or a package.",
+      severity: "error",
+      from: { path: "^src-server/ports/" },
+      to: { pathNot: ["^src-server/ports/", "^src-server/core/", "^src-shared/"] },
+    },
+    {
+      name: "config-is-read-first",
+      comment: "src-server/config is decoded before anything is built: it imports only config, core and src-shared, never what it configures.",
+      severity: "error",
+      from: { path: "^src-server/config/" },
+      to: { path: "^src-server/(ports|adapters|services|http|composition|admin)/" },
+    },
+    {
+      name: "services-use-ports",
+      comment:
+        "Use cases reach storage, chains, keys and clocks through src-server/ports, filled by composition; they import no adapter, no HTTP code and no composition (e.g. the signature check is the SignatureVerifier port, not the node:crypto adapter).",
+      severity: "error",
+      from: { path: "^src-server/services/" },
+      to: { path: "^src-server/(adapters|http|composition)/" },
+    },
+    {
+      name: "http-uses-no-adapters",
+      comment:
+        "Routes parse, call services and core, and map results to statuses; they reach no adapter (storage, chains, keys, metrics: composition hands them ports or services) and no composition.",
       severity: "error",
       from: { path: "^src-server/http/" },
-      to: { path: "^src-server/adapters/storage-sqljs/" },
+      to: { path: "^src-server/(adapters|composition)/" },
+    },
+    {
+      name: "adapters-point-inward",
+      comment:
+        "Adapters implement ports with the core's and src-shared's types; no arrow runs back up to services, HTTP or composition (types both sides share live in src-server/ports).",
+      severity: "error",
+      from: { path: "^src-server/adapters/" },
+      to: { path: "^src-server/(services|http|composition|admin)/" },
+    },
+    {
+      name: "server-stays-in-src-server",
+      comment:
+        "Only src-main (the Electron shell hosts the relay) imports src-server. Code the local validator, the SDK, the console, scripts, tools or programs share with the relay lives in src-shared (node-only parts in src-shared/node). Test files are excluded in options; a programs/ test-support.ts file is test code too. bench/ is measuring tooling, not product: it times the server's own stores and verifier, so it is not cruised and may import src-server.",
+      severity: "error",
+      from: {
+        path: "^(src-shared|src-client|src-renderer|src-preload|src-localnet|scripts|tools|programs)/",
+        pathNot: "(^|/)test-support\\.ts$",
+      },
+      to: { path: "^src-server/" },
     },
     {
       name: "product-never-runs-the-test-validator",
