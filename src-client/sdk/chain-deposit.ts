@@ -146,35 +146,19 @@ async function depositEventOf(
 }
 
 /**
- * Deposits a fresh note on chain: the pool program's `deposit` with the
- * note's precommitment, the note's amount and a fresh nonce, signed and paid
- * by `wallet` (its associated token account of the note's mint pays the
- * tokens). Waits for confirmation by polling signature statuses, decodes the
- * program's event and answers the note with the deposit recorded (`indexed`
- * with its leaf index, or `failed`: revertable through the relay). A leaf
- * other than the note's is a `leaf` failure and the note is not marked.
+ * Before signing: the program has a pool for the mint, the note meets its
+ * minimum deposit, and the wallet holds the tokens and the lamports for the
+ * fee and rent. Answers the nonce to deposit with.
  */
-export async function chainDeposit(
+async function checkDeposit(
   connection: Connection,
-  wallet: WalletSigner,
+  program: { id: string; key: PublicKey },
   note: DepositNote,
+  depositor: string,
   options: ChainDepositOptions,
-): Promise<Result<{ note: DepositNote; answer: ChainDepositAnswer }, ChainDepositFailure>> {
-  const programId = options.programId ?? DEFAULT_POOL_PROGRAM_ID;
-  const pollMs = options.pollMs ?? 250;
-  const stage = (s: ChainDepositStage) => options.onStage?.(s);
-  if (note.deposit) return err({ kind: "input", message: `this note was already deposited (${note.deposit.status}, signature ${note.deposit.signature})` });
-  let programKey: PublicKey;
-  try {
-    programKey = new PublicKey(programId);
-  } catch {
-    return err({ kind: "input", message: `${programId} is not a program id (base58 public key)` });
-  }
+): Promise<Result<bigint, ChainDepositFailure>> {
+  const { id: programId, key: programKey } = program;
   const { mint, amount } = note;
-  const depositor = wallet.address;
-
-  stage("check");
-  let nonce: bigint;
   try {
     const tree = await connection.getAccountInfo(new PublicKey(poolTreeAddress(programId, mint)), "confirmed");
     if (!tree || !tree.owner.equals(programKey)) {
@@ -203,10 +187,44 @@ export async function chainDeposit(
         message: `${depositor} has ${lamports} lamports; the deposit needs about ${needed} (the fee and the rent of its receipt and leaf marker)`,
       });
     }
-    nonce = options.nonce ?? (await freshNonce(connection, programId, mint, depositor, options.random ?? defaultRandom));
+    return ok(options.nonce ?? (await freshNonce(connection, programId, mint, depositor, options.random ?? defaultRandom)));
   } catch (e) {
     return err({ kind: "rpc", message: `the RPC at ${connection.rpcEndpoint} did not answer: ${(e as Error).message}` });
   }
+}
+
+/**
+ * Deposits a fresh note on chain: the pool program's `deposit` with the
+ * note's precommitment, the note's amount and a fresh nonce, signed and paid
+ * by `wallet` (its associated token account of the note's mint pays the
+ * tokens). Waits for confirmation by polling signature statuses, decodes the
+ * program's event and answers the note with the deposit recorded (`indexed`
+ * with its leaf index, or `failed`: revertable through the relay). A leaf
+ * other than the note's is a `leaf` failure and the note is not marked.
+ */
+export async function chainDeposit(
+  connection: Connection,
+  wallet: WalletSigner,
+  note: DepositNote,
+  options: ChainDepositOptions,
+): Promise<Result<{ note: DepositNote; answer: ChainDepositAnswer }, ChainDepositFailure>> {
+  const programId = options.programId ?? DEFAULT_POOL_PROGRAM_ID;
+  const pollMs = options.pollMs ?? 250;
+  const stage = (s: ChainDepositStage) => options.onStage?.(s);
+  if (note.deposit) return err({ kind: "input", message: `this note was already deposited (${note.deposit.status}, signature ${note.deposit.signature})` });
+  let programKey: PublicKey;
+  try {
+    programKey = new PublicKey(programId);
+  } catch {
+    return err({ kind: "input", message: `${programId} is not a program id (base58 public key)` });
+  }
+  const { mint, amount } = note;
+  const depositor = wallet.address;
+
+  stage("check");
+  const checked = await checkDeposit(connection, { id: programId, key: programKey }, note, depositor, options);
+  if (!checked.ok) return checked;
+  const nonce = checked.value;
 
   stage("send");
   let blockhash: string;
