@@ -15,11 +15,12 @@ import { sandboxDepositMessage } from "../../../src-shared/messages";
 import type { WithdrawalSubmission } from "../../ports/chain";
 import type { ProofVerifier } from "../../ports/proof-verifier";
 import { FrontierLane } from "../frontier-lane/lane";
-import { Signer } from "../keys/keypair-file";
+import { Signer } from "../../../src-shared/node/keypair-file";
 import { PREBUILT_WASM } from "../poseidon-fast/fast-hasher";
 import { DurableDb } from "../storage-sqljs/durable-db";
 import { MIGRATIONS, SQL_FUNCTIONS } from "../storage-sqljs/schema-migrations";
-import { SandboxChain, type SandboxDepositRequest } from "./sandbox-chain";
+import type { SandboxDepositRequest } from "../../ports/sandbox-ledger";
+import { SandboxChain } from "./sandbox-chain";
 import { countingHasher } from "../../../tests/support/counting-hasher";
 
 const PROGRAM = new Uint8Array(32).fill(3);

@@ -1,6 +1,6 @@
 import type { FieldHasher } from "../../../src-shared/crypto/hasher";
 import { U64_MAX, withdrawalPublicSignals } from "../../../src-shared/crypto/protocol";
-import { verifyEd25519Native as verifyEd25519 } from "../keys/ed25519-native";
+import { verifyEd25519Native as verifyEd25519 } from "../../../src-shared/node/ed25519-native";
 import { encodeBase58, parseSignature, publicKeyBytesOrThrow } from "../../../src-shared/encoding/base58";
 import { concatBytes } from "../../../src-shared/encoding/bytes";
 import { isCanonicalField, isZeroBytes } from "../../../src-shared/encoding/field";
@@ -28,36 +28,11 @@ import type {
   WithdrawalSubmission,
 } from "../../ports/chain";
 import type { ProofVerifier } from "../../ports/proof-verifier";
+import type { SandboxDepositRequest, SandboxDepositResult, SandboxError, SandboxLedger } from "../../ports/sandbox-ledger";
 import type { FrontierLane } from "../frontier-lane/lane";
-import type { Signer } from "../keys/keypair-file";
+import type { Signer } from "../../../src-shared/node/keypair-file";
 import { SandboxSwapPools, type SwapExecution } from "../swap-sandbox/pools";
 import type { DurableDb, SqlStatement } from "../storage-sqljs/durable-db";
-
-export interface SandboxDepositRequest {
-  mint: string;
-  mintBytes: Uint8Array;
-  amount: bigint;
-  /** Poseidon(nullifier, secret), chosen by the depositor (protocol v2): any 32 bytes reach the chain. */
-  precommitment: Uint8Array;
-  wallet: string;
-  walletBytes: Uint8Array;
-  signature: Uint8Array;
-}
-
-export interface SandboxDepositResult {
-  signature: string;
-  status: "indexed" | "failed";
-  leafIndex: number | null;
-  /**
-   * The leaf the pool computed, Poseidon(precommitment, amount, mintField);
-   * null when the precommitment is not a usable field element (zero, or not
-   * below the modulus). A failed deposit of a leaf already in the tree has one.
-   */
-  commitment: Uint8Array | null;
-}
-
-/** DepositBelowMinimum: the amount is below the pool's minimum deposit (the program's error 6016); nothing moved. */
-export type SandboxError = "InvalidSignature" | "InsufficientFunds" | "TreeFull" | "DepositBelowMinimum";
 
 /** What a pool's tree account counts (the pool program's TreeAccount fields). */
 export interface SandboxPoolTotals {
@@ -74,7 +49,7 @@ export interface SandboxPoolTotals {
  * program's rules (vault, frontier tree with root history, commitments,
  * nullifier accounts) and signs its transactions with the relayer key.
  */
-export class SandboxChain implements ChainBackend {
+export class SandboxChain implements ChainBackend, SandboxLedger {
   readonly kind = "sandbox" as const;
   get feePayer(): string {
     return this.signer.address;
