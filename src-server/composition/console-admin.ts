@@ -1,14 +1,14 @@
-import type { RequestHandler, Router } from "express";
 import type { AdminNetworkProgram } from "../../src-shared/api/admin";
 import { publicKeyBytesOrThrow } from "../../src-shared/encoding/base58";
 import type { Network } from "../../src-shared/networks";
-import type { SandboxChain } from "../adapters/chain-sandbox/sandbox-chain";
 import { SqlConsoleStore } from "../adapters/storage-sqljs/console-store";
 import type { DurableDb } from "../adapters/storage-sqljs/durable-db";
 import type { RelayConfig } from "../config/schema";
-import { requireOperator } from "../http/routes/admin/auth";
-import { adminRoutes } from "../http/routes/admin/index";
+import type { AlertsConsole } from "../http/routes/admin/alerts";
+import type { AdminRouteDeps } from "../http/routes/admin/index";
+import type { RelayLogLines } from "../http/routes/admin/relays";
 import type { ChainBackend } from "../ports/chain";
+import type { SandboxLedger } from "../ports/sandbox-ledger";
 import type { SecretStore } from "../ports/secret-store";
 import { SandboxFaults } from "../services/admin/sandbox-faults";
 import { AdminMoneyService } from "../services/admin/money-service";
@@ -27,7 +27,7 @@ import type { RejectedRelays } from "../services/relay-rejections";
 export interface ConsoleAdminLate {
   indexer: IndexerService;
   chains: ReadonlyMap<Network, ChainBackend>;
-  sandboxes: ReadonlyMap<Network, SandboxChain>;
+  sandboxes: ReadonlyMap<Network, SandboxLedger>;
   health: HealthService;
   relayer: { address: string; publicKey: Uint8Array };
   /** Other key pairs to fingerprint in Settings (e.g. the compliance key). */
@@ -43,6 +43,9 @@ export interface ConsoleAdminLate {
   startedAt: number;
   /** A solana network's deployed program check (services/program-guard.ts), for the Health page. */
   program?: (network: Network) => AdminNetworkProgram | null;
+  /** The alerts' page and settings (composition/ops.ts). */
+  alerts: AlertsConsole;
+  relayLog: RelayLogLines;
 }
 
 export interface ConsoleAdmin {
@@ -52,16 +55,14 @@ export interface ConsoleAdmin {
   fees: FeeSchedule;
   faults: SandboxFaults;
   retention: RetentionJob;
-  /** Lets only requests with the operator token through: /admin and /health/detail. */
-  operatorGuard: RequestHandler;
-  /** The /admin router, once the services it reads exist. */
-  routes(late: ConsoleAdminLate): Router;
+  /** What /admin reads and changes, once the services it reads exist (http/routes/admin, mounted by http/app.ts behind the operator guard). */
+  api(late: ConsoleAdminLate): AdminRouteDeps;
 }
 
 /**
  * The operator console's server side, wired in two steps: what the relay
  * pipeline and health need first (pause switches, sandbox faults, the
- * operator token), then the /admin routes over the built services.
+ * operator token), then what the /admin routes read, over the built services.
  */
 export function prepareConsoleAdmin(opts: {
   config: RelayConfig;
@@ -84,9 +85,8 @@ export function prepareConsoleAdmin(opts: {
   const fees = new FeeSchedule(config.fees, store, config.fees.graceSec * 1000);
   const faults = new SandboxFaults(opts.sandboxNetworks);
   const retention = new RetentionJob(store, config.console.retentionDays, log);
-  const operatorGuard = requireOperator((t) => operatorToken.verify(t));
 
-  const routes = (late: ConsoleAdminLate): Router => {
+  const api = (late: ConsoleAdminLate): AdminRouteDeps => {
     const pools = new AdminPools({ store, indexer: late.indexer, chains: late.chains, pausedReason: (n, m) => pauses.pausedReason(n, m) });
     const relays = new AdminRelays({
       store,
@@ -126,8 +126,7 @@ export function prepareConsoleAdmin(opts: {
       ...(opts.developmentKeyNetworks ? { developmentKeyNetworks: opts.developmentKeyNetworks } : {}),
       ...(late.program ? { program: late.program } : {}),
     });
-    return adminRoutes({
-      guard: operatorGuard,
+    return {
       tokenSource: operatorToken.source,
       pools,
       relays,
@@ -137,8 +136,10 @@ export function prepareConsoleAdmin(opts: {
       money,
       faults,
       ...(late.support ? { support: new AdminSupport(late.support) } : {}),
-    });
+      alerts: late.alerts,
+      relayLog: late.relayLog,
+    };
   };
 
-  return { operatorToken, pauses, fees, faults, retention, operatorGuard, routes };
+  return { operatorToken, pauses, fees, faults, retention, api };
 }

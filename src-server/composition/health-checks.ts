@@ -9,19 +9,22 @@ import type { SandboxFaults } from "../services/admin/sandbox-faults";
 import type { ChainFollower } from "../services/chain-follower";
 import { HealthService } from "../services/health";
 import type { IndexerService } from "../services/indexer";
+import type { ProgramGuard } from "../services/program-guard";
 
 export function healthChecks(deps: {
   db: DurableDb;
   chains: ReadonlyMap<Network, ChainBackend>;
   sandboxes: ReadonlyMap<Network, SandboxChain>;
-  faults: SandboxFaults;
-  pauses: PauseService;
+  admin: { faults: SandboxFaults; pauses: PauseService };
   indexer: IndexerService;
   /** The chain follower's lag check, when a Solana network is followed. */
   follower: ChainFollower | null;
   sanctions: ReloadingSanctionsList;
+  /** The deployed program check (services/program-guard.ts), when a Solana network runs one. */
+  guard: ProgramGuard | null;
 }): HealthService {
-  const { db, chains, sandboxes, faults, pauses, indexer, follower, sanctions } = deps;
+  const { db, chains, sandboxes, indexer, follower, sanctions, guard } = deps;
+  const { faults, pauses } = deps.admin;
   const health = new HealthService();
   health.add("store", () => {
     db.get("SELECT 1 AS x");
@@ -43,5 +46,6 @@ export function healthChecks(deps: {
   });
   // Each solana network checks its own fee payer (chain health); the sandbox charges no fees.
   if (sandboxes.size === chains.size) health.add("fees", () => [{ name: "fee-balance", ok: true, detail: "sandbox networks pay no network fees" }]);
+  if (guard) health.add("program", () => guard.health());
   return health;
 }

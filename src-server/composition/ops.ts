@@ -6,15 +6,12 @@
  */
 import { statfsSync, statSync } from "node:fs";
 import path from "node:path";
-import { Router, type RequestHandler } from "express";
-import { ALERT_RULES, adminAlertRules, adminAlerts, adminAlertTest, type AdminAlerts, type AlertItem } from "../../src-shared/api/alerts";
-import { adminRelayLog } from "../../src-shared/api/admin";
-import { ErrorName } from "../../src-shared/errors";
+import { ALERT_RULES, type AdminAlerts, type AlertItem, type AlertRuleSettings } from "../../src-shared/api/alerts";
 import type { Network } from "../../src-shared/networks";
+import { err, ok, type Result } from "../../src-shared/result";
 import { SqlAlertStore } from "../adapters/storage-sqljs/alert-store";
 import { WebhookSender, notificationText } from "../adapters/webhook/webhook-sender";
 import { applyAlertRules } from "../config/load-ops";
-import { sendAnswer, sendError } from "../http/respond";
 import type { SanctionsStatus } from "../ports/sanctions";
 import { AlertService } from "../services/alerts";
 import type { HealthService } from "../services/health";
@@ -23,12 +20,15 @@ import { SNAPSHOT_FILE, type DurableDb } from "../adapters/storage-sqljs/durable
 import type { RelayConfig } from "../config/schema";
 import { clientAddress } from "../http/middleware/client-address";
 import { requestLog, requestMessage, type RequestLog } from "../http/middleware/request-log";
-import { cachedScrape, metricsRoutes, type MetricsScrape } from "../http/routes/metrics";
+import { cachedScrape, type MetricsScrape } from "../http/routes/metrics";
+import type { AlertsConsole } from "../http/routes/admin/alerts";
+import type { RelayLogLines } from "../http/routes/admin/relays";
 import type { RelayLogger } from "../adapters/log-pino/relay-logger";
+import type { RelayEvent, RevertEvent } from "../ports/relay-events";
 import type { RelayStore } from "../ports/relay-store";
 import type { RevertStore } from "../ports/revert-store";
 import { FeePayerWatch } from "../services/fee-payer-watch";
-import { observeRelayStore, observeRevertStore, type RelayEvent, type RevertEvent } from "../services/relay-events";
+import { observeRelayStore, observeRevertStore } from "../services/relay-events";
 
 export interface OpsSources {
   db: DurableDb;
@@ -148,14 +148,6 @@ export class Ops {
     });
   }
 
-  onRelay(listener: (e: RelayEvent) => void): void {
-    this.relayListeners.push(listener);
-  }
-
-  onRevert(listener: (e: RevertEvent) => void): void {
-    this.revertListeners.push(listener);
-  }
-
   /** Everything metrics read, once it exists; starts the fee-payer watch. */
   attach(sources: OpsSources): void {
     this.sources = sources;
@@ -215,8 +207,20 @@ export class Ops {
     this.webhook?.send({ kind, alert });
   }
 
-  /** GET /admin/alerts */
-  alertsView(): AdminAlerts {
+  /** The console's Alerts page and Settings (http/routes/admin/alerts.ts). */
+  readonly alertsConsole: AlertsConsole = {
+    view: () => this.alertsView(),
+    setRules: (body) => (this.alerts ? this.changeRules(this.alerts, body) : null),
+    sendTest: () => (this.webhook ? this.sendTest(this.webhook) : null),
+  };
+
+  /** The console's Relay detail: the log lines about one relay the structured logger keeps in memory since start. */
+  get relayLog(): RelayLogLines {
+    const logger = this.logger;
+    return logger ? (id) => logger.linesOf(id) : null;
+  }
+
+  private alertsView(): AdminAlerts {
     const a = this.config.alerts;
     return {
       enabled: a.enabled && this.alerts !== null,
@@ -229,73 +233,39 @@ export class Ops {
     };
   }
 
-  get feePayerWatch(): FeePayerWatch | null {
-    return this.feePayers;
+  /** Thresholds checked as the config file's are, the bad key named; the rules in force once saved and evaluated. */
+  private async changeRules(alerts: AlertService, body: unknown): Promise<Result<AlertRuleSettings, string>> {
+    let next;
+    try {
+      next = applyAlertRules("rules", alerts.rules(), body, (key, problem) => {
+        throw new RuleError(`${key}: ${problem}`);
+      });
+    } catch (e) {
+      if (e instanceof RuleError) return err(e.message);
+      throw e;
+    }
+    const rules = await alerts.setRules(next);
+    this.log(`alerts: rules changed by the operator: ${JSON.stringify(rules)}`);
+    await alerts.evaluate();
+    return ok(rules);
   }
 
-  /** GET /metrics (when enabled) and /admin/alerts (behind the operator token). */
-  routes(guard: RequestHandler): Router {
-    const r = Router();
-    if (this.config.metrics.enabled) {
-      r.use(metricsRoutes({ scrape: this.scrape, guard }));
-    }
-    const admin = Router();
-    admin.get("/", (_req, res) => {
-      sendAnswer(res, adminAlerts, this.alertsView());
-    });
-    // The console's Settings: thresholds checked as the config file's are, the bad key named.
-    const setRules: RequestHandler = (req, res, next) => {
-      const alerts = this.alerts;
-      if (!alerts) return sendError(res, 409, ErrorName.InvalidRequest, "alerts are off (alerts.enabled in the config)");
-      let next_;
-      try {
-        next_ = applyAlertRules("rules", alerts.rules(), req.body, (key, problem) => {
-          throw new RuleError(`${key}: ${problem}`);
-        });
-      } catch (e) {
-        if (e instanceof RuleError) return sendError(res, 400, ErrorName.InvalidRequest, e.message);
-        throw e;
-      }
-      alerts
-        .setRules(next_)
-        .then(async (rules) => {
-          this.log(`alerts: rules changed by the operator: ${JSON.stringify(rules)}`);
-          await alerts.evaluate();
-          sendAnswer(res, adminAlertRules, { rules });
-        })
-        .catch(next);
+  /** The test button: one notification, the webhook's first answer reported. */
+  private sendTest(webhook: WebhookSender): ReturnType<WebhookSender["test"]> {
+    const now = Date.now();
+    const alert: AlertItem = {
+      id: 0,
+      rule: "health-red",
+      subject: "test",
+      summary: "Test notification from the relay console",
+      detail: "If you read this, alert notifications reach you.",
+      startedAt: now,
+      resolvedAt: null,
+      lastNotifiedAt: now,
+      notifications: 1,
     };
-    admin.put("/rules", setRules);
-    admin.post("/rules", setRules);
-    // The test button: one notification, the webhook's first answer reported.
-    admin.post("/test", (_req, res, next) => {
-      if (!this.webhook) return sendError(res, 409, ErrorName.InvalidRequest, "alerts are off (alerts.enabled in the config)");
-      const now = Date.now();
-      const alert: AlertItem = {
-        id: 0,
-        rule: "health-red",
-        subject: "test",
-        summary: "Test notification from the relay console",
-        detail: "If you read this, alert notifications reach you.",
-        startedAt: now,
-        resolvedAt: null,
-        lastNotifiedAt: now,
-        notifications: 1,
-      };
-      this.log(`alerts: test notification (${notificationText({ kind: "test", alert }, "console").split("\n")[0]})`);
-      this.webhook
-        .test({ kind: "test", alert })
-        .then((answer) => sendAnswer(res, adminAlertTest, answer))
-        .catch(next);
-    });
-    r.use("/admin/alerts", guard, admin);
-    // The console's Relay detail: the last log lines about one relay (kept in memory since start).
-    r.get("/admin/relays/:id/log", guard, (req, res) => {
-      const id = String(req.params.id);
-      res.setHeader("Cache-Control", "no-store");
-      sendAnswer(res, adminRelayLog, { id, lines: this.logger?.linesOf(id) ?? [], kept: this.logger !== null });
-    });
-    return r;
+    this.log(`alerts: test notification (${notificationText({ kind: "test", alert }, "console").split("\n")[0]})`);
+    return webhook.test({ kind: "test", alert });
   }
 
   close(): Promise<void> {

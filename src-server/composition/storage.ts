@@ -22,8 +22,8 @@ export interface Storage {
   hasher: FieldHasher;
   /** The worker pool while it boots: a key that cannot be read or parsed rejects it early. */
   verifierStarting: Promise<ProofVerifier>;
-  /** The verifier the relay uses: requests wait for the workers to boot. */
-  verifierPool: ProofVerifier;
+  /** The verifier the relay uses: requests wait for the workers to boot; `pending` is its queue (metrics). */
+  verifierPool: ProofVerifier & { readonly pending: number };
 }
 
 /**

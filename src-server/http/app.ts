@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
-import express, { type ErrorRequestHandler, type Express, type RequestHandler, type Router } from "express";
+import express, { type ErrorRequestHandler, type Express, type RequestHandler } from "express";
 import { ErrorName } from "../../src-shared/errors";
 import type { Network } from "../../src-shared/networks";
 import type { SandboxLedger } from "../ports/sandbox-ledger";
@@ -23,6 +23,8 @@ import { indexerReads, indexerRoutes } from "./routes/indexer";
 import { metaRoutes, type MetaInfo } from "./routes/meta";
 import { revertRoutes } from "./routes/revert";
 import { sandboxRoutes } from "./routes/sandbox";
+import { adminRoutes, type AdminRouteDeps } from "./routes/admin/index";
+import { requireOperator } from "./routes/admin/auth";
 import { sendError, writeJson } from "./respond";
 import {
   consoleSecurityHeaders,
@@ -35,7 +37,7 @@ import {
 } from "./middleware/loopback-safety";
 import { clientAddress } from "./middleware/client-address";
 import { crossSiteCheck, crossSiteGuard } from "./middleware/cross-site";
-import { metricsListener, type MetricsScrape } from "./routes/metrics";
+import { metricsListener, metricsRoutes, type MetricsScrape } from "./routes/metrics";
 import { requestLogMiddleware, type RequestLog } from "./middleware/request-log";
 import { frontDoor } from "./front-door";
 import { inSequence } from "./middleware/in-sequence";
@@ -57,13 +59,14 @@ export interface AppDeps {
   meta: MetaInfo;
   nullifierAddress: (network: Network, mint: Uint8Array, hash: Uint8Array) => string;
   consoleDir?: string;
-  /** The operator's /admin API (composition/console-admin.ts), guarded by the operator token. */
-  admin?: Router;
-  /** The /admin guard (operator token), also in front of /health/detail. */
-  operatorGuard: RequestHandler;
-  /** GET /metrics and the alerts API (composition/ops.ts), each with its own access rule. */
-  ops?: Router;
-  /** The metrics text (composition/ops.ts), for the metrics listener's handler; none with metrics off. */
+  /** What the operator's /admin API reads and changes (composition/console-admin.ts). */
+  admin: AdminRouteDeps;
+  /**
+   * Whether a token is the operator's. The one guard built on it (routes/admin/auth.ts) stands in
+   * front of /admin, /health/detail and the main port's /metrics, so failed sign-ins count once.
+   */
+  verifyOperator: (token: string) => boolean;
+  /** The metrics text (composition/ops.ts), for GET /metrics and the metrics listener; none with metrics off. */
   metrics?: MetricsScrape;
   /** One log line per request (composition/ops.ts), before anything else. */
   requestLog?: RequestLog;
@@ -86,29 +89,15 @@ export function createApp(deps: AppDeps): RelayApp {
   app.set("trust proxy", deps.config.http.trustProxy);
   app.set("etag", false);
 
-  // docs/security.md, "Rate limits": every request is counted by its client address (req.ip's, after the
-  // proxies http.trustProxy names), and also by the wallet of a valid token (header, or the path's {id}).
-  const identity: ClientIdentity = {
-    ip: clientAddress(deps.config.http.trustProxy),
-    wallet: (req, params) => {
-      const header = req.headers["x-api-auth"];
-      return deps.auth.walletOf(typeof header === "string" ? header : params?.id);
-    },
-  };
   // Every body reaches the parser (a chunked one of unknown size too); verifyJsonBody refuses a non-empty one that is not application/json.
   const json = express.json({ limit: deps.config.http.bodyLimitBytes, type: () => true, strict: true, verify: verifyJsonBody });
   // Read only once a request is past its rate limit (docs/security.md, "Rate limits"): a refused body costs nothing to parse.
   const parseBody = withoutEmptyBody(json);
-  const limits = new RateLimits(deps.config.rateLimits, identity, deps.config.auth.tokenTtlSec, Date.now, [parseBody]);
+  const limits = new RateLimits(deps.config.rateLimits, clientIdentity(deps), deps.config.auth.tokenTtlSec, Date.now, [parseBody]);
 
   // Loopback safety (docs/security.md): a DNS-rebound page is refused by its Host, and a
   // cross-origin "simple" request (text/plain, form) cannot deliver a body: bodies must be JSON.
   // A page on another origin is refused by its Origin (or Sec-Fetch-Site) before anything counts it.
-  const commonHeaders = (res: ServerResponse): void => void res.setHeader("X-Content-Type-Options", "nosniff");
-  const nosniff: RequestHandler = (_req, res, next) => {
-    commonHeaders(res);
-    next();
-  };
   const host = hostAcceptor(deps.config.host, deps.config.http.publicHostnames);
   const crossSite = crossSiteGuard({ allowedOrigins: deps.config.http.allowedOrigins, trustProxy: deps.config.http.trustProxy });
   // Run as one middleware: each router layer costs a get_proof about a microsecond.
@@ -121,13 +110,66 @@ export function createApp(deps: AppDeps): RelayApp {
       requireJsonBody(),
     ]),
   );
+  const reads = mountRoutes(app, deps, limits, parseBody);
 
+  const answerError = errorAnswer(deps);
+  const onError: ErrorRequestHandler = (error: unknown, req, res, _next) => answerError(req.method, req.path, error, res);
+  app.use(onError);
+
+  const handle = frontDoor({
+    routes: reads,
+    accepts: (req) => (!host || host.accepts(req.headers.host)) && crossSite.refusal(req) === null,
+    begin: (req, res, route) => {
+      deps.requestLog?.begin(req, res, () => route);
+      commonHeaders(res);
+    },
+    admission: (endpoint) => limits.admission(endpoint),
+    // The front door takes no query, so its path is the whole URL.
+    failed: (req, res, error) => answerError(req.method, req.url ?? "", error, res),
+    express: app,
+  });
+  // The metrics port answers loopback names only when bound to loopback, and no page of any other origin.
+  const metricsHandle = deps.metrics
+    ? metricsListener({
+        scrape: deps.metrics,
+        host: hostAcceptor(deps.config.metrics.host, []),
+        crossSite: crossSiteGuard({ allowedOrigins: [], trustProxy: false }),
+        log: deps.log,
+      })
+    : null;
+  return { app, handle, limits, metricsHandle };
+}
+
+const commonHeaders = (res: ServerResponse): void => void res.setHeader("X-Content-Type-Options", "nosniff");
+const nosniff: RequestHandler = (_req, res, next) => {
+  commonHeaders(res);
+  next();
+};
+
+/**
+ * docs/security.md, "Rate limits": every request is counted by its client address (req.ip's, after the
+ * proxies http.trustProxy names), and also by the wallet of a valid token (header, or the path's {id}).
+ */
+function clientIdentity(deps: AppDeps): ClientIdentity {
+  return {
+    ip: clientAddress(deps.config.http.trustProxy),
+    wallet: (req, params) => {
+      const header = req.headers["x-api-auth"];
+      return deps.auth.walletOf(typeof header === "string" ? header : params?.id);
+    },
+  };
+}
+
+/** Every route after the safety checks, the operator's last; answers the indexer's reads for the front door. */
+function mountRoutes(app: Express, deps: AppDeps, limits: RateLimits, parseBody: RequestHandler): ReturnType<typeof indexerReads> {
+  // The one operator guard: /admin, /health/detail and the main port's /metrics share its lockout.
+  const operatorGuard = requireOperator(deps.verifyOperator);
   // The indexer's reads first: they are most of the traffic, and their paths (/get_*) are no other router's.
   // Registered on the app's own router, not mounted as a nested one: a nested router costs every read a few microseconds.
-  // The front door (below) answers most of them before Express; these routes answer the rest the same way.
+  // The front door (createApp) answers most of them before Express; these routes answer the rest the same way.
   const reads = indexerReads({ indexer: deps.indexer, chains: deps.chains });
   indexerRoutes({ indexer: deps.indexer, chains: deps.chains, nullifierAddress: deps.nullifierAddress, limits }, app.router, reads);
-  app.use(metaRoutes(deps.health, deps.meta, deps.operatorGuard));
+  app.use(metaRoutes(deps.health, deps.meta, operatorGuard));
   app.use(authRoutes(deps.auth, limits));
   app.use(relayRoutes({ relay: deps.relay, fees: deps.fees, chains: deps.chains, auth: deps.auth, limits, config: deps.config }));
   app.use(swapRoutes({ swaps: deps.swaps, limits, log: deps.log }));
@@ -137,8 +179,8 @@ export function createApp(deps: AppDeps): RelayApp {
   // The routes above parse a body after their limit (RateLimits' `admitted`); the operator's below have no limit.
   app.use(parseBody);
 
-  if (deps.ops) app.use(deps.ops);
-  if (deps.admin) app.use("/admin", deps.admin);
+  if (deps.metrics) app.use(metricsRoutes({ scrape: deps.metrics, guard: operatorGuard }));
+  app.use("/admin", operatorGuard, adminRoutes(deps.admin));
 
   if (deps.consoleDir && existsSync(path.join(deps.consoleDir, "index.html"))) {
     const dir = deps.consoleDir;
@@ -148,9 +190,12 @@ export function createApp(deps: AppDeps): RelayApp {
   }
 
   app.use((_req, res) => sendError(res, 404, ErrorName.NotFound, "no such endpoint"));
+  return reads;
+}
 
-  // The answer to an error a handler raised or passed on, for Express's routes and the front door's alike.
-  const answerError = (method: string | undefined, path: string, error: unknown, res: ServerResponse): void => {
+/** The answer to an error a handler raised or passed on, for Express's routes and the front door's alike. */
+function errorAnswer(deps: AppDeps): (method: string | undefined, path: string, error: unknown, res: ServerResponse) => void {
+  return (method, path, error, res) => {
     const e = error as { type?: string; status?: number; message?: string };
     const relay = path === "/relay" || path === "/relay_swap";
     let status = 500;
@@ -181,29 +226,4 @@ export function createApp(deps: AppDeps): RelayApp {
     if (res.headersSent) return;
     writeJson(res, status, relay ? { status, error: name, message } : { error: name, message });
   };
-  const onError: ErrorRequestHandler = (error: unknown, req, res, _next) => answerError(req.method, req.path, error, res);
-  app.use(onError);
-
-  const handle = frontDoor({
-    routes: reads,
-    accepts: (req) => (!host || host.accepts(req.headers.host)) && crossSite.refusal(req) === null,
-    begin: (req, res, route) => {
-      deps.requestLog?.begin(req, res, () => route);
-      commonHeaders(res);
-    },
-    admission: (endpoint) => limits.admission(endpoint),
-    // The front door takes no query, so its path is the whole URL.
-    failed: (req, res, error) => answerError(req.method, req.url ?? "", error, res),
-    express: app,
-  });
-  // The metrics port answers loopback names only when bound to loopback, and no page of any other origin.
-  const metricsHandle = deps.metrics
-    ? metricsListener({
-        scrape: deps.metrics,
-        host: hostAcceptor(deps.config.metrics.host, []),
-        crossSite: crossSiteGuard({ allowedOrigins: [], trustProxy: false }),
-        log: deps.log,
-      })
-    : null;
-  return { app, handle, limits, metricsHandle };
 }

@@ -1,4 +1,4 @@
-import { Router, type RequestHandler } from "express";
+import { Router } from "express";
 import { ErrorName } from "../../../../src-shared/errors";
 import type { SandboxFaults } from "../../../services/admin/sandbox-faults";
 import type { AdminMoneyService } from "../../../services/admin/money-service";
@@ -9,15 +9,14 @@ import type { AdminRelays } from "../../../services/admin/relays";
 import type { AdminStatus } from "../../../services/admin/status";
 import type { AdminSupport } from "../../../services/admin/support";
 import { sendError } from "../../respond";
+import { adminAlertRoutes, type AlertsConsole } from "./alerts";
 import { adminPoolRoutes } from "./pools";
-import { adminRelayRoutes } from "./relays";
+import { adminRelayRoutes, type RelayLogLines } from "./relays";
 import { adminSandboxRoutes } from "./sandbox";
 import { adminStatusRoutes } from "./status";
 import { adminSupportRoutes } from "./support";
 
 export interface AdminRouteDeps {
-  /** The operator-token guard (auth.ts requireOperator), shared with /health/detail so failures count once. */
-  guard: RequestHandler;
   tokenSource: string;
   pools: AdminPools;
   relays: AdminRelays;
@@ -28,15 +27,20 @@ export interface AdminRouteDeps {
   faults: SandboxFaults;
   /** Revert queue and compliance log, when the relay has them. */
   support?: AdminSupport;
+  alerts: AlertsConsole;
+  relayLog: RelayLogLines;
 }
 
-/** Everything under /admin, behind the operator token. Mount with app.use("/admin", ...). */
+/**
+ * Everything under /admin. Mounted once, behind the operator guard (auth.ts requireOperator):
+ * app.use("/admin", guard, adminRoutes(...)) in http/app.ts.
+ */
 export function adminRoutes(deps: AdminRouteDeps): Router {
   const r = Router();
-  r.use(deps.guard);
+  r.use("/alerts", adminAlertRoutes(deps.alerts));
   r.use(adminStatusRoutes(deps));
   r.use(adminPoolRoutes(deps.pools));
-  r.use(adminRelayRoutes(deps.relays));
+  r.use(adminRelayRoutes(deps.relays, deps.relayLog));
   r.use(adminSandboxRoutes(deps.faults));
   if (deps.support) r.use(adminSupportRoutes(deps.support));
   // Inside the guard: an unknown admin path tells nothing to a caller without the token.

@@ -1,4 +1,12 @@
-import { adminNullifierSearch, adminRejectedRelays, adminRelayDetail, adminRelayPage, adminSpentNullifiers } from "../../../../src-shared/api/admin";
+import {
+  adminNullifierSearch,
+  adminRejectedRelays,
+  adminRelayDetail,
+  adminRelayLog,
+  adminRelayPage,
+  adminSpentNullifiers,
+} from "../../../../src-shared/api/admin";
+import type { Infer } from "../../../../src-shared/api/decode";
 import { Router } from "express";
 import { RELAY_STATUSES, type RelayStatus } from "../../../../src-shared/api/admin";
 import { fromHex, parseByteArray } from "../../../../src-shared/encoding/bytes";
@@ -25,9 +33,19 @@ export function parseNullifierQuery(q: string): Uint8Array | null {
   return bytes && isCanonicalField(bytes) ? bytes : null;
 }
 
-/** GET /admin/relays, /admin/relays/rejected, /admin/relays/{id}, /admin/nullifiers/search, /admin/nullifiers/spent */
-export function adminRelayRoutes(relays: AdminRelays): Router {
+/** The relay's own log lines about one relay, kept in memory since start (the structured logger's); null when no log is kept. */
+export type RelayLogLines = ((relayId: string) => Infer<typeof adminRelayLog>["lines"]) | null;
+
+/** GET /admin/relays, /admin/relays/rejected, /admin/relays/{id}, /admin/relays/{id}/log, /admin/nullifiers/search, /admin/nullifiers/spent */
+export function adminRelayRoutes(relays: AdminRelays, linesOf: RelayLogLines): Router {
   const r = Router();
+
+  // The console's Relay detail: the last log lines about one relay.
+  r.get("/relays/:id/log", (req, res) => {
+    const id = String(req.params.id);
+    res.setHeader("Cache-Control", "no-store");
+    sendAnswer(res, adminRelayLog, { id, lines: linesOf?.(id) ?? [], kept: linesOf !== null });
+  });
 
   r.get("/relays", (req, res) => {
     const network = optionalNetwork(req, res);

@@ -1,0 +1,85 @@
+/**
+ * The indexer and the chain follower, started for the composition root
+ * (compose-relay.ts): Solana pools are followed live (logs subscription and
+ * polling); the sandbox indexes on each deposit.
+ */
+import { publicKeyBytesOrThrow } from "../../src-shared/encoding/base58";
+import type { FieldHasher } from "../../src-shared/crypto/hasher";
+import type { Network } from "../../src-shared/networks";
+import { treeAddress } from "../../src-shared/solana/pda";
+import type { MintSubscribe } from "../adapters/chain-solana/follower-subscribe";
+import type { DurableDb } from "../adapters/storage-sqljs/durable-db";
+import { SqlTreeStore } from "../adapters/storage-sqljs/tree-store";
+import type { ChainBackend } from "../ports/chain";
+import { ChainFollower, type FollowedNetwork } from "../services/chain-follower";
+import { IndexerService } from "../services/indexer";
+import type { TeardownStack } from "../teardown";
+
+/** Every enabled pool's tree, from the store and then its chain; each pool's tree account address computed once. */
+export async function startIndexer(deps: {
+  db: DurableDb;
+  chains: ReadonlyMap<Network, ChainBackend>;
+  hasher: FieldHasher;
+  programIds: ReadonlyMap<Network, Uint8Array>;
+  log: (line: string) => void;
+}): Promise<IndexerService> {
+  const treeAddresses = new Map<string, string>();
+  const indexer = new IndexerService(
+    new SqlTreeStore(deps.db),
+    deps.chains,
+    deps.hasher,
+    (n, mint) => {
+      const key = `${n}/${mint}`;
+      let a = treeAddresses.get(key);
+      if (!a) treeAddresses.set(key, (a = treeAddress(deps.programIds.get(n)!, publicKeyBytesOrThrow(mint))));
+      return a;
+    },
+    deps.log,
+  );
+  await indexer.start();
+  return indexer;
+}
+
+export async function startFollower(deps: {
+  indexer: IndexerService;
+  solanaNetworks: ReadonlyMap<Network, FollowedNetwork>;
+  subscribers: ReadonlyMap<Network, MintSubscribe>;
+  log: (line: string) => void;
+  stack: TeardownStack;
+}): Promise<ChainFollower> {
+  const follower = new ChainFollower({
+    indexer: deps.indexer,
+    networks: deps.solanaNetworks,
+    subscribe: (pool, onChange) => deps.subscribers.get(pool.network)!(pool.mint, onChange),
+    log: deps.log,
+  });
+  deps.stack.defer("chain follower", () => follower.stop());
+  await follower.start();
+  return follower;
+}
+
+export interface PoolLag {
+  network: Network;
+  mint: string;
+  /** Deposits on chain not yet in the tree, and for how long (the follower's; 0 on the sandbox). */
+  lagDeposits: number;
+  lagSec: number;
+  drift: string | null;
+  lastRootCheckAt: number | null;
+}
+
+/** Each indexed pool's lag behind its chain, for the metrics and the alerts. */
+export function poolLag(indexer: IndexerService, follower: ChainFollower): PoolLag[] {
+  const lag = new Map(follower.stats().map((s) => [`${s.network}/${s.mint}`, s]));
+  return indexer.list().map((p) => {
+    const l = lag.get(`${p.network}/${p.mint}`);
+    return {
+      network: p.network,
+      mint: p.mint,
+      lagDeposits: l?.lagDeposits ?? 0,
+      lagSec: l?.lagSec ?? 0,
+      drift: p.drift,
+      lastRootCheckAt: p.rootCheckedAt ?? null,
+    };
+  });
+}

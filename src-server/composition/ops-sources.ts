@@ -1,0 +1,51 @@
+/** What the metrics, the fee-payer watch and the alerts read (ops.ts), gathered from the started relay for the composition root (compose-relay.ts). */
+import type { Network } from "../../src-shared/networks";
+import type { DurableDb } from "../adapters/storage-sqljs/durable-db";
+import type { RateLimits } from "../http/middleware/rate-limit";
+import type { ChainBackend } from "../ports/chain";
+import type { SandboxFaults } from "../services/admin/sandbox-faults";
+import type { ChainFollower } from "../services/chain-follower";
+import type { HealthService } from "../services/health";
+import type { IndexerService } from "../services/indexer";
+import type { ProgramGuard } from "../services/program-guard";
+import type { RelayService } from "../services/relay-service";
+import { poolLag } from "./indexing";
+import type { OpsSources } from "./ops";
+import type { Sanctions } from "./sanctions";
+
+export function opsSources(deps: {
+  db: DurableDb;
+  verifierPool: { readonly pending: number };
+  indexer: IndexerService;
+  follower: ChainFollower;
+  chains: ReadonlyMap<Network, ChainBackend>;
+  limits: RateLimits;
+  relay: RelayService;
+  faults: SandboxFaults;
+  health: HealthService;
+  sanctions: Sanctions;
+  guard: ProgramGuard | null;
+  version: string;
+}): OpsSources {
+  const { chains, guard } = deps;
+  const lag = (): ReturnType<typeof poolLag> => poolLag(deps.indexer, deps.follower);
+  return {
+    db: deps.db,
+    verifierQueueDepth: () => deps.verifierPool.pending,
+    indexer: () => lag().map((p) => ({ ...p, drift: p.drift !== null })),
+    rpcEndpoints: () => [...chains.values()].flatMap((c) => (c.rpcEndpoints ? c.rpcEndpoints().map((e) => ({ network: c.network, ...e })) : [])),
+    rateLimits: () => deps.limits.stats(),
+    relayRejections: () => deps.relay.rejections.counts(),
+    // A solana fee payer's balance from its RPC; a sandbox one only during the operator's drill (admin faults).
+    feePayerBalances: new Map(
+      [...chains.values()].map(
+        (c) => [c.network, c.feePayerLamports ? () => c.feePayerLamports!() : async () => deps.faults.feePayerLamports(c.network)] as const,
+      ),
+    ),
+    health: deps.health,
+    sanctions: () => deps.sanctions.list.status(),
+    ...(guard ? { programs: () => guard.refusals() } : {}),
+    indexerLag: () => lag().map(({ network, mint, lagSec, lagDeposits, drift }) => ({ network, mint, lagSec, lagDeposits, drift })),
+    version: deps.version,
+  };
+}

@@ -1,0 +1,34 @@
+/** The sanctions list, loaded for the composition root (compose-relay.ts): its refresh's closer on the root's teardown stack. */
+import { configuredListSource } from "../adapters/sanctions-file/configured-source";
+import { ReloadingSanctionsList } from "../adapters/sanctions-file/sanctions-list";
+import type { DurableDb } from "../adapters/storage-sqljs/durable-db";
+import { SqlSanctionsStore } from "../adapters/storage-sqljs/sanctions-store";
+import type { RelayConfig } from "../config/schema";
+import { SanctionsOverrides } from "../services/sanctions-overrides";
+import type { TeardownStack } from "../teardown";
+
+export interface Sanctions {
+  list: ReloadingSanctionsList;
+  /** The operator's additions and removals (console), applied on top of the loaded list. */
+  overrides: SanctionsOverrides;
+}
+
+/** The configured list (URL or file), refreshed in the background; a start without one goes on, its compliance answers refused. */
+export async function loadSanctions(config: RelayConfig, db: DurableDb, log: (line: string) => void, stack: TeardownStack): Promise<Sanctions> {
+  const store = new SqlSanctionsStore(db);
+  const list = new ReloadingSanctionsList({
+    source: configuredListSource(config.sanctions, config.dataDir),
+    store,
+    intervalMs: (config.sanctions.url ? config.sanctions.refreshIntervalSec : config.sanctions.filePollSec) * 1000,
+    log,
+  });
+  stack.defer("sanctions refresh", () => list.stop());
+  await list.start();
+  const listed = list.status();
+  log(
+    listed.version
+      ? `sanctions: ${listed.count} addresses from ${listed.source} (version ${listed.version})`
+      : `sanctions: NO LIST LOADED from ${listed.source} (${listed.lastError}); compliance signatures answer 500 and relays fail until one loads`,
+  );
+  return { list, overrides: new SanctionsOverrides(store, () => list.reloadOverrides()) };
+}
