@@ -2,7 +2,7 @@
  * A Jupiter-compatible Swap API v1 served by the local validator under
  * `/jupiter/swap/v1` (point the relay's `jupiter.baseUrl` at
  * `<rpcUrl>/jupiter/swap/v1`). It routes every pair through the validator's
- * constant-product pools (programs/cp-swap.ts), one hop:
+ * constant-product pools (the cp-swap program, programs/cp-swap), one hop:
  *
  *  - `GET /quote?inputMint&outputMint&amount&slippageBps&swapMode&dexes&maxAccounts&…`:
  *    Jupiter's quote response (amounts as decimal strings, `priceImpactPct` a
