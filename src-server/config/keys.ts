@@ -94,7 +94,7 @@ const SOLANA = group<SolanaNetworkConfig>({
   rpcTimeoutMs: setting(intIn(100, 120_000), 10_000, "Time-out of one RPC request."),
   rpcProbeMs: setting(intIn(100, 600_000), 5000, "How often every RPC endpoint is probed (getSlot) for health, latency and slot lag."),
   maxSlotLag: setting(intIn(1, 1_000_000), 150, "Health: the node must be within this many slots of the cluster."),
-  minFeePayerLamports: setting(lamports, 10_000_000n, "Health: a fee-payer balance below this (lamports) is red.", { shownDefault: "10000000" }),
+  minFeePayerLamports: setting(lamports, 10_000_000n, "Health: a fee-payer balance below this (lamports) is red.", { shownDefault: "`10000000`" }),
   maxIndexerLagSec: setting(intIn(1, 86_400), 120, "Health: seconds deposits seen on chain may wait for the tree, per pool, before /health turns red."),
   pollMs: setting(intIn(50, 600_000), 2000, "Live follow: poll interval when no websocket notification arrives."),
   programWatchMs: setting(intIn(50, 600_000), 5000, "How often the pool program's ProgramData header is read to catch an upgrade."),
@@ -116,7 +116,7 @@ const SOLANA = group<SolanaNetworkConfig>({
 
 const SANDBOX = group<SandboxNetworkConfig>({
   minDeposit: setting(perMint(minimumDeposit), {}, "Per mint: the least a sandbox deposit must bring, base units (at least 1)."),
-  defaultMinDeposit: setting(minimumDeposit, 1n, "The minimum of a mint not in `minDeposit`.", { shownDefault: "1" }),
+  defaultMinDeposit: setting(minimumDeposit, 1n, "The minimum of a mint not in `minDeposit`.", { shownDefault: "`1`" }),
 });
 
 const NETWORK = group<NetworkConfig>(
@@ -137,18 +137,18 @@ const NETWORK = group<NetworkConfig>(
       ABSENT,
       "Let a `solana` network start on the development verifying key (test clusters only).",
       {
-        shownDefault: "false",
+        shownDefault: "`false`",
       },
     ),
     production: setting<boolean | undefined>(bool, ABSENT, "A network with real funds: the program's upgrade authority must be none or trusted.", {
-      shownDefault: "false",
+      shownDefault: "`false`",
     }),
     trustedUpgradeAuthorities: setting<string[] | undefined>(
       pubkeys("an array of base58 public keys"),
       ABSENT,
       "Upgrade authorities a `production` network accepts.",
       {
-        shownDefault: "[]",
+        shownDefault: "`[]`",
       },
     ),
     sandbox: { kind: "optional", section: SANDBOX, doc: "A sandbox network's pool minimums (issue 25)." },
@@ -238,7 +238,7 @@ const HTTP_SECTION = group<RelayConfig["http"]>(
 
 const METRICS = group<MetricsConfig>(
   {
-    enabled: setting(strictBool, true, "false: no `/metrics` anywhere."),
+    enabled: setting(strictBool, true, "`false`: no `/metrics` anywhere (404 on the main port, no listener)."),
     host: setting(
       (key, v) => {
         if (typeof v !== "string" || v === "") throw new ConfigError(key, `must be a host address, got ${JSON.stringify(v)}`);
@@ -387,13 +387,13 @@ const JUPITER = group<JupiterConfig>({
 
 /** The whole file. Key order is the order of the loaded config's keys. */
 export const RELAY_CONFIG_KEYS = group<RelayConfig>({
-  host: setting(str, "127.0.0.1", "address to listen on", { env: { name: "RELAY_HOST" } }),
-  port: setting(intIn(0, 65535), 8080, "port; `0` picks a free one (read it from the `listening on` line)", { env: { name: "RELAY_PORT" } }),
-  dataDir: setting(filePath, (ctx) => ctx.dataDir, "store, journal, keys", { env: { name: "RELAY_DATA_DIR" }, shownDefault: "`./data`" }),
+  host: setting(str, "127.0.0.1", "Address to listen on.", { env: { name: "RELAY_HOST" } }),
+  port: setting(intIn(0, 65535), 8080, "Port; `0` picks a free one (read it from the `listening on` line).", { env: { name: "RELAY_PORT" } }),
+  dataDir: setting(filePath, (ctx) => ctx.dataDir, "Store, journal, keys.", { env: { name: "RELAY_DATA_DIR" }, shownDefault: "`./data`" }),
   operatorToken: setting(
     operatorToken,
     null,
-    "the console's operator token (at least 24 characters); when unset one is generated on first start and printed once",
+    "The console's operator token (at least 24 characters); when unset one is generated on first start and printed once.",
     { env: { name: "RELAY_OPERATOR_TOKEN" }, secret: true, shownDefault: "generated" },
   ),
   networks: group(Object.fromEntries(NETWORKS.map((n) => [n, NETWORK])) as Record<Network, typeof NETWORK>, { each: "<n>" }),
@@ -401,7 +401,7 @@ export const RELAY_CONFIG_KEYS = group<RelayConfig>({
     tokenTtlSec: setting(intIn(1, 365 * 86400), 24 * 3600, "Lifetime of a login token."),
     loginMaxAgeSec: setting(intIn(1, 86400), 300, "A login message may be this old."),
     loginMaxFutureSec: setting(intIn(0, 3600), 60, "A login message may be this far in the future."),
-    requireRelayAuth: setting(bool, true, "whether /relay and /relay_swap need `x-api-auth`", {
+    requireRelayAuth: setting(bool, true, "Whether /relay and /relay_swap need `x-api-auth`.", {
       env: { name: "RELAY_REQUIRE_RELAY_AUTH" },
       shownDefault: "`on`",
     }),
@@ -425,7 +425,7 @@ export const RELAY_CONFIG_KEYS = group<RelayConfig>({
     vkeyPath: setting(filePath, (ctx) => path.join(ctx.resourcesDir, "zk", "verification_key.json"), "Groth16 verifying key file.", {
       shownDefault: "`resources/zk/verification_key.json`",
     }),
-    threads: setting(intIn(0, 64), 0, "Verifier worker threads (0: by the machine's cores)."),
+    threads: setting(intIn(0, 64), 0, "Verifier worker threads (0: one fewer than the machine's cores, at least 1)."),
     maxQueue: setting(intIn(0, 1_000_000), 1024, "Verifications waiting for a worker in all (503 ServerBusy beyond)."),
     minContributions: setting(intIn(1, 100_000), 3, "Contributors a ceremony key's transcript must hold before a solana network starts on it."),
   }),
@@ -433,10 +433,10 @@ export const RELAY_CONFIG_KEYS = group<RelayConfig>({
     file: setting(
       filePath,
       (ctx) => path.join(ctx.resourcesDir, "sanctions", "sanctioned_addresses_SOL.txt"),
-      "sanctions list file (one address per line with `#` comments, or a JSON array), re-read when it changes",
+      "Sanctions list file (one address per line with `#` comments, or a JSON array), re-read when it changes.",
       { env: { name: "RELAY_SANCTIONS_FILE" }, shownDefault: "bundled OFAC SOL list" },
     ),
-    url: setting(orNull(listUrl), null, "fetch the list from this https URL instead (http only on loopback); the last good copy is kept", {
+    url: setting(orNull(listUrl), null, "Fetch the list from this https URL instead (http only on loopback); the last good copy is kept.", {
       env: { name: "RELAY_SANCTIONS_URL", parse: (_name, text) => (text === "" ? null : text) },
     }),
     refreshIntervalSec: setting(intIn(1, 7 * 86400), 3600, "Seconds between fetches of `url`."),
