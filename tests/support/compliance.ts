@@ -35,7 +35,7 @@ export function sanctionsAdmin(
   env: Record<string, string> = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "src-server/sanctions.ts", ...args], {
+    const child = spawn(process.execPath, ["--import", "tsx", "src-server/cli/sanctions.ts", ...args], {
       cwd: ROOT,
       env: { ...process.env, RELAY_DATA_DIR: dataDir, ...env },
       stdio: ["ignore", "pipe", "pipe"],

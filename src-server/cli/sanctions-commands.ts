@@ -10,7 +10,8 @@ import { ConfigError, loadConfig } from "../config/load";
 import type { RelayConfig } from "../config/schema";
 import { SanctionsOverrides } from "../services/sanctions-overrides";
 
-export interface AdminIo {
+/** Where the command writes and what it reads its settings from (the process's, or a test's). */
+export interface SanctionsCliIo {
   stdout(text: string): void;
   stderr(text: string): void;
   env: NodeJS.ProcessEnv;
@@ -35,7 +36,7 @@ commands:
 exit codes: 0 ok, 1 refused (bad address or reason, nothing to clear), 2 usage, 3 data dir in use or unreadable`;
 
 /** Runs one command; answers the exit code. */
-export async function runSanctionsCli(argv: readonly string[], io: AdminIo, opts: { defaultDataDir?: string } = {}): Promise<number> {
+export async function runSanctionsCli(argv: readonly string[], io: SanctionsCliIo, opts: { defaultDataDir?: string } = {}): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({

@@ -1,9 +1,9 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { runSanctionsCli } from "./admin/sanctions-cli";
+import { runSanctionsCli } from "./sanctions-commands";
 
 /** `npm run sanctions -- <command>`: operator edits of the sanctions list (see --help). */
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 process.exitCode = await runSanctionsCli(
   process.argv.slice(2),
   {
