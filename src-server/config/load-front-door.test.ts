@@ -1,14 +1,6 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { withConfigFile as withFile } from "../../tests/support/config-file";
 import { describeConfig, loadConfig } from "./load";
-
-const withFile = (content: unknown): { RELAY_CONFIG: string } => {
-  const f = path.join(mkdtempSync(path.join(tmpdir(), "cfg-")), "c.json");
-  writeFileSync(f, JSON.stringify(content));
-  return { RELAY_CONFIG: f };
-};
 
 describe("loadConfig: allowed origins, the metrics listener and IPv6 sites (docs/security.md, docs/operations.md)", () => {
   it("allows no other origin, listens for metrics on 127.0.0.1:9464 and gives a /48 eight times a client's limit by default", () => {

@@ -1,14 +1,6 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { withConfigFile as withFile } from "../../tests/support/config-file";
 import { describeConfig, loadConfig } from "./load";
-
-const withFile = (content: unknown): { RELAY_CONFIG: string } => {
-  const f = path.join(mkdtempSync(path.join(tmpdir(), "cfg-")), "c.json");
-  writeFileSync(f, JSON.stringify(content));
-  return { RELAY_CONFIG: f };
-};
 
 describe("loadConfig: client address, connection and per-client limits (docs/security.md)", () => {
   it("trusts no proxy, caps connections, tokens and verifications, and times requests out by default", () => {

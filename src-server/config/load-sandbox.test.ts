@@ -1,18 +1,10 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { withConfigFile as withFile } from "../../tests/support/config-file";
 import { loadConfig } from "./load";
 import { sandboxMinDeposit } from "./schema";
 
 const WSOL = "So11111111111111111111111111111111111111112";
 const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
-
-const withFile = (content: unknown): { RELAY_CONFIG: string } => {
-  const f = path.join(mkdtempSync(path.join(tmpdir(), "cfg-")), "c.json");
-  writeFileSync(f, JSON.stringify(content));
-  return { RELAY_CONFIG: f };
-};
 
 describe("loadConfig: a sandbox network's minimum deposits (issue 25)", () => {
   it("takes any positive amount in every sandbox pool by default", () => {

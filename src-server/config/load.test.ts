@@ -1,14 +1,7 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { configFileWith as fileWith } from "../../tests/support/config-file";
 import { ConfigError, describeConfig, loadConfig } from "./load";
-
-const fileWith = (content: string): string => {
-  const f = path.join(mkdtempSync(path.join(tmpdir(), "cfg-")), "c.json");
-  writeFileSync(f, content);
-  return f;
-};
 
 describe("loadConfig", () => {
   it("defaults to the sandbox on both networks, port 8080 on 127.0.0.1, and the spec's rate limits", () => {
