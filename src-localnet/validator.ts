@@ -85,7 +85,7 @@ export interface LocalValidator {
   /** `<rpcUrl>/jupiter/swap/v1`: what the relay's jupiter.baseUrl points at. */
   readonly jupiterUrl: string;
   /**
-   * Creates the constant-product pool of a pair (programs/cp-swap.ts) with
+   * Creates the constant-product pool of a pair (the cp-swap program, programs/cp-swap) with
    * these reserves, or sets an existing pool's reserves to them.
    */
   createSwapPool(mintX: string, mintY: string, reserveX: bigint | number, reserveY: bigint | number): Promise<CpPoolInfo>;
@@ -123,13 +123,8 @@ const CLOSE_DRAIN_MS = 150;
 
 export const DEFAULT_FAUCET_LAMPORTS = 1_000_000n * 1_000_000_000n;
 
-export async function startLocalValidator(opts: LocalValidatorOptions = {}): Promise<LocalValidator> {
-  const host = opts.host ?? "127.0.0.1";
-  const slotMs = opts.slotMs ?? 50;
-  const engine = new SvmEngine(opts.sbfPrograms ?? defaultSbfPrograms({ poolProgramId: opts.poolProgramId }));
-  const ledger = new Ledger(opts, engine);
-  const poolProgramId = opts.poolProgramId ?? DEFAULT_POOL_PROGRAM_ID;
-  // LiteSVM deploys through the upgradeable loader with no upgrade authority: the header is ours to write.
+/** The ProgramData headers of the ledger's upgradeable programs: LiteSVM deploys with no upgrade authority, so the header is ours to write. */
+function programDataHeaders(ledger: Ledger) {
   const programData = (programId: string): { address: string; data: Uint8Array; slot: bigint; authority: Uint8Array | null } => {
     const address = programDataAddress(programId);
     const account = ledger.getAccount(address);
@@ -145,6 +140,86 @@ export async function startLocalValidator(opts: LocalValidatorOptions = {}): Pro
     data.set(encodeProgramDataHeader({ slot: pd.slot, upgradeAuthority: authority === null ? null : publicKeyBytes(authority) }));
     ledger.setAccount(pd.address, { ...account, data });
   };
+  return { programData, writeUpgradeAuthority };
+}
+
+interface Endpoint {
+  node: RpcNode;
+  hub: SubscriptionHub;
+  faults: Faults;
+  host: string;
+  jupiter: LocalJupiterApi;
+}
+
+/** The RPC server on `port` (0: a free one), and on port + 1 if asked; with port 0, a free pair (a free port's neighbour may be taken). */
+async function listen(e: Endpoint, port: number | undefined, alsoListenPortPlusOne: boolean | undefined): Promise<RpcServer[]> {
+  const servers: RpcServer[] = [];
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const main = await startRpcServer({ ...e, port: port ?? 0 });
+      servers.push(main);
+      if (alsoListenPortPlusOne) servers.push(await startRpcServer({ ...e, port: main.port + 1 }));
+      return servers;
+    } catch (err) {
+      await Promise.all(servers.splice(0).map((s) => s.close()));
+      const inUse = (err as NodeJS.ErrnoException).code === "EADDRINUSE";
+      if (!(inUse && alsoListenPortPlusOne && !port && attempt < 20)) throw err;
+    }
+  }
+}
+
+/** A second JSON-RPC and websocket endpoint over the same ledger with its own faults; its close() also leaves `extras`. */
+async function startExtraEndpoint(
+  ledger: Ledger,
+  shared: { faucet: Keypair; host: string; urlHost: string; jupiter: LocalJupiterApi; info: () => { rpcUrl: string; wsUrl: string; slotMs: number } },
+  extras: Set<ExtraRpcEndpoint>,
+): Promise<ExtraRpcEndpoint> {
+  const { faucet, host, urlHost, jupiter, info } = shared;
+  const extraFaults = new Faults();
+  const extraNode = new RpcNode({ ledger, faults: extraFaults, faucet, info });
+  const extraHub = new SubscriptionHub(ledger);
+  const offExtraFaults = extraFaults.onChange((s) => {
+    if (s.down) extraHub.terminateAll();
+  });
+  const server = await startRpcServer({ node: extraNode, hub: extraHub, faults: extraFaults, host, port: 0, jupiter });
+  let stopped = false;
+  const extra: ExtraRpcEndpoint = {
+    rpcUrl: `http://${urlHost}:${server.port}`,
+    wsUrl: `ws://${urlHost}:${server.port}`,
+    faults: extraFaults,
+    close: async () => {
+      if (stopped) return;
+      stopped = true;
+      extras.delete(extra);
+      offExtraFaults();
+      extraNode.dispose();
+      extraHub.close();
+      await server.close();
+    },
+  };
+  extras.add(extra);
+  return extra;
+}
+
+function waitForSlot(ledger: Ledger, slot: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (ledger.slot >= slot) return resolve();
+    const off = ledger.on("slot", (s) => {
+      if (s >= slot) {
+        off();
+        resolve();
+      }
+    });
+  });
+}
+
+export async function startLocalValidator(opts: LocalValidatorOptions = {}): Promise<LocalValidator> {
+  const host = opts.host ?? "127.0.0.1";
+  const slotMs = opts.slotMs ?? 50;
+  const engine = new SvmEngine(opts.sbfPrograms ?? defaultSbfPrograms({ poolProgramId: opts.poolProgramId }));
+  const ledger = new Ledger(opts, engine);
+  const poolProgramId = opts.poolProgramId ?? DEFAULT_POOL_PROGRAM_ID;
+  const { programData, writeUpgradeAuthority } = programDataHeaders(ledger);
   if (opts.poolUpgradeAuthority) writeUpgradeAuthority(opts.poolUpgradeAuthority, poolProgramId);
   const faults = new Faults();
   const faucet = opts.faucet ?? Keypair.generate();
@@ -163,20 +238,7 @@ export async function startLocalValidator(opts: LocalValidatorOptions = {}): Pro
     if (s.down) hub.terminateAll();
   });
 
-  const servers: RpcServer[] = [];
-  // A free port's neighbour may be taken: with port 0, look for a free pair (a few tries).
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const main = await startRpcServer({ node, hub, faults, host, port: opts.port ?? 0, jupiter });
-      servers.push(main);
-      if (opts.alsoListenPortPlusOne) servers.push(await startRpcServer({ node, hub, faults, host, port: main.port + 1, jupiter }));
-      break;
-    } catch (e) {
-      await Promise.all(servers.splice(0).map((s) => s.close()));
-      const inUse = (e as NodeJS.ErrnoException).code === "EADDRINUSE";
-      if (!(inUse && opts.alsoListenPortPlusOne && !opts.port && attempt < 20)) throw e;
-    }
-  }
+  const servers = await listen({ node, hub, faults, host, jupiter }, opts.port, opts.alsoListenPortPlusOne);
   const port = servers[0]!.port;
   const urlHost = host.includes(":") ? `[${host}]` : host;
   urls = { rpcUrl: `http://${urlHost}:${port}`, wsUrl: `ws://${urlHost}:${port}` };
@@ -229,16 +291,7 @@ export async function startLocalValidator(opts: LocalValidatorOptions = {}): Pro
     mintTo: async (owner, mint, amount) => ledger.mintTo(owner, mint, BigInt(amount)),
     advanceSlots: (n = 1) => ledger.advanceSlots(n),
     expireBlockhash: (blockhash = ledger.latestBlockhash().blockhash) => ledger.expireBlockhash(blockhash),
-    waitForSlot: (slot) =>
-      new Promise<void>((resolve) => {
-        if (ledger.slot >= slot) return resolve();
-        const off = ledger.on("slot", (s) => {
-          if (s >= slot) {
-            off();
-            resolve();
-          }
-        });
-      }),
+    waitForSlot: (slot) => waitForSlot(ledger, slot),
     snapshot: async () => {
       await ledger.idle();
       return ledger.snapshot();
@@ -247,32 +300,7 @@ export async function startLocalValidator(opts: LocalValidatorOptions = {}): Pro
       await ledger.idle();
       ledger.restore(snapshot);
     },
-    addRpcEndpoint: async () => {
-      const extraFaults = new Faults();
-      const extraNode = new RpcNode({ ledger, faults: extraFaults, faucet, info: () => ({ ...urls, slotMs }) });
-      const extraHub = new SubscriptionHub(ledger);
-      const offExtraFaults = extraFaults.onChange((s) => {
-        if (s.down) extraHub.terminateAll();
-      });
-      const server = await startRpcServer({ node: extraNode, hub: extraHub, faults: extraFaults, host, port: 0, jupiter });
-      let stopped = false;
-      const extra: ExtraRpcEndpoint = {
-        rpcUrl: `http://${urlHost}:${server.port}`,
-        wsUrl: `ws://${urlHost}:${server.port}`,
-        faults: extraFaults,
-        close: async () => {
-          if (stopped) return;
-          stopped = true;
-          extras.delete(extra);
-          offExtraFaults();
-          extraNode.dispose();
-          extraHub.close();
-          await server.close();
-        },
-      };
-      extras.add(extra);
-      return extra;
-    },
+    addRpcEndpoint: () => startExtraEndpoint(ledger, { faucet, host, urlHost, jupiter, info: () => ({ ...urls, slotMs }) }, extras),
     close: async () => {
       if (closed) return;
       closed = true;
