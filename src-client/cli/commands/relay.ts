@@ -1,12 +1,13 @@
+import type { FieldHasher } from "../../../src-shared/crypto/hasher";
 import { KNOWN_MINTS, UNKNOWN_MINT_STANDARD_FLOOR } from "../../../src-shared/api/admin";
 import { toHex } from "../../../src-shared/encoding/bytes";
 import { defaultStandardFloor } from "../../../src-shared/privacy/standard-amounts";
 import { chainConnection, mintDecimals } from "../../sdk/chain";
 import { relayFee } from "../../sdk/fees";
-import { poolHistoryOf, relayLeaves, type KnownLeaf } from "../../sdk/lookup";
+import { poolHistoryOf, relayLeaves, type KnownLeaf, type NoteLookup } from "../../sdk/lookup";
 import type { DepositNote } from "../../sdk/note";
-import { describePlan, planWithdrawal, withdrawInPieces, type WithdrawalPlan } from "../../sdk/pieces";
-import type { WithdrawError, WithdrawResult } from "../../sdk/withdraw";
+import { describePlan, planWithdrawal, withdrawInPieces, type PiecesError, type PiecesResult, type WithdrawalPlan } from "../../sdk/pieces";
+import type { WithdrawResult } from "../../sdk/withdraw";
 import { Exit, type CliContext, type ExitCode, type JsonValue } from "../context";
 import { keypairInput, noteInput, resolvePath, type Input } from "../inputs";
 import { str, type CommandSpec, type ParsedValues } from "../spec";
@@ -17,15 +18,13 @@ import {
   artifactsInput,
   baseUnitsFlag,
   describeLookup,
-  lookupInput,
   lookupOptions,
-  proveFailure,
-  recipientInput,
   recipientOption,
   STAGE_TEXT,
   swapAgainstNote,
-  swapInput,
   swapOptions,
+  withdrawalInputs,
+  withdrawFailure,
 } from "./withdraw";
 
 const hex = (b: Uint8Array): string => `0x${toHex(b)}`;
@@ -71,38 +70,6 @@ async function confirm(ctx: CliContext, yes: boolean): Promise<Input<void>> {
   if (answer === null) return { ok: false, code: ctx.fail(Exit.Usage, "nothing sent: confirm on a terminal, or pass --yes") };
   if (!/^y(es)?$/i.test(answer.trim())) return { ok: false, code: ctx.fail(Exit.Refused, "nothing sent: not confirmed", { error: "NotConfirmed" }) };
   return { ok: true, value: undefined };
-}
-
-function withdrawFailure(ctx: CliContext, e: WithdrawError, swap: boolean): ExitCode {
-  switch (e.stage) {
-    case "login":
-      return ctx.apiFailure("login", e.failure);
-    case "nullifier":
-      return ctx.apiFailure("get_nullifier", e.failure);
-    case "fees":
-      return ctx.apiFailure("fees", e.failure);
-    case "quote":
-      return ctx.apiFailure("quote", e.failure);
-    case "spent":
-      return ctx.fail(Exit.Refused, `the note was already withdrawn (nullifier account ${e.address}): \`relay-cli note --note <file>\` follows its chain`, {
-        error: "NullifierAlreadySpent",
-        nullifierAccount: e.address,
-      });
-    case "merkle":
-      return noteProofFailure(ctx, e.error);
-    case "prove":
-      return proveFailure(ctx, e.error);
-    case "save":
-      return ctx.fail(Exit.LocalFile, `the pending change note could not be written, so nothing was sent: ${e.message}`);
-    case "relay":
-      if (e.landed === false) ctx.note("the note's nullifier is still unspent: nothing was withdrawn, and running `relay` again is safe");
-      if (e.landed === null) ctx.note("whether the withdrawal landed is unknown: the file is pending; `relay-cli note --note <file>` resolves it");
-      if (e.failure.error === "SlippageExceeded")
-        ctx.note("the price moved below the proof's minOut before the swap: nothing was withdrawn; run `relay` again for a fresh quote");
-      if (e.failure.error === "FeeTooLow")
-        ctx.note("the relay raised its fee after the plan was shown: nothing was withdrawn; run `relay` again to see the new fees");
-      return ctx.apiFailure(swap ? "relay_swap" : "relay", e.failure);
-  }
 }
 
 function landedJson(r: WithdrawResult): { [k: string]: JsonValue } {
@@ -164,14 +131,9 @@ export const relay: CommandSpec = {
     ...artifactOptions,
   },
   async run(ctx, values) {
-    const recipient = recipientInput(ctx, values);
-    if (!recipient.ok) return recipient.code;
-    const lookup = lookupInput(ctx, values);
-    if (!lookup.ok) return lookup.code;
-    const swap = swapInput(ctx, values);
-    if (!swap.ok) return swap.code;
-    const amount = baseUnitsFlag(ctx, values, "amount", 1n);
-    if (!amount.ok) return amount.code;
+    const given = withdrawalInputs(ctx, values, () => ({ ok: true, value: undefined }));
+    if (!given.ok) return given.code;
+    const { recipient, lookup, swap, amount } = given.value;
     const spread = spreadInput(ctx, values);
     if (!spread.ok) return spread.code;
     const note = await noteInput(ctx, values);
@@ -179,78 +141,39 @@ export const relay: CommandSpec = {
     const file = resolvePath(ctx, str(values, "note")!);
     const kp = keypairInput(ctx, values);
     if (!kp.ok) return kp.code;
-    const sameMint = swapAgainstNote(ctx, swap.value, note.value);
+    const sameMint = swapAgainstNote(ctx, swap, note.value);
     if (sameMint !== null) return sameMint;
-    const rpc = lookup.value.kind === "chain" && typeof lookup.value.rpc === "string" ? lookup.value.rpc : null;
     if (note.value.deposit && note.value.deposit.wallet === kp.value.address) {
       ctx.note(`warning: --keypair is the wallet that made the deposit: the relay sees it log in for this withdrawal (use a fresh one: keygen --out <file>)`);
     }
-    describeLookup(ctx, lookup.value);
-    if (lookup.value.kind === "decoys") {
-      // GET /networks is public and names no note: whether this network has a chain the wallet could read instead.
-      const networks = await ctx.client.networks();
-      const bound = networks.ok ? networks.value.find((n) => n.name === note.value.network) : undefined;
-      if (bound && !bound.sandbox)
-        ctx.note(
-          `the relay runs ${note.value.network} on program ${bound.programId}: give --rpc <url> to read the path from the chain and ask the relay nothing about the note`,
-        );
-    }
+    describeLookup(ctx, lookup);
+    await suggestChainLookup(ctx, lookup, note.value);
 
     // Where the chain stands: a pending piece resolved, withdrawals made from this note elsewhere followed.
     const hasher = await ctx.hasher();
     ctx.note("checking where the note's chain stands...");
-    const resolved = await resolveNoteFile(ctx, file, note.value, ledgerOf(ctx, lookup.value, hasher), hasher, { write: true });
+    const resolved = await resolveNoteFile(ctx, file, note.value, ledgerOf(ctx, lookup, hasher), hasher, { write: true });
     if (!resolved.ok) return resolved.code;
     const current = resolved.value.current;
     if (current.amount === 0n) return ctx.fail(Exit.Refused, "the note holds nothing: every part of it was withdrawn", { error: "NothingLeft" });
-    if (amount.value !== undefined && amount.value > current.amount)
-      return ctx.fail(Exit.Usage, `--amount ${amount.value} is above what the note holds (${current.amount})`);
+    if (amount !== undefined && amount > current.amount) return ctx.fail(Exit.Usage, `--amount ${amount} is above what the note holds (${current.amount})`);
 
-    const fees = await ctx.client.fees();
-    if (!fees.ok) return ctx.apiFailure("fees", fees);
-    const floor = await floorInput(ctx, values, current, rpc);
-    if (!floor.ok) return floor.code;
-    let leaves: ReadonlyMap<number, KnownLeaf> | null;
-    let leafCount: number | undefined;
-    if (lookup.value.kind === "chain") {
-      const h = await poolHistoryOf(
-        typeof lookup.value.rpc === "string" ? chainConnection(lookup.value.rpc) : lookup.value.rpc,
-        lookup.value.programId!,
-        current.mint,
-      );
-      if (!h.ok) return ctx.apiFailure("chain", h);
-      leaves = h.value.leaves;
-    } else {
-      // The relay's whole public leaf list (names no note): each piece's exact anonymity set.
-      const listed = await relayLeaves(ctx.client.withoutSession(), current.mint, current.network);
-      if (!listed.ok) return listed.error.kind === "api" ? ctx.apiFailure("get_leaves", listed.error.failure) : noteProofFailure(ctx, listed.error);
-      leaves = listed.value.leaves;
-      if (!leaves) leafCount = listed.value.nextIndex;
-    }
-    const plan = planWithdrawal({
-      value: current.amount,
-      ...(amount.value !== undefined ? { amount: amount.value } : {}),
-      floor: floor.value,
-      exact: values.exact === true,
-      feeOf: (a) => relayFee(fees.value, current.network, current.mint, a)?.fee ?? null,
-      leaves,
-      ...(leafCount !== undefined ? { leafCount } : {}),
-    });
-    if (!plan.ok) return ctx.fail(Exit.Refused, plan.error, { error: "NothingToSend" });
-    if (swap.value?.minOut !== undefined && plan.value.pieces.length > 1)
+    const plan = await planInput(ctx, values, current, lookup, amount);
+    if (!plan.ok) return plan.code;
+    if (swap?.minOut !== undefined && plan.value.pieces.length > 1)
       return ctx.fail(
         Exit.Usage,
         `--min-out binds one swap, and this withdrawal is ${plan.value.pieces.length} pieces: leave it out (each piece proves its quote's minimum) or give --exact`,
       );
-    for (const line of describePlan(plan.value, current.mint, recipient.value)) ctx.note(line);
+    for (const line of describePlan(plan.value, current.mint, recipient)) ctx.note(line);
     if (spread.value) ctx.note(`the pieces go ${Math.round(spread.value / 1000)} s apart`);
     const ok = await confirm(ctx, values.yes === true);
     if (!ok.ok) return ok.code;
 
     const n = plan.value.pieces.length;
-    const r = await withdrawInPieces(ctx.client, file, current, recipient.value, plan.value, {
+    const r = await withdrawInPieces(ctx.client, file, current, recipient, plan.value, {
       wallet: kp.value,
-      lookup: lookup.value,
+      lookup,
       hasher,
       prove: artifactsInput(ctx, values),
       onStage: (s) => ctx.note(`  ${STAGE_TEXT[s]}...`),
@@ -258,69 +181,136 @@ export const relay: CommandSpec = {
       onWait: (ms, i) => ctx.note(`waiting ${Math.round(ms / 1000)} s before piece ${i} (--spread)...`),
       onLanded: (i, w) => ctx.note(`piece ${i} landed: ${w.signature}; the file holds the change (${w.change.amount} left, leaf ${w.changeLeafIndex})`),
       ...(spread.value ? { spreadMs: spread.value } : {}),
-      ...(swap.value ? { swapTo: swap.value.outputMint } : {}),
-      ...(swap.value?.minOut !== undefined ? { minOut: swap.value.minOut } : {}),
+      ...(swap ? { swapTo: swap.outputMint } : {}),
+      ...(swap?.minOut !== undefined ? { minOut: swap.minOut } : {}),
     });
-    if (!r.ok) {
-      const e = r.error;
-      if (e.landed.length > 0) ctx.note(`${e.landed.length} of ${n} pieces landed before piece ${e.index} failed`);
-      if (e.stage === "update") {
-        return ctx.fail(
-          Exit.LocalFile,
-          `piece ${e.index} landed (${e.result.signature}) but ${file} could not be rewritten: ${e.message}; the file is still pending and \`relay-cli note --note ${file} --update\` finds the change`,
-        );
-      }
-      if (e.note.pending) {
-        // The outcome is unknown or the relay said spent: the chain decides, now if it can.
-        const again = await resolveNoteFile(ctx, file, e.note, ledgerOf(ctx, lookup.value, hasher), hasher, { write: true });
-        if (again.ok && again.value.pending === "landed" && e.index === n) {
-          ctx.note(
-            `piece ${e.index} landed although the relay's answer was ${e.error.stage === "relay" ? `${e.error.failure.status} ${e.error.failure.error}` : "lost"}`,
-          );
-          return ctx.done([`withdrawn to ${recipient.value}: all ${n} pieces landed; the note holds ${again.value.current.amount}`], {
-            withdrawn: true,
-            signature: null,
-            recipient: recipient.value,
-            left: again.value.current.amount.toString(),
-            note: file,
-          });
-        }
-      }
-      return withdrawFailure(ctx, e.error, swap.value !== null);
-    }
-
-    const landed = r.value.landed;
-    const last = landed[landed.length - 1]!;
-    const p = last.proof;
-    const lines = landed.map(
-      (w, i) =>
-        `piece ${i + 1}: ${w.proof.amount} withdrawn, fee ${w.terms.fee} to relayer ${w.terms.relayer}; ` +
-        (w.quote && w.terms.minOut !== null
-          ? `${w.terms.toRecipient} swapped into ${w.quote.outputMint}: about ${w.quote.outAmount}, at least ${w.terms.minOut}`
-          : `the recipient receives ${w.terms.toRecipient}`) +
-        `; signature ${w.signature}`,
-    );
-    lines.unshift(`withdrawn: ${plan.value.total} of ${p.mint} on ${p.network} to ${recipient.value} in ${n} piece${n === 1 ? "" : "s"}`);
-    lines.push(`fees: ${plan.value.fees}; the recipient receives ${plan.value.toRecipient}${swap.value ? " (before the swaps)" : ""}`);
-    lines.push(`the note now holds ${r.value.note.amount} (${file}, rewritten in place)`);
-    if (plan.value.unsplit > 0n) lines.push(`${plan.value.unsplit} was below the smallest standard amount (${plan.value.floor}) and stayed in the note`);
-    lines.push(`proving took ${landed.map((w) => w.proof.provingMs).join(" + ")} ms`);
-    const json: { [k: string]: JsonValue } = {
-      withdrawn: true,
-      network: p.network,
-      mint: p.mint,
-      recipient: recipient.value,
-      signature: last.signature,
-      depositSize: plan.value.total.toString(),
-      fee: plan.value.fees.toString(),
-      toRecipient: plan.value.toRecipient.toString(),
-      relayer: last.terms.relayer,
-      left: r.value.note.amount.toString(),
-      note: file,
-      plan: planJson(plan.value),
-      pieces: landed.map(landedJson),
-      provingMs: landed.reduce((a, w) => a + w.proof.provingMs, 0),
-    };
-    return ctx.done(lines, json);
+    if (!r.ok) return piecesFailure(ctx, r.error, { file, n, recipient, swap: swap !== null, lookup, hasher });
+    return piecesLanded(ctx, r.value, plan.value, { file, recipient, swap: swap !== null });
   },
 };
+
+/** GET /networks is public and names no note: whether this network has a chain the wallet could read instead of asking the relay. */
+async function suggestChainLookup(ctx: CliContext, lookup: NoteLookup, note: DepositNote): Promise<void> {
+  if (lookup.kind !== "decoys") return;
+  const networks = await ctx.client.networks();
+  const bound = networks.ok ? networks.value.find((n) => n.name === note.network) : undefined;
+  if (bound && !bound.sandbox)
+    ctx.note(
+      `the relay runs ${note.network} on program ${bound.programId}: give --rpc <url> to read the path from the chain and ask the relay nothing about the note`,
+    );
+}
+
+/** The pieces to send: the relay's fees, the standard floor, and each piece's anonymity set from the pool's leaves. */
+async function planInput(
+  ctx: CliContext,
+  values: ParsedValues,
+  current: DepositNote,
+  lookup: NoteLookup,
+  amount: bigint | undefined,
+): Promise<Input<WithdrawalPlan>> {
+  const fees = await ctx.client.fees();
+  if (!fees.ok) return { ok: false, code: ctx.apiFailure("fees", fees) };
+  const rpc = lookup.kind === "chain" && typeof lookup.rpc === "string" ? lookup.rpc : null;
+  const floor = await floorInput(ctx, values, current, rpc);
+  if (!floor.ok) return floor;
+  const leaves = await leavesInput(ctx, lookup, current);
+  if (!leaves.ok) return leaves;
+  const plan = planWithdrawal({
+    value: current.amount,
+    ...(amount !== undefined ? { amount } : {}),
+    floor: floor.value,
+    exact: values.exact === true,
+    feeOf: (a) => relayFee(fees.value, current.network, current.mint, a)?.fee ?? null,
+    ...leaves.value,
+  });
+  if (!plan.ok) return { ok: false, code: ctx.fail(Exit.Refused, plan.error, { error: "NothingToSend" }) };
+  return { ok: true, value: plan.value };
+}
+
+/** The pool's leaves, from the chain with --rpc, else the relay's whole public leaf list (names no note); only a count from a relay without it. */
+async function leavesInput(
+  ctx: CliContext,
+  lookup: NoteLookup,
+  current: DepositNote,
+): Promise<Input<{ leaves: ReadonlyMap<number, KnownLeaf> | null; leafCount?: number }>> {
+  if (lookup.kind === "chain") {
+    const h = await poolHistoryOf(typeof lookup.rpc === "string" ? chainConnection(lookup.rpc) : lookup.rpc, lookup.programId!, current.mint);
+    if (!h.ok) return { ok: false, code: ctx.apiFailure("chain", h) };
+    return { ok: true, value: { leaves: h.value.leaves } };
+  }
+  const listed = await relayLeaves(ctx.client.withoutSession(), current.mint, current.network);
+  if (!listed.ok)
+    return { ok: false, code: listed.error.kind === "api" ? ctx.apiFailure("get_leaves", listed.error.failure) : noteProofFailure(ctx, listed.error) };
+  const leaves = listed.value.leaves;
+  return { ok: true, value: leaves ? { leaves } : { leaves, leafCount: listed.value.nextIndex } };
+}
+
+/** A piece failed: the pieces before it landed; a pending file is resolved once more, since the last piece may have landed after all. */
+async function piecesFailure(
+  ctx: CliContext,
+  e: PiecesError,
+  o: { file: string; n: number; recipient: string; swap: boolean; lookup: NoteLookup; hasher: FieldHasher },
+): Promise<ExitCode> {
+  const { file, n } = o;
+  if (e.landed.length > 0) ctx.note(`${e.landed.length} of ${n} pieces landed before piece ${e.index} failed`);
+  if (e.stage === "update") {
+    return ctx.fail(
+      Exit.LocalFile,
+      `piece ${e.index} landed (${e.result.signature}) but ${file} could not be rewritten: ${e.message}; the file is still pending and \`relay-cli note --note ${file} --update\` finds the change`,
+    );
+  }
+  if (e.note.pending) {
+    // The outcome is unknown or the relay said spent: the chain decides, now if it can.
+    const again = await resolveNoteFile(ctx, file, e.note, ledgerOf(ctx, o.lookup, o.hasher), o.hasher, { write: true });
+    if (again.ok && again.value.pending === "landed" && e.index === n) {
+      ctx.note(
+        `piece ${e.index} landed although the relay's answer was ${e.error.stage === "relay" ? `${e.error.failure.status} ${e.error.failure.error}` : "lost"}`,
+      );
+      return ctx.done([`withdrawn to ${o.recipient}: all ${n} pieces landed; the note holds ${again.value.current.amount}`], {
+        withdrawn: true,
+        signature: null,
+        recipient: o.recipient,
+        left: again.value.current.amount.toString(),
+        note: file,
+      });
+    }
+  }
+  return withdrawFailure(ctx, e.error, o.swap);
+}
+
+function piecesLanded(ctx: CliContext, result: PiecesResult, plan: WithdrawalPlan, o: { file: string; recipient: string; swap: boolean }): ExitCode {
+  const landed = result.landed;
+  const n = plan.pieces.length;
+  const last = landed[landed.length - 1]!;
+  const p = last.proof;
+  const lines = landed.map(
+    (w, i) =>
+      `piece ${i + 1}: ${w.proof.amount} withdrawn, fee ${w.terms.fee} to relayer ${w.terms.relayer}; ` +
+      (w.quote && w.terms.minOut !== null
+        ? `${w.terms.toRecipient} swapped into ${w.quote.outputMint}: about ${w.quote.outAmount}, at least ${w.terms.minOut}`
+        : `the recipient receives ${w.terms.toRecipient}`) +
+      `; signature ${w.signature}`,
+  );
+  lines.unshift(`withdrawn: ${plan.total} of ${p.mint} on ${p.network} to ${o.recipient} in ${n} piece${n === 1 ? "" : "s"}`);
+  lines.push(`fees: ${plan.fees}; the recipient receives ${plan.toRecipient}${o.swap ? " (before the swaps)" : ""}`);
+  lines.push(`the note now holds ${result.note.amount} (${o.file}, rewritten in place)`);
+  if (plan.unsplit > 0n) lines.push(`${plan.unsplit} was below the smallest standard amount (${plan.floor}) and stayed in the note`);
+  lines.push(`proving took ${landed.map((w) => w.proof.provingMs).join(" + ")} ms`);
+  const json: { [k: string]: JsonValue } = {
+    withdrawn: true,
+    network: p.network,
+    mint: p.mint,
+    recipient: o.recipient,
+    signature: last.signature,
+    depositSize: plan.total.toString(),
+    fee: plan.fees.toString(),
+    toRecipient: plan.toRecipient.toString(),
+    relayer: last.terms.relayer,
+    left: result.note.amount.toString(),
+    note: o.file,
+    plan: planJson(plan),
+    pieces: landed.map(landedJson),
+    provingMs: landed.reduce((a, w) => a + w.proof.provingMs, 0),
+  };
+  return ctx.done(lines, json);
+}

@@ -4,9 +4,9 @@ import { parsePublicKey } from "../../../src-shared/encoding/base58";
 import { toHex } from "../../../src-shared/encoding/bytes";
 import { redactUrl } from "../../../src-shared/redact-url";
 import type { DepositNote } from "../../sdk/note";
-import { proveWithdrawal, verifyWithdrawalProof, type ProveError, type ProveOptions, type WithdrawalProof } from "../../sdk/prove";
-import { DEFAULT_DECOYS, noteSource, type NoteLookup } from "../../sdk/lookup";
-import { relayTermsNow, type WithdrawStage } from "../../sdk/withdraw";
+import { verifyWithdrawalProof, type ProveError, type ProveOptions, type WithdrawalProof } from "../../sdk/prove";
+import { DEFAULT_DECOYS, type NoteLookup } from "../../sdk/lookup";
+import { prepareWithdrawal, type InspectWarning, type WithdrawError, type WithdrawStage } from "../../sdk/withdraw";
 import { Exit, type CliContext, type ExitCode, type JsonValue } from "../context";
 import { noteInput, programInput, resolvePath, rpcInput, type Input } from "../inputs";
 import { str, type CommandSpec, type OptionSpec, type ParsedValues } from "../spec";
@@ -138,6 +138,58 @@ function relayRequestJson(p: WithdrawalProof): { [k: string]: JsonValue } {
   return { ...common, input_mint: p.mint, output_mint: p.swap.outputMint, ...terms, minOut: p.swap.minOut.toString() };
 }
 
+/** What the withdrawing commands (`prove`, `relay`) read first, in this order; `between` reads a command's own flags after --rpc and --decoys. */
+export function withdrawalInputs<T>(
+  ctx: CliContext,
+  values: ParsedValues,
+  between: () => Input<T>,
+): Input<{ recipient: string; lookup: NoteLookup; between: T; swap: SwapFlags | null; amount: bigint | undefined }> {
+  const recipient = recipientInput(ctx, values);
+  if (!recipient.ok) return recipient;
+  const lookup = lookupInput(ctx, values);
+  if (!lookup.ok) return lookup;
+  const own = between();
+  if (!own.ok) return own;
+  const swap = swapInput(ctx, values);
+  if (!swap.ok) return swap;
+  const amount = baseUnitsFlag(ctx, values, "amount", 1n);
+  if (!amount.ok) return amount;
+  return { ok: true, value: { recipient: recipient.value, lookup: lookup.value, between: own.value, swap: swap.value, amount: amount.value } };
+}
+
+/** A failed withdrawal (or proof) as its message and exit code; `swap` names the endpoint a relay failure came from. */
+export function withdrawFailure(ctx: CliContext, e: WithdrawError, swap: boolean): ExitCode {
+  switch (e.stage) {
+    case "login":
+      return ctx.apiFailure("login", e.failure);
+    case "nullifier":
+      return ctx.apiFailure("get_nullifier", e.failure);
+    case "fees":
+      return ctx.apiFailure("fees", e.failure);
+    case "quote":
+      return ctx.apiFailure("quote", e.failure);
+    case "spent":
+      return ctx.fail(Exit.Refused, `the note was already withdrawn (nullifier account ${e.address}): \`relay-cli note --note <file>\` follows its chain`, {
+        error: "NullifierAlreadySpent",
+        nullifierAccount: e.address,
+      });
+    case "merkle":
+      return noteProofFailure(ctx, e.error);
+    case "prove":
+      return proveFailure(ctx, e.error);
+    case "save":
+      return ctx.fail(Exit.LocalFile, `the pending change note could not be written, so nothing was sent: ${e.message}`);
+    case "relay":
+      if (e.landed === false) ctx.note("the note's nullifier is still unspent: nothing was withdrawn, and running `relay` again is safe");
+      if (e.landed === null) ctx.note("whether the withdrawal landed is unknown: the file is pending; `relay-cli note --note <file>` resolves it");
+      if (e.failure.error === "SlippageExceeded")
+        ctx.note("the price moved below the proof's minOut before the swap: nothing was withdrawn; run `relay` again for a fresh quote");
+      if (e.failure.error === "FeeTooLow")
+        ctx.note("the relay raised its fee after the plan was shown: nothing was withdrawn; run `relay` again to see the new fees");
+      return ctx.apiFailure(swap ? "relay_swap" : "relay", e.failure);
+  }
+}
+
 /** A whole number of base units from a flag (`--fee`, `--min-out`). */
 export function baseUnitsFlag(ctx: CliContext, values: ParsedValues, name: string, min: bigint): Input<bigint | undefined> {
   const text = str(values, name);
@@ -151,8 +203,13 @@ export function baseUnitsFlag(ctx: CliContext, values: ParsedValues, name: strin
   return { ok: true, value: BigInt(text) };
 }
 
+export interface SwapFlags {
+  outputMint: string;
+  minOut: bigint | undefined;
+}
+
 /** --swap-to and --min-out as given (checked against the note by {@link swapAgainstNote}); --min-out only with --swap-to. */
-export function swapInput(ctx: CliContext, values: ParsedValues): Input<{ outputMint: string; minOut: bigint | undefined } | null> {
+export function swapInput(ctx: CliContext, values: ParsedValues): Input<SwapFlags | null> {
   const swapTo = str(values, "swap-to");
   const minOut = baseUnitsFlag(ctx, values, "min-out", 1n);
   if (!minOut.ok) return minOut;
@@ -200,79 +257,39 @@ export const prove: CommandSpec = {
     ...artifactOptions,
   },
   async run(ctx, values) {
-    const recipient = recipientInput(ctx, values);
-    if (!recipient.ok) return recipient.code;
-    const lookup = lookupInput(ctx, values);
-    if (!lookup.ok) return lookup.code;
-    const relayerFlag = str(values, "relayer");
-    if (relayerFlag !== undefined && !parsePublicKey(relayerFlag).ok) return ctx.fail(Exit.Usage, `--relayer ${relayerFlag} is not a base58 public key`);
-    const feeFlag = baseUnitsFlag(ctx, values, "fee", 0n);
-    if (!feeFlag.ok) return feeFlag.code;
-    const swap = swapInput(ctx, values);
-    if (!swap.ok) return swap.code;
-    const amountFlag = baseUnitsFlag(ctx, values, "amount", 1n);
-    if (!amountFlag.ok) return amountFlag.code;
+    const given = withdrawalInputs(ctx, values, () => termsFlags(ctx, values));
+    if (!given.ok) return given.code;
+    const { recipient, lookup, swap, between: bind } = given.value;
     const note = await noteInput(ctx, values);
     if (!note.ok) return note.code;
     if (note.value.amount === 0n) return ctx.fail(Exit.Refused, "the note holds nothing: every part of it was withdrawn", { error: "NothingLeft" });
-    const amount = amountFlag.value ?? note.value.amount;
+    const amount = given.value.amount ?? note.value.amount;
     if (amount > note.value.amount) return ctx.fail(Exit.Usage, `--amount ${amount} is above the note's value (${note.value.amount})`);
-    if (feeFlag.value !== undefined && feeFlag.value >= amount)
-      return ctx.fail(Exit.Usage, `--fee ${feeFlag.value} must be below the amount withdrawn (${amount})`);
-    const sameMint = swapAgainstNote(ctx, swap.value, note.value);
+    if (bind.fee !== undefined && bind.fee >= amount) return ctx.fail(Exit.Usage, `--fee ${bind.fee} must be below the amount withdrawn (${amount})`);
+    const sameMint = swapAgainstNote(ctx, swap, note.value);
     if (sameMint !== null) return sameMint;
     const hasher = await ctx.hasher();
-    const source = noteSource(ctx.client, note.value, lookup.value, { hasher, amount });
-    describeLookup(ctx, lookup.value);
+    describeLookup(ctx, lookup);
 
-    const spent = await source.spent();
-    if (spent.ok && spent.value.address !== null)
-      ctx.note(`warning: this note was already withdrawn (nullifier account ${spent.value.address}); the relay will refuse this proof`);
-
-    // The relay's own terms, unless both are given (then GET /fees is only read to warn about a mismatch).
-    const published = await relayTermsNow(ctx.client, note.value, { amount });
-    if (!published.ok && (relayerFlag === undefined || feeFlag.value === undefined)) return ctx.apiFailure("fees", published);
-    const relayer = relayerFlag ?? (published.ok ? published.value.relayer : "");
-    const fee = feeFlag.value ?? (published.ok ? published.value.fee : 0n);
-    if (published.ok && relayer !== published.value.relayer)
-      ctx.note(
-        `warning: the relay at ${ctx.url} signs ${note.value.network} withdrawals with ${published.value.relayer}; it will refuse a proof for ${relayer}`,
-      );
-    if (published.ok && fee < published.value.fee)
-      ctx.note(`warning: ${fee} is below the relay's fee (${published.value.fee}); it will refuse the request (FeeTooLow)`);
-
-    let minOut: bigint | null = null;
-    if (swap.value) {
-      minOut = swap.value.minOut ?? null;
-      if (minOut === null) {
-        ctx.note(`${STAGE_TEXT.quote}...`);
-        const q = await ctx.client.quote({
-          inputMint: note.value.mint,
-          outputMint: swap.value.outputMint,
-          amount: amount - fee,
-          network: note.value.network,
-        });
-        if (!q.ok) return ctx.apiFailure("quote", q);
-        if (q.value.otherAmountThreshold === undefined || BigInt(q.value.otherAmountThreshold) === 0n) {
-          return ctx.fail(Exit.Refused, "the quote gives no positive otherAmountThreshold to prove as minOut: give --min-out");
-        }
-        minOut = BigInt(q.value.otherAmountThreshold);
-      }
-    }
-
-    const merkle = await source.path();
-    if (!merkle.ok) return noteProofFailure(ctx, merkle.error);
-    ctx.note(`${STAGE_TEXT.prove}...`);
-    const proved = await proveWithdrawal(note.value, merkle.value, recipient.value, {
-      ...artifactsInput(ctx, values),
+    const prepared = await prepareWithdrawal(ctx.client, note.value, recipient, {
       hasher,
-      relayer,
-      fee,
-      swap: swap.value && minOut !== null ? { outputMint: swap.value.outputMint, minOut } : null,
+      lookup,
       amount,
+      prove: artifactsInput(ctx, values),
+      ...(swap ? { swapTo: swap.outputMint } : {}),
+      ...(swap?.minOut !== undefined ? { minOut: swap.minOut } : {}),
+      onStage: (s) => {
+        if (s === "quote" || s === "prove") ctx.note(`${STAGE_TEXT[s]}...`);
+      },
+      inspect: { ...bind, warn: (w) => ctx.note(inspectWarning(ctx, note.value, w)) },
     });
-    if (!proved.ok) return proveFailure(ctx, proved.error);
-    const p = proved.value;
+    if (!prepared.ok) {
+      const e = prepared.error;
+      if (e.stage === "quote" && e.noMinOut)
+        return ctx.fail(Exit.Refused, "the quote gives no positive otherAmountThreshold to prove as minOut: give --min-out");
+      return withdrawFailure(ctx, e, swap !== null);
+    }
+    const p = prepared.value.proof;
     const verified = await verifyWithdrawalProof(p.proof, p.publicSignals);
     if (!verified.ok) return ctx.fail(Exit.LocalFile, verified.error);
     if (!verified.value)
@@ -281,30 +298,7 @@ export const prove: CommandSpec = {
         "the proof does not verify against resources/zk/verification_key.json: the proving key and the verification key differ",
       );
 
-    const endpoint = p.swap === null ? "/relay" : "/relay_swap";
-    // The spent leaf's index and commitment stay out: they would link this withdrawal to its deposit.
-    const json: { [k: string]: JsonValue } = {
-      kind: "private-withdrawal-relay/withdrawal-proof",
-      protocol: PROTOCOL_VERSION,
-      network: p.network,
-      mint: p.mint,
-      recipient: p.recipient,
-      depositSize: p.amount.toString(),
-      relayer: p.relayer,
-      fee: p.fee.toString(),
-      swap: p.swap === null ? null : { outputMint: p.swap.outputMint, minOut: p.swap.minOut.toString() },
-      root: hex(p.root),
-      nullifierHash: hex(p.nullifierHash),
-      extDataHash: hex(p.extDataHash),
-      changeCommitment: hex(p.changeCommitment),
-      proof: hex(p.proof),
-      publicSignals: p.publicSignals,
-      publicSignalNames: [...PUBLIC_SIGNAL_NAMES],
-      verified: true,
-      provingMs: p.provingMs,
-      endpoint,
-      request: relayRequestJson(p),
-    };
+    const json = proofJson(p);
     const out = str(values, "out");
     let file: string | null = null;
     if (out) {
@@ -315,20 +309,70 @@ export const prove: CommandSpec = {
         return ctx.fail(Exit.LocalFile, `cannot write ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
       }
     }
-    return ctx.done(
-      [
-        `withdrawal proof of ${p.amount} ${p.mint} on ${p.network} to ${p.recipient}`,
-        `proved in ${p.provingMs} ms; verifies against resources/zk/verification_key.json`,
-        `bound to relayer ${p.relayer}, fee ${p.fee}` + (p.swap ? `, swap into ${p.swap.outputMint} of at least ${p.swap.minOut}` : ""),
-        `root: ${hex(p.root)}`,
-        `nullifierHash: ${hex(p.nullifierHash)}`,
-        `changeCommitment: ${hex(p.changeCommitment)}`,
-        `proof (256 bytes): ${hex(p.proof)}`,
-        "public signals:",
-        ...p.publicSignals.map((s, i) => `  ${(PUBLIC_SIGNAL_NAMES[i] ?? `#${i}`).padEnd(16)} ${s}`),
-        ...(file ? [`saved to ${file} (with the ${endpoint} request under "request")`] : ["not relayed: `relay` proves and submits in one step"]),
-      ],
-      file ? { ...json, file } : json,
-    );
+    return ctx.done(proofLines(p, file), file ? { ...json, file } : json);
   },
 };
+
+/** --relayer and --fee: terms to bind instead of the relay's own. */
+function termsFlags(ctx: CliContext, values: ParsedValues): Input<{ relayer?: string; fee?: bigint }> {
+  const relayer = str(values, "relayer");
+  if (relayer !== undefined && !parsePublicKey(relayer).ok) return { ok: false, code: ctx.fail(Exit.Usage, `--relayer ${relayer} is not a base58 public key`) };
+  const fee = baseUnitsFlag(ctx, values, "fee", 0n);
+  if (!fee.ok) return fee;
+  return { ok: true, value: { ...(relayer !== undefined ? { relayer } : {}), ...(fee.value !== undefined ? { fee: fee.value } : {}) } };
+}
+
+/** Why the relay would refuse the proof being built, as a warning line. */
+function inspectWarning(ctx: CliContext, note: DepositNote, w: InspectWarning): string {
+  switch (w.kind) {
+    case "spent":
+      return `warning: this note was already withdrawn (nullifier account ${w.address}); the relay will refuse this proof`;
+    case "relayer":
+      return `warning: the relay at ${ctx.url} signs ${note.network} withdrawals with ${w.published}; it will refuse a proof for ${w.bound}`;
+    case "fee":
+      return `warning: ${w.bound} is below the relay's fee (${w.published}); it will refuse the request (FeeTooLow)`;
+  }
+}
+
+/** What `prove --out` saves and `prove --json` prints. The spent leaf's index and commitment stay out: they would link this withdrawal to its deposit. */
+function proofJson(p: WithdrawalProof): { [k: string]: JsonValue } {
+  return {
+    kind: "private-withdrawal-relay/withdrawal-proof",
+    protocol: PROTOCOL_VERSION,
+    network: p.network,
+    mint: p.mint,
+    recipient: p.recipient,
+    depositSize: p.amount.toString(),
+    relayer: p.relayer,
+    fee: p.fee.toString(),
+    swap: p.swap === null ? null : { outputMint: p.swap.outputMint, minOut: p.swap.minOut.toString() },
+    root: hex(p.root),
+    nullifierHash: hex(p.nullifierHash),
+    extDataHash: hex(p.extDataHash),
+    changeCommitment: hex(p.changeCommitment),
+    proof: hex(p.proof),
+    publicSignals: p.publicSignals,
+    publicSignalNames: [...PUBLIC_SIGNAL_NAMES],
+    verified: true,
+    provingMs: p.provingMs,
+    endpoint: endpointOf(p),
+    request: relayRequestJson(p),
+  };
+}
+
+const endpointOf = (p: WithdrawalProof): string => (p.swap === null ? "/relay" : "/relay_swap");
+
+function proofLines(p: WithdrawalProof, file: string | null): string[] {
+  return [
+    `withdrawal proof of ${p.amount} ${p.mint} on ${p.network} to ${p.recipient}`,
+    `proved in ${p.provingMs} ms; verifies against resources/zk/verification_key.json`,
+    `bound to relayer ${p.relayer}, fee ${p.fee}` + (p.swap ? `, swap into ${p.swap.outputMint} of at least ${p.swap.minOut}` : ""),
+    `root: ${hex(p.root)}`,
+    `nullifierHash: ${hex(p.nullifierHash)}`,
+    `changeCommitment: ${hex(p.changeCommitment)}`,
+    `proof (256 bytes): ${hex(p.proof)}`,
+    "public signals:",
+    ...p.publicSignals.map((s, i) => `  ${(PUBLIC_SIGNAL_NAMES[i] ?? `#${i}`).padEnd(16)} ${s}`),
+    ...(file ? [`saved to ${file} (with the ${endpointOf(p)} request under "request")`] : ["not relayed: `relay` proves and submits in one step"]),
+  ];
+}
