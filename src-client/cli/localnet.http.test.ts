@@ -16,8 +16,7 @@ import { relayFee } from "../sdk/fees";
 import { RelayClient } from "../sdk/http";
 import { readKeypairFile } from "../sdk/keypair";
 import { loadNote } from "../sdk/note";
-import type { CliIo } from "./context";
-import { runCli } from "./run";
+import { runCaptured, type CapturedRun } from "./test-support";
 
 /**
  * The README's localnet walk-through, as a user types it: the local validator
@@ -43,13 +42,7 @@ let notRpcUrl: string;
 let dir: string;
 let rpc: string;
 
-const run = async (...argv: string[]): Promise<{ code: number; out: string; err: string }> => {
-  let out = "";
-  let err = "";
-  const io: CliIo = { stdout: (t) => void (out += t), stderr: (t) => void (err += t), env: { RELAY_URL: relay.url }, cwd: dir };
-  const code = await runCli(argv, io);
-  return { code, out, err };
-};
+const run = (...argv: string[]): Promise<CapturedRun> => runCaptured(argv, dir, relay.url);
 const json = async <T = Record<string, unknown>>(...argv: string[]): Promise<T> => {
   const r = await run(...argv, "--json");
   if (r.code !== 0) throw new Error(`relay-cli ${argv.join(" ")} exited ${r.code}: ${r.err}`);

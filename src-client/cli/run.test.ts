@@ -1,15 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { CliIo } from "./context";
-import { COMMANDS, runCli } from "./run";
+import { COMMANDS } from "./run";
+import { runCaptured, type CapturedRun } from "./test-support";
 import { parseDuration } from "./commands/relay";
 
-async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const io: CliIo = { stdout: (t) => void (out += t), stderr: (t) => void (err += t), env: {}, cwd: "/nonexistent" };
-  const code = await runCli(argv, io);
-  return { code, out, err };
-}
+const run = (...argv: string[]): Promise<CapturedRun> => runCaptured(argv, "/nonexistent", undefined);
 
 describe("relay-cli argument handling (no relay needed)", () => {
   it("lists every command in --help and has --help for each", async () => {

@@ -4,8 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startRelay, type RelayProcess } from "../../tests/support/relay-process";
 import { RelayClient } from "../sdk/http";
-import type { CliIo } from "./context";
-import { runCli } from "./run";
+import { runCaptured, type CapturedRun } from "./test-support";
 
 const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
 const WSOL = "So11111111111111111111111111111111111111112";
@@ -15,13 +14,7 @@ const cpOut = (a: bigint, rIn: bigint, rOut: bigint): bigint => (a * 997n * rOut
 let relay: RelayProcess;
 let cwd: string;
 
-const run = async (...argv: string[]): Promise<{ code: number; out: string; err: string }> => {
-  let out = "";
-  let err = "";
-  const io: CliIo = { stdout: (t) => void (out += t), stderr: (t) => void (err += t), env: { RELAY_URL: relay.url }, cwd };
-  const code = await runCli(argv, io);
-  return { code, out, err };
-};
+const run = (...argv: string[]): Promise<CapturedRun> => runCaptured(argv, cwd, relay.url);
 
 beforeAll(async () => {
   relay = await startRelay({ RELAY_RATE_LIMITS: "off" });

@@ -5,8 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeBase58 } from "../../src-shared/encoding/base58";
 import { sandboxDepositMessage } from "../../src-shared/messages";
 import { startRelay, type RelayProcess } from "../../tests/support/relay-process";
-import type { CliIo } from "../cli/context";
-import { runCli } from "../cli/run";
+import { runCaptured, type CapturedRun } from "../cli/test-support";
 import { getComplianceSignature, verifyComplianceSignature } from "./compliance";
 import { RelayClient } from "./http";
 import { Keypair, readKeypairFile } from "./keypair";
@@ -28,13 +27,7 @@ afterAll(async () => {
   rmSync(cwd, { recursive: true, force: true });
 });
 
-const run = async (...argv: string[]): Promise<{ code: number; out: string; err: string }> => {
-  let out = "";
-  let err = "";
-  const io: CliIo = { stdout: (t) => void (out += t), stderr: (t) => void (err += t), env: { RELAY_URL: relay.url }, cwd };
-  const code = await runCli(argv, io);
-  return { code, out, err };
-};
+const run = (...argv: string[]): Promise<CapturedRun> => runCaptured(argv, cwd, relay.url);
 const client = (): RelayClient => new RelayClient({ baseUrl: relay.url, timeoutMs: 30_000 });
 
 /** A deposit the program cannot insert (zero precommitment): failed, revertable. */

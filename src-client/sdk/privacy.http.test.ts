@@ -7,8 +7,7 @@ import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
 import { cachedProver } from "../../tests/support/proofs";
 import { startRecordingProxy, type RecordedRequest, type RecordingProxy } from "../../tests/support/recording-proxy";
 import { startRelay, type RelayProcess } from "../../tests/support/relay-process";
-import type { CliIo } from "../cli/context";
-import { runCli } from "../cli/run";
+import { runCaptured, type CapturedRun } from "../cli/test-support";
 import { sandboxDeposit } from "./deposit";
 import { relayFee } from "./fees";
 import { RelayClient } from "./http";
@@ -115,12 +114,7 @@ describe("withdraw() against a sandbox relay behind a recording proxy", () => {
   }, 120_000);
 
   it("relay-cli relay and prove follow the SDK: --decoys 3 asks four leaves; --relay-links-deposit asks the note's leaf alone, once", async () => {
-    const run = async (...argv: string[]): Promise<{ code: number; out: string; err: string }> => {
-      let out = "";
-      let err = "";
-      const io: CliIo = { stdout: (t) => void (out += t), stderr: (t) => void (err += t), env: { RELAY_URL: proxy.url }, cwd: dir };
-      return { code: await runCli(argv, io), out, err };
-    };
+    const run = (...argv: string[]): Promise<CapturedRun> => runCaptured(argv, dir, proxy.url);
     expect(writeKeypairFile(path.join(dir, "login.json"), Keypair.generate()).ok).toBe(true);
     expect(saveNote(path.join(dir, "n7.json"), notes[7]!).ok).toBe(true);
     expect(saveNote(path.join(dir, "n9.json"), notes[9]!).ok).toBe(true);
@@ -210,12 +204,10 @@ describe("withdraw() against a sandbox relay behind a recording proxy", () => {
     // Every leaf but the six small deposits: the 1,000,000 deposits and the change leaves of the withdrawals above.
     const eligible = nextIndex - small.length;
 
-    let err = "";
-    const io: CliIo = { stdout: () => {}, stderr: (t) => void (err += t), env: { RELAY_URL: proxy.url }, cwd: dir };
     expect(saveNote(path.join(dir, "n3.json"), notes[3]!).ok).toBe(true);
     proxy.requests.length = 0;
     const argv = ["relay", "--keypair", "login.json", "--note", "n3.json", "--recipient", Keypair.generate().address];
-    const code = await runCli([...argv, "--amount", "500000", "--floor", "1000", "--decoys", "8", "--yes"], io);
+    const { code, err } = await runCaptured([...argv, "--amount", "500000", "--floor", "1000", "--decoys", "8", "--yes"], dir, proxy.url);
     expect(code, err).toBe(0);
     expect(err).toContain(`piece 1: 500000`);
     expect(err).toMatch(new RegExp(`piece 1: 500000, [^\n]*; anonymity set ${eligible} leaves\n`));

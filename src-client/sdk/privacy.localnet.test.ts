@@ -11,8 +11,7 @@ import { DEFAULT_POOL_PROGRAM_ID, poolNullifierAddress, poolTreeAddress } from "
 import { cachedProver } from "../../tests/support/proofs";
 import { startRecordingProxy, type RecordingProxy } from "../../tests/support/recording-proxy";
 import { startRelay, type RelayProcess } from "../../tests/support/relay-process";
-import type { CliIo } from "../cli/context";
-import { runCli } from "../cli/run";
+import { runCaptured } from "../cli/test-support";
 import { chainConnection, mintTestTokens, requestSol, tokenBalanceOf } from "./chain";
 import { chainDeposit } from "./chain-deposit";
 import { RelayClient } from "./http";
@@ -164,14 +163,15 @@ describe("withdraw() with the chain lookup on the local validator", () => {
   });
 
   it("relay-cli relay --rpc withdraws with the chain lookup: the relay gets no get_proof or get_nullifier", async () => {
-    let out = "";
-    let err = "";
-    const io: CliIo = { stdout: (t) => void (out += t), stderr: (t) => void (err += t), env: { RELAY_URL: proxy.url }, cwd: dir };
     expect(writeKeypairFile(path.join(dir, "login.json"), Keypair.generate()).ok).toBe(true);
     expect(saveNote(path.join(dir, "n3.json"), notes[3]!).ok).toBe(true);
     const recipient = Keypair.generate().address;
     proxy.requests.length = 0;
-    const code = await runCli(["relay", "--keypair", "login.json", "--note", "n3.json", "--recipient", recipient, "--rpc", rpc, "--yes", "--json"], io);
+    const { code, out, err } = await runCaptured(
+      ["relay", "--keypair", "login.json", "--note", "n3.json", "--recipient", recipient, "--rpc", rpc, "--yes", "--json"],
+      dir,
+      proxy.url,
+    );
     expect(code, err).toBe(0);
     expect(JSON.parse(out)).toMatchObject({ withdrawn: true, toRecipient: (DEPOSIT - FEE).toString() });
     expect(err).toContain("the relay is asked only for its root");

@@ -9,7 +9,7 @@ import type { FieldHasher } from "../../src-shared/crypto/hasher";
 import { encodeBase58 } from "../../src-shared/encoding/base58";
 import { sandboxDepositMessage } from "../../src-shared/messages";
 import { runCli } from "../cli/run";
-import type { CliIo } from "../cli/context";
+import { captureIo, runCaptured } from "../cli/test-support";
 import { depositAndSaveNote, sandboxDeposit } from "./deposit";
 import { relayFee } from "./fees";
 import { RelayClient } from "./http";
@@ -29,22 +29,6 @@ const OPERATOR_TOKEN = "sdk-test-operator-token-0123456789";
 const WSOL = "So11111111111111111111111111111111111111112";
 const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
 const BASE58_SIGNATURE = /^[1-9A-HJ-NP-Za-km-z]{80,90}$/;
-
-/** Collects a CLI run's output instead of printing it. */
-function captureIo(cwd: string, url: string, answer?: string): CliIo & { out: () => string; err: () => string } {
-  let out = "";
-  let err = "";
-  return {
-    stdout: (t) => void (out += t),
-    stderr: (t) => void (err += t),
-    // A person answering the confirmation; without one, the CLI has no terminal to ask.
-    ...(answer !== undefined ? { prompt: (q: string) => ((err += q), Promise.resolve(answer)) } : {}),
-    env: { RELAY_URL: url },
-    cwd,
-    out: () => out,
-    err: () => err,
-  };
-}
 
 describe("SDK against the real relay process", () => {
   let dir: string;
@@ -485,11 +469,7 @@ describe("SDK against the real relay process", () => {
 
   it("the CLI: deposit 3,000,000, withdraw 1,000,000 to one recipient, 500,000 to another, then the rest; the original note file alone recovers the chain", async () => {
     const cwd = path.join(dir, "cli");
-    const run = async (argv: string[], answer?: string) => {
-      const io = captureIo(cwd, relay.url, answer);
-      const code = await runCli(argv, io);
-      return { code, out: io.out(), err: io.err() };
-    };
+    const run = (argv: string[], answer?: string) => runCaptured(argv, cwd, relay.url, answer);
     expect((await run(["keygen", "--out", "id.json"])).code).toBe(0);
     expect((await run(["keygen", "--out", "login.json"])).code).toBe(0);
     expect(JSON.parse(readFileSync(path.join(cwd, "id.json"), "utf8"))).toHaveLength(64);
@@ -628,11 +608,7 @@ describe("SDK against the real relay process", () => {
   it("a note file left pending by a process that died resolves against the relay: back to the note when nothing was sent, to the change when it landed", async () => {
     const cwd = path.join(dir, "crash");
     mkdirSync(cwd, { recursive: true });
-    const run = async (argv: string[]) => {
-      const io = captureIo(cwd, relay.url);
-      const code = await runCli(argv, io);
-      return { code, out: io.out(), err: io.err() };
-    };
+    const run = (argv: string[]) => runCaptured(argv, cwd, relay.url);
     await client.sandboxAirdrop({ network: "mainnet", wallet: wallet.address, mint: WSOL, amount: 2_000_000n });
     const created = await createNote({ network: "mainnet", mint: WSOL, amount: 2_000_000n, hasher });
     if (!created.ok) throw new Error(created.error);
