@@ -18,24 +18,11 @@ import type { LocalValidator } from "../../../src-localnet/validator";
 import { ensureRelayLookupTable, keypairSigner } from "../../../scripts/solana/relay-lookup-table";
 import type { SwapQuote } from "../../core/swap/quote";
 import type { WithdrawalSubmission } from "../../ports/chain";
-import { JupiterSwapApi, ROUTE_MAX_ACCOUNTS, routeMaxAccounts } from "../swap-jupiter/jupiter-api";
+import { ROUTE_MAX_ACCOUNTS, routeMaxAccounts } from "../swap-jupiter/jupiter-api";
 import { SolanaChain } from "./solana-chain";
-import { JUPITER_V6_PROGRAM_ID } from "./swap-guard";
-import {
-  FEE,
-  MINT,
-  OUTPUT_MINT,
-  PROGRAM,
-  SOL,
-  TEST_TIMING,
-  recipientOf,
-  recorder,
-  startFixturePool,
-  type FixturePool,
-} from "../../../tests/support/localnet-pool";
+import { FEE, MINT, OUTPUT_MINT as OUT, PROGRAM, SOL, recipientOf, recorder, startFixturePool, type FixturePool } from "../../../tests/support/localnet-pool";
+import { CP_SWAP, localJupiter, swapChain } from "../../../tests/support/localnet-swap";
 
-const OUT = OUTPUT_MINT;
-const CP_SWAP = "CpSwap11111111111111111111111111111111111111";
 /** The cp-swap instruction's own accounts; the padding brings the route to the maxAccounts quoted with a table. */
 const CP_SWAP_ACCOUNTS = 7;
 /** Routes of the maxAccounts a relay with its table quotes, and longer ones: the cp-swap route padded (its data is shorter than Jupiter's, so 32 accounts fit without the table here). */
@@ -52,16 +39,10 @@ let validator: LocalValidator;
 let relayTable: string;
 const logs: string[] = [];
 
-const jupiter = (maxAccounts: number) =>
-  new JupiterSwapApi({ baseUrl: validator.jupiterUrl, apiKey: null, timeoutMs: 5_000, restrictIntermediateTokens: true, maxAccounts });
+const jupiter = (maxAccounts: number) => localJupiter(pool, maxAccounts);
 
 const connect = (lookupTables: string[]) =>
-  SolanaChain.connect("devnet", pool.network({ allowLoss: true, lookupTables }), pool.relayer, pool.hasher, (l) => logs.push(l), {
-    rpc: pool.rpc,
-    swapInstructions: jupiter(routeMaxAccounts(lookupTables.length > 0)),
-    swapPrograms: [JUPITER_V6_PROGRAM_ID, CP_SWAP],
-    timing: TEST_TIMING,
-  });
+  swapChain(pool, { swapInstructions: jupiter(routeMaxAccounts(lookupTables.length > 0)), lookupTables, log: (l) => logs.push(l) });
 
 const askFor = (note: number) => ({ inputMint: MINT, outputMint: OUT, amount: pool.notes[note]!.amount - FEE, slippageBps: 50, dexes: [] });
 

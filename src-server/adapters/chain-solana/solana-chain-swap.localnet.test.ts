@@ -14,32 +14,18 @@ import { poolEventsOfResponse } from "../../../src-shared/pool-program/leaves";
 import type { LocalValidator } from "../../../src-localnet/validator";
 import type { SwapQuote } from "../../core/swap/quote";
 import type { WithdrawalSubmission } from "../../ports/chain";
-import type { Signer } from "../keys/keypair-file";
+import type { Signer } from "../../../src-shared/node/keypair-file";
 import { JupiterSwapApi } from "../swap-jupiter/jupiter-api";
 import { SolanaChain, type SwapInstructionsSource } from "./solana-chain";
-import { JUPITER_V6_PROGRAM_ID } from "./swap-guard";
-import {
-  FEE,
-  MINT,
-  OUTPUT_MINT,
-  PROGRAM,
-  SOL,
-  TEST_TIMING,
-  recipientOf,
-  recorder,
-  startFixturePool,
-  type FixturePool,
-} from "../../../tests/support/localnet-pool";
+import { FEE, MINT, OUTPUT_MINT as OUT, PROGRAM, SOL, recipientOf, recorder, startFixturePool, type FixturePool } from "../../../tests/support/localnet-pool";
+import { CP_SWAP, localJupiter, swapChain } from "../../../tests/support/localnet-swap";
 
-const OUT = OUTPUT_MINT;
 /** The swap withdrawals: the whole of note 1 with minOut 1, of note 2 with minOut 2^62 (more than any pool pays), half of note 3 with minOut 1. */
 const REACHABLE = { note: 1, minOut: 1n, label: "note 1, swap" };
 const UNREACHABLE = { note: 2, minOut: 1n << 62n, label: "note 2, swap unreachable" };
 const PARTIAL = { note: 3, minOut: 1n, amount: 2n * SOL, label: "note 3, half swapped" };
 type Case = { note: number; minOut: bigint; amount?: bigint; label: string };
 const SLIPPAGE_BPS = 50;
-/** The validator's cp-swap program (src-localnet/programs/cp-swap-client.ts): the venue's program here. */
-const CP_SWAP = "CpSwap11111111111111111111111111111111111111";
 const RESERVES = { in: 100n * SOL, out: 400_000_000_000n };
 /** The constant-product output, floor(amountIn·997·rOut / (rIn·1000 + amountIn·997)), written out again so the test does not trust the code under test. */
 const cpOut = (a: bigint, rIn: bigint, rOut: bigint): bigint => (a * 997n * rOut) / (rIn * 1000n + a * 997n);
@@ -84,13 +70,8 @@ beforeAll(async () => {
   pool = await startFixturePool();
   ({ validator, relayer } = pool);
   await validator.createSwapPool(MINT, OUT, RESERVES.in, RESERVES.out);
-  jupiter = new JupiterSwapApi({ baseUrl: validator.jupiterUrl, apiKey: null, timeoutMs: 5_000, restrictIntermediateTokens: true });
-  chain = await SolanaChain.connect("devnet", pool.network({ allowLoss: true }), relayer, pool.hasher, (l) => logs.push(l), {
-    rpc: pool.rpc,
-    swapInstructions: jupiter,
-    swapPrograms: [JUPITER_V6_PROGRAM_ID, CP_SWAP],
-    timing: TEST_TIMING,
-  });
+  jupiter = localJupiter(pool);
+  chain = await swapChain(pool, { swapInstructions: jupiter, log: (l) => logs.push(l) });
 }, 120_000);
 
 afterAll(async () => {
@@ -188,12 +169,7 @@ describe("SolanaChain relay_swap on the local validator (Jupiter API → cp-swap
           return r.ok ? { ok: true, value: { ...r.value, setupInstructions: [...r.value.setupInstructions, extra] } } : r;
         },
       };
-      const c = await SolanaChain.connect("devnet", pool.network({ allowLoss: true }), relayer, pool.hasher, () => {}, {
-        rpc: pool.rpc,
-        swapInstructions: tampered,
-        swapPrograms: [CP_SWAP],
-        timing: TEST_TIMING,
-      });
+      const c = await swapChain(pool, { swapInstructions: tampered, swapPrograms: [CP_SWAP] });
       const lamports = await pool.rpc.getBalance(new PublicKey(relayer.address));
       const { attempts, observer } = recorder();
       expect(await c.submitWithdrawal(await withdrawal(REACHABLE, q), observer)).toMatchObject({
