@@ -243,59 +243,17 @@ describe("relay-cli against a relay on the local validator", () => {
     expect(poor).toMatchObject({ code: 1, err: expect.stringContaining(`${bob} holds 0 of ${WSOL}`) });
     expect(() => readFileSync(path.join(dir, "poor.json"))).toThrow();
     // A relay on another program would never index the deposit: refused before anything is sent.
-    const otherProgram = await run(
-      "deposit",
-      "--rpc",
-      rpc,
-      "--program",
-      bob,
-      "--keypair",
-      "wallet.json",
-      "--mint",
-      USDC,
-      "--amount",
-      "1000",
-      "--note",
-      "wrong.json",
-    );
+    const onBob = ["--rpc", rpc, "--program", bob, "--keypair", "wallet.json", "--mint", USDC, "--amount", "1000", "--note", "wrong.json"];
+    const otherProgram = await run("deposit", ...onBob);
     expect(otherProgram).toMatchObject({ code: 2, err: expect.stringContaining(`runs mainnet on program ${DEFAULT_POOL_PROGRAM_ID}, not on program ${bob}`) });
     // Without a relay to ask, the chain says the program has no such pool.
-    const wrong = await run(
-      "deposit",
-      "--url",
-      "http://127.0.0.1:9",
-      "--rpc",
-      rpc,
-      "--program",
-      bob,
-      "--keypair",
-      "wallet.json",
-      "--mint",
-      USDC,
-      "--amount",
-      "1000",
-      "--note",
-      "wrong.json",
-    );
+    const wrong = await run("deposit", "--url", "http://127.0.0.1:9", ...onBob);
     expect(wrong).toMatchObject({ code: 1, err: expect.stringContaining(`program ${bob} has no pool for ${USDC}`) });
     expect(wrong.err).toContain("did not answer");
     expect(() => readFileSync(path.join(dir, "wrong.json"))).toThrow();
     // devnet of the demo relay is its sandbox: a note for it could never be withdrawn from this chain.
-    const sandbox = await run(
-      "deposit",
-      "--network",
-      "devnet",
-      "--rpc",
-      rpc,
-      "--keypair",
-      "wallet.json",
-      "--mint",
-      USDC,
-      "--amount",
-      "1000",
-      "--note",
-      "devnet.json",
-    );
+    const walletUsdc = ["--keypair", "wallet.json", "--mint", USDC];
+    const sandbox = await run("deposit", "--network", "devnet", "--rpc", rpc, ...walletUsdc, "--amount", "1000", "--note", "devnet.json");
     expect(sandbox).toMatchObject({ code: 2, err: expect.stringContaining("runs devnet on its sandbox chain") });
     expect(() => readFileSync(path.join(dir, "devnet.json"))).toThrow();
     expect(await run("deposit", "--program", bob, "--keypair", "wallet.json", "--mint", USDC, "--amount", "1000")).toMatchObject({ code: 2 });

@@ -18,7 +18,7 @@ import { login } from "./login";
 import { changeNoteOf, createNote, loadNote, saveNote, type DepositNote } from "./note";
 import { followChain, relayLedger } from "./follow";
 import { getNoteNullifier, getNoteProof } from "./tree";
-import { verifyWithdrawalProof } from "./prove";
+import { verifyWithdrawalProof, type WithdrawalProof } from "./prove";
 import { withdraw } from "./withdraw";
 import { prepareWithdrawal, testRecipient } from "../../tests/support/proofs";
 import { startRelay, type RelayProcess } from "../../tests/support/relay-process";
@@ -619,6 +619,20 @@ describe("SDK against the real relay process", () => {
     const recipient = Keypair.generate().address;
     const died = path.join(cwd, "died-before-sending.json");
     const diedAfter = path.join(cwd, "died-after-sending.json");
+    // What a wallet writes before sending: the change note, and the note it spends under `pending`.
+    const pendingOf = (p: WithdrawalProof) => ({
+      ...p.change,
+      pending: {
+        spends: note,
+        amount: p.amount,
+        fee: p.fee,
+        recipient,
+        relayer: p.relayer,
+        swap: null,
+        changeCommitment: p.changeCommitment,
+        since: new Date().toISOString(),
+      },
+    });
 
     // The process dies after writing the pending change note, before the request goes out.
     const notSent = await withdraw(client, note, recipient, {
@@ -626,20 +640,7 @@ describe("SDK against the real relay process", () => {
       hasher,
       amount: 1_000_000n,
       beforeRelay: (p) => {
-        const pending = {
-          ...p.change,
-          pending: {
-            spends: note,
-            amount: p.amount,
-            fee: p.fee,
-            recipient,
-            relayer: p.relayer,
-            swap: null,
-            changeCommitment: p.changeCommitment,
-            since: new Date().toISOString(),
-          },
-        };
-        const saved = saveNote(died, pending);
+        const saved = saveNote(died, pendingOf(p));
         return saved.ok ? { ok: false, error: "the process died here" } : saved;
       },
     });
@@ -656,20 +657,7 @@ describe("SDK against the real relay process", () => {
       wallet,
       hasher,
       amount: 1_000_000n,
-      beforeRelay: (p) =>
-        saveNote(diedAfter, {
-          ...p.change,
-          pending: {
-            spends: note,
-            amount: p.amount,
-            fee: p.fee,
-            recipient,
-            relayer: p.relayer,
-            swap: null,
-            changeCommitment: p.changeCommitment,
-            since: new Date().toISOString(),
-          },
-        }),
+      beforeRelay: (p) => saveNote(diedAfter, pendingOf(p)),
     });
     if (!sent.ok) throw new Error(JSON.stringify(sent.error, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v)));
     expect(JSON.parse(readFileSync(diedAfter, "utf8"))).toMatchObject({ state: "pending", leafIndex: null });
