@@ -4,11 +4,8 @@
  * v3 withdrawal's change leaf follows them; each leaf gets its kind and, where the store
  * knows it, its amount; relay records are kept, without a change leaf.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import nacl from "tweetnacl";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { FieldHasher } from "../../../src-shared/crypto/hasher";
 import { createPoseidonHasher } from "../../../src-shared/crypto/poseidon-wasm";
 import { encodeBase58 } from "../../../src-shared/encoding/base58";
@@ -21,27 +18,21 @@ import type { ChainBackend } from "../../ports/chain";
 import { IndexerService } from "../../services/indexer";
 import { SandboxChain } from "../chain-sandbox/sandbox-chain";
 import { Signer } from "../../../src-shared/node/keypair-file";
-import { DurableDb } from "./durable-db";
 import { SqlRelayStore } from "./relay-store";
-import { MIGRATIONS, SQL_FUNCTIONS } from "./schema-migrations";
+import { MIGRATIONS } from "./schema-migrations";
 import { SqlTreeStore } from "./tree-store";
+import { storeDirPerTest } from "../../../tests/support/store-dir";
 
 const MINT_KEY = nacl.sign.keyPair().publicKey;
 const MINT = encodeBase58(MINT_KEY);
 const PROGRAM = new Uint8Array(32).fill(4);
 const AMOUNTS = [3_000_000n, 1_000n, 250_000n];
 let hasher: FieldHasher;
-let dir: string;
 
 beforeAll(async () => {
   hasher = await createPoseidonHasher();
 });
-beforeEach(() => {
-  dir = mkdtempSync(path.join(tmpdir(), "v3-migration-"));
-});
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
-
-const open = (migrations = MIGRATIONS): Promise<DurableDb> => DurableDb.open({ dir, migrations, functions: SQL_FUNCTIONS, snapshotIntervalMs: 0 });
+const { open } = storeDirPerTest("v3-migration-");
 const leafOf = (i: number): Uint8Array => hasher.hash([bigIntToBytes32(BigInt(i + 1)), bigIntToBytes32(AMOUNTS[i]!)]);
 
 /**

@@ -3,10 +3,9 @@
  * what was appended, bytes past the committed prefix are never trusted, and a
  * store written in the old row-per-leaf layout migrates to the same tree.
  */
-import { closeSync, constants, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { closeSync, constants, mkdirSync, openSync, rmSync, writeSync } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createPoseidonHasher } from "../../../src-shared/crypto/poseidon-wasm";
 import type { FieldHasher } from "../../../src-shared/crypto/hasher";
 import { toHex } from "../../../src-shared/encoding/bytes";
@@ -15,23 +14,18 @@ import type { IndexedLeaf, StoredPool } from "../../ports/tree-store";
 import { SqlConsoleStore } from "./console-store";
 import { DurableDb, type SqlStatement } from "./durable-db";
 import { PAGES_DIR } from "./page-files";
-import { MIGRATIONS, SQL_FUNCTIONS } from "./schema-migrations";
+import { MIGRATIONS } from "./schema-migrations";
 import { SqlTreeStore } from "./tree-store";
+import { storeDirPerTest } from "../../../tests/support/store-dir";
 
 const MINT = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
 const T0 = 1_780_000_000;
 let hasher: FieldHasher;
-let dir: string;
 
 beforeAll(async () => {
   hasher = await createPoseidonHasher();
 });
-beforeEach(() => {
-  dir = mkdtempSync(path.join(tmpdir(), "tree-store-"));
-});
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
-
-const open = (migrations = MIGRATIONS): Promise<DurableDb> => DurableDb.open({ dir, migrations, functions: SQL_FUNCTIONS, snapshotIntervalMs: 0 });
+const { dir, open } = storeDirPerTest("tree-store-");
 
 function leaves(first: number, count: number): Uint8Array {
   const out = new Uint8Array(count * 32);
@@ -50,6 +44,20 @@ const meta = (first: number, count: number): IndexedLeaf[] =>
     // Every third leaf a change leaf (protocol v3), the others deposits of distinct amounts.
     ...((first + i) % 3 === 2 ? { kind: "change" as const, amount: null } : { kind: "deposit" as const, amount: 1000n + BigInt(first + i) }),
   }));
+
+/** A fresh store with one mainnet pool. */
+async function openPool(): Promise<{ db: DurableDb; store: SqlTreeStore; pool: StoredPool }> {
+  const db = await open();
+  const store = new SqlTreeStore(db, () => T0);
+  return { db, store, pool: await store.createPool("mainnet", MINT) };
+}
+
+/** Appends leaves first..first+count-1 to `tree` and saves the append, as the indexer does. */
+async function appendSaved(store: SqlTreeStore, pool: StoredPool, tree: MerkleTree, first: number, count: number): Promise<void> {
+  const r = tree.append(leaves(first, count));
+  if (!r.ok) throw new Error(r.error);
+  await store.saveAppend(pool, r.value, String(first + count), meta(first, count));
+}
 
 async function reload(db: DurableDb): Promise<MerkleTree> {
   const store = new SqlTreeStore(db);
@@ -115,21 +123,17 @@ describe("SqlTreeStore on page files", () => {
   });
 
   it("ignores page-file bytes past the committed leaves, as an append killed before its journal fsync leaves them", async () => {
-    const db = await open();
-    const store = new SqlTreeStore(db, () => T0);
-    const pool = await store.createPool("mainnet", MINT);
+    const { db, store, pool } = await openPool();
     const tree = new MerkleTree(hasher);
-    const r = tree.append(leaves(0, 37));
-    if (!r.ok) throw new Error(r.error);
-    await store.saveAppend(pool, r.value, "37", meta(0, 37));
+    await appendSaved(store, pool, tree, 0, 37);
     await db.close();
     // Garbage where the next nodes of every level would go, and over whole later records.
     for (let level = 0; level <= 6; level++) {
-      const fd = openSync(path.join(dir, PAGES_DIR, `tree-${pool.id}-${level}`), constants.O_RDWR | constants.O_CREAT, 0o600);
+      const fd = openSync(path.join(dir(), PAGES_DIR, `tree-${pool.id}-${level}`), constants.O_RDWR | constants.O_CREAT, 0o600);
       writeSync(fd, new Uint8Array(32 * 4).fill(0xee), 0, 128, Math.floor(37 / 2 ** level) * 32);
       closeSync(fd);
     }
-    const fd = openSync(path.join(dir, PAGES_DIR, `leaves-${pool.id}`), "r+");
+    const fd = openSync(path.join(dir(), PAGES_DIR, `leaves-${pool.id}`), "r+");
     writeSync(fd, new Uint8Array(104).fill(3), 0, 104, 37 * 104);
     closeSync(fd);
     const again = await open();
@@ -150,19 +154,15 @@ describe("SqlTreeStore on page files", () => {
   });
 
   it("keeps an append whose page files could not be written: acknowledged, no snapshot drops it, and the next start writes the pages from the journal", async () => {
-    const db = await open();
-    const store = new SqlTreeStore(db, () => T0);
-    const pool = await store.createPool("mainnet", MINT);
+    const { db, store, pool } = await openPool();
     // A directory where a page file should be: every write to it fails.
-    mkdirSync(path.join(dir, PAGES_DIR, `tree-${pool.id}-0`));
+    mkdirSync(path.join(dir(), PAGES_DIR, `tree-${pool.id}-0`));
     const tree = new MerkleTree(hasher);
-    const r = tree.append(leaves(0, 10));
-    if (!r.ok) throw new Error(r.error);
-    await store.saveAppend(pool, r.value, "10", meta(0, 10));
+    await appendSaved(store, pool, tree, 0, 10);
     expect(db.failure?.message).toMatch(/page files/);
     await expect(db.compact()).rejects.toThrow(/page files/);
     await db.close();
-    rmSync(path.join(dir, PAGES_DIR, `tree-${pool.id}-0`), { recursive: true });
+    rmSync(path.join(dir(), PAGES_DIR, `tree-${pool.id}-0`), { recursive: true });
     const again = await open();
     try {
       sameTree(tree, await reload(again));
