@@ -67,23 +67,10 @@ describe("IndexerService: protocol v3's change leaves", () => {
     b[0] = 0x11;
     return b;
   };
-  const deposit = (i: number, amount: bigint): LeafEvent => ({
-    kind: "deposit",
-    signature: `D${i}`,
-    leafIndex: i,
-    commitment: leaf(i),
-    slot: i,
-    depositor: "W",
-    amount,
-  });
-  const change = (i: number, nh: number): LeafEvent => ({
-    kind: "change",
-    signature: `W${i}`,
-    leafIndex: i,
-    commitment: leaf(i),
-    slot: i,
-    nullifierHash: new Uint8Array(32).fill(nh),
-  });
+  /** Leaf i, inserted at slot i by transaction `signature`. */
+  const at = (i: number, signature: string) => ({ signature, leafIndex: i, commitment: leaf(i), slot: i });
+  const deposit = (i: number, amount: bigint): LeafEvent => ({ kind: "deposit", ...at(i, `D${i}`), depositor: "W", amount });
+  const change = (i: number, nh: number): LeafEvent => ({ kind: "change", ...at(i, `W${i}`), nullifierHash: new Uint8Array(32).fill(nh) });
 
   it("appends deposit and change leaves in leaf order, records each one's kind and a deposit's amount, and checks the root", async () => {
     const hasher = await createPoseidonHasher();

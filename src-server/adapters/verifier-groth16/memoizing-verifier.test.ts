@@ -15,18 +15,22 @@ class CountingVerifier implements ProofVerifier {
 const proof = (first: number, tag = 0): Uint8Array => Uint8Array.from({ length: 256 }, (_, i) => (i === 0 ? first : i === 1 ? tag : 0));
 const signals = [new Uint8Array(32), Uint8Array.from({ length: 32 }, () => 7)];
 
+/** A memoizing verifier over a counting one. */
+const memoized = (capacity?: number) => {
+  const inner = new CountingVerifier();
+  return { inner, v: new MemoizingVerifier(inner, capacity) };
+};
+
 describe("MemoizingVerifier", () => {
   it("verifies an accepted (proof, signals) pair once and answers repeats from memory", async () => {
-    const inner = new CountingVerifier();
-    const v = new MemoizingVerifier(inner);
+    const { inner, v } = memoized();
     expect(await v.verify(proof(1), signals)).toBe(true);
     expect(await v.verify(proof(1), signals)).toBe(true);
     expect(inner.calls).toBe(1);
   });
 
   it("never answers a rejected proof from memory, and keys on the signals too", async () => {
-    const inner = new CountingVerifier();
-    const v = new MemoizingVerifier(inner);
+    const { inner, v } = memoized();
     expect(await v.verify(proof(0), signals)).toBe(false);
     expect(await v.verify(proof(0), signals)).toBe(false);
     expect(inner.calls).toBe(2);
@@ -36,8 +40,7 @@ describe("MemoizingVerifier", () => {
   });
 
   it("stays within its capacity, dropping the oldest", async () => {
-    const inner = new CountingVerifier();
-    const v = new MemoizingVerifier(inner, 2);
+    const { inner, v } = memoized(2);
     for (const tag of [1, 2, 3]) await v.verify(proof(1, tag), signals);
     await v.verify(proof(1, 1), signals);
     expect(inner.calls).toBe(4);
