@@ -35,3 +35,20 @@ export function meteoraQuote(ammKey: string, raw: unknown): SwapQuote {
     raw,
   };
 }
+
+/** The documented example's route step as Jupiter's JSON carries it (amounts as decimal text). */
+export function meteoraRouteJson(ammKey: string) {
+  return {
+    swapInfo: {
+      ammKey,
+      label: "Meteora DLMM",
+      inputMint: SOL_MINT,
+      outputMint: USDC_MINT,
+      inAmount: "100000000",
+      outAmount: "17057460",
+      feeAmount: "1285",
+      feeMint: USDC_MINT,
+    },
+    percent: 100,
+  };
+}

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { inspect } from "node:util";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { fractionToPercent } from "./decode";
-import { meteoraQuote } from "../../../tests/support/swap-quotes";
+import { meteoraQuote, meteoraRouteJson } from "../../../tests/support/swap-quotes";
 import { JupiterSwapApi, routeMaxAccounts } from "./jupiter-api";
 
 const SOL = "So11111111111111111111111111111111111111112";
@@ -21,21 +21,7 @@ const QUOTE = {
   slippageBps: 100,
   priceImpactPct: "0.0001",
   platformFee: { amount: "0", feeBps: 0 },
-  routePlan: [
-    {
-      swapInfo: {
-        ammKey: "HXpGFJGCEEFdV31tDmjDBaJMEB1fKLiAoKoWr3Fnonid",
-        label: "Meteora DLMM",
-        inputMint: SOL,
-        outputMint: USDC,
-        inAmount: "100000000",
-        outAmount: "17057460",
-        feeAmount: "1285",
-        feeMint: USDC,
-      },
-      percent: 100,
-    },
-  ],
+  routePlan: [meteoraRouteJson("HXpGFJGCEEFdV31tDmjDBaJMEB1fKLiAoKoWr3Fnonid")],
   contextSlot: 324307186,
   timeTaken: 0.012,
 };

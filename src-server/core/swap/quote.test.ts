@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { meteoraQuote } from "../../../tests/support/swap-quotes";
+import { meteoraQuote, meteoraRouteJson } from "../../../tests/support/swap-quotes";
 import { parseQuoteRequest, quoteJson, type SwapQuote } from "./quote";
 
 const SOL = "So11111111111111111111111111111111111111112";
@@ -68,19 +68,7 @@ describe("quoteJson", () => {
       slippageBps: 100,
       priceImpactPct: 0.01,
       routePlan: [
-        {
-          swapInfo: {
-            ammKey: "A",
-            label: "Meteora DLMM",
-            inputMint: SOL,
-            outputMint: USDC,
-            inAmount: "100000000",
-            outAmount: "17057460",
-            feeAmount: "1285",
-            feeMint: USDC,
-          },
-          percent: 100,
-        },
+        meteoraRouteJson("A"),
         { swapInfo: { ammKey: "B", label: "X", inputMint: SOL, outputMint: USDC, inAmount: "1", outAmount: "2" }, percent: null },
       ],
     });
