@@ -208,6 +208,157 @@ const sameContributions = (before: ZkeyMpc, after: ZkeyMpc, count: number): bool
   before.contributions.length === count &&
   before.contributions.every((c, i) => c.raw.equals(after.contributions[i]!.raw));
 
+/** What every link of the chain is checked against: the initial zkey, and with `heavy` snarkjs's full check from the phase-1 file. */
+interface ChainCheck {
+  initial: string;
+  ptau: string | undefined;
+  heavy: boolean;
+}
+
+/** The r1cs and the phase-1 file given to verify are the ones the transcript names. */
+async function checkInputs(o: VerifyOptions, t: CeremonyTranscript): Promise<VerifyProblem | null> {
+  if ((o.r1cs === undefined) !== (o.ptau === undefined)) throw new Error("verify: --r1cs and --ptau go together");
+  if (o.r1cs !== undefined && (await sha256File(o.r1cs)) !== t.circuit.r1csSha256)
+    return { what: "r1cs", message: `${o.r1cs} is not the circuit the ceremony was made for (r1csSha256 ${t.circuit.r1csSha256})` };
+  if (o.ptau !== undefined && (await hashFile(o.ptau, "blake2b512")) !== t.phase1.blake2b512)
+    return { what: "phase1", message: `${o.ptau} is not the phase-1 file the ceremony used (${t.phase1.fileName})` };
+  return null;
+}
+
+/** The initial zkey: present, the transcript's, no contributions, and (heavy) zkey new of the r1cs and the phase-1 file. */
+async function checkInitialZkey(o: VerifyOptions, t: CeremonyTranscript, c: ChainCheck, say: Say): Promise<VerifyProblem | ZkeyMpc> {
+  const { initial } = c;
+  if (!existsSync(initial)) return { index: 0, what: "zkey", message: `${initial} is missing` };
+  if ((await sha256File(initial)) !== t.initialZkeySha256)
+    return { index: 0, what: "zkey", message: `the initial zkey's sha256 is not initialZkeySha256 ${t.initialZkeySha256}` };
+  const zkey = readZkeyMpc(initial);
+  if (zkey.contributions.length !== 0) return { index: 0, what: "zkey", message: "the initial zkey already holds contributions" };
+  if (c.heavy) {
+    say("initial zkey: checking it is zkey new of the r1cs and the phase-1 file ...");
+    const logger = collectingLogger();
+    const follows = await snarkjs.zKey.verifyFromR1cs(o.r1cs!, o.ptau!, initial, logger).catch((e: unknown) => {
+      logger.problems.push(e instanceof Error ? e.message : String(e));
+      return false;
+    });
+    if (!follows) {
+      return { index: 0, what: "zkey", message: `the initial zkey does not follow from the r1cs and the phase-1 file (${logger.problems.join("; ")})` };
+    }
+  }
+  return zkey;
+}
+
+/** One link: the file exists, its hash is the transcript's, it extends `before` by one contribution snarkjs accepts. */
+async function checkLink(c: ChainCheck, before: ZkeyMpc, index: number, path: string, sha: string, label: string): Promise<VerifyProblem | ZkeyMpc> {
+  if (!existsSync(path)) return { index, what: "zkey", message: `${label}: ${path} is missing` };
+  if ((await sha256File(path)) !== sha) return { index, what: "zkey", message: `${label}: the sha256 of ${path} is not the transcript's ${sha}` };
+  const after = readZkeyMpc(path);
+  if (after.contributions.length !== index || !sameContributions(before, after, index - 1)) {
+    return { index, what: "zkey", message: `${label}: ${path} does not follow from the zkey before it (its earlier contributions are not that zkey's)` };
+  }
+  if (c.heavy) {
+    const logger = collectingLogger();
+    // snarkjs throws on some malformed points instead of returning false: both mean "does not follow".
+    const follows = await snarkjs.zKey.verifyFromInit(c.initial, c.ptau!, path, logger).catch((e: unknown) => {
+      logger.problems.push(e instanceof Error ? e.message : String(e));
+      return false;
+    });
+    if (!follows) {
+      return {
+        index,
+        what: "zkey",
+        message: `${label}: ${path} does not follow from the r1cs and the phase-1 file (${logger.problems.join("; ") || "snarkjs: invalid"})`,
+      };
+    }
+  }
+  return after;
+}
+
+type EntryProblem = { index?: number; code: string; message: string };
+
+const entryProblem = (p: EntryProblem): VerifyProblem => ({
+  index: p.index,
+  what: p.code === "signature" ? "signature" : "transcript",
+  message: p.message,
+});
+
+/**
+ * Each contribution's zkey in chain order, up to the first bad transcript entry: the file first, so
+ * an edited hash is named as the file not matching it, not only as a broken signature.
+ */
+async function checkContributions(
+  o: VerifyOptions,
+  t: CeremonyTranscript,
+  c: ChainCheck,
+  initial: ZkeyMpc,
+  pureEntryProblem: EntryProblem | null,
+  say: Say,
+): Promise<VerifyProblem | ZkeyMpc> {
+  let before = initial;
+  for (const [i, e] of t.entries.entries()) {
+    const index = i + 1;
+    say(`contribution ${index} (${e.name}) ...`);
+    const after = await checkLink(c, before, index, zkeyPath(o.dir, index), e.zkeySha256, `contribution ${index} (${e.name})`);
+    if (!("csHash" in after)) return after;
+    if (pureEntryProblem !== null && pureEntryProblem.index === index) return entryProblem(pureEntryProblem);
+    const added = after.contributions.at(-1)!;
+    if (added.type !== 0)
+      return {
+        index,
+        what: "zkey",
+        message: `contribution ${index} (${e.name}) is a beacon-type contribution: its key is derived from a public hash, so it adds no secret`,
+      };
+    before = after;
+  }
+  return before;
+}
+
+/** The beacon's block (when an RPC is given), the final zkey as its one beacon-type link, the exported key and the program. */
+async function checkBeaconAndFinal(o: VerifyOptions, t: CeremonyTranscript, c: ChainCheck, before: ZkeyMpc, say: Say): Promise<VerifyProblem | null> {
+  if (t.beacon.blockhash === null) return null;
+  const index = t.entries.length + 1;
+  const path = join(o.dir, FINAL_ZKEY);
+  say(`beacon: block ${t.beacon.blockSlot} ...`);
+  if (o.rpc !== undefined) {
+    const block = await beaconBlock(o.rpc, t.beacon.slot);
+    if (block.blockhash !== t.beacon.blockhash || block.blockSlot !== t.beacon.blockSlot) {
+      return {
+        index,
+        what: "beacon",
+        message: `the first block at or after slot ${t.beacon.slot} is ${block.blockSlot} with blockhash ${block.blockhash}, not the transcript's ${t.beacon.blockSlot} ${t.beacon.blockhash}`,
+      };
+    }
+  }
+  if (!existsSync(path)) return { index, what: "beacon", message: `${path} is missing` };
+  if (t.final !== null && (await sha256File(path)) !== t.final.zkeySha256)
+    return { index, what: "beacon", message: `the sha256 of ${path} is not final.zkeySha256 ${t.final.zkeySha256}` };
+  const after = await checkLink(c, before, index, path, await sha256File(path), "the beacon");
+  if (!("csHash" in after)) return { ...after, what: "beacon" };
+  const b = after.contributions.at(-1)!;
+  const expected = parseBase58(t.beacon.blockhash, 32);
+  if (b.type !== 1 || b.beaconHash === null || !expected.ok || !b.beaconHash.equals(expected.value) || b.numIterationsExp !== t.beacon.iterationsExp) {
+    return {
+      index,
+      what: "beacon",
+      message: `the final zkey's beacon is not blockhash ${t.beacon.blockhash} with 2^${t.beacon.iterationsExp} iterations (it has ${b.type === 1 ? `${b.beaconHash ? encodeBase58(b.beaconHash) : "no hash"}, 2^${b.numIterationsExp}` : "no beacon"})`,
+    };
+  }
+  const vkey = await snarkjs.zKey.exportVerificationKey(path);
+  const fingerprint = verifyingKeyFingerprint(vkey);
+  const vkeyPath = join(o.dir, VKEY_FILE);
+  if (existsSync(vkeyPath) && verifyingKeyFingerprint(JSON.parse(readFileSync(vkeyPath, "utf8"))) !== fingerprint) {
+    return { what: "vkey", message: `${vkeyPath} is not the key exported from ${path} (fingerprint ${fingerprint})` };
+  }
+  if (t.final !== null) {
+    if (t.final.vkeyFingerprint !== fingerprint)
+      return { what: "vkey", message: `final.vkeyFingerprint ${t.final.vkeyFingerprint} is not the final zkey's key (${fingerprint})` };
+    const so = join(o.dir, PROGRAM_FILE);
+    if (existsSync(so) && programElfHash(readFileSync(so)) !== t.final.programSha256)
+      return { what: "program", message: `${so} does not hash to final.programSha256 ${t.final.programSha256}` };
+  }
+  say(`verifying key fingerprint ${fingerprint}`);
+  return null;
+}
+
 /**
  * Checks the whole ceremony and names the FIRST bad link: the transcript's own checks and
  * the files taken in chain order (initial zkey, each contribution, the beacon, the vkey, the
@@ -231,125 +382,16 @@ export async function verify(o: VerifyOptions): Promise<VerifyProblem | null> {
   const t = raw as CeremonyTranscript;
   if (t.phase1.test) say("WARNING: the phase-1 file is a TEST file (init --test-ptau): this key is for tests only");
 
-  const heavy = o.r1cs !== undefined && o.ptau !== undefined;
-  if ((o.r1cs === undefined) !== (o.ptau === undefined)) throw new Error("verify: --r1cs and --ptau go together");
-  if (o.r1cs !== undefined && (await sha256File(o.r1cs)) !== t.circuit.r1csSha256)
-    return { what: "r1cs", message: `${o.r1cs} is not the circuit the ceremony was made for (r1csSha256 ${t.circuit.r1csSha256})` };
-  if (o.ptau !== undefined && (await hashFile(o.ptau, "blake2b512")) !== t.phase1.blake2b512)
-    return { what: "phase1", message: `${o.ptau} is not the phase-1 file the ceremony used (${t.phase1.fileName})` };
-
-  const initial = zkeyPath(o.dir, 0);
-  if (!existsSync(initial)) return { index: 0, what: "zkey", message: `${initial} is missing` };
-  if ((await sha256File(initial)) !== t.initialZkeySha256)
-    return { index: 0, what: "zkey", message: `the initial zkey's sha256 is not initialZkeySha256 ${t.initialZkeySha256}` };
-  let before = readZkeyMpc(initial);
-  if (before.contributions.length !== 0) return { index: 0, what: "zkey", message: "the initial zkey already holds contributions" };
-  if (heavy) {
-    say("initial zkey: checking it is zkey new of the r1cs and the phase-1 file ...");
-    const logger = collectingLogger();
-    const follows = await snarkjs.zKey.verifyFromR1cs(o.r1cs!, o.ptau!, initial, logger).catch((e: unknown) => {
-      logger.problems.push(e instanceof Error ? e.message : String(e));
-      return false;
-    });
-    if (!follows) {
-      return { index: 0, what: "zkey", message: `the initial zkey does not follow from the r1cs and the phase-1 file (${logger.problems.join("; ")})` };
-    }
-  }
-
-  /** One link: the file exists, its hash is the transcript's, it extends `before` by one contribution snarkjs accepts. */
-  const link = async (index: number, path: string, sha: string, label: string): Promise<VerifyProblem | ZkeyMpc> => {
-    if (!existsSync(path)) return { index, what: "zkey", message: `${label}: ${path} is missing` };
-    if ((await sha256File(path)) !== sha) return { index, what: "zkey", message: `${label}: the sha256 of ${path} is not the transcript's ${sha}` };
-    const after = readZkeyMpc(path);
-    if (after.contributions.length !== index || !sameContributions(before, after, index - 1)) {
-      return { index, what: "zkey", message: `${label}: ${path} does not follow from the zkey before it (its earlier contributions are not that zkey's)` };
-    }
-    if (heavy) {
-      const logger = collectingLogger();
-      // snarkjs throws on some malformed points instead of returning false: both mean "does not follow".
-      const follows = await snarkjs.zKey.verifyFromInit(initial, o.ptau!, path, logger).catch((e: unknown) => {
-        logger.problems.push(e instanceof Error ? e.message : String(e));
-        return false;
-      });
-      if (!follows) {
-        return {
-          index,
-          what: "zkey",
-          message: `${label}: ${path} does not follow from the r1cs and the phase-1 file (${logger.problems.join("; ") || "snarkjs: invalid"})`,
-        };
-      }
-    }
-    return after;
-  };
-
-  const entryProblem = (p: NonNullable<typeof pureEntryProblem>): VerifyProblem => ({
-    index: p.index,
-    what: p.code === "signature" ? "signature" : "transcript",
-    message: p.message,
-  });
-  for (const [i, e] of t.entries.entries()) {
-    const index = i + 1;
-    say(`contribution ${index} (${e.name}) ...`);
-    // The file first: an edited hash is named as the file not matching it, not only as a broken signature.
-    const after = await link(index, zkeyPath(o.dir, index), e.zkeySha256, `contribution ${index} (${e.name})`);
-    if (!("csHash" in after)) return after;
-    if (pureEntryProblem !== null && pureEntryProblem.index === index) return entryProblem(pureEntryProblem);
-    const added = after.contributions.at(-1)!;
-    if (added.type !== 0)
-      return {
-        index,
-        what: "zkey",
-        message: `contribution ${index} (${e.name}) is a beacon-type contribution: its key is derived from a public hash, so it adds no secret`,
-      };
-    before = after;
-  }
+  const c: ChainCheck = { initial: zkeyPath(o.dir, 0), ptau: o.ptau, heavy: o.r1cs !== undefined && o.ptau !== undefined };
+  const inputs = await checkInputs(o, t);
+  if (inputs) return inputs;
+  const initial = await checkInitialZkey(o, t, c, say);
+  if (!("csHash" in initial)) return initial;
+  const last = await checkContributions(o, t, c, initial, pureEntryProblem, say);
+  if (!("csHash" in last)) return last;
   if (pureEntryProblem !== null) return entryProblem(pureEntryProblem);
   if (!pure.ok) return { what: pure.error.code.startsWith("beacon") ? "beacon" : "transcript", message: pure.error.message };
-
-  if (t.beacon.blockhash !== null) {
-    const index = t.entries.length + 1;
-    const path = join(o.dir, FINAL_ZKEY);
-    say(`beacon: block ${t.beacon.blockSlot} ...`);
-    if (o.rpc !== undefined) {
-      const block = await beaconBlock(o.rpc, t.beacon.slot);
-      if (block.blockhash !== t.beacon.blockhash || block.blockSlot !== t.beacon.blockSlot) {
-        return {
-          index,
-          what: "beacon",
-          message: `the first block at or after slot ${t.beacon.slot} is ${block.blockSlot} with blockhash ${block.blockhash}, not the transcript's ${t.beacon.blockSlot} ${t.beacon.blockhash}`,
-        };
-      }
-    }
-    if (!existsSync(path)) return { index, what: "beacon", message: `${path} is missing` };
-    if (t.final !== null && (await sha256File(path)) !== t.final.zkeySha256)
-      return { index, what: "beacon", message: `the sha256 of ${path} is not final.zkeySha256 ${t.final.zkeySha256}` };
-    const after = await link(index, path, await sha256File(path), "the beacon");
-    if (!("csHash" in after)) return { ...after, what: "beacon" };
-    const b = after.contributions.at(-1)!;
-    const expected = parseBase58(t.beacon.blockhash, 32);
-    if (b.type !== 1 || b.beaconHash === null || !expected.ok || !b.beaconHash.equals(expected.value) || b.numIterationsExp !== t.beacon.iterationsExp) {
-      return {
-        index,
-        what: "beacon",
-        message: `the final zkey's beacon is not blockhash ${t.beacon.blockhash} with 2^${t.beacon.iterationsExp} iterations (it has ${b.type === 1 ? `${b.beaconHash ? encodeBase58(b.beaconHash) : "no hash"}, 2^${b.numIterationsExp}` : "no beacon"})`,
-      };
-    }
-    const vkey = await snarkjs.zKey.exportVerificationKey(path);
-    const fingerprint = verifyingKeyFingerprint(vkey);
-    const vkeyPath = join(o.dir, VKEY_FILE);
-    if (existsSync(vkeyPath) && verifyingKeyFingerprint(JSON.parse(readFileSync(vkeyPath, "utf8"))) !== fingerprint) {
-      return { what: "vkey", message: `${vkeyPath} is not the key exported from ${path} (fingerprint ${fingerprint})` };
-    }
-    if (t.final !== null) {
-      if (t.final.vkeyFingerprint !== fingerprint)
-        return { what: "vkey", message: `final.vkeyFingerprint ${t.final.vkeyFingerprint} is not the final zkey's key (${fingerprint})` };
-      const so = join(o.dir, PROGRAM_FILE);
-      if (existsSync(so) && programElfHash(readFileSync(so)) !== t.final.programSha256)
-        return { what: "program", message: `${so} does not hash to final.programSha256 ${t.final.programSha256}` };
-    }
-    say(`verifying key fingerprint ${fingerprint}`);
-  }
-  return null;
+  return checkBeaconAndFinal(o, t, c, last, say);
 }
 
 // ---------------------------------------------------------------------------------------------
