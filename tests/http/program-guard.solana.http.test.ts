@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { Keypair } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildPoolForKey } from "../../programs/build/build";
+import { buildPoolForKey } from "../../tools/sbf/build";
 import { POOL_SO } from "../../src-localnet/programs";
 import type { AdminAlerts } from "../../src-shared/api/alerts";
 import type { AdminHealth } from "../../src-shared/api/admin";
