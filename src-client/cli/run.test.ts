@@ -58,30 +58,15 @@ describe("relay-cli argument handling (no relay needed)", () => {
     expect(await run("airdrop", "--wallet", "So11111111111111111111111111111111111111112", "--rpc", "http://127.0.0.1:1", "--lamports", "1.5")).toMatchObject({
       code: 2,
     });
-    expect(
-      await run(
-        "swap-pool",
-        "--mint-a",
-        "So11111111111111111111111111111111111111112",
-        "--mint-b",
-        "So11111111111111111111111111111111111111112",
-        "--reserve-a",
-        "1",
-        "--reserve-b",
-        "1",
-      ),
-    ).toMatchObject({ code: 2, err: expect.stringContaining("differ") });
-    expect(
-      await run(
-        "swap-pool",
-        "--mint-a",
-        "So11111111111111111111111111111111111111112",
-        "--mint-b",
-        "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
-        "--reserve-a",
-        "1",
-      ),
-    ).toMatchObject({ code: 2, err: expect.stringContaining("--reserve-b") });
+    const [wsol, usdc] = ["So11111111111111111111111111111111111111112", "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"];
+    expect(await run("swap-pool", "--mint-a", wsol, "--mint-b", wsol, "--reserve-a", "1", "--reserve-b", "1")).toMatchObject({
+      code: 2,
+      err: expect.stringContaining("differ"),
+    });
+    expect(await run("swap-pool", "--mint-a", wsol, "--mint-b", usdc, "--reserve-a", "1")).toMatchObject({
+      code: 2,
+      err: expect.stringContaining("--reserve-b"),
+    });
   });
 
   it("reports unreadable local files with exit 4, as JSON under --json", async () => {

@@ -132,18 +132,10 @@ describe("withdraw() against a sandbox relay behind a recording proxy", () => {
     expect(new Set(asked).size).toBe(4);
     expect(asked.slice(4)).toEqual(asked.slice(0, 4));
 
+    // relay of n9.json to a fresh recipient, with these flags.
+    const relayN9 = (...flags: string[]) => run("relay", "--keypair", "login.json", "--note", "n9.json", "--recipient", Keypair.generate().address, ...flags);
     proxy.requests.length = 0;
-    const linked = await run(
-      "relay",
-      "--keypair",
-      "login.json",
-      "--note",
-      "n9.json",
-      "--recipient",
-      Keypair.generate().address,
-      "--relay-links-deposit",
-      "--yes",
-    );
+    const linked = await relayN9("--relay-links-deposit", "--yes");
     expect(linked.code, linked.err).toBe(0);
     expect(linked.err).toContain("the relay is told which leaf and nullifier this withdrawal spends");
     expect(proxy.requests.filter((q) => q.endpoint === "get_proof").map(leafOf)).toEqual([9]);
@@ -162,27 +154,9 @@ describe("withdraw() against a sandbox relay behind a recording proxy", () => {
 
     // Contradictory lookups are refused before anything is sent.
     proxy.requests.length = 0;
-    expect(await run("relay", "--keypair", "login.json", "--note", "n9.json", "--recipient", Keypair.generate().address, "--decoys", "65")).toMatchObject({
-      code: 2,
-    });
-    expect(
-      await run(
-        "relay",
-        "--keypair",
-        "login.json",
-        "--note",
-        "n9.json",
-        "--recipient",
-        Keypair.generate().address,
-        "--rpc",
-        "http://127.0.0.1:1",
-        "--decoys",
-        "2",
-      ),
-    ).toMatchObject({ code: 2 });
-    expect(
-      await run("relay", "--keypair", "login.json", "--note", "n9.json", "--recipient", Keypair.generate().address, "--program", depositor.address),
-    ).toMatchObject({ code: 2 });
+    expect(await relayN9("--decoys", "65")).toMatchObject({ code: 2 });
+    expect(await relayN9("--rpc", "http://127.0.0.1:1", "--decoys", "2")).toMatchObject({ code: 2 });
+    expect(await relayN9("--program", depositor.address)).toMatchObject({ code: 2 });
     expect(proxy.requests).toEqual([]);
   }, 180_000);
 

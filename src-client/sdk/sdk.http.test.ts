@@ -329,38 +329,7 @@ describe("SDK against the real relay process", () => {
     if (refused.ok || refused.error.stage !== "relay") return;
     const p = refused.error.proof;
 
-    const stolen = await client.relay({
-      nullifierHash: p.nullifierHash,
-      proof: p.proof,
-      root: p.root,
-      recipient: Keypair.generate().address,
-      depositSize: p.amount,
-      mint: p.mint,
-      changeCommitment: p.changeCommitment,
-    });
-    expect(stolen).toMatchObject({ ok: false, status: 400, error: "InvalidProof" });
-    const otherAmount = await client.relay({
-      nullifierHash: p.nullifierHash,
-      proof: p.proof,
-      root: p.root,
-      recipient: p.recipient,
-      depositSize: p.amount - 1n,
-      mint: p.mint,
-      changeCommitment: p.changeCommitment,
-    });
-    expect(otherAmount).toMatchObject({ ok: false, status: 400, error: "InvalidProof" });
-    // Protocol v3: the change leaf is bound too; keeping another change (a larger remainder) is refused, and the message names the protocol.
-    const otherChange = await client.relay({
-      nullifierHash: p.nullifierHash,
-      proof: p.proof,
-      root: p.root,
-      recipient: p.recipient,
-      depositSize: p.amount,
-      mint: p.mint,
-      changeCommitment: changeNoteOf(hasher, note, 1n).commitment,
-    });
-    expect(otherChange).toMatchObject({ ok: false, status: 400, error: "InvalidProof", message: expect.stringMatching(/protocol v3/) });
-    // Protocol v2: the fee and the relayer are bound too. A relay (or anyone) charging more than the proof says is refused.
+    // The request the proof was made for; each change below is refused.
     const same = {
       nullifierHash: p.nullifierHash,
       proof: p.proof,
@@ -370,6 +339,14 @@ describe("SDK against the real relay process", () => {
       mint: p.mint,
       changeCommitment: p.changeCommitment,
     };
+    const stolen = await client.relay({ ...same, recipient: Keypair.generate().address });
+    expect(stolen).toMatchObject({ ok: false, status: 400, error: "InvalidProof" });
+    const otherAmount = await client.relay({ ...same, depositSize: p.amount - 1n });
+    expect(otherAmount).toMatchObject({ ok: false, status: 400, error: "InvalidProof" });
+    // Protocol v3: the change leaf is bound too; keeping another change (a larger remainder) is refused, and the message names the protocol.
+    const otherChange = await client.relay({ ...same, changeCommitment: changeNoteOf(hasher, note, 1n).commitment });
+    expect(otherChange).toMatchObject({ ok: false, status: 400, error: "InvalidProof", message: expect.stringMatching(/protocol v3/) });
+    // Protocol v2: the fee and the relayer are bound too. A relay (or anyone) charging more than the proof says is refused.
     expect(await client.relay({ ...same, fee: p.fee + 1n, relayer: p.relayer })).toMatchObject({ ok: false, status: 400, error: "InvalidProof" });
     expect(await client.relay({ ...same, fee: p.amount, relayer: p.relayer })).toMatchObject({ ok: false, status: 400, error: "InvalidProof" });
     expect(await client.relay({ ...same, fee: p.fee - 1n, relayer: p.relayer })).toMatchObject({ ok: false, status: 400, error: "FeeTooLow" });
