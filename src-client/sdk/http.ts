@@ -40,12 +40,20 @@ import {
   type SwapQuote,
 } from "../../src-shared/api/public";
 import type { ApiResult } from "./api-result";
+import { encodeBody } from "../../src-shared/api/request-fields";
 import {
-  amountToWire,
-  bytes,
+  loginRequest,
+  nullifierRequest,
+  quoteRequest,
+  relayRequest,
+  relaySwapRequest,
+  revertRequest,
+  sandboxAirdropRequest,
+  sandboxDepositRequest,
+  sandboxSwapPoolRequest,
+} from "../../src-shared/api/requests";
+import {
   TREE_DEPTH,
-  u64ToWire,
-  withdrawalWire,
   type LoginRequest,
   type RevertRequest,
   type SandboxAirdropRequest,
@@ -105,7 +113,7 @@ export class RelayClient {
   // ---- authentication ----
 
   login(req: LoginRequest): Promise<ApiResult<{ id: string }>> {
-    return this.transport.call({ method: "POST", path: "/login", body: req, read: { json: decodeLogin } });
+    return this.transport.call({ method: "POST", path: "/login", body: encodeBody(loginRequest, req), read: { json: decodeLogin } });
   }
 
   isLogged(id: string): Promise<ApiResult<boolean>> {
@@ -152,7 +160,7 @@ export class RelayClient {
     return this.transport.call({
       method: "POST",
       path: `/get_nullifier/${seg(mint)}/${TREE_DEPTH}/${seg(network)}`,
-      body: { nullifierHash: bytes(nullifierHash) },
+      body: encodeBody(nullifierRequest, { nullifierHash }),
       read: { json: decodeNullifierStatus },
     });
   }
@@ -160,22 +168,20 @@ export class RelayClient {
   // ---- relayer ----
 
   relay(req: WithdrawalRequest): Promise<ApiResult<RelaySuccess>> {
-    const { mint, ...rest } = req;
     return this.transport.call({
       method: "POST",
       path: "/relay",
-      body: { ...withdrawalWire(rest), mint },
+      body: encodeBody(relayRequest, req),
       headers: this.authHeader(),
       read: { json: decodeRelaySuccess },
     });
   }
 
   relaySwap(req: SwapWithdrawalRequest): Promise<ApiResult<RelaySuccess>> {
-    const { input_mint, output_mint, minOut, ...rest } = req;
     return this.transport.call({
       method: "POST",
       path: "/relay_swap",
-      body: { ...withdrawalWire(rest), input_mint, output_mint, minOut: u64ToWire(minOut, "minOut") },
+      body: encodeBody(relaySwapRequest, req),
       headers: this.authHeader(),
       read: { json: decodeRelaySuccess },
     });
@@ -191,7 +197,7 @@ export class RelayClient {
     return this.transport.call({
       method: "POST",
       path: `/revert/${seg(network)}/${seg(token)}/${seg(depositSignature)}`,
-      body: req,
+      body: encodeBody(revertRequest, req),
       read: { text: nonEmptyText },
     });
   }
@@ -214,7 +220,7 @@ export class RelayClient {
   // ---- helpers ----
 
   quote(req: SwapQuoteRequest): Promise<ApiResult<SwapQuote>> {
-    return this.transport.call({ method: "POST", path: "/jupiter", body: { ...req, amount: amountToWire(req.amount) }, read: { json: decodeSwapQuote } });
+    return this.transport.call({ method: "POST", path: "/jupiter", body: encodeBody(quoteRequest, req), read: { json: decodeSwapQuote } });
   }
 
   /** 200 and 503 are both answers here: unhealthy is what /health exists to report. */
@@ -249,7 +255,7 @@ export class RelayClient {
     return this.transport.call({
       method: "POST",
       path: "/sandbox/airdrop",
-      body: { ...req, amount: amountToWire(req.amount) },
+      body: encodeBody(sandboxAirdropRequest, req),
       read: { json: decodeSignatureAnswer },
     });
   }
@@ -258,7 +264,7 @@ export class RelayClient {
     return this.transport.call({
       method: "POST",
       path: "/sandbox/deposit",
-      body: { ...req, amount: amountToWire(req.amount), precommitment: bytes(req.precommitment) },
+      body: encodeBody(sandboxDepositRequest, req),
       read: { json: decodeSandboxDeposit },
     });
   }
@@ -271,7 +277,7 @@ export class RelayClient {
     return this.transport.call({
       method: "POST",
       path: "/sandbox/swap_pool",
-      body: { ...req, reserveA: amountToWire(req.reserveA), reserveB: amountToWire(req.reserveB) },
+      body: encodeBody(sandboxSwapPoolRequest, req),
       read: { json: decodeOkTrue },
     });
   }

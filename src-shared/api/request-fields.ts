@@ -16,8 +16,8 @@ import { decodeAt, decoder, isRecord, type Decoder } from "./decode";
  * spec's message has one.
  */
 
-/** How the key appears in a body: sent always, may be left out (null when it is), defaulted, or a fixed value. */
-export type Presence = "required" | "optional" | "default" | "constant";
+/** How the key appears in a body: sent always, may be left out (null when it is), defaulted, a fixed value, or never sent. */
+export type Presence = "required" | "optional" | "default" | "constant" | "refused";
 
 /**
  * One field of a request: the value sent (W), what the server decodes it to (T), and
@@ -42,7 +42,7 @@ type Simplify<T> = { [K in keyof T]: T[K] } & {};
 
 /** The JSON body as sent: what the SDK puts on the wire and the server receives. */
 export type WireOf<D extends { shape: Shape }> = Simplify<
-  { [K in keyof D["shape"] as K extends KeysWith<D["shape"], "optional"> ? never : K]: WireT<D["shape"][K]> } & {
+  { [K in keyof D["shape"] as K extends KeysWith<D["shape"], "optional" | "refused"> ? never : K]: WireT<D["shape"][K]> } & {
     [K in keyof D["shape"] as K extends KeysWith<D["shape"], "optional"> ? K : never]?: WireT<D["shape"][K]>;
   }
 >;
@@ -83,6 +83,11 @@ export function withDefault<W, T, I>(f: Field<W, T, I>, fallback: I & T): Field<
 export function constant<const V extends string | number>(value: V, explain: (path: string) => string): Field<V, V, undefined, "constant"> {
   const check = (v: unknown, p: string): Result<V, string> => (v === value ? ok(value) : err(explain(p)));
   return Object.assign(decoder(check), { at: check, encode: () => value, presence: "constant" as const });
+}
+
+/** The same field, sent from another caller type (an Amount the SDK checks into a JSON number). */
+export function sentAs<W, T, I0, I>(f: Field<W, T, I0>, encode: (input: I) => W): Field<W, T, I> {
+  return field(f.at, encode);
 }
 
 /** A key left out reads as this message instead of the field's own complaint (a field a protocol added). */
@@ -209,6 +214,21 @@ export const u64 = (opts: { positive: boolean; send: "number" | { text: string }
   }, encode);
 };
 
+/** Text labels (venue names): at most `max` of them, each non-empty, at most `maxLength` characters, without commas; duplicates dropped. */
+export const labels = (max: number, maxLength: number): Field<string[], string[], string[]> =>
+  field(
+    (v, p) => {
+      if (!Array.isArray(v) || v.length > max) return err(`${p}: must be an array of at most ${max} exchange labels (empty means all)`);
+      for (const [i, d] of v.entries()) {
+        if (typeof d !== "string" || d.trim() === "" || d.length > maxLength || d.includes(",")) {
+          return err(`${p}[${i}]: must be a non-empty exchange label of at most ${maxLength} characters, without commas`);
+        }
+      }
+      return ok([...new Set(v as string[])]);
+    },
+    (l) => l,
+  );
+
 /** A JSON number that is a safe integer in [min, max]; `message` is the whole error. */
 export const safeInteger = (min: number, max: number, message: (path: string) => string): Field<number, number, number> =>
   field(
@@ -235,13 +255,10 @@ export const jsonAmount = (explain: Explain = (p, e) => `${p} ${e}`): Field<numb
   }, amountToWire);
 
 /** A key a body must not carry (a field an older protocol had); the SDK never sends it. */
-export const absent = (problem: string): Field<undefined, null, undefined, "optional"> =>
-  optional(
-    field<undefined, null, undefined>(
-      (v, p) => (v === undefined ? ok(null) : err(`${p}: ${problem}`)),
-      () => undefined,
-    ),
-  );
+export function absent(problem: string): Field<undefined, null, undefined, "refused"> {
+  const check = (v: unknown, p: string): Result<null, string> => (v === undefined ? ok(null) : err(`${p}: ${problem}`));
+  return Object.assign(decoder(check), { at: check, encode: () => undefined, presence: "refused" as const });
+}
 
 // ---- bodies ----
 
@@ -282,7 +299,9 @@ export function decodeBody<S extends Shape>(decl: RequestBody<S>, body: unknown,
   const b = body === undefined && decl.absent === "empty" ? {} : body;
   if (!isRecord(b)) return err({ field: "body", error: "InvalidRequest", message: decl.notObject });
   const out: Record<string, unknown> = {};
-  const problem = (k: string, message: string): Result<never, BodyProblem> => err({ field: k, error: decl.errors[k as keyof S] ?? "InvalidRequest", message });
+  // The field is the path the message names: the key, or an element of it (`dexes[1]`).
+  const problem = (k: string, message: string): Result<never, BodyProblem> =>
+    err({ field: message.startsWith(`${k}[`) ? message.slice(0, message.indexOf("]") + 1) : k, error: decl.errors[k as keyof S] ?? "InvalidRequest", message });
   for (const [k, f] of Object.entries(decl.shape)) {
     const r = f.at(b[k], k);
     if (!r.ok) return problem(k, r.error);
@@ -299,7 +318,7 @@ export function encodeBody<D extends RequestBody<Shape>>(decl: D, input: InputOf
   const out: Record<string, unknown> = {};
   for (const [k, f] of Object.entries(decl.shape)) {
     const v = given[k];
-    if (f.presence === "optional" && v === undefined) continue;
+    if (f.presence === "refused" || (f.presence === "optional" && v === undefined)) continue;
     out[k] = f.encode(v);
   }
   return out as WireOf<D>;

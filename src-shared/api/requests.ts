@@ -1,11 +1,14 @@
 import { ErrorName } from "../errors";
+import { TREE_DEPTH } from "../pool-program/constants";
 import { PROOF_BYTES } from "../zk/proof-codec";
 import {
   absent,
+  amountToWire,
   byteArray,
   constant,
   fieldBytes,
   jsonAmount,
+  labels,
   network,
   nonZeroFieldBytes,
   optional,
@@ -14,6 +17,7 @@ import {
   requestBody,
   required,
   safeInteger,
+  sentAs,
   text,
   u64,
   withDefault,
@@ -28,9 +32,6 @@ import {
  * fields (the fee against depositSize, the swap's two mints) stay with the
  * server's parsers (src-server/core/relay/request.ts).
  */
-
-/** The tree depth every request names (the spec's `depth`). */
-export const TREE_DEPTH = 32;
 
 /** The protocol v3 change leaf: required, a field element, never zero. */
 const changeCommitment = required(
@@ -127,6 +128,30 @@ export const leavesRequest = requestBody(
   },
   "body must be a JSON object { from?: number, limit?: number } or empty",
   { absent: "empty" },
+);
+
+const mintAddress = publicKey((p, e) => `${p}: ${e} (a base58 mint address)`);
+
+/** The most venue labels a quote may name, and the longest label. */
+export const MAX_DEXES = 64;
+export const MAX_DEX_LABEL = 64;
+
+/** POST /jupiter, the swap-quote helper (outputMint must differ from inputMint: the server's rule). */
+export const quoteRequest = requestBody(
+  {
+    inputMint: mintAddress,
+    outputMint: mintAddress,
+    amount: sentAs(
+      safeInteger(1, Number.MAX_SAFE_INTEGER, (p) => `${p}: must be a positive integer number of base units, at most 2^53 - 1`),
+      amountToWire,
+    ),
+    /** Left out: the relay applies the pair's slippage (10 bps for two stablecoins, 50 standard, ...). */
+    slippageBps: optional(safeInteger(0, 10_000, (p) => `${p}: must be an integer from 0 to 10000 (basis points)`)),
+    /** Empty or left out: every venue. */
+    dexes: optional(labels(MAX_DEXES, MAX_DEX_LABEL)),
+    network: withDefault(network(), "mainnet"),
+  },
+  "body: must be a JSON object",
 );
 
 // ---- the sandbox's bodies (src-server/http/routes/sandbox.ts) ----

@@ -42,12 +42,6 @@ export interface ParsedSwapWithdrawal extends ParsedWithdrawal {
   minOut: bigint;
 }
 
-/** Which field is wrong and how (the swap quote's parser, core/swap/quote.ts). */
-export interface RequestProblem {
-  field: string;
-  problem: string;
-}
-
 /** The cross-field rule of both withdrawals: the fee is charged on the part withdrawn, so it cannot exceed it. */
 const feeWithinDepositSize = (d: { depositSize?: bigint; fee?: bigint | null }): string | null =>
   d.fee != null && d.depositSize !== undefined && d.fee > d.depositSize ? `fee: must not exceed depositSize (${d.depositSize})` : null;

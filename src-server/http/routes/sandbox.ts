@@ -6,7 +6,7 @@ import { ErrorName } from "../../../src-shared/errors";
 import { isNetwork, type Network } from "../../../src-shared/networks";
 import type { SandboxLedger } from "../../ports/sandbox-ledger";
 import type { IndexerService } from "../../services/indexer";
-import { parseAmount } from "../amount";
+import { parseAmount } from "../../../src-shared/api/request-fields";
 import type { RateLimits } from "../middleware/rate-limit";
 import { invalidRequest, sendError } from "../respond";
 

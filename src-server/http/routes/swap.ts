@@ -11,7 +11,7 @@ export function swapRoutes(deps: { swaps: SwapRoutingService; limits: RateLimits
 
   r.post("/jupiter", ...deps.limits.middleware("jupiter"), async (req, res) => {
     const parsed = parseQuoteRequest(req.body);
-    if (!parsed.ok) return invalidRequest(res, `${parsed.error.field}: ${parsed.error.problem}`);
+    if (!parsed.ok) return invalidRequest(res, parsed.error.message);
     const quoted = await deps.swaps.quote(parsed.value);
     if (quoted.ok) return void res.status(200).json(quoteJson(quoted.value));
     const e = quoted.error;
