@@ -10,17 +10,20 @@ import bs58 from "bs58";
 import type { AccountState } from "./account";
 import type { TransactionErrorJson } from "./errors";
 import { instructionError } from "./errors";
+import {
+  ADDRESS_LOOKUP_TABLE_PROGRAM_ID,
+  BPF_LOADER_UPGRADEABLE_ID,
+  COMPUTE_BUDGET_PROGRAM_ID,
+  SYSTEM_PROGRAM_ID,
+} from "../../src-shared/pool-program/constants";
 
 export const PACKET_DATA_SIZE = 1232;
 export const LAMPORTS_PER_SIGNATURE = 5000n;
 export const DEFAULT_INSTRUCTION_COMPUTE_UNIT_LIMIT = 200_000;
 export const MAX_COMPUTE_UNIT_LIMIT = 1_400_000;
 
-export const SYSTEM_PROGRAM_ID = "11111111111111111111111111111111";
-export const COMPUTE_BUDGET_PROGRAM_ID = "ComputeBudget111111111111111111111111111111";
-export const ADDRESS_LOOKUP_TABLE_PROGRAM_ID = "AddressLookupTab1e1111111111111111111111111";
+export { SYSTEM_PROGRAM_ID, COMPUTE_BUDGET_PROGRAM_ID, BPF_LOADER_UPGRADEABLE_ID };
 export const NATIVE_LOADER_ID = "NativeLoader1111111111111111111111111111111";
-export const BPF_LOADER_UPGRADEABLE_ID = "BPFLoaderUpgradeab1e11111111111111111111111";
 
 /** Builtin programs: their logs carry no "consumed … compute units" line. */
 export const BUILTIN_PROGRAM_IDS: ReadonlySet<string> = new Set([

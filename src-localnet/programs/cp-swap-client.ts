@@ -30,6 +30,7 @@ import { PublicKey, TransactionInstruction } from "@solana/web3.js";
 import { Buffer } from "buffer";
 import { bytesEqual } from "../../src-shared/encoding/bytes";
 import {
+  ADDRESS_LOOKUP_TABLE_PROGRAM_ID,
   ASSOCIATED_TOKEN_PROGRAM_ID,
   SYSTEM_PROGRAM_ID,
   TOKEN_ACCOUNT_OFFSETS,
@@ -38,6 +39,9 @@ import {
   decodeTokenAccount,
   publicKeyBytes,
 } from "../../src-shared/pool-program";
+
+/** Tests build lookup tables with encodeLookupTable below and give them this owner. */
+export { ADDRESS_LOOKUP_TABLE_PROGRAM_ID };
 
 export const CP_SWAP_PROGRAM_ID = "CpSwap11111111111111111111111111111111111111";
 /** The route label the local Jupiter API reports. */
@@ -70,8 +74,6 @@ export function findCpPoolAddress(x: string, y: string, programId: string = CP_S
   const [k, bump] = PublicKey.findProgramAddressSync([new TextEncoder().encode("cp_pool"), publicKeyBytes(a), publicKeyBytes(b)], new PublicKey(programId));
   return [k.toBase58(), bump];
 }
-
-export const ADDRESS_LOOKUP_TABLE_PROGRAM_ID = "AddressLookupTab1e1111111111111111111111111";
 
 /**
  * The pool's address lookup table (as Jupiter's routes come with theirs): at

@@ -14,16 +14,16 @@ import { MIGRATIONS, SQL_FUNCTIONS } from "../adapters/storage-sqljs/schema-migr
 import { deferredVerifier } from "../adapters/verifier-groth16/deferred-verifier";
 import { createGroth16Verifier } from "../adapters/verifier-groth16/worker-pool";
 import type { RelayConfig } from "../config/schema";
-import type { ProofVerifier } from "../ports/proof-verifier";
+import type { QueuedProofVerifier } from "../ports/proof-verifier";
 import type { TeardownStack } from "../teardown";
 
 export interface Storage {
   db: DurableDb;
   hasher: FieldHasher;
   /** The worker pool while it boots: a key that cannot be read or parsed rejects it early. */
-  verifierStarting: Promise<ProofVerifier>;
+  verifierStarting: Promise<QueuedProofVerifier>;
   /** The verifier the relay uses: requests wait for the workers to boot; `pending` is its queue (metrics). */
-  verifierPool: ProofVerifier & { readonly pending: number };
+  verifierPool: QueuedProofVerifier;
 }
 
 /**

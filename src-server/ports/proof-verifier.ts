@@ -19,3 +19,9 @@ export interface ProofVerifier {
   verify(proof: Uint8Array, publicSignals: readonly Uint8Array[]): Promise<boolean>;
   close(): Promise<void>;
 }
+
+/** A verifier that queues proofs (a worker pool): the console and /metrics show the queue's depth. */
+export interface QueuedProofVerifier extends ProofVerifier {
+  /** Proofs waiting for or in verification now. */
+  readonly pending: number;
+}

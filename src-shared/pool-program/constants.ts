@@ -13,6 +13,8 @@ export const ASSOCIATED_TOKEN_PROGRAM_ID = "ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTN
 export const SYSTEM_PROGRAM_ID = "11111111111111111111111111111111";
 /** Use web3.js's ComputeBudgetProgram to build its instructions; this id is for matching. */
 export const COMPUTE_BUDGET_PROGRAM_ID = "ComputeBudget111111111111111111111111111111";
+/** Owner of every address lookup table (the relay's own, and the ones its tests and the local validator make). */
+export const ADDRESS_LOOKUP_TABLE_PROGRAM_ID = "AddressLookupTab1e1111111111111111111111111";
 /**
  * The Instructions sysvar: the transaction's top-level instructions, which
  * withdraw_swap reads to find its assert_swap_out (docs/pool-program.md).

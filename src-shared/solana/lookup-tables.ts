@@ -12,8 +12,9 @@
  * with readLookupTable at start and keeps them
  * (src-server/adapters/chain-solana/lookup-tables.ts).
  */
-import { AddressLookupTableAccount, AddressLookupTableProgram, PublicKey, type Commitment } from "@solana/web3.js";
+import { AddressLookupTableAccount, PublicKey, type Commitment } from "@solana/web3.js";
 import {
+  ADDRESS_LOOKUP_TABLE_PROGRAM_ID,
   ASSOCIATED_TOKEN_PROGRAM_ID,
   SYSTEM_PROGRAM_ID,
   SYSVAR_INSTRUCTIONS_ID,
@@ -28,8 +29,6 @@ import {
 export interface LookupTableRpc {
   getAccountInfo(publicKey: PublicKey, commitment?: Commitment): Promise<{ owner: PublicKey; data: Uint8Array } | null>;
 }
-
-export const ADDRESS_LOOKUP_TABLE_PROGRAM_ID = AddressLookupTableProgram.programId.toBase58();
 
 /** A table that was never deactivated has u64::MAX as its deactivation slot. */
 const ACTIVE = BigInt("18446744073709551615");

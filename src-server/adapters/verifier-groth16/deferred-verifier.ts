@@ -1,4 +1,4 @@
-import type { ProofVerifier } from "../../ports/proof-verifier";
+import type { QueuedProofVerifier } from "../../ports/proof-verifier";
 
 /**
  * The verifier while its workers boot: the relay starts listening without
@@ -8,8 +8,8 @@ import type { ProofVerifier } from "../../ports/proof-verifier";
  * before listening); a worker that fails to boot later is logged, and every
  * proof is then refused with that error.
  */
-export function deferredVerifier(starting: Promise<ProofVerifier>, log: (line: string) => void): ProofVerifier & { readonly pending: number } {
-  let pool: ProofVerifier | null = null;
+export function deferredVerifier(starting: Promise<QueuedProofVerifier>, log: (line: string) => void): QueuedProofVerifier {
+  let pool: QueuedProofVerifier | null = null;
   starting.then(
     (p) => {
       pool = p;
@@ -18,7 +18,7 @@ export function deferredVerifier(starting: Promise<ProofVerifier>, log: (line: s
   );
   return {
     get pending(): number {
-      return (pool as { pending?: number } | null)?.pending ?? 0;
+      return pool?.pending ?? 0;
     },
     verify: (proof, publicSignals) => (pool ? pool.verify(proof, publicSignals) : starting.then((p) => p.verify(proof, publicSignals))),
     close: () =>

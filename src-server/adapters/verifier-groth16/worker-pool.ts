@@ -18,7 +18,7 @@ import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { workerModule, workerSpec } from "../threads/worker-entry";
-import { VerifierBusyError, type ProofVerifier } from "../../ports/proof-verifier";
+import { VerifierBusyError, type QueuedProofVerifier } from "../../ports/proof-verifier";
 import { parseVerificationKey } from "../../../src-shared/zk/verification-key";
 import type { VerifyRequest, WorkerInit, WorkerMessage } from "./verify-worker";
 
@@ -65,7 +65,7 @@ export function liveVerifierWorkers(): number {
   return liveWorkers;
 }
 
-export class Groth16WorkerPool implements ProofVerifier {
+export class Groth16WorkerPool implements QueuedProofVerifier {
   private readonly slots: Slot[] = [];
   private readonly queue: Job[] = [];
   private nextId = 1;
@@ -241,6 +241,6 @@ export class Groth16WorkerPool implements ProofVerifier {
 }
 
 /** The ProofVerifier for the withdraw circuit's key (resources/zk/verification_key.json). */
-export function createGroth16Verifier(vkeyPath: string, opts?: Groth16VerifierOptions): Promise<ProofVerifier> {
+export function createGroth16Verifier(vkeyPath: string, opts?: Groth16VerifierOptions): Promise<QueuedProofVerifier> {
   return Groth16WorkerPool.start(vkeyPath, opts);
 }

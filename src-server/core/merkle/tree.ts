@@ -1,17 +1,15 @@
 import type { FieldHasher } from "../../../src-shared/crypto/hasher";
-import { TREE_DEPTH } from "../../../src-shared/pool-program/constants";
+import { ROOT_HISTORY_SIZE, TREE_DEPTH } from "../../../src-shared/pool-program/constants";
 import { err, ok, type Result } from "../../../src-shared/result";
 import { LevelBuffer } from "./level-buffer";
 import { RootHistory } from "./root-history";
 import { zeroHashes } from "./zeros";
 
 /**
- * Roots the relay accepts besides the current one: the pool program's ring
- * (src-shared/pool-program ROOT_HISTORY_SIZE, issue 25). A proof stays good
- * for 1,000 later insertions, so flushing it out takes 1,000 deposits of at
- * least the pool's minimum.
+ * Roots the relay accepts besides the current one: the pool program's ring. A proof stays good
+ * for 1,000 later insertions, so flushing it out takes 1,000 deposits of at least the pool's minimum.
  */
-export const ROOT_HISTORY_SIZE = 1000;
+export { ROOT_HISTORY_SIZE };
 const NODE = 32;
 
 /** Nodes written by an append: `count` nodes of `level` starting at `start`, as a view. */
