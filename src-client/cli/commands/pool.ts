@@ -301,20 +301,29 @@ export function noteProofFailure(ctx: CliContext, e: NoteProofError): ExitCode {
   return ctx.fail(Exit.ProofMismatch, `PROOF DOES NOT VERIFY: ${e.message}`);
 }
 
+/** The options and run of a command that reads one note (--note) and acts on it. */
+function onNote(act: (ctx: CliContext, note: DepositNote) => Promise<ExitCode>): Pick<CommandSpec, "options" | "run"> {
+  return {
+    options: { note: noteOption },
+    async run(ctx, values) {
+      const note = await noteInput(ctx, values);
+      if (!note.ok) return note.code;
+      return act(ctx, note.value);
+    },
+  };
+}
+
 export const proof: CommandSpec = {
   name: "proof",
   summary: "fetch the Merkle proof of a note's leaf and verify it locally with Poseidon",
   details: "Exit 5 when the relay's path does not rebuild its own root: do not build a withdrawal on it.",
-  options: { note: noteOption },
-  async run(ctx, values) {
-    const note = await noteInput(ctx, values);
-    if (!note.ok) return note.code;
-    const r = await getNoteProof(ctx.client, note.value, { hasher: await ctx.hasher() });
+  ...onNote(async (ctx, note) => {
+    const r = await getNoteProof(ctx.client, note, { hasher: await ctx.hasher() });
     if (!r.ok) return noteProofFailure(ctx, r.error);
     const p = r.value;
     return ctx.done(
       [
-        `leaf ${p.leafIndex} of ${note.value.mint} on ${note.value.network}: proof verified locally`,
+        `leaf ${p.leafIndex} of ${note.mint} on ${note.network}: proof verified locally`,
         `root: ${hex(p.root)}`,
         `nextIndex: ${p.nextIndex}`,
         `tree: ${p.address}`,
@@ -330,24 +339,21 @@ export const proof: CommandSpec = {
         indices: p.indices,
       },
     );
-  },
+  }),
 };
 
 export const nullifier: CommandSpec = {
   name: "nullifier",
   summary: "whether a note was already withdrawn (get_nullifier of its nullifierHash)",
-  options: { note: noteOption },
-  async run(ctx, values) {
-    const note = await noteInput(ctx, values);
-    if (!note.ok) return note.code;
-    const r = await getNoteNullifier(ctx.client, note.value);
+  ...onNote(async (ctx, note) => {
+    const r = await getNoteNullifier(ctx.client, note);
     if (!r.ok) return ctx.apiFailure("get_nullifier", r);
     const human = r.value.address === null ? "not spent" : `spent (nullifier account ${r.value.address})`;
-    return ctx.done([`nullifierHash ${hex(note.value.nullifierHash)}: ${human}`], {
-      nullifierHash: hex(note.value.nullifierHash),
+    return ctx.done([`nullifierHash ${hex(note.nullifierHash)}: ${human}`], {
+      nullifierHash: hex(note.nullifierHash),
       spent: r.value.address !== null,
       address: r.value.address,
       json: r.value.json,
     });
-  },
+  }),
 };

@@ -1,8 +1,16 @@
 import { parsePublicKey } from "../../../src-shared/encoding/base58";
 import { createTestSwapPool } from "../../sdk/chain";
-import { Exit, type JsonValue } from "../context";
-import { amountInput, rpcInput, unitsInput } from "../inputs";
-import { str, type CommandSpec } from "../spec";
+import { Exit, type CliContext, type JsonValue } from "../context";
+import { amountInput, rpcInput, unitsInput, type Input } from "../inputs";
+import { str, type CommandSpec, type ParsedValues } from "../spec";
+
+/** A required mint flag: a base58 public key. */
+function mintFlag(ctx: CliContext, values: ParsedValues, name: string): Input<string> {
+  const m = str(values, name);
+  if (!m) return { ok: false, code: ctx.fail(Exit.Usage, `--${name} <mint> is required`) };
+  const parsed = parsePublicKey(m);
+  return parsed.ok ? { ok: true, value: m } : { ok: false, code: ctx.fail(Exit.Usage, `--${name} ${m}: ${parsed.error}`) };
+}
 
 export const quote: CommandSpec = {
   name: "quote",
@@ -20,14 +28,11 @@ export const quote: CommandSpec = {
     dexes: { type: "string", value: "a,b", help: "only these venues, comma-separated (default: all)" },
   },
   async run(ctx, values) {
-    const mints: Record<"input" | "output", string> = { input: "", output: "" };
-    for (const name of ["input", "output"] as const) {
-      const m = str(values, name);
-      if (!m) return ctx.fail(Exit.Usage, `--${name} <mint> is required`);
-      const parsed = parsePublicKey(m);
-      if (!parsed.ok) return ctx.fail(Exit.Usage, `--${name} ${m}: ${parsed.error}`);
-      mints[name] = m;
-    }
+    const input = mintFlag(ctx, values, "input");
+    if (!input.ok) return input.code;
+    const output = mintFlag(ctx, values, "output");
+    if (!output.ok) return output.code;
+    const mints = { input: input.value, output: output.value };
     if (mints.input === mints.output) return ctx.fail(Exit.Usage, "--output must differ from --input");
     const amount = amountInput(ctx, values);
     if (!amount.ok) return amount.code;
@@ -84,14 +89,11 @@ export const swapPool: CommandSpec = {
     rpc: { type: "string", value: "url", help: "the local validator's JSON-RPC endpoint (e.g. http://127.0.0.1:8899) instead of the relay's sandbox" },
   },
   async run(ctx, values) {
-    const mints: Record<"mint-a" | "mint-b", string> = { "mint-a": "", "mint-b": "" };
-    for (const name of ["mint-a", "mint-b"] as const) {
-      const m = str(values, name);
-      if (!m) return ctx.fail(Exit.Usage, `--${name} <mint> is required`);
-      const parsed = parsePublicKey(m);
-      if (!parsed.ok) return ctx.fail(Exit.Usage, `--${name} ${m}: ${parsed.error}`);
-      mints[name] = m;
-    }
+    const a = mintFlag(ctx, values, "mint-a");
+    if (!a.ok) return a.code;
+    const b = mintFlag(ctx, values, "mint-b");
+    if (!b.ok) return b.code;
+    const mints = { "mint-a": a.value, "mint-b": b.value };
     if (mints["mint-a"] === mints["mint-b"]) return ctx.fail(Exit.Usage, "--mint-b must differ from --mint-a");
     const reserves: bigint[] = [];
     for (const name of ["reserve-a", "reserve-b"]) {
