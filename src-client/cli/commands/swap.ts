@@ -4,12 +4,17 @@ import { Exit, type CliContext, type JsonValue } from "../context";
 import { amountInput, rpcInput, unitsInput, type Input } from "../inputs";
 import { str, type CommandSpec, type ParsedValues } from "../spec";
 
-/** A required mint flag: a base58 public key. */
-function mintFlag(ctx: CliContext, values: ParsedValues, name: string): Input<string> {
-  const m = str(values, name);
-  if (!m) return { ok: false, code: ctx.fail(Exit.Usage, `--${name} <mint> is required`) };
-  const parsed = parsePublicKey(m);
-  return parsed.ok ? { ok: true, value: m } : { ok: false, code: ctx.fail(Exit.Usage, `--${name} ${m}: ${parsed.error}`) };
+/** Two required mint flags, each a base58 public key, checked in order. */
+function mintPair(ctx: CliContext, values: ParsedValues, names: [string, string]): Input<[string, string]> {
+  const mints: string[] = [];
+  for (const name of names) {
+    const m = str(values, name);
+    if (!m) return { ok: false, code: ctx.fail(Exit.Usage, `--${name} <mint> is required`) };
+    const parsed = parsePublicKey(m);
+    if (!parsed.ok) return { ok: false, code: ctx.fail(Exit.Usage, `--${name} ${m}: ${parsed.error}`) };
+    mints.push(m);
+  }
+  return { ok: true, value: [mints[0]!, mints[1]!] };
 }
 
 export const quote: CommandSpec = {
@@ -28,11 +33,9 @@ export const quote: CommandSpec = {
     dexes: { type: "string", value: "a,b", help: "only these venues, comma-separated (default: all)" },
   },
   async run(ctx, values) {
-    const input = mintFlag(ctx, values, "input");
-    if (!input.ok) return input.code;
-    const output = mintFlag(ctx, values, "output");
-    if (!output.ok) return output.code;
-    const mints = { input: input.value, output: output.value };
+    const pair = mintPair(ctx, values, ["input", "output"]);
+    if (!pair.ok) return pair.code;
+    const mints = { input: pair.value[0], output: pair.value[1] };
     if (mints.input === mints.output) return ctx.fail(Exit.Usage, "--output must differ from --input");
     const amount = amountInput(ctx, values);
     if (!amount.ok) return amount.code;
@@ -89,11 +92,9 @@ export const swapPool: CommandSpec = {
     rpc: { type: "string", value: "url", help: "the local validator's JSON-RPC endpoint (e.g. http://127.0.0.1:8899) instead of the relay's sandbox" },
   },
   async run(ctx, values) {
-    const a = mintFlag(ctx, values, "mint-a");
-    if (!a.ok) return a.code;
-    const b = mintFlag(ctx, values, "mint-b");
-    if (!b.ok) return b.code;
-    const mints = { "mint-a": a.value, "mint-b": b.value };
+    const pair = mintPair(ctx, values, ["mint-a", "mint-b"]);
+    if (!pair.ok) return pair.code;
+    const mints = { "mint-a": pair.value[0], "mint-b": pair.value[1] };
     if (mints["mint-a"] === mints["mint-b"]) return ctx.fail(Exit.Usage, "--mint-b must differ from --mint-a");
     const reserves: bigint[] = [];
     for (const name of ["reserve-a", "reserve-b"]) {
