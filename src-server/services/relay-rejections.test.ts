@@ -6,7 +6,7 @@ const rejection = (i: number, error = "InvalidProof") => ({
   kind: "relay" as const,
   network: "mainnet" as const,
   mint: "m",
-  status: 400,
+  fault: "client" as const,
   error,
   detail: `#${i}`,
 });

@@ -1,4 +1,5 @@
 import type { Network } from "../../src-shared/networks";
+import type { Fault } from "../core/fault";
 
 /** A /relay or /relay_swap refused before its proof verified: never written to the store. */
 export interface RejectedRelay {
@@ -7,7 +8,8 @@ export interface RejectedRelay {
   kind: "relay" | "swap";
   network: Network;
   mint: string;
-  status: number;
+  /** Whose fault the refusal was; the admin API answers it as the HTTP status it had (http/status.ts). */
+  fault: Fault;
   /** The spec's error name it was answered with. */
   error: string;
   detail: string;

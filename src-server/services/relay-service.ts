@@ -7,6 +7,7 @@ import { parsePublicKey } from "../../src-shared/encoding/base58";
 import { PROTOCOL_VERSION, withdrawalPublicSignals, type RelayTerms } from "../core/proof/public-inputs";
 import { decideFee, type FeeInForce } from "../core/relay/fee";
 import type { ParsedSwapWithdrawal, ParsedWithdrawal } from "../core/relay/request";
+import type { Fault } from "../core/fault";
 import { RelayState, type RelayOutcome } from "../core/relay/states";
 import { slippageSeenBps, type PairSlippage } from "../core/swap/slippage";
 import type { ChainBackend, ChainRejection, SwapLeg } from "../ports/chain";
@@ -79,21 +80,21 @@ const CHANGE_LEAF_WAIT_MS = 10_000;
 /** A blockhash lives 150 blocks (~60–90 s); ten minutes leaves a wide margin. */
 const DEFAULT_UNKNOWN_HOLD_MS = 10 * 60_000;
 
-const REJECTION: Record<ChainRejection, { status: number; error: ErrorNameValue }> = {
-  NullifierAlreadySpent: { status: 400, error: ErrorName.NullifierAlreadySpent },
-  InvalidRoot: { status: 400, error: ErrorName.InvalidRoot },
-  InvalidProof: { status: 400, error: ErrorName.InvalidProof },
-  Failed: { status: 500, error: ErrorName.RelayFailed },
-  SlippageExceeded: { status: 400, error: ErrorName.SlippageExceeded },
-  InsufficientLiquidity: { status: 400, error: ErrorName.InsufficientLiquidity },
-  SwapFailed: { status: 400, error: ErrorName.SwapFailed },
-  Unprofitable: { status: 400, error: ErrorName.RelayFailed },
-  Unknown: { status: 500, error: ErrorName.RelayFailed },
+const REJECTION: Record<ChainRejection, { fault: Fault; error: ErrorNameValue }> = {
+  NullifierAlreadySpent: { fault: "client", error: ErrorName.NullifierAlreadySpent },
+  InvalidRoot: { fault: "client", error: ErrorName.InvalidRoot },
+  InvalidProof: { fault: "client", error: ErrorName.InvalidProof },
+  Failed: { fault: "server", error: ErrorName.RelayFailed },
+  SlippageExceeded: { fault: "client", error: ErrorName.SlippageExceeded },
+  InsufficientLiquidity: { fault: "client", error: ErrorName.InsufficientLiquidity },
+  SwapFailed: { fault: "client", error: ErrorName.SwapFailed },
+  Unprofitable: { fault: "client", error: ErrorName.RelayFailed },
+  Unknown: { fault: "server", error: ErrorName.RelayFailed },
 };
 
-type Fail = (status: number, error: ErrorNameValue, detail: string) => Promise<RelayOutcome>;
+type Fail = (fault: Fault, error: ErrorNameValue, detail: string) => Promise<RelayOutcome>;
 /** A refusal before the proof verified: counted in memory, no record written. */
-type Reject = (status: number, error: ErrorNameValue, detail: string) => RelayOutcome;
+type Reject = (fault: Fault, error: ErrorNameValue, detail: string) => RelayOutcome;
 
 /** A relay_swap's leg for the chain, and its record as quoted. */
 interface QuotedSwap {
@@ -236,42 +237,42 @@ export class RelayService {
     const id = randomUUID();
     const nullifierHex = toHex(req.nullifierHash);
     const kind = swapTerms === null ? "relay" : "swap";
-    const reject: Reject = (status, error, detail) => {
-      this.rejections.add({ at: received, kind, network: req.network, mint: req.mint, status, error, detail });
-      return { status, error, message: detail };
+    const reject: Reject = (fault, error, detail) => {
+      this.rejections.add({ at: received, kind, network: req.network, mint: req.mint, fault, error, detail });
+      return { fault, error, message: detail };
     };
 
     const paused = this.deps.pauses?.pausedReason(req.network, req.mint);
-    if (paused) return reject(503, ErrorName.RelayPaused, paused);
-    if (!chain) return reject(400, ErrorName.InvalidRequest, `network: ${req.network} is not enabled on this relay`);
+    if (paused) return reject("busy", ErrorName.RelayPaused, paused);
+    if (!chain) return reject("client", ErrorName.InvalidRequest, `network: ${req.network} is not enabled on this relay`);
     if (req.relayer !== null && req.relayer !== chain.feePayer) {
       return reject(
-        400,
+        "client",
         ErrorName.InvalidRequest,
         `relayer: this relay's key on ${req.network} is ${chain.feePayer} (GET /fees); a proof bound to another relayer cannot be relayed here`,
       );
     }
     if (!fee.ok) {
-      if (fee.kind === "Uncoverable") return reject(400, ErrorName.InvalidRequest, "depositSize: does not cover the relayer fee");
+      if (fee.kind === "Uncoverable") return reject("client", ErrorName.InvalidRequest, "depositSize: does not cover the relayer fee");
       return reject(
-        400,
+        "client",
         ErrorName.FeeTooLow,
         `fee: ${req.fee} is below this relay's fee of ${fee.published} for depositSize ${req.depositSize} of ${req.mint} on ${req.network} (GET /fees)`,
       );
     }
     const pool = indexer.get(req.network, req.mint);
-    if (!pool) return reject(400, ErrorName.InvalidRoot, `no pool for ${req.mint} on ${req.network}`);
+    if (!pool) return reject("client", ErrorName.InvalidRoot, `no pool for ${req.mint} on ${req.network}`);
     if (!pool.tree.isKnownRoot(req.root))
-      return reject(400, ErrorName.InvalidRoot, `root is not the pool's current root or one of the ${ROOT_HISTORY_SIZE - 1} before it`);
+      return reject("client", ErrorName.InvalidRoot, `root is not the pool's current root or one of the ${ROOT_HISTORY_SIZE - 1} before it`);
     const relayerBytes = parsePublicKey(chain.feePayer);
-    if (!relayerBytes.ok) return reject(500, ErrorName.RelayFailed, `the ${req.network} relayer key is not a public key`);
+    if (!relayerBytes.ok) return reject("server", ErrorName.RelayFailed, `the ${req.network} relayer key is not a public key`);
 
     const key = `${req.network}/${req.mint}/${nullifierHex}`;
-    if (this.inFlight.has(key)) return reject(400, ErrorName.NullifierAlreadySpent, "a relay of this nullifier is in flight");
+    if (this.inFlight.has(key)) return reject("client", ErrorName.NullifierAlreadySpent, "a relay of this nullifier is in flight");
     this.inFlight.add(key);
     let hold = false;
     try {
-      if (await chain.isNullifierSpent(req.mint, req.nullifierHash)) return reject(400, ErrorName.NullifierAlreadySpent, "the nullifier account exists");
+      if (await chain.isNullifierSpent(req.mint, req.nullifierHash)) return reject("client", ErrorName.NullifierAlreadySpent, "the nullifier account exists");
       let swap: QuotedSwap | undefined;
       if (swapTerms !== null) {
         const taken = await this.takeQuote(id, req, swapTerms, req.depositSize - fee.fee, reject);
@@ -338,21 +339,23 @@ export class RelayService {
     // only now does the request cost a pairing, and only within its client's share of the verifier.
     const release = gate();
     if (!release)
-      return { result: reject(429, ErrorName.RateLimited, "too many proofs from this client are being verified; wait for an answer before sending more") };
+      return {
+        result: reject("rate-limited", ErrorName.RateLimited, "too many proofs from this client are being verified; wait for an answer before sending more"),
+      };
     const t0 = this.now();
     let valid: boolean;
     try {
       valid = await this.deps.verifier.verify(req.proof, publicSignals);
     } catch (e) {
-      if (e instanceof VerifierBusyError) return { result: reject(503, ErrorName.ServerBusy, "the proof verifier is busy; try again in a moment") };
-      return { result: reject(500, ErrorName.RelayFailed, `verifier unavailable: ${(e as Error).message}`) };
+      if (e instanceof VerifierBusyError) return { result: reject("busy", ErrorName.ServerBusy, "the proof verifier is busy; try again in a moment") };
+      return { result: reject("server", ErrorName.RelayFailed, `verifier unavailable: ${(e as Error).message}`) };
     } finally {
       release();
     }
     if (!valid) {
       return {
         result: reject(
-          400,
+          "client",
           ErrorName.InvalidProof,
           `proof ${NOT_UNDER_PROTOCOL} for these public inputs (root, nullifierHash, recipient, depositSize, mint, this relay's terms, changeCommitment)`,
         ),
@@ -365,25 +368,25 @@ export class RelayService {
     store.create(record, RelayState.received(record.receivedAt)).catch(() => {});
     void store.advance(id, RelayState.verified(verifiedAt, verifiedAt - t0)).catch(() => {});
     if (swap) void store.recordSwap(id, swap.record).catch(() => {});
-    const fail: Fail = async (status, error, detail) => {
+    const fail: Fail = async (fault, error, detail) => {
       await store.advance(id, RelayState.failed(this.now(), error, detail));
-      return { status, error, message: detail };
+      return { fault, error, message: detail };
     };
     let listed: boolean;
     try {
       listed = this.deps.sanctions.check(req.recipient).listed;
     } catch (e) {
-      return { result: await fail(500, ErrorName.RelayFailed, `sanctions list unavailable: ${(e as Error).message}`) };
+      return { result: await fail("server", ErrorName.RelayFailed, `sanctions list unavailable: ${(e as Error).message}`) };
     }
-    if (listed) return { result: await fail(400, ErrorName.OFACCheckFailed, "recipient is on a sanctions list") };
+    if (listed) return { result: await fail("client", ErrorName.OFACCheckFailed, "recipient is on a sanctions list") };
     // After verification, so a request that changed minOut or output_mint under its proof is InvalidProof, not this.
     if (swap && swap.record.quotedOut < swap.leg.minOut) {
       const detail = `the venue now delivers ${swap.record.quotedOut} of ${swap.leg.outputMint} for ${swap.record.inAmount}, below minOut ${swap.leg.minOut}`;
-      return { result: await fail(400, ErrorName.SlippageExceeded, detail) };
+      return { result: await fail("client", ErrorName.SlippageExceeded, detail) };
     }
     // Asked again just before sending: a switch (or the program guard's stop after an upgrade) set while the proof was verified holds too.
     const pausedNow = this.deps.pauses?.pausedReason(req.network, req.mint);
-    if (pausedNow) return { result: await fail(503, ErrorName.RelayPaused, pausedNow) };
+    if (pausedNow) return { result: await fail("busy", ErrorName.RelayPaused, pausedNow) };
     await store.advance(id, RelayState.submitted(this.now()));
     let result;
     try {
@@ -405,7 +408,7 @@ export class RelayService {
     } catch (e) {
       // A backend that threw may have sent something: treat it as unknown, not as "did not land".
       this.log(`relay ${id}: submission failed: ${(e as Error).message}`);
-      return { result: await fail(500, ErrorName.RelayFailed, "transaction submission failed"), unknown: true };
+      return { result: await fail("server", ErrorName.RelayFailed, "transaction submission failed"), unknown: true };
     }
     if (swap && result.outAmount !== undefined) {
       const executedOut = result.outAmount;
@@ -414,7 +417,7 @@ export class RelayService {
     if (!result.ok) {
       const mapped = REJECTION[result.rejection];
       const detail = result.rejection === "InvalidProof" ? `${result.detail} (the proof ${NOT_UNDER_PROTOCOL})` : result.detail;
-      const failed = await fail(mapped.status, mapped.error, detail);
+      const failed = await fail(mapped.fault, mapped.error, detail);
       return result.rejection === "Unknown" ? { result: failed, unknown: true } : { result: failed };
     }
     const changeLeafIndex = result.changeLeafIndex ?? (await this.changeLeafFromIndexer(req));
@@ -469,19 +472,19 @@ export class RelayService {
   ): Promise<QuotedSwap | { outcome: RelayOutcome }> {
     const { outputMint, minOut } = terms;
     const venue = this.deps.swaps?.venueFor(req.network) ?? null;
-    if (!venue) return { outcome: reject(400, ErrorName.SwapFailed, `no swap venue on ${req.network}`) };
+    if (!venue) return { outcome: reject("client", ErrorName.SwapFailed, `no swap venue on ${req.network}`) };
     const slippage = this.deps.swaps!.slippageFor(req.network, req.mint, outputMint);
     let quoted;
     try {
       quoted = await venue.quote({ inputMint: req.mint, outputMint, amount, slippageBps: slippage.bps, dexes: [] });
     } catch (e) {
       this.log(`relay ${id}: quote failed: ${(e as Error).message}`);
-      return { outcome: reject(400, ErrorName.SwapFailed, "the swap venue failed to quote") };
+      return { outcome: reject("client", ErrorName.SwapFailed, "the swap venue failed to quote") };
     }
     if (!quoted.ok) {
       const e = quoted.error;
       const name = e.kind === "InsufficientLiquidity" ? ErrorName.InsufficientLiquidity : ErrorName.SwapFailed;
-      return { outcome: reject(400, name, e.detail) };
+      return { outcome: reject("client", name, e.detail) };
     }
     const q = quoted.value;
     const record: SwapRecord = {

@@ -105,11 +105,11 @@ describe("what reaches the proof verifier", () => {
   it("never sends an unknown root, a spent nullifier, a fee below the published one or another relayer's proof to the verifier", async () => {
     const verifier = new CountingVerifier(async () => true);
     const relay = service(verifier);
-    expect(await relay.relay(request({ root: bytes(8) }))).toMatchObject({ status: 400, error: "InvalidRoot" });
-    expect(await relay.relay(request({ nullifierHash: SPENT }))).toMatchObject({ status: 400, error: "NullifierAlreadySpent" });
-    expect(await relay.relay(request({ fee: 1n }))).toMatchObject({ status: 400, error: "FeeTooLow" });
-    expect(await relay.relay(request({ relayer: encodeBase58(bytes(4)) }))).toMatchObject({ status: 400, error: "InvalidRequest" });
-    expect(await relay.relay(request({ network: "devnet" }))).toMatchObject({ status: 400, error: "InvalidRequest" });
+    expect(await relay.relay(request({ root: bytes(8) }))).toMatchObject({ fault: "client", error: "InvalidRoot" });
+    expect(await relay.relay(request({ nullifierHash: SPENT }))).toMatchObject({ fault: "client", error: "NullifierAlreadySpent" });
+    expect(await relay.relay(request({ fee: 1n }))).toMatchObject({ fault: "client", error: "FeeTooLow" });
+    expect(await relay.relay(request({ relayer: encodeBase58(bytes(4)) }))).toMatchObject({ fault: "client", error: "InvalidRequest" });
+    expect(await relay.relay(request({ network: "devnet" }))).toMatchObject({ fault: "client", error: "InvalidRequest" });
     expect(verifier.calls).toBe(0);
     // The same request with a known root and a fresh nullifier does reach it.
     expect(await relay.relay(request())).toEqual({ status: 200, signature: "SIG", changeLeafIndex: 12 });
@@ -131,13 +131,13 @@ describe("what reaches the proof verifier", () => {
           releases++;
         };
       };
-    expect(await relay.relay(request(), gate(0))).toMatchObject({ status: 429, error: "RateLimited" });
+    expect(await relay.relay(request(), gate(0))).toMatchObject({ fault: "rate-limited", error: "RateLimited" });
     expect(verifier.calls).toBe(0);
-    expect(await relay.relay(request(), gate(1))).toMatchObject({ status: 400, error: "InvalidProof" });
+    expect(await relay.relay(request(), gate(1))).toMatchObject({ fault: "client", error: "InvalidProof" });
     expect(verifier.calls).toBe(1);
     expect([held, releases]).toEqual([0, 1]);
     // A spent nullifier takes no slot at all.
-    expect(await relay.relay(request({ nullifierHash: SPENT }), gate(0))).toMatchObject({ status: 400, error: "NullifierAlreadySpent" });
+    expect(await relay.relay(request({ nullifierHash: SPENT }), gate(0))).toMatchObject({ fault: "client", error: "NullifierAlreadySpent" });
   });
 
   it("answers 503 ServerBusy, not 500, when the verifier's queue is full, and releases the client's slot", async () => {
@@ -147,7 +147,7 @@ describe("what reaches the proof verifier", () => {
       held++;
       return () => held--;
     };
-    expect(await relay.relay(request(), gate)).toMatchObject({ status: 503, error: "ServerBusy" });
+    expect(await relay.relay(request(), gate)).toMatchObject({ fault: "busy", error: "ServerBusy" });
     expect(held).toBe(0);
   });
 });
@@ -165,9 +165,9 @@ describe("protocol v3 in the pipeline", () => {
 
   it("says the proof does not verify under protocol v3, whether the relay's verifier or the chain's refused it", async () => {
     const mine = await service(new CountingVerifier(async () => false)).relay(request());
-    expect(mine).toMatchObject({ status: 400, error: "InvalidProof", message: expect.stringContaining("does not verify under protocol v3") });
+    expect(mine).toMatchObject({ fault: "client", error: "InvalidProof", message: expect.stringContaining("does not verify under protocol v3") });
     const chains = await service(new CountingVerifier(async () => true), () => ({ ok: false, rejection: "InvalidProof", detail: "refused" })).relay(request());
-    expect(chains).toMatchObject({ status: 400, error: "InvalidProof", message: expect.stringContaining("does not verify under protocol v3") });
+    expect(chains).toMatchObject({ fault: "client", error: "InvalidProof", message: expect.stringContaining("does not verify under protocol v3") });
   });
 
   it("takes the change leaf's index from the indexer when the chain's verdict did not say", async () => {
@@ -190,7 +190,7 @@ describe("a network stopped while a proof is verified", () => {
     const before = submitted.length;
     const relay = service(verifier, undefined, undefined, { pausedReason: () => stopped });
     expect(await relay.relay(request())).toEqual({
-      status: 503,
+      fault: "busy",
       error: "RelayPaused",
       message: "relays on mainnet are stopped: the deployed program hashes d…",
     });

@@ -4,6 +4,7 @@ import type { FieldHasher } from "../../src-shared/crypto/hasher";
 import { parseSignature } from "../../src-shared/encoding/base58";
 import { ErrorName, type ErrorNameValue } from "../../src-shared/errors";
 import type { Network } from "../../src-shared/networks";
+import type { Fault, Refusal } from "../core/fault";
 import { revertNullifierOf } from "../core/revert/nullifier";
 import { judgeRevertQuota, REVERT_QUOTA_WINDOW_MS } from "../core/revert/quota";
 import { checkRevertAuthorization, parseRevertBody } from "../core/revert/request";
@@ -23,7 +24,7 @@ export interface RevertInput {
   body: unknown;
 }
 
-export type RevertOutcome = { ok: true; signature: string } | { ok: false; status: number; error: ErrorNameValue; message: string; retryAfterSec?: number };
+export type RevertOutcome = { ok: true; signature: string } | ({ ok: false; retryAfterSec?: number } & Refusal);
 
 export interface RevertDeps {
   hasher: FieldHasher;
@@ -53,9 +54,9 @@ const REJECTION: Record<RevertRejection, ErrorNameValue> = {
   Unknown: ErrorName.RevertFailed,
 };
 
-/** The spec's statuses: 403 NotDepositor, 400 for the other refusals; 500 when the transaction could not be submitted; 429 over the depositor's quota. */
-const statusOf = (error: ErrorNameValue): number =>
-  error === ErrorName.NotDepositor ? 403 : error === ErrorName.RevertFailed ? 500 : error === ErrorName.RateLimited ? 429 : 400;
+/** The spec's refusals: NotDepositor is forbidden, RevertFailed the relay's own, RateLimited over the depositor's quota; the rest the request's. */
+const faultOf = (error: ErrorNameValue): Fault =>
+  error === ErrorName.NotDepositor ? "forbidden" : error === ErrorName.RevertFailed ? "server" : error === ErrorName.RateLimited ? "rate-limited" : "client";
 
 export const DEFAULT_REVERTS_PER_DEPOSITOR_PER_DAY = 3;
 
@@ -84,12 +85,12 @@ export class RevertService {
 
   async revert(input: RevertInput): Promise<RevertOutcome> {
     const tokenWallet = this.deps.walletOf(input.token);
-    if (!tokenWallet) return { ok: false, status: 401, error: ErrorName.Unauthorized, message: "the auth token in the path is invalid or expired" };
+    if (!tokenWallet) return { ok: false, fault: "unauthorized", error: ErrorName.Unauthorized, message: "the auth token in the path is invalid or expired" };
     const chain = this.deps.chains.get(input.network);
-    if (!chain) return { ok: false, status: 400, error: ErrorName.InvalidNetwork, message: `network ${input.network} is not enabled on this relay` };
+    if (!chain) return { ok: false, fault: "client", error: ErrorName.InvalidNetwork, message: `network ${input.network} is not enabled on this relay` };
     // The deployed program is no longer the key's (an upgrade): the relayer signs a revert for that program, so none is sent.
     const stopped = this.deps.stopped?.(input.network);
-    if (stopped) return { ok: false, status: 503, error: ErrorName.RelayPaused, message: stopped };
+    if (stopped) return { ok: false, fault: "busy", error: ErrorName.RelayPaused, message: stopped };
 
     const requestedAt = this.now();
     // Refusals before the deposit is known to be the token wallet's own write nothing: anyone
@@ -97,7 +98,7 @@ export class RevertService {
     // "What a stranger can write"). They are counted (relay_reverts_total, outcome "refused").
     const turnAway = (error: ErrorNameValue, message: string): RevertOutcome => {
       this.deps.onRefusedUnrecorded?.(input.network, error);
-      return { ok: false, status: statusOf(error), error, message };
+      return { ok: false, fault: faultOf(error), error, message };
     };
 
     const body = parseRevertBody(input.body);
@@ -124,7 +125,7 @@ export class RevertService {
       extra: { retryAfterSec?: number } = {},
     ): Promise<RevertOutcome> => {
       await store.advance(id, RevertState.failed(this.now(), error, message), deposit);
-      return { ok: false, status: statusOf(error), error, message, ...extra };
+      return { ok: false, fault: faultOf(error), error, message, ...extra };
     };
 
     const spent = await chain.isNullifierSpent(deposit.mint, revertNullifierOf(this.deps.hasher, sigBytes.value));

@@ -17,7 +17,7 @@ describe("reverts on a network the program guard stopped", () => {
       stopped: (n) => (n === "mainnet" ? "relays on mainnet are stopped: the deployed program hashes d…" : null),
     });
     const outcome = await reverts.revert({ network: "mainnet", token: "t", txnSig: "s", body: {} });
-    expect(outcome).toEqual({ ok: false, status: 503, error: "RelayPaused", message: "relays on mainnet are stopped: the deployed program hashes d…" });
+    expect(outcome).toEqual({ ok: false, fault: "busy", error: "RelayPaused", message: "relays on mainnet are stopped: the deployed program hashes d…" });
     expect(touched).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 import type { RelaySuccess } from "../../../src-shared/api/public";
 import type { ErrorNameValue } from "../../../src-shared/errors";
+import type { Refusal } from "../fault";
 
 /**
  * A relay's life as a tagged union: each state carries only what is known by
@@ -22,5 +23,5 @@ export const RelayState = {
   failed: (at: number, error: ErrorNameValue, detail: string): RelayState => ({ kind: "failed", at, error, detail }),
 };
 
-/** The relay result of the spec: status and error or signature; HTTP status equals `status`. */
-export type RelayOutcome = RelaySuccess | { status: number; error: ErrorNameValue; message?: string };
+/** The relay result: the spec's success answer, or a refusal the HTTP layer answers with its status (`{ status, error, message }`). */
+export type RelayOutcome = RelaySuccess | Refusal;

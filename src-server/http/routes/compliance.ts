@@ -5,6 +5,7 @@ import type { ComplianceService } from "../../services/compliance";
 import type { RateLimits } from "../middleware/rate-limit";
 import { parseNetworkParam } from "../params";
 import { sendError } from "../respond";
+import { httpStatus } from "../status";
 
 /** The compliance endpoint (POST /get_ofac_signature), plus the public key verifiers check its signatures against. */
 export function complianceRoutes(deps: { compliance: ComplianceService; limits: RateLimits; enabled: (n: Network) => boolean }): Router {
@@ -19,11 +20,11 @@ export function complianceRoutes(deps: { compliance: ComplianceService; limits: 
     if (issued.ok) return void res.status(200).type("text/plain").send(issued.value.body);
     switch (issued.error.kind) {
       case "Unauthorized":
-        return sendError(res, 401, ErrorName.Unauthorized);
+        return sendError(res, httpStatus("unauthorized"), ErrorName.Unauthorized);
       case "Listed":
-        return void res.status(403).type("text/plain").send(ErrorName.OfacRefused);
+        return void res.status(httpStatus("forbidden")).type("text/plain").send(ErrorName.OfacRefused);
       case "Unavailable":
-        return void res.status(500).type("text/plain").send(ErrorName.ComplianceError);
+        return void res.status(httpStatus("server")).type("text/plain").send(ErrorName.ComplianceError);
     }
   });
 

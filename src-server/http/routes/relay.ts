@@ -14,6 +14,7 @@ import type { AuthService } from "../../services/auth";
 import type { RelayService, VerificationGate } from "../../services/relay-service";
 import type { RateLimits } from "../middleware/rate-limit";
 import { sendRelayError } from "../respond";
+import { httpStatus } from "../status";
 
 export function relayRoutes(deps: {
   relay: RelayService;
@@ -35,9 +36,11 @@ export function relayRoutes(deps: {
         return sendRelayError(res, 401, ErrorName.Unauthorized, "x-api-auth must carry a valid token from /login");
       }
       const outcome = await run(parsed.value, deps.limits.verificationGate(req));
+      if (!("fault" in outcome)) return void res.status(200).json(outcome);
       // Refused for load, not for what was sent: the same request may be sent again shortly.
-      if ("error" in outcome && (outcome.error === ErrorName.RateLimited || outcome.error === ErrorName.ServerBusy)) res.setHeader("Retry-After", "1");
-      res.status(outcome.status).json(outcome);
+      if (outcome.error === ErrorName.RateLimited || outcome.error === ErrorName.ServerBusy) res.setHeader("Retry-After", "1");
+      const status = httpStatus(outcome.fault);
+      res.status(status).json({ status, error: outcome.error, message: outcome.message });
     };
 
   r.post(

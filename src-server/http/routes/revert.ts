@@ -4,6 +4,7 @@ import type { RevertService } from "../../services/revert-service";
 import type { RateLimits } from "../middleware/rate-limit";
 import { parseNetworkParam } from "../params";
 import { sendError } from "../respond";
+import { httpStatus } from "../status";
 
 /** POST /revert/{network}/{id}/{txn_sig}: 200 plain text (the revert transaction's signature), else `{ error, message }`. */
 export function revertRoutes(deps: { reverts: RevertService; limits: RateLimits; enabled: (n: Network) => boolean }): Router {
@@ -15,7 +16,7 @@ export function revertRoutes(deps: { reverts: RevertService; limits: RateLimits;
     const outcome = await deps.reverts.revert({ network: network.value, token: String(req.params.id), txnSig: String(req.params.txn_sig), body: req.body });
     if (outcome.ok) return void res.status(200).type("text/plain").send(outcome.signature);
     if (outcome.retryAfterSec !== undefined) res.setHeader("Retry-After", String(outcome.retryAfterSec));
-    sendError(res, outcome.status, outcome.error, outcome.message);
+    sendError(res, httpStatus(outcome.fault), outcome.error, outcome.message);
   });
 
   return r;

@@ -4,6 +4,7 @@ import { parseQuoteRequest, quoteJson } from "../../core/swap/quote";
 import type { SwapRoutingService } from "../../services/swap-routing";
 import type { RateLimits } from "../middleware/rate-limit";
 import { invalidRequest, sendError } from "../respond";
+import { httpStatus } from "../status";
 
 /** POST /jupiter (the API's swap-quote helper): a swap quote from the network's venue. */
 export function swapRoutes(deps: { swaps: SwapRoutingService; limits: RateLimits; log: (line: string) => void }): Router {
@@ -17,13 +18,13 @@ export function swapRoutes(deps: { swaps: SwapRoutingService; limits: RateLimits
     const e = quoted.error;
     switch (e.kind) {
       case "InsufficientLiquidity":
-        return sendError(res, 400, ErrorName.InsufficientLiquidity, e.detail);
+        return sendError(res, httpStatus("client"), ErrorName.InsufficientLiquidity, e.detail);
       case "InvalidRequest":
       case "NetworkDisabled":
         return invalidRequest(res, e.detail);
       case "Unavailable":
         deps.log(`jupiter: ${parsed.value.network} venue unavailable: ${e.detail}`);
-        return sendError(res, 502, ErrorName.SwapFailed, "the swap venue did not answer usably; try again");
+        return sendError(res, httpStatus("upstream"), ErrorName.SwapFailed, "the swap venue did not answer usably; try again");
     }
   });
 

@@ -13,7 +13,10 @@ import type { ChainBackend } from "../../ports/chain";
 import type { ConsoleStore, RelayFilter } from "../../ports/console-store";
 import type { RelayRecord } from "../../ports/relay-store";
 import type { IndexerService } from "../indexer";
-import type { RejectedRelays } from "../relay-rejections";
+import type { RejectedRelay, RejectedRelays } from "../relay-rejections";
+
+/** GET /admin/relays/rejected's answer before the HTTP layer turns each one's fault into its status. */
+export type RejectedRelaysView = Omit<AdminRejectedRelays, "items"> & { items: RejectedRelay[] };
 
 export function toAdminRelay(r: RelayRecord): AdminRelay {
   const last = r.steps[r.steps.length - 1];
@@ -93,8 +96,8 @@ export class AdminRelays {
     };
   }
 
-  /** Relays refused before they became candidates: counts since start and the newest kept ones. */
-  rejected(limit: number): AdminRejectedRelays {
+  /** Relays refused before they became candidates: counts since start and the newest kept ones (the HTTP layer adds their statuses). */
+  rejected(limit: number): RejectedRelaysView {
     const r = this.deps.rejected;
     if (!r) return { since: 0, total: 0, counts: {}, kept: 0, items: [] };
     return { since: r.since, total: r.total, counts: r.counts(), kept: r.capacity, items: r.recent(Math.min(Math.max(1, limit), r.capacity)) };

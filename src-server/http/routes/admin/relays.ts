@@ -14,6 +14,7 @@ import { isCanonicalField } from "../../../../src-shared/encoding/field";
 import type { RelayFilter } from "../../../ports/console-store";
 import { parseRelayCursor, type AdminRelays } from "../../../services/admin/relays";
 import { invalidRequest, sendAnswer } from "../../respond";
+import { rejectedRelaysAnswer } from "../../status";
 import { getRecordById, optionalInt, optionalMint, optionalNetwork } from "./query";
 
 /** A nullifier hash as an operator pastes it: 64 hex characters (0x optional) or a JSON byte array. */
@@ -77,7 +78,7 @@ export function adminRelayRoutes(relays: AdminRelays, linesOf: RelayLogLines): R
   r.get("/relays/rejected", (req, res) => {
     const limit = optionalInt(req, res, "limit", 1, 1000);
     if (limit === undefined) return;
-    sendAnswer(res, adminRejectedRelays, relays.rejected(limit ?? 1000));
+    sendAnswer(res, adminRejectedRelays, rejectedRelaysAnswer(relays.rejected(limit ?? 1000)));
   });
 
   getRecordById(r, "/relays", "relay", (id) => relays.detail(id), adminRelayDetail, "no relay record with this id (it may be older than the retention period)");
