@@ -2,10 +2,8 @@ import { rmSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { MerkleTree as FixedMerkleTree } from "fixed-merkle-tree";
 import nacl from "tweetnacl";
-import { signEd25519 } from "../../src-shared/crypto/ed25519";
 import { createFastPoseidonHasher } from "../../src-server/adapters/poseidon-fast/fast-hasher";
 import { encodeBase58 } from "../../src-shared/encoding/base58";
-import { sandboxDepositMessage } from "../../src-shared/messages";
 import { DurableDb } from "../../src-server/adapters/storage-sqljs/durable-db";
 import { MIGRATIONS, SQL_FUNCTIONS } from "../../src-server/adapters/storage-sqljs/schema-migrations";
 import { SqlTreeStore } from "../../src-server/adapters/storage-sqljs/tree-store";
@@ -17,9 +15,8 @@ import { fmtPoseidonHash } from "../lib/peer";
 import { procCpuMs, startRelayChild } from "../lib/proc";
 import { fmtNum, gc, percentile, rate } from "../lib/stats";
 import type { BenchCase } from "../lib/bench-case";
+import { signedSandboxDeposit, WSOL } from "../lib/sandbox-deposit";
 import type { FieldHasher } from "../../src-shared/crypto/hasher";
-
-const WSOL = "So11111111111111111111111111111111111111112";
 
 /** The case's sizes: quick for the smoke test, full for the report. */
 function sizesFor(quick: boolean) {
@@ -96,19 +93,7 @@ async function measurePeer(leaves: Uint8Array, { N, WARM }: Sizes, log: (msg: st
 function signedDepositBodies({ H, HWARM, HC, WALLETS }: Sizes) {
   const wallets = Array.from({ length: WALLETS }, () => nacl.sign.keyPair());
   const precommitments = makeLeaves(HWARM + H + HC, 33);
-  const bodies = Array.from({ length: HWARM + H + HC }, (_, i) => {
-    const kp = wallets[i % WALLETS]!;
-    const precommitment = precommitments.subarray(32 * i, 32 * i + 32);
-    const message = sandboxDepositMessage("mainnet", WSOL, 1, precommitment);
-    return {
-      network: "mainnet",
-      mint: WSOL,
-      amount: 1,
-      precommitment: Array.from(precommitment),
-      wallet: encodeBase58(kp.publicKey),
-      signature: encodeBase58(signEd25519(message, kp.secretKey)),
-    };
-  });
+  const bodies = Array.from({ length: HWARM + H + HC }, (_, i) => signedSandboxDeposit(wallets[i % WALLETS]!, precommitments.subarray(32 * i, 32 * i + 32)));
   return { wallets, bodies };
 }
 

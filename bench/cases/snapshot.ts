@@ -4,11 +4,9 @@ import path from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import autocannon, { type Result } from "autocannon";
 import nacl from "tweetnacl";
-import { signEd25519 } from "../../src-shared/crypto/ed25519";
 import { createFastPoseidonHasher } from "../../src-server/adapters/poseidon-fast/fast-hasher";
 import { toHex } from "../../src-shared/encoding/bytes";
 import { encodeBase58 } from "../../src-shared/encoding/base58";
-import { sandboxDepositMessage } from "../../src-shared/messages";
 import { DurableDb } from "../../src-server/adapters/storage-sqljs/durable-db";
 import { MIGRATIONS, SQL_FUNCTIONS } from "../../src-server/adapters/storage-sqljs/schema-migrations";
 import { SqlTreeStore } from "../../src-server/adapters/storage-sqljs/tree-store";
@@ -18,8 +16,7 @@ import type { Metric } from "../lib/metric";
 import { startRelayChild, type ListeningProcess } from "../lib/proc";
 import { fmtNum } from "../lib/stats";
 import type { BenchCase } from "../lib/bench-case";
-
-const WSOL = "So11111111111111111111111111111111111111112";
+import { signedSandboxDeposit, WSOL } from "../lib/sandbox-deposit";
 /** Few connections: latency then shows stalls of the server, not queueing behind 50 clients. */
 const CONNECTIONS = 4;
 
@@ -56,18 +53,7 @@ async function phase(src: string, snapshotIntervalSec: number, seconds: number, 
     if (air.status !== 200) throw new Error(`airdrop: ${air.status} ${JSON.stringify(air.json)}`);
     const count = Math.ceil((seconds * 1000) / depositEveryMs) + 5;
     const commitments = makeLeaves(count, 77 + snapshotIntervalSec);
-    const bodies = Array.from({ length: count }, (_, i) => {
-      const commitment = commitments.subarray(32 * i, 32 * i + 32);
-      const message = sandboxDepositMessage("mainnet", WSOL, 1, commitment);
-      return {
-        network: "mainnet",
-        mint: WSOL,
-        amount: 1,
-        precommitment: Array.from(commitment),
-        wallet,
-        signature: encodeBase58(signEd25519(message, kp.secretKey)),
-      };
-    });
+    const bodies = Array.from({ length: count }, (_, i) => signedSandboxDeposit(kp, commitments.subarray(32 * i, 32 * i + 32)));
     const paths = Array.from({ length: 100 }, (_, i) => ({
       method: "POST" as const,
       path: `/get_proof/${BENCH_MINT}/32/${(i * 2654435761) % n}/${BENCH_NETWORK}`,
