@@ -1,8 +1,8 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { PublicKey, SendTransactionError, Transaction, type Connection } from "@solana/web3.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { tempDirAround } from "./test-support";
 import type { FieldHasher } from "../../src-shared/crypto/hasher";
 import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
 import { encodeBase58 } from "../../src-shared/encoding/base58";
@@ -91,14 +91,12 @@ function fakeConnection(f: Fake): { connection: Connection; sent: Transaction[] 
 }
 
 let hasher: FieldHasher;
-let dir: string;
+const dir = tempDirAround("sdk-chain-deposit-");
 const wallet = Keypair.generate();
 
 beforeAll(async () => {
   hasher = await createPoseidonHasher();
-  dir = mkdtempSync(path.join(tmpdir(), "sdk-chain-deposit-"));
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function newNote(): Promise<DepositNote> {
   const r = await createNote({ network: "mainnet", mint: USDC, amount: 1_000_000n, hasher });
@@ -118,7 +116,7 @@ const inserted =
   });
 const fast = { pollMs: 1 };
 let n = 0;
-const file = () => path.join(dir, `note-${n++}.json`);
+const file = () => path.join(dir(), `note-${n++}.json`);
 
 describe("chainDeposit", () => {
   it("sends a compute-unit limit and the pool program's deposit with the note's precommitment, amount and a fresh nonce, signed by the wallet; records the leaf", async () => {

@@ -1,8 +1,8 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import nacl from "tweetnacl";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { tempDirAround } from "./test-support";
 import type { FieldHasher } from "../../src-shared/crypto/hasher";
 import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
 import { parseBase58 } from "../../src-shared/encoding/base58";
@@ -33,14 +33,12 @@ function sandbox(answer: (body: Record<string, unknown>) => { status: number; bo
 }
 
 let hasher: FieldHasher;
-let dir: string;
+const dir = tempDirAround("sdk-deposit-");
 const wallet = Keypair.generate();
 
 beforeAll(async () => {
   hasher = await createPoseidonHasher();
-  dir = mkdtempSync(path.join(tmpdir(), "sdk-deposit-"));
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function newNote(): Promise<DepositNote> {
   const r = await createNote({ network: "devnet", mint: WSOL, amount: 1_000_000n, hasher });
@@ -90,7 +88,7 @@ describe("sandboxDeposit (protocol v2)", () => {
 describe("depositAndSaveNote", () => {
   it("saves the note first, then records the deposit when the leaf is the note's", async () => {
     const note = await newNote();
-    const file = path.join(dir, "ok.json");
+    const file = path.join(dir(), "ok.json");
     const s = sandbox(() => {
       // The note is on disk, without a deposit, before the request leaves.
       expect(JSON.parse(readFileSync(file, "utf8"))).toMatchObject({ version: 3, state: "confirmed", deposit: null, leafIndex: null });
@@ -103,7 +101,7 @@ describe("depositAndSaveNote", () => {
 
   it("a mismatched leaf is an error and the note is kept, not marked deposited", async () => {
     const note = await newNote();
-    const file = path.join(dir, "mismatch.json");
+    const file = path.join(dir(), "mismatch.json");
     const s = sandbox(() => ({ status: 200, body: { signature: SIG, status: "indexed", leafIndex: 9, commitment: Array.from(note.precommitment) } }));
     const r = await depositAndSaveNote(s.client, wallet, note, file);
     expect(r).toMatchObject({
@@ -117,11 +115,11 @@ describe("depositAndSaveNote", () => {
   });
 
   it("removes the unused note when the relay refuses (no funds moved), keeps it when the answer is garbled", async () => {
-    const refused = path.join(dir, "refused.json");
+    const refused = path.join(dir(), "refused.json");
     const r = await depositAndSaveNote(sandbox(() => ({ status: 400, body: { error: "InsufficientFunds" } })).client, wallet, await newNote(), refused);
     expect(r).toMatchObject({ ok: false, error: { stage: "deposit", noteFile: null, failure: { error: "InsufficientFunds" } } });
     expect(existsSync(refused)).toBe(false);
-    const garbled = path.join(dir, "garbled.json");
+    const garbled = path.join(dir(), "garbled.json");
     const g = await depositAndSaveNote(
       sandbox(() => ({ status: 200, body: { signature: SIG, status: "indexed", leafIndex: 0 } })).client,
       wallet,

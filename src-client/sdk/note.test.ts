@@ -1,10 +1,10 @@
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { inspect } from "node:util";
 import { buildPoseidon, type Poseidon } from "circomlibjs";
 import bs58 from "bs58";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { tempDirAround } from "./test-support";
 import type { FieldHasher } from "../../src-shared/crypto/hasher";
 import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
 import { computeLeaf } from "../../src-shared/crypto/protocol";
@@ -129,11 +129,7 @@ describe("createNote", () => {
 });
 
 describe("note file", () => {
-  let dir: string;
-  beforeAll(() => {
-    dir = mkdtempSync(path.join(tmpdir(), "sdk-note-"));
-  });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDirAround("sdk-note-");
 
   it("round-trips through serializeNote/parseNote (version 3), deposit info included", async () => {
     const note = withDeposit(await newNote(), { signature: "5sig", status: "indexed", leafIndex: 4, wallet: "Wallet111" });
@@ -246,21 +242,21 @@ describe("note file", () => {
     const r = await parseNote(JSON.stringify(v1), hasher);
     expect(r).toMatchObject({ ok: false, error: expect.stringMatching(/made for protocol v1/) });
     expect(!r.ok && r.error).toMatch(/cannot be withdrawn/);
-    const f = path.join(dir, "v1-note.json");
+    const f = path.join(dir(), "v1-note.json");
     writeFileSync(f, JSON.stringify(v1));
     expect(await loadNote(f, hasher)).toMatchObject({ ok: false, error: expect.stringMatching(/v1-note\.json: this note was made for protocol v1/) });
   });
 
   it("is saved owner-only and never silently replaced", async () => {
     const note = await newNote();
-    const file = path.join(dir, "sub", "note.json");
+    const file = path.join(dir(), "sub", "note.json");
     expect(saveNote(file, note)).toEqual({ ok: true, value: undefined });
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(statSync(path.dirname(file)).mode & 0o777).toBe(0o700);
     expect(saveNote(file, note)).toMatchObject({ ok: false, error: expect.stringMatching(/already exists/) });
     const loaded = await loadNote(file, hasher);
     expect(loaded.ok && loaded.value.secrets.secret).toBe(note.secrets.secret);
-    expect(await loadNote(path.join(dir, "missing.json"), hasher)).toMatchObject({ ok: false, error: expect.stringMatching(/ENOENT/) });
+    expect(await loadNote(path.join(dir(), "missing.json"), hasher)).toMatchObject({ ok: false, error: expect.stringMatching(/ENOENT/) });
   });
 });
 
@@ -326,11 +322,7 @@ describe("change notes (protocol v3, DESIGN §10)", () => {
 });
 
 describe("crash-safe note file states", () => {
-  let dir: string;
-  beforeAll(() => {
-    dir = mkdtempSync(path.join(tmpdir(), "sdk-note-state-"));
-  });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDirAround("sdk-note-state-");
 
   it("pending: the change note and the note it spends are both on disk, and the file says which withdrawal it waits for", async () => {
     const deposit = withDeposit(await newNote(USDC, 3_000_000n, 10), { signature: "dep", status: "indexed", leafIndex: 0, wallet: "W" });
@@ -349,7 +341,7 @@ describe("crash-safe note file states", () => {
         since: "2026-11-28T09:00:00.000Z",
       },
     };
-    const f = path.join(dir, "pending.json");
+    const f = path.join(dir(), "pending.json");
     expect(saveNote(f, pending)).toEqual({ ok: true, value: undefined });
     const file = JSON.parse(readFileSync(f, "utf8")) as { pending: { spends: { secret: string } } };
     expect(file).toMatchObject({
@@ -381,12 +373,12 @@ describe("crash-safe note file states", () => {
 
   it("an in-place rewrite leaves the old file or the new one, never a mix or a readable temp file", async () => {
     const deposit = await newNote(USDC, 3_000_000n, 11);
-    const f = path.join(dir, "inplace.json");
+    const f = path.join(dir(), "inplace.json");
     expect(saveNote(f, deposit)).toMatchObject({ ok: true });
     const change = changeNoteOf(hasher, deposit, 1n);
     expect(saveNote(f, change, { overwrite: true })).toMatchObject({ ok: true });
     expect(statSync(f).mode & 0o777).toBe(0o600);
-    expect(readdirSync(dir).filter((n) => n.includes("inplace"))).toEqual(["inplace.json"]);
+    expect(readdirSync(dir()).filter((n) => n.includes("inplace"))).toEqual(["inplace.json"]);
     const back = await loadNote(f, hasher);
     expect(back.ok && back.value.amount).toBe(2_999_999n);
   });
