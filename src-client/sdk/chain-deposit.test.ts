@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { PublicKey, SendTransactionError, Transaction, type Connection } from "@solana/web3.js";
 import { beforeAll, describe, expect, it } from "vitest";
-import { tempDirAround } from "./test-support";
+import { createNoteOrThrow, tempDirAround } from "./test-support";
 import type { FieldHasher } from "../../src-shared/crypto/hasher";
 import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
 import { encodeBase58 } from "../../src-shared/encoding/base58";
@@ -20,7 +20,7 @@ import {
 } from "../../src-shared/pool-program";
 import { chainDeposit, chainDepositAndSaveNote, movedNothing } from "./chain-deposit";
 import { Keypair } from "./keypair";
-import { createNote, loadNote, type DepositNote } from "./note";
+import { loadNote, type DepositNote } from "./note";
 
 const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
 const PID = DEFAULT_POOL_PROGRAM_ID;
@@ -98,11 +98,7 @@ beforeAll(async () => {
   hasher = await createPoseidonHasher();
 });
 
-async function newNote(): Promise<DepositNote> {
-  const r = await createNote({ network: "mainnet", mint: USDC, amount: 1_000_000n, hasher });
-  if (!r.ok) throw new Error(r.error);
-  return r.value;
-}
+const newNote = (): Promise<DepositNote> => createNoteOrThrow({ network: "mainnet", mint: USDC, amount: 1_000_000n, hasher });
 const inserted =
   (note: DepositNote, leafIndex = 7) =>
   (s: { nonce: bigint; depositor: Uint8Array }): PoolEvent => ({

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import nacl from "tweetnacl";
 import { beforeAll, describe, expect, it } from "vitest";
-import { tempDirAround } from "./test-support";
+import { createNoteOrThrow, tempDirAround } from "./test-support";
 import type { FieldHasher } from "../../src-shared/crypto/hasher";
 import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
 import { parseBase58 } from "../../src-shared/encoding/base58";
@@ -11,7 +11,7 @@ import { sandboxDepositMessage } from "../../src-shared/messages";
 import { depositAndSaveNote, isLeafMismatch, sandboxDeposit } from "./deposit";
 import { RelayClient } from "./http";
 import { Keypair } from "./keypair";
-import { createNote, loadNote, type DepositNote } from "./note";
+import { loadNote, type DepositNote } from "./note";
 
 const WSOL = "So11111111111111111111111111111111111111112";
 const SIG = "5Af9byqcNKxE7jR3cCD6dNMgj1hbuHAuAgfv6GMuQ1w4L4N8vhBiRV8pfBxm7XpYnxDkTCESnGuTLCNPwVHZa1yw";
@@ -40,11 +40,7 @@ beforeAll(async () => {
   hasher = await createPoseidonHasher();
 });
 
-async function newNote(): Promise<DepositNote> {
-  const r = await createNote({ network: "devnet", mint: WSOL, amount: 1_000_000n, hasher });
-  if (!r.ok) throw new Error(r.error);
-  return r.value;
-}
+const newNote = (): Promise<DepositNote> => createNoteOrThrow({ network: "devnet", mint: WSOL, amount: 1_000_000n, hasher });
 
 describe("sandboxDeposit (protocol v2)", () => {
   it("sends the precommitment, signed over `Deposit: <network> <mint> <amount> <precommitment hex>`, never the leaf", async () => {

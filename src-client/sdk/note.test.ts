@@ -4,7 +4,7 @@ import { inspect } from "node:util";
 import { buildPoseidon, type Poseidon } from "circomlibjs";
 import bs58 from "bs58";
 import { beforeAll, describe, expect, it } from "vitest";
-import { tempDirAround } from "./test-support";
+import { createNoteOrThrow, tempDirAround } from "./test-support";
 import type { FieldHasher } from "../../src-shared/crypto/hasher";
 import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
 import { computeLeaf } from "../../src-shared/crypto/protocol";
@@ -54,11 +54,8 @@ beforeAll(async () => {
   poseidon = await buildPoseidon();
 });
 
-async function newNote(mint = WSOL, amount: bigint | number = 1_000_000n, seed = 1): Promise<DepositNote> {
-  const r = await createNote({ network: "mainnet", mint, amount, hasher, random: seededRandom(seed), now: () => new Date("2025-01-02T03:04:05Z") });
-  if (!r.ok) throw new Error(r.error);
-  return r.value;
-}
+const newNote = (mint = WSOL, amount: bigint | number = 1_000_000n, seed = 1): Promise<DepositNote> =>
+  createNoteOrThrow({ network: "mainnet", mint, amount, hasher, random: seededRandom(seed), now: () => new Date("2025-01-02T03:04:05Z") });
 
 describe("commitment derivation (protocol v2, docs/zk.md)", () => {
   it("matches circomlibjs: precommitment Poseidon(nullifier, secret), leaf Poseidon(precommitment, amount, Poseidon(hi, lo))", async () => {
