@@ -2,19 +2,17 @@
 export { ClientError, type ApiFailure, type ApiResult, type ApiSuccess } from "./api-result";
 export { relayFee } from "./fees";
 export { RelayClient, type RelayClientOptions } from "./http";
-export {
-  TREE_DEPTH,
-  amountToWire,
-  u64ToWire,
-  type Amount,
-  type LoginRequest,
-  type RevertRequest,
-  type SandboxAirdropRequest,
-  type SandboxDepositRequest,
-  type SandboxSwapPoolRequest,
-  type SwapQuoteRequest,
-  type SwapWithdrawalRequest,
-  type WithdrawalRequest,
+export { TREE_DEPTH, amountToWire, u64ToWire } from "./requests";
+export type {
+  Amount,
+  LoginRequest,
+  RevertRequest,
+  SandboxAirdropRequest,
+  SandboxDepositRequest,
+  SandboxSwapPoolRequest,
+  SwapQuoteRequest,
+  SwapWithdrawalRequest,
+  WithdrawalRequest,
 } from "./requests";
 export { failureFrom, parseRetryAfter, type RetryOn429 } from "./transport";
 export type {
