@@ -24,7 +24,7 @@ type BuildPoseidonWasm = (module: ModuleBuilder) => void;
 
 /**
  * The module below, built ahead of time (same bytes; lean-hasher.test.ts rebuilds it and compares).
- * Regenerate after a circomlibjs/wasmcurves update: `npx tsx src-server/adapters/poseidon-lean/write-wasm.ts`.
+ * Regenerate after a circomlibjs/wasmcurves update: `npm run gen:poseidon-lean` (src-server/cli/gen-lean-poseidon.ts).
  */
 export const PREBUILT_WASM = fileURLToPath(new URL("../../../resources/zk/poseidon-bn254.wasm", import.meta.url));
 
