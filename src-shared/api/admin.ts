@@ -6,7 +6,9 @@
  * (base units), times Unix milliseconds, 32-byte values 64 lowercase hex
  * characters without a prefix.
  */
+import { ErrorName } from "../errors";
 import { NETWORKS, type Network } from "../networks";
+import { is, network as networkField, optional as optionalKey, publicKeyOrNull, requestBody, type InputOf } from "./request-fields";
 import { submissionAttempt } from "../submission-attempt";
 import { healthCheck, relayNetwork } from "./public";
 import {
@@ -415,13 +417,23 @@ export type AdminSettings = Infer<typeof adminSettings>;
  */
 export type AdminFeeRequest = { network: Network; mint: string | null } & ({ bps: number; floor: string } | { reset: true });
 
+const isText = (v: unknown): v is string => typeof v === "string";
+
 /** POST /admin/pauses { network, mint?, paused, reason? } → { pauses } */
-export interface AdminPauseRequest {
-  network: Network;
-  mint?: string | null;
-  paused: boolean;
-  reason?: string;
-}
+export const adminPauseRequest = requestBody(
+  {
+    network: networkField((p) => `${p} must be mainnet or devnet`),
+    mint: publicKeyOrNull((p) => `${p} must be a base58 public key, or null for the whole network`),
+    paused: is(
+      (v): v is boolean => typeof v === "boolean",
+      (p) => `${p} must be true or false`,
+    ),
+    reason: optionalKey(is(isText, (p) => `${p} must be a string`)),
+  },
+  "body must be { network, mint?, paused, reason? }",
+  { errors: { network: ErrorName.InvalidNetwork, mint: ErrorName.InvalidMint } },
+);
+export type AdminPauseRequest = InputOf<typeof adminPauseRequest>;
 export const adminPauses = object({ pauses: array(adminPause) });
 
 /** GET /admin/money?range */
@@ -522,12 +534,21 @@ export const adminCompliance = object({
 });
 export type AdminCompliance = Infer<typeof adminCompliance>;
 
-/** POST /admin/sanctions/overrides { address, action: add | remove | clear, reason } → AdminCompliance */
-export interface AdminOverrideRequest {
-  address: string;
-  action: "add" | "remove" | "clear";
-  reason: string;
-}
+const OVERRIDE_ACTIONS: readonly unknown[] = ["add", "remove", "clear"];
+
+/** POST /admin/sanctions/overrides { address, action: add | remove | clear, reason } → AdminCompliance (the list checks the address). */
+export const adminOverrideRequest = requestBody(
+  {
+    address: is(isText, (p) => `${p} must be a base58 Solana address`),
+    action: is(
+      (v): v is "add" | "remove" | "clear" => OVERRIDE_ACTIONS.includes(v),
+      (p) => `${p} must be add, remove or clear`,
+    ),
+    reason: is(isText, (p) => `${p} must be a string`),
+  },
+  "body must be { address, action, reason }",
+);
+export type AdminOverrideRequest = InputOf<typeof adminOverrideRequest>;
 
 /** GET /admin/session: the console's sign-in check (200 only with a valid operator token). */
 export const adminSession = object({ ok: literal(true), tokenSource: string });

@@ -143,6 +143,23 @@ export const base58 = (byteLength: number, explain: Explain = colon): Field<stri
 /** A Solana public key, base58. */
 export const publicKey = (explain: Explain = suffixed("a base58 public key")): Field<string, Base58Value, string> => base58(32, explain);
 
+/** A value the guard accepts, sent as given; `message` is the whole error. */
+export const is = <T>(guard: (v: unknown) => v is T, message: (path: string) => string): Field<T, T, T> =>
+  field(
+    (v, p) => (guard(v) ? ok(v) : err(message(p))),
+    (x) => x,
+  );
+
+/** A public key, or null (left out reads as null too); `message` is the whole error. */
+export const publicKeyOrNull = (message: (path: string) => string): Field<string | null, Base58Value | null, string | null, "optional"> => {
+  const check = (v: unknown, p: string): Result<Base58Value | null, string> => {
+    if (v === undefined || v === null) return ok(null);
+    const r = parseBase58(v, 32);
+    return r.ok ? ok({ text: v as string, bytes: r.value }) : err(message(p));
+  };
+  return Object.assign(decoder(check), { at: check, encode: (k: string | null) => k, presence: "optional" as const });
+};
+
 /** A string; `problem` names what it must be. */
 export const text = (problem: string): Field<string, string, string> =>
   field(
