@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import bs58 from "bs58";
 import { buildBn128, type Bn128Curve } from "ffjavascript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { STAND_IN_PROOF } from "./test-support";
 import type { FieldHasher } from "../../src-shared/crypto/hasher";
 import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
 import { PUBLIC_SIGNAL_NAMES, computeExtDataHash, withdrawalPublicSignals as relaySignals } from "../../src-shared/crypto/protocol";
@@ -319,15 +320,7 @@ describe("proveWithdrawal", () => {
       notes.map((n) => n.commitment),
       0,
     );
-    const fake: SnarkjsProof = {
-      pi_a: ["1", "2", "1"],
-      pi_b: [
-        ["1", "2"],
-        ["3", "4"],
-        ["1", "0"],
-      ],
-      pi_c: ["1", "2", "1"],
-    };
+    const fake = STAND_IN_PROOF;
     const wrongRecipient: Prover = async (input) => ({
       proof: fake,
       publicSignals: [input.root, input.nullifierHash, "5", input.amount, input.mint, input.extDataHash, input.changeCommitment],

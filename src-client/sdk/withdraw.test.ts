@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { STAND_IN_PROOF } from "./test-support";
 import type { FieldHasher } from "../../src-shared/crypto/hasher";
 import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
 import bs58 from "bs58";
@@ -31,15 +32,7 @@ const provedInputs: WithdrawWitnessInput[] = [];
 const standInProver: Prover = async (input) => {
   provedInputs.push(input);
   return {
-    proof: {
-      pi_a: ["1", "2", "1"],
-      pi_b: [
-        ["3", "4"],
-        ["5", "6"],
-        ["1", "0"],
-      ],
-      pi_c: ["7", "8", "1"],
-    },
+    proof: STAND_IN_PROOF,
     publicSignals: [input.root, input.nullifierHash, input.recipient, input.amount, input.mint, input.extDataHash, input.changeCommitment],
   };
 };
