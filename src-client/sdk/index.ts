@@ -195,6 +195,7 @@ export {
   type InspectWarning,
   type PrepareError,
   type PrepareOptions,
+  type PrepareResult,
   type PreparedWithdrawal,
   type RelayTermsNow,
   type SubmitOptions,

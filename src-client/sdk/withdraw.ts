@@ -134,6 +134,9 @@ export type WithdrawError =
 /** What {@link prepareWithdrawal} answers when it stops: nothing was proved, or the proof failed. */
 export type PrepareError = Extract<WithdrawError, { stage: "nullifier" | "fees" | "quote" | "spent" | "merkle" | "prove" }>;
 
+/** What {@link prepareWithdrawal} answers. */
+export type PrepareResult = Result<PreparedWithdrawal, PrepareError>;
+
 /**
  * For a proof to look at rather than send (`relay-cli prove`): the note is
  * proved even when spent; `relayer` and `fee`, when given, are bound whatever
@@ -242,12 +245,7 @@ export async function withdraw(
  * checks the note's Merkle path, and proves for exactly those terms. Nothing
  * is sent to /relay; {@link submitWithdrawal} does that. Needs no login.
  */
-export async function prepareWithdrawal(
-  client: RelayClient,
-  note: DepositNote,
-  recipient: string,
-  options: PrepareOptions = {},
-): Promise<Result<PreparedWithdrawal, PrepareError>> {
+export async function prepareWithdrawal(client: RelayClient, note: DepositNote, recipient: string, options: PrepareOptions = {}): Promise<PrepareResult> {
   return prepareChecked(client, note, recipient, await checkOptions(client, note, options), options);
 }
 
@@ -257,7 +255,7 @@ async function prepareChecked(
   recipient: string,
   checked: CheckedOptions,
   options: PrepareOptions,
-): Promise<Result<PreparedWithdrawal, PrepareError>> {
+): Promise<PrepareResult> {
   const stage = options.onStage ?? (() => {});
   const { amount, hasher, source } = checked;
 
