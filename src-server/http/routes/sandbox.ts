@@ -1,27 +1,30 @@
 import type { SandboxDepositWire } from "../../../src-shared/api/public";
 import { Router, type Request, type Response } from "express";
-import { parsePublicKey, parseSignature } from "../../../src-shared/encoding/base58";
-import { parseByteArray, toByteArray } from "../../../src-shared/encoding/bytes";
+import { parsePublicKey } from "../../../src-shared/encoding/base58";
+import { toByteArray } from "../../../src-shared/encoding/bytes";
 import { ErrorName } from "../../../src-shared/errors";
 import { isNetwork, type Network } from "../../../src-shared/networks";
 import type { SandboxLedger } from "../../ports/sandbox-ledger";
 import type { IndexerService } from "../../services/indexer";
-import { parseAmount } from "../../../src-shared/api/request-fields";
+import { decodeBody, type CrossRules, type ParsedOf, type RequestBody, type Shape } from "../../../src-shared/api/request-fields";
+import { sandboxAirdropRequest, sandboxDepositRequest, sandboxSwapPoolRequest } from "../../../src-shared/api/requests";
 import type { RateLimits } from "../middleware/rate-limit";
 import { invalidRequest, sendError } from "../respond";
-
-type Body = Record<string, unknown>;
 
 /** Mounted only for networks whose backend is the sandbox. */
 export function sandboxRoutes(sandboxes: ReadonlyMap<Network, SandboxLedger>, indexer: IndexerService, limits: RateLimits): Router {
   const r = Router();
   const limit = limits.middleware("sandbox");
 
-  const objectBody = (req: Request, res: Response): Body | null => {
-    const b: unknown = req.body;
-    if (typeof b !== "object" || b === null || Array.isArray(b)) return (invalidRequest(res, "body must be a JSON object"), null);
-    return b as Body;
+  /** The route's rule on `network`: it runs right after the network decodes, so its error comes where it always has. */
+  const notASandbox = (d: { network?: Network }): string | null => (d.network && !sandboxes.has(d.network) ? `network ${d.network} is not a sandbox` : null);
+  /** The body decoded by its declaration (src-shared/api/requests.ts), or the 400 answered. */
+  const decoded = <S extends Shape>(decl: RequestBody<S>, req: Request, res: Response, rules: CrossRules<S>): ParsedOf<{ shape: S }> | null => {
+    const body = decodeBody(decl, req.body, rules);
+    if (!body.ok) return (sendError(res, 400, body.error.error, body.error.message), null);
+    return body.value;
   };
+  const chainOf = (network: Network): SandboxLedger => sandboxes.get(network)!;
   const chainFor = (res: Response, network: unknown): SandboxLedger | null => {
     if (!isNetwork(network)) return (sendError(res, 400, ErrorName.InvalidNetwork, "network must be mainnet or devnet"), null);
     const chain = sandboxes.get(network);
@@ -30,64 +33,39 @@ export function sandboxRoutes(sandboxes: ReadonlyMap<Network, SandboxLedger>, in
   };
 
   r.post("/sandbox/airdrop", ...limit, async (req, res) => {
-    const b = objectBody(req, res);
+    const b = decoded(sandboxAirdropRequest, req, res, { network: notASandbox });
     if (!b) return;
-    const chain = chainFor(res, b.network);
-    if (!chain) return;
-    if (!parsePublicKey(b.wallet).ok) return invalidRequest(res, "wallet must be a base58 public key");
-    if (!parsePublicKey(b.mint).ok) return sendError(res, 400, ErrorName.InvalidMint, "mint must be a base58 public key");
-    const amount = parseAmount(b.amount);
-    if (!amount.ok) return invalidRequest(res, `amount ${amount.error}`);
-    const signature = await chain.airdrop(b.wallet as string, b.mint as string, amount.value);
+    const signature = await chainOf(b.network).airdrop(b.wallet.text, b.mint.text, b.amount);
     res.status(200).json({ signature });
   });
 
   r.post("/sandbox/deposit", ...limit, async (req, res) => {
-    const b = objectBody(req, res);
+    const b = decoded(sandboxDepositRequest, req, res, { network: notASandbox });
     if (!b) return;
-    const chain = chainFor(res, b.network);
-    if (!chain) return;
-    const mint = parsePublicKey(b.mint);
-    if (!mint.ok) return sendError(res, 400, ErrorName.InvalidMint, `mint: ${mint.error}`);
-    const amount = parseAmount(b.amount);
-    if (!amount.ok) return invalidRequest(res, `amount ${amount.error}`);
-    // Protocol v2: the pool computes the leaf; a v1 body naming its own commitment is refused outright.
-    if (Object.hasOwn(b, "commitment")) {
-      return invalidRequest(
-        res,
-        "commitment: not accepted (protocol v2): send precommitment = Poseidon(nullifier, secret); the pool computes the commitment from the amount it receives",
-      );
-    }
-    // Any 32 bytes are accepted here: a precommitment the program cannot use (zero, not below the modulus) makes the deposit `failed`.
-    const precommitment = parseByteArray(b.precommitment, 32);
-    if (!precommitment.ok) return invalidRequest(res, `precommitment: ${precommitment.error} (32 bytes, Poseidon(nullifier, secret))`);
-    const wallet = parsePublicKey(b.wallet);
-    if (!wallet.ok) return invalidRequest(res, `wallet: ${wallet.error}`);
-    const signature = parseSignature(b.signature);
-    if (!signature.ok) return sendError(res, 400, ErrorName.InvalidSignature, `signature: ${signature.error}`);
-
+    const chain = chainOf(b.network);
+    const { mint, amount, precommitment, wallet, signature } = b;
     const applied = await chain.applyDeposit({
-      mint: b.mint as string,
-      mintBytes: mint.value,
-      amount: amount.value,
-      precommitment: precommitment.value,
-      wallet: b.wallet as string,
-      walletBytes: wallet.value,
-      signature: signature.value,
+      mint: mint.text,
+      mintBytes: mint.bytes,
+      amount,
+      precommitment,
+      wallet: wallet.text,
+      walletBytes: wallet.bytes,
+      signature: signature.bytes,
     });
     if (!applied.ok) {
       if (applied.error === "InvalidSignature") return sendError(res, 400, ErrorName.InvalidSignature, "signature does not match wallet and deposit message");
       if (applied.error === "InsufficientFunds") return sendError(res, 400, ErrorName.InsufficientFunds, "wallet balance is below amount");
       // The program's DepositBelowMinimum (6016): the answer names the minimum, so a wallet can correct the amount.
       if (applied.error === "DepositBelowMinimum") {
-        return invalidRequest(res, `amount: ${amount.value} is below this pool's minimum deposit of ${chain.minDeposit(b.mint as string)} base units`);
+        return invalidRequest(res, `amount: ${amount} is below this pool's minimum deposit of ${chain.minDeposit(mint.text)} base units`);
       }
       return sendError(res, 400, ErrorName.InvalidRequest, "the pool's tree is full");
     }
     // Answer once the ledger write is durable and the relay's own indexer has the leaf (durable too), so
     // get_proof works right away. The indexer reads the applied event while the ledger's fsync runs: the
     // journal keeps the two writes in order and one group commit makes both durable.
-    const synced = indexer.sync(chain.network, b.mint as string);
+    const synced = indexer.sync(chain.network, mint.text);
     synced.catch(() => {}); // awaited below, once the ledger write's fate is known
     await applied.value.durable;
     await synced;
@@ -108,20 +86,12 @@ export function sandboxRoutes(sandboxes: ReadonlyMap<Network, SandboxLedger>, in
 
   /** Creates the pair's constant-product pool (0.3% fee), or resets its reserves. */
   r.post("/sandbox/swap_pool", ...limit, async (req, res) => {
-    const b = objectBody(req, res);
+    const b = decoded(sandboxSwapPoolRequest, req, res, {
+      network: notASandbox,
+      mintB: (d) => (d.mintA?.text === d.mintB?.text ? "mintB: must differ from mintA" : null),
+    });
     if (!b) return;
-    const chain = chainFor(res, b.network);
-    if (!chain) return;
-    for (const field of ["mintA", "mintB"] as const) {
-      const m = parsePublicKey(b[field]);
-      if (!m.ok) return sendError(res, 400, ErrorName.InvalidMint, `${field}: ${m.error} (a base58 mint address)`);
-    }
-    if (b.mintA === b.mintB) return sendError(res, 400, ErrorName.InvalidMint, "mintB: must differ from mintA");
-    const reserveA = parseAmount(b.reserveA);
-    if (!reserveA.ok) return invalidRequest(res, `reserveA ${reserveA.error}`);
-    const reserveB = parseAmount(b.reserveB);
-    if (!reserveB.ok) return invalidRequest(res, `reserveB ${reserveB.error}`);
-    await chain.swapPools.set(b.mintA as string, b.mintB as string, reserveA.value, reserveB.value, Math.floor(Date.now() / 1000));
+    await chainOf(b.network).swapPools.set(b.mintA.text, b.mintB.text, b.reserveA, b.reserveB, Math.floor(Date.now() / 1000));
     res.status(200).json({ ok: true });
   });
 
