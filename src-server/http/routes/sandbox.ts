@@ -1,15 +1,15 @@
 import type { SandboxDepositWire } from "../../../src-shared/api/public";
-import { Router, type Request, type Response } from "express";
+import { Router, type Response } from "express";
 import { parsePublicKey } from "../../../src-shared/encoding/base58";
 import { toByteArray } from "../../../src-shared/encoding/bytes";
 import { ErrorName } from "../../../src-shared/errors";
 import { isNetwork, type Network } from "../../../src-shared/networks";
 import type { SandboxLedger } from "../../ports/sandbox-ledger";
 import type { IndexerService } from "../../services/indexer";
-import { decodeBody, type CrossRules, type ParsedOf, type RequestBody, type Shape } from "../../../src-shared/api/request-fields";
 import { sandboxAirdropRequest, sandboxDepositRequest, sandboxSwapPoolRequest } from "../../../src-shared/api/requests";
 import type { RateLimits } from "../middleware/rate-limit";
 import { invalidRequest, sendError } from "../respond";
+import { decodedOr400 } from "../request-body";
 
 /** Mounted only for networks whose backend is the sandbox. */
 export function sandboxRoutes(sandboxes: ReadonlyMap<Network, SandboxLedger>, indexer: IndexerService, limits: RateLimits): Router {
@@ -18,12 +18,6 @@ export function sandboxRoutes(sandboxes: ReadonlyMap<Network, SandboxLedger>, in
 
   /** The route's rule on `network`: it runs right after the network decodes, so its error comes where it always has. */
   const notASandbox = (d: { network?: Network }): string | null => (d.network && !sandboxes.has(d.network) ? `network ${d.network} is not a sandbox` : null);
-  /** The body decoded by its declaration (src-shared/api/requests.ts), or the 400 answered. */
-  const decoded = <S extends Shape>(decl: RequestBody<S>, req: Request, res: Response, rules: CrossRules<S>): ParsedOf<{ shape: S }> | null => {
-    const body = decodeBody(decl, req.body, rules);
-    if (!body.ok) return (sendError(res, 400, body.error.error, body.error.message), null);
-    return body.value;
-  };
   const chainOf = (network: Network): SandboxLedger => sandboxes.get(network)!;
   const chainFor = (res: Response, network: unknown): SandboxLedger | null => {
     if (!isNetwork(network)) return (sendError(res, 400, ErrorName.InvalidNetwork, "network must be mainnet or devnet"), null);
@@ -33,14 +27,14 @@ export function sandboxRoutes(sandboxes: ReadonlyMap<Network, SandboxLedger>, in
   };
 
   r.post("/sandbox/airdrop", ...limit, async (req, res) => {
-    const b = decoded(sandboxAirdropRequest, req, res, { network: notASandbox });
+    const b = decodedOr400(res, sandboxAirdropRequest, req.body, { network: notASandbox });
     if (!b) return;
     const signature = await chainOf(b.network).airdrop(b.wallet.text, b.mint.text, b.amount);
     res.status(200).json({ signature });
   });
 
   r.post("/sandbox/deposit", ...limit, async (req, res) => {
-    const b = decoded(sandboxDepositRequest, req, res, { network: notASandbox });
+    const b = decodedOr400(res, sandboxDepositRequest, req.body, { network: notASandbox });
     if (!b) return;
     const chain = chainOf(b.network);
     const { mint, amount, precommitment, wallet, signature } = b;
@@ -86,7 +80,7 @@ export function sandboxRoutes(sandboxes: ReadonlyMap<Network, SandboxLedger>, in
 
   /** Creates the pair's constant-product pool (0.3% fee), or resets its reserves. */
   r.post("/sandbox/swap_pool", ...limit, async (req, res) => {
-    const b = decoded(sandboxSwapPoolRequest, req, res, {
+    const b = decodedOr400(res, sandboxSwapPoolRequest, req.body, {
       network: notASandbox,
       mintB: (d) => (d.mintA?.text === d.mintB?.text ? "mintB: must differ from mintA" : null),
     });

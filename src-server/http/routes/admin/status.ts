@@ -1,4 +1,4 @@
-import { adminFees, adminHealth, adminMoney, adminPauses, adminSession, adminSettings } from "../../../../src-shared/api/admin";
+import { adminFees, adminHealth, adminMoney, adminPauseRequest, adminPauses, adminSession, adminSettings } from "../../../../src-shared/api/admin";
 import { Router } from "express";
 import { parsePublicKey } from "../../../../src-shared/encoding/base58";
 import { ErrorName } from "../../../../src-shared/errors";
@@ -9,6 +9,7 @@ import type { FeeSchedule } from "../../../services/fee-schedule";
 import { parseU64 } from "../../../core/relay/request";
 import type { AdminStatus } from "../../../services/admin/status";
 import { invalidRequest, sendAnswer, sendError } from "../../respond";
+import { decodedOr400 } from "../../request-body";
 import { range } from "./query";
 
 /** GET /admin/session, /admin/health, /admin/settings, /admin/money; GET and POST /admin/pauses */
@@ -39,15 +40,9 @@ export function adminStatusRoutes(deps: {
   });
 
   r.post("/pauses", async (req, res) => {
-    const b: unknown = req.body;
-    if (typeof b !== "object" || b === null || Array.isArray(b)) return invalidRequest(res, "body must be { network, mint?, paused, reason? }");
-    const { network, mint, paused, reason } = b as Record<string, unknown>;
-    if (!isNetwork(network)) return sendError(res, 400, ErrorName.InvalidNetwork, "network must be mainnet or devnet");
-    if (mint !== undefined && mint !== null && !parsePublicKey(mint).ok)
-      return sendError(res, 400, ErrorName.InvalidMint, "mint must be a base58 public key, or null for the whole network");
-    if (typeof paused !== "boolean") return invalidRequest(res, "paused must be true or false");
-    if (reason !== undefined && typeof reason !== "string") return invalidRequest(res, "reason must be a string");
-    const result = await deps.pauses.set(network, (mint as string | null | undefined) ?? null, paused, reason as string | undefined);
+    const b = decodedOr400(res, adminPauseRequest, req.body);
+    if (!b) return;
+    const result = await deps.pauses.set(b.network, b.mint?.text ?? null, b.paused, b.reason ?? undefined);
     if (!result.ok) return invalidRequest(res, result.error);
     sendAnswer(res, adminPauses, { pauses: result.value });
   });

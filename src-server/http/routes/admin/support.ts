@@ -1,8 +1,9 @@
-import { adminCompliance, adminRevert, adminReverts } from "../../../../src-shared/api/admin";
+import { adminCompliance, adminOverrideRequest, adminRevert, adminReverts } from "../../../../src-shared/api/admin";
 import { Router } from "express";
 import { parsePublicKey } from "../../../../src-shared/encoding/base58";
 import { isRevertStatus, type AdminSupport } from "../../../services/admin/support";
 import { invalidRequest, sendAnswer } from "../../respond";
+import { decodedOr400 } from "../../request-body";
 import { getRecordById, optionalInt, optionalNetwork } from "./query";
 
 /** GET /admin/reverts, /admin/reverts/{id}, /admin/compliance; POST /admin/sanctions/overrides */
@@ -30,13 +31,9 @@ export function adminSupportRoutes(support: AdminSupport): Router {
   });
 
   r.post("/sanctions/overrides", async (req, res) => {
-    const b: unknown = req.body;
-    if (typeof b !== "object" || b === null || Array.isArray(b)) return invalidRequest(res, "body must be { address, action, reason }");
-    const { address, action, reason } = b as Record<string, unknown>;
-    if (typeof address !== "string") return invalidRequest(res, "address must be a base58 Solana address");
-    if (action !== "add" && action !== "remove" && action !== "clear") return invalidRequest(res, "action must be add, remove or clear");
-    if (typeof reason !== "string") return invalidRequest(res, "reason must be a string");
-    const result = await support.override(address, action, reason);
+    const b = decodedOr400(res, adminOverrideRequest, req.body);
+    if (!b) return;
+    const result = await support.override(b.address, b.action, b.reason);
     if (!result.ok) return invalidRequest(res, result.error);
     sendAnswer(res, adminCompliance, result.value);
   });
