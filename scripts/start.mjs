@@ -1,36 +1,21 @@
 #!/usr/bin/env node
-// `npm start`: build the console if its sources changed, then run the headless relay
-// (src-server/main.ts) in a child process that inherits stdio and env. Signals are
-// forwarded and the child's exit code becomes ours. Prints nothing of its own besides
-// the vite build summary (when it builds) and errors.
+// `npm start`: build the console and the server bundle if their sources changed, then
+// run the headless relay (out/server/main.js, bundled from src-server/main.ts by
+// scripts/build-server.mjs: no TypeScript is transpiled at run time) in a child process
+// that inherits stdio and env. Signals are forwarded and the child's exit code becomes
+// ours. Prints nothing of its own besides the build summaries (when it builds) and errors.
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { constants } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { ensureServerBuilt, newestMtime, SERVER_ENTRY } from "./build-server.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const consoleIndex = join(root, "out", "console", "index.html");
 const consoleConfig = join(root, "vite.console.config.ts");
 /** Everything the console bundle is made of (the renderer imports the bridge contract). */
 const consoleSources = [join(root, "src-renderer"), consoleConfig, join(root, "src-preload", "api.ts")];
-
-/** Newest modification time under the given files and folders. */
-function newestMtime(paths) {
-  let newest = 0;
-  for (const p of paths) {
-    if (!existsSync(p)) continue;
-    const st = statSync(p);
-    if (st.isDirectory()) {
-      for (const entry of readdirSync(p, { withFileTypes: true })) {
-        newest = Math.max(newest, newestMtime([join(p, entry.name)]));
-      }
-    } else {
-      newest = Math.max(newest, st.mtimeMs);
-    }
-  }
-  return newest;
-}
 
 function consoleIsStale() {
   if (!existsSync(consoleIndex)) return true;
@@ -43,7 +28,7 @@ async function buildConsole() {
 }
 
 function runServer() {
-  const child = spawn(process.execPath, ["--import", "tsx", join("src-server", "main.ts")], {
+  const child = spawn(process.execPath, [SERVER_ENTRY], {
     cwd: root,
     env: process.env,
     stdio: "inherit",
@@ -69,6 +54,12 @@ try {
   if (consoleIsStale()) await buildConsole();
 } catch (err) {
   console.error(`start: the console build failed: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+}
+try {
+  await ensureServerBuilt({ log: (line) => console.log(line) });
+} catch (err) {
+  console.error(`start: the server build failed: ${err instanceof Error ? err.message : String(err)}`);
   process.exit(1);
 }
 runServer();

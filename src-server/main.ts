@@ -1,11 +1,11 @@
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { ConfigError, loadConfig } from "./config/load";
 import { startServer, type RunningServer } from "./index";
+import { repoPath } from "./repo-path";
 
 /** Headless entry: what `npm start` runs (README.md: Running it). */
 async function main(): Promise<void> {
-  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+  const root = repoPath();
   let config;
   try {
     config = loadConfig(process.env, { defaultDataDir: path.join(root, "data") });

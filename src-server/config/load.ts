@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { NETWORKS } from "../../src-shared/networks";
+import { repoPath } from "../repo-path";
 import { ConfigError } from "./config-error";
 import { isObj, type Obj } from "./decoders";
 import { applyEnv, applySection, defaultsOf } from "./declare";
@@ -14,7 +14,7 @@ export { allowedOrigins } from "./decoders";
 export { describeConfig } from "./describe";
 
 /** resources/ of the repository when run from source (headless, tests). */
-const REPO_RESOURCES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../resources");
+const REPO_RESOURCES = repoPath("resources");
 
 /** The JSON object of the RELAY_CONFIG file; none: empty. */
 function readConfigFile(file: string | undefined): Obj {

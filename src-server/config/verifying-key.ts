@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { verifyingKeyFingerprint } from "../../src-shared/ceremony/fingerprint";
 import { programElfHash } from "../../src-shared/ceremony/program-hash";
 import { checkTranscript, transcriptSummary, type TranscriptSummary } from "../../src-shared/ceremony/transcript";
 import { NETWORKS, type Network } from "../../src-shared/networks";
+import { repoPath } from "../repo-path";
 import { ConfigError } from "./load";
 import type { RelayConfig } from "./schema";
 
@@ -52,7 +52,7 @@ export function checkVerifyingKey(config: RelayConfig): Network[] {
 }
 
 /** The committed development build of the pool program (the relay ships beside the repository's programs/). */
-export const DEVELOPMENT_PROGRAM_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../programs/pool/pool.so");
+export const DEVELOPMENT_PROGRAM_PATH = repoPath("programs", "pool", "pool.so");
 
 /** The transcript the ceremony's `finalize` writes beside the vkey (docs/ceremony.md). */
 export const CEREMONY_FILE = "ceremony.json";

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { startRelay } from "../support/relay-process";
+import { relayArgs, startRelay } from "../support/relay-process";
 import { get, newWallet, post } from "../support/wallet";
 
 /** /health/detail takes the operator token. */
@@ -73,12 +73,13 @@ describe("run contract (README.md: Running it)", () => {
     }
   });
 
-  it("refuses to start on bad config, naming the key", () => {
+  it("refuses to start on bad config, naming the key", async () => {
+    const args = await relayArgs();
     const dir = mkdtempSync(path.join(tmpdir(), "relay-badcfg-"));
     const cfg = path.join(dir, "c.json");
     writeFileSync(cfg, JSON.stringify({ rateLimits: { perEndpoint: { get_merkle: -3 } } }));
     const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "../..");
-    const r = spawnSync(process.execPath, ["--import", "tsx", "src-server/main.ts"], {
+    const r = spawnSync(process.execPath, args, {
       cwd: root,
       env: { ...process.env, RELAY_CONFIG: cfg, RELAY_PORT: "0", RELAY_DATA_DIR: dir },
       encoding: "utf8",
@@ -86,7 +87,7 @@ describe("run contract (README.md: Running it)", () => {
     });
     expect(r.status).toBe(2);
     expect(r.stderr).toContain("rateLimits.perEndpoint.get_merkle");
-    const r2 = spawnSync(process.execPath, ["--import", "tsx", "src-server/main.ts"], {
+    const r2 = spawnSync(process.execPath, args, {
       cwd: root,
       env: { ...process.env, RELAY_PORT: "99999", RELAY_DATA_DIR: dir },
       encoding: "utf8",

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { ensureServerBuilt, SERVER_ENTRY } from "../../scripts/build-server.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -20,13 +21,27 @@ export interface RelayProcess {
   cleanup(): void;
 }
 
+let built: Promise<unknown> | null = null;
+
+/**
+ * The arguments of `node` that run the relay as `npm start` does: the server bundle
+ * (out/server/main.js), built first when missing or older than its sources. Built once per
+ * test process; test processes building at once each leave a whole bundle (scripts/build-server.mjs).
+ */
+export async function relayArgs(): Promise<string[]> {
+  built ??= ensureServerBuilt();
+  await built;
+  return [SERVER_ENTRY];
+}
+
 /**
  * Starts the relay exactly as operators and black-box tests do (README.md: Running it):
  * the headless entry with RELAY_* variables, port 0, and the `listening on` line.
  */
 export async function startRelay(env: Record<string, string> = {}, dataDir?: string): Promise<RelayProcess> {
+  const args = await relayArgs();
   const dir = dataDir ?? mkdtempSync(path.join(tmpdir(), "relay-test-"));
-  const child = spawn(process.execPath, ["--import", "tsx", "src-server/main.ts"], {
+  const child = spawn(process.execPath, args, {
     cwd: ROOT,
     // The metrics listener on a free port too: parallel relays never meet on its default 9464.
     env: { ...process.env, RELAY_HOST: "127.0.0.1", RELAY_PORT: "0", RELAY_METRICS_PORT: "0", RELAY_DATA_DIR: dir, ...env },

@@ -1,14 +1,14 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import type { FieldHasher } from "../../../src-shared/crypto/hasher";
+import { repoPath } from "../../repo-path";
 import { createLeanPoseidonHasher, PREBUILT_WASM as LEAN_PREBUILT_WASM } from "../poseidon-lean/lean-hasher";
 
 /**
  * poseidon.c compiled ahead of time (fast-hasher.test.ts rebuilds it with clang and compares bytes).
  * Regenerate after a change to poseidon.c or circomlibjs's constants: `npm run gen:poseidon` (tools/poseidon/build-wasm.ts).
  */
-export const PREBUILT_WASM = fileURLToPath(new URL("../../../resources/zk/poseidon-bn254-fast.wasm", import.meta.url));
+export const PREBUILT_WASM = repoPath("resources", "zk", "poseidon-bn254-fast.wasm");
 /** The lean module's file name: looked for next to each place the fast one is looked for. */
 const LEAN_FILE = path.basename(LEAN_PREBUILT_WASM);
 

@@ -1,10 +1,11 @@
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 import type { FieldHasher } from "../../../src-shared/crypto/hasher";
 import { FIELD_MODULUS } from "../../../src-shared/encoding/field";
 import { hasherOverPoseidonWasm, type PoseidonWasmInstance } from "../../../src-shared/crypto/poseidon-wasm-hasher";
+import { repoPath } from "../../repo-path";
 
 /** 64 KiB pages; the same 1.6 MB ffjavascript gives its instances (constants take ~0.4 MB). */
 const MEMORY_PAGES = 25;
@@ -26,7 +27,7 @@ type BuildPoseidonWasm = (module: ModuleBuilder) => void;
  * The module below, built ahead of time (same bytes; lean-hasher.test.ts rebuilds it and compares).
  * Regenerate after a circomlibjs/wasmcurves update: `npm run gen:poseidon-lean` (src-server/cli/gen-lean-poseidon.ts).
  */
-export const PREBUILT_WASM = fileURLToPath(new URL("../../../resources/zk/poseidon-bn254.wasm", import.meta.url));
+export const PREBUILT_WASM = repoPath("resources", "zk", "poseidon-bn254.wasm");
 
 let shared: Promise<FieldHasher> | null = null;
 
