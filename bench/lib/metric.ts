@@ -11,8 +11,8 @@ export interface Metric {
   peerLabel: string;
   peer: number | null;
   better: "higher" | "lower";
-  /** "ratio>=" / "ratio<=" compare ours/peer; "<" / ">=" compare ours itself (in `unit`). */
-  target: { kind: "ratio>=" | "ratio<="; value: number } | { kind: "<" | ">="; value: number } | null;
+  /** "ratio>=" / "ratio<=" compare ours/peer; "<" / "<=" / ">=" compare ours itself (in `unit`). */
+  target: { kind: "ratio>=" | "ratio<="; value: number } | { kind: "<" | "<=" | ">="; value: number } | null;
   /** Free text appended in brackets: repetitions, sizes, breakdown. */
   detail?: string;
 }
@@ -28,6 +28,7 @@ export type Verdict = "OK" | "MISSED" | "n/a";
 export function verdict(m: Metric): Verdict {
   if (!m.target) return "n/a";
   if (m.target.kind === "<") return m.ours < m.target.value ? "OK" : "MISSED";
+  if (m.target.kind === "<=") return m.ours <= m.target.value ? "OK" : "MISSED";
   if (m.target.kind === ">=") return m.ours >= m.target.value ? "OK" : "MISSED";
   if (m.peer === null || m.peer === 0) return "n/a";
   if (m.target.kind === "ratio<=") return m.ours / m.peer <= m.target.value ? "OK" : "MISSED";
@@ -42,6 +43,7 @@ export function formatMetric(m: Metric): string {
   if (m.target?.kind === "ratio>=") target = `target >= ${m.target.value.toFixed(1)}x`;
   if (m.target?.kind === "ratio<=") target = `target <= ${m.target.value.toFixed(1)}x`;
   if (m.target?.kind === "<") target = `target < ${fmtNum(m.target.value)} ${m.unit}`;
+  if (m.target?.kind === "<=") target = `target <= ${fmtNum(m.target.value)} ${m.unit}`;
   if (m.target?.kind === ">=") target = `target >= ${fmtNum(m.target.value)} ${m.unit}`;
   const v = verdict(m);
   const detail = m.detail ? ` [${m.detail}]` : "";
