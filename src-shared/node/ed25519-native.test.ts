@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import nacl from "tweetnacl";
 import { describe, expect, it } from "vitest";
-import { ed25519Signer, verifyEd25519Native } from "./ed25519-native";
+import { ed25519PublicKeyOfSeed, ed25519Signer, generateEd25519SecretKey, verifyEd25519Native } from "./ed25519-native";
 
 /** The ed25519 group order L, little-endian as S is stored in a signature's last 32 bytes. */
 const L = (1n << 252n) + 27742317777372353535851937790883648493n;
@@ -96,5 +96,21 @@ describe("verifyEd25519Native (node:crypto) against tweetnacl", () => {
     const kp = nacl.sign.keyPair();
     expect(ed25519Signer(kp.secretKey)("OFAC:mainnet:x:1")).toEqual(nacl.sign.detached(new TextEncoder().encode("OFAC:mainnet:x:1"), kp.secretKey));
     expect(() => ed25519Signer(new Uint8Array(32))).toThrow(/64 bytes/);
+  });
+});
+
+describe("generateEd25519SecretKey and ed25519PublicKeyOfSeed (node:crypto) against tweetnacl", () => {
+  it("makes seed ‖ public key as tweetnacl's keyPair.fromSeed does, a different seed each time, and signs like it", () => {
+    const seeds = new Set<string>();
+    for (let i = 0; i < 20; i++) {
+      const secret = generateEd25519SecretKey();
+      expect(secret.length).toBe(64);
+      expect(secret).toEqual(nacl.sign.keyPair.fromSeed(secret.slice(0, 32)).secretKey);
+      expect(ed25519PublicKeyOfSeed(secret.slice(0, 32))).toEqual(secret.slice(32));
+      expect(ed25519Signer(secret)("x")).toEqual(nacl.sign.detached(new TextEncoder().encode("x"), secret));
+      seeds.add(Buffer.from(secret.subarray(0, 32)).toString("hex"));
+    }
+    expect(seeds.size).toBe(20);
+    expect(() => ed25519PublicKeyOfSeed(new Uint8Array(31))).toThrow(/32 bytes/);
   });
 });

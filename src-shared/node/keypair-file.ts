@@ -4,9 +4,8 @@
  * (scripts/solana) and tests. src-shared/node is never bundled for the browser.
  */
 import { readFileSync, statSync } from "node:fs";
-import nacl from "tweetnacl";
 import { encodeBase58 } from "../encoding/base58";
-import { ed25519Signer } from "./ed25519-native";
+import { ed25519PublicKeyOfSeed, ed25519Signer } from "./ed25519-native";
 
 /**
  * An ed25519 key that signs but never shows its secret: no getter, and
@@ -66,7 +65,7 @@ export function readKeypairFile(file: string): Signer {
   }
   const secret = Uint8Array.from(parsed as number[]);
   // A keypair file whose public half does not match its secret would sign as someone else.
-  const derived = nacl.sign.keyPair.fromSeed(secret.slice(0, 32)).publicKey;
+  const derived = ed25519PublicKeyOfSeed(secret.subarray(0, 32));
   if (!derived.every((b, i) => b === secret[32 + i])) throw new Error(`key file ${file}: the public key does not belong to the secret key`);
   return new Signer(secret);
 }

@@ -1,4 +1,4 @@
-import nacl from "tweetnacl";
+import { generateEd25519SecretKey } from "../../../src-shared/node/ed25519-native";
 import { Signer } from "../../../src-shared/node/keypair-file";
 import type { SecretStore } from "../../ports/secret-store";
 
@@ -13,7 +13,7 @@ export function loadOrCreateSigner(store: SecretStore, name: string): Signer {
     if (existing.length !== 64) throw new Error(`key ${name} is not a 64-byte ed25519 keypair`);
     return new Signer(existing);
   }
-  const kp = nacl.sign.keyPair();
-  store.save(name, kp.secretKey);
-  return new Signer(kp.secretKey);
+  const secretKey = generateEd25519SecretKey();
+  store.save(name, secretKey);
+  return new Signer(secretKey);
 }
