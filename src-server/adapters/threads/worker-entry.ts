@@ -4,7 +4,7 @@ import { pathToFileURL } from "node:url";
 
 /**
  * How to start a worker thread on `entry` (a module next to its caller: a .ts
- * file when run from sources under tsx or vitest, a .js one in the desktop
+ * file when run from sources under tsx or vitest, a .js one in a
  * bundle). A TypeScript entry needs tsx inside the worker thread, and on Node
  * 20 neither an inherited nor an explicit `--import tsx` in the worker's
  * execArgv works (the .ts entry fails with ERR_UNKNOWN_FILE_EXTENSION, or
@@ -30,7 +30,7 @@ export function workerSpec(entry: URL): { entry: URL | string; eval: boolean; ex
   return { entry: code, eval: true, execArgv };
 }
 
-/** A worker module next to the calling module (`import.meta.url`): its .ts source, or the .js the desktop bundle emits beside itself. */
+/** A worker module next to the calling module (`import.meta.url`): its .ts source, or the .js a bundle (out/server for `npm start`, out/main for the desktop app) emits beside itself. */
 export function workerModule(name: string, callerUrl: string): URL {
   return new URL(callerUrl.endsWith(".ts") ? `./${name}.ts` : `./${name}.js`, callerUrl);
 }
