@@ -5,9 +5,9 @@ import type { FieldHasher } from "../../src-shared/crypto/hasher";
 import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
 import { encodeBase58 } from "../../src-shared/encoding/base58";
 import { decodeProof, toSnarkjs } from "../../src-shared/zk/proof-codec";
-import { FastProver, fastProverFn, randomScalar } from "./fast-prover";
+import { FastProver, randomScalar } from "./fast-prover";
 import { withLeafIndex, type DepositNote } from "./note";
-import { DEFAULT_ARTIFACTS, proveWithdrawal, verifyWithdrawalProof, type MerklePathInput } from "./prove";
+import { DEFAULT_ARTIFACTS, proveWithdrawal, verifyWithdrawalProof, type MerklePathInput, type Prover } from "./prove";
 import { loadSnarkjs } from "./snarkjs";
 import { createNoteOrThrow } from "./test-support";
 import { leafIndexBits } from "./tree";
@@ -16,6 +16,13 @@ const WSOL = "So11111111111111111111111111111111111111112";
 const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
 const RECIPIENT = encodeBase58(Uint8Array.from({ length: 32 }, (_, i) => 0xff - 3 * i));
 const RELAYER = encodeBase58(Uint8Array.from({ length: 32 }, (_, i) => (7 * i + 1) & 0xff));
+/** proveWithdrawal's prover option backed by `p`. */
+const fastProverFn =
+  (p: FastProver): Prover =>
+  async (input, wasmPath, zkeyPath) => {
+    const { proof, publicSignals } = await p.prove(input, wasmPath, zkeyPath);
+    return { proof, publicSignals };
+  };
 const vkey = JSON.parse(readFileSync(DEFAULT_ARTIFACTS.vkeyPath, "utf8")) as object;
 
 /** Root and path of leaves[index] in a depth-32 tree whose other leaves are empty. */
@@ -71,7 +78,13 @@ describe("FastProver", () => {
     const groth16 = await loadSnarkjs();
     const leaves = notes.map((n) => n.commitment);
     // 1. part of a deposit note, /relay terms.
-    const plain = await proveWithdrawal(notes[0]!, localTree(hasher, leaves, 0), RECIPIENT, { relayer: RELAYER, fee: 2500n, hasher, prover: fn, amount: 300_000n });
+    const plain = await proveWithdrawal(notes[0]!, localTree(hasher, leaves, 0), RECIPIENT, {
+      relayer: RELAYER,
+      fee: 2500n,
+      hasher,
+      prover: fn,
+      amount: 300_000n,
+    });
     if (!plain.ok) throw new Error(`${plain.error.kind}: ${plain.error.message}`);
     // 2. the whole of the other deposit, /relay_swap terms.
     const swap = await proveWithdrawal(notes[1]!, localTree(hasher, leaves, 1), RECIPIENT, {
@@ -100,7 +113,13 @@ describe("FastProver", () => {
       if (!decoded.ok) throw new Error(decoded.error);
       expect(await groth16.verify(vkey, p.publicSignals, toSnarkjs(decoded.value))).toBe(true);
       // Bound to its signals: another amount does not verify.
-      expect(await groth16.verify(vkey, p.publicSignals.map((s, i) => (i === 3 ? "1" : s)), toSnarkjs(decoded.value))).toBe(false);
+      expect(
+        await groth16.verify(
+          vkey,
+          p.publicSignals.map((s, i) => (i === 3 ? "1" : s)),
+          toSnarkjs(decoded.value),
+        ),
+      ).toBe(false);
     }
     expect(fromChange.value.change.amount).toBe(500_000n);
     expect(swap.value.swap).toEqual({ outputMint: USDC, minOut: 4_975_000n });
@@ -108,7 +127,8 @@ describe("FastProver", () => {
 
   it("two proofs of the same withdrawal differ (fresh r, s) and both verify", async () => {
     const merkle = localTree(hasher, [notes[0]!.commitment], 0);
-    const fn = fastProverFn(new FastProver({ threads: false }));
+    const single = new FastProver({ threads: false });
+    const fn = fastProverFn(single);
     const a = await proveWithdrawal(notes[0]!, merkle, RECIPIENT, { relayer: RELAYER, fee: 0n, hasher, prover: fn });
     const b = await proveWithdrawal(notes[0]!, merkle, RECIPIENT, { relayer: RELAYER, fee: 0n, hasher, prover: fn });
     if (!a.ok || !b.ok) throw new Error("proving failed");
@@ -116,6 +136,7 @@ describe("FastProver", () => {
     expect(a.value.proof).not.toEqual(b.value.proof);
     expect(await verifyWithdrawalProof(a.value.proof, a.value.publicSignals)).toEqual({ ok: true, value: true });
     expect(await verifyWithdrawalProof(b.value.proof, b.value.publicSignals)).toEqual({ ok: true, value: true });
+    await single.close();
   });
 
   it("refuses a zkey that is not one, and a witness input the circuit rejects", async () => {

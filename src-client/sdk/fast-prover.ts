@@ -21,9 +21,8 @@
  * ffjavascript's (docs/decisions.md), so it is not used here.
  */
 import { readFile } from "node:fs/promises";
-import { buildBn128, type Bn128Curve } from "ffjavascript";
+import { buildBn128 } from "ffjavascript";
 import type { SnarkjsProof } from "../../src-shared/zk/proof-codec";
-import type { Prover } from "./prove";
 
 const N8 = 32;
 const Q = 21888242871839275222246405745257275088696311157297823662689037894645226208583n;
@@ -362,12 +361,4 @@ export class FastProver {
     await (await e).terminate(); // a threaded engine's terminate clears the global
     g.curve_bn128 = before;
   }
-}
-
-/** The SDK's Prover (prove.ts) backed by `prover`: what proveWithdrawal's `prover` option takes. */
-export function fastProverFn(prover: FastProver): Prover {
-  return async (input, wasmPath, zkeyPath) => {
-    const { proof, publicSignals } = await prover.prove(input, wasmPath, zkeyPath);
-    return { proof, publicSignals };
-  };
 }
