@@ -2,17 +2,16 @@
  * A Groth16 prover for the withdraw circuit that computes what snarkjs's
  * `groth16.fullProve` computes (same circom witness, same QAP, same zkey
  * sections, same multi-scalar multiplications in ffjavascript's wasm), without
- * what fullProve pays again on every call, and on both cores:
+ * what fullProve pays again on every call, optionally on a worker per core:
  * - the circuit's witness calculator (circom wasm) is compiled once per file;
  * - the zkey is read and split into its sections once per file;
- * - the bn128 engine (ffjavascript) is built once per process, with a worker
- *   per core; fullProve builds a new one, and reads the wasm and zkey again,
- *   for every proof;
+ * - the bn128 engine (ffjavascript) is built once per prover; fullProve
+ *   builds a new one, and reads the wasm and zkey again, for every proof;
  * - A, B and C on the domain are built by ffjavascript's wasm `qap_buildABC`
  *   in one call (fullProve's buildABC1 makes two JavaScript→wasm calls and
  *   three copies per coefficient);
  * - the five multi-scalar multiplications (A, B1, C, H in G1, B2 in G2) are
- *   queued together, so both workers stay busy.
+ *   queued together, so that with threads every worker stays busy.
  * r and s are uniform in Fr from crypto.getRandomValues (64 bytes reduced mod r).
  * The answer is snarkjs's JSON proof, so the wire encoding and every check
  * behind it are unchanged. Node only: it reads files and starts worker threads.

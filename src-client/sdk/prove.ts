@@ -269,12 +269,12 @@ let sharedFastProver: FastProver | null = null;
 
 /**
  * The SDK's default prover (src-client/sdk/fast-prover.ts): the same proof as
- * {@link snarkjsProver}, with the engine, zkey and witness calculator kept
- * between proofs and the MSMs on a worker per core (unref'd between proofs,
- * so they never keep a process alive). docs/decisions.md, issue 29.
+ * {@link snarkjsProver}, on the calling thread, with the engine, zkey and
+ * witness calculator kept between proofs. Worker threads (`new FastProver()`)
+ * were not faster under load (docs/decisions.md, issue 29).
  */
 export const fastProver: Prover = async (input, wasmPath, zkeyPath) => {
-  sharedFastProver ??= new FastProver();
+  sharedFastProver ??= new FastProver({ threads: false });
   const { proof, publicSignals } = await sharedFastProver.prove({ ...input }, wasmPath, zkeyPath);
   return { proof, publicSignals };
 };
