@@ -41,6 +41,7 @@ describe("bench/run.ts --quick", () => {
       line("kill -9 at [\\d,]+ leaves", "restarts"),
       line("withdraw circuit constraints \\(v3\\)", "constraints"),
       line("proving one withdrawal \\(v3", "ms"),
+      line("proving one withdrawal in the SDK", "ms"),
     ]) {
       expect(out).toMatch(re);
     }

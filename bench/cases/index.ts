@@ -15,4 +15,5 @@ export const CASES: Record<string, () => Promise<BenchCase>> = {
   backfill: async () => (await import("./backfill")).default,
   programs: async () => (await import("./programs")).default,
   circuit: async () => (await import("./circuit")).default,
+  prover: async () => (await import("./prover")).default,
 };

@@ -109,10 +109,12 @@ export {
   type NoteProofOptions,
   type VerifiedNoteProof,
 } from "./tree";
+export { FastProver, type FastProverOptions, type ProofTimings } from "./fast-prover";
 export {
   DEFAULT_ARTIFACTS,
   buildWithdrawalInput,
   proveWithdrawal,
+  fastProver,
   snarkjsProver,
   verifyWithdrawalProof,
   withdrawalPublicSignals,

@@ -18,6 +18,7 @@ import { err, ok, type Result } from "../../src-shared/result";
 import { decodeProof, encodeProof, fromSnarkjs, toSnarkjs, type SnarkjsProof } from "../../src-shared/zk/proof-codec";
 import { TREE_DEPTH } from "./requests";
 import { changeNoteOf, noteCommitment, noteOrigin, notePrecommitment, nullifierHashOf, type DepositNote } from "./note";
+import { FastProver } from "./fast-prover";
 import { loadSnarkjs, withSingleThreadedCurve } from "./snarkjs";
 import { rootFromPath } from "./tree";
 
@@ -112,7 +113,7 @@ export type ProveError =
   | { kind: "path"; message: string }
   /** The circuit's wasm or zkey cannot be read. */
   | { kind: "artifacts"; message: string }
-  /** snarkjs failed (a witness assertion, an out-of-memory, a corrupt zkey). */
+  /** The prover failed (a witness assertion, an out-of-memory, a corrupt zkey). */
   | { kind: "prover"; message: string }
   /** The proof's public signals are not what the relay will recompute: the relay would refuse it. */
   | { kind: "signals"; message: string };
@@ -264,13 +265,27 @@ export const snarkjsProver: Prover = async (input, wasmPath, zkeyPath) => {
   return groth16.fullProve({ ...input }, wasmPath, zkeyPath, undefined, undefined, { singleThread: true });
 };
 
+let sharedFastProver: FastProver | null = null;
+
+/**
+ * The SDK's default prover (src-client/sdk/fast-prover.ts): the same proof as
+ * {@link snarkjsProver}, on the calling thread, with the engine, zkey and
+ * witness calculator kept between proofs. Worker threads (`new FastProver()`)
+ * were not faster under load (docs/decisions.md, issue 29).
+ */
+export const fastProver: Prover = async (input, wasmPath, zkeyPath) => {
+  sharedFastProver ??= new FastProver({ threads: false });
+  const { proof, publicSignals } = await sharedFastProver.prove({ ...input }, wasmPath, zkeyPath);
+  return { proof, publicSignals };
+};
+
 export interface ProveOptions {
   /** Default: resources/zk/withdraw.wasm of this repository. */
   wasmPath?: string;
   /** Default: resources/zk/withdraw.zkey of this repository. */
   zkeyPath?: string;
   hasher?: FieldHasher;
-  /** Default {@link snarkjsProver}. */
+  /** Default {@link fastProver}; {@link snarkjsProver} is snarkjs's fullProve on one thread. */
   prover?: Prover;
 }
 
@@ -333,7 +348,7 @@ export async function proveWithdrawal(
     if (!existsSync(file)) return err({ kind: "artifacts", message: `circuit artifact not found: ${file}` });
   }
 
-  const prover = options.prover ?? snarkjsProver;
+  const prover = options.prover ?? fastProver;
   const t0 = performance.now();
   let out: { proof: SnarkjsProof; publicSignals: string[] };
   try {
@@ -357,10 +372,10 @@ export async function proveWithdrawal(
   try {
     proof = encodeProof(fromSnarkjs(out.proof));
   } catch (e) {
-    return err({ kind: "prover", message: `snarkjs answered a proof that cannot be encoded: ${(e as Error).message}` });
+    return err({ kind: "prover", message: `the prover answered a proof that cannot be encoded: ${(e as Error).message}` });
   }
   // The relay decodes with the same codec; a coordinate at or above the base field would be refused there.
-  if (!decodeProof(proof).ok) return err({ kind: "prover", message: "snarkjs answered a proof with a coordinate outside the base field" });
+  if (!decodeProof(proof).ok) return err({ kind: "prover", message: "the prover answered a proof with a coordinate outside the base field" });
 
   const swap = terms.swap ? { outputMint: terms.swap.outputMint, minOut: BigInt(terms.swap.minOut) } : null;
   return ok({

@@ -1,0 +1,363 @@
+/**
+ * A Groth16 prover for the withdraw circuit that computes what snarkjs's
+ * `groth16.fullProve` computes (same circom witness, same QAP, same zkey
+ * sections, same multi-scalar multiplications in ffjavascript's wasm), without
+ * what fullProve pays again on every call, optionally on a worker per core:
+ * - the circuit's witness calculator (circom wasm) is compiled once per file;
+ * - the zkey is read and split into its sections once per file;
+ * - the bn128 engine (ffjavascript) is built once per prover; fullProve
+ *   builds a new one, and reads the wasm and zkey again, for every proof;
+ * - A, B and C on the domain are built by ffjavascript's wasm `qap_buildABC`
+ *   in one call (fullProve's buildABC1 makes two JavaScript→wasm calls and
+ *   three copies per coefficient);
+ * - the five multi-scalar multiplications (A, B1, C, H in G1, B2 in G2) are
+ *   queued together, so that with threads every worker stays busy.
+ * r and s are uniform in Fr from crypto.getRandomValues (64 bytes reduced mod r).
+ * The answer is snarkjs's JSON proof, so the wire encoding and every check
+ * behind it are unchanged. Node only: it reads files and starts worker threads.
+ *
+ * mcl-wasm's `mulVec` was measured as the MSM engine and was slower than
+ * ffjavascript's (docs/decisions.md), so it is not used here.
+ */
+import { readFile } from "node:fs/promises";
+import { buildBn128 } from "ffjavascript";
+import type { SnarkjsProof } from "../../src-shared/zk/proof-codec";
+
+const N8 = 32;
+const Q = 21888242871839275222246405745257275088696311157297823662689037894645226208583n;
+const R = 21888242871839275222246405745257275088548364400416034343698204186575808495617n;
+
+/** Per-phase times of one proof, in ms (wall clock). */
+export interface ProofTimings {
+  /** The circom witness, from the input object. */
+  witnessMs: number;
+  /** From the witness to the affine proof: QAP, FFTs and the five MSMs. */
+  proofMs: number;
+  qapMs: number;
+  msmMs: number;
+}
+
+/** The slice of ffjavascript's bn128 engine used (it ships loose typings). */
+/* eslint-disable @typescript-eslint/no-explicit-any -- ffjavascript's field and group elements are untyped byte buffers */
+interface Engine {
+  Fr: any;
+  G1: any;
+  G2: any;
+  tm: { concurrency: number; queueAction(task: unknown[]): Promise<Uint8Array[]>; workers?: unknown[] };
+  terminate(): Promise<void>;
+}
+/* eslint-enable @typescript-eslint/no-explicit-any */
+
+interface ProvingKey {
+  nVars: number;
+  nPublic: number;
+  domainSize: number;
+  power: number;
+  /** Section 4 without its count: nCoef × (m, row, signal, coefficient). */
+  coeffs: Uint8Array;
+  nCoef: number;
+  pointsA: Uint8Array;
+  pointsB1: Uint8Array;
+  pointsB2: Uint8Array;
+  pointsC: Uint8Array;
+  pointsH: Uint8Array;
+  alpha1: unknown;
+  beta1: unknown;
+  beta2: unknown;
+  delta1: unknown;
+  delta2: unknown;
+}
+
+function le32ToBigInt(b: Uint8Array, off: number): bigint {
+  let v = 0n;
+  for (let i = 31; i >= 0; i--) v = (v << 8n) | BigInt(b[off + i]!);
+  return v;
+}
+
+/** The zkey's sections by type (binfileutils layout: "zkey", version, count, then type u32 + size u64 + bytes). */
+function readSections(zkey: Uint8Array): Map<number, Uint8Array> {
+  const dv = new DataView(zkey.buffer, zkey.byteOffset, zkey.byteLength);
+  if (String.fromCharCode(...zkey.subarray(0, 4)) !== "zkey") throw new Error("not a zkey file");
+  const nSections = dv.getUint32(8, true);
+  const sections = new Map<number, Uint8Array>();
+  let p = 12;
+  for (let i = 0; i < nSections; i++) {
+    const type = dv.getUint32(p, true);
+    const size = Number(dv.getBigUint64(p + 4, true));
+    p += 12;
+    if (p + size > zkey.byteLength) throw new Error(`zkey section ${type} runs past the end of the file`);
+    if (sections.has(type)) throw new Error(`zkey section ${type} appears twice`);
+    sections.set(type, zkey.subarray(p, p + size));
+    p += size;
+  }
+  return sections;
+}
+
+function parseKey(zkey: Uint8Array, c: Engine): ProvingKey {
+  const s = readSections(zkey);
+  const sec = (t: number, bytes?: number): Uint8Array => {
+    const b = s.get(t);
+    if (!b) throw new Error(`zkey has no section ${t}`);
+    if (bytes !== undefined && b.byteLength !== bytes) throw new Error(`zkey section ${t} has ${b.byteLength} bytes, not ${bytes}`);
+    return b;
+  };
+  const h1 = sec(1);
+  if (new DataView(h1.buffer, h1.byteOffset, h1.byteLength).getUint32(0, true) !== 1) throw new Error("zkey is not groth16");
+  const h2 = sec(2);
+  const dv = new DataView(h2.buffer, h2.byteOffset, h2.byteLength);
+  if (dv.getUint32(0, true) !== 32 || le32ToBigInt(h2, 4) !== Q || dv.getUint32(36, true) !== 32 || le32ToBigInt(h2, 40) !== R) {
+    throw new Error("zkey is not over BN254");
+  }
+  const nVars = dv.getUint32(72, true);
+  const nPublic = dv.getUint32(76, true);
+  const domainSize = dv.getUint32(80, true);
+  const power = Math.log2(domainSize);
+  if (!Number.isInteger(power) || power > c.Fr.s) throw new Error("zkey domain size is not a supported power of 2");
+  // alpha1, beta1 (64 bytes each), beta2, gamma2 (128), delta1 (64), delta2 (128): affine, Montgomery, little-endian.
+  const at = (o: number, n: number): Uint8Array => h2.slice(84 + o, 84 + o + n);
+  const coeffs = sec(4);
+  const nCoef = new DataView(coeffs.buffer, coeffs.byteOffset, coeffs.byteLength).getUint32(0, true);
+  if (coeffs.byteLength !== 4 + nCoef * (12 + N8)) throw new Error("zkey coefficient section has the wrong size");
+  return {
+    nVars,
+    nPublic,
+    domainSize,
+    power,
+    coeffs: coeffs.slice(4),
+    nCoef,
+    pointsA: sec(5, nVars * 64),
+    pointsB1: sec(6, nVars * 64),
+    pointsB2: sec(7, nVars * 128),
+    pointsC: sec(8, (nVars - nPublic - 1) * 64),
+    pointsH: sec(9, domainSize * 64),
+    alpha1: c.G1.fromRprLEM(at(0, 64), 0),
+    beta1: c.G1.fromRprLEM(at(64, 64), 0),
+    beta2: c.G2.fromRprLEM(at(128, 128), 0),
+    delta1: c.G1.fromRprLEM(at(384, 64), 0),
+    delta2: c.G2.fromRprLEM(at(448, 128), 0),
+  };
+}
+
+type CurveGlobal = { curve_bn128?: unknown };
+
+interface WitnessCalculator {
+  calculateWTNSBin(input: object, sanityCheck?: boolean): Promise<Uint8Array>;
+}
+
+/** A uniform scalar in [0, r) from 64 bytes of crypto.getRandomValues (bias below 2^-250). */
+export function randomScalar(): bigint {
+  const bytes = crypto.getRandomValues(new Uint8Array(64));
+  let v = 0n;
+  for (const b of bytes) v = (v << 8n) | BigInt(b);
+  return v % R;
+}
+
+export interface FastProverOptions {
+  /** Worker threads for the MSMs and FFTs: true (default) starts one per core; false proves on the calling thread. */
+  threads?: boolean;
+}
+
+/**
+ * A prover with its caches: the engine, the parsed zkeys and witness
+ * calculators by path. Its worker threads do not keep the process alive
+ * between proofs; `close()` ends them.
+ */
+export class FastProver {
+  private engine: Promise<Engine> | null = null;
+  private readonly keys = new Map<string, Promise<ProvingKey>>();
+  private readonly calculators = new Map<string, Promise<WitnessCalculator>>();
+  private readonly threads: boolean;
+  private running = 0;
+
+  constructor(options: FastProverOptions = {}) {
+    this.threads = options.threads ?? true;
+  }
+
+  private curve(): Promise<Engine> {
+    this.engine ??= (async () => {
+      // ffjavascript hands out (and records) one shared threaded engine in globalThis.curve_bn128, which snarkjs then uses
+      // for everything; this prover's engine is its own (its workers are unref'd between proofs), so the global is left as found.
+      const g = globalThis as CurveGlobal;
+      const before = g.curve_bn128 ?? null;
+      g.curve_bn128 = null;
+      try {
+        const e = (await buildBn128(!this.threads)) as unknown as Engine;
+        this.setWorkersRef(e, false);
+        return e;
+      } finally {
+        g.curve_bn128 = before;
+      }
+    })();
+    return this.engine;
+  }
+
+  /** Node worker_threads behind ffjavascript's web-worker shim: ref'd while a proof runs, unref'd otherwise. */
+  private setWorkersRef(e: Engine, ref: boolean): void {
+    for (const w of e.tm.workers ?? []) {
+      if (typeof w !== "object" || w === null) continue;
+      for (const sym of Object.getOwnPropertySymbols(w)) {
+        const inner = (w as Record<symbol, unknown>)[sym] as { ref?: () => void; unref?: () => void } | undefined;
+        if (inner && typeof inner.unref === "function" && typeof inner.ref === "function") {
+          if (ref) inner.ref();
+          else inner.unref();
+        }
+      }
+    }
+  }
+
+  private keyFor(zkeyPath: string): Promise<ProvingKey> {
+    let k = this.keys.get(zkeyPath);
+    if (!k) {
+      k = (async () => {
+        const [bytes, c] = await Promise.all([readFile(zkeyPath), this.curve()]);
+        return parseKey(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), c);
+      })();
+      k.catch(() => this.keys.delete(zkeyPath));
+      this.keys.set(zkeyPath, k);
+    }
+    return k;
+  }
+
+  private calculatorFor(wasmPath: string): Promise<WitnessCalculator> {
+    let w = this.calculators.get(wasmPath);
+    if (!w) {
+      w = (async () => {
+        // @ts-expect-error -- circom_runtime (snarkjs's witness calculator) ships no type declarations; the slice used is typed above.
+        const { WitnessCalculatorBuilder } = (await import("circom_runtime")) as {
+          WitnessCalculatorBuilder: (code: Uint8Array) => Promise<WitnessCalculator>;
+        };
+        return WitnessCalculatorBuilder(await readFile(wasmPath));
+      })();
+      w.catch(() => this.calculators.delete(wasmPath));
+      this.calculators.set(wasmPath, w);
+    }
+    return w;
+  }
+
+  /** Loads (and caches) the engine, the zkey and the witness calculator, so that the next proof pays none of it. */
+  async warm(wasmPath: string, zkeyPath: string): Promise<void> {
+    await Promise.all([this.keyFor(zkeyPath), this.calculatorFor(wasmPath)]);
+  }
+
+  /** The circuit's witness: nVars × 32 bytes, little-endian, standard form. */
+  async witness(input: object, wasmPath: string): Promise<Uint8Array> {
+    const wc = await this.calculatorFor(wasmPath);
+    const asBig: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(input)) asBig[k] = Array.isArray(v) ? v.map((x) => BigInt(x as string)) : BigInt(v as string);
+    const wtns = await wc.calculateWTNSBin(asBig, false);
+    // wtns: "wtns", version, 2 sections; section 1 = type, size (12), n8, prime (n8), nWitness; section 2 = type, size (12), witness.
+    const dv = new DataView(wtns.buffer, wtns.byteOffset, wtns.byteLength);
+    const n8 = dv.getUint32(24, true);
+    if (n8 !== N8) throw new Error(`witness field elements are ${n8} bytes, not ${N8}`);
+    const nWitness = dv.getUint32(28 + n8, true);
+    const start = 28 + n8 + 4 + 12;
+    return wtns.slice(start, start + nWitness * n8);
+  }
+
+  async prove(input: object, wasmPath: string, zkeyPath: string): Promise<{ proof: SnarkjsProof; publicSignals: string[]; timings: ProofTimings }> {
+    const [key, c] = await Promise.all([this.keyFor(zkeyPath), this.curve(), this.calculatorFor(wasmPath)]);
+    if (this.running++ === 0) this.setWorkersRef(c, true);
+    try {
+      const t0 = performance.now();
+      const witness = await this.witness(input, wasmPath);
+      const t1 = performance.now();
+      const out = await this.fromWitness(c, key, witness);
+      const t2 = performance.now();
+      return { ...out, timings: { witnessMs: t1 - t0, proofMs: t2 - t1, qapMs: out.qapMs, msmMs: out.msmMs } };
+    } finally {
+      if (--this.running === 0) this.setWorkersRef(c, false);
+    }
+  }
+
+  private async fromWitness(
+    c: Engine,
+    key: ProvingKey,
+    witness: Uint8Array,
+  ): Promise<{ proof: SnarkjsProof; publicSignals: string[]; qapMs: number; msmMs: number }> {
+    if (witness.byteLength !== key.nVars * N8) throw new Error(`Invalid witness length. Circuit: ${key.nVars}, witness: ${witness.byteLength / N8}`);
+    const { Fr, G1, G2 } = c;
+    const t0 = performance.now();
+    const n = key.domainSize;
+    // A, B on the domain from the coefficients (stored ·R², so the product with the standard-form witness is Montgomery), C = A·B.
+    const [abcA, abcB, abcC] = await c.tm.queueAction([
+      { cmd: "ALLOCSET", var: 0, buff: key.coeffs },
+      { cmd: "ALLOCSET", var: 1, buff: witness },
+      { cmd: "ALLOC", var: 2, len: n * N8 },
+      { cmd: "ALLOC", var: 3, len: n * N8 },
+      { cmd: "ALLOC", var: 4, len: n * N8 },
+      {
+        cmd: "CALL",
+        fnName: "qap_buildABC",
+        params: [{ var: 0 }, { val: key.nCoef }, { var: 1 }, { var: 2 }, { var: 3 }, { var: 4 }, { val: 0 }, { val: n }, { val: 0 }, { val: key.nVars }],
+      },
+      { cmd: "GET", out: 0, var: 2, len: n * N8 },
+      { cmd: "GET", out: 1, var: 3, len: n * N8 },
+      { cmd: "GET", out: 2, var: 4, len: n * N8 },
+    ]);
+    // Each to coefficients, then evaluated on the odd coset (shift by the 2n-th root of unity), as snarkjs.
+    const inc = key.power === Fr.s ? Fr.shift : Fr.w[key.power + 1];
+    const odd = async (t: Uint8Array): Promise<Uint8Array> => Fr.fft(await Fr.batchApplyKey(await Fr.ifft(t), Fr.e(1), inc)) as Promise<Uint8Array>;
+    const [aOdd, bOdd, cOdd] = await Promise.all([odd(abcA!), odd(abcB!), odd(abcC!)]);
+    const [hScalars] = await c.tm.queueAction([
+      { cmd: "ALLOCSET", var: 0, buff: aOdd },
+      { cmd: "ALLOCSET", var: 1, buff: bOdd },
+      { cmd: "ALLOCSET", var: 2, buff: cOdd },
+      { cmd: "ALLOC", var: 3, len: n * N8 },
+      { cmd: "CALL", fnName: "qap_joinABC", params: [{ var: 0 }, { var: 1 }, { var: 2 }, { val: n }, { var: 3 }] },
+      { cmd: "CALL", fnName: "frm_batchFromMontgomery", params: [{ var: 3 }, { val: n }, { var: 3 }] },
+      { cmd: "GET", out: 0, var: 3, len: n * N8 },
+    ]);
+    const t1 = performance.now();
+
+    // The five MSMs at once: B2 (G2) and H first, the longest.
+    const [piB2, resH, piA0, piB10, piC0] = await Promise.all([
+      G2.multiExpAffine(key.pointsB2, witness),
+      G1.multiExpAffine(key.pointsH, hScalars),
+      G1.multiExpAffine(key.pointsA, witness),
+      G1.multiExpAffine(key.pointsB1, witness),
+      G1.multiExpAffine(key.pointsC, witness.subarray((key.nPublic + 1) * N8)),
+    ]);
+    const t2 = performance.now();
+
+    const r = Fr.e(randomScalar());
+    const s = Fr.e(randomScalar());
+    const piA = G1.add(G1.add(piA0, key.alpha1), G1.timesFr(key.delta1, r));
+    const piB = G2.add(G2.add(piB2, key.beta2), G2.timesFr(key.delta2, s));
+    const piB1 = G1.add(G1.add(piB10, key.beta1), G1.timesFr(key.delta1, s));
+    let piC = G1.add(piC0, resH);
+    piC = G1.add(piC, G1.timesFr(piA, s));
+    piC = G1.add(piC, G1.timesFr(piB1, r));
+    piC = G1.add(piC, G1.timesFr(key.delta1, Fr.neg(Fr.mul(r, s))));
+
+    const a = G1.toObject(G1.toAffine(piA)) as bigint[];
+    const b = G2.toObject(G2.toAffine(piB)) as bigint[][];
+    const cc = G1.toObject(G1.toAffine(piC)) as bigint[];
+    const str = (x: bigint | undefined): string => String(x);
+    const proof: SnarkjsProof = {
+      pi_a: [str(a[0]), str(a[1]), "1"],
+      pi_b: [
+        [str(b[0]![0]), str(b[0]![1])],
+        [str(b[1]![0]), str(b[1]![1])],
+        ["1", "0"],
+      ],
+      pi_c: [str(cc[0]), str(cc[1]), "1"],
+      protocol: "groth16",
+      curve: "bn128",
+    };
+    const publicSignals: string[] = [];
+    for (let i = 1; i <= key.nPublic; i++) publicSignals.push(le32ToBigInt(witness, i * N8).toString());
+    return { proof, publicSignals, qapMs: t1 - t0, msmMs: t2 - t1 };
+  }
+
+  /** Ends the worker threads; the next proof starts new ones. */
+  async close(): Promise<void> {
+    const e = this.engine;
+    this.engine = null;
+    this.keys.clear();
+    if (!e) return;
+    const g = globalThis as CurveGlobal;
+    const before = g.curve_bn128 ?? null;
+    await (await e).terminate(); // a threaded engine's terminate clears the global
+    g.curve_bn128 = before;
+  }
+}
