@@ -11,6 +11,7 @@ import {
   adminRelayPage,
   adminSettings,
   adminTreeNode,
+  feeRequestBody,
   type AdminFaultRequest,
   type AdminFeeRequest,
   type AdminOverrideRequest,
@@ -83,7 +84,7 @@ export const fetchSettings = async (api: ApiClient, o: Opt = {}) => decodeAnswer
 export const fetchMoney = async (api: ApiClient, range: AdminRange, o: Opt = {}) =>
   decodeAnswer(await api.getJson(`/admin/money${query({ range })}`, o), adminMoney, "money");
 
-export const setFee = async (api: ApiClient, req: AdminFeeRequest) => decodeAnswer(await api.postJson("/admin/fees", req), adminFees, "fees");
+export const setFee = async (api: ApiClient, req: AdminFeeRequest) => decodeAnswer(await api.postJson("/admin/fees", feeRequestBody(req)), adminFees, "fees");
 
 export const fetchArchivedPools = async (api: ApiClient, o: Opt = {}) =>
   decodeAnswer(await api.getJson("/admin/pools/archived", o), adminAnswers.archivedPools, "archived pools");

@@ -8,7 +8,21 @@
  */
 import { ErrorName } from "../errors";
 import { NETWORKS, type Network } from "../networks";
-import { is, network as networkField, optional as optionalKey, publicKeyOrNull, requestBody, type InputOf } from "./request-fields";
+import { decoder } from "./decode";
+import {
+  absentOrNull,
+  is,
+  network as networkField,
+  onlyWhen,
+  optional as optionalKey,
+  parseU64,
+  publicKeyOrNull,
+  requestBody,
+  safeInteger,
+  type Field,
+  type InputOf,
+} from "./request-fields";
+import { err, ok, type Result } from "../result";
 import { submissionAttempt } from "../submission-attempt";
 import { healthCheck, relayNetwork } from "./public";
 import {
@@ -417,6 +431,39 @@ export type AdminSettings = Infer<typeof adminSettings>;
  */
 export type AdminFeeRequest = { network: Network; mint: string | null } & ({ bps: number; floor: string } | { reset: true });
 
+/** `reset` asks for the config file's fee only when it is `true`; any other value is a fee to set. */
+const resetFlag: Field<true, boolean, true, "optional"> = (() => {
+  const check = (v: unknown): Result<boolean, string> => ok(v === true);
+  return Object.assign(decoder(check), { at: check, encode: (r: true) => r, presence: "optional" as const });
+})();
+/** A fee's floor in base units: left out or null is 0. */
+const floorField: Field<string, bigint, string> = (() => {
+  const check = (v: unknown, p: string): Result<bigint, string> => {
+    const r = parseU64(v ?? 0, false);
+    return r.ok ? r : err(`${p}: ${r.error}`);
+  };
+  return Object.assign(decoder(check), { at: check, encode: (s: string) => s, presence: "required" as const });
+})();
+const notReset = (d: Readonly<Record<string, unknown>>): boolean => d.reset !== true;
+
+/** POST /admin/fees: bps and floor are read only without `reset: true`. */
+export const adminFeeRequest = requestBody(
+  {
+    network: networkField((p) => `${p} must be mainnet or devnet`),
+    mint: publicKeyOrNull((p) => `${p} must be a base58 public key, or null for the default`),
+    reset: resetFlag,
+    bps: onlyWhen(
+      safeInteger(0, 10_000, (p) => `${p}: an integer from 0 to 10000`),
+      notReset,
+    ),
+    floor: onlyWhen(floorField, notReset),
+  },
+  "body must be { network, mint?, bps, floor } or { network, mint?, reset: true }",
+  { errors: { network: ErrorName.InvalidNetwork, mint: ErrorName.InvalidMint } },
+);
+/** The console's fee request is one the declaration takes: the compiler checks the union against it. */
+export const feeRequestBody = (req: AdminFeeRequest): InputOf<typeof adminFeeRequest> => req;
+
 const isText = (v: unknown): v is string => typeof v === "string";
 
 /** POST /admin/pauses { network, mint?, paused, reason? } → { pauses } */
@@ -463,12 +510,30 @@ export const adminFault = object({
 export type AdminFault = Infer<typeof adminFault>;
 export const adminFaults = object({ faults: array(adminFault) });
 
-/** POST /admin/sandbox/faults: a switch to change (the others stay as they are). */
-export interface AdminFaultRequest {
-  network: Network;
-  chainDown?: boolean;
-  feePayerLamports?: string | null;
-}
+/** POST /admin/sandbox/faults: a switch to change (the others stay as they are); the route checks the network is a sandbox and that one switch is sent. */
+export const adminFaultRequest = requestBody(
+  {
+    network: networkField((p) => `${p} must be mainnet or devnet`),
+    chainDown: optionalKey(
+      is(
+        (v): v is boolean => typeof v === "boolean",
+        (p) => `${p} must be true or false`,
+      ),
+    ),
+    feePayerLamports: absentOrNull(
+      is(
+        (v): v is string => typeof v === "string" && /^[0-9]{1,20}$/.test(v),
+        (p) => `${p} must be a decimal string of lamports, or null to end the drill`,
+      ),
+    ),
+  },
+  "body must be { network, chainDown?, feePayerLamports? }",
+  { errors: { network: ErrorName.InvalidNetwork } },
+);
+export type AdminFaultRequest = InputOf<typeof adminFaultRequest>;
+/** The faults body's own rule, checked once feePayerLamports is read: at least one switch is sent. */
+export const oneFaultSwitch = (d: { chainDown?: boolean | null; feePayerLamports?: string | null }): string | null =>
+  d.chainDown === null && d.feePayerLamports === undefined ? "send chainDown (true or false) or feePayerLamports (a decimal string, or null)" : null;
 
 export type RevertStatus = "requested" | "submitted" | "processed" | "failed";
 export const REVERT_STATUSES: readonly RevertStatus[] = ["requested", "submitted", "processed", "failed"];

@@ -28,6 +28,8 @@ export type Field<W, T, I, P extends Presence = "required"> = Decoder<T> & {
   /** The SDK side: the caller's value as it goes on the wire; throws RangeError for what JSON cannot carry. */
   readonly encode: (input: I) => W;
   readonly presence: P;
+  /** Read only when this holds for the keys before it (onlyWhen); otherwise the key reads as null, whatever was sent. */
+  readonly when?: (decoded: Readonly<Record<string, unknown>>) => boolean;
 };
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the type parameters are read back by inference only
@@ -71,6 +73,23 @@ function field<W, T, I>(check: (value: unknown, path: string) => Result<T, strin
 export function optional<W, T, I>(f: Field<W, T, I>): Field<W, T | null, I, "optional"> {
   const check = (v: unknown, p: string): Result<T | null, string> => (v === undefined ? ok(null) : decodeAt(f, v, p));
   return Object.assign(decoder(check), { at: check, encode: f.encode, presence: "optional" as const });
+}
+
+/**
+ * A key read only when `applies` holds for the keys decoded before it (a fee's bps and floor,
+ * unless the body asks for a reset); otherwise it reads as null, whatever was sent.
+ */
+export function onlyWhen<W, T, I, P extends Presence>(
+  f: Field<W, T, I, P>,
+  applies: (decoded: Readonly<Record<string, unknown>>) => boolean,
+): Field<W, T | null, I, "optional"> {
+  return Object.assign(decoder<T | null>(f.at), { at: f.at, encode: f.encode, presence: "optional" as const, when: applies });
+}
+
+/** A key with three states: left out (read as undefined), null, or a value `f` reads; the SDK leaves it out when not given. */
+export function absentOrNull<W, T, I>(f: Field<W, T, I>): Field<W | null, T | null | undefined, I | null, "optional"> {
+  const check = (v: unknown, p: string): Result<T | null | undefined, string> => (v === undefined || v === null ? ok(v) : f.at(v, p));
+  return Object.assign(decoder(check), { at: check, encode: (i: I | null) => (i === null ? null : f.encode(i)), presence: "optional" as const });
 }
 
 /** A key the sender may leave out, read as `fallback`; the SDK always sends it. */
@@ -320,6 +339,10 @@ export function decodeBody<S extends Shape>(decl: RequestBody<S>, body: unknown,
   const problem = (k: string, message: string): Result<never, BodyProblem> =>
     err({ field: message.startsWith(`${k}[`) ? message.slice(0, message.indexOf("]") + 1) : k, error: decl.errors[k as keyof S] ?? "InvalidRequest", message });
   for (const [k, f] of Object.entries(decl.shape)) {
+    if (f.when && !f.when(out)) {
+      out[k] = null;
+      continue;
+    }
     const r = f.at(b[k], k);
     if (!r.ok) return problem(k, r.error);
     out[k] = r.value;
