@@ -7,10 +7,9 @@ import { encodeBase58 } from "../../src-shared/encoding/base58";
 import { decodeProof, toSnarkjs } from "../../src-shared/zk/proof-codec";
 import { FastProver, randomScalar } from "./fast-prover";
 import { withLeafIndex, type DepositNote } from "./note";
-import { DEFAULT_ARTIFACTS, proveWithdrawal, verifyWithdrawalProof, type MerklePathInput, type Prover } from "./prove";
+import { DEFAULT_ARTIFACTS, proveWithdrawal, verifyWithdrawalProof, type Prover } from "./prove";
 import { loadSnarkjs } from "./snarkjs";
-import { createNoteOrThrow } from "./test-support";
-import { leafIndexBits } from "./tree";
+import { createNoteOrThrow, localTree } from "./test-support";
 
 const WSOL = "So11111111111111111111111111111111111111112";
 const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
@@ -24,23 +23,6 @@ const fastProverFn =
     return { proof, publicSignals };
   };
 const vkey = JSON.parse(readFileSync(DEFAULT_ARTIFACTS.vkeyPath, "utf8")) as object;
-
-/** Root and path of leaves[index] in a depth-32 tree whose other leaves are empty. */
-function localTree(hasher: FieldHasher, leaves: Uint8Array[], index: number): MerklePathInput {
-  const zeros: Uint8Array[] = [new Uint8Array(32)];
-  for (let i = 0; i < 32; i++) zeros.push(hasher.hash([zeros[i]!, zeros[i]!]));
-  const path: Uint8Array[] = [];
-  let level = leaves.slice();
-  let idx = index;
-  for (let i = 0; i < 32; i++) {
-    path.push(level[idx ^ 1] ?? zeros[i]!);
-    const next: Uint8Array[] = [];
-    for (let j = 0; j < level.length; j += 2) next.push(hasher.hash([level[j]!, level[j + 1] ?? zeros[i]!]));
-    level = next;
-    idx >>= 1;
-  }
-  return { root: level[0]!, path, indices: leafIndexBits(index) };
-}
 
 describe("FastProver", () => {
   let hasher: FieldHasher;

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import bs58 from "bs58";
 import { buildBn128, type Bn128Curve } from "ffjavascript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { STAND_IN_PROOF } from "./test-support";
+import { STAND_IN_PROOF, localTree } from "./test-support";
 import type { FieldHasher } from "../../src-shared/crypto/hasher";
 import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
 import { PUBLIC_SIGNAL_NAMES, computeExtDataHash, withdrawalPublicSignals as relaySignals } from "../../src-shared/crypto/protocol";
@@ -12,7 +12,7 @@ import { decodeProof, encodeProof, toSnarkjs, type SnarkjsProof } from "../../sr
 import { NoteSecrets, changeNoteOf, createNote, publicKeyField, withLeafIndex, type DepositNote } from "./note";
 import { DEFAULT_ARTIFACTS, buildWithdrawalInput, proveWithdrawal, snarkjsProver, verifyWithdrawalProof, type MerklePathInput, type Prover } from "./prove";
 import { loadSnarkjs } from "./snarkjs";
-import { leafIndexBits, rootFromPath } from "./tree";
+import { rootFromPath } from "./tree";
 
 const WSOL = "So11111111111111111111111111111111111111112";
 const RECIPIENT = encodeBase58(Uint8Array.from({ length: 32 }, (_, i) => 0xff - 3 * i)); // high bytes in both halves
@@ -21,25 +21,7 @@ const RELAYER = encodeBase58(Uint8Array.from({ length: 32 }, (_, i) => (7 * i + 
 const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
 const TERMS = { relayer: RELAYER, fee: 2500n } as const;
 const key = (s: string): Uint8Array => bs58.decode(s);
-const DEPTH = 32;
 const vkey = JSON.parse(readFileSync(DEFAULT_ARTIFACTS.vkeyPath, "utf8")) as object;
-
-/** Root and path of leaves[index] in a depth-32 tree whose other leaves are empty (0), built level by level. */
-function localTree(hasher: FieldHasher, leaves: Uint8Array[], index: number): MerklePathInput {
-  const zeros: Uint8Array[] = [new Uint8Array(32)];
-  for (let i = 0; i < DEPTH; i++) zeros.push(hasher.hash([zeros[i]!, zeros[i]!]));
-  const path: Uint8Array[] = [];
-  let level = leaves.slice();
-  let idx = index;
-  for (let i = 0; i < DEPTH; i++) {
-    path.push(level[idx ^ 1] ?? zeros[i]!);
-    const next: Uint8Array[] = [];
-    for (let j = 0; j < level.length; j += 2) next.push(hasher.hash([level[j]!, level[j + 1] ?? zeros[i]!]));
-    level = next;
-    idx >>= 1;
-  }
-  return { root: level[0]!, path, indices: leafIndexBits(index) };
-}
 
 describe("proveWithdrawal", () => {
   let hasher: FieldHasher;

@@ -7,8 +7,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll } from "vitest";
+import type { FieldHasher } from "../../src-shared/crypto/hasher";
+import { TREE_DEPTH } from "../../src-shared/pool-program/constants";
 import type { SnarkjsProof } from "../../src-shared/zk/proof-codec";
 import { createNote, type CreateNoteOptions, type DepositNote } from "./note";
+import type { MerklePathInput } from "./prove";
+import { leafIndexBits } from "./tree";
 
 /** A folder of its own for the tests around the call, made before them and removed after; the answer gives its path. */
 export function tempDirAround(prefix: string): () => string {
@@ -37,3 +41,20 @@ export const STAND_IN_PROOF: SnarkjsProof = {
   ],
   pi_c: ["7", "8", "1"],
 };
+
+/** Root and path of leaves[index] in a depth-32 tree whose other leaves are empty (0), built level by level: the tests' own tree, apart from the SDK's. */
+export function localTree(hasher: FieldHasher, leaves: Uint8Array[], index: number): MerklePathInput {
+  const zeros: Uint8Array[] = [new Uint8Array(32)];
+  for (let i = 0; i < TREE_DEPTH; i++) zeros.push(hasher.hash([zeros[i]!, zeros[i]!]));
+  const path: Uint8Array[] = [];
+  let level = leaves.slice();
+  let idx = index;
+  for (let i = 0; i < TREE_DEPTH; i++) {
+    path.push(level[idx ^ 1] ?? zeros[i]!);
+    const next: Uint8Array[] = [];
+    for (let j = 0; j < level.length; j += 2) next.push(hasher.hash([level[j]!, level[j + 1] ?? zeros[i]!]));
+    level = next;
+    idx >>= 1;
+  }
+  return { root: level[0]!, path, indices: leafIndexBits(index) };
+}
