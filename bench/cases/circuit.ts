@@ -10,21 +10,16 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
 import { bigIntToBytes32, bytesToBigInt } from "../../src-shared/encoding/field";
-import { createNote } from "../../src-client/sdk/note";
-import { buildWithdrawalInput, snarkjsProver, type MerklePathInput } from "../../src-client/sdk/prove";
-import { rootFromPath } from "../../src-client/sdk/tree";
+import { snarkjsProver } from "../../src-client/sdk/prove";
 import type { Metric } from "../lib/metric";
 import { median } from "../lib/stats";
 import type { BenchCase } from "../lib/bench-case";
+import { leafZeroWithdrawal } from "../lib/withdrawal-input";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 /** The last commit whose resources/zk held protocol v2's artifacts (nPublic 6). */
 const V2_COMMIT = "f6032d3";
-const MINT = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
-const RELAYER = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin";
-const RECIPIENT = "4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T";
 
 interface ArtifactsJson {
   constraints: number;
@@ -57,18 +52,7 @@ const circuitCase: BenchCase = {
       const v2 = haveV2 ? (JSON.parse(readFileSync(v2Files.artifacts, "utf8")) as ArtifactsJson) : null;
 
       // One note, leaf 0 of an otherwise empty tree: the same Merkle path for both circuits.
-      const hasher = await createPoseidonHasher();
-      const made = await createNote({ network: "mainnet", mint: MINT, amount: 3_000_000n, hasher });
-      if (!made.ok) throw new Error(made.error);
-      const note = made.value;
-      const zeros: Uint8Array[] = [new Uint8Array(32)];
-      for (let i = 0; i < 32; i++) zeros.push(hasher.hash([zeros[i]!, zeros[i]!]));
-      const merklePath = zeros.slice(0, 32);
-      const indices = new Array<number>(32).fill(0);
-      const merkle: MerklePathInput = { root: rootFromPath(hasher, note.commitment, merklePath, indices), path: merklePath, indices };
-      const built = buildWithdrawalInput(hasher, note, merkle, RECIPIENT, { relayer: RELAYER, fee: 2_500n }, 1_000_000n);
-      if (!built.ok) throw new Error(built.error.message);
-      const v3Input = built.value.input;
+      const { note, input: v3Input } = await leafZeroWithdrawal();
       // v2's inputs: the whole note, its six public signals (no change commitment).
       const v2Input = {
         root: v3Input.root,
@@ -83,7 +67,7 @@ const circuitCase: BenchCase = {
         pathIndices: v3Input.pathIndices,
       };
       // Both leaves are the same deposit leaf: v2's commitment rule is v3's deposit leaf.
-      if (bytesToBigInt(note.commitment) !== bytesToBigInt(bigIntToBytes32(BigInt(built.value.input.origin)))) throw new Error("origin is not the leaf");
+      if (bytesToBigInt(note.commitment) !== bytesToBigInt(bigIntToBytes32(BigInt(v3Input.origin)))) throw new Error("origin is not the leaf");
 
       const wasm3 = path.join(ROOT, "resources/zk/withdraw.wasm");
       const zkey3 = path.join(ROOT, "resources/zk/withdraw.zkey");

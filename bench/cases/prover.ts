@@ -6,38 +6,21 @@
  * (QAP + MSMs) times are reported apart.
  */
 import { readFileSync } from "node:fs";
-import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
 import { decodeProof, encodeProof, fromSnarkjs, toSnarkjs } from "../../src-shared/zk/proof-codec";
 import { FastProver, type ProofTimings } from "../../src-client/sdk/fast-prover";
-import { createNote } from "../../src-client/sdk/note";
-import { DEFAULT_ARTIFACTS, buildWithdrawalInput, snarkjsProver, type MerklePathInput } from "../../src-client/sdk/prove";
+import { DEFAULT_ARTIFACTS, snarkjsProver } from "../../src-client/sdk/prove";
 import { loadSnarkjs, withSingleThreadedCurve } from "../../src-client/sdk/snarkjs";
-import { rootFromPath } from "../../src-client/sdk/tree";
 import type { BenchCase } from "../lib/bench-case";
 import type { Metric } from "../lib/metric";
 import { median } from "../lib/stats";
-
-const MINT = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
-const RELAYER = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin";
-const RECIPIENT = "4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T";
+import { leafZeroWithdrawal } from "../lib/withdrawal-input";
 
 const proverCase: BenchCase = {
   name: "prover",
   title: "proving a withdrawal: our prover vs snarkjs fullProve (single-threaded)",
   async run({ quick, log }) {
     const reps = quick ? 1 : 3;
-    const hasher = await createPoseidonHasher();
-    const made = await createNote({ network: "mainnet", mint: MINT, amount: 3_000_000n, hasher });
-    if (!made.ok) throw new Error(made.error);
-    const note = made.value;
-    const zeros: Uint8Array[] = [new Uint8Array(32)];
-    for (let i = 0; i < 32; i++) zeros.push(hasher.hash([zeros[i]!, zeros[i]!]));
-    const path = zeros.slice(0, 32);
-    const indices = new Array<number>(32).fill(0);
-    const merkle: MerklePathInput = { root: rootFromPath(hasher, note.commitment, path, indices), path, indices };
-    const built = buildWithdrawalInput(hasher, note, merkle, RECIPIENT, { relayer: RELAYER, fee: 2_500n }, 1_000_000n);
-    if (!built.ok) throw new Error(built.error.message);
-    const input = built.value.input;
+    const { input, publicSignals } = await leafZeroWithdrawal();
     const { wasmPath, zkeyPath, vkeyPath } = DEFAULT_ARTIFACTS;
     const vkey = JSON.parse(readFileSync(vkeyPath, "utf8")) as object;
     const groth16 = await loadSnarkjs();
@@ -52,7 +35,7 @@ const proverCase: BenchCase = {
       const decoded = decodeProof(wire);
       if (wire.length !== 256 || !decoded.ok) throw new Error("our proof does not fit the 256-byte wire form");
       const ok = await withSingleThreadedCurve(() => groth16.verify(vkey, out.publicSignals, toSnarkjs(decoded.value)));
-      if (!ok || out.publicSignals.join() !== built.value.publicSignals.join()) throw new Error("our proof does not verify with snarkjs");
+      if (!ok || out.publicSignals.join() !== publicSignals.join()) throw new Error("our proof does not verify with snarkjs");
       return { ms, timings: out.timings };
     };
     const snark = async (): Promise<number> => {

@@ -21,11 +21,13 @@
  */
 import { readFile } from "node:fs/promises";
 import { buildBn128 } from "ffjavascript";
-import type { SnarkjsProof } from "../../src-shared/zk/proof-codec";
+import { FIELD_MODULUS } from "../../src-shared/encoding/field";
+import { BASE_FIELD_MODULUS, type SnarkjsProof } from "../../src-shared/zk/proof-codec";
 
 const N8 = 32;
-const Q = 21888242871839275222246405745257275088696311157297823662689037894645226208583n;
-const R = 21888242871839275222246405745257275088548364400416034343698204186575808495617n;
+/** BN254's base field (coordinates) and scalar field (witness, r, s): the zkey header must name these. */
+const Q = BASE_FIELD_MODULUS;
+const R = FIELD_MODULUS;
 
 /** Per-phase times of one proof, in ms (wall clock). */
 export interface ProofTimings {
