@@ -107,6 +107,21 @@ export function rpcUrls(key: string, v: unknown): string[] {
   return out;
 }
 
+/** A postgres:// or postgresql:// URL with a host and a database; the message never repeats it (it may hold a password). */
+export function postgresUrl(key: string, v: unknown): string {
+  const s = str(key, v);
+  let u: URL;
+  try {
+    u = new URL(s);
+  } catch {
+    throw new ConfigError(key, "must be a postgres://user:password@host:port/database URL");
+  }
+  if (u.protocol !== "postgres:" && u.protocol !== "postgresql:") throw new ConfigError(key, "must be a postgres:// or postgresql:// URL");
+  if (!u.hostname) throw new ConfigError(key, "must name the database's host");
+  if (u.pathname.length <= 1) throw new ConfigError(key, "must name the database (postgres://host:port/database)");
+  return s;
+}
+
 /** DESIGN: production lists come over https; plain http only from a loopback mirror. */
 export function listUrl(key: string, v: unknown): string {
   const checked = checkListUrl(str(key, v));

@@ -10,6 +10,14 @@ const SECRET_SAMPLES: Record<string, unknown> = {
   operatorToken: "secret-operator-token-sample-0123",
   "alerts.webhook.url": "https://hooks.example.com/services/SECRET-HOOK-PATH",
   "jupiter.apiKey": "secret-jupiter-api-key-sample",
+  "storage.url": "postgres://relay:secret-db-password-sample@db.internal:5432/relay",
+};
+
+/** What a key needs beside it to load: PostgreSQL storage serves solana networks only. */
+const COMPANIONS: Record<string, Record<string, unknown>> = {
+  "storage.url": {
+    networks: { mainnet: { backend: "solana", rpcUrl: "http://127.0.0.1:8899" }, devnet: { backend: "solana", rpcUrl: "http://127.0.0.1:8899" } },
+  },
 };
 
 const nested = (key: string, value: unknown): unknown => key.split(".").reduceRight<unknown>((inner, k) => ({ [k]: inner }), value);
@@ -22,10 +30,11 @@ describe("describeConfig and the secrets keys.ts declares", () => {
   });
 
   it.each(Object.entries(SECRET_SAMPLES))("never prints %s, from the file or its variable", (key, value) => {
-    const fromFile = loadConfig(withConfigFile(nested(key, value)));
+    const companions = COMPANIONS[key] ?? {};
+    const fromFile = loadConfig(withConfigFile({ ...companions, ...(nested(key, value) as object) }));
     expect(describeConfig(fromFile)).not.toContain(String(value));
     const row = secrets.find((r) => r.key === key);
     const env = row?.decl.kind === "setting" ? row.decl.env : undefined;
-    if (env) expect(describeConfig(loadConfig({ [env.name]: String(value) }))).not.toContain(String(value));
+    if (env) expect(describeConfig(loadConfig({ ...withConfigFile(companions), [env.name]: String(value) }))).not.toContain(String(value));
   });
 });

@@ -26,6 +26,7 @@ import {
   operatorToken,
   pairSlippageSetting,
   perMint,
+  postgresUrl,
   publicHostnames,
   pubkey,
   pubkeys,
@@ -409,6 +410,16 @@ export const RELAY_CONFIG_KEYS = group<RelayConfig>({
   rateLimits: RATE_LIMITS,
   http: HTTP_SECTION,
   storage: group({
+    kind: setting(
+      oneOf(["sqljs", "postgres"]),
+      "sqljs",
+      "`sqljs` (the embedded store in the data dir, one instance) or `postgres` (shared by every instance, docs/scale-out.md); RELAY_DATABASE_URL sets `postgres`.",
+    ),
+    url: setting(orNull(postgresUrl), null, "PostgreSQL connection URL (postgres://user:password@host:port/db) when kind is `postgres`.", {
+      env: { name: "RELAY_DATABASE_URL", parse: (_name, text) => (text === "" ? null : text) },
+      secret: true,
+    }),
+    poolSize: setting(intIn(1, 1000), 10, "PostgreSQL connections each instance keeps open at most."),
     snapshotIntervalSec: setting(intIn(0, 86400), 30, "Seconds between snapshots of the database."),
     snapshotJournalMiB: setting(intIn(1, 4096), 64, "A journal this large forces a snapshot."),
   }),

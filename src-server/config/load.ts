@@ -45,6 +45,30 @@ function checkSolanaNetworks(cfg: RelayConfig): void {
 }
 
 /**
+ * RELAY_DATABASE_URL (or storage.url) alone means PostgreSQL. In that mode every network
+ * must be a `solana` one: the sandbox's chain lives in one process's store and cannot be
+ * shared (docs/decisions.md, "Scale-out serves solana networks only").
+ */
+function checkStorage(cfg: RelayConfig, given: ReadonlySet<string>): void {
+  const { storage } = cfg;
+  if (storage.url !== null && !given.has("storage.kind")) storage.kind = "postgres";
+  if (storage.kind === "sqljs") {
+    if (storage.url !== null) throw new ConfigError("storage.url", 'is only read with storage.kind "postgres"');
+    return;
+  }
+  if (storage.url === null) throw new ConfigError("storage.url", 'is required when storage.kind is "postgres" (or set RELAY_DATABASE_URL)');
+  for (const n of NETWORKS) {
+    const net = cfg.networks[n];
+    if (net.enabled && net.backend === "sandbox") {
+      throw new ConfigError(
+        `networks.${n}`,
+        'a sandbox network cannot run on PostgreSQL storage: its chain lives in one instance; set backend "solana" or enabled false (docs/decisions.md)',
+      );
+    }
+  }
+}
+
+/**
  * The one place configuration is read: defaults, then the RELAY_CONFIG file,
  * then RELAY_* variables, each key as keys.ts declares it. Validated once; the result is frozen.
  */
@@ -61,5 +85,6 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { defaultDataDir?: stri
   // A default port that is taken is skipped with a warning; a port the operator chose stops the start.
   cfg.metrics.portConfigured = given.has("metrics.port");
   checkSolanaNetworks(cfg);
+  checkStorage(cfg, given);
   return Object.freeze(cfg);
 }

@@ -292,6 +292,11 @@ export interface RelayConfig {
     allowedOrigins: string[];
   };
   storage: {
+    /** Where the relay keeps its state: the embedded sql.js store, or one PostgreSQL database shared by every instance. */
+    kind: "sqljs" | "postgres";
+    /** postgres: the connection URL (a secret: it may hold the password). */
+    url: string | null;
+    poolSize: number;
     snapshotIntervalSec: number;
     snapshotJournalMiB: number;
   };
