@@ -1,0 +1,173 @@
+/**
+ * A real PostgreSQL server for tests (issue 27: never a mock): Debian's `postgresql` binaries,
+ * a fresh cluster in a temp dir, listening on 127.0.0.1 on a free port. Each test file starts
+ * one and makes as many databases as it needs; stop() ends the server and removes the dir.
+ */
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import pg from "pg";
+
+export interface TestPostgres {
+  /** The `postgres` database, as the superuser `postgres` (no password: trust on 127.0.0.1). */
+  url: string;
+  host: string;
+  port: number;
+  /** The server's process id (the postmaster): a test can SIGSTOP it to make the database hang. */
+  pid: number;
+  /** Creates an empty database and answers its URL. */
+  createDatabase(name?: string): Promise<string>;
+  stop(): Promise<void>;
+}
+
+const POSTGRES_ROOT = "/usr/lib/postgresql";
+
+/** The newest installed server's bin dir (Debian keeps one per major version). */
+function binDir(): string {
+  const versions = existsSync(POSTGRES_ROOT)
+    ? readdirSync(POSTGRES_ROOT)
+        .filter((v) => existsSync(path.join(POSTGRES_ROOT, v, "bin", "initdb")))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
+  if (versions.length === 0) {
+    throw new Error(`no PostgreSQL server binaries under ${POSTGRES_ROOT}/*/bin (initdb, postgres): install them with apt-get install -y postgresql`);
+  }
+  return path.join(POSTGRES_ROOT, versions[0]!, "bin");
+}
+
+/** PostgreSQL refuses to run as root: as root, the server runs as the `postgres` OS user the Debian package creates. */
+function serverUser(): { uid: number; gid: number } | null {
+  if (process.getuid?.() !== 0) return null;
+  try {
+    const uid = Number(execFileSync("id", ["-u", "postgres"], { encoding: "utf8" }).trim());
+    const gid = Number(execFileSync("id", ["-g", "postgres"], { encoding: "utf8" }).trim());
+    return { uid, gid };
+  } catch {
+    throw new Error("running as root, and there is no `postgres` user to run the server as: install it with apt-get install -y postgresql");
+  }
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Keeps the last few KiB a process printed, for an error message that says why it stopped. */
+function tail(child: ChildProcess): () => string {
+  let out = "";
+  const keep = (chunk: Buffer): void => {
+    out = (out + chunk.toString("utf8")).slice(-8192);
+  };
+  child.stdout?.on("data", keep);
+  child.stderr?.on("data", keep);
+  return () => out.trim();
+}
+
+export async function startPostgres(opts: { maxConnections?: number } = {}): Promise<TestPostgres> {
+  const bin = binDir();
+  const user = serverUser();
+  const dir = mkdtempSync(path.join(tmpdir(), "relay-pg-"));
+  const data = path.join(dir, "data");
+  if (user) chownSync(dir, user.uid, user.gid);
+  const as = user ? { uid: user.uid, gid: user.gid } : {};
+  try {
+    execFileSync(path.join(bin, "initdb"), ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync"], {
+      ...as,
+      cwd: dir,
+      stdio: "pipe",
+    });
+  } catch (e) {
+    rmSync(dir, { recursive: true, force: true });
+    const stderr = (e as { stderr?: Buffer }).stderr?.toString("utf8").trim();
+    throw new Error(`initdb failed: ${stderr || (e as Error).message}`, { cause: e });
+  }
+
+  const host = "127.0.0.1";
+  const port = await freePort();
+  // Durability is not under test here: fsync off and asynchronous commits keep a test's many small transactions fast.
+  const settings = [
+    `listen_addresses=${host}`,
+    `port=${port}`,
+    `unix_socket_directories=${dir}`,
+    "fsync=off",
+    "synchronous_commit=off",
+    "full_page_writes=off",
+    `max_connections=${opts.maxConnections ?? 100}`,
+    "shared_buffers=32MB",
+    "log_min_messages=warning",
+  ];
+  const child = spawn(path.join(bin, "postgres"), ["-D", data, ...settings.flatMap((s) => ["-c", s])], { ...as, cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+  const output = tail(child);
+  let exited = false;
+  const exit = new Promise<void>((resolve) => {
+    child.once("exit", () => {
+      exited = true;
+      resolve();
+    });
+  });
+  // A test process that dies must not leave a server behind.
+  const killOnExit = (): void => {
+    if (!exited) child.kill("SIGKILL");
+  };
+  process.once("exit", killOnExit);
+
+  const stop = async (): Promise<void> => {
+    process.removeListener("exit", killOnExit);
+    if (!exited) {
+      // A stopped (SIGSTOP) server must run again to hear the fast-shutdown request.
+      child.kill("SIGCONT");
+      child.kill("SIGINT");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+      await exit;
+      clearTimeout(timer);
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+
+  const url = `postgres://postgres@${host}:${port}/postgres`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (exited) {
+      rmSync(dir, { recursive: true, force: true });
+      throw new Error(`postgres exited during start-up: ${output()}`);
+    }
+    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1000 });
+    try {
+      await client.connect();
+      await client.query("SELECT 1");
+      await client.end();
+      break;
+    } catch (e) {
+      await client.end().catch(() => undefined);
+      if (Date.now() > deadline) {
+        await stop();
+        throw new Error(`postgres did not accept connections within 30 s: ${(e as Error).message}; ${output()}`, { cause: e });
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  const createDatabase = async (name = `t_${randomBytes(6).toString("hex")}`): Promise<string> => {
+    if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`database name ${name}: lower-case letters, digits and _ only`);
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(`CREATE DATABASE ${name}`);
+    } finally {
+      await client.end();
+    }
+    return `postgres://postgres@${host}:${port}/${name}`;
+  };
+
+  return { url, host, port, pid: child.pid!, createDatabase, stop };
+}
