@@ -3,6 +3,7 @@ import type { RequestHandler } from "express";
 import { describe, expect, it } from "vitest";
 import { defaultConfig, type RateLimitConfig } from "../../config/schema";
 import { MemoryLimitCounter } from "../../adapters/limits-memory/memory-limit-counter";
+import type { LimitCounter, LimitTake } from "../../ports/limit-counter";
 import { RateLimits } from "./rate-limit";
 
 const config = (over: Partial<RateLimitConfig> = {}): RateLimitConfig => {
@@ -54,6 +55,34 @@ describe("RateLimits: IPv6 clients by /64 and by /48", () => {
     for (let i = 0; i < 4; i++) expect(await issue(`2001:db8:1:${i >> 1}::1`, `w${i}`)).toBeNull();
     expect((await issue("2001:db8:1:9::1", "w9"))?.reason).toMatch(/\/48 was issued 4 tokens/);
     expect(await issue("2001:db8:2:9::1", "w9")).toBeNull();
+  });
+});
+
+describe("RateLimits: one round trip to the counts per request", () => {
+  it("sends a request's address, /48 and wallet keys in one take, the address first, and answers its stricter decision", async () => {
+    const memory = new MemoryLimitCounter();
+    const calls: LimitTake[][] = [];
+    const counter: LimitCounter = { take: (keys, now) => (calls.push(keys), memory.take(keys, now)) };
+    const limits = new RateLimits(
+      config(),
+      { ip: (req) => req.socket.remoteAddress ?? "", wallet: () => Promise.resolve("W") },
+      counter,
+      3600,
+      () => 1_000_000,
+    );
+    const admit = limits.admission("is_logged")!;
+    const res = response();
+    expect(await admit(request("2001:db8:1:1::1"), res)).toBe(true);
+    expect(calls).toEqual([
+      [
+        { key: "is_logged:ip:2001:db8:1:1::/64", limit: 3, windowMs: 60_000, mode: "take" },
+        { key: "is_logged:site:2001:db8:1::/48", limit: 6, windowMs: 60_000, mode: "take-if-first-allowed" },
+        { key: "is_logged:w:W", limit: 3, windowMs: 60_000, mode: "take" },
+      ],
+    ]);
+    // The address and the wallet both have two left; the /48 has five.
+    expect((res as unknown as { headers: Record<string, string> }).headers["ratelimit-remaining"]).toBe("2");
+    expect(limits.stats().find((s) => s.endpoint === "is_logged")).toEqual({ endpoint: "is_logged", hits: 1, refusals: 0 });
   });
 });
 
