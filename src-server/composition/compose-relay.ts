@@ -3,6 +3,7 @@ import path from "node:path";
 import type { Network } from "../../src-shared/networks";
 import { FileSecretStore } from "../adapters/keys/file-secret-store";
 import { loadOrCreateSigner } from "../adapters/keys/stored-signer";
+import { MemoryLimitCounter } from "../adapters/limits-memory/memory-limit-counter";
 import type { RelayLogger } from "../adapters/log-pino/relay-logger";
 import type { ReloadingSanctionsList } from "../adapters/sanctions-file/sanctions-list";
 import { SqlComplianceLog } from "../adapters/storage-sqljs/compliance-log";
@@ -154,6 +155,8 @@ async function compose(config: RelayConfig, opts: ComposeOptions, stack: Teardow
     sanctions,
     complianceLog,
     guard,
+    // One process owns the data dir, so its memory holds the relay's counts.
+    limitCounter: new MemoryLimitCounter(),
     log,
   });
   stack.defer("retention job", () => admin.retention.stop());

@@ -19,7 +19,7 @@ import type { RelayServices } from "./relay-services";
 import type { Sanctions } from "./sanctions";
 
 export function relayApp(
-  deps: Pick<AppDeps, "config" | "consoleDir" | "indexer" | "swaps" | "chains" | "sandboxes" | "health" | "log"> & {
+  deps: Pick<AppDeps, "config" | "consoleDir" | "indexer" | "swaps" | "chains" | "sandboxes" | "health" | "limitCounter" | "log"> & {
     version: string;
     services: RelayServices;
     programIds: ReadonlyMap<Network, Uint8Array>;
@@ -39,6 +39,7 @@ export function relayApp(
   const app: RelayApp = createApp({
     config,
     auth: services.auth,
+    limitCounter: deps.limitCounter,
     indexer: deps.indexer,
     relay,
     fees: admin.fees,

@@ -7,6 +7,7 @@ import type { Network } from "../../src-shared/networks";
 import type { SandboxLedger } from "../ports/sandbox-ledger";
 import type { RelayConfig } from "../config/schema";
 import type { ChainBackend } from "../ports/chain";
+import type { LimitCounter } from "../ports/limit-counter";
 import type { AuthService } from "../services/auth";
 import type { ComplianceService } from "../services/compliance";
 import type { HealthService } from "../services/health";
@@ -46,6 +47,8 @@ import type { FeeSchedule } from "../services/fee-schedule";
 export interface AppDeps {
   config: RelayConfig;
   auth: AuthService;
+  /** Where the rate limits and token caps are counted: this process's memory, or the instances' shared store. */
+  limitCounter: LimitCounter;
   indexer: IndexerService;
   relay: RelayService;
   /** The fees GET /fees publishes (services/fee-schedule.ts). */
@@ -93,7 +96,7 @@ export function createApp(deps: AppDeps): RelayApp {
   const json = express.json({ limit: deps.config.http.bodyLimitBytes, type: () => true, strict: true, verify: verifyJsonBody });
   // Read only once a request is past its rate limit (docs/security.md, "Rate limits"): a refused body costs nothing to parse.
   const parseBody = withoutEmptyBody(json);
-  const limits = new RateLimits(deps.config.rateLimits, clientIdentity(deps), deps.config.auth.tokenTtlSec, Date.now, [parseBody]);
+  const limits = new RateLimits(deps.config.rateLimits, clientIdentity(deps), deps.limitCounter, deps.config.auth.tokenTtlSec, Date.now, [parseBody]);
 
   // Loopback safety (docs/security.md): a DNS-rebound page is refused by its Host, and a
   // cross-origin "simple" request (text/plain, form) cannot deliver a body: bodies must be JSON.
@@ -153,7 +156,7 @@ const nosniff: RequestHandler = (_req, res, next) => {
 function clientIdentity(deps: AppDeps): ClientIdentity {
   return {
     ip: clientAddress(deps.config.http.trustProxy),
-    wallet: (req, params) => {
+    wallet: async (req, params) => {
       const header = req.headers["x-api-auth"];
       return deps.auth.walletOf(typeof header === "string" ? header : params?.id);
     },

@@ -97,7 +97,7 @@ describe("front door", () => {
 
   it("runs the route's limit after the request is begun, and a refused request never reaches the handler", async () => {
     const { url, seen } = await serve({
-      admission: (endpoint) => (_req, res, params) => {
+      admission: (endpoint) => async (_req, res, params) => {
         seen.push(`admit ${endpoint} ${JSON.stringify(params)}`);
         writeJson(res, 429, { error: "RateLimited" });
         return false;

@@ -85,11 +85,17 @@ export function frontDoor(deps: FrontDoorDeps): (req: IncomingMessage, res: Serv
     if (!taken || bodyAnnounced(req) !== "none" || !deps.accepts(req)) return deps.express(req, res);
     const { entry, params } = taken;
     deps.begin(req, res, entry.route.pattern);
-    try {
-      if (entry.admit && !entry.admit(req, res, params)) return;
-      entry.route.handle(params, res);
-    } catch (e) {
-      deps.failed(req, res, e);
-    }
+    const answer = (): void => {
+      try {
+        entry.route.handle(params, res);
+      } catch (e) {
+        deps.failed(req, res, e);
+      }
+    };
+    if (!entry.admit) return answer();
+    entry.admit(req, res, params).then(
+      (admitted) => void (admitted && answer()),
+      (e: unknown) => deps.failed(req, res, e),
+    );
   };
 }

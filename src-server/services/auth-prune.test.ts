@@ -42,7 +42,7 @@ describe("login rows are deleted as they expire", () => {
       const third = await loginAs(auth, newWallet(), now);
       expect(third.ok).toBe(true);
       expect(rows()).toEqual({ tokens: 1, messages: 1 });
-      if (first.ok) expect(auth.walletOf(first.value.id)).toBeNull();
+      if (first.ok) expect(await auth.walletOf(first.value.id)).toBeNull();
     } finally {
       await db.close();
     }

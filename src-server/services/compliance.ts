@@ -40,7 +40,7 @@ export interface ComplianceSignatureCounts {
 }
 
 export interface ComplianceDeps {
-  walletOf(token: string): string | null;
+  walletOf(token: string): Promise<string | null>;
   sanctions: SanctionsList;
   key: ComplianceKey;
   log: ComplianceLog;
@@ -89,7 +89,7 @@ export class ComplianceService {
   }
 
   async issue(network: Network, token: string): Promise<Result<IssuedSignature, ComplianceRefusal>> {
-    const wallet = this.deps.walletOf(token);
+    const wallet = await this.deps.walletOf(token);
     if (!wallet) return err({ kind: "Unauthorized" });
     const at = this.now();
     const decision = (

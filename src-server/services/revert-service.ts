@@ -29,7 +29,7 @@ export type RevertOutcome = { ok: true; signature: string } | ({ ok: false; retr
 export interface RevertDeps {
   hasher: FieldHasher;
   chains: ReadonlyMap<Network, ChainBackend>;
-  walletOf(token: string): string | null;
+  walletOf(token: string): Promise<string | null>;
   store: RevertStore;
   /** The revert message's signature check; composition passes the relay's fast one. Default: src-shared's portable check, the same answers. */
   verifySignature?: SignatureVerifier;
@@ -84,7 +84,7 @@ export class RevertService {
   }
 
   async revert(input: RevertInput): Promise<RevertOutcome> {
-    const tokenWallet = this.deps.walletOf(input.token);
+    const tokenWallet = await this.deps.walletOf(input.token);
     if (!tokenWallet) return { ok: false, fault: "unauthorized", error: ErrorName.Unauthorized, message: "the auth token in the path is invalid or expired" };
     const chain = this.deps.chains.get(input.network);
     if (!chain) return { ok: false, fault: "client", error: ErrorName.InvalidNetwork, message: `network ${input.network} is not enabled on this relay` };

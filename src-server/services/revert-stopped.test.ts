@@ -12,7 +12,7 @@ describe("reverts on a network the program guard stopped", () => {
     const reverts = new RevertService({
       hasher: {} as FieldHasher,
       chains: new Map([["mainnet", chain]]),
-      walletOf: () => "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM",
+      walletOf: () => Promise.resolve("9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM"),
       store,
       stopped: (n) => (n === "mainnet" ? "relays on mainnet are stopped: the deployed program hashes d…" : null),
     });

@@ -18,7 +18,7 @@ export class SqlAuthStore implements AuthStore {
     ]);
   }
 
-  findToken(id: string): StoredToken | null {
+  async findToken(id: string): Promise<StoredToken | null> {
     const row = this.db.get<{ id: string; wallet: string; expires_at: number }>("SELECT id, wallet, expires_at FROM auth_tokens WHERE id = ?", [id]);
     return row ? { id: row.id, wallet: row.wallet, expiresAt: row.expires_at } : null;
   }

@@ -1,8 +1,10 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { RequestHandler } from "express";
 import { ErrorName } from "../../../src-shared/errors";
-import { SlidingWindowLimiter, type LimitDecision } from "../../core/limits/sliding-window";
+import type { LimitDecision } from "../../core/limits/sliding-window";
 import type { RateLimitConfig, RateLimitedEndpoint } from "../../config/schema";
+import type { LimitCounter, LimitTake } from "../../ports/limit-counter";
+import type { TokenAdmission } from "../../services/auth";
 import type { VerificationGate } from "../../services/relay-service";
 import type { PathParams } from "../params";
 import { writeJson } from "../respond";
@@ -15,11 +17,11 @@ import { clientKeyOf, siteKeyOf } from "./client-address";
  */
 export interface ClientIdentity {
   ip(req: IncomingMessage): string;
-  wallet(req: IncomingMessage, params: PathParams | undefined): string | null;
+  wallet(req: IncomingMessage, params: PathParams | undefined): Promise<string | null>;
 }
 
 /** A route's limit: true when the request may go on (RateLimit-* headers set), false once it is refused with 429. */
-export type Admission = (req: IncomingMessage, res: ServerResponse, params?: PathParams) => boolean;
+export type Admission = (req: IncomingMessage, res: ServerResponse, params?: PathParams) => Promise<boolean>;
 
 /** A /login that would take a token over a cap: when to try again. */
 export interface TokenRefusal {
@@ -35,6 +37,8 @@ function stricter(a: LimitDecision, b: LimitDecision | null): LimitDecision {
   return a.remaining <= b.remaining ? a : b;
 }
 
+const HOUR_MS = 3600_000;
+
 /**
  * Per-client limits (docs/security.md, "Rate limits"). Every limited request is
  * counted against its client address (an IPv6 one by its /64 and, at
@@ -45,17 +49,22 @@ function stricter(a: LimitDecision, b: LimitDecision | null): LimitDecision {
  * RateLimit-* headers; relay endpoints answer in the relay result shape.
  * The limit runs as route middleware, before the body is read (the parser is
  * one of the `admitted` stages) or a signature or proof is checked.
+ *
+ * The counts live in `counter` (in memory, or shared by every instance on one
+ * database): a request's keys go to it together, one round trip. Its keys name
+ * the endpoint and what is counted, so no two limits share a count.
  */
 export class RateLimits {
-  private readonly byIp = new Map<RateLimitedEndpoint, SlidingWindowLimiter>();
-  /** An IPv6 client's /48, at ipv6Per48Multiple times the per-client limit: a site's 65,536 /64s share it. */
-  private readonly bySite = new Map<RateLimitedEndpoint, SlidingWindowLimiter>();
-  private readonly byWallet = new Map<RateLimitedEndpoint, SlidingWindowLimiter>();
-  private readonly tokensPerIp: SlidingWindowLimiter;
-  private readonly tokensPerSite: SlidingWindowLimiter;
-  private readonly tokensPerWallet: SlidingWindowLimiter;
-  private readonly verifying = new Map<string, number>();
+  private readonly windowMs: number;
+  /** Requests that reached each endpoint's limit, in the config's order (stats). */
+  private readonly hits = new Map<RateLimitedEndpoint, number>();
   private readonly refusals = new Map<RateLimitedEndpoint, number>();
+  /**
+   * Proof verifications running or queued per client address, in this instance only: the
+   * share guards this instance's own verifier workers, which no other instance uses (a
+   * second instance has its own pool and its own share of it).
+   */
+  private readonly verifying = new Map<string, number>();
 
   /**
    * `admitted`: what a request passes through once its limit lets it on, in
@@ -64,20 +73,13 @@ export class RateLimits {
   constructor(
     private readonly config: RateLimitConfig,
     private readonly identity: ClientIdentity,
-    tokenTtlSec: number,
+    private readonly counter: LimitCounter,
+    private readonly tokenTtlSec: number,
     private readonly now: () => number = Date.now,
     private readonly admitted: readonly RequestHandler[] = [],
   ) {
-    const site = config.ipv6Per48Multiple;
-    for (const [endpoint, limit] of Object.entries(config.perEndpoint) as [RateLimitedEndpoint, number][]) {
-      this.byIp.set(endpoint, new SlidingWindowLimiter(limit, config.windowSec * 1000));
-      this.bySite.set(endpoint, new SlidingWindowLimiter(limit * site, config.windowSec * 1000));
-      this.byWallet.set(endpoint, new SlidingWindowLimiter(limit, config.windowSec * 1000));
-    }
-    this.tokensPerIp = new SlidingWindowLimiter(config.tokensPerIpPerHour, 3600_000);
-    this.tokensPerSite = new SlidingWindowLimiter(config.tokensPerIpPerHour * site, 3600_000);
-    // A token lives tokenTtlSec, so the tokens issued within that window are the live ones (in memory: a restart forgets them).
-    this.tokensPerWallet = new SlidingWindowLimiter(config.liveTokensPerWallet, tokenTtlSec * 1000);
+    this.windowMs = config.windowSec * 1000;
+    for (const endpoint of Object.keys(config.perEndpoint) as RateLimitedEndpoint[]) this.hits.set(endpoint, 0);
   }
 
   get enabled(): boolean {
@@ -91,7 +93,8 @@ export class RateLimits {
   middleware(endpoint: RateLimitedEndpoint, shape: "relay" | "plain" = "plain", scope: "ip+wallet" | "ip" = "ip+wallet"): RequestHandler[] {
     const admit = this.admission(endpoint, shape, scope);
     if (!admit) return [...this.admitted];
-    return [(req, res, next) => void (admit(req, res, req.params) && next()), ...this.admitted];
+    // Express 5 passes a rejected promise (a store that cannot be reached) to the error handler.
+    return [(req, res, next) => admit(req, res, req.params).then((ok) => void (ok && next())), ...this.admitted];
   }
 
   /**
@@ -101,20 +104,21 @@ export class RateLimits {
    */
   admission(endpoint: RateLimitedEndpoint, shape: "relay" | "plain" = "plain", scope: "ip+wallet" | "ip" = "ip+wallet"): Admission | null {
     if (!this.config.enabled) return null;
-    const ipLimiter = this.byIp.get(endpoint)!;
-    const siteLimiter = this.bySite.get(endpoint)!;
-    const walletLimiter = this.byWallet.get(endpoint)!;
-    const policy = `${ipLimiter.limit};w=${this.config.windowSec}`;
-    return (req, res, params) => {
-      const now = this.now();
+    const limit = this.config.perEndpoint[endpoint];
+    const siteLimit = limit * this.config.ipv6Per48Multiple;
+    const windowMs = this.windowMs;
+    const policy = `${limit};w=${this.config.windowSec}`;
+    return async (req, res, params) => {
       const ip = this.identity.ip(req);
-      const byIp = ipLimiter.take(`ip:${clientKeyOf(ip)}`, now);
       const site = siteKeyOf(ip);
+      const wallet = scope === "ip+wallet" ? await this.identity.wallet(req, params) : null;
+      const keys: LimitTake[] = [{ key: `${endpoint}:ip:${clientKeyOf(ip)}`, limit, windowMs, mode: "take" }];
       // A /64 already over its own limit does not spend its /48's: one busy /64 must not shut out the rest of its site.
-      const bySite = site ? (byIp.allowed ? siteLimiter.take(site, now) : siteLimiter.peek(site, now)) : null;
-      const wallet = scope === "ip+wallet" ? this.identity.wallet(req, params) : null;
-      const byWallet = wallet ? walletLimiter.take(`w:${wallet}`, now) : null;
-      const d = stricter(stricter(byIp, bySite), byWallet);
+      if (site) keys.push({ key: `${endpoint}:site:${site}`, limit: siteLimit, windowMs, mode: "take-if-first-allowed" });
+      if (wallet) keys.push({ key: `${endpoint}:w:${wallet}`, limit, windowMs, mode: "take" });
+      const decisions = await this.counter.take(keys, this.now());
+      this.hits.set(endpoint, (this.hits.get(endpoint) ?? 0) + 1);
+      const d = decisions.reduce((a, b) => stricter(a, b));
       res.setHeader("RateLimit-Policy", policy);
       res.setHeader("RateLimit-Limit", String(d.limit));
       res.setHeader("RateLimit-Remaining", String(d.remaining));
@@ -132,23 +136,29 @@ export class RateLimits {
    * forged login for someone else's wallet cannot use up that wallet's tokens).
    * Counts the token when it answers null.
    */
-  tokenGate(req: IncomingMessage): (wallet: string) => TokenRefusal | null {
+  tokenGate(req: IncomingMessage): TokenAdmission {
     const address = this.identity.ip(req);
-    const ip = `ip:${clientKeyOf(address)}`;
+    const ip = `token:ip:${clientKeyOf(address)}`;
     const site = siteKeyOf(address);
-    return (wallet) => {
+    return async (wallet) => {
       if (!this.config.enabled) return null;
+      const perIp = this.config.tokensPerIpPerHour;
+      const keys: LimitTake[] = [{ key: ip, limit: perIp, windowMs: HOUR_MS, mode: "peek" }];
+      if (site) keys.push({ key: `token:site:${site}`, limit: perIp * this.config.ipv6Per48Multiple, windowMs: HOUR_MS, mode: "peek" });
+      // A token lives tokenTtlSec, so the tokens issued within that window are the live ones.
+      keys.push({ key: `token:w:${wallet}`, limit: this.config.liveTokensPerWallet, windowMs: this.tokenTtlSec * 1000, mode: "peek" });
       const now = this.now();
-      const a = this.tokensPerIp.peek(ip, now);
-      if (!a.allowed) return { retryAfterSec: a.resetSec, reason: `this address was issued ${a.limit} tokens in the last hour` };
-      const s = site ? this.tokensPerSite.peek(site, now) : null;
-      if (s && !s.allowed) return { retryAfterSec: s.resetSec, reason: `this address's /48 was issued ${s.limit} tokens in the last hour` };
-      const b = this.tokensPerWallet.peek(wallet, now);
-      if (!b.allowed) return { retryAfterSec: b.resetSec, reason: `this wallet holds ${b.limit} live tokens; use one of them` };
-      this.tokensPerIp.take(ip, now);
-      if (site) this.tokensPerSite.take(site, now);
-      this.tokensPerWallet.take(wallet, now);
-      return null;
+      // Looked at first, counted only if every cap has room: a refused login uses up none of them.
+      const refused = tokenRefusal(await this.counter.take(keys, now), site !== null);
+      if (refused) return refused;
+      // Another login (here or on another instance) may have taken the last one in between: the take's own answer decides.
+      return tokenRefusal(
+        await this.counter.take(
+          keys.map((k) => ({ ...k, mode: "take" })),
+          now,
+        ),
+        site !== null,
+      );
     };
   }
 
@@ -176,8 +186,19 @@ export class RateLimits {
 
   stats(): { endpoint: string; hits: number; refusals: number }[] {
     // Every limited request is counted by address; a refusal by either count is one refusal.
-    return [...this.byIp].map(([endpoint, l]) => ({ endpoint, hits: l.hits, refusals: this.refusals.get(endpoint) ?? 0 }));
+    return [...this.hits].map(([endpoint, hits]) => ({ endpoint, hits, refusals: this.refusals.get(endpoint) ?? 0 }));
   }
+}
+
+/** The first cap a /login's decisions (address, its /48 if any, wallet) leave no room in, as the client is told it; null when all have room. */
+function tokenRefusal(decisions: readonly LimitDecision[], hasSite: boolean): TokenRefusal | null {
+  const [a, ...rest] = decisions;
+  const s = hasSite ? rest.shift() : undefined;
+  const b = rest.shift();
+  if (a && !a.allowed) return { retryAfterSec: a.resetSec, reason: `this address was issued ${a.limit} tokens in the last hour` };
+  if (s && !s.allowed) return { retryAfterSec: s.resetSec, reason: `this address's /48 was issued ${s.limit} tokens in the last hour` };
+  if (b && !b.allowed) return { retryAfterSec: b.resetSec, reason: `this wallet holds ${b.limit} live tokens; use one of them` };
+  return null;
 }
 
 /** 429 RateLimited with Retry-After, in the endpoint's shape. */

@@ -21,8 +21,8 @@ export function authRoutes(auth: AuthService, limits: RateLimits): Router {
     return sendError(res, 400, ErrorName.MessageTooOld, result.error.reason);
   });
 
-  r.get("/is_logged/:id", ...limits.middleware("is_logged"), (req, res) => {
-    res.status(200).json(auth.walletOf(req.params.id) !== null);
+  r.get("/is_logged/:id", ...limits.middleware("is_logged"), async (req, res) => {
+    res.status(200).json((await auth.walletOf(req.params.id)) !== null);
   });
 
   return r;

@@ -32,7 +32,7 @@ export function relayRoutes(deps: {
     async (req, res) => {
       const parsed = parse(req.body);
       if (!parsed.ok) return sendRelayError(res, 400, parsed.error.error, parsed.error.message);
-      if (deps.config.auth.requireRelayAuth && deps.auth.walletOf(req.get("x-api-auth")) === null) {
+      if (deps.config.auth.requireRelayAuth && (await deps.auth.walletOf(req.get("x-api-auth"))) === null) {
         return sendRelayError(res, 401, ErrorName.Unauthorized, "x-api-auth must carry a valid token from /login");
       }
       const outcome = await run(parsed.value, deps.limits.verificationGate(req));
