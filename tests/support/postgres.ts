@@ -5,7 +5,7 @@
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -18,6 +18,9 @@ export interface TestPostgres {
   port: number;
   /** The server's process id (the postmaster): a test can SIGSTOP it to make the database hang. */
   pid: number;
+  /** Stops (SIGSTOP) the server and its backends, so the database hangs instead of refusing; resume() lets it go on. */
+  pause(): void;
+  resume(): void;
   /** Creates an empty database and answers its URL. */
   createDatabase(name?: string): Promise<string>;
   stop(): Promise<void>;
@@ -71,6 +74,23 @@ function tail(child: ChildProcess): () => string {
   child.stdout?.on("data", keep);
   child.stderr?.on("data", keep);
   return () => out.trim();
+}
+
+/** The processes whose parent is `pid` (the postmaster's backends and workers), from /proc. */
+function childrenOf(pid: number): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^[0-9]+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      // Field 4 (ppid) follows the command name, which is in parentheses and may hold spaces.
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (ppid === pid) out.push(Number(entry));
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return out;
 }
 
 export async function startPostgres(opts: { maxConnections?: number } = {}): Promise<TestPostgres> {
@@ -169,5 +189,15 @@ export async function startPostgres(opts: { maxConnections?: number } = {}): Pro
     return `postgres://postgres@${host}:${port}/${name}`;
   };
 
-  return { url, host, port, pid: child.pid!, createDatabase, stop };
+  const signalAll = (signal: NodeJS.Signals): void => {
+    for (const pid of [child.pid!, ...childrenOf(child.pid!)]) {
+      try {
+        process.kill(pid, signal);
+      } catch {
+        // A backend that ended meanwhile.
+      }
+    }
+  };
+
+  return { url, host, port, pid: child.pid!, pause: () => signalAll("SIGSTOP"), resume: () => signalAll("SIGCONT"), createDatabase, stop };
 }

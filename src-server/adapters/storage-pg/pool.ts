@@ -150,10 +150,14 @@ export class PgDatabase {
       await client.query("COMMIT");
       return out;
     } catch (e) {
-      try {
-        await client.query("ROLLBACK");
-      } catch (rollback) {
-        broken = rollback as Error;
+      // A connection that failed (or hangs) is dropped as it is: the server rolls back what it had.
+      if (isUnavailable(e)) broken = e as Error;
+      else {
+        try {
+          await client.query("ROLLBACK");
+        } catch (rollback) {
+          broken = rollback as Error;
+        }
       }
       throw this.mapError(e);
     } finally {
