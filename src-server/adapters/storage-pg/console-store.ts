@@ -120,7 +120,10 @@ export class PgConsoleStore {
       count: number;
       volume: string;
       fees: string;
-    }>("SELECT day, network, mint, kind, status, count, volume::text AS volume, fees::text AS fees FROM relay_daily WHERE day >= $1 ORDER BY day", [fromDay]);
+    }>(
+      "SELECT day, network, mint, kind, status, count, volume::text AS volume, fees::text AS fees FROM relay_daily WHERE day >= $1 ORDER BY day, network, mint, kind, status",
+      [fromDay],
+    );
     return rows.map((r) => ({ ...r, volume: BigInt(r.volume), fees: BigInt(r.fees) }));
   }
 
