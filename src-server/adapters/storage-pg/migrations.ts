@@ -97,6 +97,8 @@ export const PG_MIGRATIONS: Migration[] = [
          slot bigint,
          indexed_at bigint,
          PRIMARY KEY (pool_id, leaf_index))`,
+      // The console's deposit buckets read a pool's deposits by indexed-at time.
+      `CREATE INDEX tree_leaves_deposits_at ON tree_leaves (pool_id, indexed_at) WHERE kind = 'deposit'`,
       // One root per append with the tree's size after it: replicas re-apply appends one by one and compare.
       `CREATE TABLE tree_roots (
          pool_id integer NOT NULL REFERENCES pools (id),

@@ -19,6 +19,8 @@ export interface PgStoresOptions {
   /** Connections this instance keeps at most. */
   poolSize?: number;
   queryTimeoutMs?: number;
+  /** See PgPoolOptions.idleInTransactionMs. */
+  idleInTransactionMs?: number;
   /** How often idle rate-limit keys are dropped (0: never; tests call limits.prune). */
   limitPruneMs?: number;
 }
@@ -47,7 +49,13 @@ export interface PgStores {
  * migration lock, registers this instance and answers every store over one connection pool.
  */
 export async function openPgStores(opts: PgStoresOptions): Promise<PgStores> {
-  const db = new PgDatabase({ url: opts.url, max: opts.poolSize, queryTimeoutMs: opts.queryTimeoutMs, log: opts.log });
+  const db = new PgDatabase({
+    url: opts.url,
+    max: opts.poolSize,
+    queryTimeoutMs: opts.queryTimeoutMs,
+    idleInTransactionMs: opts.idleInTransactionMs,
+    log: opts.log,
+  });
   try {
     await db.connectCheck();
     await migrate(db, opts.log);

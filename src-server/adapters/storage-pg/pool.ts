@@ -11,6 +11,12 @@ export interface PgPoolOptions {
   /** A query the server has not answered by then fails as StoreUnavailable: a hung database answers 503, not never. */
   queryTimeoutMs?: number;
   connectTimeoutMs?: number;
+  /**
+   * The server ends a session that sits in an open transaction longer than this, releasing its
+   * locks: a follower paused (or cut off) mid-write cannot hold its lease row, and so the
+   * takeover, for longer than this.
+   */
+  idleInTransactionMs?: number;
   log?: (msg: string) => void;
 }
 
@@ -59,6 +65,7 @@ const UNAVAILABLE_CODES = new Set([
   "57P02", // crash_shutdown
   "57P03", // cannot_connect_now (starting up, shutting down, in recovery)
   "53300", // too_many_connections
+  "25P03", // idle_in_transaction_session_timeout: the server ended a session that stalled mid-transaction
 ]);
 
 const UNAVAILABLE_MESSAGES = [
@@ -103,6 +110,7 @@ export class PgDatabase {
       max: opts.max ?? 10,
       connectionTimeoutMillis: opts.connectTimeoutMs ?? 5_000,
       query_timeout: opts.queryTimeoutMs ?? 15_000,
+      idle_in_transaction_session_timeout: opts.idleInTransactionMs ?? 5_000,
       idleTimeoutMillis: 30_000,
       application_name: "relay",
       types,
@@ -142,6 +150,12 @@ export class PgDatabase {
       throw this.mapError(e);
     }
     let broken: Error | undefined;
+    // A checked-out connection reports a server-side end (idle-in-transaction timeout, shutdown) as
+    // an 'error' event; unheard, that would crash the process. The next query then fails on its own.
+    const onError = (e: Error): void => {
+      broken = e;
+    };
+    client.on("error", onError);
     try {
       await client.query(mode === "read write" ? "BEGIN" : "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
       const q: TxQuery = async <R extends QueryResultRow>(sql: string, params: readonly PgValue[] = []) =>
@@ -161,6 +175,7 @@ export class PgDatabase {
       }
       throw this.mapError(e);
     } finally {
+      client.removeListener("error", onError);
       client.release(broken ?? false);
     }
   }

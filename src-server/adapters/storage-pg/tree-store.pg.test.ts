@@ -7,10 +7,11 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { FieldHasher } from "../../../src-shared/crypto/hasher";
 import { createPoseidonHasher } from "../../../src-shared/crypto/poseidon-wasm";
 import { MerkleTree } from "../../core/merkle/tree";
-import { FencedOut } from "../../ports/store-errors";
+import { FencedOut, StoreUnavailable } from "../../ports/store-errors";
 import type { IndexedLeaf, StoredPool } from "../../ports/tree-store";
 import { pgStoresPerTest } from "../../../tests/support/pg-stores";
 import type { PgStores } from "./open";
+import { PgDatabase } from "./pool";
 import type { Fence } from "./target-ports";
 
 const MINT = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
@@ -205,5 +206,38 @@ describe("PgTreeStore", () => {
     expect(pool.cursor).toBe("past-failed-deposits");
     expect((await s.tree.listPools())[0]!.cursor).toBe("past-failed-deposits");
     await expect(s.tree.saveCursor(pool, "x", { ...fence, epoch: fence.epoch + 1 })).rejects.toBeInstanceOf(FencedOut);
+  });
+
+  it("does not let a follower paused mid-write hold the takeover past the idle-in-transaction timeout, and fails its write", async () => {
+    const a = await pg.open();
+    const b = await pg.open({ url: pg.urlOf(a) });
+    const pool = await a.tree.createPool("mainnet", MINT);
+    const lease = await a.coordination.lead("mainnet", 200);
+    // A's write as saveAppend makes it, stalled between its fence check and its commit (a SIGSTOP, a long GC).
+    const paused = new PgDatabase({ url: pg.urlOf(a), idleInTransactionMs: 300 });
+    try {
+      const write = paused.tx(async (q) => {
+        const held = await q(
+          "SELECT 1 FROM follower_leases WHERE network = $1 AND holder = $2 AND epoch = $3 AND lease_until > statement_timestamp() FOR SHARE",
+          ["mainnet", a.coordination.instanceId, lease!.epoch],
+        );
+        expect(held).toHaveLength(1);
+        await new Promise((r) => setTimeout(r, 1_500));
+        await q("UPDATE pools SET cursor = 'late' WHERE id = $1", [pool.id]);
+      });
+      const outcome = write.then(
+        () => "committed",
+        (e: unknown) => e,
+      );
+      await new Promise((r) => setTimeout(r, 250));
+      const started = Date.now();
+      const taken = await b.coordination.lead("mainnet", 60_000);
+      expect(taken!.epoch).toBe(lease!.epoch + 1);
+      expect(Date.now() - started).toBeLessThan(1_000);
+      expect(await outcome).toBeInstanceOf(StoreUnavailable);
+      expect((await b.tree.listPools())[0]!.cursor).toBeNull();
+    } finally {
+      await paused.close();
+    }
   });
 });
