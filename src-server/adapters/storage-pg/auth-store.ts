@@ -1,8 +1,8 @@
-import type { StoredToken } from "../../ports/auth-store";
+import type { AuthStore, StoredToken } from "../../ports/auth-store";
 import type { PgDatabase } from "./pool";
 
 /** Tokens and login replays shared by every instance: a token one instance issued works on all. */
-export class PgAuthStore {
+export class PgAuthStore implements AuthStore {
   constructor(private readonly db: PgDatabase) {}
 
   /** The primary key decides between two instances seeing the same login at once: one insert wins. */

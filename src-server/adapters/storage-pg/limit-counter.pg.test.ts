@@ -4,8 +4,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { SlidingWindowLimiter } from "../../core/limits/sliding-window";
+import { MemoryLimitCounter } from "../limits-memory/memory-limit-counter";
 import { pgStoresPerTest } from "../../../tests/support/pg-stores";
-import type { LimitTake } from "./target-ports";
+import type { LimitTake } from "../../ports/limit-counter";
 
 const pg = pgStoresPerTest();
 
@@ -61,6 +62,24 @@ describe("PgLimitCounter", () => {
     }
     // The sequence runs into every limit often, not only under them.
     expect(refused).toBeGreaterThan(40);
+  });
+
+  it("answers as MemoryLimitCounter (sql.js mode), one key under two limits and a take-if-first-allowed first key included", async () => {
+    const s = await pg.open();
+    const memory = new MemoryLimitCounter();
+    const rnd = random(48);
+    const modes: LimitTake["mode"][] = ["take", "peek", "take-if-first-allowed"];
+    let now = 1_780_000_000_000;
+    for (let step = 0; step < 300; step++) {
+      now += Math.floor(rnd() * 200);
+      const keys: LimitTake[] = Array.from({ length: 1 + Math.floor(rnd() * 3) }, () => ({
+        key: `k${Math.floor(rnd() * 3)}`,
+        limit: rnd() < 0.5 ? 2 : 4,
+        windowMs: rnd() < 0.5 ? 1_000 : 1_500,
+        mode: modes[Math.floor(rnd() * 3)]!,
+      }));
+      expect(await s.limits.take(keys, now), `step ${step}`).toEqual(await memory.take(keys, now));
+    }
   });
 
   it("never admits more than the limit when two instances take the same keys at once", async () => {

@@ -1,8 +1,14 @@
 import type { LimitDecision } from "../../core/limits/sliding-window";
+import type { LimitCounter, LimitTake } from "../../ports/limit-counter";
 import type { PgDatabase } from "./pool";
-import type { LimitCounter, LimitTake } from "./target-ports";
 
 const resetSec = (ms: number): number => Math.max(1, Math.ceil(ms / 1000));
+
+/**
+ * A key counts separately per (limit, window), as MemoryLimitCounter keeps one limiter per
+ * pair: a key asked under another limit (a changed config) starts its own count there too.
+ */
+const rowKey = (k: LimitTake): string => `${k.limit}/${Math.ceil(k.windowMs)}|${k.key}`;
 
 /**
  * Rate-limit counts shared by every instance: SlidingWindowLimiter's exact sliding-window log,
@@ -17,7 +23,7 @@ export class PgLimitCounter implements LimitCounter {
     const at = Math.floor(now);
     const rows = await this.db.query<{ allowed: boolean; counted: number; oldest: number | null }>(
       "SELECT allowed, counted, oldest FROM relay_limit_take($1::text[], $2::integer[], $3::bigint[], $4::text[], $5::bigint) ORDER BY ord",
-      [keys.map((k) => k.key), keys.map((k) => k.limit), keys.map((k) => Math.ceil(k.windowMs)), keys.map((k) => k.mode), at],
+      [keys.map(rowKey), keys.map((k) => k.limit), keys.map((k) => Math.ceil(k.windowMs)), keys.map((k) => k.mode), at],
     );
     return keys.map((k, i) => {
       const r = rows[i]!;

@@ -13,7 +13,8 @@ export const MIGRATION_LOCK = "32199752389063223";
  * One request's limit keys in one round trip. Rows are created or locked in key order first
  * (INSERT … ON CONFLICT DO UPDATE over the sorted keys), so two requests sharing keys queue on
  * the rows instead of deadlocking; then each key is decided in the request's order, because
- * 'take-if-first-allowed' (the /48 site rule) depends on the first key's answer.
+ * 'take-if-first-allowed' (the /48 site rule) depends on the first key's answer (as the first key
+ * itself, it is a peek, as in MemoryLimitCounter).
  * Per key it answers whether it was allowed, how many times are now counted and the oldest of them.
  */
 const LIMIT_TAKE_FUNCTION = `
@@ -25,7 +26,7 @@ DECLARE
   kept bigint[];
   ok boolean;
   taking boolean;
-  first_allowed boolean := true;
+  first_allowed boolean := false;
 BEGIN
   INSERT INTO limit_counters AS c (key, times, window_ms, last_at)
     SELECT k, '{}', 0, 0 FROM (SELECT DISTINCT unnest(p_keys) AS k) s ORDER BY k

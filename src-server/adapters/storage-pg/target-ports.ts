@@ -4,7 +4,6 @@
  * re-export from src-server/ports and the stores gain their `implements` clauses.
  */
 import type { Network } from "../../../src-shared/networks";
-import type { LimitDecision } from "../../core/limits/sliding-window";
 import type { NewRelayRecord, RelayRecord } from "../../ports/relay-store";
 
 /** NewRelayRecord.holder: the instance that created the record (and holds its nullifier's lock). */
@@ -61,13 +60,4 @@ export interface Coordination {
   close(): Promise<void>;
 }
 
-export interface LimitTake {
-  key: string;
-  limit: number;
-  windowMs: number;
-  mode: "take" | "peek" | "take-if-first-allowed";
-}
-
-export interface LimitCounter {
-  take(keys: LimitTake[], now: number): Promise<LimitDecision[]>;
-}
+export type { LimitCounter, LimitTake } from "../../ports/limit-counter";
