@@ -8,7 +8,7 @@ import { DurableDb } from "../../src-server/adapters/storage-sqljs/durable-db";
 import { MIGRATIONS, SQL_FUNCTIONS } from "../../src-server/adapters/storage-sqljs/schema-migrations";
 import { SqlTreeStore } from "../../src-server/adapters/storage-sqljs/tree-store";
 import { MerkleTree } from "../../src-server/core/merkle/tree";
-import { BENCH_MINT, BENCH_NETWORK, leafMeta, makeLeaves, tempDir, toDecimal } from "../lib/data";
+import { BENCH_MINT, BENCH_NETWORK, FENCE, leafMeta, makeLeaves, tempDir, toDecimal } from "../lib/data";
 import type { CaseResult, Metric } from "../lib/metric";
 import { jsonClient, type JsonClient } from "../lib/http-client";
 import { fmtPoseidonHash } from "../lib/peer";
@@ -49,7 +49,7 @@ async function measurePersisted(
     const one = async (i: number): Promise<void> => {
       const r = tree.append(leaves.subarray(32 * i, 32 * i + 32));
       if (!r.ok) throw new Error(r.error);
-      await store.saveAppend(pool, r.value, String(i + 1), metas[i]!);
+      await store.saveAppend(pool, r.value, String(i + 1), metas[i]!, FENCE);
     };
     for (let i = 0; i < WARM; i++) await one(i);
     log(`ours: ${N} one-leaf appends, each persisted (fsync on)`);

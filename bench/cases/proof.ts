@@ -65,9 +65,9 @@ const proof: BenchCase = {
       const t0 = performance.now();
       const db = await DurableDb.open({ dir, migrations: MIGRATIONS, functions: SQL_FUNCTIONS, snapshotIntervalMs: 0 });
       const store = new SqlTreeStore(db);
-      const pool = store.listPools().find((p) => p.mint === BENCH_MINT);
+      const pool = (await store.listPools()).find((p) => p.mint === BENCH_MINT);
       if (!pool) throw new Error("prepared pool missing");
-      store.loadTree(pool, tree);
+      await store.loadTree(pool, tree);
       loadMs = performance.now() - t0;
       await db.close();
     } finally {

@@ -11,7 +11,7 @@ import { DurableDb } from "../../src-server/adapters/storage-sqljs/durable-db";
 import { MIGRATIONS, SQL_FUNCTIONS } from "../../src-server/adapters/storage-sqljs/schema-migrations";
 import { SqlTreeStore } from "../../src-server/adapters/storage-sqljs/tree-store";
 import { MerkleTree } from "../../src-server/core/merkle/tree";
-import { BENCH_MINT, BENCH_NETWORK, copyPool, leafMeta, makeLeaves, preparedPool, ROOT, tempDir } from "../lib/data";
+import { BENCH_MINT, BENCH_NETWORK, copyPool, FENCE, leafMeta, makeLeaves, preparedPool, ROOT, tempDir } from "../lib/data";
 import type { Metric } from "../lib/metric";
 import { startRelayChild, type ListeningProcess } from "../lib/proc";
 import { fmtNum } from "../lib/stats";
@@ -95,14 +95,14 @@ async function inProcessStall(src: string): Promise<{ maxMs: number; snapshotMs:
     const hasher = await createFastPoseidonHasher();
     const db = await DurableDb.open({ dir, migrations: MIGRATIONS, functions: SQL_FUNCTIONS, snapshotIntervalMs: 0 });
     const store = new SqlTreeStore(db);
-    const pool = store.listPools()[0]!;
+    const pool = (await store.listPools())[0]!;
     const tree = new MerkleTree(hasher);
-    store.loadTree(pool, tree);
+    await store.loadTree(pool, tree);
     const first = tree.nextIndex;
     const r = tree.append(makeLeaves(1000, 99));
     if (!r.ok) throw new Error(r.error);
     const t0 = performance.now();
-    await store.saveAppend(pool, r.value, String(first + 1000), leafMeta(first, 1000, 9));
+    await store.saveAppend(pool, r.value, String(first + 1000), leafMeta(first, 1000, 9), FENCE);
     const appendMs = performance.now() - t0;
     const h = monitorEventLoopDelay({ resolution: 1 });
     // A timer keeps the loop turning so a pause shows up as one late tick.
@@ -166,9 +166,9 @@ async function killOnce(src: string, when: { afterAcks: number; step?: string })
     const db = await DurableDb.open({ dir, migrations: MIGRATIONS, functions: SQL_FUNCTIONS, snapshotIntervalMs: 0 });
     try {
       const store = new SqlTreeStore(db);
-      const pool = store.listPools()[0]!;
+      const pool = (await store.listPools())[0]!;
       const tree = new MerkleTree(hasher);
-      store.loadTree(pool, tree);
+      await store.loadTree(pool, tree);
       return { acked, restartedAt: tree.nextIndex, sameRoot: roots.get(tree.nextIndex) === toHex(tree.root()), killedAt };
     } finally {
       await db.close();

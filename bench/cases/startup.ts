@@ -56,11 +56,11 @@ async function openAndLoad(src: string): Promise<{ openMs: number; loadMs: numbe
     const openMs = performance.now() - t;
     const rssAfterOpen = rssMb();
     const store = new SqlTreeStore(db);
-    const pool = store.listPools().find((p) => p.mint === BENCH_MINT);
+    const pool = (await store.listPools()).find((p) => p.mint === BENCH_MINT);
     if (!pool) throw new Error("prepared pool missing");
     const tree = new MerkleTree(hasher);
     t = performance.now();
-    store.loadTree(pool, tree);
+    await store.loadTree(pool, tree);
     const loadMs = performance.now() - t;
     const rssAfterLoad = rssMb();
     await db.close();

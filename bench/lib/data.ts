@@ -11,6 +11,7 @@ import { DurableDb } from "../../src-server/adapters/storage-sqljs/durable-db";
 import { MIGRATIONS, SQL_FUNCTIONS } from "../../src-server/adapters/storage-sqljs/schema-migrations";
 import { SqlTreeStore } from "../../src-server/adapters/storage-sqljs/tree-store";
 import { MerkleTree } from "../../src-server/core/merkle/tree";
+import type { Fence } from "../../src-server/ports/coordination";
 import type { IndexedLeaf } from "../../src-server/ports/tree-store";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -68,11 +69,24 @@ export function fakeSignature(i: number, salt = 0): string {
   return Buffer.from(s, "latin1").toString("latin1");
 }
 
+/** The bench writes as the only instance on its store (sql.js ignores the fence). */
+export const FENCE: Fence = { network: "mainnet", holder: "bench", epoch: 1 };
+
+/** sql.js keeps leaves in the tree's pages, not beside their metadata: the bench's metadata leaves them out. */
+const NOT_KEPT = new Uint8Array(32);
+
 export function leafMeta(first: number, count: number, salt = 0): IndexedLeaf[] {
   const out: IndexedLeaf[] = [];
   // Deposits of 1 token (6 decimals), as the prepared pools' leaves stand for.
   for (let i = 0; i < count; i++)
-    out.push({ leafIndex: first + i, signature: fakeSignature(first + i, salt), slot: 1000 + ((first + i) >> 2), kind: "deposit", amount: 1_000_000n });
+    out.push({
+      leafIndex: first + i,
+      commitment: NOT_KEPT,
+      signature: fakeSignature(first + i, salt),
+      slot: 1000 + ((first + i) >> 2),
+      kind: "deposit",
+      amount: 1_000_000n,
+    });
   return out;
 }
 
@@ -144,7 +158,7 @@ export async function buildPersistedPool(
     const r = tree.append(leaves.subarray(first * 32, (first + count) * 32));
     if (!r.ok) throw new Error(`append: ${r.error}`);
     const b = performance.now();
-    await store.saveAppend(pool, r.value, String(first + count), meta);
+    await store.saveAppend(pool, r.value, String(first + count), meta, FENCE);
     saveMs += performance.now() - b;
     appendMs += b - a;
   }

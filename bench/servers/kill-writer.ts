@@ -14,7 +14,7 @@ import { DurableDb } from "../../src-server/adapters/storage-sqljs/durable-db";
 import { MIGRATIONS, SQL_FUNCTIONS } from "../../src-server/adapters/storage-sqljs/schema-migrations";
 import { SqlTreeStore } from "../../src-server/adapters/storage-sqljs/tree-store";
 import { MerkleTree } from "../../src-server/core/merkle/tree";
-import { leafMeta, makeLeaves } from "../lib/data";
+import { FENCE, leafMeta, makeLeaves } from "../lib/data";
 
 const [dir, pageArg] = process.argv.slice(2);
 if (!dir || !pageArg) throw new Error("usage: kill-writer <dir> <leaves per append>");
@@ -31,9 +31,9 @@ const db = await DurableDb.open({
   crashPoint: (step) => out(`step ${step}`),
 });
 const store = new SqlTreeStore(db);
-const pool = store.listPools()[0]!;
+const pool = (await store.listPools())[0]!;
 const tree = new MerkleTree(hasher);
-store.loadTree(pool, tree);
+await store.loadTree(pool, tree);
 out(`ready ${tree.nextIndex} ${toHex(tree.root())}`);
 // Leaves for this run, seeded by the starting index: a restarted writer continues with different leaves.
 const fresh = makeLeaves(page * 10_000, 1000 + tree.nextIndex);
@@ -42,6 +42,6 @@ for (let k = 0; ; k++) {
   const r = tree.append(fresh.subarray((k % 10_000) * page * 32, ((k % 10_000) + 1) * page * 32));
   if (!r.ok) throw new Error(r.error);
   out(`root ${first + page} ${toHex(r.value.root)}`);
-  await store.saveAppend(pool, r.value, String(first + page), leafMeta(first, page, 5));
+  await store.saveAppend(pool, r.value, String(first + page), leafMeta(first, page, 5), FENCE);
   out(`ack ${first + page}`);
 }

@@ -101,7 +101,7 @@ export async function runSanctionsCli(argv: readonly string[], io: SanctionsCliI
           return 0;
         }
         case "list": {
-          const list = overrides.list();
+          const list = await overrides.list();
           out(
             list.length
               ? list.map((o) => `${o.action.padEnd(6)} ${o.address}  ${new Date(o.createdAt).toISOString()}  ${o.reason}`).join("\n")
@@ -111,7 +111,7 @@ export async function runSanctionsCli(argv: readonly string[], io: SanctionsCliI
           return 0;
         }
         case "history": {
-          const h = overrides.history(address);
+          const h = await overrides.history(address);
           out(h.length ? h.map((c) => `${new Date(c.at).toISOString()}  ${c.change.padEnd(6)} ${c.address}  ${c.reason}`).join("\n") : "no changes", h);
           return 0;
         }

@@ -6,7 +6,6 @@ import { loadOrCreateSigner } from "../adapters/keys/stored-signer";
 import { MemoryLimitCounter } from "../adapters/limits-memory/memory-limit-counter";
 import type { RelayLogger } from "../adapters/log-pino/relay-logger";
 import type { ReloadingSanctionsList } from "../adapters/sanctions-file/sanctions-list";
-import { SqlComplianceLog } from "../adapters/storage-sqljs/compliance-log";
 import type { DurableDb } from "../adapters/storage-sqljs/durable-db";
 import { MemoizingVerifier } from "../adapters/verifier-groth16/memoizing-verifier";
 import type { RelayConfig } from "../config/schema";
@@ -15,6 +14,7 @@ import type { ChainBackend } from "../ports/chain";
 import type { ComplianceLog } from "../ports/compliance-log";
 import type { RelayStore } from "../ports/relay-store";
 import type { RevertStore } from "../ports/revert-store";
+import type { Stores } from "../ports/stores";
 import type { SecretStore } from "../ports/secret-store";
 import type { SwapVenue } from "../ports/swap-venue";
 import type { HealthService } from "../services/health";
@@ -32,6 +32,7 @@ import { checkVerifyingKeys, startProgramGuard } from "./program-check";
 import { relayApp } from "./relay-app";
 import { relayServices } from "./relay-services";
 import { loadSanctions } from "./sanctions";
+import { liveInstances, startOrphanSweep } from "./instances";
 import { openStorage } from "./storage";
 
 export interface Relay extends RelayApp {
@@ -39,7 +40,10 @@ export interface Relay extends RelayApp {
   relayStore: RelayStore;
   health: HealthService;
   meta: { version: string };
-  db: DurableDb;
+  /** Every store the relay has (one engine). */
+  stores: Stores;
+  /** The sql.js database under `stores`, for tests that read it directly. */
+  db?: DurableDb;
   indexer: IndexerService;
   sanctions: ReloadingSanctionsList;
   sanctionsOverrides: SanctionsOverrides;
@@ -94,7 +98,8 @@ async function compose(config: RelayConfig, opts: ComposeOptions, stack: Teardow
   const keyCheck = checkVerifyingKeys(config, log);
   // Metrics, alerts and the relay-state events (ops.ts; docs/operations.md).
   const ops = new Ops(config, log, opts.logger ?? null);
-  const { db, hasher, verifierStarting, verifierPool } = await openStorage(config, log, stack);
+  const version = packageVersion();
+  const { db, stores, hasher, verifierStarting, verifierPool } = await openStorage(config, log, stack, version);
   await step("store");
   // Headless: <dataDir>/keys/*.json, mode 0600; the desktop host passes a safeStorage-backed store.
   const secrets = opts.secrets ?? new FileSecretStore(path.join(config.dataDir, "keys"));
@@ -104,9 +109,9 @@ async function compose(config: RelayConfig, opts: ComposeOptions, stack: Teardow
   // Listening does not wait for the verifier's workers to boot; a proof waits for them. A key that cannot be read or parsed has failed by now and still stops the start.
   await Promise.race([verifierStarting, Promise.resolve(null)]);
   const verifier = new MemoizingVerifier(verifierPool);
-  const sanctions = await loadSanctions(config, db, log, stack);
+  const sanctions = await loadSanctions(config, stores.sanctionsOverrides, log, stack);
   await step("sanctions");
-  const complianceLog = new SqlComplianceLog(db);
+  const complianceLog = stores.compliance;
   const complianceKey = loadOrCreateSigner(secrets, "compliance");
   log(`compliance key: ${complianceKey.address} (ed25519, GET /compliance/public_key)`);
 
@@ -124,19 +129,27 @@ async function compose(config: RelayConfig, opts: ComposeOptions, stack: Teardow
   const swapVenues = swapVenuesOf(config, sandboxes);
   const swaps = new SwapRoutingService(swapVenues, config.swap);
   const { developmentKeyNetworks } = keyCheck;
-  const admin = prepareConsoleAdmin({ config, db, secrets, sandboxNetworks: new Set(sandboxes.keys()), developmentKeyNetworks, log });
+  const admin = await prepareConsoleAdmin({
+    config,
+    store: stores.console,
+    db,
+    secrets,
+    sandboxNetworks: new Set(sandboxes.keys()),
+    developmentKeyNetworks,
+    log,
+  });
 
-  const indexer = await startIndexer({ db, chains, hasher, programIds, log });
+  const indexer = await startIndexer({ tree: stores.tree, coordination: stores.coordination, chains, hasher, programIds, log });
   await step("indexer");
   const follower = await startFollower({ indexer, solanaNetworks, subscribers: connected.subscribers, log, stack });
   await step("follower");
 
-  const services = relayServices({ config, db, hasher, indexer, chains, verifier, sanctions, complianceLog, complianceKey, admin, guard, swaps, ops, log });
-  await services.relay.reconcileInterrupted();
+  const services = relayServices({ config, stores, hasher, indexer, chains, verifier, sanctions, complianceLog, complianceKey, admin, guard, swaps, ops, log });
+  await services.relay.reconcileInterrupted(await liveInstances(stores));
+  startOrphanSweep(services.relay, stores, log, stack);
   await step("reconcile");
 
-  const health = healthChecks({ db, chains, sandboxes, admin, indexer, follower: solanaNetworks.size ? follower : null, sanctions: sanctions.list, guard });
-  const version = packageVersion();
+  const health = healthChecks({ stores, chains, sandboxes, admin, indexer, follower: solanaNetworks.size ? follower : null, sanctions: sanctions.list, guard });
   const app = relayApp({
     config,
     ...(opts.consoleDir ? { consoleDir: opts.consoleDir } : {}),
@@ -165,7 +178,23 @@ async function compose(config: RelayConfig, opts: ComposeOptions, stack: Teardow
   // The metrics collectors, the fee-payer watch and the alerts close first.
   stack.defer("metrics, fee-payer watch and alerts", () => ops.close());
   const { relay } = services;
-  ops.attach(opsSources({ db, verifierPool, indexer, follower, chains, limits: app.limits, relay, faults: admin.faults, health, sanctions, guard, version }));
+  await ops.attach(
+    opsSources({
+      db,
+      alerts: stores.alerts,
+      verifierPool,
+      indexer,
+      follower,
+      chains,
+      limits: app.limits,
+      relay,
+      faults: admin.faults,
+      health,
+      sanctions,
+      guard,
+      version,
+    }),
+  );
   health.add("rate-limits", () => {
     const refused = app.limits.stats().reduce((s, x) => s + x.refusals, 0);
     return [{ name: "rate-limits", ok: true, detail: `${refused} requests refused since start` }];
@@ -178,6 +207,7 @@ async function compose(config: RelayConfig, opts: ComposeOptions, stack: Teardow
     health,
     chains,
     relayStore: services.relayStore,
+    stores,
     db,
     indexer,
     sanctions: sanctions.list,

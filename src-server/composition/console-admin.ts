@@ -1,13 +1,13 @@
 import type { AdminNetworkProgram } from "../../src-shared/api/admin";
 import { publicKeyBytesOrThrow } from "../../src-shared/encoding/base58";
 import type { Network } from "../../src-shared/networks";
-import { SqlConsoleStore } from "../adapters/storage-sqljs/console-store";
 import type { DurableDb } from "../adapters/storage-sqljs/durable-db";
 import type { RelayConfig } from "../config/schema";
 import type { AlertsConsole } from "../http/routes/admin/alerts";
 import type { AdminRouteDeps } from "../http/routes/admin/index";
 import type { RelayLogLines } from "../http/routes/admin/relays";
 import type { ChainBackend } from "../ports/chain";
+import type { ConsoleStore } from "../ports/console-store";
 import type { SandboxLedger } from "../ports/sandbox-ledger";
 import type { SecretStore } from "../ports/secret-store";
 import { SandboxFaults } from "../services/admin/sandbox-faults";
@@ -64,25 +64,26 @@ export interface ConsoleAdmin {
  * pipeline and health need first (pause switches, sandbox faults, the
  * operator token), then what the /admin routes read, over the built services.
  */
-export function prepareConsoleAdmin(opts: {
+export async function prepareConsoleAdmin(opts: {
   config: RelayConfig;
+  store: ConsoleStore;
+  /** The sql.js store's journal and snapshot figures for the Health page. */
   db: DurableDb;
   secrets: SecretStore;
   sandboxNetworks: ReadonlySet<Network>;
   /** Solana networks started on the development verifying key (the console's red banner). */
   developmentKeyNetworks?: readonly Network[];
   log: (line: string) => void;
-}): ConsoleAdmin {
-  const { config, db, secrets, log } = opts;
-  const store = new SqlConsoleStore(db);
+}): Promise<ConsoleAdmin> {
+  const { config, store, db, secrets, log } = opts;
   const operatorToken = config.operatorToken
     ? OperatorToken.fromConfigured(config.operatorToken)
     : OperatorToken.loadOrCreate(secrets, (token) => operatorTokenNotice(token, config.dataDir).forEach((line) => log(line)));
   log(
     `console: operator token ${operatorToken.source === "configured" ? "from configuration" : "generated earlier (hash in the data dir)"}, fingerprint ${operatorToken.fingerprint}`,
   );
-  const pauses = new PauseService(store);
-  const fees = new FeeSchedule(config.fees, store, config.fees.graceSec * 1000);
+  const pauses = await PauseService.open(store);
+  const fees = await FeeSchedule.open(config.fees, store, config.fees.graceSec * 1000);
   const faults = new SandboxFaults(opts.sandboxNetworks);
   const retention = new RetentionJob(store, config.console.retentionDays, log);
 

@@ -2,8 +2,8 @@
 import type { Network } from "../../src-shared/networks";
 import type { SandboxChain } from "../adapters/chain-sandbox/sandbox-chain";
 import type { ReloadingSanctionsList } from "../adapters/sanctions-file/sanctions-list";
-import type { DurableDb } from "../adapters/storage-sqljs/durable-db";
 import type { ChainBackend } from "../ports/chain";
+import type { Stores } from "../ports/stores";
 import type { PauseService } from "../services/admin/pause-service";
 import type { SandboxFaults } from "../services/admin/sandbox-faults";
 import type { ChainFollower } from "../services/chain-follower";
@@ -12,7 +12,7 @@ import type { IndexerService } from "../services/indexer";
 import type { ProgramGuard } from "../services/program-guard";
 
 export function healthChecks(deps: {
-  db: DurableDb;
+  stores: Pick<Stores, "check">;
   chains: ReadonlyMap<Network, ChainBackend>;
   sandboxes: ReadonlyMap<Network, SandboxChain>;
   admin: { faults: SandboxFaults; pauses: PauseService };
@@ -23,13 +23,12 @@ export function healthChecks(deps: {
   /** The deployed program check (services/program-guard.ts), when a Solana network runs one. */
   guard: ProgramGuard | null;
 }): HealthService {
-  const { db, chains, sandboxes, indexer, follower, sanctions, guard } = deps;
+  const { stores, chains, sandboxes, indexer, follower, sanctions, guard } = deps;
   const { faults, pauses } = deps.admin;
   const health = new HealthService();
-  health.add("store", () => {
-    db.get("SELECT 1 AS x");
-    const failure = db.failure;
-    return [{ name: "store", ok: !failure, detail: failure ? failure.message : `journal ${db.stats.journalBytes} bytes, ${db.stats.writes} writes` }];
+  health.add("store", async () => {
+    const { ok, detail } = await stores.check();
+    return [{ name: "store", ok, detail }];
   });
   for (const chain of chains.values())
     health.add(

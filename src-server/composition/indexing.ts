@@ -8,16 +8,17 @@ import type { FieldHasher } from "../../src-shared/crypto/hasher";
 import type { Network } from "../../src-shared/networks";
 import { treeAddress } from "../../src-shared/solana/pda";
 import type { MintSubscribe } from "../adapters/chain-solana/follower-subscribe";
-import type { DurableDb } from "../adapters/storage-sqljs/durable-db";
-import { SqlTreeStore } from "../adapters/storage-sqljs/tree-store";
 import type { ChainBackend } from "../ports/chain";
+import type { Coordination } from "../ports/coordination";
+import type { TreeStore } from "../ports/tree-store";
 import { ChainFollower, type FollowedNetwork } from "../services/chain-follower";
 import { IndexerService } from "../services/indexer";
 import type { TeardownStack } from "../teardown";
 
 /** Every enabled pool's tree, from the store and then its chain; each pool's tree account address computed once. */
 export async function startIndexer(deps: {
-  db: DurableDb;
+  tree: TreeStore;
+  coordination: Coordination;
   chains: ReadonlyMap<Network, ChainBackend>;
   hasher: FieldHasher;
   programIds: ReadonlyMap<Network, Uint8Array>;
@@ -25,7 +26,7 @@ export async function startIndexer(deps: {
 }): Promise<IndexerService> {
   const treeAddresses = new Map<string, string>();
   const indexer = new IndexerService(
-    new SqlTreeStore(deps.db),
+    deps.tree,
     deps.chains,
     deps.hasher,
     (n, mint) => {
@@ -35,6 +36,7 @@ export async function startIndexer(deps: {
       return a;
     },
     deps.log,
+    deps.coordination,
   );
   await indexer.start();
   return indexer;

@@ -2,6 +2,7 @@
 import type { Network } from "../../src-shared/networks";
 import type { DurableDb } from "../adapters/storage-sqljs/durable-db";
 import type { RateLimits } from "../http/middleware/rate-limit";
+import type { AlertStore } from "../ports/alert-store";
 import type { ChainBackend } from "../ports/chain";
 import type { SandboxFaults } from "../services/admin/sandbox-faults";
 import type { ChainFollower } from "../services/chain-follower";
@@ -14,7 +15,8 @@ import type { OpsSources } from "./ops";
 import type { Sanctions } from "./sanctions";
 
 export function opsSources(deps: {
-  db: DurableDb;
+  db: DurableDb | null;
+  alerts: AlertStore;
   verifierPool: { readonly pending: number };
   indexer: IndexerService;
   follower: ChainFollower;
@@ -31,6 +33,7 @@ export function opsSources(deps: {
   const lag = (): ReturnType<typeof poolLag> => poolLag(deps.indexer, deps.follower);
   return {
     db: deps.db,
+    alerts: deps.alerts,
     verifierQueueDepth: () => deps.verifierPool.pending,
     indexer: () => lag().map((p) => ({ ...p, drift: p.drift !== null })),
     rpcEndpoints: () => [...chains.values()].flatMap((c) => (c.rpcEndpoints ? c.rpcEndpoints().map((e) => ({ network: c.network, ...e })) : [])),

@@ -9,7 +9,7 @@ import path from "node:path";
 import { ALERT_RULES, type AdminAlerts, type AlertItem, type AlertRuleSettings } from "../../src-shared/api/alerts";
 import type { Network } from "../../src-shared/networks";
 import { err, ok, type Result } from "../../src-shared/result";
-import { SqlAlertStore } from "../adapters/storage-sqljs/alert-store";
+import type { AlertStore } from "../ports/alert-store";
 import { WebhookSender, notificationText } from "../adapters/webhook/webhook-sender";
 import { applyAlertRules } from "../config/load-ops";
 import type { SanctionsStatus } from "../ports/sanctions";
@@ -31,7 +31,9 @@ import { FeePayerWatch } from "../services/fee-payer-watch";
 import { observeRelayStore, observeRevertStore } from "../services/relay-events";
 
 export interface OpsSources {
-  db: DurableDb;
+  /** The sql.js store's journal and snapshot sizes (metrics); null on an engine without them. */
+  db: DurableDb | null;
+  alerts: AlertStore;
   verifierQueueDepth(): number;
   indexer: MetricSources["indexer"];
   rpcEndpoints: MetricSources["rpcEndpoints"];
@@ -79,6 +81,7 @@ export class Ops {
       store: () =>
         need(
           (s) => {
+            if (!s.db) return { journalBytes: 0, snapshotBytes: null, lastSnapshotAt: null };
             let snapshotBytes: number | null;
             try {
               snapshotBytes = statSync(path.join(config.dataDir, SNAPSHOT_FILE)).size;
@@ -149,7 +152,7 @@ export class Ops {
   }
 
   /** Everything metrics read, once it exists; starts the fee-payer watch. */
-  attach(sources: OpsSources): void {
+  async attach(sources: OpsSources): Promise<void> {
     this.sources = sources;
     this.feePayers = new FeePayerWatch(sources.feePayerBalances);
     this.feePayers.start(this.config.metrics.feePayerSampleSec * 1000);
@@ -165,8 +168,8 @@ export class Ops {
       log: this.log,
     });
     const feePayers = this.feePayers;
-    this.alerts = new AlertService({
-      store: new SqlAlertStore(sources.db),
+    this.alerts = await AlertService.open({
+      store: sources.alerts,
       configRules: a.rules,
       repeatMin: a.repeatMin,
       sources: {
@@ -220,12 +223,12 @@ export class Ops {
     return logger ? (id) => logger.linesOf(id) : null;
   }
 
-  private alertsView(): AdminAlerts {
+  private async alertsView(): Promise<AdminAlerts> {
     const a = this.config.alerts;
     return {
       enabled: a.enabled && this.alerts !== null,
       active: this.alerts?.active() ?? [],
-      history: this.alerts?.history(100) ?? [],
+      history: (await this.alerts?.history(100)) ?? [],
       rules: this.alerts?.rules() ?? a.rules,
       configRules: a.rules,
       repeatMin: a.repeatMin,

@@ -7,16 +7,13 @@ import type { FieldHasher } from "../../src-shared/crypto/hasher";
 import type { Network } from "../../src-shared/networks";
 import { verifyEd25519Native } from "../../src-shared/node/ed25519-native";
 import type { Signer } from "../../src-shared/node/keypair-file";
-import { SqlAuthStore } from "../adapters/storage-sqljs/auth-store";
-import type { DurableDb } from "../adapters/storage-sqljs/durable-db";
-import { SqlRelayStore } from "../adapters/storage-sqljs/relay-store";
-import { SqlRevertStore } from "../adapters/storage-sqljs/revert-store";
 import type { RelayConfig } from "../config/schema";
 import type { ChainBackend } from "../ports/chain";
 import type { ComplianceLog } from "../ports/compliance-log";
 import type { ProofVerifier } from "../ports/proof-verifier";
 import type { RelayStore } from "../ports/relay-store";
 import type { RevertStore } from "../ports/revert-store";
+import type { Stores } from "../ports/stores";
 import { AuthService } from "../services/auth";
 import { ComplianceService, recordingSanctionsList } from "../services/compliance";
 import type { IndexerService } from "../services/indexer";
@@ -40,7 +37,7 @@ export interface RelayServices {
 
 export function relayServices(deps: {
   config: RelayConfig;
-  db: DurableDb;
+  stores: Stores;
   hasher: FieldHasher;
   indexer: IndexerService;
   chains: ReadonlyMap<Network, ChainBackend>;
@@ -54,15 +51,15 @@ export function relayServices(deps: {
   ops: Ops;
   log: (line: string) => void;
 }): RelayServices {
-  const { config, db, hasher, indexer, chains, admin, guard, ops, log } = deps;
+  const { config, stores, hasher, indexer, chains, admin, guard, ops, log } = deps;
   const sanctions = deps.sanctions.list;
-  const auth = new AuthService(new SqlAuthStore(db), {
+  const auth = new AuthService(stores.auth, {
     tokenTtlSec: config.auth.tokenTtlSec,
     maxAgeSec: config.auth.loginMaxAgeSec,
     maxFutureSec: config.auth.loginMaxFutureSec,
     verifySignature: verifyEd25519Native,
   });
-  const relayStore = ops.relayStore(new SqlRelayStore(db));
+  const relayStore = ops.relayStore(stores.relays);
   const relay = new RelayService({
     hasher,
     indexer,
@@ -74,6 +71,7 @@ export function relayServices(deps: {
     // A network whose program is no longer the key's refuses relays as a paused one does (503 RelayPaused, the reason named).
     pauses: guard ? { pausedReason: (n, mint) => guard.refusal(n) ?? admin.pauses.pausedReason(n, mint) } : admin.pauses,
     swaps: deps.swaps,
+    instanceId: stores.coordination.instanceId,
     log,
   });
   const compliance = new ComplianceService({
@@ -85,7 +83,7 @@ export function relayServices(deps: {
     onDecision: (network, outcome) => ops.metrics.onComplianceSignature(network, outcome),
     logLine: log,
   });
-  const revertStore = ops.revertStore(new SqlRevertStore(db));
+  const revertStore = ops.revertStore(stores.reverts);
   const reverts = new RevertService({
     hasher,
     chains,

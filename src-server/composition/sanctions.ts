@@ -1,9 +1,8 @@
 /** The sanctions list, loaded for the composition root (compose-relay.ts): its refresh's closer on the root's teardown stack. */
 import { configuredListSource } from "../adapters/sanctions-file/configured-source";
 import { ReloadingSanctionsList } from "../adapters/sanctions-file/sanctions-list";
-import type { DurableDb } from "../adapters/storage-sqljs/durable-db";
-import { SqlSanctionsStore } from "../adapters/storage-sqljs/sanctions-store";
 import type { RelayConfig } from "../config/schema";
+import type { SanctionsStore } from "../ports/sanctions";
 import { SanctionsOverrides } from "../services/sanctions-overrides";
 import type { TeardownStack } from "../teardown";
 
@@ -14,8 +13,7 @@ export interface Sanctions {
 }
 
 /** The configured list (URL or file), refreshed in the background; a start without one goes on, its compliance answers refused. */
-export async function loadSanctions(config: RelayConfig, db: DurableDb, log: (line: string) => void, stack: TeardownStack): Promise<Sanctions> {
-  const store = new SqlSanctionsStore(db);
+export async function loadSanctions(config: RelayConfig, store: SanctionsStore, log: (line: string) => void, stack: TeardownStack): Promise<Sanctions> {
   const list = new ReloadingSanctionsList({
     source: configuredListSource(config.sanctions, config.dataDir),
     store,

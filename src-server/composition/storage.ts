@@ -11,14 +11,19 @@ import { createFastPoseidonHasher, PREBUILT_WASM as PREBUILT_POSEIDON_WASM } fro
 import { lockDataDir } from "../adapters/storage-sqljs/data-dir-lock";
 import { DurableDb } from "../adapters/storage-sqljs/durable-db";
 import { MIGRATIONS, SQL_FUNCTIONS } from "../adapters/storage-sqljs/schema-migrations";
+import { openSqlStores } from "../adapters/storage-sqljs/sql-stores";
 import { deferredVerifier } from "../adapters/verifier-groth16/deferred-verifier";
 import { createGroth16Verifier } from "../adapters/verifier-groth16/worker-pool";
 import type { RelayConfig } from "../config/schema";
 import type { QueuedProofVerifier } from "../ports/proof-verifier";
+import type { Stores } from "../ports/stores";
 import type { TeardownStack } from "../teardown";
 
 export interface Storage {
+  /** The sql.js database itself, for what only it has (the sandbox ledger, journal and snapshot stats). */
   db: DurableDb;
+  /** Every store the relay has, over that database. */
+  stores: Stores;
   hasher: FieldHasher;
   /** The worker pool while it boots: a key that cannot be read or parsed rejects it early. */
   verifierStarting: Promise<QueuedProofVerifier>;
@@ -36,7 +41,7 @@ export function fastPoseidonPlaces(config: RelayConfig): string[] {
 }
 
 /** The verifier's workers and the Poseidon wasm boot while the store opens and replays; a failure of any throws once all have settled. */
-export async function openStorage(config: RelayConfig, log: (line: string) => void, stack: TeardownStack): Promise<Storage> {
+export async function openStorage(config: RelayConfig, log: (line: string) => void, stack: TeardownStack, version: string): Promise<Storage> {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   stack.defer("data dir lock", lockDataDir(config.dataDir));
   const verifierStarting = createGroth16Verifier(config.verifier.vkeyPath, {
@@ -55,12 +60,17 @@ export async function openStorage(config: RelayConfig, log: (line: string) => vo
   });
   const [hasherLoaded, dbOpened] = await Promise.allSettled([hasherLoading, dbOpening]);
   // The store closes after the verifier (registered first), as a proof refused at close is still written to it.
-  if (dbOpened.status === "fulfilled") stack.defer("store", () => dbOpened.value.close());
+  const opened: { db: DurableDb; stores: Stores } | { error: unknown } =
+    dbOpened.status === "fulfilled" ? { db: dbOpened.value, stores: openSqlStores(dbOpened.value, { version }) } : { error: dbOpened.reason };
+  if ("stores" in opened) {
+    const { stores } = opened;
+    stack.defer("store", () => stores.close());
+  }
   const verifierPool = deferredVerifier(verifierStarting, log);
   stack.defer("verifier workers", () => verifierPool.close());
-  if (dbOpened.status === "rejected") throw dbOpened.reason;
+  if ("error" in opened) throw opened.error;
   if (hasherLoaded.status === "rejected") throw hasherLoaded.reason;
-  const db = dbOpened.value;
+  const { db, stores } = opened;
   const hasher = hasherLoaded.value;
   // Protocol v2 (migration 11) set aside the sandbox pools a v1 store held: say so on every start.
   const archived = db.all<{ network: string; mint: string; leaves: number }>(
@@ -72,5 +82,5 @@ export async function openStorage(config: RelayConfig, log: (line: string) => vo
         `${archived.map((a) => `${a.network}/${a.mint} (${a.leaves} leaves)`).join(", ")}; relay, revert and compliance records are kept (console: Pools)`,
     );
   }
-  return { db, hasher, verifierStarting, verifierPool };
+  return { db, stores, hasher, verifierStarting, verifierPool };
 }

@@ -112,7 +112,11 @@ export type ChainRejection =
 
 /** Receives each attempt of a submission (durably recorded by the relay). */
 export interface SubmissionObserver {
-  attempt(a: SubmissionAttempt): Promise<void>;
+  /**
+   * False when the relay refuses the attempt (its record already has a verdict, e.g. another
+   * instance resolved it while this one was paused): a pending attempt refused is never sent.
+   */
+  attempt(a: SubmissionAttempt): Promise<boolean>;
 }
 
 /**
@@ -169,6 +173,12 @@ export interface ChainBackend {
   /** The program's tree account: what the indexer's root must equal. */
   treeAccount(mint: string): Promise<TreeAccount | null>;
   isNullifierSpent(mint: string, nullifierHash: Uint8Array): Promise<boolean>;
+  /**
+   * The chain's block height, which a transaction's lastValidBlockHeight is compared with: once
+   * past it, the transaction can no longer land. Null on a chain without expiry (the sandbox,
+   * whose submissions are synchronous: nothing is in flight once one returned).
+   */
+  blockHeight(): Promise<number | null>;
   /**
    * The signature of the transaction that spent the nullifier (created its
    * account), or null while it is unspent. Reconciles relays a crash

@@ -34,5 +34,5 @@ export interface ComplianceDecisionRecord extends ComplianceDecision {
 export interface ComplianceLog {
   /** Durable before it resolves. */
   record(d: ComplianceDecision): Promise<void>;
-  recent(limit: number, address?: string): ComplianceDecisionRecord[];
+  recent(limit: number, address?: string): Promise<ComplianceDecisionRecord[]>;
 }

@@ -74,38 +74,38 @@ export interface LeafCensus {
  * leaves, roots) plus its own state (pause switches, daily aggregates).
  */
 export interface ConsoleStore {
-  relays(q: RelayPageQuery): RelayRecord[];
-  relayById(id: string): RelayRecord | null;
-  relayCounts(f: RelayFilter): Partial<Record<RelayRecord["status"], number>>;
-  relaysByNullifier(nullifierHex: string): RelayRecord[];
+  relays(q: RelayPageQuery): Promise<RelayRecord[]>;
+  relayById(id: string): Promise<RelayRecord | null>;
+  relayCounts(f: RelayFilter): Promise<Partial<Record<RelayRecord["status"], number>>>;
+  relaysByNullifier(nullifierHex: string): Promise<RelayRecord[]>;
   /** Confirmed relays received from `fromMs` on: what fees were earned on. */
-  confirmedSince(fromMs: number): { receivedAt: number; network: Network; mint: string; depositSize: bigint; fee: bigint }[];
+  confirmedSince(fromMs: number): Promise<{ receivedAt: number; network: Network; mint: string; depositSize: bigint; fee: bigint }[]>;
   /** Deposit leaves the indexer applied to a pool (change leaves not counted), per bucket (`bucketMs` wide, aligned to the epoch). */
-  depositBuckets(network: Network, mint: string, fromMs: number, bucketMs: number): { at: number; count: number }[];
-  recentRoots(network: Network, mint: string, limit: number): { root: Uint8Array; nextIndex: number; at: number }[];
+  depositBuckets(network: Network, mint: string, fromMs: number, bucketMs: number): Promise<{ at: number; count: number }[]>;
+  recentRoots(network: Network, mint: string, limit: number): Promise<{ root: Uint8Array; nextIndex: number; at: number }[]>;
   /** A filled leaf's transaction and kind; `amount` is a deposit's (null for a change leaf, or a deposit indexed before v3 without one). */
   leaf(
     network: Network,
     mint: string,
     leafIndex: number,
-  ): { signature: string; slot: number; indexedAt: number; kind: "deposit" | "change"; amount: string | null } | null;
+  ): Promise<{ signature: string; slot: number; indexedAt: number; kind: "deposit" | "change"; amount: string | null } | null>;
   /**
    * The leaves of index `fromLeaf` to `toLeaf` (exclusive), by kind and standard bucket; null
    * for a pool the store does not have. Leaves are only ever appended, so censuses of
    * consecutive ranges add up.
    */
-  leafCensus(network: Network, mint: string, fromLeaf: number, toLeaf: number): LeafCensus | null;
-  dailyAggregates(fromDay: string): RelayDailyAggregate[];
+  leafCensus(network: Network, mint: string, fromLeaf: number, toLeaf: number): Promise<LeafCensus | null>;
+  dailyAggregates(fromDay: string): Promise<RelayDailyAggregate[]>;
   /**
    * Folds relay records received before `cutoffMs` into daily aggregates and
    * deletes them, atomically. Answers how many records went.
    */
   pruneRelaysBefore(cutoffMs: number): Promise<number>;
-  pauses(): StoredPause[];
+  pauses(): Promise<StoredPause[]>;
   setPause(p: StoredPause): Promise<void>;
   clearPause(network: Network, mint: string | null): Promise<void>;
-  feeOverrides(): StoredFeeOverride[];
+  feeOverrides(): Promise<StoredFeeOverride[]>;
   /** Pools set aside at a protocol upgrade (migration 11), newest first. */
-  archivedPools(): AdminArchivedPool[];
+  archivedPools(): Promise<AdminArchivedPool[]>;
   setFeeOverride(o: StoredFeeOverride): Promise<void>;
 }

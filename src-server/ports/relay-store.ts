@@ -26,6 +26,8 @@ export interface NewRelayRecord {
   relayer: string | null;
   minOut: bigint | null;
   receivedAt: number;
+  /** The relay instance that took the nullifier's lock (Coordination.instanceId): while it lives, only it sends. */
+  holder: string;
 }
 
 /** relay_swap only: the quote taken when the request arrived, and what the swap delivered. */
@@ -46,7 +48,9 @@ export interface SwapRecord {
   slippageSeenBps: number | null;
 }
 
-export interface RelayRecord extends NewRelayRecord {
+export interface RelayRecord extends Omit<NewRelayRecord, "holder"> {
+  /** Null on records written before instances were recorded. */
+  holder: string | null;
   status: RelayState["kind"];
   error: string | null;
   signature: string | null;
@@ -64,15 +68,23 @@ export interface RelayRecord extends NewRelayRecord {
 
 /** Relay records for the console; no client address is ever stored beside them. */
 export interface RelayStore {
-  /** Durable before it resolves: a relay is recorded before it is submitted. */
-  create(record: NewRelayRecord, first: RelayState): Promise<void>;
+  /**
+   * The nullifier's lock: "locked" (and nothing written) while another record of the same
+   * network, mint and nullifierHash has not failed. Durable before it resolves: a relay is
+   * recorded before it is submitted.
+   */
+  create(record: NewRelayRecord, first: RelayState): Promise<"created" | "locked">;
+  /** A record with a verdict (confirmed or failed) keeps it: advancing it writes nothing. */
   advance(id: string, state: RelayState): Promise<void>;
   /** relay_swap: records the quote, then again with the executed output. */
   recordSwap(id: string, swap: SwapRecord): Promise<void>;
-  /** Durable before it resolves: an attempt is on record (signature included) before it is sent. */
-  recordAttempt(id: string, attempt: SubmissionAttempt): Promise<void>;
-  get(id: string): RelayRecord | null;
+  /**
+   * Durable before it resolves: an attempt is on record (signature included) before it is sent.
+   * False, and nothing written, once the record has a verdict: the attempt must not be sent.
+   */
+  recordAttempt(id: string, attempt: SubmissionAttempt): Promise<boolean>;
+  get(id: string): Promise<RelayRecord | null>;
   /** Records without a verdict (neither confirmed nor failed): what a crash left in flight. */
-  unfinished(): RelayRecord[];
-  recent(limit: number): RelayRecord[];
+  unfinished(): Promise<RelayRecord[]>;
+  recent(limit: number): Promise<RelayRecord[]>;
 }

@@ -28,17 +28,17 @@ export interface RevertStore {
   create(record: NewRevertRecord, first: RevertState): Promise<void>;
   /** `deposit` fills in what the revert is about once the deposit was found. */
   advance(id: string, state: RevertState, deposit?: { mint: string; amount: bigint }): Promise<void>;
-  get(id: string): RevertRecord | null;
-  recent(limit: number): RevertRecord[];
+  get(id: string): Promise<RevertRecord | null>;
+  recent(limit: number): Promise<RevertRecord[]>;
   /**
    * When (requestedAt, Unix ms, ascending) the wallet's reverts requested since `sinceMs` that
    * paid out or are being sent (status processed or submitted) were asked for: its revert quota.
    * Sees a submission the moment advance() is called (before it is durable).
    */
-  paidOrSentSince(wallet: string, sinceMs: number): number[];
+  paidOrSentSince(wallet: string, sinceMs: number): Promise<number[]>;
   /**
    * Deposits paid back by reverts (status processed), per network and mint: funds that
    * reached the vault but never a leaf, and left it again (the console's Money page).
    */
-  paidBack(): { network: Network; mint: string; reverts: number; amount: bigint }[];
+  paidBack(): Promise<{ network: Network; mint: string; reverts: number; amount: bigint }[]>;
 }

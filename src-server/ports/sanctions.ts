@@ -65,11 +65,11 @@ export interface SanctionsVersionRecord {
 
 /** Operators' additions and removals on top of the loaded list, persisted; plus the versions in force. */
 export interface SanctionsStore {
-  overrides(): SanctionsOverride[];
+  overrides(): Promise<SanctionsOverride[]>;
   /** Sets (or replaces) the address's override and logs the change; durable before it resolves. */
   putOverride(o: SanctionsOverride): Promise<void>;
   /** Drops the address's override, logging why; false when it had none. */
   clearOverride(address: string, reason: string, at: number): Promise<boolean>;
-  history(address?: string): SanctionsOverrideChange[];
+  history(address?: string): Promise<SanctionsOverrideChange[]>;
   recordVersion(v: SanctionsVersionRecord): Promise<void>;
 }

@@ -1,5 +1,6 @@
 import type { Network } from "../../src-shared/networks";
 import type { AppendResult, MerkleTree } from "../core/merkle/tree";
+import type { Fence } from "./coordination";
 
 export interface StoredPool {
   id: number;
@@ -12,6 +13,8 @@ export interface StoredPool {
 
 export interface IndexedLeaf {
   leafIndex: number;
+  /** The leaf itself: a replica re-applies it from the store (appendsSince). */
+  commitment: Uint8Array;
   signature: string;
   slot: number;
   /** Protocol v3: a deposit's leaf, or the change leaf a withdrawal inserted. */
@@ -28,16 +31,34 @@ export interface LeafKind {
   amount: bigint | null;
 }
 
-/** Where the indexer's trees live between restarts. */
+/** One saved append, as a replica re-applies it: its leaves in order, and the root and leaf count after it. */
+export interface StoredAppend {
+  /** The pool's leaf count after this append. */
+  nextIndex: number;
+  root: Uint8Array;
+  leaves: IndexedLeaf[];
+}
+
+/**
+ * Where the indexer's trees live between restarts. Writes carry the writer's fence: a store
+ * shared by instances refuses (FencedOut, ports/store-errors.ts) a writer that no longer
+ * holds the network's follower lease under that epoch.
+ */
 export interface TreeStore {
-  listPools(): StoredPool[];
+  listPools(): Promise<StoredPool[]>;
   createPool(network: Network, mint: string): Promise<StoredPool>;
   /** Fills an empty tree with the pool's persisted nodes and recent roots. */
-  loadTree(pool: StoredPool, tree: MerkleTree): void;
+  loadTree(pool: StoredPool, tree: MerkleTree): Promise<void>;
   /** Persists one append (nodes, root, cursor, leaf metadata) atomically. */
-  saveAppend(pool: StoredPool, append: AppendResult, cursor: string | null, leaves: IndexedLeaf[]): Promise<void>;
+  saveAppend(pool: StoredPool, append: AppendResult, cursor: string | null, leaves: IndexedLeaf[], fence: Fence): Promise<void>;
   /** Moves the cursor past chain history that held no leaves (failed deposits, reverts). */
-  saveCursor(pool: StoredPool, cursor: string | null): Promise<void>;
+  saveCursor(pool: StoredPool, cursor: string | null, fence: Fence): Promise<void>;
+  /**
+   * The appends saved after the pool had `nextIndex` leaves, in order: what a replica
+   * (an instance that does not follow the chain) applies to catch up with the leader.
+   * Empty where this instance is always the leader (sql.js).
+   */
+  appendsSince(pool: StoredPool, nextIndex: number): Promise<StoredAppend[]>;
   /** The leaves from `from` up to (not including) `to`, in leaf order, as far as the store has them. */
-  listLeaves(pool: StoredPool, from: number, to: number): LeafKind[];
+  listLeaves(pool: StoredPool, from: number, to: number): Promise<LeafKind[]>;
 }

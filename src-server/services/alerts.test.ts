@@ -7,10 +7,10 @@ import type { FeePayerStatus } from "../ports/fee-payer-status";
 class MemoryAlertStore implements AlertStore {
   items: AlertItem[] = [];
   overrides: Partial<AlertRuleSettings> = {};
-  open() {
+  async open() {
     return this.items.filter((a) => a.resolvedAt === null);
   }
-  recent(limit: number) {
+  async recent(limit: number) {
     return [...this.items].reverse().slice(0, limit);
   }
   async fire(a: Omit<AlertItem, "id" | "resolvedAt">) {
@@ -26,7 +26,7 @@ class MemoryAlertStore implements AlertStore {
     const a = this.items.find((x) => x.id === id)!;
     Object.assign(a, { resolvedAt: at, lastNotifiedAt: at, notifications: a.notifications + 1 });
   }
-  ruleOverrides() {
+  async ruleOverrides() {
     return this.overrides;
   }
   async setRuleOverrides(o: Partial<AlertRuleSettings>) {
@@ -45,7 +45,7 @@ const RULES: AlertRuleSettings = {
   diskFreePercent: 5,
 };
 
-function setup(store = new MemoryAlertStore()) {
+async function setup(store = new MemoryAlertStore()) {
   let t = 1_000_000_000;
   const state = {
     feePayer: { network: "mainnet", lamports: 5_000_000_000n, spentLast24h: 0n, runwayHours: null, checkedAt: 0 } as FeePayerStatus,
@@ -60,13 +60,20 @@ function setup(store = new MemoryAlertStore()) {
     disk: () => ({ freeBytes: state.diskFree * 1e9, totalBytes: 100e9 }),
   };
   const sent: { kind: AlertNotificationKind; alert: AlertItem }[] = [];
-  const service = new AlertService({ store, configRules: RULES, repeatMin: 60, sources, notify: (kind, alert) => sent.push({ kind, alert }), now: () => t });
+  const service = await AlertService.open({
+    store,
+    configRules: RULES,
+    repeatMin: 60,
+    sources,
+    notify: (kind, alert) => sent.push({ kind, alert }),
+    now: () => t,
+  });
   return { service, store, state, sent, advance: (ms: number) => (t += ms), now: () => t };
 }
 
 describe("AlertService", () => {
   it("fires once when the fee payer's runway drops under the threshold, repeats on schedule while it lasts, and resolves when it recovers", async () => {
-    const s = setup();
+    const s = await setup();
     await s.service.evaluate();
     expect(s.sent).toEqual([]);
     s.state.feePayer = { ...s.state.feePayer, lamports: 0n, runwayHours: 0 };
@@ -86,11 +93,11 @@ describe("AlertService", () => {
   });
 
   it("keeps an alert open across a restart without firing it again", async () => {
-    const first = setup();
+    const first = await setup();
     first.state.diskFree = 1;
     await first.service.evaluate();
     expect(first.sent.map((n) => n.kind)).toEqual(["firing"]);
-    const second = setup(first.store);
+    const second = await setup(first.store);
     second.state.diskFree = 1;
     await second.service.evaluate();
     expect(second.sent).toEqual([]);
@@ -98,7 +105,7 @@ describe("AlertService", () => {
   });
 
   it("fires /health red only after it stayed red for more than healthRedMin", async () => {
-    const s = setup();
+    const s = await setup();
     s.state.failing = [{ name: "chain:mainnet", detail: "unreachable" }];
     await s.service.evaluate();
     s.advance(4 * 60_000);
@@ -111,7 +118,7 @@ describe("AlertService", () => {
   });
 
   it("fires on a relay failure rate over the threshold once enough relays reached a verdict", async () => {
-    const s = setup();
+    const s = await setup();
     const verdict = (failed: boolean) =>
       s.service.onRelay({
         id: "x",
@@ -136,7 +143,7 @@ describe("AlertService", () => {
   });
 
   it("resolves a firing alert when the operator turns its rule off, and stores only the changed thresholds", async () => {
-    const s = setup();
+    const s = await setup();
     s.state.diskFree = 1;
     await s.service.evaluate();
     await s.service.setRules({ ...RULES, diskFreePercent: null });

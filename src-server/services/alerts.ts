@@ -55,14 +55,22 @@ export class AlertService {
   private readonly open = new Map<string, AlertItem>();
   private readonly verdicts: { at: number; failed: boolean }[] = [];
   private redSince: number | null = null;
-  private overrides: Partial<AlertRuleSettings>;
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
 
-  constructor(private readonly deps: AlertServiceDeps) {
+  /** What was firing before a restart keeps firing (not fired again), under the operator's thresholds as stored. */
+  static async open(deps: AlertServiceDeps): Promise<AlertService> {
+    const [overrides, open] = await Promise.all([deps.store.ruleOverrides(), deps.store.open()]);
+    return new AlertService(deps, overrides, open);
+  }
+
+  private constructor(
+    private readonly deps: AlertServiceDeps,
+    private overrides: Partial<AlertRuleSettings>,
+    open: AlertItem[],
+  ) {
     this.now = deps.now ?? Date.now;
-    this.overrides = deps.store.ruleOverrides();
-    for (const a of deps.store.open()) this.open.set(`${a.rule}|${a.subject}`, a);
+    for (const a of open) this.open.set(`${a.rule}|${a.subject}`, a);
   }
 
   /** The thresholds in force. */
@@ -85,7 +93,7 @@ export class AlertService {
     return [...this.open.values()].sort((a, b) => a.startedAt - b.startedAt);
   }
 
-  history(limit = 100): AlertItem[] {
+  history(limit = 100): Promise<AlertItem[]> {
     return this.deps.store.recent(limit);
   }
 

@@ -18,16 +18,18 @@ const publish = (p: FeePolicy): PublishedFee => ({ bps: p.bps, floor: p.floor.to
  * for `graceMs`: proofs made just before an increase still land.
  */
 export class FeeSchedule {
-  private overrides: StoredFeeOverride[];
+  /** The operator's changes as stored: read once here, so every relay's fee is decided from memory. */
+  static async open(config: FeesConfig, store: ConsoleStore, graceMs: number, now: () => number = Date.now): Promise<FeeSchedule> {
+    return new FeeSchedule(config, store, graceMs, await store.feeOverrides(), now);
+  }
 
-  constructor(
+  private constructor(
     private readonly config: FeesConfig,
     private readonly store: ConsoleStore,
     private readonly graceMs: number,
-    private readonly now: () => number = Date.now,
-  ) {
-    this.overrides = store.feeOverrides();
-  }
+    private overrides: StoredFeeOverride[],
+    private readonly now: () => number,
+  ) {}
 
   /** mint null: the default, one for every network. */
   private override(network: Network, mint: string | null): StoredFeeOverride | undefined {
@@ -66,7 +68,7 @@ export class FeeSchedule {
     const previous = mint === null ? this.defaultPolicy() : this.policyFor(network, mint);
     // The default is one for every network: its row always sits under mainnet.
     await this.store.setFeeOverride({ network: mint === null ? "mainnet" : network, mint, policy, previous, at: this.now() });
-    this.overrides = this.store.feeOverrides();
+    this.overrides = await this.store.feeOverrides();
     return ok(undefined);
   }
 

@@ -4,6 +4,7 @@ import type { Network } from "../../src-shared/networks";
 import { memoReadingHasher } from "../core/merkle/pair-memo";
 import { MerkleTree } from "../core/merkle/tree";
 import type { ChainBackend, HealthCheck } from "../ports/chain";
+import type { Coordination, Fence } from "../ports/coordination";
 import type { IndexedLeaf, LeafKind, StoredPool, TreeStore } from "../ports/tree-store";
 
 export interface IndexedPool {
@@ -22,6 +23,17 @@ export interface IndexedPool {
 }
 
 const PAGE = 1000;
+/** How long a follower's lease on its network lasts unless renewed (each sync renews it): another instance takes over within twice this. */
+const FOLLOWER_LEASE_MS = 5_000;
+
+/** Who may write the trees: the network's follower lease (Coordination.lead). */
+export type FollowerLeases = Pick<Coordination, "instanceId" | "lead">;
+
+/** This process alone writes its trees (one data dir, one process): one epoch, never taken away. */
+const SOLE_WRITER: FollowerLeases = {
+  instanceId: "this-process",
+  lead: (_network, leaseMs) => Promise.resolve({ epoch: 1, leaseUntil: Date.now() + leaseMs }),
+};
 /** Recent change leaves remembered by their withdrawal's nullifierHash (the relay's fallback for changeLeafIndex). */
 const RECENT_CHANGE_LEAVES = 4096;
 const poolKey = (network: Network, mint: string): string => `${network}/${mint}`;
@@ -34,6 +46,8 @@ const poolKey = (network: Network, mint: string): string => `${network}/${mint}`
  */
 export class IndexerService {
   private readonly pools = new Map<string, IndexedPool>();
+  /** Pools being created and loaded, by key. */
+  private readonly adopting = new Map<string, Promise<IndexedPool>>();
   private readonly locks = new Map<string, Promise<unknown>>();
   /** Per pool, the sync that is queued behind the running one and has not started. */
   private readonly queued = new Map<string, Promise<void>>();
@@ -48,6 +62,7 @@ export class IndexerService {
     private readonly hasher: FieldHasher,
     private readonly addressOf: (network: Network, mint: string) => string,
     private readonly log: (line: string) => void = () => {},
+    private readonly leases: FollowerLeases = SOLE_WRITER,
   ) {}
 
   /**
@@ -58,7 +73,7 @@ export class IndexerService {
    * make the relay a crash loop for as long as the chain's history stays as it is.
    */
   async start(): Promise<void> {
-    for (const stored of this.store.listPools()) this.adopt(stored);
+    for (const stored of await this.store.listPools()) await this.adopt(stored);
     for (const [network, chain] of this.chains) {
       for (const mint of await chain.listPools()) await this.ensurePool(network, mint);
     }
@@ -73,10 +88,20 @@ export class IndexerService {
     return [...this.pools.values()];
   }
 
-  async ensurePool(network: Network, mint: string): Promise<IndexedPool> {
+  ensurePool(network: Network, mint: string): Promise<IndexedPool> {
     const existing = this.get(network, mint);
-    if (existing) return existing;
-    return this.adopt(await this.store.createPool(network, mint));
+    if (existing) return Promise.resolve(existing);
+    // Callers that arrive while the pool is being created and loaded share that one pool.
+    const key = poolKey(network, mint);
+    let adopting = this.adopting.get(key);
+    if (!adopting) {
+      adopting = this.store
+        .createPool(network, mint)
+        .then((stored) => this.adopt(stored))
+        .finally(() => this.adopting.delete(key));
+      this.adopting.set(key, adopting);
+    }
+    return adopting;
   }
 
   /**
@@ -116,7 +141,7 @@ export class IndexerService {
    * deposit's amount, all public on chain. Bounded by the tree the other reads answer from,
    * so a list never runs ahead of get_merkle's nextIndex.
    */
-  leaves(pool: IndexedPool, from: number, limit: number): LeafKind[] {
+  leaves(pool: IndexedPool, from: number, limit: number): Promise<LeafKind[]> {
     const to = Math.min(pool.tree.nextIndex, pool.stored.nextIndex, from + limit);
     return this.store.listLeaves(pool.stored, from, to);
   }
@@ -135,10 +160,10 @@ export class IndexerService {
     return checks;
   }
 
-  private adopt(stored: StoredPool): IndexedPool {
+  private async adopt(stored: StoredPool): Promise<IndexedPool> {
     // Pairs a chain in this process has just hashed (the sandbox's frontier) are read, not hashed again.
     const tree = new MerkleTree(memoReadingHasher(this.hasher));
-    this.store.loadTree(stored, tree);
+    await this.store.loadTree(stored, tree);
     const pool: IndexedPool = { network: stored.network, mint: stored.mint, tree, address: this.addressOf(stored.network, stored.mint), stored, drift: null };
     this.pools.set(poolKey(stored.network, stored.mint), pool);
     return pool;
@@ -149,11 +174,12 @@ export class IndexerService {
     if (!chain) return;
     let pool = await this.ensurePool(network, mint);
     try {
+      const fence = await this.fence(network);
       for (;;) {
         const page = await chain.fetchLeafEvents(mint, pool.stored.cursor, PAGE, pool.tree.nextIndex);
         if (page.events.length === 0) {
           // History without leaves still moves the cursor, so a restart does not read it again.
-          if (page.cursor !== pool.stored.cursor) await this.store.saveCursor(pool.stored, page.cursor);
+          if (page.cursor !== pool.stored.cursor) await this.store.saveCursor(pool.stored, page.cursor, fence);
           break;
         }
         const leaves = new Uint8Array(page.events.length * 32);
@@ -165,6 +191,7 @@ export class IndexerService {
           leaves.set(e.commitment, i * 32);
           meta.push({
             leafIndex: e.leafIndex,
+            commitment: e.commitment,
             signature: e.signature,
             slot: e.slot,
             kind: e.kind,
@@ -174,11 +201,11 @@ export class IndexerService {
         const appended = pool.tree.append(leaves);
         if (!appended.ok) throw new Error(`append failed: ${appended.error}`);
         try {
-          await this.store.saveAppend(pool.stored, appended.value, page.cursor, meta);
+          await this.store.saveAppend(pool.stored, appended.value, page.cursor, meta, fence);
         } catch (e) {
           // The store rolled back; rebuild the tree from it so memory matches disk.
           this.pools.delete(poolKey(network, mint));
-          pool = this.adopt(pool.stored);
+          pool = await this.adopt(pool.stored);
           throw e;
         }
         for (const e of page.events) if (e.kind === "change") this.rememberChangeLeaf(network, mint, e.nullifierHash, e.leafIndex);
@@ -199,6 +226,13 @@ export class IndexerService {
       this.lastSyncError = error;
       throw e;
     }
+  }
+
+  /** Takes or renews the network's follower lease: every tree write of this sync carries it, and the store refuses it once another instance took over. */
+  private async fence(network: Network): Promise<Fence> {
+    const lease = await this.leases.lead(network, FOLLOWER_LEASE_MS);
+    if (!lease) throw new Error(`${network}: another relay instance follows this chain and writes its trees`);
+    return { network, holder: this.leases.instanceId, epoch: lease.epoch };
   }
 
   private rememberChangeLeaf(network: Network, mint: string, nullifierHash: Uint8Array, leafIndex: number): void {

@@ -18,6 +18,7 @@ class PrivateStore implements RelayStore {
       networkFeeLamports: null,
       changeLeafIndex: null,
     });
+    return "created" as const;
   }
   async advance(id: string, s: RelayState) {
     const r = this.#records.get(id)!;
@@ -25,14 +26,16 @@ class PrivateStore implements RelayStore {
     r.status = s.kind;
   }
   async recordSwap() {}
-  async recordAttempt() {}
-  get(id: string) {
+  async recordAttempt() {
+    return true;
+  }
+  async get(id: string) {
     return this.#records.get(id) ?? null;
   }
-  unfinished() {
+  async unfinished() {
     return [...this.#records.values()].filter((r) => r.status !== "confirmed" && r.status !== "failed");
   }
-  recent(limit: number) {
+  async recent(limit: number) {
     return [...this.#records.values()].slice(0, limit);
   }
 }
@@ -51,6 +54,7 @@ const record: NewRelayRecord = {
   relayer: null,
   minOut: null,
   receivedAt: 100,
+  holder: "this-instance",
 };
 
 describe("observeRelayStore", () => {
@@ -70,16 +74,16 @@ describe("observeRelayStore", () => {
       times: { received: 100, verified: 150, submitted: 160, confirmed: 400 },
     });
     expect(JSON.stringify(events)).not.toContain("RECIPIENT");
-    expect(store.get("r1")?.status).toBe("confirmed");
-    expect(store.unfinished()).toEqual([]);
+    expect((await store.get("r1"))?.status).toBe("confirmed");
+    expect(await store.unfinished()).toEqual([]);
   });
 
   it("never fails the store's write when a listener throws", async () => {
     const store = observeRelayStore(new PrivateStore(), () => {
       throw new Error("listener broke");
     });
-    await expect(store.create(record, RelayState.received(100))).resolves.toBeUndefined();
+    await expect(store.create(record, RelayState.received(100))).resolves.toBe("created");
     await expect(store.advance("r1", RelayState.failed(120, "InvalidProof", "no"))).resolves.toBeUndefined();
-    expect(store.get("r1")?.status).toBe("failed");
+    expect((await store.get("r1"))?.status).toBe("failed");
   });
 });

@@ -25,10 +25,10 @@ const quietly = (f: () => void): void => {
 /** The relay store, passing each recorded state to `listener`. */
 export function observeRelayStore(store: RelayStore, listener: (e: RelayEvent) => void): RelayStore {
   const meta = new Map<string, Meta>();
-  const emit = (id: string, state: RelayState): void => {
+  const emit = async (id: string, state: RelayState): Promise<void> => {
     let m = meta.get(id);
     if (!m) {
-      const r = store.get(id);
+      const r = await store.get(id);
       if (!r) return;
       m = { kind: r.kind, network: r.network, mint: r.mint, receivedAt: r.receivedAt, times: Object.fromEntries(r.steps.map((s) => [s.kind, s.at])) };
       meta.set(id, m);
@@ -40,13 +40,16 @@ export function observeRelayStore(store: RelayStore, listener: (e: RelayEvent) =
   };
   return overriding(store, {
     create: async (record, first) => {
-      await store.create(record, first);
+      const created = await store.create(record, first);
+      // A relay refused the lock left no record: nothing happened to report.
+      if (created === "locked") return created;
       meta.set(record.id, { kind: record.kind, network: record.network, mint: record.mint, receivedAt: record.receivedAt, times: {} });
-      emit(record.id, first);
+      await emit(record.id, first);
+      return created;
     },
     advance: async (id, state) => {
       await store.advance(id, state);
-      emit(id, state);
+      await emit(id, state);
     },
   });
 }
@@ -64,19 +67,19 @@ function overriding<T extends object>(store: T, own: Partial<T>): T {
 
 /** The revert store, passing each recorded state to `listener`. */
 export function observeRevertStore(store: RevertStore, listener: (e: RevertEvent) => void): RevertStore {
-  const emit = (id: string, state: RevertState, network?: Network, requestedAt?: number): void => {
-    const r = network && requestedAt !== undefined ? { network, requestedAt } : store.get(id);
+  const emit = async (id: string, state: RevertState, network?: Network, requestedAt?: number): Promise<void> => {
+    const r = network && requestedAt !== undefined ? { network, requestedAt } : await store.get(id);
     if (!r) return;
     quietly(() => listener({ id, network: r.network, state, requestedAt: r.requestedAt }));
   };
   return overriding(store, {
     create: async (record: NewRevertRecord, first: RevertState) => {
       await store.create(record, first);
-      emit(record.id, first, record.network, record.requestedAt);
+      await emit(record.id, first, record.network, record.requestedAt);
     },
     advance: async (id: string, state: RevertState, deposit?: { mint: string; amount: bigint }) => {
       await store.advance(id, state, deposit);
-      emit(id, state);
+      await emit(id, state);
     },
   });
 }

@@ -12,7 +12,8 @@ import type { ChainBackend } from "../ports/chain";
 import { RelayService, type RelayDeps } from "./relay-service";
 
 const NOW = 1_800_000_000_000;
-const HOLD = 600_000;
+/** The chain's block height in these tests: an attempt valid up to it may still land, one valid only below it cannot. */
+const HEIGHT = 5_000;
 let dir: string;
 let db: DurableDb;
 let store: SqlRelayStore;
@@ -24,16 +25,22 @@ const chain = (kind: "sandbox" | "solana"): ChainBackend =>
     kind,
     network: "mainnet",
     spentBy: async (_mint: string, hash: Uint8Array) => spent.get(Buffer.from(hash).toString("hex")) ?? null,
+    blockHeight: async () => (kind === "sandbox" ? null : HEIGHT),
   }) as unknown as ChainBackend;
 
 const service = (kind: "sandbox" | "solana" = "solana"): RelayService =>
-  new RelayService({ chains: new Map<Network, ChainBackend>([["mainnet", chain(kind)]]), store, now: () => NOW, unknownHoldMs: HOLD } as unknown as RelayDeps);
+  new RelayService({
+    chains: new Map<Network, ChainBackend>([["mainnet", chain(kind)]]),
+    store,
+    now: () => NOW,
+    instanceId: "this-run",
+  } as unknown as RelayDeps);
 
-const attempt = (signature: string, sentAt: number): SubmissionAttempt => ({
+const attempt = (signature: string, sentAt: number, lastValidBlockHeight = HEIGHT): SubmissionAttempt => ({
   n: 1,
   signature,
   blockhash: "bh",
-  lastValidBlockHeight: 1,
+  lastValidBlockHeight,
   computeUnitLimit: 1,
   computeUnitPriceMicroLamports: 0,
   networkFeeLamports: 5000,
@@ -64,6 +71,7 @@ async function interrupted(opts: { submitted?: boolean; attempts?: SubmissionAtt
       relayer: "F",
       minOut: null,
       receivedAt: NOW - 10_000,
+      holder: "previous-run",
     },
     RelayState.received(NOW - 10_000),
   );
@@ -88,38 +96,65 @@ describe("RelayService.reconcileInterrupted (relays a crash left without a verdi
     const r = await interrupted({ attempts: [attempt("S1", NOW - 5_000)] });
     spent.set(r.nullifier, "S1");
     expect(await service().reconcileInterrupted()).toEqual({ confirmed: 1, failed: 0, held: 0 });
-    expect(store.get(r.id)).toMatchObject({ status: "confirmed", signature: "S1" });
+    expect(await store.get(r.id)).toMatchObject({ status: "confirmed", signature: "S1" });
   });
 
   it("fails NullifierAlreadySpent when another transaction spent it", async () => {
     const r = await interrupted({ attempts: [attempt("S1", NOW - 5_000)] });
     spent.set(r.nullifier, "SOMEONE-ELSE");
     await service().reconcileInterrupted();
-    expect(store.get(r.id)).toMatchObject({ status: "failed", error: "NullifierAlreadySpent" });
+    expect(await store.get(r.id)).toMatchObject({ status: "failed", error: "NullifierAlreadySpent" });
   });
 
   it("fails a relay that never reached submission", async () => {
     const r = await interrupted({ submitted: false });
     await service().reconcileInterrupted();
-    expect(store.get(r.id)).toMatchObject({ status: "failed", error: "RelayFailed" });
-    expect(store.get(r.id)!.steps.at(-1)).toMatchObject({ detail: "interrupted by a restart before it was submitted" });
+    expect(await store.get(r.id)).toMatchObject({ status: "failed", error: "RelayFailed" });
+    expect((await store.get(r.id))!.steps.at(-1)).toMatchObject({ detail: "interrupted by a restart before it was submitted" });
   });
 
-  it("holds the nullifier of an unspent relay sent within the hold (its transaction may still land), and fails one sent before it", async () => {
-    const recent = await interrupted({ attempts: [attempt("S1", NOW - 5_000)] });
-    const old = await interrupted({ attempts: [attempt("S2", NOW - HOLD - 1)] });
+  it("holds the nullifier of an unspent relay whose transaction may still land (block height not past its lastValidBlockHeight), and fails one whose blockhash expired", async () => {
+    const recent = await interrupted({ attempts: [attempt("S1", NOW - 5_000, HEIGHT)] });
+    const old = await interrupted({ attempts: [attempt("S2", NOW - 5_000, HEIGHT - 1)] });
     const s = service();
     expect(await s.reconcileInterrupted()).toEqual({ confirmed: 0, failed: 1, held: 1 });
     expect(s.inFlightCount).toBe(1);
-    expect(store.get(recent.id)!.status).toBe("submitted");
-    expect(store.get(old.id)).toMatchObject({ status: "failed", error: "RelayFailed" });
+    expect((await store.get(recent.id))!.status).toBe("submitted");
+    expect(await store.get(old.id)).toMatchObject({ status: "failed", error: "RelayFailed" });
+  });
+
+  it("never releases a held relay on time alone: a sweep an hour later still holds it at the same height, and confirms it once its transaction landed", async () => {
+    const r = await interrupted({ attempts: [attempt("S1", NOW - 3_600_000, HEIGHT)] });
+    const s = service();
+    expect(await s.reconcileInterrupted()).toMatchObject({ held: 1 });
+    expect(await s.resolveOrphans(["this-run"])).toEqual({ confirmed: 0, failed: 0, held: 1 });
+    spent.set(r.nullifier, "S1");
+    expect(await s.resolveOrphans(["this-run"])).toEqual({ confirmed: 1, failed: 0, held: 0 });
+    expect(s.inFlightCount).toBe(0);
+    expect(await store.get(r.id)).toMatchObject({ status: "confirmed", signature: "S1" });
+  });
+
+  it("leaves the relays of a live instance alone, and resolves those of an instance that stopped", async () => {
+    const r = await interrupted({ attempts: [attempt("S1", NOW - 5_000, HEIGHT - 1)] });
+    const s = service();
+    expect(await s.resolveOrphans(["this-run", "previous-run"])).toEqual({ confirmed: 0, failed: 0, held: 0 });
+    expect((await store.get(r.id))!.status).toBe("submitted");
+    expect(await s.resolveOrphans(["this-run"])).toEqual({ confirmed: 0, failed: 1, held: 0 });
+    expect(await store.get(r.id)).toMatchObject({ status: "failed", error: "RelayFailed" });
+  });
+
+  it("fails a relay whose holder stopped before any attempt was recorded (nothing was sent), so the holder's late attempt is refused", async () => {
+    const r = await interrupted({ submitted: true });
+    await service().resolveOrphans(["this-run"]);
+    expect(await store.get(r.id)).toMatchObject({ status: "failed", error: "RelayFailed" });
+    expect(await store.recordAttempt(r.id, attempt("LATE", NOW))).toBe(false);
   });
 
   it("confirms a sandbox relay (no attempts: the ledger write is atomic) whose nullifier is spent", async () => {
     const r = await interrupted();
     spent.set(r.nullifier, "SANDBOX-SIG");
     await service("sandbox").reconcileInterrupted();
-    expect(store.get(r.id)).toMatchObject({ status: "confirmed", signature: "SANDBOX-SIG" });
+    expect(await store.get(r.id)).toMatchObject({ status: "confirmed", signature: "SANDBOX-SIG" });
   });
 
   it("leaves finished relays alone", async () => {

@@ -48,14 +48,10 @@ export interface RelayDeps {
   swaps?: SwapRouting;
   /** Where relays refused before their proof verified are counted (never stored); default a list of its own. */
   rejections?: RejectedRelays;
+  /** This relay instance (Coordination.instanceId): the holder of the records it creates. */
+  instanceId: string;
   now?: () => number;
   log?: (line: string) => void;
-  /**
-   * How long a nullifier stays locked after a submission whose outcome is
-   * unknown (the RPC went away mid-flight): longer than a blockhash lives, so
-   * a transaction still in flight has either landed or can no longer land.
-   */
-  unknownHoldMs?: number;
 }
 
 /**
@@ -77,9 +73,6 @@ const CHANGE_LEAF_SYNC_MS = 3_000;
 /** How long a landed withdrawal waits for the indexer to see its change leaf when the chain's verdict did not say where it went. */
 const CHANGE_LEAF_WAIT_MS = 10_000;
 
-/** A blockhash lives 150 blocks (~60–90 s); ten minutes leaves a wide margin. */
-const DEFAULT_UNKNOWN_HOLD_MS = 10 * 60_000;
-
 const REJECTION: Record<ChainRejection, { fault: Fault; error: ErrorNameValue }> = {
   NullifierAlreadySpent: { fault: "client", error: ErrorName.NullifierAlreadySpent },
   InvalidRoot: { fault: "client", error: ErrorName.InvalidRoot },
@@ -93,6 +86,17 @@ const REJECTION: Record<ChainRejection, { fault: Fault; error: ErrorNameValue }>
 };
 
 type Fail = (fault: Fault, error: ErrorNameValue, detail: string) => Promise<RelayOutcome>;
+
+/** What one sweep of relays without a verdict did. */
+export interface OrphanCounts {
+  confirmed: number;
+  failed: number;
+  held: number;
+}
+
+const IN_FLIGHT = "a relay of this nullifier is in flight";
+const UNKNOWN_OUTCOME = "its outcome was unknown";
+const lockKey = (network: Network, mint: string, nullifierHex: string): string => `${network}/${mint}/${nullifierHex}`;
 /** A refusal before the proof verified: counted in memory, no record written. */
 type Reject = (fault: Fault, error: ErrorNameValue, detail: string) => RelayOutcome;
 
@@ -115,7 +119,11 @@ interface QuotedSwap {
  * in memory ({@link RejectedRelays}) and never stored (docs/security.md, "Rejected relays").
  */
 export class RelayService {
+  /** Per-instance fast path of the nullifier lock (the store's row is the lock): relays running here, and the records below. */
   private readonly inFlight = new Set<string>();
+  /** Records this instance watches until they have a verdict (an unknown outcome, an orphan held), and their inFlight keys. */
+  private readonly unresolved = new Map<string, string>();
+  private sweeping: Promise<OrphanCounts> | null = null;
   readonly rejections: RejectedRelays;
   private readonly now: () => number;
   private readonly log: (line: string) => void;
@@ -123,30 +131,20 @@ export class RelayService {
   constructor(private readonly deps: RelayDeps) {
     this.now = deps.now ?? Date.now;
     this.log = deps.log ?? (() => {});
-    this.unknownHoldMs = deps.unknownHoldMs ?? DEFAULT_UNKNOWN_HOLD_MS;
     this.rejections = deps.rejections ?? new RejectedRelays();
   }
-
-  private readonly unknownHoldMs: number;
 
   get inFlightCount(): number {
     return this.inFlight.size;
   }
 
   /**
-   * After a restart: every relay a crash left without a verdict gets one. A
-   * relay whose nullifier was spent by one of its own transactions is
-   * confirmed with that signature; spent by another transaction, it failed
-   * NullifierAlreadySpent; unspent and never sent, it failed. Unspent but
-   * possibly still in flight (sent within the hold), its nullifier stays
-   * locked and it is looked at again when the hold ends.
+   * After a restart: every relay the previous run left without a verdict is an orphan
+   * (its holder is gone), resolved as {@link resolveOrphans} does. `liveInstanceIds`: the
+   * instances sharing the store (Coordination), this one included.
    */
-  async reconcileInterrupted(): Promise<{ confirmed: number; failed: number; held: number }> {
-    const counts = { confirmed: 0, failed: 0, held: 0 };
-    for (const r of this.deps.store.unfinished()) {
-      const verdict = await this.reconcile(r);
-      counts[verdict] += 1;
-    }
+  async reconcileInterrupted(liveInstanceIds: readonly string[] = [this.deps.instanceId]): Promise<OrphanCounts> {
+    const counts = await this.resolveOrphans(liveInstanceIds, "interrupted by a restart");
     if (counts.confirmed + counts.failed + counts.held) {
       this.log(
         `relay: after restart, ${counts.confirmed} interrupted relays confirmed, ${counts.failed} failed, ${counts.held} held until their transactions can no longer land`,
@@ -155,62 +153,71 @@ export class RelayService {
     return counts;
   }
 
-  private async reconcile(r: RelayRecord): Promise<"confirmed" | "failed" | "held"> {
+  /**
+   * Gives a verdict to every relay without one that no live instance carries (its holder is
+   * not in `liveInstanceIds`), and to those this instance watches (an unknown outcome).
+   * Spent by one of its own transactions: confirmed with that signature; spent by another:
+   * failed NullifierAlreadySpent; nothing sent, or the chain's block height past every
+   * attempt's lastValidBlockHeight with the nullifier unspent: failed (the lock is released).
+   * Otherwise a transaction may still land: held, and looked at again by the next sweep.
+   * Never on a timeout alone. Concurrent calls share one sweep.
+   */
+  resolveOrphans(liveInstanceIds: readonly string[], why = "its relay instance stopped"): Promise<OrphanCounts> {
+    this.sweeping ??= this.sweep(new Set(liveInstanceIds), why).finally(() => (this.sweeping = null));
+    return this.sweeping;
+  }
+
+  private async sweep(live: ReadonlySet<string>, why: string): Promise<OrphanCounts> {
+    const counts: OrphanCounts = { confirmed: 0, failed: 0, held: 0 };
+    for (const r of await this.deps.store.unfinished()) {
+      const watched = this.unresolved.has(r.id);
+      if (!watched && r.holder !== null && live.has(r.holder)) continue;
+      const key = lockKey(r.network, r.mint, r.nullifierHash);
+      const verdict = await this.settle(r, watched && r.holder === this.deps.instanceId ? UNKNOWN_OUTCOME : why);
+      counts[verdict] += 1;
+      if (verdict === "held") {
+        this.unresolved.set(r.id, key);
+        this.inFlight.add(key);
+      } else if (watched) {
+        this.unresolved.delete(r.id);
+        this.inFlight.delete(key);
+      }
+    }
+    return counts;
+  }
+
+  private async settle(r: RelayRecord, why: string): Promise<"confirmed" | "failed" | "held"> {
     const { store } = this.deps;
     const chain = this.deps.chains.get(r.network);
     const failed = async (error: ErrorNameValue, detail: string): Promise<"failed"> => {
       await store.advance(r.id, RelayState.failed(this.now(), error, detail));
       return "failed";
     };
-    if (!chain) return failed(ErrorName.RelayFailed, `interrupted by a restart; network ${r.network} is no longer enabled`);
+    if (!chain) return failed(ErrorName.RelayFailed, `${why}; network ${r.network} is no longer enabled`);
     const submitted = r.steps.some((s) => s.kind === "submitted");
-    if (!submitted) return failed(ErrorName.RelayFailed, "interrupted by a restart before it was submitted");
+    if (!submitted && r.attempts.length === 0) return failed(ErrorName.RelayFailed, `${why} before it was submitted`);
     const nullifier = fromHex(r.nullifierHash);
-    if (!nullifier || nullifier.length !== 32) return failed(ErrorName.RelayFailed, "interrupted by a restart; its record has no valid nullifier");
+    if (!nullifier || nullifier.length !== 32) return failed(ErrorName.RelayFailed, `${why}; its record has no valid nullifier`);
+    let height: number | null = null;
     let spender: string | null;
     try {
+      // The height first: once past every attempt's lastValidBlockHeight, a spend read after it is final.
+      if (r.attempts.length) height = await chain.blockHeight();
       spender = await chain.spentBy(r.mint, nullifier);
     } catch (e) {
-      this.log(`relay ${r.id}: reconcile after restart: ${(e as Error).message}; held`);
-      return this.hold(r);
+      this.log(`relay ${r.id}: ${why}: ${(e as Error).message}; held`);
+      return "held";
     }
     const own = new Set(r.attempts.map((a) => a.signature));
     if (spender !== null && (own.has(spender) || (r.attempts.length === 0 && chain.kind === "sandbox"))) {
+      if (why === UNKNOWN_OUTCOME) this.log(`relay ${r.id}: its transaction ${spender} landed after the outcome was reported unknown`);
       await store.advance(r.id, RelayState.confirmed(this.now(), spender));
       return "confirmed";
     }
-    if (spender !== null) return failed(ErrorName.NullifierAlreadySpent, "interrupted by a restart; the nullifier was spent by another transaction");
-    const lastSent = Math.max(0, ...r.attempts.map((a) => a.sentAt));
-    if (lastSent > 0 && this.now() - lastSent < this.unknownHoldMs) return this.hold(r);
-    return failed(ErrorName.RelayFailed, "interrupted by a restart; none of its transactions landed");
-  }
-
-  /**
-   * A relay answered RelayFailed with an unknown outcome may have landed after
-   * all: once its transactions can no longer land, the record follows the chain.
-   */
-  private async lateVerdict(id: string): Promise<void> {
-    const r = this.deps.store.get(id);
-    const chain = r ? this.deps.chains.get(r.network) : undefined;
-    const nullifier = r ? fromHex(r.nullifierHash) : null;
-    if (!r || !chain || !nullifier || r.status === "confirmed") return;
-    const spender = await chain.spentBy(r.mint, nullifier);
-    if (spender !== null && r.attempts.some((a) => a.signature === spender)) {
-      this.log(`relay ${id}: its transaction ${spender} landed after the outcome was reported unknown`);
-      await this.deps.store.advance(id, RelayState.confirmed(this.now(), spender));
-    }
-  }
-
-  private hold(r: RelayRecord): "held" {
-    const key = `${r.network}/${r.mint}/${r.nullifierHash}`;
-    this.inFlight.add(key);
-    setTimeout(() => {
-      this.inFlight.delete(key);
-      const now = this.deps.store.get(r.id);
-      if (now && now.status !== "confirmed" && now.status !== "failed") {
-        void this.reconcile(now).catch((e: unknown) => this.log(`relay ${r.id}: reconcile: ${(e as Error).message}`));
-      }
-    }, this.unknownHoldMs).unref();
+    if (spender !== null) return failed(ErrorName.NullifierAlreadySpent, `${why}; the nullifier was spent by another transaction`);
+    // Unspent: nothing was sent (no attempt on record, and none can be recorded once this is final), or every attempt expired.
+    const lastValid = Math.max(...r.attempts.map((a) => a.lastValidBlockHeight));
+    if (r.attempts.length === 0 || height === null || height > lastValid) return failed(ErrorName.RelayFailed, `${why}; none of its transactions landed`);
     return "held";
   }
 
@@ -267,10 +274,10 @@ export class RelayService {
     const relayerBytes = parsePublicKey(chain.feePayer);
     if (!relayerBytes.ok) return reject("server", ErrorName.RelayFailed, `the ${req.network} relayer key is not a public key`);
 
-    const key = `${req.network}/${req.mint}/${nullifierHex}`;
-    if (this.inFlight.has(key)) return reject("client", ErrorName.NullifierAlreadySpent, "a relay of this nullifier is in flight");
+    const key = lockKey(req.network, req.mint, nullifierHex);
+    if (this.inFlight.has(key)) return reject("client", ErrorName.NullifierAlreadySpent, IN_FLIGHT);
     this.inFlight.add(key);
-    let hold = false;
+    let unknown = false;
     try {
       if (await chain.isNullifierSpent(req.mint, req.nullifierHash)) return reject("client", ErrorName.NullifierAlreadySpent, "the nullifier account exists");
       let swap: QuotedSwap | undefined;
@@ -294,18 +301,16 @@ export class RelayService {
         relayer: chain.feePayer,
         minOut: swapTerms?.minOut ?? null,
         receivedAt: received,
+        holder: this.deps.instanceId,
       };
       const outcome = await this.verifyAndSubmit(record, req, chain, terms, swap, reject, gate);
-      hold = "unknown" in outcome;
+      unknown = "unknown" in outcome;
       return outcome.result;
     } finally {
       // Released only after a definitive verdict: spent on chain, or did not land.
-      if (hold) {
-        this.log(`relay ${id}: outcome unknown; nullifier ${nullifierHex} stays locked for ${Math.round(this.unknownHoldMs / 1000)} s`);
-        setTimeout(() => {
-          this.inFlight.delete(key);
-          void this.lateVerdict(id).catch((e: unknown) => this.log(`relay ${id}: late verdict: ${(e as Error).message}`));
-        }, this.unknownHoldMs).unref();
+      if (unknown) {
+        this.log(`relay ${id}: outcome unknown; nullifier ${nullifierHex} stays locked until its transactions land or can no longer land`);
+        this.unresolved.set(id, key);
       } else {
         this.inFlight.delete(key);
       }
@@ -362,10 +367,13 @@ export class RelayService {
       };
     }
 
-    // A candidate now: recorded from here on. Not awaited: the `submitted` write below is
-    // journaled after it, so its fsync makes both durable before anything reaches the chain.
+    // A candidate now: recorded from here on. The record is the nullifier's lock (another
+    // instance may hold it); the states after it are not awaited: the `submitted` write below
+    // is journaled after them, so its fsync makes them durable before anything reaches the chain.
     const verifiedAt = this.now();
-    store.create(record, RelayState.received(record.receivedAt)).catch(() => {});
+    if ((await store.create(record, RelayState.received(record.receivedAt))) === "locked") {
+      return { result: { fault: "client", error: ErrorName.NullifierAlreadySpent, message: IN_FLIGHT } };
+    }
     void store.advance(id, RelayState.verified(verifiedAt, verifiedAt - t0)).catch(() => {});
     if (swap) void store.recordSwap(id, swap.record).catch(() => {});
     const fail: Fail = async (fault, error, detail) => {
@@ -406,9 +414,9 @@ export class RelayService {
         { attempt: (a) => store.recordAttempt(id, a) },
       );
     } catch (e) {
-      // A backend that threw may have sent something: treat it as unknown, not as "did not land".
+      // A backend that threw may have sent something: unknown, not "did not land"; the record stays without a verdict (resolveOrphans).
       this.log(`relay ${id}: submission failed: ${(e as Error).message}`);
-      return { result: await fail("server", ErrorName.RelayFailed, "transaction submission failed"), unknown: true };
+      return { result: { fault: "server", error: ErrorName.RelayFailed, message: "transaction submission failed" }, unknown: true };
     }
     if (swap && result.outAmount !== undefined) {
       const executedOut = result.outAmount;
@@ -417,8 +425,9 @@ export class RelayService {
     if (!result.ok) {
       const mapped = REJECTION[result.rejection];
       const detail = result.rejection === "InvalidProof" ? `${result.detail} (the proof ${NOT_UNDER_PROTOCOL})` : result.detail;
-      const failed = await fail(mapped.fault, mapped.error, detail);
-      return result.rejection === "Unknown" ? { result: failed, unknown: true } : { result: failed };
+      // The transaction may still land: no verdict on record, the lock stays until the chain decides (resolveOrphans).
+      if (result.rejection === "Unknown") return { result: { fault: mapped.fault, error: mapped.error, message: detail }, unknown: true };
+      return { result: await fail(mapped.fault, mapped.error, detail) };
     }
     const changeLeafIndex = result.changeLeafIndex ?? (await this.changeLeafFromIndexer(req));
     await store.advance(id, RelayState.confirmed(this.now(), result.signature, changeLeafIndex));

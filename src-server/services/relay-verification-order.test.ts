@@ -60,10 +60,10 @@ function service(
     },
   } as unknown as ChainBackend;
   const store = {
-    create: async () => {},
+    create: async () => "created",
     advance: async () => {},
     recordSwap: async () => {},
-    recordAttempt: async () => {},
+    recordAttempt: async () => true,
   } as unknown as RelayStore;
   const indexer = {
     get: () => ({ tree: { isKnownRoot: (r: Uint8Array) => Buffer.from(r).equals(Buffer.from(KNOWN_ROOT)) } }),
@@ -80,6 +80,7 @@ function service(
     store,
     fees: { inForce: () => ({ current: { bps: 25, floor: 0n }, previous: null }) },
     ...(pauses ? { pauses } : {}),
+    instanceId: "test-instance",
   };
   return new RelayService(deps);
 }

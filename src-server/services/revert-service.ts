@@ -73,6 +73,8 @@ const MAX_SIG_TEXT = 128;
  */
 export class RevertService {
   private readonly inFlight = new Set<string>();
+  /** Per wallet, the end of the last quota claim: the next one starts after it. */
+  private readonly walletTurns = new Map<string, Promise<unknown>>();
   private readonly now: () => number;
   private readonly log: (line: string) => void;
   private readonly rules: RevertRules;
@@ -138,21 +140,24 @@ export class RevertService {
     // One submission per deposit at a time: a second request while the first is out is the double revert it looks like.
     const key = `${input.network}/${input.txnSig}`;
     if (this.inFlight.has(key)) return fail(ErrorName.NullifierSpent, "a revert of this deposit is in flight", about);
-    // The depositor's quota, counted from the store (a restart does not reset it): read and
-    // claimed (the `submitted` write below is visible at once) in one synchronous turn.
-    const perDay = this.deps.perDepositorPerDay ?? DEFAULT_REVERTS_PER_DEPOSITOR_PER_DAY;
-    const quota = judgeRevertQuota(store.paidOrSentSince(wallet, this.now() - REVERT_QUOTA_WINDOW_MS), this.now(), perDay);
-    if (!quota.ok) {
-      return fail(
-        ErrorName.RateLimited,
-        `at most ${perDay} reverts per depositor in 24 hours (reverts.perDepositorPerDay); try again in ${quota.retryAfterSec} s`,
-        about,
-        { retryAfterSec: quota.retryAfterSec },
-      );
-    }
     this.inFlight.add(key);
     try {
-      await store.advance(id, RevertState.submitted(this.now()), about);
+      // The depositor's quota, counted from the store (a restart does not reset it): read and
+      // claimed (the `submitted` write) as one step per wallet, since the store answers asynchronously.
+      const perDay = this.deps.perDepositorPerDay ?? DEFAULT_REVERTS_PER_DEPOSITOR_PER_DAY;
+      const quota = await this.walletTurn(wallet, async () => {
+        const q = judgeRevertQuota(await store.paidOrSentSince(wallet, this.now() - REVERT_QUOTA_WINDOW_MS), this.now(), perDay);
+        if (q.ok) await store.advance(id, RevertState.submitted(this.now()), about);
+        return q;
+      });
+      if (!quota.ok) {
+        return await fail(
+          ErrorName.RateLimited,
+          `at most ${perDay} reverts per depositor in 24 hours (reverts.perDepositorPerDay); try again in ${quota.retryAfterSec} s`,
+          about,
+          { retryAfterSec: quota.retryAfterSec },
+        );
+      }
       let result;
       try {
         result = await chain.revertDeposit({ depositSignature: input.txnSig, depositor: wallet });
@@ -168,5 +173,16 @@ export class RevertService {
     } finally {
       this.inFlight.delete(key);
     }
+  }
+
+  /** Runs `step` after every earlier step of the same wallet has settled. */
+  private walletTurn<T>(wallet: string, step: () => Promise<T>): Promise<T> {
+    const turn = (this.walletTurns.get(wallet) ?? Promise.resolve()).then(step);
+    const settled = turn.catch(() => {});
+    this.walletTurns.set(wallet, settled);
+    void settled.then(() => {
+      if (this.walletTurns.get(wallet) === settled) this.walletTurns.delete(wallet);
+    });
+    return turn;
   }
 }

@@ -39,11 +39,11 @@ export class SanctionsOverrides {
     return ok(cleared);
   }
 
-  list(): SanctionsOverride[] {
+  list(): Promise<SanctionsOverride[]> {
     return this.store.overrides();
   }
 
-  history(address?: string): SanctionsOverrideChange[] {
+  history(address?: string): Promise<SanctionsOverrideChange[]> {
     return this.store.history(address);
   }
 

@@ -31,7 +31,7 @@ describe("GET /health (in process, for fault injection)", () => {
     expect(ok.text).toBe("ok");
 
     // Fault injection: the store stops answering queries.
-    const db = server.relay.db;
+    const db = server.relay.db!;
     const original = db.get.bind(db);
     db.get = (() => {
       throw new Error("disk I/O error");

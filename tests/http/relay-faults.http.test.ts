@@ -37,7 +37,7 @@ describe("relay submission faults (chain fault injected in-process)", () => {
     const seenAtSubmit: string[] = [];
     chain.submitWithdrawal = async () => {
       // What the console sees at the moment of submission: the record already exists.
-      const rec = server.relay.relayStore.recent(1)[0];
+      const rec = (await server.relay.relayStore.recent(1))[0];
       seenAtSubmit.push(rec?.status ?? "none");
       return { ok: false, rejection: "Failed", detail: "blockhash expired on every attempt" };
     };
@@ -50,7 +50,7 @@ describe("relay submission faults (chain fault injected in-process)", () => {
     }
     expect(seenAtSubmit).toEqual(["submitted"]);
 
-    const failed = server.relay.relayStore.recent(1)[0]!;
+    const failed = (await server.relay.relayStore.recent(1))[0]!;
     expect(failed.status).toBe("failed");
     expect(failed.error).toBe("RelayFailed");
     expect(failed.steps.map((s) => s.kind)).toEqual(["received", "verified", "submitted", "failed"]);
@@ -59,7 +59,7 @@ describe("relay submission faults (chain fault injected in-process)", () => {
 
     const retry = await post(`${server.url}/relay`, prepared.body, { "x-api-auth": token });
     expect(retry.status).toBe(200);
-    const done = server.relay.relayStore.recent(1)[0]!;
+    const done = (await server.relay.relayStore.recent(1))[0]!;
     expect(done.status).toBe("confirmed");
     expect(done.signature).toBe((retry.json as { signature: string }).signature);
     expect(done.steps.map((s) => s.kind)).toEqual(["received", "verified", "submitted", "confirmed"]);

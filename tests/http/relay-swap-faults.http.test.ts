@@ -44,7 +44,7 @@ const balance = async (owner: string, mint: string): Promise<bigint> =>
 const spent = async (w: PreparedWithdrawal): Promise<boolean> =>
   ((await post(`${server.url}/get_nullifier/${USDC}/32/mainnet`, { nullifierHash: w.body.nullifierHash })).json as { address: string | null }).address !== null;
 const venue = (): SwapVenue => server.relay.swapVenues.get("mainnet")!;
-const lastRecord = () => server.relay.relayStore.recent(1)[0]!;
+const lastRecord = async () => (await server.relay.relayStore.recent(1))[0]!;
 const OPERATOR = "relay-swap-faults-operator-token-01";
 
 /** Runs `between` after the relay's quote is taken and before it is used. */
@@ -100,7 +100,7 @@ describe("relay_swap: the pool moves between quote and execution", () => {
     expect(await balance(drained.body.recipient, USDC)).toBe(0n);
 
     const wouldBe = cpOut(TO_SWAP, BigInt(RESERVES.usdc), BigInt(drainedWsol));
-    const rec = lastRecord();
+    const rec = await lastRecord();
     expect(rec).toMatchObject({ kind: "swap", mint: USDC, outputMint: WSOL, status: "failed", error: "SlippageExceeded" });
     expect(rec.swap).toEqual({
       venue: "sandbox",
@@ -121,8 +121,8 @@ describe("relay_swap: the pool moves between quote and execution", () => {
     const retry = await relaySwap(drained);
     expect(retry.status).toBe(200);
     expect(await balance(drained.body.recipient, WSOL)).toBe(quoted);
-    expect(lastRecord()).toMatchObject({ status: "confirmed", signature: (retry.json as { signature: string }).signature });
-    expect(lastRecord().swap).toMatchObject({ quotedOut: quoted, executedOut: quoted, slippageSeenBps: 0 });
+    expect(await lastRecord()).toMatchObject({ status: "confirmed", signature: (retry.json as { signature: string }).signature });
+    expect((await lastRecord()).swap).toMatchObject({ quotedOut: quoted, executedOut: quoted, slippageSeenBps: 0 });
   });
 
   it("lands when the pool moved less than the pair's slippage, delivering less than quoted but at least the minimum", async () => {
@@ -140,7 +140,7 @@ describe("relay_swap: the pool moves between quote and execution", () => {
     expect(got).toBeLessThan(quoted);
     expect(got).toBeGreaterThanOrEqual(threshold(quoted));
     expect(threshold(quoted)).toBe(BigInt(moved.swapBody!.minOut));
-    const rec = lastRecord().swap!;
+    const rec = (await lastRecord()).swap!;
     expect(rec.executedOut).toBe(got);
     expect(rec.slippageSeenBps).toBeGreaterThan(0);
     expect(rec.slippageSeenBps).toBeLessThanOrEqual(50);
@@ -149,7 +149,7 @@ describe("relay_swap: the pool moves between quote and execution", () => {
 
 describe("relay_swap: the venue fails", () => {
   it("answers 400 SwapFailed when the venue gives no usable quote, before any proof work, spends nothing and stores nothing (a rejected relay)", async () => {
-    const before = lastRecord().id;
+    const before = (await lastRecord()).id;
     const v = venue();
     const real = v.quote.bind(v);
     v.quote = async () => ({ ok: false, error: { kind: "Unavailable", detail: "venue down" } });
@@ -161,7 +161,7 @@ describe("relay_swap: the venue fails", () => {
       v.quote = real;
     }
     expect(await spent(broken)).toBe(false);
-    expect(lastRecord().id).toBe(before);
+    expect((await lastRecord()).id).toBe(before);
     const rejected = (await get(`${server.url}/admin/relays/rejected?limit=1`, { authorization: `Bearer ${OPERATOR}` })).json as {
       items: { kind: string; error: string; detail: string }[];
     };

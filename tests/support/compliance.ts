@@ -49,10 +49,10 @@ export function sanctionsAdmin(
 }
 
 /** Reads a stopped relay's database: what the console will show. */
-export async function withStoppedDb<T>(dataDir: string, read: (db: DurableDb) => T): Promise<T> {
+export async function withStoppedDb<T>(dataDir: string, read: (db: DurableDb) => T | Promise<T>): Promise<T> {
   const db = await DurableDb.open({ dir: dataDir, migrations: MIGRATIONS, functions: SQL_FUNCTIONS });
   try {
-    return read(db);
+    return await read(db);
   } finally {
     await db.close();
   }

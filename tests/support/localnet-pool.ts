@@ -230,7 +230,7 @@ function concat(parts: Uint8Array[]): Uint8Array {
 }
 
 /** Collects a submission's attempts as the relay's store would. */
-export function recorder(): { attempts: SubmissionAttempt[]; observer: { attempt(a: SubmissionAttempt): Promise<void> } } {
+export function recorder(): { attempts: SubmissionAttempt[]; observer: { attempt(a: SubmissionAttempt): Promise<boolean> } } {
   const attempts: SubmissionAttempt[] = [];
-  return { attempts, observer: { attempt: async (a) => void attempts.push(a) } };
+  return { attempts, observer: { attempt: async (a) => (attempts.push(a), true) } };
 }

@@ -307,6 +307,11 @@ export class SandboxChain implements ChainBackend, SandboxLedger {
     return this.nullifierSpentNow(mint, nullifierHash);
   }
 
+  /** The ledger has no expiry: a submission is applied (or not) before submitWithdrawal returns. */
+  async blockHeight(): Promise<number | null> {
+    return null;
+  }
+
   async spentBy(mint: string, nullifierHash: Uint8Array): Promise<string | null> {
     return (
       this.db.get<{ signature: string }>("SELECT signature FROM sandbox_nullifiers WHERE network = ? AND mint = ? AND nullifier_hash = ?", [

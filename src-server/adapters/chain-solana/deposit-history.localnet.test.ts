@@ -95,6 +95,9 @@ class HistoryChain implements ChainBackend {
   spentBy(): Promise<string | null> {
     throw new Error("not in this test");
   }
+  blockHeight(): Promise<number | null> {
+    throw new Error("not in this test");
+  }
   submitWithdrawal(): never {
     throw new Error("not in this test");
   }
@@ -239,7 +242,7 @@ describe("deposit history on the local validator", () => {
     expect(toHex(pool.tree.root())).toBe(toHex(onChain.root));
     expect(pool.drift).toBeNull();
     expect(indexer.health()[0]!.ok).toBe(true);
-    expect(store.listPools()[0]!.cursor).toBe(lastTreeSignature);
+    expect((await store.listPools())[0]!.cursor).toBe(lastTreeSignature);
     // A second sync reads nothing new.
     const events = chain.events;
     await indexer.sync(NETWORK, USDC);
@@ -254,7 +257,7 @@ describe("deposit history on the local validator", () => {
     // The start serves what it has (a pool that cannot sync never stops the relay's start) and health names why.
     await a.indexer.start();
     expect(JSON.stringify(a.indexer.health())).toMatch(/stopped mid-backfill/);
-    const persisted = a.store.listPools()[0]!;
+    const persisted = (await a.store.listPools())[0]!;
     const done = a.indexer.get(NETWORK, USDC)!.tree.nextIndex;
     expect(done).toBe(first.events);
     expect(done).toBeGreaterThanOrEqual(120);

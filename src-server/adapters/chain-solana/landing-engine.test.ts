@@ -37,7 +37,7 @@ function request(over: Partial<LandingRequest> = {}): LandingRequest & { seen: S
     ],
     createdAccountSizes: [81],
     feeBudget: { mint: WRAPPED_SOL_MINT, fee: 10_000_000n },
-    observer: { attempt: async (a) => void seen.push(a) },
+    observer: { attempt: async (a) => (seen.push(a), true) },
     label: "test",
     seen,
     ...over,
@@ -287,6 +287,14 @@ describe("LandingEngine", () => {
     const { e } = engine(rpc);
     const out = await e.land(request({ observer: { attempt: async () => Promise.reject(new Error("disk full")) } }));
     expect(out).toMatchObject({ kind: "not-sent", detail: expect.stringContaining("disk full") });
+    expect(rpc.sends).toHaveLength(0);
+  });
+
+  it("does not send an attempt the relay refused (its record already has a verdict)", async () => {
+    const rpc = new FakeRpc();
+    const { e } = engine(rpc);
+    const out = await e.land(request({ observer: { attempt: async () => false } }));
+    expect(out).toMatchObject({ kind: "not-sent", detail: expect.stringContaining("already has a verdict") });
     expect(rpc.sends).toHaveLength(0);
   });
 });

@@ -305,12 +305,15 @@ export class LandingEngine {
       detail: null,
     };
     if (req.observer) {
+      let recorded: boolean;
       try {
-        await req.observer.attempt({ ...attempt });
+        recorded = await req.observer.attempt({ ...attempt });
       } catch (e) {
         // Not recorded, so not sent: a crash now must not leave an unrecorded transaction in flight.
         return { kind: "not-sent", detail: `the attempt could not be recorded before sending: ${message(e)}`, attempts };
       }
+      if (!recorded)
+        return { kind: "not-sent", detail: "the relay's record already has a verdict (resolved while this attempt was prepared); not sent", attempts };
     }
     attempts.push(attempt);
 

@@ -176,7 +176,7 @@ describe("SolanaChain withdrawals", () => {
     rpc.landedLogs = () => withdrawEventLogs(withdrawal(), 17);
     const seen: string[] = [];
     const c = chain(rpc);
-    const r = await c.submitWithdrawal(withdrawal(), { attempt: async (a) => void seen.push(`${a.verdict}:${a.networkFeeLamports}`) });
+    const r = await c.submitWithdrawal(withdrawal(), { attempt: async (a) => (seen.push(`${a.verdict}:${a.networkFeeLamports}`), true) });
     expect(r).toEqual({ ok: true, signature: rpc.sends[0]!.signature, changeLeafIndex: 17 });
     const sent = rpc.sends[0]!.tx.message;
     const ix = sent.compiledInstructions[2]!;

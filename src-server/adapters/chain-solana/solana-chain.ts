@@ -253,6 +253,11 @@ export class SolanaChain implements ChainBackend {
     return programAccountExists(this.ctx, poolNullifierAddress(this.programId, mint, nullifierHash));
   }
 
+  /** Finalized: once it is past an attempt's lastValidBlockHeight, every block that could hold the attempt is final, so a spent nullifier read after it shows. */
+  blockHeight(): Promise<number | null> {
+    return this.rpc.getBlockHeight("finalized");
+  }
+
   async spentBy(mint: string, nullifierHash: Uint8Array): Promise<string | null> {
     const address = poolNullifierAddress(this.programId, mint, nullifierHash);
     if (!(await programAccountExists(this.ctx, address))) return null;

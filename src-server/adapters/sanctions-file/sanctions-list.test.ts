@@ -20,7 +20,7 @@ class MemoryStore implements SanctionsStore {
   readonly map = new Map<string, SanctionsOverride>();
   readonly log: SanctionsOverrideChange[] = [];
   readonly versions: SanctionsVersionRecord[] = [];
-  overrides(): SanctionsOverride[] {
+  async overrides(): Promise<SanctionsOverride[]> {
     return [...this.map.values()];
   }
   async putOverride(o: SanctionsOverride): Promise<void> {
@@ -32,7 +32,7 @@ class MemoryStore implements SanctionsStore {
     this.log.push({ address, change: "clear", reason, at });
     return true;
   }
-  history(): SanctionsOverrideChange[] {
+  async history(): Promise<SanctionsOverrideChange[]> {
     return this.log;
   }
   async recordVersion(v: SanctionsVersionRecord): Promise<void> {

@@ -52,7 +52,7 @@ export class ReloadingSanctionsList implements SanctionsList {
 
   /** Overrides, then the cached copy if any, then one read of the source; then polls on a timer. */
   async start(): Promise<void> {
-    this.overrides = this.readOverrides();
+    this.overrides = await this.readOverrides();
     const cached = this.opts.source.cached();
     if (cached) this.accept(cached.bytes, `${this.opts.source.location} (copy saved ${new Date(cached.savedAt).toISOString()})`);
     await this.refresh();
@@ -74,7 +74,7 @@ export class ReloadingSanctionsList implements SanctionsList {
 
   /** Re-reads the overrides after an operator changed them; applies at once. */
   async reloadOverrides(): Promise<void> {
-    this.overrides = this.readOverrides();
+    this.overrides = await this.readOverrides();
     await this.recompute();
   }
 
@@ -142,8 +142,8 @@ export class ReloadingSanctionsList implements SanctionsList {
     this.lastError = message;
   }
 
-  private readOverrides(): Map<string, OverrideAction> {
-    return new Map(this.opts.store.overrides().map((o) => [o.address, o.action]));
+  private async readOverrides(): Promise<Map<string, OverrideAction>> {
+    return new Map((await this.opts.store.overrides()).map((o) => [o.address, o.action]));
   }
 
   private applyVersion(): void {

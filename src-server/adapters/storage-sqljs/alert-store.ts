@@ -32,11 +32,11 @@ const item = (r: Row): AlertItem => ({
 export class SqlAlertStore implements AlertStore {
   constructor(private readonly db: DurableDb) {}
 
-  open(): AlertItem[] {
+  async open(): Promise<AlertItem[]> {
     return this.db.all<Row>(`SELECT ${COLUMNS} FROM alert_history WHERE resolved_at IS NULL ORDER BY id`).map(item);
   }
 
-  recent(limit: number): AlertItem[] {
+  async recent(limit: number): Promise<AlertItem[]> {
     return this.db.all<Row>(`SELECT ${COLUMNS} FROM alert_history ORDER BY id DESC LIMIT ?`, [limit]).map(item);
   }
 
@@ -73,7 +73,7 @@ export class SqlAlertStore implements AlertStore {
     ]);
   }
 
-  ruleOverrides(): Partial<AlertRuleSettings> {
+  async ruleOverrides(): Promise<Partial<AlertRuleSettings>> {
     const row = this.db.get<{ value: string }>("SELECT value FROM alert_settings WHERE key = ?", [RULES_KEY]);
     return row ? (JSON.parse(row.value) as Partial<AlertRuleSettings>) : {};
   }

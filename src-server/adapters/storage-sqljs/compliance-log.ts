@@ -28,7 +28,7 @@ export class SqlComplianceLog implements ComplianceLog {
     ]);
   }
 
-  recent(limit: number, address?: string): ComplianceDecisionRecord[] {
+  async recent(limit: number, address?: string): Promise<ComplianceDecisionRecord[]> {
     const rows = address
       ? this.db.all<Row>(`SELECT ${COLUMNS} FROM compliance_decisions WHERE address = ? ORDER BY id DESC LIMIT ?`, [address, limit])
       : this.db.all<Row>(`SELECT ${COLUMNS} FROM compliance_decisions ORDER BY id DESC LIMIT ?`, [limit]);

@@ -15,6 +15,7 @@ import { DurableDb } from "./durable-db";
 import { SqlRelayStore } from "./relay-store";
 import { MIGRATIONS, SQL_FUNCTIONS } from "./schema-migrations";
 import { SqlTreeStore } from "./tree-store";
+import { TEST_FENCE } from "../../../tests/support/fence";
 
 const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
 const DAY = 86_400_000;
@@ -43,6 +44,7 @@ async function relay(at: number, status: "confirmed" | "failed", fee = 100n, min
       relayer: "F",
       minOut: null,
       receivedAt: at,
+      holder: "test",
     },
     RelayState.received(at),
   );
@@ -65,14 +67,14 @@ describe("SqlConsoleStore", () => {
   it("pages relays newest first with filters and a cursor", async () => {
     const ids = [];
     for (let i = 0; i < 5; i++) ids.push(await relay(NOW - i * 1000, i % 2 ? "failed" : "confirmed"));
-    const first = store.relays({ limit: 2 });
+    const first = await store.relays({ limit: 2 });
     expect(first.map((r) => r.id)).toEqual(ids.slice(0, 2));
-    const rest = store.relays({ limit: 10, before: { receivedAt: first[1]!.receivedAt, id: first[1]!.id } });
+    const rest = await store.relays({ limit: 10, before: { receivedAt: first[1]!.receivedAt, id: first[1]!.id } });
     expect(rest.map((r) => r.id)).toEqual(ids.slice(2));
-    expect(store.relays({ limit: 10, status: "failed" }).map((r) => r.id)).toEqual([ids[1], ids[3]]);
-    expect(store.relays({ limit: 10, from: NOW - 1500, to: NOW }).map((r) => r.id)).toEqual([ids[1]]);
-    expect(store.relayCounts({})).toEqual({ confirmed: 3, failed: 2 });
-    expect(store.relayById(ids[2]!)?.steps.map((s) => s.kind)).toEqual(["received", "confirmed"]);
+    expect((await store.relays({ limit: 10, status: "failed" })).map((r) => r.id)).toEqual([ids[1], ids[3]]);
+    expect((await store.relays({ limit: 10, from: NOW - 1500, to: NOW })).map((r) => r.id)).toEqual([ids[1]]);
+    expect(await store.relayCounts({})).toEqual({ confirmed: 3, failed: 2 });
+    expect((await store.relayById(ids[2]!))?.steps.map((s) => s.kind)).toEqual(["received", "confirmed"]);
   });
 
   it("folds relays older than the cutoff into daily aggregates and deletes them, adding to earlier folds", async () => {
@@ -89,10 +91,10 @@ describe("SqlConsoleStore", () => {
       () => NOW,
     );
     await job.runOnce();
-    expect(store.relays({ limit: 10 }).map((r) => r.id)).toEqual([kept]);
+    expect((await store.relays({ limit: 10 })).map((r) => r.id)).toEqual([kept]);
     expect(db.get("SELECT COUNT(*) AS n FROM relays WHERE recipient = 'R'")).toEqual({ n: 1 });
     const day40 = utcDay(NOW - 40 * DAY);
-    expect(store.dailyAggregates("2000-01-01")).toEqual([
+    expect(await store.dailyAggregates("2000-01-01")).toEqual([
       { day: day40, network: "mainnet", mint: USDC, kind: "relay", status: "confirmed", count: 2, volume: 2000n, fees: 150n },
       { day: day40, network: "mainnet", mint: USDC, kind: "relay", status: "failed", count: 1, volume: 1000n, fees: 0n },
       { day: utcDay(NOW - 31 * DAY), network: "mainnet", mint: USDC, kind: "relay", status: "confirmed", count: 1, volume: 1000n, fees: 10n },
@@ -101,27 +103,27 @@ describe("SqlConsoleStore", () => {
     // A late record of an already folded day adds to its aggregate.
     await relay(NOW - 40 * DAY + 3000, "confirmed", 5n);
     expect(await store.pruneRelaysBefore(NOW - 30 * DAY)).toBe(1);
-    expect(store.dailyAggregates(day40)[0]).toMatchObject({ status: "confirmed", count: 3, fees: 155n });
+    expect((await store.dailyAggregates(day40))[0]).toMatchObject({ status: "confirmed", count: 3, fees: 155n });
     expect(await store.pruneRelaysBefore(NOW - 30 * DAY)).toBe(0);
   });
 
   it("keeps the change leaf a relay inserts, and where it went once confirmed", async () => {
     const ok = await relay(NOW, "confirmed");
     const failed = await relay(NOW + 1, "failed");
-    expect(toAdminRelay(store.relayById(ok)!)).toMatchObject({ changeCommitment: `${n - 1}`.padStart(64, "c"), changeLeafIndex: 40 + n - 1 });
-    expect(toAdminRelay(store.relayById(failed)!)).toMatchObject({ changeCommitment: `${n}`.padStart(64, "c"), changeLeafIndex: null });
+    expect(toAdminRelay((await store.relayById(ok))!)).toMatchObject({ changeCommitment: `${n - 1}`.padStart(64, "c"), changeLeafIndex: 40 + n - 1 });
+    expect(toAdminRelay((await store.relayById(failed))!)).toMatchObject({ changeCommitment: `${n}`.padStart(64, "c"), changeLeafIndex: null });
   });
 
   it("keeps pause switches for a pool and for a whole network", async () => {
     await store.setPause({ network: "mainnet", mint: null, reason: "upgrade", at: 1 });
     await store.setPause({ network: "devnet", mint: USDC, reason: "audit", at: 2 });
     await store.setPause({ network: "devnet", mint: USDC, reason: "audit, day 2", at: 3 });
-    expect(store.pauses()).toEqual([
+    expect(await store.pauses()).toEqual([
       { network: "devnet", mint: USDC, reason: "audit, day 2", at: 3 },
       { network: "mainnet", mint: null, reason: "upgrade", at: 1 },
     ]);
     await store.clearPause("mainnet", null);
-    expect(store.pauses()).toHaveLength(1);
+    expect(await store.pauses()).toHaveLength(1);
   });
 });
 
@@ -133,7 +135,7 @@ describe("leaf census (protocol v3)", () => {
 
   /** Appends leaves as the indexer does (tree nodes, page files, indexed_leaves): a deposit of each amount given, a change leaf for each null. */
   async function appendLeaves(trees: SqlTreeStore, tree: MerkleTree, amounts: (bigint | null)[]): Promise<void> {
-    const pool = trees.listPools().find((p) => p.mint === USDC) ?? (await trees.createPool("mainnet", USDC));
+    const pool = (await trees.listPools()).find((p) => p.mint === USDC) ?? (await trees.createPool("mainnet", USDC));
     const first = tree.nextIndex;
     const bytes = new Uint8Array(amounts.length * 32);
     amounts.forEach((_, i) => (bytes[i * 32 + 31] = (first + i + 1) & 0xff));
@@ -141,11 +143,12 @@ describe("leaf census (protocol v3)", () => {
     if (!r.ok) throw new Error(r.error);
     const meta: IndexedLeaf[] = amounts.map((amount, i) => ({
       leafIndex: first + i,
+      commitment: bytes.subarray(i * 32, i * 32 + 32),
       signature: `sig-${first + i}`,
       slot: first + i,
       ...(amount === null ? { kind: "change" as const, amount: null } : { kind: "deposit" as const, amount }),
     }));
-    await trees.saveAppend(pool, r.value, String(tree.nextIndex), meta);
+    await trees.saveAppend(pool, r.value, String(tree.nextIndex), meta, TEST_FENCE);
   }
 
   const ALL = 2 ** 32;
@@ -153,10 +156,10 @@ describe("leaf census (protocol v3)", () => {
   it("counts leaves by kind and deposits by standard bucket in one read, adding up across consecutive ranges", async () => {
     const trees = new SqlTreeStore(db);
     const tree = new MerkleTree(hasher);
-    expect(store.leafCensus("mainnet", USDC, 0, ALL)).toBeNull();
+    expect(await store.leafCensus("mainnet", USDC, 0, ALL)).toBeNull();
     // Bucket edges: 999 is in 500's; 1,000 and 1,999 in 1,000's; 2,000 and 4,999 in 2,000's; 5,000 and 9,999 in 5,000's.
     await appendLeaves(trees, tree, [999n, 1000n, 1999n, null, 2000n, 4999n, 5000n, 9999n, null]);
-    const first = store.leafCensus("mainnet", USDC, 0, ALL)!;
+    const first = (await store.leafCensus("mainnet", USDC, 0, ALL))!;
     expect(first).toMatchObject({ upTo: 9, deposits: 7, changes: 2, depositsOfUnknownAmount: 0 });
     expect(first.buckets).toEqual([
       { standard: 500n, count: 1, largest: 999n },
@@ -167,26 +170,26 @@ describe("leaf census (protocol v3)", () => {
 
     // u64's largest amount and a change leaf, read from where the first census stopped.
     await appendLeaves(trees, tree, [18446744073709551615n, null, 1000n]);
-    const more = store.leafCensus("mainnet", USDC, first.upTo, ALL)!;
+    const more = (await store.leafCensus("mainnet", USDC, first.upTo, ALL))!;
     expect(more).toMatchObject({ upTo: 12, deposits: 2, changes: 1 });
     expect(more.buckets).toEqual([
       { standard: 1000n, count: 1, largest: 1000n },
       { standard: 10_000_000_000_000_000_000n, count: 1, largest: 18446744073709551615n },
     ]);
-    const all = store.leafCensus("mainnet", USDC, 0, ALL)!;
+    const all = (await store.leafCensus("mainnet", USDC, 0, ALL))!;
     expect(addCensus(first, more)).toEqual(all);
-    expect(store.leafCensus("mainnet", USDC, 0, 4)).toMatchObject({ upTo: 4, deposits: 3, changes: 1 });
-    expect(store.leafCensus("mainnet", USDC, all.upTo, ALL)).toEqual({ ...all, deposits: 0, changes: 0, depositsOfUnknownAmount: 0, buckets: [] });
+    expect(await store.leafCensus("mainnet", USDC, 0, 4)).toMatchObject({ upTo: 4, deposits: 3, changes: 1 });
+    expect(await store.leafCensus("mainnet", USDC, all.upTo, ALL)).toEqual({ ...all, deposits: 0, changes: 0, depositsOfUnknownAmount: 0, buckets: [] });
     expect(await updateCensus(store, "mainnet", USDC, first)).toEqual(all);
 
     // Deposits over time count deposit leaves only.
-    const buckets = store.depositBuckets("mainnet", USDC, Date.now() - DAY, DAY);
+    const buckets = await store.depositBuckets("mainnet", USDC, Date.now() - DAY, DAY);
     expect(buckets.reduce((n, b) => n + b.count, 0)).toBe(9);
-    expect(store.depositBuckets("mainnet", USDC, Date.now() + DAY, DAY)).toEqual([]);
+    expect(await store.depositBuckets("mainnet", USDC, Date.now() + DAY, DAY)).toEqual([]);
 
     // A leaf names its kind and a deposit its amount; a change leaf's value stays private.
-    expect(store.leaf("mainnet", USDC, 3)).toMatchObject({ signature: "sig-3", kind: "change", amount: null });
-    expect(store.leaf("mainnet", USDC, 9)).toMatchObject({ kind: "deposit", amount: "18446744073709551615" });
+    expect(await store.leaf("mainnet", USDC, 3)).toMatchObject({ signature: "sig-3", kind: "change", amount: null });
+    expect(await store.leaf("mainnet", USDC, 9)).toMatchObject({ kind: "deposit", amount: "18446744073709551615" });
   });
 
   it("gives each standard amount from the floor to the largest deposit the deposits of at least it plus every change leaf", async () => {
@@ -194,7 +197,7 @@ describe("leaf census (protocol v3)", () => {
     const tree = new MerkleTree(hasher);
     // USDC (6 decimals): floor 1,000 base units. Deposits 1,000, 2,500, 3,000,000 and 999 (below the floor), two change leaves.
     await appendLeaves(trees, tree, [1000n, 2500n, null, 3_000_000n, 999n, null]);
-    const leaves = poolLeaves(store.leafCensus("mainnet", USDC, 0, ALL), USDC);
+    const leaves = poolLeaves(await store.leafCensus("mainnet", USDC, 0, ALL), USDC);
     expect(leaves).toMatchObject({ deposits: 4, changes: 2, depositsOfUnknownAmount: 0, largestDeposit: "3000000", decimals: 6, standardFloor: "1000" });
     const sets = Object.fromEntries(leaves.anonymitySets.map((s) => [s.amount, [s.deposits, s.notes]]));
     expect(sets).toEqual({
@@ -211,14 +214,14 @@ describe("leaf census (protocol v3)", () => {
       "2000000": [1, 3],
     });
     // SOL (9 decimals) starts at 10^6 lamports, a mint of unknown decimals at 1,000 base units.
-    expect(poolLeaves(store.leafCensus("mainnet", USDC, 0, ALL), "So11111111111111111111111111111111111111112")).toMatchObject({
+    expect(poolLeaves(await store.leafCensus("mainnet", USDC, 0, ALL), "So11111111111111111111111111111111111111112")).toMatchObject({
       standardFloor: "1000000",
       anonymitySets: [
         { amount: "1000000", deposits: 1, notes: 3 },
         { amount: "2000000", deposits: 1, notes: 3 },
       ],
     });
-    expect(poolLeaves(store.leafCensus("mainnet", USDC, 0, ALL), "Unknown1111111111111111111111111111111111111").standardFloor).toBe("1000");
+    expect(poolLeaves(await store.leafCensus("mainnet", USDC, 0, ALL), "Unknown1111111111111111111111111111111111111").standardFloor).toBe("1000");
     expect(poolLeaves(null, USDC)).toMatchObject({ deposits: 0, changes: 0, largestDeposit: null, anonymitySets: [] });
   });
 
@@ -226,9 +229,9 @@ describe("leaf census (protocol v3)", () => {
     const trees = new SqlTreeStore(db);
     const tree = new MerkleTree(hasher);
     await appendLeaves(trees, tree, [5000n, 5000n, null]);
-    const pool = trees.listPools()[0]!;
+    const pool = (await trees.listPools())[0]!;
     await db.write([{ sql: "UPDATE indexed_leaves SET amount = NULL WHERE pool_id = ? AND leaf_index = 1", params: [pool.id] }]);
-    const leaves = poolLeaves(store.leafCensus("mainnet", USDC, 0, ALL), USDC);
+    const leaves = poolLeaves(await store.leafCensus("mainnet", USDC, 0, ALL), USDC);
     expect(leaves).toMatchObject({ deposits: 2, changes: 1, depositsOfUnknownAmount: 1, largestDeposit: "5000" });
     expect(leaves.anonymitySets).toEqual([
       { amount: "1000", deposits: 1, notes: 2 },
@@ -251,8 +254,8 @@ describe("leaf census (protocol v3)", () => {
     ]);
     const reads: { from: number; to: number; buckets: number }[] = [];
     const counting = {
-      leafCensus: (network: "mainnet", mint: string, from: number, to: number) => {
-        const c = store.leafCensus(network, mint, from, to);
+      leafCensus: async (network: "mainnet", mint: string, from: number, to: number) => {
+        const c = await store.leafCensus(network, mint, from, to);
         reads.push({ from, to, buckets: c?.buckets.length ?? 0 });
         return c;
       },

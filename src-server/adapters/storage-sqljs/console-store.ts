@@ -18,7 +18,7 @@ export const utcDay = (ms: number): string => new Date(Math.floor(ms / DAY_MS) *
 export class SqlConsoleStore implements ConsoleStore {
   constructor(private readonly db: DurableDb) {}
 
-  relays(q: RelayPageQuery): RelayRecord[] {
+  async relays(q: RelayPageQuery): Promise<RelayRecord[]> {
     const { where, params } = relayWhere(q);
     if (q.before) {
       where.push("(received_at < ? OR (received_at = ? AND id > ?))");
@@ -28,24 +28,24 @@ export class SqlConsoleStore implements ConsoleStore {
     return this.db.all<RelayRow>(sql, [...params, q.limit]).map(toRelayRecord);
   }
 
-  relayById(id: string): RelayRecord | null {
+  async relayById(id: string): Promise<RelayRecord | null> {
     const row = this.db.get<RelayRow>(`SELECT ${RELAY_COLUMNS} FROM relays WHERE id = ?`, [id]);
     return row ? toRelayRecord(row) : null;
   }
 
-  relayCounts(f: RelayFilter): Partial<Record<RelayState["kind"], number>> {
+  async relayCounts(f: RelayFilter): Promise<Partial<Record<RelayState["kind"], number>>> {
     const { where, params } = relayWhere(f);
     const rows = this.db.all<{ status: RelayState["kind"]; n: number }>(`SELECT status, COUNT(*) AS n FROM relays ${clause(where)} GROUP BY status`, params);
     return Object.fromEntries(rows.map((r) => [r.status, r.n]));
   }
 
-  relaysByNullifier(nullifierHex: string): RelayRecord[] {
+  async relaysByNullifier(nullifierHex: string): Promise<RelayRecord[]> {
     return this.db
       .all<RelayRow>(`SELECT ${RELAY_COLUMNS} FROM relays WHERE nullifier_hash = ? ORDER BY received_at DESC, id LIMIT 50`, [nullifierHex])
       .map(toRelayRecord);
   }
 
-  confirmedSince(fromMs: number): { receivedAt: number; network: Network; mint: string; depositSize: bigint; fee: bigint }[] {
+  async confirmedSince(fromMs: number): Promise<{ receivedAt: number; network: Network; mint: string; depositSize: bigint; fee: bigint }[]> {
     return this.db
       .all<{ received_at: number; network: Network; mint: string; deposit_size: string; fee: string }>(
         "SELECT received_at, network, mint, deposit_size, fee FROM relays WHERE status = 'confirmed' AND received_at >= ? ORDER BY received_at",
@@ -54,7 +54,7 @@ export class SqlConsoleStore implements ConsoleStore {
       .map((r) => ({ receivedAt: r.received_at, network: r.network, mint: r.mint, depositSize: BigInt(r.deposit_size), fee: BigInt(r.fee) }));
   }
 
-  depositBuckets(network: Network, mint: string, fromMs: number, bucketMs: number): { at: number; count: number }[] {
+  async depositBuckets(network: Network, mint: string, fromMs: number, bucketMs: number): Promise<{ at: number; count: number }[]> {
     // Indexed-at times are Unix seconds, one per leaf in the pool's times page file.
     const pool = this.pool(network, mint);
     if (!pool) return [];
@@ -79,7 +79,7 @@ export class SqlConsoleStore implements ConsoleStore {
     return [...counts.entries()].sort((x, y) => x[0] - y[0]).map(([b, n]) => ({ at: b * 1000, count: n }));
   }
 
-  recentRoots(network: Network, mint: string, limit: number): { root: Uint8Array; nextIndex: number; at: number }[] {
+  async recentRoots(network: Network, mint: string, limit: number): Promise<{ root: Uint8Array; nextIndex: number; at: number }[]> {
     return this.db
       .all<{ root: Uint8Array; next_index: number; created_at: number }>(
         `SELECT r.root, r.next_index, r.created_at FROM tree_roots r JOIN pools p ON p.id = r.pool_id
@@ -89,11 +89,11 @@ export class SqlConsoleStore implements ConsoleStore {
       .map((r) => ({ root: r.root, nextIndex: r.next_index, at: r.created_at * 1000 }));
   }
 
-  leaf(
+  async leaf(
     network: Network,
     mint: string,
     leafIndex: number,
-  ): { signature: string; slot: number; indexedAt: number; kind: "deposit" | "change"; amount: string | null } | null {
+  ): Promise<{ signature: string; slot: number; indexedAt: number; kind: "deposit" | "change"; amount: string | null } | null> {
     const pool = this.pool(network, mint);
     if (!pool || !Number.isSafeInteger(leafIndex) || leafIndex < 0 || leafIndex >= pool.next_index) return null;
     const rec = decodeLeafRecord(this.db.pages.read(leafPage(pool.id), leafIndex * LEAF_RECORD, LEAF_RECORD));
@@ -108,7 +108,7 @@ export class SqlConsoleStore implements ConsoleStore {
     return { signature: rec.signature, slot: rec.slot, indexedAt: indexedAt * 1000, kind, amount: kind === "deposit" ? (row?.amount ?? null) : null };
   }
 
-  leafCensus(network: Network, mint: string, fromLeaf: number, toLeaf: number): LeafCensus | null {
+  async leafCensus(network: Network, mint: string, fromLeaf: number, toLeaf: number): Promise<LeafCensus | null> {
     const pool = this.pool(network, mint);
     if (!pool) return null;
     const census: LeafCensus = { poolId: pool.id, upTo: fromLeaf, deposits: 0, changes: 0, depositsOfUnknownAmount: 0, buckets: [] };
@@ -129,7 +129,7 @@ export class SqlConsoleStore implements ConsoleStore {
     return this.db.get<{ id: number; next_index: number }>("SELECT id, next_index FROM pools WHERE network = ? AND mint = ?", [network, mint]);
   }
 
-  dailyAggregates(fromDay: string): RelayDailyAggregate[] {
+  async dailyAggregates(fromDay: string): Promise<RelayDailyAggregate[]> {
     return this.db
       .all<{ day: string; network: Network; mint: string; kind: "relay" | "swap"; status: RelayState["kind"]; count: number; volume: string; fees: string }>(
         "SELECT day, network, mint, kind, status, count, volume, fees FROM relay_daily WHERE day >= ? ORDER BY day",
@@ -187,7 +187,7 @@ export class SqlConsoleStore implements ConsoleStore {
     return rows.length;
   }
 
-  pauses(): StoredPause[] {
+  async pauses(): Promise<StoredPause[]> {
     return this.db
       .all<{ network: Network; mint: string; reason: string; paused_at: number }>(
         "SELECT network, mint, reason, paused_at FROM console_pauses ORDER BY network, mint",
@@ -209,7 +209,7 @@ export class SqlConsoleStore implements ConsoleStore {
     await this.db.write([{ sql: "DELETE FROM console_pauses WHERE network = ? AND mint = ?", params: [network, mint ?? WHOLE_NETWORK] }]);
   }
 
-  archivedPools(): AdminArchivedPool[] {
+  async archivedPools(): Promise<AdminArchivedPool[]> {
     return this.db
       .all<{ network: Network; mint: string; protocol: number; leaves: number; root: Uint8Array | null; archived_at: number; reason: string }>(
         "SELECT network, mint, protocol, leaves, root, archived_at, reason FROM archived_pools ORDER BY archived_at DESC, network, mint",
@@ -225,7 +225,7 @@ export class SqlConsoleStore implements ConsoleStore {
       }));
   }
 
-  feeOverrides(): StoredFeeOverride[] {
+  async feeOverrides(): Promise<StoredFeeOverride[]> {
     return this.db
       .all<{ network: Network; mint: string; bps: number | null; floor: string | null; prev_bps: number; prev_floor: string; set_at: number }>(
         "SELECT network, mint, bps, floor, prev_bps, prev_floor, set_at FROM fee_overrides ORDER BY network, mint",

@@ -53,7 +53,7 @@ describe("migration 11 (protocol v2) on a v1 store", () => {
     // Up to 11: migration 13 moves indexed_leaves out of SQL (tree-pages-migration.test.ts).
     const db = await DurableDb.open({ dir, migrations: MIGRATIONS.filter((m) => m.version <= 11), functions: SQL_FUNCTIONS, snapshotIntervalMs: 0 });
     try {
-      const archived = new SqlConsoleStore(db).archivedPools();
+      const archived = await new SqlConsoleStore(db).archivedPools();
       expect(archived).toEqual([
         expect.objectContaining({
           network: "mainnet",
@@ -87,7 +87,7 @@ describe("migration 11 (protocol v2) on a v1 store", () => {
   it("archives nothing in a store that never had sandbox pools", async () => {
     const db = await DurableDb.open({ dir, migrations: MIGRATIONS, functions: SQL_FUNCTIONS, snapshotIntervalMs: 0 });
     try {
-      expect(new SqlConsoleStore(db).archivedPools()).toEqual([]);
+      expect(await new SqlConsoleStore(db).archivedPools()).toEqual([]);
     } finally {
       await db.close();
     }

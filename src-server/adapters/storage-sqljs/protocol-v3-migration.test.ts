@@ -21,6 +21,7 @@ import { Signer } from "../../../src-shared/node/keypair-file";
 import { SqlRelayStore } from "./relay-store";
 import { MIGRATIONS } from "./schema-migrations";
 import { SqlTreeStore } from "./tree-store";
+import { TEST_FENCE } from "../../../tests/support/fence";
 import { storeDirPerTest } from "../../../tests/support/store-dir";
 
 const MINT_KEY = nacl.sign.keyPair().publicKey;
@@ -82,7 +83,7 @@ async function writeV2Store(): Promise<{ root: Uint8Array }> {
   const pool = await store.createPool("mainnet", MINT);
   const appended = full.append(Uint8Array.from(AMOUNTS.flatMap((_, i) => [...leafOf(i)])));
   if (!appended.ok) throw new Error(appended.error);
-  await store.saveAppend(pool, appended.value, "3", []);
+  await store.saveAppend(pool, appended.value, "3", [], TEST_FENCE);
   await db.close();
   expect(toHex(full.root())).toBe(toHex(frontier.root()));
   return { root: full.root() };
@@ -94,10 +95,10 @@ describe("migration 15 (protocol v3) on a v2 store", () => {
     const db = await open();
     try {
       const store = new SqlTreeStore(db);
-      const [pool] = store.listPools();
+      const [pool] = await store.listPools();
       expect(pool).toMatchObject({ network: "mainnet", mint: MINT, nextIndex: 3, cursor: "3" });
       const tree = new MerkleTree(hasher);
-      store.loadTree(pool!, tree);
+      await store.loadTree(pool!, tree);
       expect(toHex(tree.root())).toBe(toHex(root));
       expect(db.all("SELECT leaf_index, kind, amount FROM indexed_leaves ORDER BY leaf_index")).toEqual(
         AMOUNTS.map((a, i) => ({ leaf_index: i, kind: "deposit", amount: a.toString() })),
@@ -108,7 +109,7 @@ describe("migration 15 (protocol v3) on a v2 store", () => {
       );
       expect(db.get("SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'sandbox_events'")).toEqual({ n: 0 });
       // The v2 relay is kept; it made no change leaf.
-      expect(new SqlRelayStore(db).get("r1")).toMatchObject({ depositSize: 1000n, relayer: "F", changeCommitment: null, changeLeafIndex: null });
+      expect(await new SqlRelayStore(db).get("r1")).toMatchObject({ depositSize: 1000n, relayer: "F", changeCommitment: null, changeLeafIndex: null });
     } finally {
       await db.close();
     }

@@ -29,10 +29,11 @@ export interface RelayRow {
   min_out: string | null;
   change_commitment: Uint8Array | null;
   change_leaf_index: number | null;
+  holder: string | null;
 }
 
 export const RELAY_COLUMNS =
-  "id, kind, network, mint, output_mint, recipient, nullifier_hash, deposit_size, fee, status, error, signature, received_at, steps, swap_quote, swap_out, swap_slippage_bps, attempts, network_fee_lamports, relayer, min_out, change_commitment, change_leaf_index";
+  "id, kind, network, mint, output_mint, recipient, nullifier_hash, deposit_size, fee, status, error, signature, received_at, steps, swap_quote, swap_out, swap_slippage_bps, attempts, network_fee_lamports, relayer, min_out, change_commitment, change_leaf_index, holder";
 
 /** swap_quote's JSON: amounts as text. */
 interface QuoteJson {
@@ -48,11 +49,18 @@ interface QuoteJson {
 export class SqlRelayStore implements RelayStore {
   constructor(private readonly db: DurableDb) {}
 
-  async create(r: NewRelayRecord, first: RelayState): Promise<void> {
+  /** The check and the insert happen in one synchronous turn: one process owns the data dir, so nothing comes between them. */
+  async create(r: NewRelayRecord, first: RelayState): Promise<"created" | "locked"> {
+    const held = this.db.get<{ id: string }>("SELECT id FROM relays WHERE nullifier_hash = ? AND network = ? AND mint = ? AND status <> 'failed' LIMIT 1", [
+      r.nullifierHash,
+      r.network,
+      r.mint,
+    ]);
+    if (held) return "locked";
     await this.db.write([
       {
-        sql: `INSERT INTO relays (id, kind, network, mint, output_mint, recipient, nullifier_hash, deposit_size, fee, relayer, min_out, change_commitment, status, error, signature, received_at, updated_at, steps)
-              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?, ?, ?)`,
+        sql: `INSERT INTO relays (id, kind, network, mint, output_mint, recipient, nullifier_hash, deposit_size, fee, relayer, min_out, change_commitment, holder, status, error, signature, received_at, updated_at, steps)
+              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?, ?, ?)`,
         params: [
           r.id,
           r.kind,
@@ -66,6 +74,7 @@ export class SqlRelayStore implements RelayStore {
           r.relayer,
           r.minOut?.toString() ?? null,
           r.changeCommitment === null ? null : changeCommitmentBytes(r.changeCommitment),
+          r.holder,
           first.kind,
           r.receivedAt,
           first.at,
@@ -73,11 +82,13 @@ export class SqlRelayStore implements RelayStore {
         ],
       },
     ]);
+    return "created";
   }
 
   async advance(id: string, state: RelayState): Promise<void> {
-    const row = this.db.get<{ steps: string }>("SELECT steps FROM relays WHERE id = ?", [id]);
+    const row = this.db.get<{ steps: string; status: RelayState["kind"] }>("SELECT steps, status FROM relays WHERE id = ?", [id]);
     if (!row) throw new Error(`no relay record ${id}`);
+    if (isFinal(row.status)) return;
     const steps = JSON.parse(row.steps) as RelayState[];
     steps.push(state);
     await this.db.write([
@@ -114,9 +125,10 @@ export class SqlRelayStore implements RelayStore {
     ]);
   }
 
-  async recordAttempt(id: string, a: SubmissionAttempt): Promise<void> {
-    const row = this.db.get<{ attempts: string | null }>("SELECT attempts FROM relays WHERE id = ?", [id]);
+  async recordAttempt(id: string, a: SubmissionAttempt): Promise<boolean> {
+    const row = this.db.get<{ attempts: string | null; status: RelayState["kind"] }>("SELECT attempts, status FROM relays WHERE id = ?", [id]);
     if (!row) throw new Error(`no relay record ${id}`);
+    if (isFinal(row.status)) return false;
     const attempts = row.attempts ? (JSON.parse(row.attempts) as SubmissionAttempt[]) : [];
     const i = attempts.findIndex((x) => x.n === a.n);
     if (i >= 0) attempts[i] = a;
@@ -128,18 +140,19 @@ export class SqlRelayStore implements RelayStore {
         params: [JSON.stringify(attempts), fee, id],
       },
     ]);
+    return true;
   }
 
-  get(id: string): RelayRecord | null {
+  async get(id: string): Promise<RelayRecord | null> {
     const row = this.db.get<RelayRow>(`SELECT ${RELAY_COLUMNS} FROM relays WHERE id = ?`, [id]);
     return row ? toRelayRecord(row) : null;
   }
 
-  unfinished(): RelayRecord[] {
+  async unfinished(): Promise<RelayRecord[]> {
     return this.db.all<RelayRow>(`SELECT ${RELAY_COLUMNS} FROM relays WHERE status NOT IN ('confirmed', 'failed') ORDER BY received_at, id`).map(toRelayRecord);
   }
 
-  recent(limit: number): RelayRecord[] {
+  async recent(limit: number): Promise<RelayRecord[]> {
     return this.db.all<RelayRow>(`SELECT ${RELAY_COLUMNS} FROM relays ORDER BY received_at DESC, id LIMIT ?`, [limit]).map(toRelayRecord);
   }
 }
@@ -167,8 +180,11 @@ export function toRelayRecord(r: RelayRow): RelayRecord {
     networkFeeLamports: r.network_fee_lamports === null ? null : BigInt(r.network_fee_lamports),
     changeCommitment: r.change_commitment === null ? null : toHex(r.change_commitment),
     changeLeafIndex: r.change_leaf_index,
+    holder: r.holder,
   };
 }
+
+const isFinal = (status: RelayState["kind"]): boolean => status === "confirmed" || status === "failed";
 
 function changeCommitmentBytes(hex: string): Uint8Array {
   const bytes = fromHex(hex);

@@ -55,12 +55,12 @@ export class SqlRevertStore implements RevertStore {
     ]);
   }
 
-  get(id: string): RevertRecord | null {
+  async get(id: string): Promise<RevertRecord | null> {
     const row = this.db.get<Row>(`SELECT ${COLUMNS} FROM reverts WHERE id = ?`, [id]);
     return row ? toRecord(row) : null;
   }
 
-  paidOrSentSince(wallet: string, sinceMs: number): number[] {
+  async paidOrSentSince(wallet: string, sinceMs: number): Promise<number[]> {
     return this.db
       .all<{ requested_at: number }>(
         `SELECT requested_at FROM reverts WHERE requested_at >= ? AND wallet = ? AND status IN ('submitted', 'processed') ORDER BY requested_at`,
@@ -69,7 +69,7 @@ export class SqlRevertStore implements RevertStore {
       .map((r) => r.requested_at);
   }
 
-  paidBack(): { network: Network; mint: string; reverts: number; amount: bigint }[] {
+  async paidBack(): Promise<{ network: Network; mint: string; reverts: number; amount: bigint }[]> {
     const totals = new Map<string, { network: Network; mint: string; reverts: number; amount: bigint }>();
     // Amounts are u64 text: summed as bigint here, not by SQLite's 64-bit signed SUM.
     for (const r of this.db.all<{ network: Network; mint: string; amount: string }>(
@@ -84,7 +84,7 @@ export class SqlRevertStore implements RevertStore {
     return [...totals.values()];
   }
 
-  recent(limit: number): RevertRecord[] {
+  async recent(limit: number): Promise<RevertRecord[]> {
     return this.db.all<Row>(`SELECT ${COLUMNS} FROM reverts ORDER BY requested_at DESC, id LIMIT ?`, [limit]).map(toRecord);
   }
 }

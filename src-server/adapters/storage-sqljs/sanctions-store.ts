@@ -5,7 +5,7 @@ import type { DurableDb } from "./durable-db";
 export class SqlSanctionsStore implements SanctionsStore {
   constructor(private readonly db: DurableDb) {}
 
-  overrides(): SanctionsOverride[] {
+  async overrides(): Promise<SanctionsOverride[]> {
     return this.db
       .all<{ address: string; action: OverrideAction; reason: string; created_at: number }>(
         "SELECT address, action, reason, created_at FROM sanctions_overrides ORDER BY address",
@@ -33,7 +33,7 @@ export class SqlSanctionsStore implements SanctionsStore {
     return true;
   }
 
-  history(address?: string): SanctionsOverrideChange[] {
+  async history(address?: string): Promise<SanctionsOverrideChange[]> {
     const rows = address
       ? this.db.all<{ address: string; change: SanctionsOverrideChange["change"]; reason: string; at: number }>(
           "SELECT address, change, reason, at FROM sanctions_override_log WHERE address = ? ORDER BY id",

@@ -383,6 +383,8 @@ export const MIGRATIONS: Migration[] = [
     `ALTER TABLE relays ADD COLUMN change_commitment BLOB`,
     `ALTER TABLE relays ADD COLUMN change_leaf_index INTEGER`,
   ]),
+  // Issue 27: the instance that took a relay's nullifier lock (null on records before it).
+  migration(16, "relay lock holder", [`ALTER TABLE relays ADD COLUMN holder TEXT`]),
 ];
 
 /**

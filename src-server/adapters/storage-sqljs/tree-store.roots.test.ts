@@ -14,6 +14,7 @@ import { MerkleTree, ROOT_HISTORY_SIZE } from "../../core/merkle/tree";
 import { DurableDb } from "./durable-db";
 import { MIGRATIONS, SQL_FUNCTIONS } from "./schema-migrations";
 import { SqlTreeStore } from "./tree-store";
+import { TEST_FENCE } from "../../../tests/support/fence";
 
 const MINT = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
 let hasher: FieldHasher;
@@ -35,14 +36,20 @@ it("reloads the last 1,000 roots after a restart, so the relay accepts the same 
   for (let i = 0; i < 1005; i++) {
     const r = tree.append(bigIntToBytes32(BigInt(i) * 7919n + 3n));
     if (!r.ok) throw new Error(r.error);
-    await store.saveAppend(pool, r.value, String(i + 1), [{ leafIndex: i, signature: `sig${i}`.padEnd(88, "x"), slot: i, kind: "deposit", amount: 1n }]);
+    await store.saveAppend(
+      pool,
+      r.value,
+      String(i + 1),
+      [{ leafIndex: i, commitment: new Uint8Array(32), signature: `sig${i}`.padEnd(88, "x"), slot: i, kind: "deposit", amount: 1n }],
+      TEST_FENCE,
+    );
   }
   await db.close();
   db = await DurableDb.open({ dir, migrations: MIGRATIONS, functions: SQL_FUNCTIONS, snapshotIntervalMs: 0, fsync: false });
   try {
     const reloaded = new MerkleTree(hasher, 12);
     const reopened = new SqlTreeStore(db);
-    reopened.loadTree(reopened.listPools()[0]!, reloaded);
+    await reopened.loadTree((await reopened.listPools())[0]!, reloaded);
     expect(reloaded.recentRoots()).toHaveLength(1000);
     expect(reloaded.recentRoots().map(toHex)).toEqual(tree.recentRoots().map(toHex));
   } finally {

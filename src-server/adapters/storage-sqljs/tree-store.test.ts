@@ -16,6 +16,7 @@ import { DurableDb, type SqlStatement } from "./durable-db";
 import { PAGES_DIR } from "./page-files";
 import { MIGRATIONS } from "./schema-migrations";
 import { SqlTreeStore } from "./tree-store";
+import { TEST_FENCE } from "../../../tests/support/fence";
 import { storeDirPerTest } from "../../../tests/support/store-dir";
 
 const MINT = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
@@ -39,6 +40,7 @@ function leaves(first: number, count: number): Uint8Array {
 const meta = (first: number, count: number): IndexedLeaf[] =>
   Array.from({ length: count }, (_, i) => ({
     leafIndex: first + i,
+    commitment: leaves(first + i, 1),
     signature: `sig${first + i}`.padEnd(88, "x"),
     slot: 500 + first + i,
     // Every third leaf a change leaf (protocol v3), the others deposits of distinct amounts.
@@ -56,14 +58,14 @@ async function openPool(): Promise<{ db: DurableDb; store: SqlTreeStore; pool: S
 async function appendSaved(store: SqlTreeStore, pool: StoredPool, tree: MerkleTree, first: number, count: number): Promise<void> {
   const r = tree.append(leaves(first, count));
   if (!r.ok) throw new Error(r.error);
-  await store.saveAppend(pool, r.value, String(first + count), meta(first, count));
+  await store.saveAppend(pool, r.value, String(first + count), meta(first, count), TEST_FENCE);
 }
 
 async function reload(db: DurableDb): Promise<MerkleTree> {
   const store = new SqlTreeStore(db);
-  const [pool] = store.listPools();
+  const [pool] = await store.listPools();
   const tree = new MerkleTree(hasher);
-  store.loadTree(pool!, tree);
+  await store.loadTree(pool!, tree);
   return tree;
 }
 
@@ -90,7 +92,7 @@ describe("SqlTreeStore on page files", () => {
       const first = tree.nextIndex;
       const r = tree.append(leaves(first, count));
       if (!r.ok) throw new Error(r.error);
-      await store.saveAppend(pool, r.value, String(first + count), meta(first, count));
+      await store.saveAppend(pool, r.value, String(first + count), meta(first, count), TEST_FENCE);
       sameTree(tree, await reload(db));
     }
     await db.close();
@@ -98,12 +100,12 @@ describe("SqlTreeStore on page files", () => {
     try {
       sameTree(tree, await reload(db));
       const console = new SqlConsoleStore(db);
-      expect(console.leaf("mainnet", MINT, 509)).toMatchObject({ signature: "sig509".padEnd(88, "x"), slot: 1009, indexedAt: T0 * 1000 });
-      expect(console.leaf("mainnet", MINT, tree.nextIndex)).toBeNull();
+      expect(await console.leaf("mainnet", MINT, 509)).toMatchObject({ signature: "sig509".padEnd(88, "x"), slot: 1009, indexedAt: T0 * 1000 });
+      expect(await console.leaf("mainnet", MINT, tree.nextIndex)).toBeNull();
       // Deposits only: a change leaf is a withdrawal's (protocol v3).
       const deposits = meta(0, tree.nextIndex).filter((m) => m.kind === "deposit").length;
-      expect(console.depositBuckets("mainnet", MINT, (T0 - 10) * 1000, 60_000)).toEqual([{ at: Math.floor(T0 / 60) * 60 * 1000, count: deposits }]);
-      expect(console.depositBuckets("mainnet", MINT, (T0 + 1) * 1000, 60_000)).toEqual([]);
+      expect(await console.depositBuckets("mainnet", MINT, (T0 - 10) * 1000, 60_000)).toEqual([{ at: Math.floor(T0 / 60) * 60 * 1000, count: deposits }]);
+      expect(await console.depositBuckets("mainnet", MINT, (T0 + 1) * 1000, 60_000)).toEqual([]);
       // Protocol v3: each leaf's kind, and a deposit's amount (a change leaf's value is private).
       const rows = db.all<{ leaf_index: number; kind: string; amount: string | null }>(
         "SELECT leaf_index, kind, amount FROM indexed_leaves WHERE pool_id = ? ORDER BY leaf_index",
@@ -113,10 +115,10 @@ describe("SqlTreeStore on page files", () => {
       // get_leaves reads the same rows back, any range of them.
       const kinds = meta(0, tree.nextIndex).map((m) => ({ leafIndex: m.leafIndex, kind: m.kind, amount: m.amount }));
       const reopened = new SqlTreeStore(db, () => T0);
-      expect(reopened.listLeaves(pool, 0, tree.nextIndex)).toEqual(kinds);
-      expect(reopened.listLeaves(pool, 100, 137)).toEqual(kinds.slice(100, 137));
-      expect(reopened.listLeaves(pool, tree.nextIndex - 2, tree.nextIndex + 50)).toEqual(kinds.slice(-2));
-      expect(reopened.listLeaves(pool, 5, 5)).toEqual([]);
+      expect(await reopened.listLeaves(pool, 0, tree.nextIndex)).toEqual(kinds);
+      expect(await reopened.listLeaves(pool, 100, 137)).toEqual(kinds.slice(100, 137));
+      expect(await reopened.listLeaves(pool, tree.nextIndex - 2, tree.nextIndex + 50)).toEqual(kinds.slice(-2));
+      expect(await reopened.listLeaves(pool, 5, 5)).toEqual([]);
     } finally {
       await db.close();
     }
@@ -139,14 +141,14 @@ describe("SqlTreeStore on page files", () => {
     const again = await open();
     try {
       sameTree(tree, await reload(again));
-      expect(new SqlConsoleStore(again).leaf("mainnet", MINT, 37)).toBeNull();
+      expect(await new SqlConsoleStore(again).leaf("mainnet", MINT, 37)).toBeNull();
       // And the next append continues from the committed state.
       const tree2 = await reload(again);
       const store2 = new SqlTreeStore(again, () => T0);
       const r2 = tree2.append(leaves(37, 3));
       const r1 = tree.append(leaves(37, 3));
       if (!r2.ok || !r1.ok) throw new Error("append");
-      await store2.saveAppend(store2.listPools()[0]!, r2.value, "40", meta(37, 3));
+      await store2.saveAppend((await store2.listPools())[0]!, r2.value, "40", meta(37, 3), TEST_FENCE);
       sameTree(tree, await reload(again));
     } finally {
       await again.close();
@@ -166,7 +168,7 @@ describe("SqlTreeStore on page files", () => {
     const again = await open();
     try {
       sameTree(tree, await reload(again));
-      expect(new SqlConsoleStore(again).leaf("mainnet", MINT, 9)?.signature).toBe("sig9".padEnd(88, "x"));
+      expect((await new SqlConsoleStore(again).leaf("mainnet", MINT, 9))?.signature).toBe("sig9".padEnd(88, "x"));
     } finally {
       await again.close();
     }
@@ -197,13 +199,13 @@ describe("SqlTreeStore on page files", () => {
     const db = await open();
     try {
       const loaded = new MerkleTree(hasher);
-      const pool: StoredPool = new SqlTreeStore(db).listPools()[0]!;
-      new SqlTreeStore(db).loadTree(pool, loaded);
+      const pool: StoredPool = (await new SqlTreeStore(db).listPools())[0]!;
+      await new SqlTreeStore(db).loadTree(pool, loaded);
       expect(loaded.nextIndex).toBe(n);
       expect(toHex(loaded.root())).toBe(toHex(tree.root()));
       const console = new SqlConsoleStore(db);
-      expect(console.leaf("mainnet", MINT, 200)).toMatchObject({ signature: "sig200".padEnd(88, "x"), slot: 700, indexedAt: (T0 + 3600) * 1000 });
-      expect(console.depositBuckets("mainnet", MINT, 0, 3_600_000)).toEqual([
+      expect(await console.leaf("mainnet", MINT, 200)).toMatchObject({ signature: "sig200".padEnd(88, "x"), slot: 700, indexedAt: (T0 + 3600) * 1000 });
+      expect(await console.depositBuckets("mainnet", MINT, 0, 3_600_000)).toEqual([
         { at: Math.floor(T0 / 3600) * 3600 * 1000, count: 100 },
         { at: (Math.floor(T0 / 3600) + 1) * 3600 * 1000, count: n - 100 },
       ]);

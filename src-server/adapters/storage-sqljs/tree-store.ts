@@ -1,6 +1,7 @@
 import type { Network } from "../../../src-shared/networks";
 import { ROOT_HISTORY_SIZE, type AppendResult, type MerkleTree } from "../../core/merkle/tree";
-import type { IndexedLeaf, LeafKind, StoredPool, TreeStore } from "../../ports/tree-store";
+import type { Fence } from "../../ports/coordination";
+import type { IndexedLeaf, LeafKind, StoredAppend, StoredPool, TreeStore } from "../../ports/tree-store";
 import type { DurableDb, SqlStatement } from "./durable-db";
 import { encodeLeafRecord, LEAF_RECORD, leafPage, NODE, TIME_BYTES, timePage, treePage } from "./leaf-pages";
 
@@ -26,7 +27,7 @@ export class SqlTreeStore implements TreeStore {
     private readonly now: () => number = () => Math.floor(Date.now() / 1000),
   ) {}
 
-  listPools(): StoredPool[] {
+  async listPools(): Promise<StoredPool[]> {
     return this.db
       .all<PoolRow>("SELECT id, network, mint, next_index, cursor FROM pools ORDER BY id")
       .map((r) => ({ id: r.id, network: r.network, mint: r.mint, nextIndex: r.next_index, cursor: r.cursor }));
@@ -47,7 +48,7 @@ export class SqlTreeStore implements TreeStore {
    * Complete nodes come from the page files, the right edge's partial nodes
    * from tree_edges; bytes past the committed prefix are never read.
    */
-  loadTree(pool: StoredPool, tree: MerkleTree): void {
+  async loadTree(pool: StoredPool, tree: MerkleTree): Promise<void> {
     const n = pool.nextIndex;
     const pages = this.db.pages;
     const chunk = new Uint8Array(LOAD_CHUNK);
@@ -84,12 +85,18 @@ export class SqlTreeStore implements TreeStore {
     }
   }
 
-  async saveCursor(pool: StoredPool, cursor: string | null): Promise<void> {
+  /** One process owns the data dir: its fence always holds. */
+  async saveCursor(pool: StoredPool, cursor: string | null, _fence: Fence): Promise<void> {
     await this.db.write([{ sql: "UPDATE pools SET cursor = ? WHERE id = ?", params: [cursor, pool.id] }]);
     pool.cursor = cursor;
   }
 
-  listLeaves(pool: StoredPool, from: number, to: number): LeafKind[] {
+  /** This process follows every chain it serves: there is no leader to catch up with. */
+  async appendsSince(_pool: StoredPool, _nextIndex: number): Promise<StoredAppend[]> {
+    return [];
+  }
+
+  async listLeaves(pool: StoredPool, from: number, to: number): Promise<LeafKind[]> {
     const out: LeafKind[] = [];
     if (to <= from) return out;
     this.db.iterate(
@@ -109,7 +116,7 @@ export class SqlTreeStore implements TreeStore {
     return out;
   }
 
-  async saveAppend(pool: StoredPool, append: AppendResult, cursor: string | null, leaves: IndexedLeaf[]): Promise<void> {
+  async saveAppend(pool: StoredPool, append: AppendResult, cursor: string | null, leaves: IndexedLeaf[], _fence: Fence): Promise<void> {
     const now = this.now();
     const stmts: SqlStatement[] = [];
     const nextIndex = append.firstIndex + append.changes[0]!.bytes.length / NODE;

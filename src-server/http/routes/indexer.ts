@@ -134,18 +134,21 @@ export function indexerRoutes(deps: IndexerRouteDeps, r: Router = Router(), read
     res.status(200).json({ address: deps.nullifierAddress(pool.network, mintBytes.value.bytes, hash), json: { spent: true } });
   });
 
-  r.post("/get_leaves/:mint/:depth/:network", ...deps.limits.middleware("get_leaves"), (req, res) => {
+  r.post("/get_leaves/:mint/:depth/:network", ...deps.limits.middleware("get_leaves"), async (req, res) => {
     const found = resolvePool(res, req.params);
     if (!found) return;
     const page = parseLeavesBody(req.body);
     if (!page.ok) return invalidRequest(res, page.error);
     const { pool } = found;
+    // Read with the list's bound (indexer.leaves), so the list never runs ahead of this nextIndex.
+    const nextIndex = pool.tree.nextIndex;
+    const leaves = await deps.indexer.leaves(pool, page.value.from, page.value.limit);
     const answer: LeafList = {
       address: pool.address,
       json: {
-        nextIndex: pool.tree.nextIndex,
+        nextIndex,
         from: page.value.from,
-        leaves: deps.indexer.leaves(pool, page.value.from, page.value.limit).map((l) => ({
+        leaves: leaves.map((l) => ({
           index: l.leafIndex,
           kind: l.kind,
           amount: l.amount === null ? null : l.amount.toString(),

@@ -28,7 +28,7 @@ export class AdminMoneyService {
     this.now = deps.now ?? Date.now;
   }
 
-  report(range: AdminRange): AdminMoney {
+  async report(range: AdminRange): Promise<AdminMoney> {
     const { spanMs, bucketMs } = ADMIN_RANGES[range];
     const start = firstBucket(this.now(), spanMs, bucketMs);
     const earned = new Map<string, { at: number; network: Network; mint: string; fees: bigint; relays: number }>();
@@ -47,9 +47,9 @@ export class AdminMoneyService {
       t.relays += relays;
       totals.set(tk, t);
     };
-    for (const r of this.deps.store.confirmedSince(start)) add(r.receivedAt, r.network, r.mint, r.fee, r.depositSize, 1);
+    for (const r of await this.deps.store.confirmedSince(start)) add(r.receivedAt, r.network, r.mint, r.fee, r.depositSize, 1);
     // Days retention folded away: whole days, counted at the day's start.
-    for (const a of this.deps.store.dailyAggregates(new Date(start).toISOString().slice(0, 10))) {
+    for (const a of await this.deps.store.dailyAggregates(new Date(start).toISOString().slice(0, 10))) {
       const at = Date.parse(`${a.day}T00:00:00Z`);
       if (a.status === "confirmed" && at >= start - DAY_MS) add(Math.max(at, start), a.network, a.mint, a.fees, a.volume, a.count);
     }
@@ -74,7 +74,7 @@ export class AdminMoneyService {
       };
     });
 
-    const recent = this.deps.store.relays({ limit: 20 }).map((r) => ({
+    const recent = (await this.deps.store.relays({ limit: 20 })).map((r) => ({
       id: r.id,
       network: r.network,
       mint: r.mint,
@@ -94,7 +94,7 @@ export class AdminMoneyService {
       recent,
       // From the relay's own revert records, so it holds whether or not the program's
       // totalDeposited subtracts reverts: a reverted deposit never became a leaf.
-      reverted: (this.deps.reverts?.paidBack() ?? []).map((r) => ({ ...r, amount: r.amount.toString() })),
+      reverted: ((await this.deps.reverts?.paidBack()) ?? []).map((r) => ({ ...r, amount: r.amount.toString() })),
     };
   }
 }

@@ -13,14 +13,16 @@ export const MAX_PAUSE_REASON = 200;
  * Persisted, so a pause survives a restart.
  */
 export class PauseService {
-  private current: StoredPause[];
-
-  constructor(
-    private readonly store: ConsoleStore,
-    private readonly now: () => number = Date.now,
-  ) {
-    this.current = store.pauses();
+  /** The switches as stored: read once here, so every relay asks memory, not the store. */
+  static async open(store: ConsoleStore, now: () => number = Date.now): Promise<PauseService> {
+    return new PauseService(store, await store.pauses(), now);
   }
+
+  private constructor(
+    private readonly store: ConsoleStore,
+    private current: StoredPause[],
+    private readonly now: () => number,
+  ) {}
 
   list(): AdminPause[] {
     return this.current.map((p) => ({ ...p }));
@@ -45,7 +47,7 @@ export class PauseService {
     } else {
       await this.store.clearPause(network, mint);
     }
-    this.current = this.store.pauses();
+    this.current = await this.store.pauses();
     return ok(this.list());
   }
 

@@ -44,7 +44,7 @@ export class AdminPools {
   }
 
   /** Pools set aside at a protocol upgrade: shown apart, never relayed from. */
-  archived(): AdminArchivedPool[] {
+  archived(): Promise<AdminArchivedPool[]> {
     return this.deps.store.archivedPools();
   }
 
@@ -53,7 +53,7 @@ export class AdminPools {
     return pool ? this.summary(pool, range, 100) : null;
   }
 
-  node(network: Network, mint: string, heapIndex: number): { ok: true; value: AdminTreeNode } | { ok: false; error: NodeLookupError } {
+  async node(network: Network, mint: string, heapIndex: number): Promise<{ ok: true; value: AdminTreeNode } | { ok: false; error: NodeLookupError }> {
     const pool = this.deps.indexer.get(network, mint);
     if (!pool) return { ok: false, error: "PoolNotFound" };
     const depth = pool.tree.depth;
@@ -72,7 +72,7 @@ export class AdminPools {
     };
     const self = ref(heapIndex);
     const children = self.height > 0 ? [ref(2 * heapIndex), ref(2 * heapIndex + 1)].map(({ index, value, filled }) => ({ index, value, filled })) : [];
-    const leaf = self.height === 0 && self.filled > 0 ? this.deps.store.leaf(network, mint, self.firstLeaf) : null;
+    const leaf = self.height === 0 && self.filled > 0 ? await this.deps.store.leaf(network, mint, self.firstLeaf) : null;
     return {
       ok: true,
       value: {
@@ -102,7 +102,7 @@ export class AdminPools {
     }
     const { spanMs, bucketMs } = ADMIN_RANGES[range];
     const now = this.now();
-    const sparse = this.deps.store.depositBuckets(pool.network, pool.mint, firstBucket(now, spanMs, bucketMs), bucketMs);
+    const sparse = await this.deps.store.depositBuckets(pool.network, pool.mint, firstBucket(now, spanMs, bucketMs), bucketMs);
     const buckets = fillBuckets(sparse, now, spanMs, bucketMs);
     return {
       network: pool.network,
@@ -114,7 +114,7 @@ export class AdminPools {
       chainNextIndex,
       drift: pool.drift,
       paused: this.deps.pausedReason(pool.network, pool.mint),
-      recentRoots: this.deps.store.recentRoots(pool.network, pool.mint, roots).map((r) => ({ root: toHex(r.root), nextIndex: r.nextIndex, at: r.at })),
+      recentRoots: (await this.deps.store.recentRoots(pool.network, pool.mint, roots)).map((r) => ({ root: toHex(r.root), nextIndex: r.nextIndex, at: r.at })),
       deposits: { range, bucketMs, buckets, total: buckets.reduce((s, b) => s + b.count, 0) },
       leaves: poolLeaves(await this.census(pool), pool.mint),
     };
@@ -152,7 +152,7 @@ export async function updateCensus(
   let total = known;
   for (;;) {
     const from = total?.upTo ?? 0;
-    const chunk = store.leafCensus(network, mint, from, from + CENSUS_CHUNK);
+    const chunk = await store.leafCensus(network, mint, from, from + CENSUS_CHUNK);
     if (!chunk) return null;
     // Leaves are never removed; a pool archived at an upgrade comes back under a new id, counted anew.
     if (total && total.poolId !== chunk.poolId) {

@@ -83,15 +83,15 @@ export interface AdminRelaysDeps {
 export class AdminRelays {
   constructor(private readonly deps: AdminRelaysDeps) {}
 
-  page(filter: RelayFilter, limit: number, before: { receivedAt: number; id: string } | null): AdminRelayPage {
+  async page(filter: RelayFilter, limit: number, before: { receivedAt: number; id: string } | null): Promise<AdminRelayPage> {
     const n = Math.min(Math.max(1, limit), MAX_PAGE);
-    const rows = this.deps.store.relays({ ...filter, limit: n + 1, ...(before ? { before } : {}) });
+    const rows = await this.deps.store.relays({ ...filter, limit: n + 1, ...(before ? { before } : {}) });
     const items = rows.slice(0, n).map(toAdminRelay);
     const last = items[items.length - 1];
     return {
       items,
       next: rows.length > n && last ? `${last.receivedAt}:${last.id}` : null,
-      counts: this.deps.store.relayCounts(filter),
+      counts: await this.deps.store.relayCounts(filter),
       retentionDays: this.deps.retentionDays,
     };
   }
@@ -103,8 +103,8 @@ export class AdminRelays {
     return { since: r.since, total: r.total, counts: r.counts(), kept: r.capacity, items: r.recent(Math.min(Math.max(1, limit), r.capacity)) };
   }
 
-  detail(id: string): AdminRelayDetail | null {
-    const record = this.deps.store.relayById(id);
+  async detail(id: string): Promise<AdminRelayDetail | null> {
+    const record = await this.deps.store.relayById(id);
     if (!record) return null;
     return { ...toAdminRelay(record), steps: relaySteps(record), costLamports: relayCostLamports(record).toString(), attempts: record.attempts };
   }
@@ -112,7 +112,7 @@ export class AdminRelays {
   /** Every pool (or the given one) asked whether the nullifier is spent, with the relays that carried it. */
   async searchNullifier(hash: Uint8Array, only: { network?: Network; mint?: string }): Promise<AdminNullifierSearch> {
     const hex = toHex(hash);
-    const relays = this.deps.store.relaysByNullifier(hex);
+    const relays = await this.deps.store.relaysByNullifier(hex);
     const pools = this.deps.indexer.list().filter((p) => (!only.network || p.network === only.network) && (!only.mint || p.mint === only.mint));
     const results: AdminNullifierSearch["results"] = [];
     for (const p of pools) {
@@ -132,8 +132,8 @@ export class AdminRelays {
   }
 
   /** Nullifiers this relay spent (its confirmed relays), newest first. */
-  spent(filter: { network?: Network; mint?: string }, limit: number): AdminSpentNullifier[] {
-    return this.deps.store.relays({ ...filter, status: "confirmed", limit: Math.min(Math.max(1, limit), MAX_PAGE) }).map((r) => ({
+  async spent(filter: { network?: Network; mint?: string }, limit: number): Promise<AdminSpentNullifier[]> {
+    return (await this.deps.store.relays({ ...filter, status: "confirmed", limit: Math.min(Math.max(1, limit), MAX_PAGE) })).map((r) => ({
       nullifierHash: r.nullifierHash,
       network: r.network,
       mint: r.mint,

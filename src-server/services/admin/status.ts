@@ -111,7 +111,7 @@ export class AdminStatus {
         snapshotMs: stats.snapshotMs,
       },
       indexer,
-      relays: { inFlight: d.inFlightRelays(), lastDay: d.store.relayCounts({ from: this.now() - 86_400_000 }) },
+      relays: { inFlight: d.inFlightRelays(), lastDay: await d.store.relayCounts({ from: this.now() - 86_400_000 }) },
       rateLimits: d.rateLimitStats(),
       pauses: d.pauses.list(),
     };

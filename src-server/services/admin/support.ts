@@ -47,23 +47,22 @@ export function toAdminRevert(r: RevertRecord): AdminRevert {
 export class AdminSupport {
   constructor(private readonly deps: AdminSupportDeps) {}
 
-  reverts(filter: { status?: RevertStatus; network?: Network }, limit: number): AdminRevert[] {
-    return this.deps.reverts
-      .recent(SCAN)
+  async reverts(filter: { status?: RevertStatus; network?: Network }, limit: number): Promise<AdminRevert[]> {
+    return (await this.deps.reverts.recent(SCAN))
       .filter((r) => (!filter.status || r.status === filter.status) && (!filter.network || r.network === filter.network))
       .slice(0, limit)
       .map(toAdminRevert);
   }
 
-  revert(id: string): AdminRevert | null {
-    const r = this.deps.reverts.get(id);
+  async revert(id: string): Promise<AdminRevert | null> {
+    const r = await this.deps.reverts.get(id);
     return r ? toAdminRevert(r) : null;
   }
 
-  compliance(address: string | null, limit: number): AdminCompliance {
+  async compliance(address: string | null, limit: number): Promise<AdminCompliance> {
     const s = this.deps.sanctionsStatus();
     return {
-      decisions: this.deps.decisions.recent(limit, address ?? undefined).map((d) => ({ ...d })),
+      decisions: (await this.deps.decisions.recent(limit, address ?? undefined)).map((d) => ({ ...d })),
       signatures: this.deps.signatureCounts(),
       list: {
         kind: s.kind,
@@ -76,11 +75,8 @@ export class AdminSupport {
         checkedAt: s.checkedAt,
         lastError: s.lastError,
       },
-      overrides: this.deps.overrides.list(),
-      history: this.deps.overrides
-        .history(address ?? undefined)
-        .slice(-200)
-        .reverse(),
+      overrides: await this.deps.overrides.list(),
+      history: (await this.deps.overrides.history(address ?? undefined)).slice(-200).reverse(),
     };
   }
 
@@ -92,7 +88,7 @@ export class AdminSupport {
           ? await this.deps.overrides.remove(address, reason)
           : await this.deps.overrides.clear(address, reason);
     if (!r.ok) return err(r.error.message);
-    return ok(this.compliance(null, 100));
+    return ok(await this.compliance(null, 100));
   }
 }
 

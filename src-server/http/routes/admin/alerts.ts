@@ -7,7 +7,7 @@ import { sendAnswer, sendError } from "../../respond";
 
 /** The alerts as the console sees and changes them (composition/ops.ts keeps the alert service and the webhook). */
 export interface AlertsConsole {
-  view(): AdminAlerts;
+  view(): Promise<AdminAlerts>;
   /**
    * The console's thresholds, checked as the config file's are (the error names the bad key),
    * then saved and evaluated at once; null while alerts are off.
@@ -22,8 +22,11 @@ const ALERTS_OFF = "alerts are off (alerts.enabled in the config)";
 /** GET /admin/alerts; PUT or POST /admin/alerts/rules (the console's Settings); POST /admin/alerts/test (the test button). */
 export function adminAlertRoutes(alerts: AlertsConsole): Router {
   const r = Router();
-  r.get("/", (_req, res) => {
-    sendAnswer(res, adminAlerts, alerts.view());
+  r.get("/", (_req, res, next) => {
+    alerts
+      .view()
+      .then((view) => sendAnswer(res, adminAlerts, view))
+      .catch(next);
   });
   const setRules: RequestHandler = (req, res, next) => {
     const changing = alerts.setRules(req.body);

@@ -15,8 +15,8 @@ export function adminPoolRoutes(pools: AdminPools): Router {
     sendAnswer(res, adminPools, { pools: await pools.list(rg) });
   });
 
-  r.get("/pools/archived", (_req, res) => {
-    sendAnswer(res, adminArchivedPools, { archived: pools.archived() });
+  r.get("/pools/archived", async (_req, res) => {
+    sendAnswer(res, adminArchivedPools, { archived: await pools.archived() });
   });
 
   r.get("/pools/:network/:mint", async (req, res) => {
@@ -29,14 +29,14 @@ export function adminPoolRoutes(pools: AdminPools): Router {
     sendAnswer(res, adminPoolSummary, pool);
   });
 
-  r.get("/pools/:network/:mint/nodes/:index", (req, res) => {
+  r.get("/pools/:network/:mint/nodes/:index", async (req, res) => {
     const network = optionalNetwork(req, res);
     const mint = optionalMint(req, res);
     if (!network || !mint) return;
     const raw = req.params.index ?? "";
     if (!/^[0-9]{1,16}$/.test(raw))
       return sendError(res, 400, ErrorName.InvalidRequest, "index must be a heap index: 1 is the root, node i has children 2i and 2i+1");
-    const found = pools.node(network, mint, Number(raw));
+    const found = await pools.node(network, mint, Number(raw));
     if (!found.ok) {
       return found.error === "PoolNotFound"
         ? sendError(res, 404, ErrorName.PoolNotFound, `no pool for ${mint} on ${network}`)

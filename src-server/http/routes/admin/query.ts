@@ -37,11 +37,11 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
  * GET `<path>/:id` for one record by its UUID (any case): 400 InvalidRequest for
  * another id, 404 NotFound with `missing` when there is no such record.
  */
-export function getRecordById<T>(r: Router, path: string, what: string, find: (id: string) => T | null, contract: Decoder<T>, missing: string): void {
-  r.get(`${path}/:id`, (req, res) => {
+export function getRecordById<T>(r: Router, path: string, what: string, find: (id: string) => Promise<T | null>, contract: Decoder<T>, missing: string): void {
+  r.get(`${path}/:id`, async (req, res) => {
     const id = String(req.params.id ?? "").toLowerCase();
     if (!UUID.test(id)) return invalidRequest(res, `id must be a ${what} id (UUID)`);
-    const found = find(id);
+    const found = await find(id);
     if (!found) return sendError(res, 404, ErrorName.NotFound, missing);
     sendAnswer(res, contract, found);
   });

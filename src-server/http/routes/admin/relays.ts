@@ -48,7 +48,7 @@ export function adminRelayRoutes(relays: AdminRelays, linesOf: RelayLogLines): R
     sendAnswer(res, adminRelayLog, { id, lines: linesOf?.(id) ?? [], kept: linesOf !== null });
   });
 
-  r.get("/relays", (req, res) => {
+  r.get("/relays", async (req, res) => {
     const network = optionalNetwork(req, res);
     if (network === undefined) return;
     const mint = optionalMint(req, res);
@@ -72,7 +72,7 @@ export function adminRelayRoutes(relays: AdminRelays, linesOf: RelayLogLines): R
     if (status) filter.status = status as RelayStatus;
     if (from !== null) filter.from = from;
     if (to !== null) filter.to = to;
-    sendAnswer(res, adminRelayPage, relays.page(filter, limit ?? 50, before));
+    sendAnswer(res, adminRelayPage, await relays.page(filter, limit ?? 50, before));
   });
 
   r.get("/relays/rejected", (req, res) => {
@@ -95,14 +95,14 @@ export function adminRelayRoutes(relays: AdminRelays, linesOf: RelayLogLines): R
     sendAnswer(res, adminNullifierSearch, await relays.searchNullifier(hash, { ...(network ? { network } : {}), ...(mint ? { mint } : {}) }));
   });
 
-  r.get("/nullifiers/spent", (req, res) => {
+  r.get("/nullifiers/spent", async (req, res) => {
     const network = optionalNetwork(req, res);
     if (network === undefined) return;
     const mint = optionalMint(req, res);
     if (mint === undefined) return;
     const limit = optionalInt(req, res, "limit", 1, 200);
     if (limit === undefined) return;
-    sendAnswer(res, adminSpentNullifiers, { items: relays.spent({ ...(network ? { network } : {}), ...(mint ? { mint } : {}) }, limit ?? 50) });
+    sendAnswer(res, adminSpentNullifiers, { items: await relays.spent({ ...(network ? { network } : {}), ...(mint ? { mint } : {}) }, limit ?? 50) });
   });
 
   return r;

@@ -65,10 +65,10 @@ export function adminStatusRoutes(deps: {
     sendAnswer(res, adminFees, deps.status.settings().fees);
   });
 
-  r.get("/money", (req, res) => {
+  r.get("/money", async (req, res) => {
     const rg = range(req, res, "30d");
     if (!rg) return;
-    sendAnswer(res, adminMoney, deps.money.report(rg));
+    sendAnswer(res, adminMoney, await deps.money.report(rg));
   });
 
   return r;

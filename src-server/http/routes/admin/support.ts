@@ -10,24 +10,24 @@ import { getRecordById, optionalInt, optionalNetwork } from "./query";
 export function adminSupportRoutes(support: AdminSupport): Router {
   const r = Router();
 
-  r.get("/reverts", (req, res) => {
+  r.get("/reverts", async (req, res) => {
     const network = optionalNetwork(req, res);
     if (network === undefined) return;
     const status = typeof req.query.status === "string" && req.query.status !== "" ? req.query.status : null;
     if (status !== null && !isRevertStatus(status)) return invalidRequest(res, "status must be requested, submitted, processed or failed");
     const limit = optionalInt(req, res, "limit", 1, 500);
     if (limit === undefined) return;
-    sendAnswer(res, adminReverts, { items: support.reverts({ ...(network ? { network } : {}), ...(status ? { status } : {}) }, limit ?? 100) });
+    sendAnswer(res, adminReverts, { items: await support.reverts({ ...(network ? { network } : {}), ...(status ? { status } : {}) }, limit ?? 100) });
   });
 
   getRecordById(r, "/reverts", "revert", (id) => support.revert(id), adminRevert, "no revert record with this id");
 
-  r.get("/compliance", (req, res) => {
+  r.get("/compliance", async (req, res) => {
     const address = typeof req.query.address === "string" && req.query.address !== "" ? req.query.address : null;
     if (address !== null && !parsePublicKey(address).ok) return invalidRequest(res, "address must be a base58 Solana address");
     const limit = optionalInt(req, res, "limit", 1, 500);
     if (limit === undefined) return;
-    sendAnswer(res, adminCompliance, support.compliance(address, limit ?? 100));
+    sendAnswer(res, adminCompliance, await support.compliance(address, limit ?? 100));
   });
 
   r.post("/sanctions/overrides", async (req, res) => {
