@@ -1,3 +1,4 @@
+import type { AlertStore } from "../../ports/alert-store";
 import type { AlertItem, AlertRule, AlertRuleSettings } from "../../../src-shared/api/alerts";
 import type { PgDatabase } from "./pool";
 
@@ -28,7 +29,7 @@ const item = (r: Row): AlertItem => ({
   notifications: r.notifications,
 });
 
-export class PgAlertStore {
+export class PgAlertStore implements AlertStore {
   constructor(private readonly db: PgDatabase) {}
 
   async open(): Promise<AlertItem[]> {

@@ -1,5 +1,5 @@
 import type { Network } from "../../../src-shared/networks";
-import type { ComplianceDecision, ComplianceDecisionRecord, ComplianceOutcome } from "../../ports/compliance-log";
+import type { ComplianceLog, ComplianceDecision, ComplianceDecisionRecord, ComplianceOutcome } from "../../ports/compliance-log";
 import type { PgDatabase } from "./pool";
 
 interface Row {
@@ -16,7 +16,7 @@ interface Row {
 
 const COLUMNS = "id, at, purpose, network, address, outcome, list_version, expires_at, detail";
 
-export class PgComplianceLog {
+export class PgComplianceLog implements ComplianceLog {
   constructor(private readonly db: PgDatabase) {}
 
   async record(d: ComplianceDecision): Promise<void> {

@@ -1,17 +1,17 @@
 import type { AdminArchivedPool } from "../../../src-shared/api/admin";
 import type { Network } from "../../../src-shared/networks";
 import type { RelayState } from "../../core/relay/states";
-import type { LeafCensus, RelayDailyAggregate, RelayFilter, RelayPageQuery, StoredFeeOverride, StoredPause } from "../../ports/console-store";
+import type { ConsoleStore, LeafCensus, RelayDailyAggregate, RelayFilter, RelayPageQuery, StoredFeeOverride, StoredPause } from "../../ports/console-store";
 import { bytes, type PgDatabase, type PgValue } from "./pool";
 import { RELAY_COLUMNS, toRelayRecord, type PgRelayRow } from "./relay-store";
-import type { HeldRelayRecord } from "./target-ports";
+import type { RelayRecord as HeldRelayRecord } from "../../ports/relay-store";
 
 /** Stands for "the whole network" in console_pauses.mint and fee_overrides.mint, as in the sql.js store. */
 const WHOLE_NETWORK = "*";
 const DAY_MS = 86_400_000;
 
 /** The console's queries over every instance's relays, the leader's indexed leaves and roots, and the console's own tables. */
-export class PgConsoleStore {
+export class PgConsoleStore implements ConsoleStore {
   constructor(private readonly db: PgDatabase) {}
 
   async relays(q: RelayPageQuery): Promise<HeldRelayRecord[]> {

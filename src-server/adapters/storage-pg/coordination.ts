@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Network } from "../../../src-shared/networks";
 import type { PgDatabase } from "./pool";
-import type { Coordination, FollowerLease, InstanceInfo } from "./target-ports";
+import type { Coordination, FollowerLease, InstanceInfo } from "../../ports/coordination";
 
 export interface InstanceIdentity {
   host: string;

@@ -1,3 +1,4 @@
+import type { Stores } from "../../ports/stores";
 import { PgAlertStore } from "./alert-store";
 import { PgAuthStore } from "./auth-store";
 import { PgComplianceLog } from "./compliance-log";
@@ -26,7 +27,7 @@ export interface PgStoresOptions {
 }
 
 /** The Stores bundle (issue 27, contract §2) over one PostgreSQL database. */
-export interface PgStores {
+export interface PgStores extends Stores {
   readonly engine: "postgres";
   /** host:port/db, for logs and /health. */
   readonly where: string;

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import type { SubmissionAttempt } from "../../ports/chain";
 import { RelayState } from "../../core/relay/states";
 import { pgStoresPerTest } from "../../../tests/support/pg-stores";
-import type { HeldNewRelayRecord } from "./target-ports";
+import type { NewRelayRecord as HeldNewRelayRecord } from "../../ports/relay-store";
 
 const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
 const NULLIFIER = "0b".repeat(32);

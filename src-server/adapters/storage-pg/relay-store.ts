@@ -2,9 +2,9 @@ import { fromHex, toHex } from "../../../src-shared/encoding/bytes";
 import type { Network } from "../../../src-shared/networks";
 import type { RelayState } from "../../core/relay/states";
 import type { SubmissionAttempt } from "../../ports/chain";
-import type { SwapRecord } from "../../ports/relay-store";
+import type { RelayStore, SwapRecord } from "../../ports/relay-store";
 import type { PgDatabase } from "./pool";
-import type { HeldNewRelayRecord, HeldRelayRecord } from "./target-ports";
+import type { NewRelayRecord as HeldNewRelayRecord, RelayRecord as HeldRelayRecord } from "../../ports/relay-store";
 
 /** A relays row as selected with RELAY_COLUMNS; shared with the console store. */
 export interface PgRelayRow {
@@ -55,7 +55,7 @@ const FINAL = "('confirmed', 'failed')";
  * partial unique index over records not finally failed) lets exactly one of any number of
  * concurrent creates in, across every instance.
  */
-export class PgRelayStore {
+export class PgRelayStore implements RelayStore {
   constructor(private readonly db: PgDatabase) {}
 
   /** "locked": another record of the same (network, mint, nullifierHash) has not finally failed; nothing was written. */

@@ -1,6 +1,6 @@
 import type { Network } from "../../../src-shared/networks";
 import type { RevertState } from "../../core/revert/states";
-import type { NewRevertRecord, RevertRecord } from "../../ports/revert-store";
+import type { RevertStore, NewRevertRecord, RevertRecord } from "../../ports/revert-store";
 import type { PgDatabase } from "./pool";
 
 interface Row {
@@ -19,7 +19,7 @@ interface Row {
 
 const COLUMNS = "id, network, deposit_signature, wallet, mint, amount, status, error, signature, requested_at, steps";
 
-export class PgRevertStore {
+export class PgRevertStore implements RevertStore {
   constructor(private readonly db: PgDatabase) {}
 
   async create(r: NewRevertRecord, first: RevertState): Promise<void> {

@@ -1,10 +1,10 @@
 import type { OverrideAction } from "../../core/compliance/sanctions";
-import type { SanctionsOverride, SanctionsOverrideChange, SanctionsVersionRecord } from "../../ports/sanctions";
+import type { SanctionsStore, SanctionsOverride, SanctionsOverrideChange, SanctionsVersionRecord } from "../../ports/sanctions";
 import type { PgDatabase } from "./pool";
 
 type LogRow = { address: string; change: SanctionsOverrideChange["change"]; reason: string; at: number };
 
-export class PgSanctionsStore {
+export class PgSanctionsStore implements SanctionsStore {
   constructor(private readonly db: PgDatabase) {}
 
   async overrides(): Promise<SanctionsOverride[]> {

@@ -24,7 +24,7 @@ import { storeDirPerTest } from "../../../tests/support/store-dir";
 import type { PgStores } from "./open";
 import { PgDatabase } from "./pool";
 import { PgTreeStore } from "./tree-store";
-import type { HeldNewRelayRecord } from "./target-ports";
+import type { NewRelayRecord as HeldNewRelayRecord } from "../../ports/relay-store";
 
 const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
 const WSOL = "So11111111111111111111111111111111111111112";
@@ -226,22 +226,23 @@ describe("PostgreSQL stores give back what the sql.js stores do", () => {
       for (let i = 0; i < batch; i++) {
         const index = next + i;
         bytes[i * 32 + 31] = index + 1;
+        const commitment = bytes.slice(i * 32, i * 32 + 32);
         meta.push(
           index % 4 === 3
-            ? { leafIndex: index, signature: `change${index}`, slot: 100 + index, kind: "change", amount: null }
-            : { leafIndex: index, signature: `deposit${index}`, slot: 100 + index, kind: "deposit", amount: amounts[index]! },
+            ? { leafIndex: index, commitment, signature: `change${index}`, slot: 100 + index, kind: "change", amount: null }
+            : { leafIndex: index, commitment, signature: `deposit${index}`, slot: 100 + index, kind: "deposit", amount: amounts[index]! },
         );
       }
       const a = sqlMerkle.append(bytes);
       const b = pgMerkle.append(bytes);
       if (!a.ok || !b.ok) throw new Error("append");
-      await sqlTree.saveAppend(sqlPool, a.value, `c${next}`, meta);
+      await sqlTree.saveAppend(sqlPool, a.value, `c${next}`, meta, fence);
       await pgTree.saveAppend(pgPool, b.value, `c${next}`, meta, fence);
       next += batch;
     }
     expect(pgPool).toEqual(sqlPool);
-    expect(await pgTree.listPools()).toEqual(sqlTree.listPools());
-    expect(await pgTree.listLeaves(pgPool, 2, 10)).toEqual(sqlTree.listLeaves(sqlPool, 2, 10));
+    expect(await pgTree.listPools()).toEqual(await sqlTree.listPools());
+    expect(await pgTree.listLeaves(pgPool, 2, 10)).toEqual(await sqlTree.listLeaves(sqlPool, 2, 10));
     await e.same((s) => s.console.recentRoots("mainnet", USDC, 3));
     await e.same((s) => s.console.recentRoots("devnet", USDC, 3));
     for (const index of [0, 3, 8, 11, 12, -1]) await e.same((s) => s.console.leaf("mainnet", USDC, index));

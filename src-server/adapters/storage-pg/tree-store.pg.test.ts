@@ -12,7 +12,7 @@ import type { IndexedLeaf, StoredPool } from "../../ports/tree-store";
 import { pgStoresPerTest } from "../../../tests/support/pg-stores";
 import type { PgStores } from "./open";
 import { PgDatabase } from "./pool";
-import type { Fence } from "./target-ports";
+import type { Fence } from "../../ports/coordination";
 
 const MINT = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
 const pg = pgStoresPerTest();
@@ -35,6 +35,7 @@ function leaves(first: number, count: number): Uint8Array {
 const meta = (first: number, count: number): IndexedLeaf[] =>
   Array.from({ length: count }, (_, i) => ({
     leafIndex: first + i,
+    commitment: leaves(first + i, 1),
     signature: `sig${first + i}`.padEnd(88, "x"),
     slot: 500 + first + i,
     // Every third leaf a change leaf (protocol v3), the others deposits of distinct amounts.

@@ -2,9 +2,10 @@ import { bytesEqual } from "../../../src-shared/encoding/bytes";
 import type { Network } from "../../../src-shared/networks";
 import { ROOT_HISTORY_SIZE, type AppendResult, type MerkleTree } from "../../core/merkle/tree";
 import { FencedOut } from "../../ports/store-errors";
-import type { IndexedLeaf, LeafKind, StoredPool } from "../../ports/tree-store";
+import type { TreeStore, IndexedLeaf, LeafKind, StoredPool } from "../../ports/tree-store";
 import { bytes, type PgDatabase, type TxQuery } from "./pool";
-import type { Fence, StoredAppend, StoredAppendLeaf } from "./target-ports";
+import type { Fence } from "../../ports/coordination";
+import type { IndexedLeaf as StoredAppendLeaf, StoredAppend } from "../../ports/tree-store";
 
 const NODE = 32;
 /** Nodes per tree_nodes row (migration 1). */
@@ -33,7 +34,7 @@ const levelSize = (n: number, level: number): number => Math.ceil(n / 2 ** level
  * follower's late write throws FencedOut instead of forking the tree. Others read: loadTree at
  * start, then appendsSince to follow.
  */
-export class PgTreeStore {
+export class PgTreeStore implements TreeStore {
   constructor(
     private readonly db: PgDatabase,
     private readonly now: () => number = () => Math.floor(Date.now() / 1000),
