@@ -1,6 +1,7 @@
 import path from "node:path";
 import { ConfigError, loadConfig } from "./config/load";
 import { startServer, type RunningServer } from "./index";
+import { StoreUnavailable } from "./ports/store-errors";
 import { repoPath } from "./repo-path";
 
 /** Headless entry: what `npm start` runs (README.md: Running it). */
@@ -45,6 +46,11 @@ async function main(): Promise<void> {
     if (e instanceof ConfigError) {
       console.error(e.message);
       process.exit(2);
+    }
+    // The database named by storage.url cannot be reached: one line naming host:port/db and the cause (never the URL).
+    if (e instanceof StoreUnavailable) {
+      console.error(`start failed: ${e.message}`);
+      process.exit(1);
     }
     throw e;
   }

@@ -41,7 +41,8 @@ export interface Chains {
 /** Each enabled network's chain, in NETWORKS order; a Solana network that does not answer stops the start. */
 export async function connectChains(deps: {
   config: RelayConfig;
-  db: DurableDb;
+  /** The sql.js database the sandbox keeps its chain in; null on PostgreSQL, where config refuses sandbox networks. */
+  db: DurableDb | null;
   hasher: FieldHasher;
   relayer: Signer;
   verifier: ProofVerifier;
@@ -98,6 +99,7 @@ export async function connectChains(deps: {
       continue;
     }
     // Each pool's minimum deposit (issue 25), from networks.<n>.sandbox; read per deposit, so it is the config's as loaded.
+    if (!db) throw new Error(`networks.${n}: a sandbox network needs the embedded sql.js store`);
     const chain = new SandboxChain(n, db, hasher, relayer, programIds.get(n)!, verifier, undefined, laneForSandbox(), (mint) => sandboxMinDeposit(net, mint));
     for (const mint of net.pools) await chain.initializePool(mint);
     chains.set(n, chain);

@@ -208,7 +208,7 @@ async function compose(config: RelayConfig, opts: ComposeOptions, stack: Teardow
     chains,
     relayStore: services.relayStore,
     stores,
-    db,
+    ...(db ? { db } : {}),
     indexer,
     sanctions: sanctions.list,
     sanctionsOverrides: sanctions.overrides,

@@ -24,6 +24,9 @@ import type { HealthService } from "../services/health";
 import type { IndexerService } from "../services/indexer";
 import type { RejectedRelays } from "../services/relay-rejections";
 
+/** PostgreSQL keeps no journal of the relay's: its durability is the database's (docs/scale-out.md). */
+const NO_JOURNAL = { failure: null, journalBytes: 0, writes: 0, fsyncs: 0, lastSnapshotAt: null, snapshotMs: null };
+
 export interface ConsoleAdminLate {
   indexer: IndexerService;
   chains: ReadonlyMap<Network, ChainBackend>;
@@ -68,7 +71,8 @@ export async function prepareConsoleAdmin(opts: {
   config: RelayConfig;
   store: ConsoleStore;
   /** The sql.js store's journal and snapshot figures for the Health page. */
-  db: DurableDb;
+  /** The sql.js database, for its journal figures; null on PostgreSQL. */
+  db: DurableDb | null;
   secrets: SecretStore;
   sandboxNetworks: ReadonlySet<Network>;
   /** Solana networks started on the development verifying key (the console's red banner). */
@@ -119,7 +123,7 @@ export async function prepareConsoleAdmin(opts: {
         ...(late.otherKeys?.() ?? []),
       ],
       keyStorage: secrets.protection,
-      storeStats: () => ({ failure: db.failure, ...db.stats }),
+      storeStats: () => (db ? { failure: db.failure, ...db.stats } : NO_JOURNAL),
       inFlightRelays: late.inFlightRelays,
       rateLimitStats: late.rateLimitStats,
       version: late.version,

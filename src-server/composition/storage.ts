@@ -5,8 +5,10 @@
  * created.
  */
 import { mkdirSync } from "node:fs";
+import { hostname } from "node:os";
 import path from "node:path";
 import type { FieldHasher } from "../../src-shared/crypto/hasher";
+import { openPgStores } from "../adapters/storage-pg/open";
 import { createFastPoseidonHasher, PREBUILT_WASM as PREBUILT_POSEIDON_WASM } from "../adapters/poseidon-fast/fast-hasher";
 import { lockDataDir } from "../adapters/storage-sqljs/data-dir-lock";
 import { DurableDb } from "../adapters/storage-sqljs/durable-db";
@@ -20,8 +22,8 @@ import type { Stores } from "../ports/stores";
 import type { TeardownStack } from "../teardown";
 
 export interface Storage {
-  /** The sql.js database itself, for what only it has (the sandbox ledger, journal and snapshot stats). */
-  db: DurableDb;
+  /** The sql.js database itself, for what only it has (the sandbox ledger, journal and snapshot stats); null on PostgreSQL. */
+  db: DurableDb | null;
   /** Every store the relay has, over that database. */
   stores: Stores;
   hasher: FieldHasher;
@@ -43,6 +45,7 @@ export function fastPoseidonPlaces(config: RelayConfig): string[] {
 /** The verifier's workers and the Poseidon wasm boot while the store opens and replays; a failure of any throws once all have settled. */
 export async function openStorage(config: RelayConfig, log: (line: string) => void, stack: TeardownStack, version: string): Promise<Storage> {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  // The data dir holds this instance's keys in both modes: one process per data dir.
   stack.defer("data dir lock", lockDataDir(config.dataDir));
   const verifierStarting = createGroth16Verifier(config.verifier.vkeyPath, {
     maxQueue: config.verifier.maxQueue,
@@ -50,28 +53,36 @@ export async function openStorage(config: RelayConfig, log: (line: string) => vo
   });
   verifierStarting.catch(() => {});
   const hasherLoading = createFastPoseidonHasher(fastPoseidonPlaces(config), log);
-  const dbOpening = DurableDb.open({
-    dir: config.dataDir,
-    migrations: MIGRATIONS,
-    functions: SQL_FUNCTIONS,
-    snapshotIntervalMs: config.storage.snapshotIntervalSec * 1000,
-    snapshotJournalBytes: config.storage.snapshotJournalMiB * 1024 * 1024,
-    log,
-  });
-  const [hasherLoaded, dbOpened] = await Promise.allSettled([hasherLoading, dbOpening]);
+  const [hasherLoaded, storesOpened] = await Promise.allSettled([hasherLoading, openStores(config, log, version)]);
   // The store closes after the verifier (registered first), as a proof refused at close is still written to it.
-  const opened: { db: DurableDb; stores: Stores } | { error: unknown } =
-    dbOpened.status === "fulfilled" ? { db: dbOpened.value, stores: openSqlStores(dbOpened.value, { version }) } : { error: dbOpened.reason };
-  if ("stores" in opened) {
-    const { stores } = opened;
+  if (storesOpened.status === "fulfilled") {
+    const { stores } = storesOpened.value;
     stack.defer("store", () => stores.close());
   }
   const verifierPool = deferredVerifier(verifierStarting, log);
   stack.defer("verifier workers", () => verifierPool.close());
-  if ("error" in opened) throw opened.error;
+  if (storesOpened.status === "rejected") throw storesOpened.reason;
   if (hasherLoaded.status === "rejected") throw hasherLoaded.reason;
-  const { db, stores } = opened;
-  const hasher = hasherLoaded.value;
+  const { db, stores } = storesOpened.value;
+  return { db, stores, hasher: hasherLoaded.value, verifierStarting, verifierPool };
+}
+
+/** The configured engine's stores: sql.js in the data dir (replayed from its journal), or the shared PostgreSQL database (migrated under its lock). */
+async function openStores(config: RelayConfig, log: (line: string) => void, version: string): Promise<{ db: DurableDb | null; stores: Stores }> {
+  const { storage } = config;
+  if (storage.kind === "postgres") {
+    const stores = await openPgStores({ url: storage.url!, poolSize: storage.poolSize, instance: { host: hostname(), pid: process.pid, version }, log });
+    log(`storage: PostgreSQL at ${stores.where}, instance ${stores.coordination.instanceId}`);
+    return { db: null, stores };
+  }
+  const db = await DurableDb.open({
+    dir: config.dataDir,
+    migrations: MIGRATIONS,
+    functions: SQL_FUNCTIONS,
+    snapshotIntervalMs: storage.snapshotIntervalSec * 1000,
+    snapshotJournalBytes: storage.snapshotJournalMiB * 1024 * 1024,
+    log,
+  });
   // Protocol v2 (migration 11) set aside the sandbox pools a v1 store held: say so on every start.
   const archived = db.all<{ network: string; mint: string; leaves: number }>(
     "SELECT network, mint, leaves FROM archived_pools WHERE protocol = 1 ORDER BY network, mint",
@@ -82,5 +93,5 @@ export async function openStorage(config: RelayConfig, log: (line: string) => vo
         `${archived.map((a) => `${a.network}/${a.mint} (${a.leaves} leaves)`).join(", ")}; relay, revert and compliance records are kept (console: Pools)`,
     );
   }
-  return { db, stores, hasher, verifierStarting, verifierPool };
+  return { db, stores: openSqlStores(db, { version }) };
 }
