@@ -31,6 +31,7 @@ import { opsSources } from "./ops-sources";
 import { checkVerifyingKeys, startProgramGuard } from "./program-check";
 import { relayApp } from "./relay-app";
 import { relayServices } from "./relay-services";
+import { checkSharedKeys } from "./shared-keys";
 import { loadSanctions } from "./sanctions";
 import { liveInstances, startOrphanSweep } from "./instances";
 import { openStorage } from "./storage";
@@ -117,6 +118,7 @@ async function compose(config: RelayConfig, opts: ComposeOptions, stack: Teardow
 
   const connected = await connectChains({ config, db, hasher, relayer, verifier, ops, log, stack });
   const { programIds, chains, sandboxes, solanaNetworks } = connected;
+  await checkSharedKeys(stores.coordination, { compliance: complianceKey.address, relayers: new Map([...chains].map(([n, c]) => [n, c.feePayer])) });
   const guard = await startProgramGuard({
     config,
     expectation: keyCheck.expectation,

@@ -41,6 +41,12 @@ export interface Coordination {
   /** Takes (epoch+1) a free/expired lease, or renews our own (same epoch); null while another holds it. */
   lead(network: Network, leaseMs: number): Promise<{ epoch: number; leaseUntil: number } | null>;
   release(network: Network, epoch: number): Promise<void>;
+  /**
+   * Records `value` under `name` unless a value is recorded already, and answers the recorded
+   * one and the instance that recorded it: what every instance on the store must share (the
+   * compliance key, each network's relayer) is checked against the first instance's at start.
+   */
+  claim(name: string, value: string): Promise<{ value: string; by: string }>;
   leases(): Promise<FollowerLease[]>;
   close(): Promise<void>;
 }

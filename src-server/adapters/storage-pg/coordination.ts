@@ -73,6 +73,16 @@ export class PgCoordination implements Coordination {
     ]);
   }
 
+  /** The first claim wins (the primary key); a later instance reads it back in the same statement's snapshot or the next. */
+  async claim(name: string, value: string): Promise<{ value: string; by: string }> {
+    await this.db.query(
+      "INSERT INTO cluster_identities (name, value, claimed_by, claimed_at) VALUES ($1, $2, $3, statement_timestamp()) ON CONFLICT (name) DO NOTHING",
+      [name, value, this.instanceId],
+    );
+    const [row] = await this.db.query<{ value: string; by: string }>('SELECT value, claimed_by AS "by" FROM cluster_identities WHERE name = $1', [name]);
+    return row ?? { value, by: this.instanceId };
+  }
+
   async leases(): Promise<FollowerLease[]> {
     return this.db.query<FollowerLease>(`SELECT network, holder, epoch, ${MS("lease_until")} AS "leaseUntil" FROM follower_leases ORDER BY network`);
   }

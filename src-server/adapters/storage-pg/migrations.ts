@@ -274,6 +274,19 @@ export const PG_MIGRATIONS: Migration[] = [
       LIMIT_TAKE_FUNCTION,
     ],
   },
+  {
+    version: 2,
+    name: "shared identities",
+    statements: [
+      // The public keys every instance must share (compliance key, each network's relayer): the
+      // first instance records them, a later one with other keys is refused at start.
+      `CREATE TABLE cluster_identities (
+         name text PRIMARY KEY,
+         value text NOT NULL,
+         claimed_by text NOT NULL,
+         claimed_at timestamptz NOT NULL)`,
+    ],
+  },
 ];
 
 export const MIGRATIONS_TABLE_SQL = `CREATE TABLE IF NOT EXISTS schema_migrations (

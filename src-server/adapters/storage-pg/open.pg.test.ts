@@ -42,12 +42,13 @@ describe("openPgStores", () => {
     await stores.open({ url });
     const db = new PgDatabase({ url });
     try {
-      const later = { version: 3, name: "a later table", statements: ["CREATE TABLE later (x integer)"] };
-      expect(await migrate(db, () => undefined, [...PG_MIGRATIONS, later])).toEqual([3]);
+      const last = PG_MIGRATIONS.at(-1)!.version;
+      const later = { version: last + 2, name: "a later table", statements: ["CREATE TABLE later (x integer)"] };
+      expect(await migrate(db, () => undefined, [...PG_MIGRATIONS, later])).toEqual([last + 2]);
       expect(await migrate(db, () => undefined, [...PG_MIGRATIONS, later])).toEqual([]);
-      const forgotten = { version: 2, name: "a forgotten table", statements: ["CREATE TABLE forgotten (x integer)"] };
+      const forgotten = { version: last + 1, name: "a forgotten table", statements: ["CREATE TABLE forgotten (x integer)"] };
       await expect(migrate(db, () => undefined, [...PG_MIGRATIONS, forgotten, later])).rejects.toThrow(
-        'migration 2 "a forgotten table" is older than applied migration 3',
+        `migration ${last + 1} "a forgotten table" is older than applied migration ${last + 2}`,
       );
       // The refused run left nothing behind.
       expect(await db.query("SELECT to_regclass('forgotten') AS t")).toEqual([{ t: null }]);

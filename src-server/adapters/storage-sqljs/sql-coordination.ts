@@ -41,6 +41,11 @@ export class SqlCoordination implements Coordination {
     return Promise.resolve();
   }
 
+  /** One instance: nothing to agree with but itself (its own keys are in its data dir). */
+  claim(_name: string, value: string): Promise<{ value: string; by: string }> {
+    return Promise.resolve({ value, by: this.instanceId });
+  }
+
   leases(): Promise<FollowerLease[]> {
     return Promise.resolve([...this.led].map(([network, leaseUntil]) => ({ network, holder: this.instanceId, epoch: 1, leaseUntil })));
   }
