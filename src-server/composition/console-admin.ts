@@ -10,6 +10,7 @@ import type { ChainBackend } from "../ports/chain";
 import type { ConsoleStore } from "../ports/console-store";
 import type { SandboxLedger } from "../ports/sandbox-ledger";
 import type { SecretStore } from "../ports/secret-store";
+import type { Stores } from "../ports/stores";
 import { SandboxFaults } from "../services/admin/sandbox-faults";
 import { AdminMoneyService } from "../services/admin/money-service";
 import { OperatorToken, operatorTokenNotice } from "../services/admin/operator-token";
@@ -23,6 +24,7 @@ import { AdminSupport, type AdminSupportDeps } from "../services/admin/support";
 import type { HealthService } from "../services/health";
 import type { IndexerService } from "../services/indexer";
 import type { RejectedRelays } from "../services/relay-rejections";
+import { INSTANCE_STALE_MS } from "./instances";
 
 /** PostgreSQL keeps no journal of the relay's: its durability is the database's (docs/scale-out.md). */
 const NO_JOURNAL = { failure: null, journalBytes: 0, writes: 0, fsyncs: 0, lastSnapshotAt: null, snapshotMs: null };
@@ -49,6 +51,8 @@ export interface ConsoleAdminLate {
   /** The alerts' page and settings (composition/ops.ts). */
   alerts: AlertsConsole;
   relayLog: RelayLogLines;
+  /** The instances sharing the store and the follower leases (the Health page's Instances panel). */
+  cluster: Pick<Stores, "engine" | "coordination">;
 }
 
 export interface ConsoleAdmin {
@@ -128,6 +132,7 @@ export async function prepareConsoleAdmin(opts: {
       rateLimitStats: late.rateLimitStats,
       version: late.version,
       startedAt: late.startedAt,
+      cluster: { engine: late.cluster.engine, coordination: late.cluster.coordination, staleMs: INSTANCE_STALE_MS },
       ...(opts.developmentKeyNetworks ? { developmentKeyNetworks: opts.developmentKeyNetworks } : {}),
       ...(late.program ? { program: late.program } : {}),
     });

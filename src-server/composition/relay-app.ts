@@ -87,6 +87,7 @@ export function relayApp(
       ...(guard ? { program: (n: Network) => guard.adminView(n) } : {}),
       alerts: ops.alertsConsole,
       relayLog: ops.relayLog,
+      cluster: services.cluster,
     }),
     log: deps.log,
   });

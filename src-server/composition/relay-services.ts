@@ -33,6 +33,8 @@ export interface RelayServices {
   compliance: ComplianceService;
   revertStore: RevertStore;
   reverts: RevertService;
+  /** The instances sharing the store and who follows each network (the console's Health page). */
+  cluster: Pick<Stores, "engine" | "coordination">;
 }
 
 export function relayServices(deps: {
@@ -95,5 +97,5 @@ export function relayServices(deps: {
     ...(guard ? { stopped: (n: Network) => guard.refusal(n) } : {}),
     log,
   });
-  return { auth, relayStore, relay, compliance, revertStore, reverts };
+  return { auth, relayStore, relay, compliance, revertStore, reverts, cluster: { engine: stores.engine, coordination: stores.coordination } };
 }

@@ -327,6 +327,38 @@ export const adminNetworkProgram = object({
 });
 export type AdminNetworkProgram = Infer<typeof adminNetworkProgram>;
 
+/** A relay instance sharing the store, as its last heartbeat described it (times: the store's clock). */
+export const adminInstance = object({
+  id: string,
+  host: string,
+  pid: nonNegInt,
+  version: string,
+  startedAt: number,
+  heartbeatAt: number,
+  /** The instance that answered this request. */
+  self: boolean,
+  /** Networks whose chain it follows (it holds their follower lease, not run out). */
+  follows: array(network),
+});
+export type AdminInstance = Infer<typeof adminInstance>;
+
+/** Who follows a network's chain and writes its trees: the lease's holder (an instance id), epoch and end. */
+export const adminFollowerLease = object({ network, holder: string, epoch: nonNegInt, leaseUntil: number });
+export type AdminFollowerLease = Infer<typeof adminFollowerLease>;
+
+/**
+ * The instances sharing this relay's store (docs/scale-out.md): on sql.js the one process that
+ * owns the data dir; on PostgreSQL every instance whose heartbeat is recent, and each network's lease.
+ */
+export const adminCluster = object({
+  engine: literal("sqljs", "postgres"),
+  /** This instance's id. */
+  self: string,
+  instances: array(adminInstance),
+  leases: array(adminFollowerLease),
+});
+export type AdminCluster = Infer<typeof adminCluster>;
+
 /** GET /admin/health */
 export const adminHealth = object({
   status: literal("ok", "degraded"),
@@ -360,6 +392,7 @@ export const adminHealth = object({
   relays: object({ inFlight: number, lastDay: counts }),
   rateLimits: array(object({ endpoint: string, hits: number, refusals: number })),
   pauses: array(adminPause),
+  cluster: adminCluster,
 });
 export type AdminHealth = Infer<typeof adminHealth>;
 

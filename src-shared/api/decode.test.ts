@@ -92,6 +92,23 @@ describe("wire contracts refuse a wrong shape with a message naming the field", 
     ],
     ["a status count", adminContracts.adminRelayPage.shape.counts, { confirmed: "1" }, "confirmed is not a number"],
     ["the store's failure", adminContracts.adminHealth.shape.store, { ok: false, failure: 3 }, "failure is not a string"],
+    [
+      "the store's engine",
+      adminContracts.adminHealth.shape.cluster,
+      { engine: "mysql", self: "a", instances: [], leases: [] },
+      'engine is not one of "sqljs", "postgres"',
+    ],
+    [
+      "a network an instance follows",
+      adminContracts.adminCluster,
+      {
+        engine: "postgres",
+        self: "a",
+        instances: [{ id: "a", host: "h", pid: 1, version: "1", startedAt: 1, heartbeatAt: 2, self: true, follows: ["testnet"] }],
+        leases: [],
+      },
+      'instances[0].follows[0] is not one of "mainnet", "devnet"',
+    ],
     ["an alert's rule", alertContracts.adminAlerts.shape.active, [{ id: 1, rule: "disk-full" }], "[0].rule is not one of"],
   ])("%s", (_what, contract, value, message) => {
     expect(refusal(contract, value)).toContain(message);

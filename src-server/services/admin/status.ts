@@ -1,10 +1,11 @@
 import { createHash } from "node:crypto";
-import type { AdminHealth, AdminKeyFingerprint, AdminNetworkProgram, AdminSettings } from "../../../src-shared/api/admin";
+import type { AdminCluster, AdminHealth, AdminKeyFingerprint, AdminNetworkProgram, AdminSettings } from "../../../src-shared/api/admin";
 import { NETWORKS, type Network } from "../../../src-shared/networks";
 import { redactUrl } from "../../../src-shared/redact-url";
 import type { RelayConfig } from "../../config/schema";
 import type { ChainBackend } from "../../ports/chain";
 import type { ConsoleStore } from "../../ports/console-store";
+import type { Coordination } from "../../ports/coordination";
 import type { SandboxFaults } from "./sandbox-faults";
 import type { OperatorToken } from "./operator-token";
 import type { FeeSchedule } from "../fee-schedule";
@@ -40,6 +41,8 @@ export interface AdminStatusDeps {
   rateLimitStats(): { endpoint: string; hits: number; refusals: number }[];
   version: string;
   startedAt: number;
+  /** The instances sharing the store and who follows each network (the Health page's Instances panel). */
+  cluster: { engine: "sqljs" | "postgres"; coordination: Coordination; staleMs: number };
   /** Solana networks running on the development verifying key (config/verifying-key.ts). */
   developmentKeyNetworks?: readonly Network[];
   /** A solana network's deployed program as the program guard last checked it (services/program-guard.ts). */
@@ -53,6 +56,36 @@ const programOf = (d: AdminStatusDeps, network: Network): { program?: AdminNetwo
   const p = d.program?.(network);
   return p ? { program: p } : {};
 };
+
+/**
+ * The instances sharing the store (this one first) and who follows each network: an instance
+ * follows a network while it holds that network's lease, not run out. On PostgreSQL the times are
+ * the database's clock and `now` the instance's; a lease renewed every few seconds keeps a margin
+ * far above the skew of two synchronized clocks.
+ */
+export async function clusterView(cluster: AdminStatusDeps["cluster"], now: number): Promise<AdminCluster> {
+  const { engine, coordination, staleMs } = cluster;
+  const [instances, leases] = await Promise.all([coordination.instances(staleMs), coordination.leases()]);
+  const self = coordination.instanceId;
+  const follows = (id: string): Network[] => leases.filter((l) => l.holder === id && l.leaseUntil > now).map((l) => l.network);
+  return {
+    engine,
+    self,
+    instances: instances
+      .map((i) => ({
+        id: i.id,
+        host: i.host,
+        pid: i.pid,
+        version: i.version,
+        startedAt: i.startedAt,
+        heartbeatAt: i.heartbeatAt,
+        self: i.id === self,
+        follows: follows(i.id),
+      }))
+      .sort((a, b) => Number(b.self) - Number(a.self)),
+    leases: leases.map((l) => ({ network: l.network, holder: l.holder, epoch: l.epoch, leaseUntil: l.leaseUntil })),
+  };
+}
 
 /** Health in depth and the settings in force, for the console. Never a secret. */
 export class AdminStatus {
@@ -114,6 +147,7 @@ export class AdminStatus {
       relays: { inFlight: d.inFlightRelays(), lastDay: await d.store.relayCounts({ from: this.now() - 86_400_000 }) },
       rateLimits: d.rateLimitStats(),
       pauses: d.pauses.list(),
+      cluster: await clusterView(d.cluster, this.now()),
     };
   }
 
