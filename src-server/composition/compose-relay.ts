@@ -32,6 +32,7 @@ import { checkVerifyingKeys, startProgramGuard } from "./program-check";
 import { relayApp } from "./relay-app";
 import { relayServices } from "./relay-services";
 import { checkSharedKeys } from "./shared-keys";
+import { startSettingsRefresh } from "./shared-settings";
 import { loadSanctions } from "./sanctions";
 import { liveInstances, startOrphanSweep } from "./instances";
 import { openStorage } from "./storage";
@@ -141,6 +142,16 @@ async function compose(config: RelayConfig, opts: ComposeOptions, stack: Teardow
     log,
   });
 
+  startSettingsRefresh(
+    stores,
+    [
+      { name: "pause switches", refresh: () => admin.pauses.refresh() },
+      { name: "fee changes", refresh: () => admin.fees.refresh() },
+      { name: "sanctions overrides", refresh: () => sanctions.list.reloadOverrides() },
+    ],
+    log,
+    stack,
+  );
   const indexer = await startIndexer({ tree: stores.tree, coordination: stores.coordination, chains, hasher, programIds, log });
   await step("indexer");
   const follower = await startFollower({ indexer, solanaNetworks, subscribers: connected.subscribers, log, stack });

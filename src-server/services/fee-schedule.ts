@@ -31,6 +31,11 @@ export class FeeSchedule {
     private readonly now: () => number,
   ) {}
 
+  /** Reads the operator's changes again: another instance on the same store may have made one. */
+  async refresh(): Promise<void> {
+    this.overrides = await this.store.feeOverrides();
+  }
+
   /** mint null: the default, one for every network. */
   private override(network: Network, mint: string | null): StoredFeeOverride | undefined {
     return this.overrides.find((o) => o.mint === mint && (mint === null || o.network === network));

@@ -24,6 +24,11 @@ export class PauseService {
     private readonly now: () => number,
   ) {}
 
+  /** Reads the switches again: another instance on the same store may have turned one. */
+  async refresh(): Promise<void> {
+    this.current = await this.store.pauses();
+  }
+
   list(): AdminPause[] {
     return this.current.map((p) => ({ ...p }));
   }
