@@ -9,6 +9,7 @@ import { rmSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bytesToHex, shortHex } from "../src-renderer/lib/format";
+import { adminHealth } from "../src-shared/api/admin";
 import { healthDetail } from "../src-shared/api/public";
 import { freshDataDir, openPage, signIn, stopRelay, type Relay, startRelayAndBrowser } from "./support";
 
@@ -65,6 +66,18 @@ describe("operator console (headless, Chromium)", () => {
     await page.getByText(url, { exact: true }).first().waitFor();
     await page.getByText(/Updated \d\d:\d\d:\d\d/).waitFor();
     if ((detail.networks ?? []).some((n) => n.sandbox)) await page.locator(".sandbox-badge").waitFor();
+
+    // The embedded store has one instance: the one that answered, named by its host and pid.
+    const admin = adminHealth(await (await fetch(`${url}/admin/health`, { headers: { authorization: `Bearer ${TOKEN}` } })).json());
+    if (!admin.ok) throw new Error(`/admin/health: ${admin.error}`);
+    const { cluster } = admin.value;
+    expect(cluster.engine).toBe("sqljs");
+    expect(cluster.instances).toEqual([expect.objectContaining({ id: cluster.self, self: true })]);
+    const instances = page.getByTestId("instances-panel");
+    await instances.getByText("One instance (embedded sql.js store)").waitFor();
+    await instances.getByText("this instance").waitFor();
+    await instances.getByText(`pid ${cluster.instances[0]!.pid}`).waitFor();
+    await instances.getByText(cluster.self.slice(-8)).waitFor();
     expect(pageErrors).toEqual([]);
   });
 

@@ -11,6 +11,7 @@ import { hrefFor } from "../../app/routes";
 import { formatClock, formatUptime } from "../../lib/format";
 import { ChecksList } from "./ChecksList";
 import { DesktopFacts } from "./DesktopFacts";
+import { InstancesPanel } from "./InstancesPanel";
 import { NetworksPanel } from "./NetworksPanel";
 import { ProgramPanel } from "./ProgramPanel";
 import { RpcEndpointsPanel } from "./RpcEndpointsPanel";
@@ -58,6 +59,7 @@ export function HealthPage() {
             )}
           </Panel>
           <IndexerPanel indexer={data.indexer} />
+          <InstancesPanel cluster={data.cluster} networks={data.networks.map((n) => n.name)} at={dataUpdatedAt} />
           <div className="two-columns">
             <StorePanel store={data.store} />
             <RateLimitsPanel limits={data.rateLimits} />
