@@ -59,7 +59,8 @@ export const ErrorName = {
   CrossOriginRequest: "CrossOriginRequest",
   /**
    * The proof verifier's queue is full (503, Retry-After): the relay is busy with other
-   * clients' proofs; try again shortly (docs/security.md, "Event loop and verifier").
+   * clients' proofs; try again shortly (docs/security.md, "Event loop and verifier"). Also
+   * every route's answer while the relay's database cannot be reached (Retry-After: 5).
    */
   ServerBusy: "ServerBusy",
 } as const;

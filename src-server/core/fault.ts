@@ -14,4 +14,6 @@ export interface Refusal {
   fault: Fault;
   error: ErrorNameValue;
   message: string;
+  /** When the same request may succeed again, in seconds (a busy refusal's Retry-After). */
+  retryAfterSec?: number;
 }

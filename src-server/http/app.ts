@@ -26,7 +26,8 @@ import { revertRoutes } from "./routes/revert";
 import { sandboxRoutes } from "./routes/sandbox";
 import { adminRoutes, type AdminRouteDeps } from "./routes/admin/index";
 import { requireOperator } from "./routes/admin/auth";
-import { sendError, writeJson } from "./respond";
+import { isStoreUnavailable } from "../ports/store-errors";
+import { sendError, sendStoreUnavailable, writeJson } from "./respond";
 import {
   consoleSecurityHeaders,
   hostAcceptor,
@@ -196,11 +197,31 @@ function mountRoutes(app: Express, deps: AppDeps, limits: RateLimits, parseBody:
   return reads;
 }
 
+/** How often a request refused for want of the database is logged: every refused request would flood the log while it is down. */
+const STORE_LOG_EVERY_MS = 10_000;
+
+/** A database URL (credentials included) that an error message might carry: never logged. */
+const DATABASE_URL = /\b(?:postgres(?:ql)?:\/\/|[a-z][a-z0-9+.-]*:\/\/[^\s'"/]*@)[^\s'"]*/gi;
+
 /** The answer to an error a handler raised or passed on, for Express's routes and the front door's alike. */
 function errorAnswer(deps: AppDeps): (method: string | undefined, path: string, error: unknown, res: ServerResponse) => void {
+  let storeLoggedAt = -Infinity;
+  let storeRefusals = 0;
   return (method, path, error, res) => {
     const e = error as { type?: string; status?: number; message?: string };
     const relay = path === "/relay" || path === "/relay_swap";
+    if (isStoreUnavailable(error)) {
+      storeRefusals += 1;
+      const now = Date.now();
+      if (now - storeLoggedAt >= STORE_LOG_EVERY_MS) {
+        const cause = String(e.message ?? "").replace(DATABASE_URL, "(database URL)");
+        deps.log(`store unavailable: ${storeRefusals} request(s) answered 503 (last ${method} ${path}): ${cause}`);
+        storeLoggedAt = now;
+        storeRefusals = 0;
+      }
+      if (!res.headersSent) sendStoreUnavailable(res, relay ? "relay" : "plain");
+      return;
+    }
     let status = 500;
     let name: string = path === "/login" ? ErrorName.ServerError : "InternalError";
     let message = "internal error";

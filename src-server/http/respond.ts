@@ -2,6 +2,7 @@ import type { ServerResponse } from "node:http";
 import type { Response } from "express";
 import type { Decoder } from "../../src-shared/api/decode";
 import { ErrorName, type ErrorNameValue } from "../../src-shared/errors";
+import { STORE_UNAVAILABLE } from "../ports/store-errors";
 
 /**
  * A JSON answer written with Node's own writeHead/end, so it works on a request
@@ -22,6 +23,16 @@ function writeJsonText(res: ServerResponse, status: number, json: string | Buffe
 /** Indexer, auth, sandbox and helper errors: `{ error, message? }` with the status. */
 export function sendError(res: ServerResponse, status: number, error: ErrorNameValue, message?: string): void {
   writeJson(res, status, message ? { error, message } : { error });
+}
+
+/**
+ * 503 ServerBusy with `Retry-After` while the database cannot be reached (StoreUnavailable): nothing
+ * was decided, and the same request may succeed once it is back. Relay endpoints carry the status in the body too.
+ */
+export function sendStoreUnavailable(res: ServerResponse, shape: "relay" | "plain"): void {
+  const { error, message, retryAfterSec } = STORE_UNAVAILABLE;
+  res.setHeader("Retry-After", String(retryAfterSec));
+  writeJson(res, 503, shape === "relay" ? { status: 503, error, message } : { error, message });
 }
 
 /** Relay endpoints: the body carries the status too, and the HTTP status equals it. */

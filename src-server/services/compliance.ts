@@ -5,6 +5,7 @@ import { err, ok, type Result } from "../../src-shared/result";
 import { signCompliance } from "../core/compliance/signature";
 import type { ComplianceDecision, ComplianceLog } from "../ports/compliance-log";
 import type { SanctionsList, SanctionsVerdict } from "../ports/sanctions";
+import { isStoreUnavailable } from "../ports/store-errors";
 
 /** The compliance key as this service needs it: a public address and ed25519 signing. */
 export interface ComplianceKey {
@@ -18,7 +19,9 @@ export type ComplianceRefusal =
   /** The wallet is on the list in force. */
   | { kind: "Listed"; listVersion: string }
   /** No list could be consulted, or the decision could not be recorded: nothing is issued. */
-  | { kind: "Unavailable"; detail: string };
+  | { kind: "Unavailable"; detail: string }
+  /** The audit log's database cannot be reached: nothing is issued, and the same request may succeed shortly. */
+  | { kind: "StoreUnavailable" };
 
 export interface IssuedSignature {
   /** `<expiresAtUnix>.<base58 signature>`, the plain-text answer. */
@@ -119,16 +122,17 @@ export class ComplianceService {
     }
     if (verdict.listed) {
       this.count(network, "refused");
-      const recorded = await this.record(decision("refused", verdict.listVersion, null, "wallet is on the sanctions list"));
+      const failed = await this.record(decision("refused", verdict.listVersion, null, "wallet is on the sanctions list"));
       // A refusal stands even if its record failed: never issue to a listed wallet.
-      if (!recorded) this.logLine(`compliance: refused ${wallet} on ${network} (list ${verdict.listVersion}) but could not record it`);
+      if (failed) this.logLine(`compliance: refused ${wallet} on ${network} (list ${verdict.listVersion}) but could not record it`);
       return err({ kind: "Listed", listVersion: verdict.listVersion });
     }
     const signed = signCompliance((m) => this.deps.key.sign(m), network, wallet, Math.floor(at / 1000));
     // With the audit log on, issued only once its record is durable: the log then holds every signature that exists.
-    if (this.counts.auditLog && !(await this.record(decision("issued", verdict.listVersion, signed.expiresAt, null)))) {
+    const failed = this.counts.auditLog ? await this.record(decision("issued", verdict.listVersion, signed.expiresAt, null)) : null;
+    if (failed) {
       this.count(network, "error");
-      return err({ kind: "Unavailable", detail: "the decision could not be recorded" });
+      return err(isStoreUnavailable(failed) ? { kind: "StoreUnavailable" } : { kind: "Unavailable", detail: "the decision could not be recorded" });
     }
     this.count(network, "issued");
     return ok({ body: signed.body, expiresAt: signed.expiresAt, wallet, listVersion: verdict.listVersion });
@@ -139,13 +143,14 @@ export class ComplianceService {
     this.deps.onDecision?.(network, outcome);
   }
 
-  private async record(d: ComplianceDecision): Promise<boolean> {
+  /** Null once recorded, else why not. */
+  private async record(d: ComplianceDecision): Promise<Error | null> {
     try {
       await this.deps.log.record(d);
-      return true;
+      return null;
     } catch (e) {
       this.logLine(`compliance: could not record a decision: ${(e as Error).message}`);
-      return false;
+      return e instanceof Error ? e : new Error(String(e));
     }
   }
 }

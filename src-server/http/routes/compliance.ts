@@ -4,7 +4,7 @@ import type { Network } from "../../../src-shared/networks";
 import type { ComplianceService } from "../../services/compliance";
 import type { RateLimits } from "../middleware/rate-limit";
 import { parseNetworkParam } from "../params";
-import { sendError } from "../respond";
+import { sendError, sendStoreUnavailable } from "../respond";
 import { httpStatus } from "../status";
 
 /** The compliance endpoint (POST /get_ofac_signature), plus the public key verifiers check its signatures against. */
@@ -25,6 +25,8 @@ export function complianceRoutes(deps: { compliance: ComplianceService; limits: 
         return void res.status(httpStatus("forbidden")).type("text/plain").send(ErrorName.OfacRefused);
       case "Unavailable":
         return void res.status(httpStatus("server")).type("text/plain").send(ErrorName.ComplianceError);
+      case "StoreUnavailable":
+        return sendStoreUnavailable(res, "plain");
     }
   });
 

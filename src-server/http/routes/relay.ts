@@ -37,8 +37,9 @@ export function relayRoutes(deps: {
       }
       const outcome = await run(parsed.value, deps.limits.verificationGate(req));
       if (!("fault" in outcome)) return void res.status(200).json(outcome);
-      // Refused for load, not for what was sent: the same request may be sent again shortly.
-      if (outcome.error === ErrorName.RateLimited || outcome.error === ErrorName.ServerBusy) res.setHeader("Retry-After", "1");
+      // Refused for load (or while the database is away), not for what was sent: the same request may be sent again shortly.
+      const retryAfterSec = outcome.retryAfterSec ?? (outcome.error === ErrorName.RateLimited || outcome.error === ErrorName.ServerBusy ? 1 : null);
+      if (retryAfterSec !== null) res.setHeader("Retry-After", String(retryAfterSec));
       const status = httpStatus(outcome.fault);
       res.status(status).json({ status, error: outcome.error, message: outcome.message });
     };
