@@ -12,6 +12,7 @@ export const CASES: Record<string, () => Promise<BenchCase>> = {
   verify: async () => (await import("./verify")).default,
   relay: async () => (await import("./relay")).default,
   "relay-solana": async () => (await import("./relay-solana")).default,
+  "scale-out": async () => (await import("./scale-out")).default,
   backfill: async () => (await import("./backfill")).default,
   programs: async () => (await import("./programs")).default,
   circuit: async () => (await import("./circuit")).default,
