@@ -203,7 +203,7 @@ describe("a network stopped while a proof is verified", () => {
   });
 
   it("on a network another instance follows, catches up from the store once on an unknown root before refusing it; never on a known root or as the leader", async () => {
-    let roots = [KNOWN_ROOT];
+    let roots: Uint8Array[] = [KNOWN_ROOT];
     let syncs = 0;
     let leads = false;
     const indexer = {
