@@ -145,7 +145,13 @@ async function compose(config: RelayConfig, opts: ComposeOptions, stack: Teardow
     log,
   });
 
-  const election = await startElection({ coordination: stores.coordination, networks: [...chains.keys()], log, stack });
+  const election = await startElection({
+    coordination: stores.coordination,
+    networks: [...chains.keys()],
+    sole: stores.engine === "sqljs",
+    log,
+    stack,
+  });
   const indexer = await startIndexer({ tree: stores.tree, election, chains, hasher, programIds, log });
   await step("indexer");
   const follower = await startFollower({ indexer, election, solanaNetworks, subscribers: connected.subscribers, log, stack });

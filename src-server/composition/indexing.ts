@@ -25,11 +25,13 @@ import type { TeardownStack } from "../teardown";
  */
 export async function startElection(deps: {
   coordination: Coordination;
+  /** sql.js: this process owns the store, and its leases cannot be taken (FollowerElectionOptions.sole). */
+  sole: boolean;
   networks: readonly Network[];
   log: (line: string) => void;
   stack: TeardownStack;
 }): Promise<FollowerElection> {
-  const election = new FollowerElection({ coordination: deps.coordination, networks: deps.networks, log: deps.log });
+  const election = new FollowerElection({ coordination: deps.coordination, networks: deps.networks, sole: deps.sole, log: deps.log });
   deps.stack.defer("follower election", () => election.stop());
   await election.start();
   return election;

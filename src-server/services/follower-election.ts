@@ -55,6 +55,11 @@ export interface FollowerElectionOptions {
   leaseMs?: number;
   renewMs?: number;
   marginMs?: number;
+  /**
+   * One process owns the store (sql.js): nobody can take its lease, so it never gives it up
+   * locally either (a start that loads a large tree in one go must not read as a deposal).
+   */
+  sole?: boolean;
   /** Monotonic milliseconds, for the local expiry (a wall clock moved by NTP must not extend a lease); default performance.now. */
   clock?: () => number;
   /** Unix ms, for what roles() reports; default Date.now. */
@@ -150,7 +155,7 @@ export class FollowerElection implements FollowerFences {
   fenceOf(network: Network): Fence | null {
     const s = this.nets.get(network);
     if (!s || s.role.role !== "leader" || s.role.epoch === null) return null;
-    if (this.clock() >= s.validUntil) {
+    if (!this.opts.sole && this.clock() >= s.validUntil) {
       this.depose(network, s, `its lease was not renewed within ${this.leaseMs - this.marginMs} ms${s.failing ? ` (${s.failing})` : ""}`);
       return null;
     }
