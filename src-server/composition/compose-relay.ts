@@ -18,6 +18,8 @@ import type { Stores } from "../ports/stores";
 import type { SecretStore } from "../ports/secret-store";
 import type { SwapVenue } from "../ports/swap-venue";
 import type { HealthService } from "../services/health";
+import type { ChainFollower } from "../services/chain-follower";
+import type { FollowerElection } from "../services/follower-election";
 import type { IndexerService } from "../services/indexer";
 import type { SanctionsOverrides } from "../services/sanctions-overrides";
 import { SwapRoutingService } from "../services/swap-routing";
@@ -25,7 +27,7 @@ import { TeardownStack } from "../teardown";
 import { connectChains, swapVenuesOf } from "./chains";
 import { prepareConsoleAdmin } from "./console-admin";
 import { healthChecks } from "./health-checks";
-import { startFollower, startIndexer } from "./indexing";
+import { startElection, startFollower, startIndexer } from "./indexing";
 import { Ops } from "./ops";
 import { opsSources } from "./ops-sources";
 import { checkVerifyingKeys, startProgramGuard } from "./program-check";
@@ -47,6 +49,10 @@ export interface Relay extends RelayApp {
   /** The sql.js database under `stores`, for tests that read it directly. */
   db?: DurableDb;
   indexer: IndexerService;
+  /** Which instance follows each network's chain: roles() per network (leader/reader, epoch, holder), for /health and the console. */
+  election: FollowerElection;
+  /** Each followed pool's sync state, with this instance's role on its network (stats()). */
+  follower: ChainFollower;
   sanctions: ReloadingSanctionsList;
   sanctionsOverrides: SanctionsOverrides;
   complianceLog: ComplianceLog;
@@ -152,9 +158,16 @@ async function compose(config: RelayConfig, opts: ComposeOptions, stack: Teardow
     log,
     stack,
   );
-  const indexer = await startIndexer({ tree: stores.tree, coordination: stores.coordination, chains, hasher, programIds, log });
+  const election = await startElection({
+    coordination: stores.coordination,
+    networks: [...chains.keys()],
+    sole: stores.engine === "sqljs",
+    log,
+    stack,
+  });
+  const indexer = await startIndexer({ tree: stores.tree, election, chains, hasher, programIds, log });
   await step("indexer");
-  const follower = await startFollower({ indexer, solanaNetworks, subscribers: connected.subscribers, log, stack });
+  const follower = await startFollower({ indexer, election, solanaNetworks, subscribers: connected.subscribers, log, stack });
   await step("follower");
 
   const services = relayServices({ config, stores, hasher, indexer, chains, verifier, sanctions, complianceLog, complianceKey, admin, guard, swaps, ops, log });
@@ -162,7 +175,17 @@ async function compose(config: RelayConfig, opts: ComposeOptions, stack: Teardow
   startOrphanSweep(services.relay, stores, log, stack);
   await step("reconcile");
 
-  const health = healthChecks({ stores, chains, sandboxes, admin, indexer, follower: solanaNetworks.size ? follower : null, sanctions: sanctions.list, guard });
+  const health = healthChecks({
+    stores,
+    chains,
+    sandboxes,
+    admin,
+    indexer,
+    follower: solanaNetworks.size ? follower : null,
+    election,
+    sanctions: sanctions.list,
+    guard,
+  });
   const app = relayApp({
     config,
     ...(opts.consoleDir ? { consoleDir: opts.consoleDir } : {}),
@@ -223,6 +246,8 @@ async function compose(config: RelayConfig, opts: ComposeOptions, stack: Teardow
     stores,
     ...(db ? { db } : {}),
     indexer,
+    election,
+    follower,
     sanctions: sanctions.list,
     sanctionsOverrides: sanctions.overrides,
     complianceLog,

@@ -7,6 +7,7 @@ import type { Stores } from "../ports/stores";
 import type { PauseService } from "../services/admin/pause-service";
 import type { SandboxFaults } from "../services/admin/sandbox-faults";
 import type { ChainFollower } from "../services/chain-follower";
+import type { FollowerElection } from "../services/follower-election";
 import { HealthService } from "../services/health";
 import type { IndexerService } from "../services/indexer";
 import type { ProgramGuard } from "../services/program-guard";
@@ -19,6 +20,8 @@ export function healthChecks(deps: {
   indexer: IndexerService;
   /** The chain follower's lag check, when a Solana network is followed. */
   follower: ChainFollower | null;
+  /** Which instance follows each network (one check per Solana network, `follower:<network>`). */
+  election: FollowerElection;
   sanctions: ReloadingSanctionsList;
   /** The deployed program check (services/program-guard.ts), when a Solana network runs one. */
   guard: ProgramGuard | null;
@@ -36,7 +39,26 @@ export function healthChecks(deps: {
       faults.guard(chain.network, () => chain.health()),
     );
   health.add("indexer", () => indexer.health());
-  if (follower) health.add("indexer-lag", () => follower.health());
+  if (follower) {
+    health.add("indexer-lag", () => follower.health());
+    const solana = new Set([...chains.values()].filter((c) => c.kind === "solana").map((c) => c.network));
+    health.add("follower", () =>
+      deps.election
+        .roles()
+        .filter((r) => solana.has(r.network))
+        .map((r) => ({
+          name: `follower:${r.network}`,
+          // Reading another instance's tree is as healthy as writing it; not knowing (the lease cannot be asked for) is not.
+          ok: r.role !== "unknown" || r.lastError === null,
+          detail:
+            r.role === "leader"
+              ? `this instance follows ${r.network} (epoch ${r.epoch})`
+              : r.role === "reader"
+                ? `followed by ${r.holder ?? "another instance"}; this instance reads its tree`
+                : `no answer about ${r.network}'s lease yet${r.lastError ? `: ${r.lastError}` : ""}`,
+        })),
+    );
+  }
   health.add("paused", () => pauses.health());
   health.add("sanctions", () => {
     const s = sanctions.status();

@@ -1,7 +1,8 @@
 /**
- * The indexer and the chain follower, started for the composition root
- * (compose-relay.ts): Solana pools are followed live (logs subscription and
- * polling); the sandbox indexes on each deposit.
+ * The follower election, the indexer and the chain follower, started for the
+ * composition root (compose-relay.ts): Solana pools are followed live (logs
+ * subscription and polling) by the instance holding the network's follower
+ * lease, and read from the store by the others; the sandbox indexes on each deposit.
  */
 import { publicKeyBytesOrThrow } from "../../src-shared/encoding/base58";
 import type { FieldHasher } from "../../src-shared/crypto/hasher";
@@ -12,13 +13,34 @@ import type { ChainBackend } from "../ports/chain";
 import type { Coordination } from "../ports/coordination";
 import type { TreeStore } from "../ports/tree-store";
 import { ChainFollower, type FollowedNetwork } from "../services/chain-follower";
+import { FollowerElection } from "../services/follower-election";
 import { IndexerService } from "../services/indexer";
 import type { TeardownStack } from "../teardown";
+
+/**
+ * Which instance follows each enabled network (on sql.js: this one, always). Its first round is
+ * over before this returns, so the indexer starts knowing whether to read each chain or the store.
+ * Registered on the stack before the follower, so the follower stops first and the leases are
+ * released before the store closes.
+ */
+export async function startElection(deps: {
+  coordination: Coordination;
+  /** sql.js: this process owns the store, and its leases cannot be taken (FollowerElectionOptions.sole). */
+  sole: boolean;
+  networks: readonly Network[];
+  log: (line: string) => void;
+  stack: TeardownStack;
+}): Promise<FollowerElection> {
+  const election = new FollowerElection({ coordination: deps.coordination, networks: deps.networks, sole: deps.sole, log: deps.log });
+  deps.stack.defer("follower election", () => election.stop());
+  await election.start();
+  return election;
+}
 
 /** Every enabled pool's tree, from the store and then its chain; each pool's tree account address computed once. */
 export async function startIndexer(deps: {
   tree: TreeStore;
-  coordination: Coordination;
+  election: FollowerElection;
   chains: ReadonlyMap<Network, ChainBackend>;
   hasher: FieldHasher;
   programIds: ReadonlyMap<Network, Uint8Array>;
@@ -36,7 +58,7 @@ export async function startIndexer(deps: {
       return a;
     },
     deps.log,
-    deps.coordination,
+    deps.election,
   );
   await indexer.start();
   return indexer;
@@ -44,6 +66,7 @@ export async function startIndexer(deps: {
 
 export async function startFollower(deps: {
   indexer: IndexerService;
+  election: FollowerElection;
   solanaNetworks: ReadonlyMap<Network, FollowedNetwork>;
   subscribers: ReadonlyMap<Network, MintSubscribe>;
   log: (line: string) => void;
@@ -54,6 +77,7 @@ export async function startFollower(deps: {
     networks: deps.solanaNetworks,
     subscribe: (pool, onChange) => deps.subscribers.get(pool.network)!(pool.mint, onChange),
     log: deps.log,
+    roles: deps.election,
   });
   deps.stack.defer("chain follower", () => follower.stop());
   await follower.start();

@@ -328,4 +328,56 @@ describe("ChainFollower", () => {
     expect(f.health()).toEqual([{ name: "indexer-lag:mainnet", ok: true, detail: "no pools" }]);
     await f.stop();
   });
+
+  it("on a network another instance follows, reads neither the chain nor its logs: it adopts and syncs from the store every 500 ms; a takeover subscribes and syncs at once, a deposal unsubscribes", async () => {
+    let leads = false;
+    const listeners = new Set<(network: Network) => void>();
+    const roles = {
+      leads: () => leads,
+      onChange: (l: (network: Network) => void) => {
+        listeners.add(l);
+        return () => listeners.delete(l);
+      },
+    };
+    const { chain, indexer, subs, make } = setup({ roles });
+    chain.pools = [USDC];
+    indexer.tree(USDC);
+    let adopted = 0;
+    Object.assign(indexer, { adoptStored: async () => void adopted++ });
+    let accountReads = 0;
+    const account = chain.treeAccount.bind(chain);
+    chain.treeAccount = async (mint: string) => {
+      accountReads++;
+      return account(mint);
+    };
+    const f = await started(make);
+    expect(subs.subscribeCalls).toBe(0);
+    expect(chain.listCalls).toBe(0);
+    expect(indexer.syncCalls).toBe(1);
+    await tick(1_000);
+    expect(indexer.syncCalls).toBe(3);
+    expect(adopted).toBe(2);
+    expect(accountReads).toBe(0);
+    expect(f.stats()[0]).toMatchObject({ role: "reader", subscribed: false });
+    expect(f.health()[0]!.detail).toBe("reading the tree another instance follows; 1 pools at 0 leaves");
+
+    leads = true;
+    for (const l of listeners) l("mainnet");
+    await tick(0);
+    expect(subs.count(USDC)).toBe(1);
+    expect(chain.listCalls).toBe(1);
+    expect(indexer.syncCalls).toBe(4);
+    expect(accountReads).toBe(1);
+    expect(f.stats()[0]).toMatchObject({ role: "leader", subscribed: true });
+    // Back to the leader's pace.
+    await tick(POLL - 1);
+    expect(indexer.syncCalls).toBe(4);
+
+    leads = false;
+    for (const l of listeners) l("mainnet");
+    await tick(0);
+    expect(subs.count(USDC)).toBe(0);
+    expect(f.stats()[0]).toMatchObject({ role: "reader", lagDeposits: 0 });
+    await f.stop();
+  });
 });

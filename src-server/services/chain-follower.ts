@@ -8,6 +8,11 @@
  * failure streak, with one line when the streak ends. The follower measures
  * each pool's lag (deposits the chain's tree account has that our tree has not,
  * and how long the oldest of them has been seen) for /health and the console.
+ *
+ * Where several instances share a store, only the one holding a network's follower lease
+ * (services/follower-election.ts) reads that chain. On the others the follower neither subscribes
+ * nor reads the chain: every `readerPollMs` it adopts the pools the leader stored and syncs each
+ * (the indexer re-applies the leader's appends). A role change switches at once.
  */
 import type { Network } from "../../src-shared/networks";
 import type { ChainBackend, HealthCheck } from "../ports/chain";
@@ -23,8 +28,15 @@ export interface FollowedNetwork {
   maxIndexerLagSec: number;
 }
 
+/** Whether this instance follows each network's chain (services/follower-election.ts), and when that changes. */
+export interface FollowerRoles {
+  leads(network: Network): boolean;
+  onChange(listener: (network: Network) => void): () => void;
+}
+
 export interface ChainFollowerOptions {
-  indexer: Pick<IndexerService, "sync" | "get" | "list">;
+  /** adoptStored: where another instance follows a network, the pools it stored (absent: the indexer's pools only). */
+  indexer: Pick<IndexerService, "sync" | "get" | "list"> & Partial<Pick<IndexerService, "adoptStored">>;
   networks: ReadonlyMap<Network, FollowedNetwork>;
   subscribe: PoolSubscribe;
   log?: (line: string) => void;
@@ -34,11 +46,17 @@ export interface ChainFollowerOptions {
   discoverEveryCycles?: number;
   /** Longest pause after repeated failures; default 60 s. */
   maxBackoffMs?: number;
+  /** Which networks this instance follows; default all of them (one instance owns its store). */
+  roles?: FollowerRoles;
+  /** On a network another instance follows: how often the store is read for its appends; default 500 ms. */
+  readerPollMs?: number;
 }
 
 export interface FollowerPoolStats {
   network: Network;
   mint: string;
+  /** leader: this instance follows the network's chain and writes the tree; reader: it re-applies another instance's writes from the store. */
+  role: "leader" | "reader";
   /** Unix ms of the last successful sync, null before the first. */
   lastSyncedAt: number | null;
   /** The chain tree account's nextIndex at the last look, null when never read. */
@@ -113,6 +131,8 @@ interface NetworkState {
   cycles: number;
   discovery: Streak;
   startedAt: number;
+  /** Whether this instance followed the chain at the last look (roles.leads). */
+  leading: boolean;
 }
 
 const MAX_SEEN = 256;
@@ -124,6 +144,8 @@ export class ChainFollower {
   private readonly now: () => number;
   private readonly discoverEvery: number;
   private readonly maxBackoffMs: number;
+  private readonly readerPollMs: number;
+  private offRoles: (() => void) | null = null;
   private started = false;
   private stopped = false;
 
@@ -132,6 +154,7 @@ export class ChainFollower {
     this.now = opts.now ?? Date.now;
     this.discoverEvery = Math.max(1, opts.discoverEveryCycles ?? 15);
     this.maxBackoffMs = opts.maxBackoffMs ?? 60_000;
+    this.readerPollMs = opts.readerPollMs ?? 500;
   }
 
   /** Adopts the indexer's and the chains' pools, subscribes, and starts polling. */
@@ -146,19 +169,30 @@ export class ChainFollower {
         cycles: 0,
         discovery: new Streak(`${network}: listing pools`, this.log),
         startedAt: this.now(),
+        leading: this.opts.roles?.leads(network) ?? true,
       };
       this.nets.set(network, net);
       for (const p of this.opts.indexer.list()) if (p.network === network) this.follow(network, p.mint);
-      await this.discover(net);
+      if (net.leading) await this.discover(net);
       for (const p of this.pools.values()) if (p.network === network) this.trigger(p);
       net.cycles = 1;
       this.schedule(net);
     }
+    // A takeover starts following at once, not at the next poll: the lease's end is what the other instances wait for.
+    this.offRoles =
+      this.opts.roles?.onChange((network) => {
+        const net = this.nets.get(network);
+        if (!net || this.stopped || !net.timer) return;
+        clearTimeout(net.timer);
+        net.timer = null;
+        void this.cycle(net);
+      }) ?? null;
   }
 
   /** Stops polling, unsubscribes, and waits for syncs in flight. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.offRoles?.();
     for (const net of this.nets.values()) if (net.timer) clearTimeout(net.timer);
     const running: Promise<void>[] = [];
     for (const p of this.pools.values()) {
@@ -193,13 +227,18 @@ export class ChainFollower {
         (w, s) => (!w || s.lagSec > w.lagSec || (s.lagSec === w.lagSec && s.lagDeposits > w.lagDeposits) ? s : w),
         null,
       );
+      const role = net.leading ? "" : "reading the tree another instance follows; ";
       const detail = problems.length
-        ? problems.join("; ")
+        ? role + problems.join("; ")
         : !worst
-          ? "no pools"
-          : worst.lagDeposits > 0
-            ? `${stats.length} pools; largest lag ${worst.lagDeposits} deposits (${worst.lagSec}s) on ${worst.mint}`
-            : `${stats.length} pools in sync`;
+          ? `${role}no pools`
+          : !net.leading
+            ? `${role}${stats.length} pools at ${stats.map((s) => s.treeNextIndex).join(", ")} leaves`
+            : !worst
+              ? "no pools"
+              : worst.lagDeposits > 0
+                ? `${stats.length} pools; largest lag ${worst.lagDeposits} deposits (${worst.lagSec}s) on ${worst.mint}`
+                : `${stats.length} pools in sync`;
       return { name: `indexer-lag:${net.network}`, ok: problems.length === 0, detail };
     });
   }
@@ -212,6 +251,7 @@ export class ChainFollower {
       return {
         network: p.network,
         mint: p.mint,
+        role: this.nets.get(p.network)?.leading === false ? "reader" : "leader",
         lastSyncedAt: p.lastSyncedAt,
         chainNextIndex: p.chainNextIndex,
         treeNextIndex,
@@ -253,15 +293,21 @@ export class ChainFollower {
 
   private schedule(net: NetworkState): void {
     if (this.stopped) return;
-    net.timer = setTimeout(() => {
-      net.timer = null;
-      void this.cycle(net);
-    }, net.config.pollMs);
+    net.timer = setTimeout(
+      () => {
+        net.timer = null;
+        void this.cycle(net);
+      },
+      net.leading ? net.config.pollMs : this.readerPollMs,
+    );
     net.timer.unref?.();
   }
 
   private async cycle(net: NetworkState): Promise<void> {
     try {
+      const leading = this.opts.roles?.leads(net.network) ?? true;
+      if (leading !== net.leading) this.switchRole(net, leading);
+      if (!leading) return await this.readerCycle(net);
       if (net.cycles % this.discoverEvery === 0) await this.discover(net);
       net.cycles++;
       for (const p of this.pools.values()) {
@@ -271,6 +317,37 @@ export class ChainFollower {
       }
     } finally {
       this.schedule(net);
+    }
+  }
+
+  /** Another instance follows this network: adopt the pools it stored and re-apply its appends, reading no chain. */
+  private async readerCycle(net: NetworkState): Promise<void> {
+    net.cycles++;
+    if (this.opts.indexer.adoptStored && !net.discovery.waiting(this.now())) {
+      try {
+        await this.opts.indexer.adoptStored(net.network);
+        net.discovery.ok();
+      } catch (e) {
+        net.discovery.fail(e, this.now(), this.readerPollMs, this.maxBackoffMs);
+      }
+    }
+    for (const pool of this.opts.indexer.list()) if (pool.network === net.network) this.follow(net.network, pool.mint);
+    for (const p of this.pools.values()) if (p.network === net.network && !p.sync.waiting(this.now())) this.trigger(p);
+  }
+
+  /** Leader: subscribe and follow the chain from the next cycle on; reader: stop reading the chain (its lag is the leader's to report). */
+  private switchRole(net: NetworkState, leading: boolean): void {
+    net.leading = leading;
+    net.cycles = 0; // a new leader discovers the chain's pools on its first cycle
+    for (const p of this.pools.values()) {
+      if (p.network !== net.network) continue;
+      if (leading) {
+        this.ensureSubscribed(p);
+        continue;
+      }
+      this.unsubscribe(p);
+      p.seen = [];
+      p.chainNextIndex = null;
     }
   }
 
@@ -298,6 +375,7 @@ export class ChainFollower {
 
   private ensureSubscribed(p: PoolState): void {
     if (this.stopped || p.unsubscribe || p.subscription.waiting(this.now())) return;
+    if (this.nets.get(p.network)?.leading === false) return;
     try {
       p.unsubscribe = this.opts.subscribe({ network: p.network, mint: p.mint }, () => {
         p.notifications++;
@@ -350,8 +428,9 @@ export class ChainFollower {
         this.ensureSubscribed(p);
       }
     } catch (e) {
-      p.sync.fail(e, this.now(), net.config.pollMs, this.maxBackoffMs);
+      p.sync.fail(e, this.now(), net.leading ? net.config.pollMs : this.readerPollMs, this.maxBackoffMs);
     }
+    if (!net.leading) return;
     // Lag: read the chain's own count even when the sync failed, so a stuck indexer shows.
     try {
       const account = await net.config.chain.treeAccount(p.mint);

@@ -1,11 +1,12 @@
 import type { FieldHasher } from "../../src-shared/crypto/hasher";
-import { toHex } from "../../src-shared/encoding/bytes";
+import { bytesEqual, toHex } from "../../src-shared/encoding/bytes";
 import type { Network } from "../../src-shared/networks";
 import { memoReadingHasher } from "../core/merkle/pair-memo";
 import { MerkleTree } from "../core/merkle/tree";
 import type { ChainBackend, HealthCheck } from "../ports/chain";
-import type { Coordination, Fence } from "../ports/coordination";
+import { FencedOut } from "../ports/store-errors";
 import type { IndexedLeaf, LeafKind, StoredPool, TreeStore } from "../ports/tree-store";
+import { SOLE_WRITER, type FollowerFences } from "./follower-election";
 
 export interface IndexedPool {
   readonly network: Network;
@@ -23,17 +24,6 @@ export interface IndexedPool {
 }
 
 const PAGE = 1000;
-/** How long a follower's lease on its network lasts unless renewed (each sync renews it): another instance takes over within twice this. */
-const FOLLOWER_LEASE_MS = 5_000;
-
-/** Who may write the trees: the network's follower lease (Coordination.lead). */
-export type FollowerLeases = Pick<Coordination, "instanceId" | "lead">;
-
-/** This process alone writes its trees (one data dir, one process): one epoch, never taken away. */
-const SOLE_WRITER: FollowerLeases = {
-  instanceId: "this-process",
-  lead: (_network, leaseMs) => Promise.resolve({ epoch: 1, leaseUntil: Date.now() + leaseMs }),
-};
 /** Recent change leaves remembered by their withdrawal's nullifierHash (the relay's fallback for changeLeafIndex). */
 const RECENT_CHANGE_LEAVES = 4096;
 const poolKey = (network: Network, mint: string): string => `${network}/${mint}`;
@@ -55,6 +45,8 @@ export class IndexerService {
   private readonly lastLogged = new Map<string, string>();
   /** `network/mint/nullifierHash hex` → the change leaf's index, for the latest RECENT_CHANGE_LEAVES change leaves applied. */
   private readonly recentChangeLeaves = new Map<string, number>();
+  /** Per pool, the lease epoch under which this instance last caught up with the store before writing (a new leader may be behind its predecessor). */
+  private readonly caughtUp = new Map<string, number>();
 
   constructor(
     private readonly store: TreeStore,
@@ -62,7 +54,8 @@ export class IndexerService {
     private readonly hasher: FieldHasher,
     private readonly addressOf: (network: Network, mint: string) => string,
     private readonly log: (line: string) => void = () => {},
-    private readonly leases: FollowerLeases = SOLE_WRITER,
+    /** Whether this instance writes each network's trees (services/follower-election.ts); on a network it does not, it reads the writer's appends from the store. */
+    private readonly fences: FollowerFences = SOLE_WRITER,
   ) {}
 
   /**
@@ -75,6 +68,8 @@ export class IndexerService {
   async start(): Promise<void> {
     for (const stored of await this.store.listPools()) await this.adopt(stored);
     for (const [network, chain] of this.chains) {
+      // A network another instance follows: its pools are the ones that instance stored (adoptStored).
+      if (!this.leads(network)) continue;
       for (const mint of await chain.listPools()) await this.ensurePool(network, mint);
     }
     for (const p of this.pools.values()) await this.sync(p.network, p.mint).catch(() => {}); // logged by syncNow
@@ -86,6 +81,29 @@ export class IndexerService {
 
   list(): IndexedPool[] {
     return [...this.pools.values()];
+  }
+
+  /** Whether this instance follows `network`'s chain and writes its trees now (else it reads them from the store). */
+  leads(network: Network): boolean {
+    return this.fences.fenceOf(network) !== null;
+  }
+
+  /**
+   * Adopts the pools the store has and this indexer does not (on a network another instance
+   * follows, that instance creates them): a reader's poll cycle, and a relay naming an unknown pool.
+   */
+  async adoptStored(network?: Network): Promise<void> {
+    for (const stored of await this.store.listPools()) {
+      if ((network && stored.network !== network) || this.get(stored.network, stored.mint)) continue;
+      const key = poolKey(stored.network, stored.mint);
+      let adopting = this.adopting.get(key);
+      if (!adopting) {
+        adopting = this.adopt(stored).finally(() => this.adopting.delete(key));
+        this.adopting.set(key, adopting);
+        const pool = await adopting;
+        this.log(`indexer: ${key}: adopted from the store at ${pool.tree.nextIndex} leaves`);
+      } else await adopting;
+    }
   }
 
   ensurePool(network: Network, mint: string): Promise<IndexedPool> {
@@ -172,67 +190,153 @@ export class IndexerService {
   private async syncNow(network: Network, mint: string): Promise<void> {
     const chain = this.chains.get(network);
     if (!chain) return;
-    let pool = await this.ensurePool(network, mint);
+    const key = poolKey(network, mint);
+    const fence = this.fences.fenceOf(network);
+    let pool: IndexedPool | null = this.get(network, mint);
+    if (!pool && !fence) {
+      // A reader does not create pools: the leader does, and this one adopts what it stored.
+      await this.adoptStored(network);
+      pool = this.get(network, mint);
+      if (!pool) return;
+    }
+    pool ??= await this.ensurePool(network, mint);
     try {
-      const fence = await this.fence(network);
-      for (;;) {
-        const page = await chain.fetchLeafEvents(mint, pool.stored.cursor, PAGE, pool.tree.nextIndex);
-        if (page.events.length === 0) {
-          // History without leaves still moves the cursor, so a restart does not read it again.
-          if (page.cursor !== pool.stored.cursor) await this.store.saveCursor(pool.stored, page.cursor, fence);
-          break;
+      if (!fence) {
+        await this.replicate(pool);
+      } else {
+        if (this.caughtUp.get(key) !== fence.epoch) {
+          pool = await this.catchUpToWrite(pool);
+          this.caughtUp.set(key, fence.epoch);
         }
-        const leaves = new Uint8Array(page.events.length * 32);
-        const meta: IndexedLeaf[] = [];
-        page.events.forEach((e, i) => {
-          if (e.leafIndex !== pool.tree.nextIndex + i) {
-            throw new Error(`event ${e.signature} has leaf ${e.leafIndex}, expected ${pool.tree.nextIndex + i}`);
-          }
-          leaves.set(e.commitment, i * 32);
-          meta.push({
-            leafIndex: e.leafIndex,
-            commitment: e.commitment,
-            signature: e.signature,
-            slot: e.slot,
-            kind: e.kind,
-            amount: e.kind === "deposit" ? e.amount : null,
-          });
-        });
-        const appended = pool.tree.append(leaves);
-        if (!appended.ok) throw new Error(`append failed: ${appended.error}`);
-        try {
-          await this.store.saveAppend(pool.stored, appended.value, page.cursor, meta, fence);
-        } catch (e) {
-          // The store rolled back; rebuild the tree from it so memory matches disk.
-          this.pools.delete(poolKey(network, mint));
-          pool = await this.adopt(pool.stored);
-          throw e;
-        }
-        for (const e of page.events) if (e.kind === "change") this.rememberChangeLeaf(network, mint, e.nullifierHash, e.leafIndex);
-        for (const r of page.repairs ?? []) {
-          // Events the chain did not deliver (cut logs, an RPC without inner instructions): the leaves came from chain state; the root check below confirms them.
-          pool.repairs = (pool.repairs ?? 0) + 1;
-          this.log(`indexer: ${poolKey(network, mint)}: repaired a gap from chain state: ${r}`);
-        }
+        pool = await this.follow(chain, pool);
       }
-      await this.checkRoot(chain, pool);
       this.lastSyncError = null;
-      this.lastLogged.delete(poolKey(network, mint));
+      this.lastLogged.delete(key);
     } catch (e) {
-      const error = `${poolKey(network, mint)}: ${(e as Error).message}`;
+      if (e instanceof FencedOut) {
+        // Another instance took the network over (or wrote ahead of us): its tree is the one; read it from now on.
+        this.fences.demote(network, e.message);
+        this.caughtUp.delete(key);
+        this.log(`indexer: ${key}: a tree write was refused (${e.message}); reading the follower's tree from the store`);
+        this.lastSyncError = null;
+        // The callers asked for the pool as it is: the new writer's tree is as good an answer as ours would have been.
+        const now = this.get(network, mint);
+        if (now) await this.replicate(now).catch(() => {});
+        return;
+      }
+      const error = `${key}: ${(e as Error).message}`;
       // An outage fails every poll the same way: one line per pool and distinct failure, not one per retry.
-      if (this.lastLogged.get(poolKey(network, mint)) !== error) this.log(`indexer: ${error}`);
-      this.lastLogged.set(poolKey(network, mint), error);
+      if (this.lastLogged.get(key) !== error) this.log(`indexer: ${error}`);
+      this.lastLogged.set(key, error);
       this.lastSyncError = error;
       throw e;
     }
   }
 
-  /** Takes or renews the network's follower lease: every tree write of this sync carries it, and the store refuses it once another instance took over. */
-  private async fence(network: Network): Promise<Fence> {
-    const lease = await this.leases.lead(network, FOLLOWER_LEASE_MS);
-    if (!lease) throw new Error(`${network}: another relay instance follows this chain and writes its trees`);
-    return { network, holder: this.leases.instanceId, epoch: lease.epoch };
+  /** Applies the chain's leaf events from the stored cursor, each append written under the lease's fence; answers the pool (a new one after a failed write). */
+  private async follow(chain: ChainBackend, pool: IndexedPool): Promise<IndexedPool> {
+    const { network, mint } = pool;
+    for (;;) {
+      // Asked per page: a sync that outlives the lease stops writing (the store would refuse it anyway).
+      const fence = this.fences.fenceOf(network);
+      if (!fence) return pool;
+      const page = await chain.fetchLeafEvents(mint, pool.stored.cursor, PAGE, pool.tree.nextIndex);
+      if (page.events.length === 0) {
+        // History without leaves still moves the cursor, so a restart does not read it again.
+        if (page.cursor !== pool.stored.cursor) await this.store.saveCursor(pool.stored, page.cursor, fence);
+        break;
+      }
+      const leaves = new Uint8Array(page.events.length * 32);
+      const meta: IndexedLeaf[] = [];
+      page.events.forEach((e, i) => {
+        if (e.leafIndex !== pool.tree.nextIndex + i) {
+          throw new Error(`event ${e.signature} has leaf ${e.leafIndex}, expected ${pool.tree.nextIndex + i}`);
+        }
+        leaves.set(e.commitment, i * 32);
+        meta.push({
+          leafIndex: e.leafIndex,
+          commitment: e.commitment,
+          signature: e.signature,
+          slot: e.slot,
+          kind: e.kind,
+          amount: e.kind === "deposit" ? e.amount : null,
+        });
+      });
+      const appended = pool.tree.append(leaves);
+      if (!appended.ok) throw new Error(`append failed: ${appended.error}`);
+      try {
+        await this.store.saveAppend(pool.stored, appended.value, page.cursor, meta, fence);
+      } catch (e) {
+        // The store rolled back; rebuild the tree from it so memory matches disk.
+        await this.reload(pool);
+        throw e;
+      }
+      for (const e of page.events) if (e.kind === "change") this.rememberChangeLeaf(network, mint, e.nullifierHash, e.leafIndex);
+      for (const r of page.repairs ?? []) {
+        // Events the chain did not deliver (cut logs, an RPC without inner instructions): the leaves came from chain state; the root check below confirms them.
+        pool.repairs = (pool.repairs ?? 0) + 1;
+        this.log(`indexer: ${poolKey(network, mint)}: repaired a gap from chain state: ${r}`);
+      }
+    }
+    await this.checkRoot(chain, pool);
+    return pool;
+  }
+
+  /**
+   * Re-applies the appends the store has beyond this tree, one by one, so this tree's root history is
+   * the writer's; each resulting root is checked against the stored one. A tree that disagrees is
+   * reloaded from the store. Answers the pool as it is now (a new one after a reload).
+   */
+  private async replicate(pool: IndexedPool): Promise<IndexedPool> {
+    for (;;) {
+      const appends = await this.store.appendsSince(pool.stored, pool.tree.nextIndex);
+      if (appends.length === 0) return pool;
+      for (const a of appends) {
+        const from = pool.tree.nextIndex;
+        const count = a.leaves.length;
+        let wrong: string | null = null;
+        if (count === 0 || a.leaves[0]!.leafIndex !== from || a.nextIndex !== from + count) {
+          wrong = `the store's append to ${a.nextIndex} leaves does not start at this tree's ${from}`;
+        } else {
+          const leaves = new Uint8Array(count * 32);
+          a.leaves.forEach((l, i) => leaves.set(l.commitment, i * 32));
+          const appended = pool.tree.append(leaves);
+          if (!appended.ok) wrong = `append failed: ${appended.error}`;
+          else if (!bytesEqual(pool.tree.root(), a.root))
+            wrong = `replica root ${toHex(pool.tree.root())} != stored root ${toHex(a.root)} at ${a.nextIndex} leaves`;
+        }
+        if (wrong) {
+          this.log(`indexer: ${poolKey(pool.network, pool.mint)}: ${wrong}; reloading the tree from the store`);
+          return this.reload(pool);
+        }
+        pool.stored.nextIndex = a.nextIndex;
+      }
+    }
+  }
+
+  /**
+   * Before this instance writes a pool under a new lease: what the previous writer stored and this
+   * tree lacks, and the cursor it reached (appendsSince does not carry cursors). Under our lease
+   * nobody else writes, so the pool's row is final.
+   */
+  private async catchUpToWrite(pool: IndexedPool): Promise<IndexedPool> {
+    pool = await this.replicate(pool);
+    const row = (await this.store.listPools()).find((p) => p.id === pool.stored.id);
+    if (!row) return pool;
+    if (row.nextIndex !== pool.tree.nextIndex) return this.reload(pool);
+    pool.stored.nextIndex = row.nextIndex;
+    pool.stored.cursor = row.cursor;
+    return pool;
+  }
+
+  /** Replaces the pool's tree with the store's (which also moves its StoredPool to the stored size and cursor). */
+  private async reload(pool: IndexedPool): Promise<IndexedPool> {
+    const key = poolKey(pool.network, pool.mint);
+    this.pools.delete(key);
+    this.caughtUp.delete(key);
+    const fresh = await this.adopt(pool.stored);
+    if (pool.repairs) fresh.repairs = pool.repairs;
+    return fresh;
   }
 
   private rememberChangeLeaf(network: Network, mint: string, nullifierHash: Uint8Array, leafIndex: number): void {

@@ -53,7 +53,9 @@ const attempt = (signature: string, sentAt: number, lastValidBlockHeight = HEIGH
 });
 
 /** A relay record as a crash left it: `submitted` (or earlier), with these attempts on record. */
-async function interrupted(opts: { submitted?: boolean; attempts?: SubmissionAttempt[] } = {}): Promise<{ id: string; nullifier: string }> {
+async function interrupted(
+  opts: { submitted?: boolean; attempts?: SubmissionAttempt[]; holder?: string; receivedAt?: number } = {},
+): Promise<{ id: string; nullifier: string }> {
   const id = `00000000-0000-4000-8000-${String(++n).padStart(12, "0")}`;
   const nullifier = n.toString(16).padStart(64, "0");
   await store.create(
@@ -70,10 +72,10 @@ async function interrupted(opts: { submitted?: boolean; attempts?: SubmissionAtt
       fee: 1n,
       relayer: "F",
       minOut: null,
-      receivedAt: NOW - 10_000,
-      holder: "previous-run",
+      receivedAt: opts.receivedAt ?? NOW - 10_000,
+      holder: opts.holder ?? "previous-run",
     },
-    RelayState.received(NOW - 10_000),
+    RelayState.received(opts.receivedAt ?? NOW - 10_000),
   );
   if (opts.submitted ?? true) await store.advance(id, RelayState.submitted(NOW - 9_000));
   for (const a of opts.attempts ?? []) await store.recordAttempt(id, a);
@@ -161,5 +163,23 @@ describe("RelayService.reconcileInterrupted (relays a crash left without a verdi
     const r = await interrupted({ attempts: [attempt("S1", NOW - 5_000)] });
     await store.advance(r.id, RelayState.confirmed(NOW - 1, "S1"));
     expect(await service().reconcileInterrupted()).toEqual({ confirmed: 0, failed: 0, held: 0 });
+  });
+
+  it("fails this instance's own record left with no attempt and no relay running here (its create's answer was lost) once it is 30 s old, and nothing younger or with an attempt", async () => {
+    const lost = await interrupted({ submitted: false, holder: "this-run", receivedAt: NOW - 31_000 });
+    const young = await interrupted({ submitted: false, holder: "this-run", receivedAt: NOW - 5_000 });
+    const sent = await interrupted({ holder: "this-run", receivedAt: NOW - 60_000, attempts: [attempt("S1", NOW - 59_000)] });
+    const s = service();
+    expect(await s.resolveOrphans(["this-run"])).toEqual({ confirmed: 0, failed: 1, held: 0 });
+    expect(await store.get(lost.id)).toMatchObject({ status: "failed", error: "RelayFailed" });
+    expect((await store.get(lost.id))!.steps.at(-1)).toMatchObject({ detail: "interrupted before it was sent" });
+    expect((await store.get(young.id))!.status).toBe("received");
+    expect((await store.get(sent.id))!.status).toBe("submitted");
+  });
+
+  it("leaves another live instance's old records without an attempt to that instance", async () => {
+    const r = await interrupted({ submitted: false, holder: "other-live", receivedAt: NOW - 60_000 });
+    expect(await service().resolveOrphans(["this-run", "other-live"])).toEqual({ confirmed: 0, failed: 0, held: 0 });
+    expect((await store.get(r.id))!.status).toBe("received");
   });
 });

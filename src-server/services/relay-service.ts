@@ -95,6 +95,10 @@ export interface OrphanCounts {
 }
 
 const IN_FLIGHT = "a relay of this nullifier is in flight";
+/** The verdict of this instance's own record that has no attempt and no relay running here (relays.create's answer was lost after it committed). */
+const INTERRUPTED = "interrupted before it was sent";
+/** How old such a record must be before the sweep fails it: well past any create's round trip. */
+const OWN_STALE_MS = 30_000;
 const UNKNOWN_OUTCOME = "its outcome was unknown";
 const lockKey = (network: Network, mint: string, nullifierHex: string): string => `${network}/${mint}/${nullifierHex}`;
 /** A refusal before the proof verified: counted in memory, no record written. */
@@ -155,7 +159,9 @@ export class RelayService {
 
   /**
    * Gives a verdict to every relay without one that no live instance carries (its holder is
-   * not in `liveInstanceIds`), and to those this instance watches (an unknown outcome).
+   * not in `liveInstanceIds`), to those this instance watches (an unknown outcome), and to this
+   * instance's own records older than OWN_STALE_MS with no attempt and no relay running here
+   * (a create whose answer was lost after the store committed it: nothing was sent).
    * Spent by one of its own transactions: confirmed with that signature; spent by another:
    * failed NullifierAlreadySpent; nothing sent, or the chain's block height past every
    * attempt's lastValidBlockHeight with the nullifier unspent: failed (the lock is released).
@@ -171,9 +177,11 @@ export class RelayService {
     const counts: OrphanCounts = { confirmed: 0, failed: 0, held: 0 };
     for (const r of await this.deps.store.unfinished()) {
       const watched = this.unresolved.has(r.id);
-      if (!watched && r.holder !== null && live.has(r.holder)) continue;
       const key = lockKey(r.network, r.mint, r.nullifierHash);
-      const verdict = await this.settle(r, watched && r.holder === this.deps.instanceId ? UNKNOWN_OUTCOME : why);
+      const ownStale =
+        !watched && r.holder === this.deps.instanceId && r.attempts.length === 0 && !this.inFlight.has(key) && this.now() - r.receivedAt > OWN_STALE_MS;
+      if (!watched && !ownStale && r.holder !== null && live.has(r.holder)) continue;
+      const verdict = await this.settle(r, ownStale ? INTERRUPTED : watched && r.holder === this.deps.instanceId ? UNKNOWN_OUTCOME : why);
       counts[verdict] += 1;
       if (verdict === "held") {
         this.unresolved.set(r.id, key);
@@ -195,7 +203,7 @@ export class RelayService {
     };
     if (!chain) return failed(ErrorName.RelayFailed, `${why}; network ${r.network} is no longer enabled`);
     const submitted = r.steps.some((s) => s.kind === "submitted");
-    if (!submitted && r.attempts.length === 0) return failed(ErrorName.RelayFailed, `${why} before it was submitted`);
+    if (!submitted && r.attempts.length === 0) return failed(ErrorName.RelayFailed, why === INTERRUPTED ? why : `${why} before it was submitted`);
     const nullifier = fromHex(r.nullifierHash);
     if (!nullifier || nullifier.length !== 32) return failed(ErrorName.RelayFailed, `${why}; its record has no valid nullifier`);
     let height: number | null = null;
@@ -267,10 +275,11 @@ export class RelayService {
         `fee: ${req.fee} is below this relay's fee of ${fee.published} for depositSize ${req.depositSize} of ${req.mint} on ${req.network} (GET /fees)`,
       );
     }
-    const pool = indexer.get(req.network, req.mint);
-    if (!pool) return reject("client", ErrorName.InvalidRoot, `no pool for ${req.mint} on ${req.network}`);
-    if (!pool.tree.isKnownRoot(req.root))
+    if (!(await this.knowsRoot(req))) {
+      const pool = indexer.get(req.network, req.mint);
+      if (!pool) return reject("client", ErrorName.InvalidRoot, `no pool for ${req.mint} on ${req.network}`);
       return reject("client", ErrorName.InvalidRoot, `root is not the pool's current root or one of the ${ROOT_HISTORY_SIZE - 1} before it`);
+    }
     const relayerBytes = parsePublicKey(chain.feePayer);
     if (!relayerBytes.ok) return reject("server", ErrorName.RelayFailed, `the ${req.network} relayer key is not a public key`);
 
@@ -436,6 +445,23 @@ export class RelayService {
     if (result.changeLeafIndex !== null) await this.indexerCaughtUp(req);
     // Null only when neither the chain's verdict nor the indexer could tell; a wallet then reads the transaction's WithdrawEvent.
     return { result: { status: 200, signature: result.signature, changeLeafIndex: changeLeafIndex as number } };
+  }
+
+  /**
+   * Whether the pool knows the request's root. Where another instance follows the network, this
+   * tree may be a poll behind the store (a deposit that instance just indexed): on a miss, it
+   * catches up from the store once and looks again. The leader's tree is the store's.
+   */
+  private async knowsRoot(req: ParsedWithdrawal): Promise<boolean> {
+    const { indexer } = this.deps;
+    const known = (): boolean => indexer.get(req.network, req.mint)?.tree.isKnownRoot(req.root) ?? false;
+    if (known() || indexer.leads(req.network)) return known();
+    try {
+      await indexer.sync(req.network, req.mint);
+    } catch (e) {
+      this.log(`relay: catching up ${req.network}/${req.mint} from the store for an unknown root: ${(e as Error).message}`);
+    }
+    return known();
   }
 
   /** Syncs the pool's tree, waiting at most CHANGE_LEAF_SYNC_MS: a slow chain delays the answer that long, never longer. */

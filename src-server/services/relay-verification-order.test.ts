@@ -48,6 +48,7 @@ function service(
   submit: () => SubmitResult = () => ({ ok: true, signature: "SIG", changeLeafIndex: 12 }),
   changeLeafIndexOf: () => number | null = () => null,
   pauses?: RelayDeps["pauses"],
+  indexerOver: Partial<Record<"leads" | "get" | "sync", unknown>> = {},
 ): RelayService {
   const chain = {
     kind: "sandbox",
@@ -68,7 +69,9 @@ function service(
   const indexer = {
     get: () => ({ tree: { isKnownRoot: (r: Uint8Array) => Buffer.from(r).equals(Buffer.from(KNOWN_ROOT)) } }),
     sync: async () => {},
+    leads: () => true,
     changeLeafIndexOf,
+    ...indexerOver,
   } as unknown as IndexerService;
   const sanctions = { check: () => ({ listed: false }) } as unknown as SanctionsList;
   const deps: RelayDeps = {
@@ -197,5 +200,31 @@ describe("a network stopped while a proof is verified", () => {
     });
     expect(verifier.calls).toBe(1);
     expect(submitted.length).toBe(before);
+  });
+
+  it("on a network another instance follows, catches up from the store once on an unknown root before refusing it; never on a known root or as the leader", async () => {
+    let roots: Uint8Array[] = [KNOWN_ROOT];
+    let syncs = 0;
+    let leads = false;
+    const indexer = {
+      leads: () => leads,
+      get: () => ({ tree: { isKnownRoot: (r: Uint8Array) => roots.some((k) => Buffer.from(k).equals(Buffer.from(r))) } }),
+      // The leader's newest root reaches this instance's tree with the catch-up.
+      sync: async () => {
+        syncs++;
+        roots = [...roots, bytes(8)];
+      },
+    };
+    const relay = service(new CountingVerifier(async () => true), undefined, undefined, undefined, indexer);
+    // Past the root check (the nullifier is what refuses it), after one catch-up.
+    expect(await relay.relay(request({ root: bytes(8), nullifierHash: SPENT }))).toMatchObject({ error: "NullifierAlreadySpent" });
+    expect(syncs).toBe(1);
+    expect(await relay.relay(request({ root: bytes(6) }))).toMatchObject({ fault: "client", error: "InvalidRoot" });
+    expect(syncs).toBe(2);
+    expect(await relay.relay(request({ nullifierHash: SPENT }))).toMatchObject({ error: "NullifierAlreadySpent" });
+    expect(syncs).toBe(2);
+    leads = true;
+    expect(await relay.relay(request({ root: bytes(6) }))).toMatchObject({ error: "InvalidRoot" });
+    expect(syncs).toBe(2);
   });
 });
