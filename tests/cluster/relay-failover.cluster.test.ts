@@ -65,7 +65,7 @@ describe("an instance killed with a relay in flight", () => {
         50,
       );
       // The attempt is stored before it is sent; the send follows within milliseconds (and is rebroadcast every 300 ms).
-      await new Promise((r) => setTimeout(r, 700));
+      await new Promise((r) => setTimeout(r, 1_500));
       await holder.kill9();
       expect(await answer).toMatch(/^no answer/);
     } finally {
