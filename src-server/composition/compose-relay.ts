@@ -3,7 +3,6 @@ import path from "node:path";
 import type { Network } from "../../src-shared/networks";
 import { FileSecretStore } from "../adapters/keys/file-secret-store";
 import { loadOrCreateSigner } from "../adapters/keys/stored-signer";
-import { MemoryLimitCounter } from "../adapters/limits-memory/memory-limit-counter";
 import type { RelayLogger } from "../adapters/log-pino/relay-logger";
 import type { ReloadingSanctionsList } from "../adapters/sanctions-file/sanctions-list";
 import type { DurableDb } from "../adapters/storage-sqljs/durable-db";
@@ -27,14 +26,14 @@ import { TeardownStack } from "../teardown";
 import { connectChains, swapVenuesOf } from "./chains";
 import { prepareConsoleAdmin } from "./console-admin";
 import { healthChecks } from "./health-checks";
-import { startElection, startFollower, startIndexer } from "./indexing";
+import { startIndexing } from "./indexing";
 import { Ops } from "./ops";
-import { opsSources } from "./ops-sources";
+import { attachOps } from "./ops-sources";
 import { checkVerifyingKeys, startProgramGuard } from "./program-check";
 import { relayApp } from "./relay-app";
 import { relayServices } from "./relay-services";
 import { checkSharedKeys } from "./shared-keys";
-import { startSettingsRefresh } from "./shared-settings";
+import { sharedSettings, startSettingsRefresh } from "./shared-settings";
 import { loadSanctions } from "./sanctions";
 import { liveInstances, startOrphanSweep } from "./instances";
 import { openStorage } from "./storage";
@@ -60,6 +59,16 @@ export interface Relay extends RelayApp {
   /** Each network's swap venue (/jupiter and relay_swap); tests wrap one to act between quote and execution. */
   swapVenues: ReadonlyMap<Network, SwapVenue>;
   close(): Promise<void>;
+}
+
+/** Headless: <dataDir>/keys/*.json, mode 0600; the desktop host passes a safeStorage-backed store. */
+function loadKeys(config: RelayConfig, given: SecretStore | undefined, log: (line: string) => void) {
+  const secrets = given ?? new FileSecretStore(path.join(config.dataDir, "keys"));
+  const relayer = loadOrCreateSigner(secrets, "relayer");
+  log(`relayer: ${relayer.address}`);
+  const complianceKey = loadOrCreateSigner(secrets, "compliance");
+  log(`compliance key: ${complianceKey.address} (ed25519, GET /compliance/public_key)`);
+  return { secrets, relayer, complianceKey };
 }
 
 /** Bundled into the build, so it holds wherever the code runs from (Electron's out/ too). */
@@ -109,19 +118,13 @@ async function compose(config: RelayConfig, opts: ComposeOptions, stack: Teardow
   const version = packageVersion();
   const { db, stores, hasher, verifierStarting, verifierPool } = await openStorage(config, log, stack, version);
   await step("store");
-  // Headless: <dataDir>/keys/*.json, mode 0600; the desktop host passes a safeStorage-backed store.
-  const secrets = opts.secrets ?? new FileSecretStore(path.join(config.dataDir, "keys"));
-  const relayer = loadOrCreateSigner(secrets, "relayer");
-  log(`relayer: ${relayer.address}`);
+  const { secrets, relayer, complianceKey } = loadKeys(config, opts.secrets, log);
 
   // Listening does not wait for the verifier's workers to boot; a proof waits for them. A key that cannot be read or parsed has failed by now and still stops the start.
   await Promise.race([verifierStarting, Promise.resolve(null)]);
   const verifier = new MemoizingVerifier(verifierPool);
   const sanctions = await loadSanctions(config, stores.sanctionsOverrides, log, stack);
   await step("sanctions");
-  const complianceLog = stores.compliance;
-  const complianceKey = loadOrCreateSigner(secrets, "compliance");
-  log(`compliance key: ${complianceKey.address} (ed25519, GET /compliance/public_key)`);
 
   const connected = await connectChains({ config, db, hasher, relayer, verifier, ops, log, stack });
   const { programIds, chains, sandboxes, solanaNetworks } = connected;
@@ -138,39 +141,14 @@ async function compose(config: RelayConfig, opts: ComposeOptions, stack: Teardow
   const swapVenues = swapVenuesOf(config, sandboxes);
   const swaps = new SwapRoutingService(swapVenues, config.swap);
   const { developmentKeyNetworks } = keyCheck;
-  const admin = await prepareConsoleAdmin({
-    config,
-    store: stores.console,
-    db,
-    secrets,
-    sandboxNetworks: new Set(sandboxes.keys()),
-    developmentKeyNetworks,
-    log,
-  });
+  const sandboxNetworks = new Set(sandboxes.keys());
+  const admin = await prepareConsoleAdmin({ config, store: stores.console, db, secrets, sandboxNetworks, developmentKeyNetworks, log });
 
-  startSettingsRefresh(
-    stores,
-    [
-      { name: "pause switches", refresh: () => admin.pauses.refresh() },
-      { name: "fee changes", refresh: () => admin.fees.refresh() },
-      { name: "sanctions overrides", refresh: () => sanctions.list.reloadOverrides() },
-    ],
-    log,
-    stack,
-  );
-  const election = await startElection({
-    coordination: stores.coordination,
-    networks: [...chains.keys()],
-    sole: stores.engine === "sqljs",
-    log,
-    stack,
-  });
-  const indexer = await startIndexer({ tree: stores.tree, election, chains, hasher, programIds, log });
-  await step("indexer");
-  const follower = await startFollower({ indexer, election, solanaNetworks, subscribers: connected.subscribers, log, stack });
-  await step("follower");
+  // Several instances on one store: each reads the operator's settings again, and one per network follows the chain.
+  startSettingsRefresh(stores, sharedSettings(admin, sanctions.list), log, stack);
+  const { election, indexer, follower } = await startIndexing({ stores, chains, connected, hasher, log, stack, step });
 
-  const services = relayServices({ config, stores, hasher, indexer, chains, verifier, sanctions, complianceLog, complianceKey, admin, guard, swaps, ops, log });
+  const services = relayServices({ config, stores, hasher, indexer, chains, verifier, sanctions, complianceKey, admin, guard, swaps, ops, log });
   await services.relay.reconcileInterrupted(await liveInstances(stores));
   startOrphanSweep(services.relay, stores, log, stack);
   await step("reconcile");
@@ -202,39 +180,31 @@ async function compose(config: RelayConfig, opts: ComposeOptions, stack: Teardow
     relayer,
     complianceKey,
     sanctions,
-    complianceLog,
+    complianceLog: stores.compliance,
     guard,
-    // One process owns the data dir, so its memory holds the relay's counts.
-    limitCounter: new MemoryLimitCounter(),
+    // In memory on sql.js (one process); shared in PostgreSQL, one round trip per request.
+    limitCounter: stores.limits,
     log,
   });
   stack.defer("retention job", () => admin.retention.stop());
   await admin.retention.start();
   await step("retention");
-  // The metrics collectors, the fee-payer watch and the alerts close first.
-  stack.defer("metrics, fee-payer watch and alerts", () => ops.close());
-  const { relay } = services;
-  await ops.attach(
-    opsSources({
-      db,
-      alerts: stores.alerts,
-      verifierPool,
-      indexer,
-      follower,
-      chains,
-      limits: app.limits,
-      relay,
-      faults: admin.faults,
-      health,
-      sanctions,
-      guard,
-      version,
-    }),
-  );
-  health.add("rate-limits", () => {
-    const refused = app.limits.stats().reduce((s, x) => s + x.refusals, 0);
-    return [{ name: "rate-limits", ok: true, detail: `${refused} requests refused since start` }];
-  });
+  const sources = {
+    db,
+    alerts: stores.alerts,
+    verifierPool,
+    indexer,
+    follower,
+    chains,
+    limits: app.limits,
+    relay: services.relay,
+    faults: admin.faults,
+    health,
+    sanctions,
+    guard,
+    version,
+  };
+  await attachOps(ops, sources, stack);
   await step("ops");
 
   return {
@@ -250,7 +220,7 @@ async function compose(config: RelayConfig, opts: ComposeOptions, stack: Teardow
     follower,
     sanctions: sanctions.list,
     sanctionsOverrides: sanctions.overrides,
-    complianceLog,
+    complianceLog: stores.compliance,
     revertStore: services.revertStore,
     swapVenues,
     close: () => stack.close(),

@@ -11,11 +11,13 @@ import { treeAddress } from "../../src-shared/solana/pda";
 import type { MintSubscribe } from "../adapters/chain-solana/follower-subscribe";
 import type { ChainBackend } from "../ports/chain";
 import type { Coordination } from "../ports/coordination";
+import type { Stores } from "../ports/stores";
 import type { TreeStore } from "../ports/tree-store";
 import { ChainFollower, type FollowedNetwork } from "../services/chain-follower";
 import { FollowerElection } from "../services/follower-election";
 import { IndexerService } from "../services/indexer";
 import type { TeardownStack } from "../teardown";
+import type { Chains } from "./chains";
 
 /**
  * Which instance follows each enabled network (on sql.js: this one, always). Its first round is
@@ -35,6 +37,28 @@ export async function startElection(deps: {
   deps.stack.defer("follower election", () => election.stop());
   await election.start();
   return election;
+}
+
+/**
+ * The follower election, then the indexer (it needs to know who writes each network's trees),
+ * then the chain follower: `step` after the indexer and after the follower (START_STEPS).
+ */
+export async function startIndexing(deps: {
+  stores: Pick<Stores, "engine" | "coordination" | "tree">;
+  chains: ReadonlyMap<Network, ChainBackend>;
+  connected: Pick<Chains, "programIds" | "solanaNetworks" | "subscribers">;
+  hasher: FieldHasher;
+  log: (line: string) => void;
+  stack: TeardownStack;
+  step: (name: "indexer" | "follower") => Promise<void>;
+}): Promise<{ election: FollowerElection; indexer: IndexerService; follower: ChainFollower }> {
+  const { stores, chains, connected, hasher, log, stack } = deps;
+  const election = await startElection({ coordination: stores.coordination, networks: [...chains.keys()], sole: stores.engine === "sqljs", log, stack });
+  const indexer = await startIndexer({ tree: stores.tree, election, chains, hasher, programIds: connected.programIds, log });
+  await deps.step("indexer");
+  const follower = await startFollower({ indexer, election, solanaNetworks: connected.solanaNetworks, subscribers: connected.subscribers, log, stack });
+  await deps.step("follower");
+  return { election, indexer, follower };
 }
 
 /** Every enabled pool's tree, from the store and then its chain; each pool's tree account address computed once. */

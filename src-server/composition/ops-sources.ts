@@ -11,8 +11,24 @@ import type { IndexerService } from "../services/indexer";
 import type { ProgramGuard } from "../services/program-guard";
 import type { RelayService } from "../services/relay-service";
 import { poolLag } from "./indexing";
-import type { OpsSources } from "./ops";
+import type { Ops, OpsSources } from "./ops";
+import type { TeardownStack } from "../teardown";
 import type { Sanctions } from "./sanctions";
+
+export type OpsSourceDeps = Parameters<typeof opsSources>[0];
+
+/**
+ * The last start step: the metrics collectors, the fee-payer watch and the alerts read the
+ * started relay (closed first on the way down), and /health counts the rate limits' refusals.
+ */
+export async function attachOps(ops: Ops, deps: OpsSourceDeps, stack: TeardownStack): Promise<void> {
+  stack.defer("metrics, fee-payer watch and alerts", () => ops.close());
+  await ops.attach(opsSources(deps));
+  deps.health.add("rate-limits", () => {
+    const refused = deps.limits.stats().reduce((s, x) => s + x.refusals, 0);
+    return [{ name: "rate-limits", ok: true, detail: `${refused} requests refused since start` }];
+  });
+}
 
 export function opsSources(deps: {
   db: DurableDb | null;

@@ -9,7 +9,6 @@ import { verifyEd25519Native } from "../../src-shared/node/ed25519-native";
 import type { Signer } from "../../src-shared/node/keypair-file";
 import type { RelayConfig } from "../config/schema";
 import type { ChainBackend } from "../ports/chain";
-import type { ComplianceLog } from "../ports/compliance-log";
 import type { ProofVerifier } from "../ports/proof-verifier";
 import type { RelayStore } from "../ports/relay-store";
 import type { RevertStore } from "../ports/revert-store";
@@ -45,7 +44,6 @@ export function relayServices(deps: {
   chains: ReadonlyMap<Network, ChainBackend>;
   verifier: ProofVerifier;
   sanctions: Sanctions;
-  complianceLog: ComplianceLog;
   complianceKey: Signer;
   admin: Pick<ConsoleAdmin, "fees" | "pauses">;
   guard: ProgramGuard | null;
@@ -67,7 +65,7 @@ export function relayServices(deps: {
     indexer,
     chains,
     verifier: deps.verifier,
-    sanctions: recordingSanctionsList(sanctions, deps.complianceLog, log),
+    sanctions: recordingSanctionsList(sanctions, deps.stores.compliance, log),
     store: relayStore,
     fees: admin.fees,
     // A network whose program is no longer the key's refuses relays as a paused one does (503 RelayPaused, the reason named).
@@ -80,7 +78,7 @@ export function relayServices(deps: {
     walletOf: (t) => auth.walletOf(t),
     sanctions,
     key: deps.complianceKey,
-    log: deps.complianceLog,
+    log: deps.stores.compliance,
     auditLog: config.compliance.auditLog,
     onDecision: (network, outcome) => ops.metrics.onComplianceSignature(network, outcome),
     logLine: log,

@@ -14,6 +14,18 @@ export interface RefreshableSetting {
   refresh(): Promise<void>;
 }
 
+/** What every instance answers relays from and reads again: the pause switches, fee changes and sanctions overrides. */
+export function sharedSettings(
+  admin: { pauses: { refresh(): Promise<void> }; fees: { refresh(): Promise<void> } },
+  sanctions: { reloadOverrides(): Promise<void> },
+): RefreshableSetting[] {
+  return [
+    { name: "pause switches", refresh: () => admin.pauses.refresh() },
+    { name: "fee changes", refresh: () => admin.fees.refresh() },
+    { name: "sanctions overrides", refresh: () => sanctions.reloadOverrides() },
+  ];
+}
+
 export function startSettingsRefresh(
   stores: Pick<Stores, "engine">,
   settings: readonly RefreshableSetting[],
