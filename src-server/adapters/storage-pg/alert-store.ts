@@ -1,52 +1,26 @@
 import type { AlertStore } from "../../ports/alert-store";
-import type { AlertItem, AlertRule, AlertRuleSettings } from "../../../src-shared/api/alerts";
+import type { AlertItem, AlertRuleSettings } from "../../../src-shared/api/alerts";
 import type { PgDatabase } from "./pool";
-
-interface Row {
-  id: number;
-  rule: string;
-  subject: string;
-  summary: string;
-  detail: string;
-  started_at: number;
-  resolved_at: number | null;
-  last_notified_at: number;
-  notifications: number;
-}
-
-const COLUMNS = "id, rule, subject, summary, detail, started_at, resolved_at, last_notified_at, notifications";
-const RULES_KEY = "rules";
-
-const item = (r: Row): AlertItem => ({
-  id: r.id,
-  rule: r.rule as AlertRule,
-  subject: r.subject,
-  summary: r.summary,
-  detail: r.detail,
-  startedAt: r.started_at,
-  resolvedAt: r.resolved_at,
-  lastNotifiedAt: r.last_notified_at,
-  notifications: r.notifications,
-});
+import { ALERT_COLUMNS, ALERT_RULES_KEY, firedAlertParams, toAlertItem, type AlertRow } from "../storage-rows/alert-rows";
 
 export class PgAlertStore implements AlertStore {
   constructor(private readonly db: PgDatabase) {}
 
   async open(): Promise<AlertItem[]> {
-    return (await this.db.query<Row>(`SELECT ${COLUMNS} FROM alert_history WHERE resolved_at IS NULL ORDER BY id`)).map(item);
+    return (await this.db.query<AlertRow>(`SELECT ${ALERT_COLUMNS} FROM alert_history WHERE resolved_at IS NULL ORDER BY id`)).map(toAlertItem);
   }
 
   async recent(limit: number): Promise<AlertItem[]> {
-    return (await this.db.query<Row>(`SELECT ${COLUMNS} FROM alert_history ORDER BY id DESC LIMIT $1`, [limit])).map(item);
+    return (await this.db.query<AlertRow>(`SELECT ${ALERT_COLUMNS} FROM alert_history ORDER BY id DESC LIMIT $1`, [limit])).map(toAlertItem);
   }
 
   async fire(a: Omit<AlertItem, "id" | "resolvedAt">): Promise<AlertItem> {
-    const rows = await this.db.query<Row>(
+    const rows = await this.db.query<AlertRow>(
       `INSERT INTO alert_history (rule, subject, summary, detail, started_at, resolved_at, last_notified_at, notifications)
-       VALUES ($1, $2, $3, $4, $5, NULL, $6, $7) RETURNING ${COLUMNS}`,
-      [a.rule, a.subject, a.summary, a.detail, a.startedAt, a.lastNotifiedAt, a.notifications],
+       VALUES ($1, $2, $3, $4, $5, NULL, $6, $7) RETURNING ${ALERT_COLUMNS}`,
+      firedAlertParams(a),
     );
-    return item(rows[0]!);
+    return toAlertItem(rows[0]!);
   }
 
   async notified(id: number, at: number, summary: string, detail: string): Promise<void> {
@@ -66,13 +40,13 @@ export class PgAlertStore implements AlertStore {
   }
 
   async ruleOverrides(): Promise<Partial<AlertRuleSettings>> {
-    const rows = await this.db.query<{ value: string }>("SELECT value FROM alert_settings WHERE key = $1", [RULES_KEY]);
+    const rows = await this.db.query<{ value: string }>("SELECT value FROM alert_settings WHERE key = $1", [ALERT_RULES_KEY]);
     return rows[0] ? (JSON.parse(rows[0].value) as Partial<AlertRuleSettings>) : {};
   }
 
   async setRuleOverrides(o: Partial<AlertRuleSettings>): Promise<void> {
     await this.db.query("INSERT INTO alert_settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value", [
-      RULES_KEY,
+      ALERT_RULES_KEY,
       JSON.stringify(o),
     ]);
   }
