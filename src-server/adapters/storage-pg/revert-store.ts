@@ -2,22 +2,11 @@ import type { Network } from "../../../src-shared/networks";
 import type { RevertState } from "../../core/revert/states";
 import type { RevertStore, NewRevertRecord, RevertRecord } from "../../ports/revert-store";
 import type { PgDatabase } from "./pool";
+import { REVERT_COLUMNS, toRevertRecord, type RevertRow } from "../storage-rows/revert-rows";
 
-interface Row {
-  id: string;
-  network: Network;
-  deposit_signature: string;
-  wallet: string;
-  mint: string | null;
-  amount: string | null;
-  status: RevertState["kind"];
-  error: string | null;
-  signature: string | null;
-  requested_at: number;
-  steps: RevertState[];
-}
-
-const COLUMNS = "id, network, deposit_signature, wallet, mint, amount, status, error, signature, requested_at, steps";
+/** steps is jsonb: pg hands it back parsed. */
+type Row = RevertRow<RevertState[]>;
+const toRecord = (r: Row): RevertRecord => toRevertRecord(r, r.steps);
 
 export class PgRevertStore implements RevertStore {
   constructor(private readonly db: PgDatabase) {}
@@ -50,7 +39,7 @@ export class PgRevertStore implements RevertStore {
   }
 
   async get(id: string): Promise<RevertRecord | null> {
-    const rows = await this.db.query<Row>(`SELECT ${COLUMNS} FROM reverts WHERE id = $1`, [id]);
+    const rows = await this.db.query<Row>(`SELECT ${REVERT_COLUMNS} FROM reverts WHERE id = $1`, [id]);
     return rows[0] ? toRecord(rows[0]) : null;
   }
 
@@ -72,23 +61,7 @@ export class PgRevertStore implements RevertStore {
   }
 
   async recent(limit: number): Promise<RevertRecord[]> {
-    const rows = await this.db.query<Row>(`SELECT ${COLUMNS} FROM reverts ORDER BY requested_at DESC, id LIMIT $1`, [limit]);
+    const rows = await this.db.query<Row>(`SELECT ${REVERT_COLUMNS} FROM reverts ORDER BY requested_at DESC, id LIMIT $1`, [limit]);
     return rows.map(toRecord);
   }
-}
-
-function toRecord(r: Row): RevertRecord {
-  return {
-    id: r.id,
-    network: r.network,
-    depositSignature: r.deposit_signature,
-    wallet: r.wallet,
-    requestedAt: r.requested_at,
-    status: r.status,
-    error: r.error,
-    signature: r.signature,
-    mint: r.mint,
-    amount: r.amount === null ? null : BigInt(r.amount),
-    steps: r.steps,
-  };
 }

@@ -2,22 +2,11 @@ import type { Network } from "../../../src-shared/networks";
 import type { RevertState } from "../../core/revert/states";
 import type { NewRevertRecord, RevertRecord, RevertStore } from "../../ports/revert-store";
 import type { DurableDb } from "./durable-db";
+import { REVERT_COLUMNS, toRevertRecord, type RevertRow } from "../storage-rows/revert-rows";
 
-interface Row {
-  id: string;
-  network: Network;
-  deposit_signature: string;
-  wallet: string;
-  mint: string | null;
-  amount: string | null;
-  status: RevertState["kind"];
-  error: string | null;
-  signature: string | null;
-  requested_at: number;
-  steps: string;
-}
-
-const COLUMNS = "id, network, deposit_signature, wallet, mint, amount, status, error, signature, requested_at, steps";
+/** steps is JSON text. */
+type Row = RevertRow<string>;
+const toRecord = (r: Row): RevertRecord => toRevertRecord(r, JSON.parse(r.steps) as RevertState[]);
 
 export class SqlRevertStore implements RevertStore {
   constructor(private readonly db: DurableDb) {}
@@ -56,7 +45,7 @@ export class SqlRevertStore implements RevertStore {
   }
 
   async get(id: string): Promise<RevertRecord | null> {
-    const row = this.db.get<Row>(`SELECT ${COLUMNS} FROM reverts WHERE id = ?`, [id]);
+    const row = this.db.get<Row>(`SELECT ${REVERT_COLUMNS} FROM reverts WHERE id = ?`, [id]);
     return row ? toRecord(row) : null;
   }
 
@@ -85,22 +74,6 @@ export class SqlRevertStore implements RevertStore {
   }
 
   async recent(limit: number): Promise<RevertRecord[]> {
-    return this.db.all<Row>(`SELECT ${COLUMNS} FROM reverts ORDER BY requested_at DESC, id LIMIT ?`, [limit]).map(toRecord);
+    return this.db.all<Row>(`SELECT ${REVERT_COLUMNS} FROM reverts ORDER BY requested_at DESC, id LIMIT ?`, [limit]).map(toRecord);
   }
-}
-
-function toRecord(r: Row): RevertRecord {
-  return {
-    id: r.id,
-    network: r.network,
-    depositSignature: r.deposit_signature,
-    wallet: r.wallet,
-    requestedAt: r.requested_at,
-    status: r.status,
-    error: r.error,
-    signature: r.signature,
-    mint: r.mint,
-    amount: r.amount === null ? null : BigInt(r.amount),
-    steps: JSON.parse(r.steps) as RevertState[],
-  };
 }
