@@ -3,7 +3,8 @@ import type { Network } from "../../../src-shared/networks";
 import type { RelayState } from "../../core/relay/states";
 import type { ConsoleStore, LeafCensus, RelayDailyAggregate, RelayFilter, RelayPageQuery, StoredFeeOverride, StoredPause } from "../../ports/console-store";
 import { bytes, type PgDatabase, type PgValue } from "./pool";
-import { RELAY_COLUMNS, toRelayRecord, type PgRelayRow } from "./relay-store";
+import { RELAY_COLUMNS } from "../storage-rows/relay-rows";
+import { toRelayRecord, type PgRelayRow } from "./relay-store";
 import type { RelayRecord as HeldRelayRecord } from "../../ports/relay-store";
 
 /** Stands for "the whole network" in console_pauses.mint and fee_overrides.mint, as in the sql.js store. */

@@ -1,52 +1,14 @@
-import { fromHex, toHex } from "../../../src-shared/encoding/bytes";
-import type { Network } from "../../../src-shared/networks";
 import type { RelayState } from "../../core/relay/states";
 import type { SubmissionAttempt } from "../../ports/chain";
 import type { RelayStore, SwapRecord } from "../../ports/relay-store";
 import type { PgDatabase } from "./pool";
 import type { NewRelayRecord as HeldNewRelayRecord, RelayRecord as HeldRelayRecord } from "../../ports/relay-store";
+import { changeCommitmentBytes, RELAY_COLUMNS, toQuoteJson, toRelayRecordFrom, type QuoteJson, type RelayRowOf } from "../storage-rows/relay-rows";
 
-/** A relays row as selected with RELAY_COLUMNS; shared with the console store. */
-export interface PgRelayRow {
-  id: string;
-  kind: "relay" | "swap";
-  network: Network;
-  mint: string;
-  output_mint: string | null;
-  recipient: string;
-  nullifier_hash: string;
-  deposit_size: string;
-  fee: string;
-  relayer: string | null;
-  min_out: string | null;
-  change_commitment: Uint8Array | null;
-  change_leaf_index: number | null;
-  status: RelayState["kind"];
-  error: string | null;
-  signature: string | null;
-  received_at: number;
-  steps: RelayState[];
-  swap_quote: QuoteJson | null;
-  swap_out: string | null;
-  swap_slippage_bps: number | null;
-  attempts: SubmissionAttempt[];
-  network_fee_lamports: string | null;
-  holder: string;
-}
+/** A relays row as selected with RELAY_COLUMNS; shared with the console store. The JSON columns are jsonb, handed back parsed; holder is NOT NULL here. */
+export type PgRelayRow = RelayRowOf<{ steps: RelayState[]; swap_quote: QuoteJson | null; attempts: SubmissionAttempt[]; holder: string }>;
 
-export const RELAY_COLUMNS =
-  "id, kind, network, mint, output_mint, recipient, nullifier_hash, deposit_size, fee, relayer, min_out, change_commitment, change_leaf_index, status, error, signature, received_at, steps, swap_quote, swap_out, swap_slippage_bps, attempts, network_fee_lamports, holder";
-
-/** swap_quote's JSON: amounts as text, as the sql.js adapter stores it. */
-interface QuoteJson {
-  venue: SwapRecord["venue"];
-  quotedAt: number;
-  inAmount: string;
-  outAmount: string;
-  priceImpactPct: number;
-  slippageBps: number;
-  minOut: string;
-}
+export const toRelayRecord = (r: PgRelayRow): HeldRelayRecord => toRelayRecordFrom(r, { steps: r.steps, quote: r.swap_quote, attempts: r.attempts });
 
 const FINAL = "('confirmed', 'failed')";
 
@@ -109,15 +71,7 @@ export class PgRelayStore implements RelayStore {
   }
 
   async recordSwap(id: string, s: SwapRecord): Promise<void> {
-    const quote: QuoteJson = {
-      venue: s.venue,
-      quotedAt: s.quotedAt,
-      inAmount: s.inAmount.toString(),
-      outAmount: s.quotedOut.toString(),
-      priceImpactPct: s.priceImpactPct,
-      slippageBps: s.slippageBps,
-      minOut: s.minOut.toString(),
-    };
+    const quote = toQuoteJson(s);
     await this.db.query("UPDATE relays SET swap_quote = $2, swap_out = $3, swap_slippage_bps = $4 WHERE id = $1", [
       id,
       JSON.stringify(quote),
@@ -168,53 +122,4 @@ export class PgRelayStore implements RelayStore {
     const rows = await this.db.query("SELECT 1 FROM relays WHERE id = $1", [id]);
     if (rows.length === 0) throw new Error(`no relay record ${id}`);
   }
-}
-
-export function toRelayRecord(r: PgRelayRow): HeldRelayRecord {
-  return {
-    id: r.id,
-    kind: r.kind,
-    network: r.network,
-    mint: r.mint,
-    outputMint: r.output_mint,
-    recipient: r.recipient,
-    nullifierHash: r.nullifier_hash,
-    depositSize: BigInt(r.deposit_size),
-    fee: BigInt(r.fee),
-    relayer: r.relayer,
-    minOut: r.min_out === null ? null : BigInt(r.min_out),
-    receivedAt: r.received_at,
-    status: r.status,
-    error: r.error,
-    signature: r.signature,
-    steps: r.steps,
-    swap: toSwap(r),
-    attempts: r.attempts,
-    networkFeeLamports: r.network_fee_lamports === null ? null : BigInt(r.network_fee_lamports),
-    changeCommitment: r.change_commitment === null ? null : toHex(r.change_commitment),
-    changeLeafIndex: r.change_leaf_index,
-    holder: r.holder,
-  };
-}
-
-function changeCommitmentBytes(hex: string): Uint8Array {
-  const bytes = fromHex(hex);
-  if (!bytes || bytes.length !== 32) throw new Error(`a relay's change commitment is 32 bytes of hex, got ${hex}`);
-  return bytes;
-}
-
-function toSwap(r: PgRelayRow): SwapRecord | null {
-  const q = r.swap_quote;
-  if (q === null) return null;
-  return {
-    venue: q.venue,
-    quotedAt: q.quotedAt,
-    inAmount: BigInt(q.inAmount),
-    quotedOut: BigInt(q.outAmount),
-    priceImpactPct: q.priceImpactPct,
-    slippageBps: q.slippageBps,
-    minOut: BigInt(q.minOut),
-    executedOut: r.swap_out === null ? null : BigInt(r.swap_out),
-    slippageSeenBps: r.swap_slippage_bps,
-  };
 }

@@ -6,7 +6,8 @@ import type { ConsoleStore, LeafCensus, RelayDailyAggregate, RelayFilter, RelayP
 import type { RelayRecord } from "../../ports/relay-store";
 import type { DurableDb, SqlStatement, SqlValue } from "./durable-db";
 import { decodeLeafRecord, LEAF_RECORD, leafPage, readLeafTimes, TIME_BYTES, timePage } from "./leaf-pages";
-import { RELAY_COLUMNS, toRelayRecord, type RelayRow } from "./relay-store";
+import { RELAY_COLUMNS } from "../storage-rows/relay-rows";
+import { toRelayRecord, type RelayRow } from "./relay-store";
 
 /** Stands for "the whole network" in console_pauses.mint (a primary key column cannot be NULL-unique). */
 const WHOLE_NETWORK = "*";

@@ -1,49 +1,18 @@
 import type { RelayState } from "../../core/relay/states";
 import type { SubmissionAttempt } from "../../ports/chain";
 import type { NewRelayRecord, RelayRecord, RelayStore, SwapRecord } from "../../ports/relay-store";
-import { fromHex, toHex } from "../../../src-shared/encoding/bytes";
 import type { DurableDb } from "./durable-db";
+import { changeCommitmentBytes, RELAY_COLUMNS, toQuoteJson, toRelayRecordFrom, type QuoteJson, type RelayRowOf } from "../storage-rows/relay-rows";
 
-/** A relays row as selected with RELAY_COLUMNS; shared with the console store. */
-export interface RelayRow {
-  id: string;
-  kind: "relay" | "swap";
-  network: "mainnet" | "devnet";
-  mint: string;
-  output_mint: string | null;
-  recipient: string;
-  nullifier_hash: string;
-  deposit_size: string;
-  fee: string;
-  status: RelayState["kind"];
-  error: string | null;
-  signature: string | null;
-  received_at: number;
-  steps: string;
-  swap_quote: string | null;
-  swap_out: string | null;
-  swap_slippage_bps: number | null;
-  attempts: string | null;
-  network_fee_lamports: string | null;
-  relayer: string | null;
-  min_out: string | null;
-  change_commitment: Uint8Array | null;
-  change_leaf_index: number | null;
-  holder: string | null;
-}
+/** A relays row as selected with RELAY_COLUMNS; shared with the console store. The JSON columns are TEXT here. */
+export type RelayRow = RelayRowOf<{ steps: string; swap_quote: string | null; attempts: string | null }>;
 
-export const RELAY_COLUMNS =
-  "id, kind, network, mint, output_mint, recipient, nullifier_hash, deposit_size, fee, status, error, signature, received_at, steps, swap_quote, swap_out, swap_slippage_bps, attempts, network_fee_lamports, relayer, min_out, change_commitment, change_leaf_index, holder";
-
-/** swap_quote's JSON: amounts as text. */
-interface QuoteJson {
-  venue: SwapRecord["venue"];
-  quotedAt: number;
-  inAmount: string;
-  outAmount: string;
-  priceImpactPct: number;
-  slippageBps: number;
-  minOut: string;
+export function toRelayRecord(r: RelayRow): RelayRecord {
+  return toRelayRecordFrom(r, {
+    steps: JSON.parse(r.steps) as RelayState[],
+    quote: r.swap_quote === null ? null : (JSON.parse(r.swap_quote) as QuoteJson),
+    attempts: r.attempts ? (JSON.parse(r.attempts) as SubmissionAttempt[]) : [],
+  });
 }
 
 export class SqlRelayStore implements RelayStore {
@@ -108,15 +77,7 @@ export class SqlRelayStore implements RelayStore {
   }
 
   async recordSwap(id: string, s: SwapRecord): Promise<void> {
-    const quote: QuoteJson = {
-      venue: s.venue,
-      quotedAt: s.quotedAt,
-      inAmount: s.inAmount.toString(),
-      outAmount: s.quotedOut.toString(),
-      priceImpactPct: s.priceImpactPct,
-      slippageBps: s.slippageBps,
-      minOut: s.minOut.toString(),
-    };
+    const quote = toQuoteJson(s);
     await this.db.write([
       {
         sql: "UPDATE relays SET swap_quote = ?, swap_out = ?, swap_slippage_bps = ? WHERE id = ?",
@@ -157,53 +118,4 @@ export class SqlRelayStore implements RelayStore {
   }
 }
 
-export function toRelayRecord(r: RelayRow): RelayRecord {
-  return {
-    id: r.id,
-    kind: r.kind,
-    network: r.network,
-    mint: r.mint,
-    outputMint: r.output_mint,
-    recipient: r.recipient,
-    nullifierHash: r.nullifier_hash,
-    depositSize: BigInt(r.deposit_size),
-    fee: BigInt(r.fee),
-    relayer: r.relayer,
-    minOut: r.min_out === null ? null : BigInt(r.min_out),
-    receivedAt: r.received_at,
-    status: r.status,
-    error: r.error,
-    signature: r.signature,
-    steps: JSON.parse(r.steps) as RelayState[],
-    swap: toSwap(r),
-    attempts: r.attempts ? (JSON.parse(r.attempts) as SubmissionAttempt[]) : [],
-    networkFeeLamports: r.network_fee_lamports === null ? null : BigInt(r.network_fee_lamports),
-    changeCommitment: r.change_commitment === null ? null : toHex(r.change_commitment),
-    changeLeafIndex: r.change_leaf_index,
-    holder: r.holder,
-  };
-}
-
 const isFinal = (status: RelayState["kind"]): boolean => status === "confirmed" || status === "failed";
-
-function changeCommitmentBytes(hex: string): Uint8Array {
-  const bytes = fromHex(hex);
-  if (!bytes || bytes.length !== 32) throw new Error(`a relay's change commitment is 32 bytes of hex, got ${hex}`);
-  return bytes;
-}
-
-function toSwap(r: RelayRow): SwapRecord | null {
-  if (r.swap_quote === null) return null;
-  const q = JSON.parse(r.swap_quote) as QuoteJson;
-  return {
-    venue: q.venue,
-    quotedAt: q.quotedAt,
-    inAmount: BigInt(q.inAmount),
-    quotedOut: BigInt(q.outAmount),
-    priceImpactPct: q.priceImpactPct,
-    slippageBps: q.slippageBps,
-    minOut: BigInt(q.minOut),
-    executedOut: r.swap_out === null ? null : BigInt(r.swap_out),
-    slippageSeenBps: r.swap_slippage_bps,
-  };
-}
