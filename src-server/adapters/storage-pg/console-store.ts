@@ -4,11 +4,25 @@ import type { RelayState } from "../../core/relay/states";
 import type { ConsoleStore, LeafCensus, RelayDailyAggregate, RelayFilter, RelayPageQuery, StoredFeeOverride, StoredPause } from "../../ports/console-store";
 import { bytes, type PgDatabase, type PgValue } from "./pool";
 import { RELAY_COLUMNS } from "../storage-rows/relay-rows";
+import {
+  CHANGE,
+  foldCensus,
+  pauseParams,
+  toConfirmedRelay,
+  toRelayDailyAggregate,
+  toStoredFeeOverride,
+  toStoredPause,
+  UNKNOWN,
+  WHOLE_NETWORK,
+  type CensusRow,
+  type ConfirmedRelayRow,
+  type FeeOverrideRow,
+  type PauseRow,
+  type RelayDailyRow,
+} from "../storage-rows/console-rows";
 import { toRelayRecord, type PgRelayRow } from "./relay-store";
 import type { RelayRecord as HeldRelayRecord } from "../../ports/relay-store";
 
-/** Stands for "the whole network" in console_pauses.mint and fee_overrides.mint, as in the sql.js store. */
-const WHOLE_NETWORK = "*";
 const DAY_MS = 86_400_000;
 
 /** The console's queries over every instance's relays, the leader's indexed leaves and roots, and the console's own tables. */
@@ -47,11 +61,11 @@ export class PgConsoleStore implements ConsoleStore {
   }
 
   async confirmedSince(fromMs: number): Promise<{ receivedAt: number; network: Network; mint: string; depositSize: bigint; fee: bigint }[]> {
-    const rows = await this.db.query<{ received_at: number; network: Network; mint: string; deposit_size: string; fee: string }>(
+    const rows = await this.db.query<ConfirmedRelayRow>(
       "SELECT received_at, network, mint, deposit_size, fee FROM relays WHERE status = 'confirmed' AND received_at >= $1 ORDER BY received_at",
       [fromMs],
     );
-    return rows.map((r) => ({ receivedAt: r.received_at, network: r.network, mint: r.mint, depositSize: BigInt(r.deposit_size), fee: BigInt(r.fee) }));
+    return rows.map(toConfirmedRelay);
   }
 
   /** Deposit leaves per bucket of their indexed-at second (change leaves and leaves without metadata not counted). */
@@ -97,35 +111,15 @@ export class PgConsoleStore implements ConsoleStore {
     const pools = await this.db.query<{ id: number }>("SELECT id FROM pools WHERE network = $1 AND mint = $2", [network, mint]);
     const pool = pools[0];
     if (!pool) return null;
-    const census: LeafCensus = { poolId: pool.id, upTo: fromLeaf, deposits: 0, changes: 0, depositsOfUnknownAmount: 0, buckets: [] };
-    for (const g of await this.db.query<CensusRow>(CENSUS_SQL, [pool.id, fromLeaf, toLeaf])) {
-      census.upTo = Math.max(census.upTo, g.last + 1);
-      if (g.bucket === CHANGE) census.changes += g.n;
-      else {
-        census.deposits += g.n;
-        if (g.bucket === UNKNOWN || g.largest === null) census.depositsOfUnknownAmount += g.n;
-        else census.buckets.push({ standard: BigInt(g.bucket % 10) * 10n ** BigInt(Math.floor(g.bucket / 10) - 1), count: g.n, largest: BigInt(g.largest) });
-      }
-    }
-    census.buckets.sort((a, b) => (a.standard < b.standard ? -1 : 1));
-    return census;
+    return foldCensus(pool.id, fromLeaf, await this.db.query<CensusRow>(CENSUS_SQL, [pool.id, fromLeaf, toLeaf]));
   }
 
   async dailyAggregates(fromDay: string): Promise<RelayDailyAggregate[]> {
-    const rows = await this.db.query<{
-      day: string;
-      network: Network;
-      mint: string;
-      kind: "relay" | "swap";
-      status: RelayState["kind"];
-      count: number;
-      volume: string;
-      fees: string;
-    }>(
+    const rows = await this.db.query<RelayDailyRow>(
       "SELECT day, network, mint, kind, status, count, volume::text AS volume, fees::text AS fees FROM relay_daily WHERE day >= $1 ORDER BY day, network, mint, kind, status",
       [fromDay],
     );
-    return rows.map((r) => ({ ...r, volume: BigInt(r.volume), fees: BigInt(r.fees) }));
+    return rows.map(toRelayDailyAggregate);
   }
 
   /**
@@ -152,17 +146,15 @@ export class PgConsoleStore implements ConsoleStore {
   }
 
   async pauses(): Promise<StoredPause[]> {
-    const rows = await this.db.query<{ network: Network; mint: string; reason: string; paused_at: number }>(
-      "SELECT network, mint, reason, paused_at FROM console_pauses ORDER BY network, mint",
-    );
-    return rows.map((r) => ({ network: r.network, mint: r.mint === WHOLE_NETWORK ? null : r.mint, reason: r.reason, at: r.paused_at }));
+    const rows = await this.db.query<PauseRow>("SELECT network, mint, reason, paused_at FROM console_pauses ORDER BY network, mint");
+    return rows.map(toStoredPause);
   }
 
   async setPause(p: StoredPause): Promise<void> {
     await this.db.query(
       `INSERT INTO console_pauses (network, mint, reason, paused_at) VALUES ($1, $2, $3, $4)
        ON CONFLICT (network, mint) DO UPDATE SET reason = EXCLUDED.reason, paused_at = EXCLUDED.paused_at`,
-      [p.network, p.mint ?? WHOLE_NETWORK, p.reason, p.at],
+      pauseParams(p),
     );
   }
 
@@ -176,22 +168,10 @@ export class PgConsoleStore implements ConsoleStore {
   }
 
   async feeOverrides(): Promise<StoredFeeOverride[]> {
-    const rows = await this.db.query<{
-      network: Network;
-      mint: string;
-      bps: number | null;
-      floor: string | null;
-      prev_bps: number;
-      prev_floor: string;
-      set_at: number;
-    }>("SELECT network, mint, bps, floor, prev_bps, prev_floor, set_at FROM fee_overrides ORDER BY network, mint");
-    return rows.map((r) => ({
-      network: r.network,
-      mint: r.mint === WHOLE_NETWORK ? null : r.mint,
-      policy: r.bps === null || r.floor === null ? null : { bps: r.bps, floor: BigInt(r.floor) },
-      previous: { bps: r.prev_bps, floor: BigInt(r.prev_floor) },
-      at: r.set_at,
-    }));
+    const rows = await this.db.query<FeeOverrideRow>(
+      "SELECT network, mint, bps, floor, prev_bps, prev_floor, set_at FROM fee_overrides ORDER BY network, mint",
+    );
+    return rows.map(toStoredFeeOverride);
   }
 
   async setFeeOverride(o: StoredFeeOverride): Promise<void> {
@@ -203,16 +183,6 @@ export class PgConsoleStore implements ConsoleStore {
     );
   }
 }
-
-interface CensusRow {
-  bucket: number;
-  n: number;
-  largest: string | null;
-  last: number;
-}
-
-const CHANGE = -1;
-const UNKNOWN = 0;
 
 /**
  * The sql.js census (console-store.ts there) over tree_leaves: a range of a pool's leaves grouped

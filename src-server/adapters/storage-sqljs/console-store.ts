@@ -7,10 +7,24 @@ import type { RelayRecord } from "../../ports/relay-store";
 import type { DurableDb, SqlStatement, SqlValue } from "./durable-db";
 import { decodeLeafRecord, LEAF_RECORD, leafPage, readLeafTimes, TIME_BYTES, timePage } from "./leaf-pages";
 import { RELAY_COLUMNS } from "../storage-rows/relay-rows";
+import {
+  CHANGE,
+  foldCensus,
+  pauseParams,
+  toConfirmedRelay,
+  toRelayDailyAggregate,
+  toStoredFeeOverride,
+  toStoredPause,
+  UNKNOWN,
+  WHOLE_NETWORK,
+  type CensusRow,
+  type ConfirmedRelayRow,
+  type FeeOverrideRow,
+  type PauseRow,
+  type RelayDailyRow,
+} from "../storage-rows/console-rows";
 import { toRelayRecord, type RelayRow } from "./relay-store";
 
-/** Stands for "the whole network" in console_pauses.mint (a primary key column cannot be NULL-unique). */
-const WHOLE_NETWORK = "*";
 const DAY_MS = 86_400_000;
 
 export const utcDay = (ms: number): string => new Date(Math.floor(ms / DAY_MS) * DAY_MS).toISOString().slice(0, 10);
@@ -48,11 +62,11 @@ export class SqlConsoleStore implements ConsoleStore {
 
   async confirmedSince(fromMs: number): Promise<{ receivedAt: number; network: Network; mint: string; depositSize: bigint; fee: bigint }[]> {
     return this.db
-      .all<{ received_at: number; network: Network; mint: string; deposit_size: string; fee: string }>(
+      .all<ConfirmedRelayRow>(
         "SELECT received_at, network, mint, deposit_size, fee FROM relays WHERE status = 'confirmed' AND received_at >= ? ORDER BY received_at",
         [fromMs],
       )
-      .map((r) => ({ receivedAt: r.received_at, network: r.network, mint: r.mint, depositSize: BigInt(r.deposit_size), fee: BigInt(r.fee) }));
+      .map(toConfirmedRelay);
   }
 
   async depositBuckets(network: Network, mint: string, fromMs: number, bucketMs: number): Promise<{ at: number; count: number }[]> {
@@ -112,18 +126,7 @@ export class SqlConsoleStore implements ConsoleStore {
   async leafCensus(network: Network, mint: string, fromLeaf: number, toLeaf: number): Promise<LeafCensus | null> {
     const pool = this.pool(network, mint);
     if (!pool) return null;
-    const census: LeafCensus = { poolId: pool.id, upTo: fromLeaf, deposits: 0, changes: 0, depositsOfUnknownAmount: 0, buckets: [] };
-    for (const g of this.db.all<CensusRow>(CENSUS_SQL, [pool.id, fromLeaf, toLeaf])) {
-      census.upTo = Math.max(census.upTo, g.last + 1);
-      if (g.bucket === CHANGE) census.changes += g.n;
-      else {
-        census.deposits += g.n;
-        if (g.bucket === UNKNOWN || g.largest === null) census.depositsOfUnknownAmount += g.n;
-        else census.buckets.push({ standard: BigInt(g.bucket % 10) * 10n ** BigInt(Math.floor(g.bucket / 10) - 1), count: g.n, largest: BigInt(g.largest) });
-      }
-    }
-    census.buckets.sort((a, b) => (a.standard < b.standard ? -1 : 1));
-    return census;
+    return foldCensus(pool.id, fromLeaf, this.db.all<CensusRow>(CENSUS_SQL, [pool.id, fromLeaf, toLeaf]));
   }
 
   private pool(network: Network, mint: string): { id: number; next_index: number } | undefined {
@@ -132,11 +135,8 @@ export class SqlConsoleStore implements ConsoleStore {
 
   async dailyAggregates(fromDay: string): Promise<RelayDailyAggregate[]> {
     return this.db
-      .all<{ day: string; network: Network; mint: string; kind: "relay" | "swap"; status: RelayState["kind"]; count: number; volume: string; fees: string }>(
-        "SELECT day, network, mint, kind, status, count, volume, fees FROM relay_daily WHERE day >= ? ORDER BY day",
-        [fromDay],
-      )
-      .map((r) => ({ ...r, volume: BigInt(r.volume), fees: BigInt(r.fees) }));
+      .all<RelayDailyRow>("SELECT day, network, mint, kind, status, count, volume, fees FROM relay_daily WHERE day >= ? ORDER BY day", [fromDay])
+      .map(toRelayDailyAggregate);
   }
 
   async pruneRelaysBefore(cutoffMs: number): Promise<number> {
@@ -189,11 +189,7 @@ export class SqlConsoleStore implements ConsoleStore {
   }
 
   async pauses(): Promise<StoredPause[]> {
-    return this.db
-      .all<{ network: Network; mint: string; reason: string; paused_at: number }>(
-        "SELECT network, mint, reason, paused_at FROM console_pauses ORDER BY network, mint",
-      )
-      .map((r) => ({ network: r.network, mint: r.mint === WHOLE_NETWORK ? null : r.mint, reason: r.reason, at: r.paused_at }));
+    return this.db.all<PauseRow>("SELECT network, mint, reason, paused_at FROM console_pauses ORDER BY network, mint").map(toStoredPause);
   }
 
   async setPause(p: StoredPause): Promise<void> {
@@ -201,7 +197,7 @@ export class SqlConsoleStore implements ConsoleStore {
       {
         sql: `INSERT INTO console_pauses (network, mint, reason, paused_at) VALUES (?, ?, ?, ?)
               ON CONFLICT (network, mint) DO UPDATE SET reason = excluded.reason, paused_at = excluded.paused_at`,
-        params: [p.network, p.mint ?? WHOLE_NETWORK, p.reason, p.at],
+        params: pauseParams(p),
       },
     ]);
   }
@@ -228,16 +224,8 @@ export class SqlConsoleStore implements ConsoleStore {
 
   async feeOverrides(): Promise<StoredFeeOverride[]> {
     return this.db
-      .all<{ network: Network; mint: string; bps: number | null; floor: string | null; prev_bps: number; prev_floor: string; set_at: number }>(
-        "SELECT network, mint, bps, floor, prev_bps, prev_floor, set_at FROM fee_overrides ORDER BY network, mint",
-      )
-      .map((r) => ({
-        network: r.network,
-        mint: r.mint === WHOLE_NETWORK ? null : r.mint,
-        policy: r.bps === null || r.floor === null ? null : { bps: r.bps, floor: BigInt(r.floor) },
-        previous: { bps: r.prev_bps, floor: BigInt(r.prev_floor) },
-        at: r.set_at,
-      }));
+      .all<FeeOverrideRow>("SELECT network, mint, bps, floor, prev_bps, prev_floor, set_at FROM fee_overrides ORDER BY network, mint")
+      .map(toStoredFeeOverride);
   }
 
   async setFeeOverride(o: StoredFeeOverride): Promise<void> {
@@ -259,16 +247,6 @@ export class SqlConsoleStore implements ConsoleStore {
     ]);
   }
 }
-
-interface CensusRow {
-  bucket: number;
-  n: number;
-  largest: string | null;
-  last: number;
-}
-
-const CHANGE = -1;
-const UNKNOWN = 0;
 
 /**
  * A range of a pool's leaves grouped by one small integer: CHANGE, UNKNOWN (a deposit
