@@ -6,6 +6,7 @@ import type { TreeStore, IndexedLeaf, LeafKind, StoredPool } from "../../ports/t
 import { bytes, type PgDatabase, type TxQuery } from "./pool";
 import type { Fence } from "../../ports/coordination";
 import type { IndexedLeaf as StoredAppendLeaf, StoredAppend } from "../../ports/tree-store";
+import { toStoredPool, type PoolRow } from "../storage-rows/tree-rows";
 
 const NODE = 32;
 /** Nodes per tree_nodes row (migration 1). */
@@ -14,16 +15,6 @@ export const CHUNK = 32;
 const KEEP_ROOTS = ROOT_HISTORY_SIZE;
 /** tree_nodes rows read per query while loading a level (2 MiB of nodes). */
 const LOAD_PAGE_CHUNKS = 2048;
-
-interface PoolRow {
-  id: number;
-  network: Network;
-  mint: string;
-  next_index: number;
-  cursor: string | null;
-}
-
-const toPool = (r: PoolRow): StoredPool => ({ id: r.id, network: r.network, mint: r.mint, nextIndex: r.next_index, cursor: r.cursor });
 
 /** Nodes of `level` in a tree of `n` leaves (the incremental tree keeps the right edge's partial nodes too). */
 const levelSize = (n: number, level: number): number => Math.ceil(n / 2 ** level);
@@ -41,7 +32,7 @@ export class PgTreeStore implements TreeStore {
   ) {}
 
   async listPools(): Promise<StoredPool[]> {
-    return (await this.db.query<PoolRow>("SELECT id, network, mint, next_index, cursor FROM pools ORDER BY id")).map(toPool);
+    return (await this.db.query<PoolRow>("SELECT id, network, mint, next_index, cursor FROM pools ORDER BY id")).map(toStoredPool);
   }
 
   /** Idempotent across instances: the one that loses the insert reads the winner's row. */
@@ -53,7 +44,7 @@ export class PgTreeStore implements TreeStore {
     ]);
     const rows = await this.db.query<PoolRow>("SELECT id, network, mint, next_index, cursor FROM pools WHERE network = $1 AND mint = $2", [network, mint]);
     if (!rows[0]) throw new Error("pool insert vanished");
-    return toPool(rows[0]);
+    return toStoredPool(rows[0]);
   }
 
   /**

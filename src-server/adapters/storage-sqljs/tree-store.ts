@@ -4,6 +4,7 @@ import type { Fence } from "../../ports/coordination";
 import type { IndexedLeaf, LeafKind, StoredAppend, StoredPool, TreeStore } from "../../ports/tree-store";
 import type { DurableDb, SqlStatement } from "./durable-db";
 import { encodeLeafRecord, LEAF_RECORD, leafPage, NODE, TIME_BYTES, timePage, treePage } from "./leaf-pages";
+import { toStoredPool, type PoolRow } from "../storage-rows/tree-rows";
 
 /** As many roots as the tree accepts: a restarted relay accepts the same roots it did before (issue 25: 1,000). */
 const KEEP_ROOTS = ROOT_HISTORY_SIZE;
@@ -13,14 +14,6 @@ const PAGE_PUT = "SELECT page_put(?, ?, ?)";
 /** indexed_leaves rows per INSERT: 4 parameters each, well within SQLite's limit. */
 const KIND_ROWS_PER_INSERT = 200;
 
-interface PoolRow {
-  id: number;
-  network: Network;
-  mint: string;
-  next_index: number;
-  cursor: string | null;
-}
-
 export class SqlTreeStore implements TreeStore {
   constructor(
     private readonly db: DurableDb,
@@ -28,9 +21,7 @@ export class SqlTreeStore implements TreeStore {
   ) {}
 
   async listPools(): Promise<StoredPool[]> {
-    return this.db
-      .all<PoolRow>("SELECT id, network, mint, next_index, cursor FROM pools ORDER BY id")
-      .map((r) => ({ id: r.id, network: r.network, mint: r.mint, nextIndex: r.next_index, cursor: r.cursor }));
+    return this.db.all<PoolRow>("SELECT id, network, mint, next_index, cursor FROM pools ORDER BY id").map(toStoredPool);
   }
 
   async createPool(network: Network, mint: string): Promise<StoredPool> {
