@@ -4,22 +4,7 @@ import type { RelayState } from "../../core/relay/states";
 import type { ConsoleStore, LeafCensus, RelayDailyAggregate, RelayFilter, RelayPageQuery, StoredFeeOverride, StoredPause } from "../../ports/console-store";
 import { bytes, type PgDatabase, type PgValue } from "./pool";
 import { RELAY_COLUMNS } from "../storage-rows/relay-rows";
-import {
-  CHANGE,
-  foldCensus,
-  pauseParams,
-  toConfirmedRelay,
-  toRelayDailyAggregate,
-  toStoredFeeOverride,
-  toStoredPause,
-  UNKNOWN,
-  WHOLE_NETWORK,
-  type CensusRow,
-  type ConfirmedRelayRow,
-  type FeeOverrideRow,
-  type PauseRow,
-  type RelayDailyRow,
-} from "../storage-rows/console-rows";
+import * as consoleRows from "../storage-rows/console-rows";
 import { toRelayRecord, type PgRelayRow } from "./relay-store";
 import type { RelayRecord as HeldRelayRecord } from "../../ports/relay-store";
 
@@ -61,11 +46,11 @@ export class PgConsoleStore implements ConsoleStore {
   }
 
   async confirmedSince(fromMs: number): Promise<{ receivedAt: number; network: Network; mint: string; depositSize: bigint; fee: bigint }[]> {
-    const rows = await this.db.query<ConfirmedRelayRow>(
+    const rows = await this.db.query<consoleRows.ConfirmedRelayRow>(
       "SELECT received_at, network, mint, deposit_size, fee FROM relays WHERE status = 'confirmed' AND received_at >= $1 ORDER BY received_at",
       [fromMs],
     );
-    return rows.map(toConfirmedRelay);
+    return rows.map(consoleRows.toConfirmedRelay);
   }
 
   /** Deposit leaves per bucket of their indexed-at second (change leaves and leaves without metadata not counted). */
@@ -111,15 +96,15 @@ export class PgConsoleStore implements ConsoleStore {
     const pools = await this.db.query<{ id: number }>("SELECT id FROM pools WHERE network = $1 AND mint = $2", [network, mint]);
     const pool = pools[0];
     if (!pool) return null;
-    return foldCensus(pool.id, fromLeaf, await this.db.query<CensusRow>(CENSUS_SQL, [pool.id, fromLeaf, toLeaf]));
+    return consoleRows.foldCensus(pool.id, fromLeaf, await this.db.query<consoleRows.CensusRow>(CENSUS_SQL, [pool.id, fromLeaf, toLeaf]));
   }
 
   async dailyAggregates(fromDay: string): Promise<RelayDailyAggregate[]> {
-    const rows = await this.db.query<RelayDailyRow>(
+    const rows = await this.db.query<consoleRows.RelayDailyRow>(
       "SELECT day, network, mint, kind, status, count, volume::text AS volume, fees::text AS fees FROM relay_daily WHERE day >= $1 ORDER BY day, network, mint, kind, status",
       [fromDay],
     );
-    return rows.map(toRelayDailyAggregate);
+    return rows.map(consoleRows.toRelayDailyAggregate);
   }
 
   /**
@@ -146,20 +131,20 @@ export class PgConsoleStore implements ConsoleStore {
   }
 
   async pauses(): Promise<StoredPause[]> {
-    const rows = await this.db.query<PauseRow>("SELECT network, mint, reason, paused_at FROM console_pauses ORDER BY network, mint");
-    return rows.map(toStoredPause);
+    const rows = await this.db.query<consoleRows.PauseRow>("SELECT network, mint, reason, paused_at FROM console_pauses ORDER BY network, mint");
+    return rows.map(consoleRows.toStoredPause);
   }
 
   async setPause(p: StoredPause): Promise<void> {
     await this.db.query(
       `INSERT INTO console_pauses (network, mint, reason, paused_at) VALUES ($1, $2, $3, $4)
        ON CONFLICT (network, mint) DO UPDATE SET reason = EXCLUDED.reason, paused_at = EXCLUDED.paused_at`,
-      pauseParams(p),
+      consoleRows.pauseParams(p),
     );
   }
 
   async clearPause(network: Network, mint: string | null): Promise<void> {
-    await this.db.query("DELETE FROM console_pauses WHERE network = $1 AND mint = $2", [network, mint ?? WHOLE_NETWORK]);
+    await this.db.query("DELETE FROM console_pauses WHERE network = $1 AND mint = $2", [network, mint ?? consoleRows.WHOLE_NETWORK]);
   }
 
   /** A PostgreSQL store starts at protocol v3: no pool was ever archived in it (migration 11 is sql.js history). */
@@ -168,10 +153,10 @@ export class PgConsoleStore implements ConsoleStore {
   }
 
   async feeOverrides(): Promise<StoredFeeOverride[]> {
-    const rows = await this.db.query<FeeOverrideRow>(
+    const rows = await this.db.query<consoleRows.FeeOverrideRow>(
       "SELECT network, mint, bps, floor, prev_bps, prev_floor, set_at FROM fee_overrides ORDER BY network, mint",
     );
-    return rows.map(toStoredFeeOverride);
+    return rows.map(consoleRows.toStoredFeeOverride);
   }
 
   async setFeeOverride(o: StoredFeeOverride): Promise<void> {
@@ -179,7 +164,7 @@ export class PgConsoleStore implements ConsoleStore {
       `INSERT INTO fee_overrides (network, mint, bps, floor, prev_bps, prev_floor, set_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
        ON CONFLICT (network, mint) DO UPDATE SET bps = EXCLUDED.bps, floor = EXCLUDED.floor, prev_bps = EXCLUDED.prev_bps,
          prev_floor = EXCLUDED.prev_floor, set_at = EXCLUDED.set_at`,
-      [o.network, o.mint ?? WHOLE_NETWORK, o.policy?.bps ?? null, o.policy?.floor ?? null, o.previous.bps, o.previous.floor, o.at],
+      [o.network, o.mint ?? consoleRows.WHOLE_NETWORK, o.policy?.bps ?? null, o.policy?.floor ?? null, o.previous.bps, o.previous.floor, o.at],
     );
   }
 }
@@ -194,9 +179,9 @@ const CENSUS_SQL = `
   SELECT bucket, count(*)::integer AS n, max(amount)::text AS largest, max(leaf_index) AS last
   FROM (
     SELECT leaf_index, amount,
-           CASE WHEN kind = 'change' THEN ${CHANGE}
+           CASE WHEN kind = 'change' THEN ${consoleRows.CHANGE}
                 WHEN amount > 0 THEN length(amount::text) * 10 + CASE substr(amount::text, 1, 1) WHEN '1' THEN 1 WHEN '2' THEN 2 WHEN '3' THEN 2 WHEN '4' THEN 2 ELSE 5 END
-                ELSE ${UNKNOWN} END AS bucket
+                ELSE ${consoleRows.UNKNOWN} END AS bucket
     FROM tree_leaves WHERE pool_id = $1 AND leaf_index >= $2 AND leaf_index < $3 AND kind IS NOT NULL
   ) l
   GROUP BY bucket`;

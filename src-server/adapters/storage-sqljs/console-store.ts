@@ -7,22 +7,7 @@ import type { RelayRecord } from "../../ports/relay-store";
 import type { DurableDb, SqlStatement, SqlValue } from "./durable-db";
 import { decodeLeafRecord, LEAF_RECORD, leafPage, readLeafTimes, TIME_BYTES, timePage } from "./leaf-pages";
 import { RELAY_COLUMNS } from "../storage-rows/relay-rows";
-import {
-  CHANGE,
-  foldCensus,
-  pauseParams,
-  toConfirmedRelay,
-  toRelayDailyAggregate,
-  toStoredFeeOverride,
-  toStoredPause,
-  UNKNOWN,
-  WHOLE_NETWORK,
-  type CensusRow,
-  type ConfirmedRelayRow,
-  type FeeOverrideRow,
-  type PauseRow,
-  type RelayDailyRow,
-} from "../storage-rows/console-rows";
+import * as consoleRows from "../storage-rows/console-rows";
 import { toRelayRecord, type RelayRow } from "./relay-store";
 
 const DAY_MS = 86_400_000;
@@ -62,11 +47,11 @@ export class SqlConsoleStore implements ConsoleStore {
 
   async confirmedSince(fromMs: number): Promise<{ receivedAt: number; network: Network; mint: string; depositSize: bigint; fee: bigint }[]> {
     return this.db
-      .all<ConfirmedRelayRow>(
+      .all<consoleRows.ConfirmedRelayRow>(
         "SELECT received_at, network, mint, deposit_size, fee FROM relays WHERE status = 'confirmed' AND received_at >= ? ORDER BY received_at",
         [fromMs],
       )
-      .map(toConfirmedRelay);
+      .map(consoleRows.toConfirmedRelay);
   }
 
   async depositBuckets(network: Network, mint: string, fromMs: number, bucketMs: number): Promise<{ at: number; count: number }[]> {
@@ -126,7 +111,7 @@ export class SqlConsoleStore implements ConsoleStore {
   async leafCensus(network: Network, mint: string, fromLeaf: number, toLeaf: number): Promise<LeafCensus | null> {
     const pool = this.pool(network, mint);
     if (!pool) return null;
-    return foldCensus(pool.id, fromLeaf, this.db.all<CensusRow>(CENSUS_SQL, [pool.id, fromLeaf, toLeaf]));
+    return consoleRows.foldCensus(pool.id, fromLeaf, this.db.all<consoleRows.CensusRow>(CENSUS_SQL, [pool.id, fromLeaf, toLeaf]));
   }
 
   private pool(network: Network, mint: string): { id: number; next_index: number } | undefined {
@@ -135,8 +120,8 @@ export class SqlConsoleStore implements ConsoleStore {
 
   async dailyAggregates(fromDay: string): Promise<RelayDailyAggregate[]> {
     return this.db
-      .all<RelayDailyRow>("SELECT day, network, mint, kind, status, count, volume, fees FROM relay_daily WHERE day >= ? ORDER BY day", [fromDay])
-      .map(toRelayDailyAggregate);
+      .all<consoleRows.RelayDailyRow>("SELECT day, network, mint, kind, status, count, volume, fees FROM relay_daily WHERE day >= ? ORDER BY day", [fromDay])
+      .map(consoleRows.toRelayDailyAggregate);
   }
 
   async pruneRelaysBefore(cutoffMs: number): Promise<number> {
@@ -189,7 +174,9 @@ export class SqlConsoleStore implements ConsoleStore {
   }
 
   async pauses(): Promise<StoredPause[]> {
-    return this.db.all<PauseRow>("SELECT network, mint, reason, paused_at FROM console_pauses ORDER BY network, mint").map(toStoredPause);
+    return this.db
+      .all<consoleRows.PauseRow>("SELECT network, mint, reason, paused_at FROM console_pauses ORDER BY network, mint")
+      .map(consoleRows.toStoredPause);
   }
 
   async setPause(p: StoredPause): Promise<void> {
@@ -197,13 +184,13 @@ export class SqlConsoleStore implements ConsoleStore {
       {
         sql: `INSERT INTO console_pauses (network, mint, reason, paused_at) VALUES (?, ?, ?, ?)
               ON CONFLICT (network, mint) DO UPDATE SET reason = excluded.reason, paused_at = excluded.paused_at`,
-        params: pauseParams(p),
+        params: consoleRows.pauseParams(p),
       },
     ]);
   }
 
   async clearPause(network: Network, mint: string | null): Promise<void> {
-    await this.db.write([{ sql: "DELETE FROM console_pauses WHERE network = ? AND mint = ?", params: [network, mint ?? WHOLE_NETWORK] }]);
+    await this.db.write([{ sql: "DELETE FROM console_pauses WHERE network = ? AND mint = ?", params: [network, mint ?? consoleRows.WHOLE_NETWORK] }]);
   }
 
   async archivedPools(): Promise<AdminArchivedPool[]> {
@@ -224,8 +211,8 @@ export class SqlConsoleStore implements ConsoleStore {
 
   async feeOverrides(): Promise<StoredFeeOverride[]> {
     return this.db
-      .all<FeeOverrideRow>("SELECT network, mint, bps, floor, prev_bps, prev_floor, set_at FROM fee_overrides ORDER BY network, mint")
-      .map(toStoredFeeOverride);
+      .all<consoleRows.FeeOverrideRow>("SELECT network, mint, bps, floor, prev_bps, prev_floor, set_at FROM fee_overrides ORDER BY network, mint")
+      .map(consoleRows.toStoredFeeOverride);
   }
 
   async setFeeOverride(o: StoredFeeOverride): Promise<void> {
@@ -236,7 +223,7 @@ export class SqlConsoleStore implements ConsoleStore {
                 prev_floor = excluded.prev_floor, set_at = excluded.set_at`,
         params: [
           o.network,
-          o.mint ?? WHOLE_NETWORK,
+          o.mint ?? consoleRows.WHOLE_NETWORK,
           o.policy?.bps ?? null,
           o.policy?.floor.toString() ?? null,
           o.previous.bps,
@@ -258,9 +245,9 @@ export class SqlConsoleStore implements ConsoleStore {
  * within one digit count MAX over the text is the numeric maximum.
  */
 const CENSUS_SQL = `
-  SELECT CASE WHEN kind = 'change' THEN ${CHANGE}
+  SELECT CASE WHEN kind = 'change' THEN ${consoleRows.CHANGE}
               WHEN amount GLOB '[1-9]*' THEN length(amount) * 10 + CASE substr(amount, 1, 1) WHEN '1' THEN 1 WHEN '2' THEN 2 WHEN '3' THEN 2 WHEN '4' THEN 2 ELSE 5 END
-              ELSE ${UNKNOWN} END AS bucket,
+              ELSE ${consoleRows.UNKNOWN} END AS bucket,
          COUNT(*) AS n, MAX(amount) AS largest, MAX(leaf_index) AS last
   FROM indexed_leaves WHERE pool_id = ? AND leaf_index >= ? AND leaf_index < ?
   GROUP BY bucket`;
