@@ -131,7 +131,20 @@ describe("the database going away under a running instance", () => {
       const w = await prepareWithdrawal(a.url, depositor, USDC, { recipient: testRecipient("cluster-db-down"), amount: 1_000_000, chain: a.chain });
       const tree = await a.merkle(USDC);
       expect(tree?.nextIndex).toBeGreaterThan(0);
-      expect((await a.get("/health")).status).toBe(200);
+      // Healthy before the database goes: on a loaded machine a check (the follower's first
+      // round, the verifier's boot) may take a moment after the start to turn green.
+      let lastDetail = "";
+      await waitFor(
+        "/health to answer 200 before the database goes away",
+        async () => {
+          if ((await a.get("/health")).status === 200) return true;
+          lastDetail = (await a.get("/health/detail", { authorization: `Bearer ${OPERATOR_TOKEN}` })).text;
+          return false;
+        },
+        20_000,
+      ).catch((e: Error) => {
+        throw new Error(`${e.message}; last /health/detail: ${lastDetail}`);
+      });
 
       await proxy.down();
 
