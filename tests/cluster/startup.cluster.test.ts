@@ -58,7 +58,10 @@ describe("start-up on one PostgreSQL", () => {
     expect(kb.json).toEqual(ka.json);
     const [fa, fb] = await Promise.all([a.get("/fees"), b.get("/fees")]);
     expect((fb.json as { relayers: unknown }).relayers).toEqual((fa.json as { relayers: unknown }).relayers);
-    expect(await b.merkle(USDC)).toEqual(await a.merkle(USDC));
+    // The follower opens the pools; the other instance adopts them on its next read of the store (every 500 ms).
+    const tree = await waitFor("the follower to open the USDC pool", () => a.merkle(USDC));
+    const reader = await waitFor("the other instance to adopt the USDC pool", () => b.merkle(USDC), 5_000);
+    expect(reader).toEqual(tree);
     await c.stop();
   });
 });
