@@ -8,11 +8,12 @@ import type { FieldHasher } from "../../../src-shared/crypto/hasher";
 import { createPoseidonHasher } from "../../../src-shared/crypto/poseidon-wasm";
 import { MerkleTree } from "../../core/merkle/tree";
 import { FencedOut, StoreUnavailable } from "../../ports/store-errors";
-import type { IndexedLeaf, StoredPool } from "../../ports/tree-store";
+import type { StoredPool } from "../../ports/tree-store";
 import { pgStoresPerTest } from "../../../tests/support/pg-stores";
 import type { PgStores } from "./open";
 import { PgDatabase } from "./pool";
 import type { Fence } from "../../ports/coordination";
+import { leafMeta as meta, leaves } from "../../../tests/support/tree-leaves";
 
 const MINT = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
 const pg = pgStoresPerTest();
@@ -21,26 +22,6 @@ let hasher: FieldHasher;
 beforeAll(async () => {
   hasher = await createPoseidonHasher();
 });
-
-function leaves(first: number, count: number): Uint8Array {
-  const out = new Uint8Array(count * 32);
-  for (let i = 0; i < count; i++) {
-    out[i * 32 + 31] = (first + i) & 0xff;
-    out[i * 32 + 30] = ((first + i) >> 8) & 0xff;
-    out[i * 32 + 1] = 1;
-  }
-  return out;
-}
-
-const meta = (first: number, count: number): IndexedLeaf[] =>
-  Array.from({ length: count }, (_, i) => ({
-    leafIndex: first + i,
-    commitment: leaves(first + i, 1),
-    signature: `sig${first + i}`.padEnd(88, "x"),
-    slot: 500 + first + i,
-    // Every third leaf a change leaf (protocol v3), the others deposits of distinct amounts.
-    ...((first + i) % 3 === 2 ? { kind: "change" as const, amount: null } : { kind: "deposit" as const, amount: 1000n + BigInt(first + i) }),
-  }));
 
 /** Opens stores on a fresh database with one mainnet pool and this instance leading mainnet. */
 async function leader(): Promise<{ s: PgStores; pool: StoredPool; fence: Fence }> {

@@ -10,7 +10,7 @@ import { createPoseidonHasher } from "../../../src-shared/crypto/poseidon-wasm";
 import type { FieldHasher } from "../../../src-shared/crypto/hasher";
 import { toHex } from "../../../src-shared/encoding/bytes";
 import { MerkleTree } from "../../core/merkle/tree";
-import type { IndexedLeaf, StoredPool } from "../../ports/tree-store";
+import type { StoredPool } from "../../ports/tree-store";
 import { SqlConsoleStore } from "./console-store";
 import { DurableDb, type SqlStatement } from "./durable-db";
 import { PAGES_DIR } from "./page-files";
@@ -18,6 +18,7 @@ import { MIGRATIONS } from "./schema-migrations";
 import { SqlTreeStore } from "./tree-store";
 import { TEST_FENCE } from "../../../tests/support/fence";
 import { storeDirPerTest } from "../../../tests/support/store-dir";
+import { leafMeta as meta, leaves } from "../../../tests/support/tree-leaves";
 
 const MINT = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
 const T0 = 1_780_000_000;
@@ -27,25 +28,6 @@ beforeAll(async () => {
   hasher = await createPoseidonHasher();
 });
 const { dir, open } = storeDirPerTest("tree-store-");
-
-function leaves(first: number, count: number): Uint8Array {
-  const out = new Uint8Array(count * 32);
-  for (let i = 0; i < count; i++) {
-    out[i * 32 + 31] = (first + i) & 0xff;
-    out[i * 32 + 30] = ((first + i) >> 8) & 0xff;
-    out[i * 32 + 1] = 1;
-  }
-  return out;
-}
-const meta = (first: number, count: number): IndexedLeaf[] =>
-  Array.from({ length: count }, (_, i) => ({
-    leafIndex: first + i,
-    commitment: leaves(first + i, 1),
-    signature: `sig${first + i}`.padEnd(88, "x"),
-    slot: 500 + first + i,
-    // Every third leaf a change leaf (protocol v3), the others deposits of distinct amounts.
-    ...((first + i) % 3 === 2 ? { kind: "change" as const, amount: null } : { kind: "deposit" as const, amount: 1000n + BigInt(first + i) }),
-  }));
 
 /** A fresh store with one mainnet pool. */
 async function openPool(): Promise<{ db: DurableDb; store: SqlTreeStore; pool: StoredPool }> {
