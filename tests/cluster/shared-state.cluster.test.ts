@@ -1,4 +1,3 @@
-import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AdminRelayPage } from "../../src-shared/api/admin";
 import { login, loginBody, startClusterEnv, type Cluster, type ClusterEnv, type Instance } from "../support/cluster";
@@ -6,6 +5,7 @@ import { waitFor } from "../support/compliance";
 import { prepareWithdrawal, testRecipient, type PreparedWithdrawal } from "../support/proofs";
 import { randomPrecommitment, USDC } from "../support/sandbox";
 import { newWallet, type TestWallet } from "../support/wallet";
+import { postFrom } from "../support/raw-http";
 
 /**
  * What two instances on one PostgreSQL share (issue 27; docs/scale-out.md, "What the instances
@@ -100,18 +100,6 @@ describe("sessions are shared", () => {
     expect(replay.json).toMatchObject({ error: "Message too old" });
   });
 });
-
-/** A POST from another loopback address: another client of the same machine. */
-function postFrom(localAddress: string, url: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: "POST", localAddress }, (res) => {
-      res.resume();
-      res.on("end", () => resolve(res.statusCode ?? 0));
-    });
-    req.on("error", reject);
-    req.end();
-  });
-}
 
 describe("rate limits are shared", () => {
   it("refuses the (limit+1)th get_merkle of a client alternating A and B with 429, as one instance would; another client is unaffected", async () => {

@@ -1,8 +1,8 @@
-import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startRelay, type RelayProcess } from "../support/relay-process";
 import { USDC } from "../support/sandbox";
 import { newWallet, post } from "../support/wallet";
+import { postFrom } from "../support/raw-http";
 
 let relay: RelayProcess;
 
@@ -13,18 +13,6 @@ afterAll(async () => {
   await relay?.stop();
   relay?.cleanup();
 });
-
-/** A POST from another loopback address: a different client IP on the same machine. */
-function postFrom(localAddress: string, url: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: "POST", localAddress }, (res) => {
-      res.resume();
-      res.on("end", () => resolve(res.statusCode ?? 0));
-    });
-    req.on("error", reject);
-    req.end();
-  });
-}
 
 describe("per-endpoint rate limits (spec table; docs/security.md)", () => {
   it("refuses the 61st get_merkle in a minute with 429, Retry-After and RateLimit headers; other clients are unaffected", async () => {

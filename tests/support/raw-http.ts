@@ -63,3 +63,15 @@ export function rawRequest(
   const headers = { ...(body === undefined ? {} : { "content-type": "application/json" }), ...opts.headers };
   return sendRaw(url, { method: opts.method, headers, body, localAddress: opts.localAddress });
 }
+
+/** A POST without a body from another loopback address (127.0.0.x): another client of the same machine. Resolves with the status. */
+export function postFrom(localAddress: string, url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: "POST", localAddress }, (res) => {
+      res.resume();
+      res.on("end", () => resolve(res.statusCode ?? 0));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
