@@ -13,10 +13,12 @@ export const INSTANCE_STALE_MS = 10_000;
 /** How often relays without a verdict are looked at (contract: every 5 s). */
 const ORPHAN_SWEEP_MS = 5_000;
 
-/** The ids of the instances alive now, this one included (it heartbeats before asking). */
+/**
+ * The ids of the instances alive now, this one always among them: its own heartbeat runs on
+ * its own timer (and at open), so asking does not write one again.
+ */
 export async function liveInstances(stores: Pick<Stores, "coordination">): Promise<string[]> {
   const { coordination } = stores;
-  await coordination.heartbeat();
   const ids = (await coordination.instances(INSTANCE_STALE_MS)).map((i) => i.id);
   return ids.includes(coordination.instanceId) ? ids : [...ids, coordination.instanceId];
 }
