@@ -195,14 +195,14 @@ function report({ N, H, CONC, HC, WALLETS }: Sizes, m: { persistedMs: number; fs
       peerLabel: "fixed-merkle-tree insert() in memory",
       peer: peerRate,
       better: "higher",
-      target: { kind: ">=", value: 500 },
+      target: { kind: "ratio>=", value: 1.5 },
       detail: `${HC} requests from ${WALLETS} wallets, each answered once fsynced and indexed; latency p50 ${fmtNum(percentile(concLatencies, 50), 1)} ms, p99 ${fmtNum(percentile(concLatencies, 99), 1)} ms`,
     },
   ];
   return {
     metrics,
     notes: [
-      `no target was set for this case; the peer keeps nothing on disk, ours makes every deposit durable (one journal fsync each)`,
+      `the peer keeps nothing on disk; ours makes every deposit durable (one journal fsync each) and answers only once it is indexed`,
       `ours in memory only (MerkleTree.append of 1 leaf, no store): ${fmtNum(rate(N, memoryMs))} deposits/s, so persistence costs ${fmtNum((persistedMs - memoryMs) / N, 2)} ms per deposit`,
       `HTTP path per deposit: ed25519 check (node:crypto), commitment (1 Poseidon), sandbox ledger write (frontier insert, 32 Poseidon), indexer append of the same leaf (its 32 pairs read from the frontier's pair memo, not hashed again), both writes in the journal and fsynced before answering`,
       `with ${CONC} in flight, the journal's group commit makes several deposits durable per fsync, and the indexer appends the deposits that arrived meanwhile in one batch`,

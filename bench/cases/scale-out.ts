@@ -34,7 +34,7 @@ import { randomFieldBytes, USDC } from "../../tests/support/sandbox";
 import { newWallet, type TestWallet } from "../../tests/support/wallet";
 import type { BenchCase } from "../lib/bench-case";
 import { ROOT, tempDir } from "../lib/data";
-import { jsonClient } from "../lib/http-client";
+import { relayAll } from "../lib/relay-load";
 import type { CaseResult, Metric } from "../lib/metric";
 import { procCpuMs, startRelayChild, type ListeningProcess } from "../lib/proc";
 import { fmtNum, median, percentile } from "../lib/stats";
@@ -212,29 +212,6 @@ async function verifyTimes(url: string, sample: number): Promise<number[]> {
     if (typeof v === "number") out.push(v);
   }
   return out;
-}
-
-async function relayAll(urls: string[], proofs: PreparedWithdrawal[], clients: number): Promise<number[]> {
-  const http = urls.map((u) => jsonClient(u, clients));
-  const latencies: number[] = [];
-  let next = 0;
-  try {
-    await Promise.all(
-      Array.from({ length: Math.min(clients, proofs.length) }, async () => {
-        for (let i = next++; i < proofs.length; i = next++) {
-          const t = performance.now();
-          const r = await http[i % urls.length]!.post("/relay", proofs[i]!.body);
-          if (r.status !== 200 || typeof r.json.signature !== "string") {
-            throw new Error(`relay ${i} on ${urls[i % urls.length]} answered ${r.status} ${String(r.json.error ?? "")} ${String(r.json.message ?? "")}`);
-          }
-          latencies.push(performance.now() - t);
-        }
-      }),
-    );
-  } finally {
-    for (const h of http) h.close();
-  }
-  return latencies;
 }
 
 /**
