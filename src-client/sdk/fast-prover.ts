@@ -20,14 +20,18 @@
  * ffjavascript's (docs/decisions.md), so it is not used here.
  */
 import { readFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
 import { buildBn128 } from "ffjavascript";
 import { FIELD_MODULUS } from "../../src-shared/encoding/field";
 import { BASE_FIELD_MODULUS, type SnarkjsProof } from "../../src-shared/zk/proof-codec";
+import { openBnMsm, type BnMsm, type MsmPoints } from "./msm/msm-wasm";
 
 const N8 = 32;
 /** BN254's base field (coordinates) and scalar field (witness, r, s): the zkey header must name these. */
 const Q = BASE_FIELD_MODULUS;
 const R = FIELD_MODULUS;
+/** msm.c compiled ahead of time (msm-wasm.test.ts rebuilds it with clang and compares bytes); `npm run gen:msm` regenerates it. */
+export const MSM_WASM = fileURLToPath(new URL("../../resources/zk/msm-bn254.wasm", import.meta.url));
 
 /** Per-phase times of one proof, in ms (wall clock). */
 export interface ProofTimings {
@@ -68,6 +72,28 @@ interface ProvingKey {
   beta2: unknown;
   delta1: unknown;
   delta2: unknown;
+}
+
+/** A zkey's five point sets, in an MSM module instance of their own. */
+interface KeyMsm {
+  engine: BnMsm;
+  a: MsmPoints;
+  b1: MsmPoints;
+  b2: MsmPoints;
+  c: MsmPoints;
+  h: MsmPoints;
+}
+
+async function loadKeyMsm(code: Uint8Array, key: ProvingKey): Promise<KeyMsm> {
+  const engine = await openBnMsm(code);
+  return {
+    engine,
+    a: engine.load("G1", key.pointsA),
+    b1: engine.load("G1", key.pointsB1),
+    b2: engine.load("G2", key.pointsB2),
+    c: engine.load("G1", key.pointsC),
+    h: engine.load("G1", key.pointsH),
+  };
 }
 
 function le32ToBigInt(b: Uint8Array, off: number): bigint {
@@ -157,7 +183,11 @@ export function randomScalar(): bigint {
 export interface FastProverOptions {
   /** Worker threads for the MSMs and FFTs: true (default) starts one per core; false proves on the calling thread. */
   threads?: boolean;
+  /** msm.c's prebuilt module (default: resources/zk/msm-bn254.wasm of this repository). */
+  msmWasm?: string;
 }
+
+type LoadedKey = ProvingKey & { msm: KeyMsm };
 
 /**
  * A prover with its caches: the engine, the parsed zkeys and witness
@@ -166,13 +196,16 @@ export interface FastProverOptions {
  */
 export class FastProver {
   private engine: Promise<Engine> | null = null;
-  private readonly keys = new Map<string, Promise<ProvingKey>>();
+  private readonly keys = new Map<string, Promise<LoadedKey>>();
+  private msmCode: Promise<Uint8Array> | null = null;
   private readonly calculators = new Map<string, Promise<WitnessCalculator>>();
   private readonly threads: boolean;
+  private readonly msmWasm: string;
   private running = 0;
 
   constructor(options: FastProverOptions = {}) {
     this.threads = options.threads ?? true;
+    this.msmWasm = options.msmWasm ?? MSM_WASM;
   }
 
   private curve(): Promise<Engine> {
@@ -207,12 +240,14 @@ export class FastProver {
     }
   }
 
-  private keyFor(zkeyPath: string): Promise<ProvingKey> {
+  private keyFor(zkeyPath: string): Promise<LoadedKey> {
     let k = this.keys.get(zkeyPath);
     if (!k) {
       k = (async () => {
-        const [bytes, c] = await Promise.all([readFile(zkeyPath), this.curve()]);
-        return parseKey(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), c);
+        this.msmCode ??= readFile(this.msmWasm);
+        const [bytes, c, code] = await Promise.all([readFile(zkeyPath), this.curve(), this.msmCode]);
+        const key = parseKey(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), c);
+        return { ...key, msm: await loadKeyMsm(code, key) };
       })();
       k.catch(() => this.keys.delete(zkeyPath));
       this.keys.set(zkeyPath, k);
@@ -273,7 +308,7 @@ export class FastProver {
 
   private async fromWitness(
     c: Engine,
-    key: ProvingKey,
+    key: LoadedKey,
     witness: Uint8Array,
   ): Promise<{ proof: SnarkjsProof; publicSignals: string[]; qapMs: number; msmMs: number }> {
     if (witness.byteLength !== key.nVars * N8) throw new Error(`Invalid witness length. Circuit: ${key.nVars}, witness: ${witness.byteLength / N8}`);
@@ -311,14 +346,13 @@ export class FastProver {
     ]);
     const t1 = performance.now();
 
-    // The five MSMs at once: B2 (G2) and H first, the longest.
-    const [piB2, resH, piA0, piB10, piC0] = await Promise.all([
-      G2.multiExpAffine(key.pointsB2, witness),
-      G1.multiExpAffine(key.pointsH, hScalars),
-      G1.multiExpAffine(key.pointsA, witness),
-      G1.multiExpAffine(key.pointsB1, witness),
-      G1.multiExpAffine(key.pointsC, witness.subarray((key.nPublic + 1) * N8)),
-    ]);
+    // msm.c's module takes the same points and standard-form scalars as ffjavascript's multiExpAffine, and answers affine points in the zkey's encoding.
+    const m = key.msm;
+    const piB2 = G2.fromRprLEM(m.engine.multiExp(m.b2, witness), 0);
+    const resH = G1.fromRprLEM(m.engine.multiExp(m.h, hScalars!), 0);
+    const piA0 = G1.fromRprLEM(m.engine.multiExp(m.a, witness), 0);
+    const piB10 = G1.fromRprLEM(m.engine.multiExp(m.b1, witness), 0);
+    const piC0 = G1.fromRprLEM(m.engine.multiExp(m.c, witness.subarray((key.nPublic + 1) * N8)), 0);
     const t2 = performance.now();
 
     const r = Fr.e(randomScalar());
