@@ -5,7 +5,18 @@ import type { RelayState } from "../../core/relay/states";
 import type { ConsoleStore, LeafCensus, RelayDailyAggregate, RelayFilter, RelayPageQuery, StoredFeeOverride, StoredPause } from "../../ports/console-store";
 import type { RelayRecord } from "../../ports/relay-store";
 import type { DurableDb, SqlStatement, SqlValue } from "./durable-db";
-import { decodeLeafRecord, LEAF_RECORD, leafPage, readLeafTimes, TIME_BYTES, timePage } from "./leaf-pages";
+import {
+  censusOfKinds,
+  decodeKindRecord,
+  decodeLeafRecord,
+  isChangeRecord,
+  LEAF_RECORD,
+  leafPage,
+  readKinds,
+  readLeafTimes,
+  TIME_BYTES,
+  timePage,
+} from "./leaf-pages";
 import { RELAY_COLUMNS } from "../storage-rows/relay-rows";
 import * as consoleRows from "../storage-rows/console-rows";
 import { toRelayRecord, type RelayRow } from "./relay-store";
@@ -63,12 +74,9 @@ export class SqlConsoleStore implements ConsoleStore {
     const times = readLeafTimes(this.db.pages, pool.id, pool.next_index);
     const firstInRange = times.findIndex((t) => t !== 0 && t >= from);
     if (firstInRange < 0) return [];
-    // Protocol v3: withdrawals' change leaves have times too; only the range's own are read.
-    const changes = this.db.all<{ leaf_index: number }>("SELECT leaf_index FROM indexed_leaves WHERE pool_id = ? AND kind = 'change' AND leaf_index >= ?", [
-      pool.id,
-      firstInRange,
-    ]);
-    for (const c of changes) times[c.leaf_index] = 0;
+    // Protocol v3: withdrawals' change leaves have times too; only the range's own kinds are read.
+    const kinds = readKinds(this.db.pages, pool.id, firstInRange, pool.next_index);
+    for (let i = firstInRange; i < times.length; i++) if (isChangeRecord(kinds, i - firstInRange)) times[i] = 0;
     const counts = new Map<number, number>();
     for (let i = firstInRange; i < times.length; i++) {
       const t = times[i]!;
@@ -100,18 +108,23 @@ export class SqlConsoleStore implements ConsoleStore {
     if (!rec) return null;
     const time = this.db.pages.read(timePage(pool.id), leafIndex * TIME_BYTES, TIME_BYTES);
     const indexedAt = time.length === TIME_BYTES ? new DataView(time.buffer, time.byteOffset, TIME_BYTES).getUint32(0, true) : 0;
-    const row = this.db.get<{ kind: string; amount: string | null }>("SELECT kind, amount FROM indexed_leaves WHERE pool_id = ? AND leaf_index = ?", [
-      pool.id,
-      leafIndex,
-    ]);
-    const kind = row?.kind === "change" ? "change" : "deposit";
-    return { signature: rec.signature, slot: rec.slot, indexedAt: indexedAt * 1000, kind, amount: kind === "deposit" ? (row?.amount ?? null) : null };
+    const kind = decodeKindRecord(readKinds(this.db.pages, pool.id, leafIndex, leafIndex + 1), 0);
+    return {
+      signature: rec.signature,
+      slot: rec.slot,
+      indexedAt: indexedAt * 1000,
+      kind: kind?.kind ?? "deposit",
+      amount: kind?.amount === null || kind?.amount === undefined ? null : kind.amount.toString(),
+    };
   }
 
   async leafCensus(network: Network, mint: string, fromLeaf: number, toLeaf: number): Promise<LeafCensus | null> {
     const pool = this.pool(network, mint);
     if (!pool) return null;
-    return consoleRows.foldCensus(pool.id, fromLeaf, this.db.all<consoleRows.CensusRow>(CENSUS_SQL, [pool.id, fromLeaf, toLeaf]));
+    // Only the committed prefix of the kinds page file is trusted (see PageFiles).
+    const from = Math.max(0, fromLeaf);
+    const to = Math.min(toLeaf, pool.next_index);
+    return consoleRows.foldCensus(pool.id, fromLeaf, to > from ? censusOfKinds(readKinds(this.db.pages, pool.id, from, to), from) : []);
   }
 
   private pool(network: Network, mint: string): { id: number; next_index: number } | undefined {
@@ -234,23 +247,6 @@ export class SqlConsoleStore implements ConsoleStore {
     ]);
   }
 }
-
-/**
- * A range of a pool's leaves grouped by one small integer: CHANGE, UNKNOWN (a deposit
- * without an amount, indexed before v3, or text that is not an amount) or, for a deposit,
- * its standard bucket as digits × 10 + mantissa (1, 2 or 5): the largest standard amount
- * at or below it. One pass, at most 62 rows back whatever the range holds, so leaves never
- * come to JS one by one. Amounts are u64 decimal text without leading zeros (the indexer
- * writes them from bigints): the digit count and first digit give the bucket exactly, and
- * within one digit count MAX over the text is the numeric maximum.
- */
-const CENSUS_SQL = `
-  SELECT CASE WHEN kind = 'change' THEN ${consoleRows.CHANGE}
-              WHEN amount GLOB '[1-9]*' THEN length(amount) * 10 + CASE substr(amount, 1, 1) WHEN '1' THEN 1 WHEN '2' THEN 2 WHEN '3' THEN 2 WHEN '4' THEN 2 ELSE 5 END
-              ELSE ${consoleRows.UNKNOWN} END AS bucket,
-         COUNT(*) AS n, MAX(amount) AS largest, MAX(leaf_index) AS last
-  FROM indexed_leaves WHERE pool_id = ? AND leaf_index >= ? AND leaf_index < ?
-  GROUP BY bucket`;
 
 function relayWhere(f: RelayFilter): { where: string[]; params: SqlValue[] } {
   const where: string[] = [];

@@ -8,6 +8,8 @@ import { DATA_DIR_MODE, DATA_FILE_MODE, fsyncDir } from "./snapshot-file";
 export const PAGES_DIR = "pages";
 /** Queued bytes above this are written out before the batch ends (a migration can queue hundreds of MiB). */
 const FLUSH_BYTES = 8 * 1024 * 1024;
+/** Queued writes above this are written out too: a migration's 9-byte records would otherwise queue a million objects. */
+const FLUSH_WRITES = 64 * 1024;
 const NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
 const fsyncAsync = promisify(fsync);
 
@@ -64,7 +66,7 @@ export class PageFiles implements PageReader {
     const own = bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.length;
     this.pending.push({ name, offset, bytes: own ? bytes : bytes.slice() });
     this.pendingBytes += bytes.length;
-    if (this.pendingBytes >= FLUSH_BYTES) this.flush();
+    if (this.pendingBytes >= FLUSH_BYTES || this.pending.length >= FLUSH_WRITES) this.flush();
     return bytes.length;
   }
 

@@ -3,7 +3,20 @@ import { ROOT_HISTORY_SIZE, type AppendResult, type MerkleTree } from "../../cor
 import type { Fence } from "../../ports/coordination";
 import type { IndexedLeaf, LeafKind, StoredAppend, StoredPool, TreeStore } from "../../ports/tree-store";
 import type { DurableDb, SqlStatement } from "./durable-db";
-import { encodeLeafRecord, LEAF_RECORD, leafPage, NODE, TIME_BYTES, timePage, treePage } from "./leaf-pages";
+import {
+  decodeKindRecord,
+  encodeKindRecord,
+  encodeLeafRecord,
+  KIND_RECORD,
+  kindPage,
+  LEAF_RECORD,
+  leafPage,
+  NODE,
+  readKinds,
+  TIME_BYTES,
+  timePage,
+  treePage,
+} from "./leaf-pages";
 import { toStoredPool, type PoolRow } from "../storage-rows/tree-rows";
 
 /** As many roots as the tree accepts: a restarted relay accepts the same roots it did before (issue 25: 1,000). */
@@ -11,8 +24,6 @@ const KEEP_ROOTS = ROOT_HISTORY_SIZE;
 /** Bytes read per call while loading a level (a 1M-leaf level 0 is 32 MiB). */
 const LOAD_CHUNK = 1 << 20;
 const PAGE_PUT = "SELECT page_put(?, ?, ?)";
-/** indexed_leaves rows per INSERT: 4 parameters each, well within SQLite's limit. */
-const KIND_ROWS_PER_INSERT = 200;
 
 export class SqlTreeStore implements TreeStore {
   constructor(
@@ -89,21 +100,16 @@ export class SqlTreeStore implements TreeStore {
 
   async listLeaves(pool: StoredPool, from: number, to: number): Promise<LeafKind[]> {
     const out: LeafKind[] = [];
-    if (to <= from) return out;
-    this.db.iterate(
-      "SELECT leaf_index, kind, amount FROM indexed_leaves WHERE pool_id = ? AND leaf_index >= ? AND leaf_index < ? ORDER BY leaf_index",
-      [pool.id, from, to],
-      (row) => {
-        const kind = row[1] === "change" ? "change" : "deposit";
-        const amount = row[2];
-        // Only a deposit has a public amount; text that is not one (never written by the indexer) reads as unknown.
-        out.push({
-          leafIndex: row[0] as number,
-          kind,
-          amount: kind === "deposit" && typeof amount === "string" && /^[0-9]{1,20}$/.test(amount) ? BigInt(amount) : null,
-        });
-      },
-    );
+    // Only the committed prefix of the kinds page file is trusted (see PageFiles).
+    const committed = this.db.get<{ next_index: number }>("SELECT next_index FROM pools WHERE id = ?", [pool.id])?.next_index ?? 0;
+    const start = Math.max(0, from);
+    const end = Math.min(to, committed);
+    if (end <= start) return out;
+    const view = readKinds(this.db.pages, pool.id, start, end);
+    for (let i = start; i < end; i++) {
+      const rec = decodeKindRecord(view, (i - start) * KIND_RECORD);
+      if (rec) out.push({ leafIndex: i, ...rec });
+    }
     return out;
   }
 
@@ -145,17 +151,10 @@ export class SqlTreeStore implements TreeStore {
   }
 
   /**
-   * Signature and slot records plus indexed-at times, one page_put per contiguous run of
-   * leaves; each leaf's kind and a deposit's amount in indexed_leaves (migration 15).
+   * Signature and slot records, indexed-at times, and each leaf's kind and a deposit's
+   * amount (migration 17), one page_put per file per contiguous run of leaves.
    */
   private leafWrites(poolId: number, leaves: IndexedLeaf[], now: number, out: SqlStatement[]): void {
-    for (let i = 0; i < leaves.length; i += KIND_ROWS_PER_INSERT) {
-      const rows = leaves.slice(i, i + KIND_ROWS_PER_INSERT);
-      out.push({
-        sql: `INSERT OR REPLACE INTO indexed_leaves (pool_id, leaf_index, kind, amount) VALUES ${rows.map(() => "(?, ?, ?, ?)").join(", ")}`,
-        params: rows.flatMap((l) => [poolId, l.leafIndex, l.kind, l.kind === "deposit" && l.amount !== null ? l.amount.toString() : null]),
-      });
-    }
     let i = 0;
     while (i < leaves.length) {
       let j = i + 1;
@@ -163,15 +162,20 @@ export class SqlTreeStore implements TreeStore {
       const first = leaves[i]!.leafIndex;
       const records = new Uint8Array((j - i) * LEAF_RECORD);
       const times = new Uint8Array((j - i) * TIME_BYTES);
+      const kinds = new Uint8Array((j - i) * KIND_RECORD);
       const timeView = new DataView(times.buffer);
       const recordView = new DataView(records.buffer);
+      const kindView = new DataView(kinds.buffer);
       for (let k = i; k < j; k++) {
-        encodeLeafRecord(leaves[k]!.signature, leaves[k]!.slot, records, recordView, (k - i) * LEAF_RECORD);
+        const leaf = leaves[k]!;
+        encodeLeafRecord(leaf.signature, leaf.slot, records, recordView, (k - i) * LEAF_RECORD);
         timeView.setUint32((k - i) * TIME_BYTES, now, true);
+        encodeKindRecord(leaf.kind, leaf.kind === "deposit" ? leaf.amount : null, kindView, (k - i) * KIND_RECORD);
       }
       out.push(
         { sql: PAGE_PUT, params: [leafPage(poolId), first * LEAF_RECORD, records] },
         { sql: PAGE_PUT, params: [timePage(poolId), first * TIME_BYTES, times] },
+        { sql: PAGE_PUT, params: [kindPage(poolId), first * KIND_RECORD, kinds] },
       );
       i = j;
     }
