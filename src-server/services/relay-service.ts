@@ -404,7 +404,11 @@ export class RelayService {
     // Asked again just before sending: a switch (or the program guard's stop after an upgrade) set while the proof was verified holds too.
     const pausedNow = this.deps.pauses?.pausedReason(req.network, req.mint);
     if (pausedNow) return { result: await fail("busy", ErrorName.RelayPaused, pausedNow) };
-    await store.advance(id, RelayState.submitted(this.now()));
+    // Not awaited before sending: the record is already durable (create), and `submitted` only
+    // tells a restart that something may have been sent. The chain's own evidence is durable after
+    // it: the sandbox's ledger write is journaled behind it in the same store, and a solana
+    // backend records each attempt (durably, ordered after this) before sending it.
+    const submitted = store.advance(id, RelayState.submitted(this.now())).catch(() => {});
     let result;
     try {
       result = await chain.submitWithdrawal(
@@ -427,6 +431,9 @@ export class RelayService {
       this.log(`relay ${id}: submission failed: ${(e as Error).message}`);
       return { result: { fault: "server", error: ErrorName.RelayFailed, message: "transaction submission failed" }, unknown: true };
     }
+    // Before any later state: on PostgreSQL each write has its own connection, so only this keeps the steps in order.
+    // A failed write leaves the record without `submitted`; a restart then goes by the chain's evidence (settle).
+    await submitted;
     if (swap && result.outAmount !== undefined) {
       const executedOut = result.outAmount;
       await store.recordSwap(id, { ...swap.record, executedOut, slippageSeenBps: slippageSeenBps(swap.record.quotedOut, executedOut) });
@@ -439,10 +446,13 @@ export class RelayService {
       return { result: await fail(mapped.fault, mapped.error, detail) };
     }
     const changeLeafIndex = result.changeLeafIndex ?? (await this.changeLeafFromIndexer(req));
-    await store.advance(id, RelayState.confirmed(this.now(), result.signature, changeLeafIndex));
+    // The verdict and (as a deposit's answer does) the change leaf in the relay's own tree, before the
+    // wallet asks get_proof for it: written together, so one flush of the journal can make both durable.
+    await Promise.all([
+      store.advance(id, RelayState.confirmed(this.now(), result.signature, changeLeafIndex)),
+      result.changeLeafIndex !== null ? this.indexerCaughtUp(req) : null,
+    ]);
     if (changeLeafIndex === null) this.log(`relay ${id}: landed as ${result.signature}, but where its change leaf went is not known yet`);
-    // As a deposit's answer does: the relay's own tree has the change leaf before the wallet asks get_proof for it.
-    if (result.changeLeafIndex !== null) await this.indexerCaughtUp(req);
     // Null only when neither the chain's verdict nor the indexer could tell; a wallet then reads the transaction's WithdrawEvent.
     return { result: { status: 200, signature: result.signature, changeLeafIndex: changeLeafIndex as number } };
   }
