@@ -1,23 +1,24 @@
 /**
  * A Groth16 prover for the withdraw circuit that computes what snarkjs's
  * `groth16.fullProve` computes (same circom witness, same QAP, same zkey
- * sections, same multi-scalar multiplications in ffjavascript's wasm), without
- * what fullProve pays again on every call, optionally on a worker per core:
+ * sections, the same five multi-scalar multiplications and final
+ * combination), without what fullProve pays again on every call:
  * - the circuit's witness calculator (circom wasm) is compiled once per file;
- * - the zkey is read and split into its sections once per file;
- * - the bn128 engine (ffjavascript) is built once per prover; fullProve
- *   builds a new one, and reads the wasm and zkey again, for every proof;
+ * - the zkey is read and split into its sections once per file, and its
+ *   points are loaded once into msm.c's module (src-client/sdk/msm), which
+ *   runs the five MSMs (A, B1, C, H in G1, B2 in G2) at about 2.5x less CPU
+ *   than ffjavascript's multiExpAffine (docs/decisions.md);
+ * - the bn128 engine (ffjavascript, for the QAP and FFTs) is built once per
+ *   prover; fullProve builds a new one, and reads the wasm and zkey again,
+ *   for every proof;
  * - A, B and C on the domain are built by ffjavascript's wasm `qap_buildABC`
  *   in one call (fullProve's buildABC1 makes two JavaScript→wasm calls and
- *   three copies per coefficient);
- * - the five multi-scalar multiplications (A, B1, C, H in G1, B2 in G2) are
- *   queued together, so that with threads every worker stays busy.
- * r and s are uniform in Fr from crypto.getRandomValues (64 bytes reduced mod r).
- * The answer is snarkjs's JSON proof, so the wire encoding and every check
- * behind it are unchanged. Node only: it reads files and starts worker threads.
- *
- * mcl-wasm's `mulVec` was measured as the MSM engine and was slower than
- * ffjavascript's (docs/decisions.md), so it is not used here.
+ *   three copies per coefficient).
+ * With `threads`, a worker thread runs the B2 and C sums while the calling
+ * thread runs H, A and B1. r and s are uniform in Fr from
+ * crypto.getRandomValues (64 bytes reduced mod r). The answer is snarkjs's
+ * JSON proof, so the wire encoding and every check behind it are unchanged.
+ * Node only: it reads files and starts a worker thread.
  */
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
@@ -25,6 +26,7 @@ import { buildBn128 } from "ffjavascript";
 import { FIELD_MODULUS } from "../../src-shared/encoding/field";
 import { BASE_FIELD_MODULUS, type SnarkjsProof } from "../../src-shared/zk/proof-codec";
 import { openBnMsm, type BnMsm, type MsmPoints } from "./msm/msm-wasm";
+import { startMsmThread, type MsmThread } from "./msm/msm-thread";
 
 const N8 = 32;
 /** BN254's base field (coordinates) and scalar field (witness, r, s): the zkey header must name these. */
@@ -74,9 +76,16 @@ interface ProvingKey {
   delta2: unknown;
 }
 
-/** A zkey's five point sets, in an MSM module instance of their own. */
+/**
+ * A zkey's five point sets in MSM module instances of their own: H, A and B1
+ * on the calling thread (`near`), B2 and C on `far`, which is a worker thread
+ * when the prover has threads (the two halves cost about the same) and the
+ * calling thread otherwise.
+ */
 interface KeyMsm {
-  engine: BnMsm;
+  near: BnMsm;
+  far: BnMsm;
+  thread: MsmThread | null;
   a: MsmPoints;
   b1: MsmPoints;
   b2: MsmPoints;
@@ -84,16 +93,23 @@ interface KeyMsm {
   h: MsmPoints;
 }
 
-async function loadKeyMsm(code: Uint8Array, key: ProvingKey): Promise<KeyMsm> {
-  const engine = await openBnMsm(code);
-  return {
-    engine,
-    a: engine.load("G1", key.pointsA),
-    b1: engine.load("G1", key.pointsB1),
-    b2: engine.load("G2", key.pointsB2),
-    c: engine.load("G1", key.pointsC),
-    h: engine.load("G1", key.pointsH),
-  };
+async function loadKeyMsm(code: Uint8Array, key: ProvingKey, threads: boolean): Promise<KeyMsm> {
+  const near = await openBnMsm(code);
+  const thread = threads ? startMsmThread(code) : null;
+  const far = thread ?? near;
+  try {
+    const [a, b1, h, b2, c] = await Promise.all([
+      near.load("G1", key.pointsA),
+      near.load("G1", key.pointsB1),
+      near.load("G1", key.pointsH),
+      far.load("G2", key.pointsB2),
+      far.load("G1", key.pointsC),
+    ]);
+    return { near, far, thread, a, b1, b2, c, h };
+  } catch (e) {
+    await thread?.terminate();
+    throw e;
+  }
 }
 
 function le32ToBigInt(b: Uint8Array, off: number): bigint {
@@ -181,7 +197,7 @@ export function randomScalar(): bigint {
 }
 
 export interface FastProverOptions {
-  /** Worker threads for the MSMs and FFTs: true (default) starts one per core; false proves on the calling thread. */
+  /** true (default): a worker thread per zkey runs two of the five MSMs (B2, C) while this thread runs the other three; false proves on the calling thread. */
   threads?: boolean;
   /** msm.c's prebuilt module (default: resources/zk/msm-bn254.wasm of this repository). */
   msmWasm?: string;
@@ -191,17 +207,17 @@ type LoadedKey = ProvingKey & { msm: KeyMsm };
 
 /**
  * A prover with its caches: the engine, the parsed zkeys and witness
- * calculators by path. Its worker threads do not keep the process alive
- * between proofs; `close()` ends them.
+ * calculators by path, and the MSM modules with each zkey's points. Its
+ * MSM threads keep the process alive only while they work; `close()` ends them.
  */
 export class FastProver {
   private engine: Promise<Engine> | null = null;
   private readonly keys = new Map<string, Promise<LoadedKey>>();
   private msmCode: Promise<Uint8Array> | null = null;
+  private readonly msmThreads = new Set<MsmThread>();
   private readonly calculators = new Map<string, Promise<WitnessCalculator>>();
   private readonly threads: boolean;
   private readonly msmWasm: string;
-  private running = 0;
 
   constructor(options: FastProverOptions = {}) {
     this.threads = options.threads ?? true;
@@ -210,34 +226,19 @@ export class FastProver {
 
   private curve(): Promise<Engine> {
     this.engine ??= (async () => {
-      // ffjavascript hands out (and records) one shared threaded engine in globalThis.curve_bn128, which snarkjs then uses
-      // for everything; this prover's engine is its own (its workers are unref'd between proofs), so the global is left as found.
+      // ffjavascript hands out (and records) one shared engine in globalThis.curve_bn128, which snarkjs then uses
+      // for everything; this prover's engine is its own, so the global is left as found.
       const g = globalThis as CurveGlobal;
       const before = g.curve_bn128 ?? null;
       g.curve_bn128 = null;
       try {
-        const e = (await buildBn128(!this.threads)) as unknown as Engine;
-        this.setWorkersRef(e, false);
-        return e;
+        // One thread: ffjavascript's worker pool made its FFTs slower on a busy machine; the prover's thread is the MSM one.
+        return (await buildBn128(true)) as unknown as Engine;
       } finally {
         g.curve_bn128 = before;
       }
     })();
     return this.engine;
-  }
-
-  /** Node worker_threads behind ffjavascript's web-worker shim: ref'd while a proof runs, unref'd otherwise. */
-  private setWorkersRef(e: Engine, ref: boolean): void {
-    for (const w of e.tm.workers ?? []) {
-      if (typeof w !== "object" || w === null) continue;
-      for (const sym of Object.getOwnPropertySymbols(w)) {
-        const inner = (w as Record<symbol, unknown>)[sym] as { ref?: () => void; unref?: () => void } | undefined;
-        if (inner && typeof inner.unref === "function" && typeof inner.ref === "function") {
-          if (ref) inner.ref();
-          else inner.unref();
-        }
-      }
-    }
   }
 
   private keyFor(zkeyPath: string): Promise<LoadedKey> {
@@ -247,7 +248,9 @@ export class FastProver {
         this.msmCode ??= readFile(this.msmWasm);
         const [bytes, c, code] = await Promise.all([readFile(zkeyPath), this.curve(), this.msmCode]);
         const key = parseKey(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), c);
-        return { ...key, msm: await loadKeyMsm(code, key) };
+        const msm = await loadKeyMsm(code, key, this.threads);
+        if (msm.thread) this.msmThreads.add(msm.thread);
+        return { ...key, msm };
       })();
       k.catch(() => this.keys.delete(zkeyPath));
       this.keys.set(zkeyPath, k);
@@ -293,17 +296,12 @@ export class FastProver {
 
   async prove(input: object, wasmPath: string, zkeyPath: string): Promise<{ proof: SnarkjsProof; publicSignals: string[]; timings: ProofTimings }> {
     const [key, c] = await Promise.all([this.keyFor(zkeyPath), this.curve(), this.calculatorFor(wasmPath)]);
-    if (this.running++ === 0) this.setWorkersRef(c, true);
-    try {
-      const t0 = performance.now();
-      const witness = await this.witness(input, wasmPath);
-      const t1 = performance.now();
-      const out = await this.fromWitness(c, key, witness);
-      const t2 = performance.now();
-      return { ...out, timings: { witnessMs: t1 - t0, proofMs: t2 - t1, qapMs: out.qapMs, msmMs: out.msmMs } };
-    } finally {
-      if (--this.running === 0) this.setWorkersRef(c, false);
-    }
+    const t0 = performance.now();
+    const witness = await this.witness(input, wasmPath);
+    const t1 = performance.now();
+    const out = await this.fromWitness(c, key, witness);
+    const t2 = performance.now();
+    return { ...out, timings: { witnessMs: t1 - t0, proofMs: t2 - t1, qapMs: out.qapMs, msmMs: out.msmMs } };
   }
 
   private async fromWitness(
@@ -347,12 +345,17 @@ export class FastProver {
     const t1 = performance.now();
 
     // msm.c's module takes the same points and standard-form scalars as ffjavascript's multiExpAffine, and answers affine points in the zkey's encoding.
+    // The far ones first: with a thread they are posted to it before the near ones start here.
     const m = key.msm;
-    const piB2 = G2.fromRprLEM(m.engine.multiExp(m.b2, witness), 0);
-    const resH = G1.fromRprLEM(m.engine.multiExp(m.h, hScalars!), 0);
-    const piA0 = G1.fromRprLEM(m.engine.multiExp(m.a, witness), 0);
-    const piB10 = G1.fromRprLEM(m.engine.multiExp(m.b1, witness), 0);
-    const piC0 = G1.fromRprLEM(m.engine.multiExp(m.c, witness.subarray((key.nPublic + 1) * N8)), 0);
+    const sums = await Promise.all([
+      m.far.multiExp(m.b2, witness),
+      m.far.multiExp(m.c, witness.subarray((key.nPublic + 1) * N8)),
+      m.near.multiExp(m.h, hScalars!),
+      m.near.multiExp(m.a, witness),
+      m.near.multiExp(m.b1, witness),
+    ]);
+    const piB2 = G2.fromRprLEM(sums[0], 0);
+    const [piC0, resH, piA0, piB10] = sums.slice(1).map((s) => G1.fromRprLEM(s, 0) as unknown);
     const t2 = performance.now();
 
     const r = Fr.e(randomScalar());
@@ -390,6 +393,9 @@ export class FastProver {
     const e = this.engine;
     this.engine = null;
     this.keys.clear();
+    const threads = [...this.msmThreads];
+    this.msmThreads.clear();
+    await Promise.all(threads.map((th) => th.terminate()));
     if (!e) return;
     const g = globalThis as CurveGlobal;
     const before = g.curve_bn128 ?? null;

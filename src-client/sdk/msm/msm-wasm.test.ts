@@ -9,6 +9,7 @@ import { haveWasmToolchain } from "../../../tools/poseidon/build-wasm";
 import { compileMsm } from "../../../tools/msm/build-wasm";
 import { MSM_WASM } from "../fast-prover";
 import { DEFAULT_ARTIFACTS } from "../prove";
+import { startMsmThread } from "./msm-thread";
 import { openBnMsm, POINT_BYTES, type BnMsm, type MsmGroup } from "./msm-wasm";
 
 /** The slice of ffjavascript's G1 and G2 used here (its points are opaque buffers). */
@@ -75,8 +76,8 @@ describe("BN254 MSM (msm.c in wasm)", () => {
   /** Ours against ffjavascript's multiExpAffine on the same bytes. */
   async function expectSame(group: MsmGroup, points: Uint8Array, sc: Uint8Array, windowBits = 0): Promise<void> {
     const G = group === "G1" ? curve.G1 : curve.G2;
-    const set = msm.load(group, points);
-    const ours = msm.multiExp(set, sc, windowBits);
+    const set = await msm.load(group, points);
+    const ours = await msm.multiExp(set, sc, windowBits);
     expect(ours).toHaveLength(POINT_BYTES[group]);
     const ref = G.toAffine(await G.multiExpAffine(points, sc));
     const label = `${group}, ${set.count} points, window ${windowBits}`;
@@ -111,7 +112,7 @@ describe("BN254 MSM (msm.c in wasm)", () => {
 
   it("sums the zkey's 16,384 H points (G1) and 9,529 B2 points (G2, 3,162 at infinity) as ffjavascript does", async () => {
     await expectSame("G1", g1, scalars(16384, 99));
-    const set = msm.load("G2", g2);
+    const set = await msm.load("G2", g2);
     expect(set.count - set.finite).toBe(3162);
     await expectSame("G2", g2, scalars(g2.byteLength / 128, 98));
   });
@@ -145,24 +146,39 @@ describe("BN254 MSM (msm.c in wasm)", () => {
     }
     const pairScalars = scalars(40, 5);
     for (let i = 0; i < 20; i++) pairScalars.set(pairScalars.subarray(64 * i, 64 * i + 32), 64 * i + 32);
-    const set = msm.load("G1", cancel);
-    expect(msm.multiExp(set, pairScalars).every((b) => b === 0)).toBe(true);
+    const set = await msm.load("G1", cancel);
+    expect((await msm.multiExp(set, pairScalars)).every((b) => b === 0)).toBe(true);
     await expectSame("G1", cancel, pairScalars);
   });
 
   it("answers zeros (infinity) for no points, all-zero scalars, and points all at infinity", async () => {
-    expect(msm.multiExp(msm.load("G1", new Uint8Array(0)), new Uint8Array(0)).every((b) => b === 0)).toBe(true);
-    expect(msm.multiExp(msm.load("G2", new Uint8Array(0)), new Uint8Array(0)).every((b) => b === 0)).toBe(true);
+    for (const g of ["G1", "G2"] as const)
+      expect((await msm.multiExp(await msm.load(g, new Uint8Array(0)), new Uint8Array(0))).every((b) => b === 0)).toBe(true);
     await expectSame("G1", g1.subarray(0, 64 * 50), new Uint8Array(32 * 50));
-    const zeros = msm.load("G1", new Uint8Array(64 * 10));
+    const zeros = await msm.load("G1", new Uint8Array(64 * 10));
     expect(zeros.finite).toBe(0);
-    expect(msm.multiExp(zeros, scalars(10, 1)).every((b) => b === 0)).toBe(true);
+    expect((await msm.multiExp(zeros, scalars(10, 1))).every((b) => b === 0)).toBe(true);
   });
 
-  it("refuses scalars of the wrong length, points of the wrong size and out-of-range windows", () => {
-    const set = msm.load("G1", g1.subarray(0, 64 * 4));
-    expect(() => msm.multiExp(set, new Uint8Array(32 * 3))).toThrow(RangeError);
-    expect(() => msm.multiExp(set, new Uint8Array(32 * 4), 16)).toThrow(RangeError);
-    expect(() => msm.load("G2", g2.subarray(0, 100))).toThrow(RangeError);
+  it("refuses scalars of the wrong length, points of the wrong size and out-of-range windows", async () => {
+    const set = await msm.load("G1", g1.subarray(0, 64 * 4));
+    await expect(msm.multiExp(set, new Uint8Array(32 * 3))).rejects.toThrow(RangeError);
+    await expect(msm.multiExp(set, new Uint8Array(32 * 4), 16)).rejects.toThrow(RangeError);
+    await expect(msm.load("G2", g2.subarray(0, 100))).rejects.toThrow(RangeError);
+  });
+
+  it("answers the same sums from a worker thread (msm-thread.ts), and errors from the module as rejections", async () => {
+    const thread = startMsmThread(readFileSync(MSM_WASM));
+    try {
+      const sc = scalars(500, 11, [R - 1n, 0n, 1n]);
+      const [here, there] = [msm, thread].map(async (m) => {
+        const [p1, p2] = await Promise.all([m.load("G1", g1.subarray(0, 64 * 500)), m.load("G2", g2.subarray(0, 128 * 500))]);
+        return hex(await m.multiExp(p1, sc)) + hex(await m.multiExp(p2, sc));
+      });
+      expect(await there).toBe(await here);
+      await expect(thread.multiExp({ group: "G1", count: 1, finite: 1, handle: 0x7fffffff }, new Uint8Array(32))).rejects.toThrow();
+    } finally {
+      await thread.terminate();
+    }
   });
 });

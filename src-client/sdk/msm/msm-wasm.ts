@@ -2,29 +2,68 @@
  * msm.c's module (resources/zk/msm-bn254.wasm, built by `npm run gen:msm`):
  * BN254 multi-scalar multiplications in G1 and G2 with the inputs and output
  * of ffjavascript's `multiExpAffine`, the points loaded into the module once.
- * Takes the module's bytes, so it runs wherever WebAssembly does.
+ * The module runs on the calling thread (`openBnMsm`, which takes its bytes,
+ * so it runs wherever WebAssembly does) or on a worker thread of its own
+ * (msm-thread.ts); both speak to it through one `MsmCall`.
  */
 
-interface MsmExports {
-  memory: { buffer: ArrayBuffer };
-  msm_init(): void;
-  msm_alloc(size: number): number;
-  msm_mark(): number;
-  msm_release(mark: number): void;
-  g1_reserve(n: number): number;
-  g2_reserve(n: number): number;
-  g1_load(h: number, src: number, n: number): void;
-  g2_load(h: number, src: number, n: number): void;
-  g1_set_size(h: number): number;
-  g2_set_size(h: number): number;
-  g1_msm(h: number, scalars: number, out: number, windowBits: number): number;
-  g2_msm(h: number, scalars: number, out: number, windowBits: number): number;
-}
 /** The part of the WebAssembly global used here (the SDK's TypeScript lib has no DOM types). */
 interface WasmApi {
   instantiate(code: Uint8Array, imports: Record<string, never>): Promise<{ instance: { exports: unknown } }>;
 }
 const wasmApi = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+
+/**
+ * One call into the module: `input` is copied into scratch memory and `"in"`
+ * in args becomes its address, `"out"` the address of outSize scratch bytes
+ * answered as `out`. The scratch is released after the call unless `keep`.
+ */
+export interface MsmCallSpec {
+  fn: string;
+  args: (number | "in" | "out")[];
+  input?: Uint8Array;
+  outSize?: number;
+  keep?: boolean;
+}
+export type MsmCall = (spec: MsmCallSpec) => Promise<{ ret: number; out: Uint8Array | null }>;
+
+/** What `callOn` uses of the module's exports. */
+interface Exports {
+  memory: { buffer: ArrayBuffer };
+  msm_alloc(size: number): number;
+  msm_mark(): number;
+  msm_release(mark: number): void;
+  [fn: string]: unknown;
+}
+
+/** `MsmCall` on exports in this thread. */
+export function callOn(exports: unknown): (spec: MsmCallSpec) => { ret: number; out: Uint8Array | null } {
+  const w = exports as Exports;
+  const alloc = (size: number): number => {
+    const p = w.msm_alloc(size);
+    if (p === 0) throw new RangeError(`the MSM module could not allocate ${size} bytes`);
+    return p;
+  };
+  return ({ fn, args, input, outSize, keep }) => {
+    const mark = w.msm_mark();
+    try {
+      const inPtr = input ? alloc(Math.max(input.byteLength, 16)) : 0;
+      const outPtr = outSize ? alloc(outSize) : 0;
+      // The module grows its memory as sets and scratch need; a grown buffer detaches old views, so views are taken after allocating.
+      if (input) new Uint8Array(w.memory.buffer).set(input, inPtr);
+      const f = w[fn];
+      if (typeof f !== "function") throw new Error(`the MSM module has no ${fn}`);
+      const ret = (f as (...a: number[]) => number)(...args.map((a) => (a === "in" ? inPtr : a === "out" ? outPtr : a)));
+      const out = outSize ? new Uint8Array(w.memory.buffer).slice(outPtr, outPtr + outSize) : null;
+      if (keep) return { ret, out };
+      w.msm_release(mark);
+      return { ret, out };
+    } catch (e) {
+      w.msm_release(mark);
+      throw e;
+    }
+  };
+}
 
 export type MsmGroup = "G1" | "G2";
 
@@ -43,62 +82,47 @@ export const POINT_BYTES: Record<MsmGroup, number> = { G1: 64, G2: 128 };
 
 export interface BnMsm {
   /** Copies `points` (affine, Montgomery with R = 2^256, little-endian, zeros for infinity) into the module, for good. */
-  load(group: MsmGroup, points: Uint8Array): MsmPoints;
+  load(group: MsmGroup, points: Uint8Array): Promise<MsmPoints>;
   /**
    * Σ scalar_k·P_k: `scalars` holds points.count 32-byte little-endian
    * integers in standard form. The answer is affine in the points' encoding
    * (zeros for infinity). windowBits 0 lets the module choose.
    */
-  multiExp(points: MsmPoints, scalars: Uint8Array, windowBits?: number): Uint8Array;
+  multiExp(points: MsmPoints, scalars: Uint8Array, windowBits?: number): Promise<Uint8Array>;
 }
 
-export async function openBnMsm(code: Uint8Array): Promise<BnMsm> {
-  const { instance } = await wasmApi.instantiate(code, {});
-  const wasm = instance.exports as MsmExports;
-  wasm.msm_init();
-  // The module grows its memory as sets and scratch need; a grown buffer detaches old views.
-  const bytes = (): Uint8Array => new Uint8Array(wasm.memory.buffer);
-  const alloc = (size: number): number => {
-    const p = wasm.msm_alloc(size);
-    if (p === 0) throw new RangeError(`the MSM module could not allocate ${size} bytes`);
-    return p;
-  };
+/** The module's G1/G2 operations over a way to call it. */
+export function bnMsmOver(call: MsmCall): BnMsm {
+  const prefix = (g: MsmGroup): string => (g === "G1" ? "g1" : "g2");
   return {
-    load(group, points) {
+    async load(group, points) {
       const size = POINT_BYTES[group];
       if (points.byteLength % size !== 0) throw new RangeError(`${group} points are ${size} bytes each`);
       const count = points.byteLength / size;
-      const handle = group === "G1" ? wasm.g1_reserve(count) : wasm.g2_reserve(count);
+      const g = prefix(group);
+      const { ret: handle } = await call({ fn: `${g}_reserve`, args: [count], keep: true });
       if (handle === 0) throw new RangeError(`the MSM module could not hold ${count} ${group} points`);
-      // The raw points only pass through: above the set, released once converted.
-      const mark = wasm.msm_mark();
-      try {
-        const src = alloc(points.byteLength);
-        bytes().set(points, src);
-        if (group === "G1") wasm.g1_load(handle, src, count);
-        else wasm.g2_load(handle, src, count);
-      } finally {
-        wasm.msm_release(mark);
-      }
-      const finite = group === "G1" ? wasm.g1_set_size(handle) : wasm.g2_set_size(handle);
+      // The raw points only pass through scratch memory above the set.
+      await call({ fn: `${g}_load`, args: [handle, "in", count], input: points });
+      const { ret: finite } = await call({ fn: `${g}_set_size`, args: [handle] });
       return { group, count, finite, handle };
     },
-    multiExp(points, scalars, windowBits = 0) {
+    async multiExp(points, scalars, windowBits = 0) {
       if (scalars.byteLength !== points.count * 32)
         throw new RangeError(`${points.count} points take ${points.count * 32} bytes of scalars, not ${scalars.byteLength}`);
       if (!Number.isInteger(windowBits) || windowBits < 0 || windowBits > 15) throw new RangeError("window bits are 1 to 15, or 0 for the module's choice");
       const size = POINT_BYTES[points.group];
-      const mark = wasm.msm_mark();
-      try {
-        const s = alloc(Math.max(scalars.byteLength, 32));
-        const out = alloc(size);
-        bytes().set(scalars, s);
-        const ok = points.group === "G1" ? wasm.g1_msm(points.handle, s, out, windowBits) : wasm.g2_msm(points.handle, s, out, windowBits);
-        if (!ok) throw new RangeError("the MSM module ran out of memory");
-        return bytes().slice(out, out + size);
-      } finally {
-        wasm.msm_release(mark);
-      }
+      const { ret, out } = await call({ fn: `${prefix(points.group)}_msm`, args: [points.handle, "in", "out", windowBits], input: scalars, outSize: size });
+      if (!ret || !out) throw new RangeError("the MSM module ran out of memory");
+      return out;
     },
   };
+}
+
+/** The module on the calling thread. */
+export async function openBnMsm(code: Uint8Array): Promise<BnMsm> {
+  const { instance } = await wasmApi.instantiate(code, {});
+  (instance.exports as { msm_init(): void }).msm_init();
+  const call = callOn(instance.exports);
+  return bnMsmOver((spec) => Promise.resolve().then(() => call(spec)));
 }
