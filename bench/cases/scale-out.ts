@@ -99,7 +99,7 @@ interface Instance {
 }
 
 /**
- * Starts a relay process (bench/servers/relay.ts) on its own data dir. With `shareFrom`, the
+ * Starts a relay process (the server bundle, out/server/main.js) on its own data dir. With `shareFrom`, the
  * compliance key of that instance's data dir is copied in first, as docs/scale-out.md asks.
  * Its output is scanned for the follower line instead of kept: under get_proof load it logs a
  * line per request, and keeping them would load the process driving the load.

@@ -1,3 +1,4 @@
+import { ensureServerBuilt, SERVER_ENTRY } from "../../scripts/build-server.mjs";
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { ROOT } from "./data";
@@ -100,11 +101,16 @@ export function procCpuMs(pid: number): number | null {
 /** USER_HZ: 100 on every Linux configuration node supports. */
 const CLOCK_TICKS = 100;
 
-/** The relay as the benchmarks start it: startServer() on loadConfig(env), in its own process. */
-export function startRelayChild(env: Record<string, string>): Promise<ListeningProcess> {
+/**
+ * The relay as the benchmarks start it: what `npm start` runs, the server bundle (node
+ * out/server/main.js, built first when missing or stale), in its own process. Its figures are
+ * production's: the bundle's code, not a runtime transpiler's.
+ */
+export async function startRelayChild(env: Record<string, string>): Promise<ListeningProcess> {
+  await ensureServerBuilt();
   // BENCH_RELAY_NODE_ARGS: node flags for the relay only, e.g. "--cpu-prof --cpu-prof-dir=out/prof" to profile it under a case.
   const nodeArgs = (process.env.BENCH_RELAY_NODE_ARGS ?? "").split(" ").filter((a) => a !== "");
-  return spawnListening([...nodeArgs, "--import", "tsx", "bench/servers/relay.ts"], {
+  return spawnListening([...nodeArgs, SERVER_ENTRY], {
     RELAY_HOST: "127.0.0.1",
     RELAY_PORT: "0",
     RELAY_RATE_LIMITS: "off",
