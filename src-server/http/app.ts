@@ -124,7 +124,7 @@ export function createApp(deps: AppDeps): RelayApp {
     routes: reads,
     accepts: (req) => (!host || host.accepts(req.headers.host)) && crossSite.refusal(req) === null,
     begin: (req, res, route) => {
-      deps.requestLog?.begin(req, res, () => route);
+      deps.requestLog?.begin(req, res, route);
       commonHeaders(res);
     },
     admission: (endpoint) => limits.admission(endpoint),

@@ -80,21 +80,22 @@ export function frontDoor(deps: FrontDoorDeps): (req: IncomingMessage, res: Serv
     return { entry, params };
   };
 
+  // Defined once, not per request: the bundle names every closure it makes (keepNames).
+  const answer = (entry: Entry, params: PathParams, req: IncomingMessage, res: ServerResponse): void => {
+    try {
+      entry.route.handle(params, res);
+    } catch (e) {
+      deps.failed(req, res, e);
+    }
+  };
   return (req, res) => {
     const taken = req.method === "POST" && req.url !== undefined ? match(req.url) : null;
     if (!taken || bodyAnnounced(req) !== "none" || !deps.accepts(req)) return deps.express(req, res);
     const { entry, params } = taken;
     deps.begin(req, res, entry.route.pattern);
-    const answer = (): void => {
-      try {
-        entry.route.handle(params, res);
-      } catch (e) {
-        deps.failed(req, res, e);
-      }
-    };
-    if (!entry.admit) return answer();
+    if (!entry.admit) return answer(entry, params, req, res);
     entry.admit(req, res, params).then(
-      (admitted) => void (admitted && answer()),
+      (admitted) => void (admitted && answer(entry, params, req, res)),
       (e: unknown) => deps.failed(req, res, e),
     );
   };
