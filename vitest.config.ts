@@ -9,5 +9,7 @@ export default defineConfig({
     // Vitest's default is one worker on two cores (cores - 1). Most test files wait on a relay or
     // validator process, not on their own CPU: two workers keep both cores busy.
     maxWorkers: 2,
+    // One PostgreSQL server for the run, started when the first file asks for it (issue 29, target 6).
+    globalSetup: ["tests/support/global-postgres.ts"],
   },
 });

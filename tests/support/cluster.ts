@@ -1,6 +1,6 @@
 /**
- * Relay instances on one PostgreSQL (issue 27, docs/scale-out.md), as operators run them: one
- * real PostgreSQL server and one local validator per test file, and N relay processes started
+ * Relay instances on one PostgreSQL (issue 27, docs/scale-out.md), as operators run them: a
+ * fresh database on the run's PostgreSQL server and one local validator per test file, and N relay processes started
  * exactly as `npm start` starts them, each on its own data dir but with the same config file
  * (mainnet bound to the validator, devnet off, `storage: { kind: "postgres", url }`), the same
  * relayer key file, the same compliance key and the same operator token. Instances can be
@@ -16,7 +16,8 @@ import { currentRoot, decodeTreeAccount, poolTreeAddress } from "../../src-share
 import type { Network } from "../../src-shared/networks";
 import { waitFor } from "./compliance";
 import { localnetTestChain, solanaRelayConfig, startLocalnet, type Localnet } from "./localnet";
-import { startPostgres, type TestPostgres } from "./postgres";
+import { sharedPostgres, type SharedPostgres } from "./pg-stores";
+import type { PostgresServer } from "./postgres";
 import { startRelay, type RelayProcess } from "./relay-process";
 import type { TestChain } from "./test-chain";
 import { get, post, type HttpAnswer } from "./wallet";
@@ -82,7 +83,7 @@ export interface Cluster {
   follower(network?: Network): Promise<FollowerInfo | null>;
   /** Waits until a live instance other than `not` holds the lease; answers it and how long it took. */
   waitForFollower(opts?: { network?: Network; not?: Instance; timeoutMs?: number }): Promise<FollowerInfo & { waitedMs: number }>;
-  /** Stops every instance still running and removes their data dirs (the database stays with the file's server). */
+  /** Stops every instance still running and removes their data dirs (the database is dropped at the file's end). */
   stop(): Promise<void>;
 }
 
@@ -102,7 +103,8 @@ export interface ClusterOptions {
 }
 
 export interface ClusterEnv {
-  pg: TestPostgres;
+  /** The run's server: a test that takes the database away does it through a TcpProxy, never by stopping it. */
+  pg: PostgresServer;
   net: Localnet;
   /** A fresh database on the file's server, with N instances on it. */
   cluster(opts?: ClusterOptions): Promise<Cluster>;
@@ -111,9 +113,9 @@ export interface ClusterEnv {
   close(): Promise<void>;
 }
 
-/** One PostgreSQL server and one local validator for a test file (beforeAll); close() in afterAll. */
+/** The run's PostgreSQL server and one local validator for a test file (beforeAll); close() in afterAll. */
 export async function startClusterEnv(opts: { slotMs?: number } = {}): Promise<ClusterEnv> {
-  const [server, net] = await Promise.all([startPostgres(), startLocalnet({ slotMs: opts.slotMs })]);
+  const [server, net]: [SharedPostgres, Localnet] = await Promise.all([sharedPostgres(), startLocalnet({ slotMs: opts.slotMs })]);
   const clusters: Cluster[] = [];
   return {
     pg: server,
@@ -126,7 +128,7 @@ export async function startClusterEnv(opts: { slotMs?: number } = {}): Promise<C
     chainTree: (mint) => chainTree(net, mint),
     close: async () => {
       await Promise.allSettled(clusters.map((c) => c.stop()));
-      await Promise.allSettled([server.stop(), net.close()]);
+      await Promise.allSettled([server.release(), net.close()]);
     },
   };
 }
@@ -173,7 +175,7 @@ function writeComplianceKey(dataDir: string, secretKey: Uint8Array): void {
   chmodSync(file, 0o600);
 }
 
-async function startCluster(server: TestPostgres, net: Localnet, opts: ClusterOptions): Promise<Cluster> {
+async function startCluster(server: PostgresServer, net: Localnet, opts: ClusterOptions): Promise<Cluster> {
   const realDbUrl = await server.createDatabase();
   const dbUrl = opts.through ? opts.through(realDbUrl) : realDbUrl;
   const dir = mkdtempSync(path.join(tmpdir(), "relay-cluster-"));

@@ -1,28 +1,35 @@
 /**
  * A real PostgreSQL server for tests (issue 27: never a mock): Debian's `postgresql` binaries,
- * a fresh cluster in a temp dir, listening on 127.0.0.1 on a free port. Each test file starts
- * one and makes as many databases as it needs; stop() ends the server and removes the dir.
+ * a fresh cluster in a temp dir, listening on 127.0.0.1 on a free port; stop() ends the server
+ * and removes the dir. A test run shares one (tests/support/global-postgres.ts, reached through
+ * sharedPostgres() in pg-stores.ts) and each file makes its own databases on it; a test that
+ * pauses or stops the server starts its own here.
  */
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { execFile, execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { promisify } from "node:util";
 import pg from "pg";
 
-export interface TestPostgres {
+/** A server to make databases on: a test's own, or the run's shared one. */
+export interface PostgresServer {
   /** The `postgres` database, as the superuser `postgres` (no password: trust on 127.0.0.1). */
   url: string;
   host: string;
   port: number;
+  /** Creates an empty database and answers its URL. */
+  createDatabase(name?: string): Promise<string>;
+}
+
+export interface TestPostgres extends PostgresServer {
   /** The server's process id (the postmaster): a test can SIGSTOP it to make the database hang. */
   pid: number;
   /** Stops (SIGSTOP) the server and its backends, so the database hangs instead of refusing; resume() lets it go on. */
   pause(): void;
   resume(): void;
-  /** Creates an empty database and answers its URL. */
-  createDatabase(name?: string): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -93,6 +100,45 @@ function childrenOf(pid: number): number[] {
   return out;
 }
 
+/**
+ * Databases on the server at host:port; dropDatabases() drops the ones made here, so a file
+ * leaves the shared server as it found it.
+ */
+export function postgresAt(host: string, port: number): PostgresServer & { dropDatabases(): Promise<void> } {
+  const url = `postgres://postgres@${host}:${port}/postgres`;
+  const made: string[] = [];
+  const admin = async <T>(run: (client: pg.Client) => Promise<T>): Promise<T> => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      return await run(client);
+    } finally {
+      await client.end();
+    }
+  };
+  return {
+    url,
+    host,
+    port,
+    async createDatabase(name = `t_${randomBytes(6).toString("hex")}`) {
+      if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`database name ${name}: lower-case letters, digits and _ only`);
+      // template0, never template1: CREATE DATABASE refuses a template someone is connected to, and
+      // on the shared server another file's connection may be anywhere.
+      await admin((c) => c.query(`CREATE DATABASE ${name} TEMPLATE template0`));
+      made.push(name);
+      return `postgres://postgres@${host}:${port}/${name}`;
+    },
+    async dropDatabases() {
+      const names = made.splice(0);
+      if (names.length === 0) return;
+      // FORCE: a pool the test left open must not keep the database (and its disk) for the rest of the run.
+      await admin(async (c) => {
+        for (const name of names) await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      });
+    },
+  };
+}
+
 export async function startPostgres(opts: { maxConnections?: number; durable?: boolean } = {}): Promise<TestPostgres> {
   const bin = binDir();
   const user = serverUser();
@@ -101,14 +147,14 @@ export async function startPostgres(opts: { maxConnections?: number; durable?: b
   if (user) chownSync(dir, user.uid, user.gid);
   const as = user ? { uid: user.uid, gid: user.gid } : {};
   try {
-    execFileSync(path.join(bin, "initdb"), ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync"], {
+    // Asynchronous: the shared server starts in vitest's main process, whose event loop serves the workers.
+    await promisify(execFile)(path.join(bin, "initdb"), ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync"], {
       ...as,
       cwd: dir,
-      stdio: "pipe",
     });
   } catch (e) {
     rmSync(dir, { recursive: true, force: true });
-    const stderr = (e as { stderr?: Buffer }).stderr?.toString("utf8").trim();
+    const stderr = (e as { stderr?: string | Buffer }).stderr?.toString().trim();
     throw new Error(`initdb failed: ${stderr || (e as Error).message}`, { cause: e });
   }
 
@@ -179,18 +225,6 @@ export async function startPostgres(opts: { maxConnections?: number; durable?: b
     }
   }
 
-  const createDatabase = async (name = `t_${randomBytes(6).toString("hex")}`): Promise<string> => {
-    if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`database name ${name}: lower-case letters, digits and _ only`);
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      await client.query(`CREATE DATABASE ${name}`);
-    } finally {
-      await client.end();
-    }
-    return `postgres://postgres@${host}:${port}/${name}`;
-  };
-
   const signalAll = (signal: NodeJS.Signals): void => {
     for (const pid of [child.pid!, ...childrenOf(child.pid!)]) {
       try {
@@ -201,5 +235,6 @@ export async function startPostgres(opts: { maxConnections?: number; durable?: b
     }
   };
 
+  const { createDatabase } = postgresAt(host, port);
   return { url, host, port, pid: child.pid!, pause: () => signalAll("SIGSTOP"), resume: () => signalAll("SIGCONT"), createDatabase, stop };
 }
