@@ -25,7 +25,7 @@ import { fileURLToPath } from "node:url";
 import { buildBn128 } from "ffjavascript";
 import { FIELD_MODULUS } from "../../src-shared/encoding/field";
 import { BASE_FIELD_MODULUS, type SnarkjsProof } from "../../src-shared/zk/proof-codec";
-import { openBnMsm, type BnMsm, type MsmPoints } from "./msm/msm-wasm";
+import { openBnMsm, type BnMsm, type MsmPoints, type MsmQap } from "./msm/msm-wasm";
 import { startMsmThread, type MsmThread } from "./msm/msm-thread";
 
 const N8 = 32;
@@ -84,6 +84,8 @@ interface ProvingKey {
  */
 interface KeyMsm {
   near: BnMsm;
+  /** The zkey's QAP (coefficients and roots of unity), on `near`. */
+  qap: MsmQap;
   far: BnMsm;
   thread: MsmThread | null;
   a: MsmPoints;
@@ -93,19 +95,23 @@ interface KeyMsm {
   h: MsmPoints;
 }
 
-async function loadKeyMsm(code: Uint8Array, key: ProvingKey, threads: boolean): Promise<KeyMsm> {
+async function loadKeyMsm(code: Uint8Array, key: ProvingKey, c: Engine, threads: boolean): Promise<KeyMsm> {
   const near = await openBnMsm(code);
   const thread = threads ? startMsmThread(code) : null;
   const far = thread ?? near;
   try {
-    const [a, b1, h, b2, c] = await Promise.all([
+    // snarkjs's domain root and coset shift (the 2n-th root of unity, or ffjavascript's shift at the largest domain).
+    const { Fr } = c;
+    const shift = (key.power === Fr.s ? Fr.shift : Fr.w[key.power + 1]) as Uint8Array;
+    const [qap, a, b1, h, b2, cPts] = await Promise.all([
+      near.loadQap(key.coeffs, key.domainSize, Fr.w[key.power] as Uint8Array, shift),
       near.load("G1", key.pointsA),
       near.load("G1", key.pointsB1),
       near.load("G1", key.pointsH),
       far.load("G2", key.pointsB2),
       far.load("G1", key.pointsC),
     ]);
-    return { near, far, thread, a, b1, b2, c, h };
+    return { near, qap, far, thread, a, b1, b2, c: cPts, h };
   } catch (e) {
     await thread?.terminate();
     throw e;
@@ -248,7 +254,7 @@ export class FastProver {
         this.msmCode ??= readFile(this.msmWasm);
         const [bytes, c, code] = await Promise.all([readFile(zkeyPath), this.curve(), this.msmCode]);
         const key = parseKey(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), c);
-        const msm = await loadKeyMsm(code, key, this.threads);
+        const msm = await loadKeyMsm(code, key, c, this.threads);
         if (msm.thread) this.msmThreads.add(msm.thread);
         return { ...key, msm };
       })();
@@ -311,46 +317,17 @@ export class FastProver {
   ): Promise<{ proof: SnarkjsProof; publicSignals: string[]; qapMs: number; msmMs: number }> {
     if (witness.byteLength !== key.nVars * N8) throw new Error(`Invalid witness length. Circuit: ${key.nVars}, witness: ${witness.byteLength / N8}`);
     const { Fr, G1, G2 } = c;
-    const t0 = performance.now();
-    const n = key.domainSize;
-    // A, B on the domain from the coefficients (stored ·R², so the product with the standard-form witness is Montgomery), C = A·B.
-    const [abcA, abcB, abcC] = await c.tm.queueAction([
-      { cmd: "ALLOCSET", var: 0, buff: key.coeffs },
-      { cmd: "ALLOCSET", var: 1, buff: witness },
-      { cmd: "ALLOC", var: 2, len: n * N8 },
-      { cmd: "ALLOC", var: 3, len: n * N8 },
-      { cmd: "ALLOC", var: 4, len: n * N8 },
-      {
-        cmd: "CALL",
-        fnName: "qap_buildABC",
-        params: [{ var: 0 }, { val: key.nCoef }, { var: 1 }, { var: 2 }, { var: 3 }, { var: 4 }, { val: 0 }, { val: n }, { val: 0 }, { val: key.nVars }],
-      },
-      { cmd: "GET", out: 0, var: 2, len: n * N8 },
-      { cmd: "GET", out: 1, var: 3, len: n * N8 },
-      { cmd: "GET", out: 2, var: 4, len: n * N8 },
-    ]);
-    // Each to coefficients, then evaluated on the odd coset (shift by the 2n-th root of unity), as snarkjs.
-    const inc = key.power === Fr.s ? Fr.shift : Fr.w[key.power + 1];
-    const odd = async (t: Uint8Array): Promise<Uint8Array> => Fr.fft(await Fr.batchApplyKey(await Fr.ifft(t), Fr.e(1), inc)) as Promise<Uint8Array>;
-    const [aOdd, bOdd, cOdd] = await Promise.all([odd(abcA!), odd(abcB!), odd(abcC!)]);
-    const [hScalars] = await c.tm.queueAction([
-      { cmd: "ALLOCSET", var: 0, buff: aOdd },
-      { cmd: "ALLOCSET", var: 1, buff: bOdd },
-      { cmd: "ALLOCSET", var: 2, buff: cOdd },
-      { cmd: "ALLOC", var: 3, len: n * N8 },
-      { cmd: "CALL", fnName: "qap_joinABC", params: [{ var: 0 }, { var: 1 }, { var: 2 }, { val: n }, { var: 3 }] },
-      { cmd: "CALL", fnName: "frm_batchFromMontgomery", params: [{ var: 3 }, { val: n }, { var: 3 }] },
-      { cmd: "GET", out: 0, var: 3, len: n * N8 },
-    ]);
-    const t1 = performance.now();
-
-    // msm.c's module takes the same points and standard-form scalars as ffjavascript's multiExpAffine, and answers affine points in the zkey's encoding.
-    // The far ones first: with a thread they are posted to it before the near ones start here.
     const m = key.msm;
+    const t0 = performance.now();
+    // With a thread, B2 and C are posted to it first and run while this thread builds the H scalars and sums the rest.
+    const far = m.thread ? [m.far.multiExp(m.b2, witness), m.far.multiExp(m.c, witness.subarray((key.nPublic + 1) * N8))] : null;
+    const hScalars = await m.near.qapH(m.qap, witness);
+    const t1 = performance.now();
+    // msm.c's module takes the same points and standard-form scalars as ffjavascript's multiExpAffine, and answers affine points in the zkey's encoding.
     const sums = await Promise.all([
-      m.far.multiExp(m.b2, witness),
-      m.far.multiExp(m.c, witness.subarray((key.nPublic + 1) * N8)),
-      m.near.multiExp(m.h, hScalars!),
+      far?.[0] ?? m.far.multiExp(m.b2, witness),
+      far?.[1] ?? m.far.multiExp(m.c, witness.subarray((key.nPublic + 1) * N8)),
+      m.near.multiExp(m.h, hScalars),
       m.near.multiExp(m.a, witness),
       m.near.multiExp(m.b1, witness),
     ]);

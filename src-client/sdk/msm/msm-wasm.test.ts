@@ -22,7 +22,22 @@ interface Group {
   fromRprLEM(b: Uint8Array, offset: number): unknown;
   toRprLEM(b: Uint8Array, offset: number, p: unknown): void;
 }
-type Curve = Bn128Curve & { G1: Group; G2: Group };
+/** The slice of ffjavascript's Fr used by the QAP reference below (elements are 32-byte Montgomery buffers). */
+interface ScalarField {
+  s: number;
+  shift: Uint8Array;
+  w: Uint8Array[];
+  e(v: number): Uint8Array;
+  fft(v: Uint8Array): Promise<Uint8Array>;
+  ifft(v: Uint8Array): Promise<Uint8Array>;
+  batchApplyKey(v: Uint8Array, first: Uint8Array, inc: Uint8Array): Promise<Uint8Array>;
+}
+type Curve = Bn128Curve & {
+  G1: Group;
+  G2: Group;
+  Fr: ScalarField;
+  tm: { queueAction(task: unknown[]): Promise<Uint8Array[]> };
+};
 
 const hex = (b: Uint8Array): string => Buffer.from(b).toString("hex");
 
@@ -60,11 +75,13 @@ describe("BN254 MSM (msm.c in wasm)", () => {
   let msm: BnMsm;
   let g1: Uint8Array;
   let g2: Uint8Array;
+  let sections: Map<number, Uint8Array>;
 
   beforeAll(async () => {
     curve = (await buildBn128(true)) as Curve;
     msm = await openBnMsm(readFileSync(MSM_WASM));
     const s = zkeyPoints();
+    sections = s;
     g1 = s.get(9)!; // H: 16,384 finite G1 points
     g2 = s.get(7)!; // B2: G2 points, a third of them zero
   });
@@ -180,5 +197,50 @@ describe("BN254 MSM (msm.c in wasm)", () => {
     } finally {
       await thread.terminate();
     }
+  });
+
+  it("computes the H scalars snarkjs computes (qap_buildABC, ifft, coset shift, fft, qap_joinABC in ffjavascript), byte for byte", async () => {
+    const { Fr } = curve;
+    const header = sections.get(2)!;
+    const hv = new DataView(header.buffer, header.byteOffset, header.byteLength);
+    const nVars = hv.getUint32(72, true);
+    const n = hv.getUint32(80, true);
+    const power = Math.log2(n);
+    const coeffs = sections.get(4)!.subarray(4);
+    const nCoef = coeffs.byteLength / 44;
+    const shift = power === Fr.s ? Fr.shift : Fr.w[power + 1]!;
+    const qap = await msm.loadQap(coeffs, n, Fr.w[power]!, shift);
+    // Any witness will do: h is computed the same way whether or not it satisfies the circuit.
+    for (const witness of [scalars(nVars, 21, [1n, 0n, R - 1n]), new Uint8Array(32 * nVars)]) {
+      const [a, b, c] = await curve.tm.queueAction([
+        { cmd: "ALLOCSET", var: 0, buff: coeffs },
+        { cmd: "ALLOCSET", var: 1, buff: witness },
+        { cmd: "ALLOC", var: 2, len: n * 32 },
+        { cmd: "ALLOC", var: 3, len: n * 32 },
+        { cmd: "ALLOC", var: 4, len: n * 32 },
+        {
+          cmd: "CALL",
+          fnName: "qap_buildABC",
+          params: [{ var: 0 }, { val: nCoef }, { var: 1 }, { var: 2 }, { var: 3 }, { var: 4 }, { val: 0 }, { val: n }, { val: 0 }, { val: nVars }],
+        },
+        { cmd: "GET", out: 0, var: 2, len: n * 32 },
+        { cmd: "GET", out: 1, var: 3, len: n * 32 },
+        { cmd: "GET", out: 2, var: 4, len: n * 32 },
+      ]);
+      const odd = async (v: Uint8Array): Promise<Uint8Array> => Fr.fft(await Fr.batchApplyKey(await Fr.ifft(v), Fr.e(1), shift));
+      const [ao, bo, co] = await Promise.all([odd(a!), odd(b!), odd(c!)]);
+      const [expected] = await curve.tm.queueAction([
+        { cmd: "ALLOCSET", var: 0, buff: ao },
+        { cmd: "ALLOCSET", var: 1, buff: bo },
+        { cmd: "ALLOCSET", var: 2, buff: co },
+        { cmd: "ALLOC", var: 3, len: n * 32 },
+        { cmd: "CALL", fnName: "qap_joinABC", params: [{ var: 0 }, { var: 1 }, { var: 2 }, { val: n }, { var: 3 }] },
+        { cmd: "CALL", fnName: "frm_batchFromMontgomery", params: [{ var: 3 }, { val: n }, { var: 3 }] },
+        { cmd: "GET", out: 0, var: 3, len: n * 32 },
+      ]);
+      expect(hex(await msm.qapH(qap, witness)) === hex(expected!)).toBe(true);
+    }
+    await expect(msm.qapH(qap, new Uint8Array(32 * 3))).rejects.toThrow(RangeError);
+    await expect(msm.loadQap(coeffs, n, Fr.w[power + 1]!, shift)).rejects.toThrow(/primitive/);
   });
 });

@@ -89,6 +89,20 @@ export interface BnMsm {
    * (zeros for infinity). windowBits 0 lets the module choose.
    */
   multiExp(points: MsmPoints, scalars: Uint8Array, windowBits?: number): Promise<Uint8Array>;
+  /**
+   * Copies a zkey's QAP into the module, for good: its coefficient section
+   * without the count (nCoef × 44 bytes), and ω (a primitive domainSize-th
+   * root of unity) and g (the coset's shift) as ffjavascript Fr elements.
+   */
+  loadQap(coeffs: Uint8Array, domainSize: number, omega: Uint8Array, g: Uint8Array): Promise<MsmQap>;
+  /** The H scalars (domainSize × 32 bytes, standard form) for a witness (32-byte standard-form values). */
+  qapH(qap: MsmQap, witness: Uint8Array): Promise<Uint8Array>;
+}
+
+/** A QAP in the module's memory. */
+export interface MsmQap {
+  readonly domainSize: number;
+  readonly handle: number;
 }
 
 /** The module's G1/G2 operations over a way to call it. */
@@ -114,6 +128,28 @@ export function bnMsmOver(call: MsmCall): BnMsm {
       const size = POINT_BYTES[points.group];
       const { ret, out } = await call({ fn: `${prefix(points.group)}_msm`, args: [points.handle, "in", "out", windowBits], input: scalars, outSize: size });
       if (!ret || !out) throw new RangeError("the MSM module ran out of memory");
+      return out;
+    },
+    async loadQap(coeffs, domainSize, omega, g) {
+      const logN = Math.log2(domainSize);
+      if (!Number.isInteger(logN) || logN < 1 || logN > 28) throw new RangeError("the QAP domain is a power of 2");
+      if (coeffs.byteLength % 44 !== 0 || omega.byteLength !== 32 || g.byteLength !== 32)
+        throw new RangeError("QAP coefficients are 44 bytes each, ω and g 32");
+      const { ret: handle } = await call({ fn: "qap_reserve", args: [coeffs.byteLength / 44, logN], keep: true });
+      if (handle === 0) throw new RangeError(`the MSM module could not hold ${coeffs.byteLength / 44} QAP coefficients`);
+      const input = new Uint8Array(coeffs.byteLength + 64);
+      input.set(coeffs);
+      input.set(omega, coeffs.byteLength);
+      input.set(g, coeffs.byteLength + 32);
+      const { ret } = await call({ fn: "qap_load", args: [handle, "in"], input });
+      if (!ret) throw new RangeError("the QAP's coefficients name rows outside its domain, or ω is not a primitive root of unity");
+      return { domainSize, handle };
+    },
+    async qapH(qap, witness) {
+      if (witness.byteLength % 32 !== 0) throw new RangeError("witness values are 32 bytes each");
+      const size = qap.domainSize * 32;
+      const { ret, out } = await call({ fn: "qap_h", args: [qap.handle, "in", witness.byteLength / 32, "out"], input: witness, outSize: size });
+      if (!ret || !out) throw new RangeError("the witness is shorter than the QAP's signals, or the MSM module ran out of memory");
       return out;
     },
   };

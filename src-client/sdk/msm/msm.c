@@ -64,7 +64,7 @@ EXPORT(msm_mark) u32 msm_mark(void) {
 }
 EXPORT(msm_release) void msm_release(u32 mark) { heap_top = mark; }
 
-/* ---- Fq: Montgomery form with R = 2^261 in 9 limbs of 29 bits, always canonical (< p) ---- */
+/* ---- Fq (coordinates) and Fr (scalars): one template, two moduli ---- */
 
 #define NL 9
 #define LB 29
@@ -72,159 +72,19 @@ EXPORT(msm_release) void msm_release(u32 mark) { heap_top = mark; }
 
 typedef struct {
   u32 v[NL];
-} fq;
+} limbs;
+typedef limbs fq;
+typedef limbs fr;
 
-static const fq P = {{0x187cfd47, 0x10460b6, 0x1c72a34f, 0x2d522d0, 0x1585d978, 0x2db40c0, 0xa6e141, 0xe5c2634, 0x30644e}};
-static u32 MU;        /* -p^-1 mod 2^29 */
-static fq ONE;        /* 2^261 mod p: one in Montgomery form */
-static fq FROM_ZKEY;  /* 2^266 mod p: a zkey coordinate (x·2^256) times this, Montgomery-reduced, is x·2^261 */
-static fq TO_ZKEY;    /* 2^256 mod p: the way back */
+static const limbs fq_P = {{0x187cfd47, 0x10460b6, 0x1c72a34f, 0x2d522d0, 0x1585d978, 0x2db40c0, 0xa6e141, 0xe5c2634, 0x30644e}};
+static const limbs fr_P = {{0x10000001, 0x1f0fac9f, 0xe5c2450, 0x7d090f3, 0x1585d283, 0x2db40c0, 0xa6e141, 0xe5c2634, 0x30644e}};
 
-static inline void fq_reduce_once(fq *r, const u32 *t) {
-  u32 d[NL];
-  i32 br = 0;
-  UNROLL for (int j = 0; j < NL; j++) {
-    i32 s = (i32)t[j] - (i32)P.v[j] + br;
-    d[j] = (u32)s & MASK;
-    br = s >> LB;
-  }
-  u32 keep = (u32)br; /* all ones when t < p */
-  UNROLL for (int j = 0; j < NL; j++) r->v[j] = (t[j] & keep) | (d[j] & ~keep);
-}
-
-static inline void fq_add(fq *r, const fq *a, const fq *b) {
-  u32 t[NL];
-  u32 c = 0;
-  UNROLL for (int j = 0; j < NL; j++) {
-    u32 s = a->v[j] + b->v[j] + c;
-    t[j] = s & MASK;
-    c = s >> LB;
-  }
-  fq_reduce_once(r, t);
-}
-
-static inline void fq_sub(fq *r, const fq *a, const fq *b) {
-  u32 t[NL];
-  i32 br = 0;
-  UNROLL for (int j = 0; j < NL; j++) {
-    i32 s = (i32)a->v[j] - (i32)b->v[j] + br;
-    t[j] = (u32)s & MASK;
-    br = s >> LB;
-  }
-  u32 addp = (u32)br; /* all ones when a < b */
-  u32 c = 0;
-  UNROLL for (int j = 0; j < NL; j++) {
-    u32 s = t[j] + (P.v[j] & addp) + c;
-    r->v[j] = s & MASK;
-    c = s >> LB;
-  }
-}
-
-static inline void fq_neg(fq *r, const fq *a) {
-  fq z = {{0}};
-  fq_sub(r, &z, a);
-}
-
-static inline void fq_dbl(fq *r, const fq *a) { fq_add(r, a, a); }
-
-/*
- * r = a·b·2^-261 mod p. Each round adds a_i·b and m·p (products below 2^58) into
- * 64-bit accumulators and carries only the lowest one, so 18 rounds' worth of
- * products stay below 2^63 and the carries are resolved once at the end.
- */
-static inline void fq_mul(fq *r, const fq *a, const fq *b) {
-  u64 t[NL];
-  UNROLL for (int j = 0; j < NL; j++) t[j] = 0;
-  UNROLL for (int i = 0; i < NL; i++) {
-    u64 ai = a->v[i];
-    u64 x = t[0] + ai * b->v[0];
-    u64 m = ((u32)x * MU) & MASK;
-    x += m * P.v[0];
-    u64 carry = x >> LB;
-    UNROLL for (int j = 1; j < NL; j++) t[j - 1] = t[j] + ai * b->v[j] + m * P.v[j];
-    t[NL - 1] = 0;
-    t[0] += carry;
-  }
-  u32 o[NL];
-  u64 c = 0;
-  UNROLL for (int j = 0; j < NL; j++) {
-    u64 s = t[j] + c;
-    o[j] = (u32)s & MASK;
-    c = s >> LB;
-  }
-  fq_reduce_once(r, o);
-}
-
-static inline void fq_sqr(fq *r, const fq *a) { fq_mul(r, a, a); }
-
-static inline int fq_eq(const fq *a, const fq *b) {
-  u32 d = 0;
-  UNROLL for (int j = 0; j < NL; j++) d |= a->v[j] ^ b->v[j];
-  return d == 0;
-}
-
-static inline int fq_is_zero(const fq *a) {
-  u32 d = 0;
-  UNROLL for (int j = 0; j < NL; j++) d |= a->v[j];
-  return d == 0;
-}
-
-/* a^(p-2) by square-and-multiply over the limbs of p - 2. */
-static void fq_inv(fq *r, const fq *a) {
-  fq e = P;
-  e.v[0] -= 2; /* p's lowest limb is far above 2 */
-  fq acc = ONE;
-  for (int j = NL - 1; j >= 0; j--) {
-    for (int b = LB - 1; b >= 0; b--) {
-      fq_sqr(&acc, &acc);
-      if ((e.v[j] >> b) & 1) fq_mul(&acc, &acc, a);
-    }
-  }
-  *r = acc;
-}
-
-/* 32 little-endian bytes (below 2^256) into limbs; no reduction. */
-static void fq_unpack(fq *r, const u8 *b) {
-  u32 w[8];
-  UNROLL for (int i = 0; i < 8; i++) w[i] = (u32)b[4 * i] | ((u32)b[4 * i + 1] << 8) | ((u32)b[4 * i + 2] << 16) | ((u32)b[4 * i + 3] << 24);
-  UNROLL for (int j = 0; j < NL; j++) {
-    int bit = j * LB;
-    int wi = bit >> 5, sh = bit & 31;
-    u64 lo = w[wi] | (wi + 1 < 8 ? (u64)w[wi + 1] << 32 : 0);
-    r->v[j] = (u32)(lo >> sh) & MASK;
-  }
-}
-
-static void fq_pack(u8 *b, const fq *a) {
-  u32 w[8];
-  UNROLL for (int i = 0; i < 8; i++) w[i] = 0;
-  UNROLL for (int j = 0; j < NL; j++) {
-    int bit = j * LB;
-    int wi = bit >> 5, sh = bit & 31;
-    u64 v = (u64)a->v[j] << sh;
-    w[wi] |= (u32)v;
-    if (wi + 1 < 8) w[wi + 1] |= (u32)(v >> 32);
-  }
-  UNROLL for (int i = 0; i < 8; i++) {
-    b[4 * i] = (u8)w[i];
-    b[4 * i + 1] = (u8)(w[i] >> 8);
-    b[4 * i + 2] = (u8)(w[i] >> 16);
-    b[4 * i + 3] = (u8)(w[i] >> 24);
-  }
-}
-
-/* zkey Montgomery (x·2^256 mod p, taken as below p) to ours (x·2^261 mod p). */
-static void fq_from_zkey(fq *r, const u8 *b) {
-  fq t;
-  fq_unpack(&t, b);
-  fq_mul(r, &t, &FROM_ZKEY);
-}
-
-static void fq_to_zkey(u8 *b, const fq *a) {
-  fq t;
-  fq_mul(&t, a, &TO_ZKEY);
-  fq_pack(b, &t);
-}
+#define F(name) fq_##name
+#include "msm-field.h"
+#undef F
+#define F(name) fr_##name
+#include "msm-field.h"
+#undef F
 
 /* ---- Fq2 = Fq[u]/(u^2 + 1) ---- */
 
@@ -319,7 +179,7 @@ enum { K_ADD = 0, K_DBL = 1, K_COPY_A = 2, K_COPY_B = 3, K_INF = 4 };
 #define FE_EQ fq_eq
 #define FE_IS_ZERO fq_is_zero
 #define FE_INV fq_inv
-#define FE_ONE ONE
+#define FE_ONE fq_one
 #define FE_WORDS 1
 #define CURVE(name) g1_##name
 #include "msm-curve.h"
@@ -355,16 +215,10 @@ enum { K_ADD = 0, K_DBL = 1, K_COPY_A = 2, K_COPY_B = 3, K_INF = 4 };
 /* ---- set-up ---- */
 
 EXPORT(msm_init) void msm_init(void) {
-  u32 p0 = P.v[0], inv = p0;
-  for (int i = 0; i < 5; i++) inv *= 2u - p0 * inv; /* Newton: p0·inv = 1 mod 2^32 */
-  MU = (0u - inv) & MASK;
-  fq x = {{1}};
-  for (int i = 1; i <= 266; i++) {
-    fq_dbl(&x, &x);
-    if (i == 256) TO_ZKEY = x;
-    if (i == 261) ONE = x;
-  }
-  FROM_ZKEY = x;
-  FQ2_ONE.c0 = ONE;
+  fq_init();
+  fr_init();
+  FQ2_ONE.c0 = fq_one;
   FQ2_ONE.c1 = (fq){{0}};
 }
+
+#include "msm-qap.h"
