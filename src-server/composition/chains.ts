@@ -9,11 +9,8 @@ import type { FieldHasher } from "../../src-shared/crypto/hasher";
 import { NETWORKS, type Network } from "../../src-shared/networks";
 import { SandboxChain } from "../adapters/chain-sandbox/sandbox-chain";
 import { FrontierLane } from "../adapters/frontier-lane/lane";
-import { solanaPoolSubscriber, type MintSubscribe } from "../adapters/chain-solana/follower-subscribe";
-import { solanaProgramSource } from "../adapters/chain-solana/program-data";
-import { createFailoverRpc } from "../adapters/chain-solana/rpc-failover";
-import { SolanaChain } from "../adapters/chain-solana/solana-chain";
-import { readKeypairFile, type Signer } from "../../src-shared/node/keypair-file";
+import type { MintSubscribe } from "../adapters/chain-solana/follower-subscribe";
+import type { Signer } from "../../src-shared/node/keypair-file";
 import type { DurableDb } from "../adapters/storage-sqljs/durable-db";
 import { JupiterSwapApi, routeMaxAccounts } from "../adapters/swap-jupiter/jupiter-api";
 import { SandboxSwapVenue } from "../adapters/swap-sandbox/venue";
@@ -71,31 +68,13 @@ export async function connectChains(deps: {
     const net = config.networks[n];
     if (!net.enabled) continue;
     if (net.backend === "solana") {
-      // A solana network starts only when its RPC answers and the program is deployed (docs/solana.md).
-      // Its fee payer: the operator's keypair file, refused when others can read it (only its address is logged).
-      const signer = net.solana.relayerKeypairPath ? readKeypairFile(net.solana.relayerKeypairPath) : relayer;
-      // Every configured endpoint behind one failover (healthiest first, broadcast of transactions).
-      const rpc = createFailoverRpc({
-        rpcUrls: net.rpcUrls,
-        wsUrl: net.wsUrl,
-        commitment: net.solana.commitment,
-        rpcTimeoutMs: net.solana.rpcTimeoutMs,
-        rpcProbeMs: net.solana.rpcProbeMs,
-        maxSlotLag: net.solana.maxSlotLag,
-        log: (line) => log(`${n}: ${line}`),
-        onRequest: ops.rpcRequest(n),
-      });
-      stack.defer(`${n} RPC probes`, () => rpc.close());
-      // relay_swap lands the withdrawal and Jupiter's swap in one transaction: the chain asks Jupiter for the swap's instructions.
-      const chain = await SolanaChain.connect(n, net, signer, hasher, log, {
-        rpc,
-        swapInstructions: new JupiterSwapApi(config.jupiter),
-        swapPrograms: config.jupiter.programIds,
-      });
-      chains.set(n, chain);
-      solanaNetworks.set(n, { chain, pollMs: net.solana.pollMs, maxIndexerLagSec: net.solana.maxIndexerLagSec });
-      subscribers.set(n, solanaPoolSubscriber(rpc, { programId: net.programId, commitment: net.solana.commitment, log }));
-      programs.set(n, solanaProgramSource(rpc, net.programId, net.solana.commitment));
+      // Loaded only for a solana network: it brings @solana/web3.js, which a sandbox-only relay never needs (issue 29: start-up).
+      const { connectSolanaNetwork } = await import("./solana-network");
+      const solana = await connectSolanaNetwork({ network: n, config, relayer, hasher, ops, log, stack });
+      chains.set(n, solana.chain);
+      solanaNetworks.set(n, { chain: solana.chain, pollMs: net.solana.pollMs, maxIndexerLagSec: net.solana.maxIndexerLagSec });
+      subscribers.set(n, solana.subscriber);
+      programs.set(n, solana.program);
       continue;
     }
     // Each pool's minimum deposit (issue 25), from networks.<n>.sandbox; read per deposit, so it is the config's as loaded.

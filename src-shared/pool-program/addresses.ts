@@ -3,10 +3,11 @@
  * here take and return base58 strings; the tree/nullifier/vault derivations
  * of src-shared/solana/pda.ts (which take raw bytes) are re-exported as they are.
  */
-import { PublicKey } from "@solana/web3.js";
 import { pubkeyToField } from "../crypto/pubkey-field";
 import type { FieldHasher } from "../crypto/hasher";
+import { encodeBase58, publicKeyBytesOrThrow } from "../encoding/base58";
 import { nullifierAddress, treeAddress, vaultAddress } from "../solana/pda";
+import { findProgramAddress } from "../solana/program-address";
 import { ByteWriter } from "./borsh";
 import { ASSOCIATED_TOKEN_PROGRAM_ID, BPF_LOADER_UPGRADEABLE_ID, EVENT_AUTHORITY_SEED, TOKEN_PROGRAM_ID } from "./constants";
 
@@ -20,15 +21,14 @@ export function publicKeyBytes(address: string | Uint8Array): Uint8Array {
     if (address.length !== 32) throw new RangeError(`a public key is 32 bytes, got ${address.length}`);
     return address;
   }
-  return new PublicKey(address).toBytes();
+  return publicKeyBytesOrThrow(address);
 }
 
 /** The associated token account of `owner` for `mint`: PDA([owner, TOKEN_PROGRAM_ID, mint], ASSOCIATED_TOKEN_PROGRAM_ID). */
 export function associatedTokenAddress(owner: string, mint: string): string {
-  return PublicKey.findProgramAddressSync(
-    [publicKeyBytes(owner), publicKeyBytes(TOKEN_PROGRAM_ID), publicKeyBytes(mint)],
-    new PublicKey(ASSOCIATED_TOKEN_PROGRAM_ID),
-  )[0].toBase58();
+  return encodeBase58(
+    findProgramAddress([publicKeyBytes(owner), publicKeyBytes(TOKEN_PROGRAM_ID), publicKeyBytes(mint)], publicKeyBytes(ASSOCIATED_TOKEN_PROGRAM_ID))[0],
+  );
 }
 
 /** The nonce as a PDA seed: u64 little-endian. */
@@ -38,11 +38,8 @@ export function nonceSeed(nonce: bigint): Uint8Array {
 
 /** A deposit receipt: PDA ["deposit", mint, depositor, nonce u64 LE], with its bump. */
 export function findDepositReceiptAddress(programId: string, mint: string, depositor: string, nonce: bigint): [address: string, bump: number] {
-  const [key, bump] = PublicKey.findProgramAddressSync(
-    [enc.encode("deposit"), publicKeyBytes(mint), publicKeyBytes(depositor), nonceSeed(nonce)],
-    new PublicKey(programId),
-  );
-  return [key.toBase58(), bump];
+  const [key, bump] = findProgramAddress([enc.encode("deposit"), publicKeyBytes(mint), publicKeyBytes(depositor), nonceSeed(nonce)], publicKeyBytes(programId));
+  return [encodeBase58(key), bump];
 }
 
 export function depositReceiptAddress(programId: string, mint: string, depositor: string, nonce: bigint): string {
@@ -51,8 +48,8 @@ export function depositReceiptAddress(programId: string, mint: string, depositor
 
 /** A commitment's marker: PDA ["commitment", mint, commitment]; it exists once the commitment is in the tree, so a duplicate deposit fails. */
 export function findCommitmentMarkerAddress(programId: string, mint: string, commitment: Uint8Array): [address: string, bump: number] {
-  const [key, bump] = PublicKey.findProgramAddressSync([enc.encode("commitment"), publicKeyBytes(mint), commitment], new PublicKey(programId));
-  return [key.toBase58(), bump];
+  const [key, bump] = findProgramAddress([enc.encode("commitment"), publicKeyBytes(mint), commitment], publicKeyBytes(programId));
+  return [encodeBase58(key), bump];
 }
 
 export function commitmentMarkerAddress(programId: string, mint: string, commitment: Uint8Array): string {
@@ -61,8 +58,8 @@ export function commitmentMarkerAddress(programId: string, mint: string, commitm
 
 /** The tree PDA with its bump (TreeAccount.bump). */
 export function findTreeAddress(programId: string, mint: string): [address: string, bump: number] {
-  const [key, bump] = PublicKey.findProgramAddressSync([enc.encode("merkle_tree"), publicKeyBytes(mint)], new PublicKey(programId));
-  return [key.toBase58(), bump];
+  const [key, bump] = findProgramAddress([enc.encode("merkle_tree"), publicKeyBytes(mint)], publicKeyBytes(programId));
+  return [encodeBase58(key), bump];
 }
 
 /** Tree, vault and nullifier PDAs from base58 inputs (same derivation as src-shared/solana/pda.ts). */
@@ -85,8 +82,8 @@ export function poolNullifierAddress(programId: string, mint: string, nullifierH
  */
 export function findSwapEscrowAddress(programId: string, mint: string, nullifierHash: Uint8Array): [address: string, bump: number] {
   if (nullifierHash.length !== 32) throw new RangeError(`a nullifierHash is 32 bytes, got ${nullifierHash.length}`);
-  const [key, bump] = PublicKey.findProgramAddressSync([enc.encode("swap_escrow"), publicKeyBytes(mint), nullifierHash], new PublicKey(programId));
-  return [key.toBase58(), bump];
+  const [key, bump] = findProgramAddress([enc.encode("swap_escrow"), publicKeyBytes(mint), nullifierHash], publicKeyBytes(programId));
+  return [encodeBase58(key), bump];
 }
 
 export function swapEscrowAddress(programId: string, mint: string, nullifierHash: Uint8Array): string {
@@ -99,8 +96,8 @@ export function swapEscrowAddress(programId: string, mint: string, nullifierHash
  * event CPI naming it as signer comes from the program itself.
  */
 export function findEventAuthorityAddress(programId: string): [address: string, bump: number] {
-  const [key, bump] = PublicKey.findProgramAddressSync([enc.encode(EVENT_AUTHORITY_SEED)], new PublicKey(programId));
-  return [key.toBase58(), bump];
+  const [key, bump] = findProgramAddress([enc.encode(EVENT_AUTHORITY_SEED)], publicKeyBytes(programId));
+  return [encodeBase58(key), bump];
 }
 
 export function eventAuthorityAddress(programId: string): string {
@@ -109,7 +106,7 @@ export function eventAuthorityAddress(programId: string): string {
 
 /** The program's ProgramData account: PDA([programId], BPFLoaderUpgradeab1e…); its header names the upgrade authority. */
 export function programDataAddress(programId: string): string {
-  return PublicKey.findProgramAddressSync([publicKeyBytes(programId)], new PublicKey(BPF_LOADER_UPGRADEABLE_ID))[0].toBase58();
+  return encodeBase58(findProgramAddress([publicKeyBytes(programId)], publicKeyBytes(BPF_LOADER_UPGRADEABLE_ID))[0]);
 }
 
 /** The revert marker: a nullifier account of kind "revert", PDA ["nullifier", mint, revertNullifier]. */

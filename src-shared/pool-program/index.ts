@@ -12,6 +12,7 @@ export * from "./discriminators";
 export * from "./accounts";
 export * from "./addresses";
 export * from "./instructions";
+export * from "./builders";
 export * from "./events";
 export * from "./errors";
 export { encodeBase64, decodeBase64 } from "./base64";

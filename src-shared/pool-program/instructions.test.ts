@@ -47,7 +47,7 @@ import {
   WITHDRAW_ACCOUNTS,
   WITHDRAW_CHANGE_COMMITMENT_OFFSET,
   type PoolInstruction,
-} from "./instructions";
+} from "./index";
 
 const fill = (b: number, n = 32): Uint8Array => new Uint8Array(n).fill(b);
 const proof = Uint8Array.from({ length: 256 }, (_, i) => i);

@@ -5,7 +5,8 @@ import { encodeBase58, parseSignature, publicKeyBytesOrThrow } from "../../../sr
 import { concatBytes } from "../../../src-shared/encoding/bytes";
 import { isCanonicalField, isZeroBytes } from "../../../src-shared/encoding/field";
 import { sandboxDepositMessage } from "../../../src-shared/messages";
-import { depositCommitment, encodePoolInstruction } from "../../../src-shared/pool-program";
+// The codec only (not the index): the index re-exports the web3.js builders, which the sandbox never needs.
+import { depositCommitment, encodePoolInstruction } from "../../../src-shared/pool-program/instructions";
 import type { Network } from "../../../src-shared/networks";
 import { err, ok, type Result } from "../../../src-shared/result";
 import { vaultAddress } from "../../../src-shared/solana/pda";
@@ -25,6 +26,7 @@ import type {
   RevertSubmission,
   SubmitResult,
   TreeAccount,
+  SubmissionObserver,
   WithdrawalSubmission,
 } from "../../ports/chain";
 import type { ProofVerifier } from "../../ports/proof-verifier";
@@ -342,7 +344,7 @@ export class SandboxChain implements ChainBackend, SandboxLedger {
    * The change leaf goes through the deposits' path: sent to the frontier
    * lane first, then inserted in the pool's turn, in order with deposits.
    */
-  async submitWithdrawal(w: WithdrawalSubmission): Promise<SubmitResult> {
+  async submitWithdrawal(w: WithdrawalSubmission, observer?: SubmissionObserver): Promise<SubmitResult> {
     if (w.depositSize <= 0n || w.depositSize > U64_MAX) {
       return { ok: false, rejection: "Failed", detail: `InvalidInput: amount ${w.depositSize} is not a positive u64` };
     }
@@ -373,6 +375,8 @@ export class SandboxChain implements ChainBackend, SandboxLedger {
     const path = this.lane && this.pools.has(w.mint) ? this.lane.insert(this.laneKey(w.mint), w.changeCommitment) : null;
     const applied = await this.inTurn(w.mint, async () => this.applyVerifiedWithdrawal(w, recipient, swapTerms, path ? await path : null));
     if (!applied.ok) return applied;
+    // Readable by the relay's indexer from now on: its append of the change leaf joins this write's journal flush.
+    observer?.applied?.();
     await applied.durable;
     return applied.result;
   }

@@ -1,5 +1,6 @@
-import { PublicKey } from "@solana/web3.js";
+import { encodeBase58, publicKeyBytesOrThrow } from "../../../src-shared/encoding/base58";
 import type { Network } from "../../../src-shared/networks";
+import { findProgramAddress } from "../../../src-shared/solana/program-address";
 import { err, ok, type Result } from "../../../src-shared/result";
 import { cpSwap, type CpSwap } from "../../../src-shared/swap/constant-product";
 import type { DurableDb } from "../storage-sqljs/durable-db";
@@ -22,8 +23,8 @@ const enc = new TextEncoder();
 
 /** Byte order of the mints, as a program would sort its seeds. */
 function ordered(a: string, b: string): [string, string] {
-  const x = new PublicKey(a).toBytes();
-  const y = new PublicKey(b).toBytes();
+  const x = publicKeyBytesOrThrow(a);
+  const y = publicKeyBytesOrThrow(b);
   for (let i = 0; i < 32; i++) if (x[i] !== y[i]) return x[i]! < y[i]! ? [a, b] : [b, a];
   return [a, b];
 }
@@ -45,10 +46,7 @@ export class SandboxSwapPools {
 
   ammKeyOf(mintA: string, mintB: string): string {
     const [a, b] = ordered(mintA, mintB);
-    return PublicKey.findProgramAddressSync(
-      [enc.encode("swap_pool"), new PublicKey(a).toBytes(), new PublicKey(b).toBytes()],
-      new PublicKey(this.programId),
-    )[0].toBase58();
+    return encodeBase58(findProgramAddress([enc.encode("swap_pool"), publicKeyBytesOrThrow(a), publicKeyBytesOrThrow(b)], this.programId)[0]);
   }
 
   /** The pool of a pair, oriented input → output; null when the pair has none. */
