@@ -117,6 +117,13 @@ export interface SubmissionObserver {
    * instance resolved it while this one was paused): a pending attempt refused is never sent.
    */
   attempt(a: SubmissionAttempt): Promise<boolean>;
+  /**
+   * The withdrawal landed and whoever follows this chain can read it now, before the chain has made
+   * it final (the sandbox: applied in memory, its ledger write not yet fsynced). The relay starts
+   * indexing the change leaf then, so that write shares the ledger's flush of the journal. A backend
+   * whose chain is elsewhere need not call it.
+   */
+  applied?(): void;
 }
 
 /**

@@ -410,6 +410,7 @@ export class RelayService {
     // backend records each attempt (durably, ordered after this) before sending it.
     const submitted = store.advance(id, RelayState.submitted(this.now())).catch(() => {});
     let result;
+    let indexing: Promise<void> | null = null;
     try {
       result = await chain.submitWithdrawal(
         {
@@ -424,7 +425,11 @@ export class RelayService {
           fee,
           ...(swap ? { swap: swap.leg } : {}),
         },
-        { attempt: (a) => store.recordAttempt(id, a) },
+        {
+          attempt: (a) => store.recordAttempt(id, a),
+          // As a deposit's answer does: the relay's own tree takes the change leaf before the wallet asks get_proof for it.
+          applied: () => void (indexing ??= this.indexerCaughtUp(req)),
+        },
       );
     } catch (e) {
       // A backend that threw may have sent something: unknown, not "did not land"; the record stays without a verdict (resolveOrphans).
@@ -446,11 +451,10 @@ export class RelayService {
       return { result: await fail(mapped.fault, mapped.error, detail) };
     }
     const changeLeafIndex = result.changeLeafIndex ?? (await this.changeLeafFromIndexer(req));
-    // The verdict and (as a deposit's answer does) the change leaf in the relay's own tree, before the
-    // wallet asks get_proof for it: written together, so one flush of the journal can make both durable.
+    // The verdict, and the change leaf in the relay's own tree (begun when the chain applied the withdrawal, or now).
     await Promise.all([
       store.advance(id, RelayState.confirmed(this.now(), result.signature, changeLeafIndex)),
-      result.changeLeafIndex !== null ? this.indexerCaughtUp(req) : null,
+      indexing ?? (result.changeLeafIndex !== null ? this.indexerCaughtUp(req) : null),
     ]);
     if (changeLeafIndex === null) this.log(`relay ${id}: landed as ${result.signature}, but where its change leaf went is not known yet`);
     // Null only when neither the chain's verdict nor the indexer could tell; a wallet then reads the transaction's WithdrawEvent.
