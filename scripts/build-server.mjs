@@ -81,10 +81,10 @@ export function serverWorkerEntries() {
 /**
  * Packages left out of server.cjs and required from node_modules at run time: those that
  * find wasm or data files beside themselves (sql.js, mcl-wasm, snarkjs, ffjavascript,
- * circomlibjs, web-worker), start threads from their own files (pino's transports), or
- * are optional (pg-native).
+ * circomlibjs, web-worker), start threads from their own files (thread-stream, behind pino's
+ * transports, which the relay does not use), or are optional (pg-native).
  */
-const EXTERNAL_PACKAGES = ["sql.js", "mcl-wasm", "snarkjs", "ffjavascript", "circomlibjs", "web-worker", "pino", "thread-stream", "pg-native"];
+const EXTERNAL_PACKAGES = ["sql.js", "mcl-wasm", "snarkjs", "ffjavascript", "circomlibjs", "web-worker", "thread-stream", "pg-native"];
 
 /** The server bundle itself; main.js runs it. */
 export const SERVER_SCRIPT = "server.cjs";
