@@ -180,7 +180,7 @@ function report(m: Measured): CaseResult {
     metrics,
     notes: [
       `pool: the cached prepared pool (batch append through SqlTreeStore into a data dir, then copied), not the sandbox path; the relay loads it at start like any persisted pool`,
-      `relay started by startServer(loadConfig(env)) with RELAY_RATE_LIMITS=off in its own process; autocannon runs in the bench process; 100 distinct leaf indices cycled`,
+      `relay: the server bundle npm start runs (out/server/main.js), RELAY_RATE_LIMITS=off, in its own process; autocannon runs in the bench process; 100 distinct leaf indices cycled`,
       `peer: bare Express 5 app, same route pattern, x-powered-by and ETag off like the relay, answering a precomputed ${fmtNum(body.length)}-byte body; the relay answers get_proof on Node's request event ahead of Express (src-server/http/front-door.ts), with its request log, Host check and rate limits`,
       `the relay keeps whole answers for up to 1,024 leaves until the tree grows; with ${fmtNum(COLD_LEAVES)} distinct leaves cycled every answer is built (cached node text only): ${fmtNum(cold.requests.average)} req/s, p99 ${fmtNum(cold.latency.p99)} ms, against bare express ${fmtNum(coldPeer.requests.average)} req/s, p99 ${fmtNum(coldPeer.latency.p99)} ms in the ${round} s after it = ${fmtNum(cold.requests.average / coldPeer.requests.average, 2)}x`,
       `server CPU per request in the timed rounds (/proc, user + system): relay ${fmtNum((oursCpu * 1000) / total(ours))} µs, bare express ${fmtNum((peerCpu * 1000) / total(peer))} µs, so the relay can serve at most ${fmtNum(peerCpu / total(peer) / (oursCpu / total(ours)), 2)}x the peer's requests on the same CPU`,
@@ -215,7 +215,7 @@ const proofHttp: BenchCase = {
     let bare: ListeningProcess | null = null;
     let floor: ListeningProcess | null = null;
     try {
-      log(`starting the relay (startServer) on a copy of the prepared ${fmtNum(n)}-leaf pool`);
+      log(`starting the relay (the server bundle) on a copy of the prepared ${fmtNum(n)}-leaf pool`);
       relay = await startRelayChild({ RELAY_DATA_DIR: dataDir });
       // The relay logs a line per request; read and drop them, so collecting them does not load the process running autocannon.
       for (const stream of [relay.child.stdout, relay.child.stderr]) {

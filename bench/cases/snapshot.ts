@@ -242,7 +242,7 @@ const snapshot: BenchCase = {
     return {
       metrics,
       notes: [
-        `relay (startServer, its own process) on a copy of the prepared pool with storage.snapshotIntervalSec 1 (ours) or 0 (peer); deposits are durable writes to a sandbox pool, so each second's snapshot covers the whole store (SQLite image export, page-file fsync, journal cut)`,
+        `relay (the server bundle, its own process) on a copy of the prepared pool with storage.snapshotIntervalSec 1 (ours) or 0 (peer); deposits are durable writes to a sandbox pool, so each second's snapshot covers the whole store (SQLite image export, page-file fsync, journal cut)`,
         `snapshot = export of the SQLite image (pools, roots, relays...; the tree and leaf metadata are page files, fsynced off the event loop), then write + fsync + rename, then the journal cut`,
         `kill -9 writer: bench/servers/kill-writer.ts appends 100 leaves per durable write to the ${fmtNum(n)}-leaf pool with a 256 KiB journal threshold (a snapshot every few appends); the reopen is DurableDb.open + SqlTreeStore.loadTree, as the relay starts`,
       ],

@@ -88,8 +88,17 @@ export function procMemoryMb(pid: number): { rss: number; hwm: number } | null {
  * /proc/<pid>/stat; unlike wall time it barely moves when other work shares the cores.
  */
 export function procCpuMs(pid: number): number | null {
+  return statCpuMs(`/proc/${pid}/stat`);
+}
+
+/** The same for the process's main thread alone (its task has the process's id): the event loop's share. */
+export function procMainThreadCpuMs(pid: number): number | null {
+  return statCpuMs(`/proc/${pid}/task/${pid}/stat`);
+}
+
+function statCpuMs(file: string): number | null {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const stat = readFileSync(file, "utf8");
     // Fields after the parenthesised command name; utime and stime are fields 14 and 15 (1-based), in clock ticks.
     const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     const ticks = Number(rest[11]) + Number(rest[12]);
