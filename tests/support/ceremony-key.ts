@@ -18,7 +18,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { SnarkjsVerificationKey } from "../../src-shared/zk/verification-key";
 import { verifyingKeyFingerprint } from "../../src-shared/ceremony/fingerprint";
-import { DEFAULT_ARTIFACTS, snarkjsProver, verifyWithdrawalProof, type Prover } from "../../src-client/sdk/prove";
+import { DEFAULT_ARTIFACTS, fastProver, verifyWithdrawalProof, type Prover } from "../../src-client/sdk/prove";
 import { withSingleThreadedCurve } from "../../src-client/sdk/snarkjs";
 import { PUBLIC_SIGNAL_NAMES } from "../../src-shared/crypto/protocol";
 import { encodeProof, fromSnarkjs, type SnarkjsProof } from "../../src-shared/zk/proof-codec";
@@ -151,7 +151,8 @@ export function ceremonyProver(key: CeremonyTestKey, cacheDir: string = PROOF_CA
     } catch {
       /* no usable entry: prove */
     }
-    const out = await snarkjsProver(input, wasmPath, zkeyPath);
+    // As tests/support/proofs.ts's cache: the SDK's default prover, the faster one (docs/benchmarks.md, "CI time").
+    const out = await fastProver(input, wasmPath, zkeyPath);
     mkdirSync(cacheDir, { recursive: true });
     const tmp = `${file}.${randomUUID()}.tmp`;
     const entry: CachedProof = { key: id, publicSignals: out.publicSignals.map(String), proof: out.proof };

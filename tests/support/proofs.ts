@@ -29,7 +29,7 @@ import type { SnarkjsProof } from "../../src-shared/zk/proof-codec";
 import { relayFee } from "../../src-client/sdk/fees";
 import { RelayClient } from "../../src-client/sdk/http";
 import { createNote, withDeposit, type DepositNote, type RandomSource } from "../../src-client/sdk/note";
-import { DEFAULT_ARTIFACTS, proveWithdrawal, snarkjsProver, verifyWithdrawalProof, type Prover, type WithdrawWitnessInput } from "../../src-client/sdk/prove";
+import { DEFAULT_ARTIFACTS, fastProver, proveWithdrawal, verifyWithdrawalProof, type Prover, type WithdrawWitnessInput } from "../../src-client/sdk/prove";
 import { getNoteProof } from "../../src-client/sdk/tree";
 import { encodeProof, fromSnarkjs } from "../../src-shared/zk/proof-codec";
 import { sandboxTestChain, type ChainWallet, type TestChain } from "./test-chain";
@@ -352,7 +352,9 @@ export function cachedProver(cacheDir: string = PROOF_CACHE_DIR): { prover: Prov
       }
     }
     const t0 = performance.now();
-    const out = await snarkjsProver(input, wasmPath, zkeyPath);
+    // The SDK's default prover: the proof a wallet sends, made 2-3x faster than snarkjs's fullProve
+    // (docs/benchmarks.md, "CI time"); with an empty cache (a fresh clone) proving is most of the tests' CPU.
+    const out = await fastProver(input, wasmPath, zkeyPath);
     const entry: CacheEntry = {
       key,
       publicSignals: out.publicSignals.map(String),
