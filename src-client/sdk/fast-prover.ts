@@ -125,7 +125,7 @@ function le32ToBigInt(b: Uint8Array, off: number): bigint {
 }
 
 /** The zkey's sections by type (binfileutils layout: "zkey", version, count, then type u32 + size u64 + bytes). */
-function readSections(zkey: Uint8Array): Map<number, Uint8Array> {
+export function readSections(zkey: Uint8Array): Map<number, Uint8Array> {
   const dv = new DataView(zkey.buffer, zkey.byteOffset, zkey.byteLength);
   if (String.fromCharCode(...zkey.subarray(0, 4)) !== "zkey") throw new Error("not a zkey file");
   const nSections = dv.getUint32(8, true);

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FIELD_MODULUS as R } from "../../../src-shared/encoding/field";
 import { haveWasmToolchain } from "../../../tools/poseidon/build-wasm";
 import { compileMsm } from "../../../tools/msm/build-wasm";
-import { MSM_WASM } from "../fast-prover";
+import { MSM_WASM, readSections } from "../fast-prover";
 import { DEFAULT_ARTIFACTS } from "../prove";
 import { startMsmThread } from "./msm-thread";
 import { openBnMsm, POINT_BYTES, type BnMsm, type MsmGroup } from "./msm-wasm";
@@ -57,19 +57,6 @@ function scalars(n: number, seed: number, edges: bigint[] = []): Uint8Array {
   return out;
 }
 
-/** The zkey's point sections by type: real points of both groups, with the zeros (infinity) the B sections carry. */
-function zkeyPoints(): Map<number, Uint8Array> {
-  const z = new Uint8Array(readFileSync(DEFAULT_ARTIFACTS.zkeyPath));
-  const dv = new DataView(z.buffer, z.byteOffset, z.byteLength);
-  const sections = new Map<number, Uint8Array>();
-  for (let i = 0, p = 12; i < dv.getUint32(8, true); i++) {
-    const size = Number(dv.getBigUint64(p + 4, true));
-    sections.set(dv.getUint32(p, true), z.subarray(p + 12, p + 12 + size));
-    p += 12 + size;
-  }
-  return sections;
-}
-
 describe("BN254 MSM (msm.c in wasm)", () => {
   let curve: Curve;
   let msm: BnMsm;
@@ -80,7 +67,8 @@ describe("BN254 MSM (msm.c in wasm)", () => {
   beforeAll(async () => {
     curve = (await buildBn128(true)) as Curve;
     msm = await openBnMsm(readFileSync(MSM_WASM));
-    const s = zkeyPoints();
+    // The zkey's point sections: real points of both groups, with the zeros (infinity) the B sections carry.
+    const s = readSections(new Uint8Array(readFileSync(DEFAULT_ARTIFACTS.zkeyPath)));
     sections = s;
     g1 = s.get(9)!; // H: 16,384 finite G1 points
     g2 = s.get(7)!; // B2: G2 points, a third of them zero
