@@ -27,7 +27,7 @@ import { sandboxRoutes } from "./routes/sandbox";
 import { adminRoutes, type AdminRouteDeps } from "./routes/admin/index";
 import { requireOperator } from "./routes/admin/auth";
 import { isStoreUnavailable } from "../ports/store-errors";
-import { sendError, sendStoreUnavailable, writeJson } from "./respond";
+import { holdHeader, sendError, sendStoreUnavailable, writeJson } from "./respond";
 import {
   consoleSecurityHeaders,
   hostAcceptor,
@@ -124,8 +124,9 @@ export function createApp(deps: AppDeps): RelayApp {
     routes: reads,
     accepts: (req) => (!host || host.accepts(req.headers.host)) && crossSite.refusal(req) === null,
     begin: (req, res, route) => {
-      deps.requestLog?.begin(req, res, route);
-      commonHeaders(res);
+      // Held for the answer's own writeHead (http/respond.ts): the front door's reads answer through writeJson.
+      deps.requestLog?.begin(req, res, route, holdHeader);
+      holdHeader(res, "X-Content-Type-Options", "nosniff");
     },
     admission: (endpoint) => limits.admission(endpoint),
     // The front door takes no query, so its path is the whole URL.

@@ -14,9 +14,26 @@ export function writeJson(res: ServerResponse, status: number, value: unknown): 
   writeJsonText(res, status, JSON.stringify(value));
 }
 
+const HELD = Symbol("held-headers");
+type Held = ServerResponse & { [HELD]?: string[] };
+
+/**
+ * Headers every answer carries (X-Request-Id, nosniff), held until the answer's own writeHead
+ * writes them with its Content-Type and Content-Length in one list. A setHeader before writeHead
+ * puts Node on its slow path, where every header is validated and stored twice: a tenth of a
+ * get_proof's CPU. Only for an answer written through {@link writeJson} or {@link sendJsonText}
+ * (the front door's reads); a header set with setHeader meanwhile (Retry-After) still goes out.
+ */
+export function holdHeader(res: ServerResponse, name: string, value: string): void {
+  const held = res as Held;
+  (held[HELD] ??= []).push(name, value);
+}
+
 function writeJsonText(res: ServerResponse, status: number, json: string | Buffer): void {
   const body = typeof json === "string" ? Buffer.from(json, "utf8") : json;
-  res.writeHead(status, { "Content-Type": "application/json; charset=utf-8", "Content-Length": body.length });
+  const held = (res as Held)[HELD];
+  if (held) res.writeHead(status, ["Content-Type", "application/json; charset=utf-8", "Content-Length", String(body.length), ...held]);
+  else res.writeHead(status, { "Content-Type": "application/json; charset=utf-8", "Content-Length": body.length });
   res.end(body);
 }
 

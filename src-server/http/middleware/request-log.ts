@@ -31,8 +31,14 @@ export interface RequestLog {
    * One request, from now until its answer is sent: its X-Request-Id header
    * now; its count, and its line if it gets one, when it finishes, under the
    * route `route` names (a function: read then, as Express matches it late).
+   * `setHeader`: how the X-Request-Id header is set (the front door holds it for its answer's writeHead).
    */
-  begin(req: IncomingMessage, res: ServerResponse, route: string | ((req: IncomingMessage) => string)): void;
+  begin(
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: string | ((req: IncomingMessage) => string),
+    setHeader?: (res: ServerResponse, name: string, value: string) => void,
+  ): void;
 }
 
 /** The spec's reads that are POSTs (indexer reads, is_logged); every GET is a read too. */
@@ -71,9 +77,10 @@ export function requestLog(opts: RequestLogOptions): RequestLog {
     if (opts.requests === "all" || !isSuccessfulRead(r)) opts.line(r);
   }
   return {
-    begin(req, res, route) {
+    begin(req, res, route, setHeader) {
       const reqId = randomUUID();
-      res.setHeader("X-Request-Id", reqId);
+      if (setHeader) setHeader(res, "X-Request-Id", reqId);
+      else res.setHeader("X-Request-Id", reqId);
       (res as Logged)[PENDING] = { req, route, reqId, started: performance.now() };
       res.on("finish", finished);
     },
