@@ -15,15 +15,15 @@ const SETUP = [
   ["ensure-toolchain", "node scripts/ensure-toolchain.mjs"],
 ];
 
-// Longest first (docs/benchmarks.md, "CI time"), so the last one to start is a short one.
+// Longest first (their times are in docs/benchmarks.md, "CI time"), so the last ones to start are short.
 const CHECKS = [
-  ["eslint", "eslint ."],
   ["typecheck:node", "tsc -p tsconfig.node.json --noEmit"],
-  ["build", "electron-vite build"],
+  ["eslint", "eslint ."],
+  ["prettier", "prettier --check ."],
   ["typecheck:web", "tsc -p tsconfig.web.json --noEmit"],
   ["lint:layers", "npm run --silent lint:layers"],
   ["build:programs --check", "npm run --silent build:programs -- --check"],
-  ["prettier", "prettier --check ."],
+  ["build", "electron-vite build"],
 ];
 
 if (process.argv.includes("--list")) {
