@@ -32,8 +32,10 @@ if (process.argv.includes("--list")) {
 }
 
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
-// npm puts node_modules/.bin on PATH for scripts; the same when this file is run by hand.
-const env = { ...process.env, PATH: `${process.cwd()}/node_modules/.bin:${process.env.PATH}`, FORCE_COLOR: process.env.FORCE_COLOR ?? "1" };
+// npm puts node_modules/.bin on PATH for scripts; the same when this file is run by hand. The checks
+// write to a pipe, so they would drop their colours even on a terminal: keep them when ours is one.
+const env = { ...process.env, PATH: `${process.cwd()}/node_modules/.bin:${process.env.PATH}` };
+if (process.stdout.isTTY && env.FORCE_COLOR === undefined) env.FORCE_COLOR = "1";
 
 const t0 = Date.now();
 for (const [name, cmd] of SETUP) {
