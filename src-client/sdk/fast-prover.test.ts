@@ -5,7 +5,7 @@ import type { FieldHasher } from "../../src-shared/crypto/hasher";
 import { createPoseidonHasher } from "../../src-shared/crypto/poseidon-wasm";
 import { encodeBase58 } from "../../src-shared/encoding/base58";
 import { decodeProof, toSnarkjs } from "../../src-shared/zk/proof-codec";
-import { FastProver, randomScalar } from "./fast-prover";
+import { FastProver, MSM_WASM, randomScalar } from "./fast-prover";
 import { withLeafIndex, type DepositNote } from "./note";
 import { DEFAULT_ARTIFACTS, proveWithdrawal, verifyWithdrawalProof, type Prover } from "./prove";
 import { loadSnarkjs } from "./snarkjs";
@@ -119,6 +119,19 @@ describe("FastProver", () => {
     expect(await verifyWithdrawalProof(a.value.proof, a.value.publicSignals)).toEqual({ ok: true, value: true });
     expect(await verifyWithdrawalProof(b.value.proof, b.value.publicSignals)).toEqual({ ok: true, value: true });
     await single.close();
+  });
+
+  it("rejects when msm.c's module is not where it was told to look, and proves once it is", async () => {
+    const missing = new FastProver({ threads: false, msmWasm: `${MSM_WASM}.missing` });
+    const merkle = localTree(hasher, [notes[0]!.commitment], 0);
+    const tried = await proveWithdrawal(notes[0]!, merkle, RECIPIENT, { relayer: RELAYER, fee: 0n, hasher, prover: fastProverFn(missing) });
+    expect(tried.ok).toBe(false);
+    await missing.close();
+    const found = new FastProver({ threads: false, msmWasm: MSM_WASM });
+    const proved = await proveWithdrawal(notes[0]!, merkle, RECIPIENT, { relayer: RELAYER, fee: 0n, hasher, prover: fastProverFn(found) });
+    if (!proved.ok) throw new Error(proved.error.message);
+    expect(await verifyWithdrawalProof(proved.value.proof, proved.value.publicSignals)).toEqual({ ok: true, value: true });
+    await found.close();
   });
 
   it("refuses a zkey that is not one, and a witness input the circuit rejects", async () => {

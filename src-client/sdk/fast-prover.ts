@@ -51,7 +51,6 @@ interface Engine {
   Fr: any;
   G1: any;
   G2: any;
-  tm: { concurrency: number; queueAction(task: unknown[]): Promise<Uint8Array[]>; workers?: unknown[] };
   terminate(): Promise<void>;
 }
 /* eslint-enable @typescript-eslint/no-explicit-any */
@@ -61,9 +60,8 @@ interface ProvingKey {
   nPublic: number;
   domainSize: number;
   power: number;
-  /** Section 4 without its count: nCoef × (m, row, signal, coefficient). */
+  /** Section 4 without its count: (m, row, signal, coefficient) × its count. */
   coeffs: Uint8Array;
-  nCoef: number;
   pointsA: Uint8Array;
   pointsB1: Uint8Array;
   pointsB2: Uint8Array;
@@ -174,7 +172,6 @@ function parseKey(zkey: Uint8Array, c: Engine): ProvingKey {
     domainSize,
     power,
     coeffs: coeffs.slice(4),
-    nCoef,
     pointsA: sec(5, nVars * 64),
     pointsB1: sec(6, nVars * 64),
     pointsB2: sec(7, nVars * 128),
