@@ -377,8 +377,8 @@ export class RelayService {
     }
 
     // A candidate now: recorded from here on. The record is the nullifier's lock (another
-    // instance may hold it); the states after it are not awaited: the `submitted` write below
-    // is journaled after them, so its fsync makes them durable before anything reaches the chain.
+    // instance may hold it), durable before anything is sent; the states after it are not
+    // awaited: what the chain keeps of this relay is ordered after them (submitAndSettle).
     const verifiedAt = this.now();
     if ((await store.create(record, RelayState.received(record.receivedAt))) === "locked") {
       return { result: { fault: "client", error: ErrorName.NullifierAlreadySpent, message: IN_FLIGHT } };
@@ -404,6 +404,22 @@ export class RelayService {
     // Asked again just before sending: a switch (or the program guard's stop after an upgrade) set while the proof was verified holds too.
     const pausedNow = this.deps.pauses?.pausedReason(req.network, req.mint);
     if (pausedNow) return { result: await fail("busy", ErrorName.RelayPaused, pausedNow) };
+    return this.submitAndSettle(id, req, chain, fee, swap, fail);
+  }
+
+  /**
+   * Sends the verified withdrawal and records the chain's verdict; the answer waits for the
+   * verdict and for the change leaf in the relay's own tree, both durable.
+   */
+  private async submitAndSettle(
+    id: string,
+    req: ParsedWithdrawal,
+    chain: ChainBackend,
+    fee: bigint,
+    swap: QuotedSwap | undefined,
+    fail: Fail,
+  ): Promise<{ result: RelayOutcome } | { result: RelayOutcome; unknown: true }> {
+    const { store } = this.deps;
     // Not awaited before sending: the record is already durable (create), and `submitted` only
     // tells a restart that something may have been sent. The chain's own evidence is durable after
     // it: the sandbox's ledger write is journaled behind it in the same store, and a solana
