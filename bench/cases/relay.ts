@@ -286,7 +286,7 @@ function report(
   ];
   if (proved.length) {
     metrics.push({
-      name: "proving time in the SDK (witness + Groth16, single-threaded snarkjs)",
+      name: "proving time in the SDK (witness + Groth16, the default prover, one thread)",
       ours: median(proved),
       unit: "ms",
       peerLabel: "relay p50",
@@ -302,9 +302,19 @@ function report(
       proved.length
         ? `proving measured on ${proved.length} uncached proofs`
         : "every proof came from the cache (out/bench/proofs): proving time not measured this run; delete the folder to measure it",
-      "relay latency: one client, sequential requests, x-api-auth off, rate limits off; each relay is recorded (fsynced) before and after submission",
+      "relay latency and get_proof under relays: the relay as configured by default (verifier threads: one fewer than the cores), one client, sequential requests, x-api-auth off, rate limits off; each relay is recorded (fsynced) before it is sent and its verdict before it is answered",
+      `sustained: a second relay with ${VERIFIER_THREADS} verifier threads, given the same deposits in the same order (the same roots, so the same cached proofs), ${CLIENTS} clients over node:http keep-alive; the pool alone runs in the bench process on the same proofs`,
     ],
   };
+}
+
+/** A relay on a fresh data dir with the fixed relayer key; `threads`: its verifier's worker threads (0: the default). */
+async function startBenchRelay(threads: number): Promise<{ relay: ListeningProcess; dataDir: string }> {
+  const dataDir = tempDir("relay-bench");
+  fixedRelayerKey(dataDir);
+  const configFile = path.join(dataDir, "bench-config.json");
+  writeFileSync(configFile, JSON.stringify({ verifier: { threads } }));
+  return { relay: await startRelayChild({ RELAY_DATA_DIR: dataDir, RELAY_CONFIG: configFile, RELAY_REQUIRE_RELAY_AUTH: "off" }), dataDir };
 }
 
 const relayCase: BenchCase = {
@@ -313,13 +323,15 @@ const relayCase: BenchCase = {
   async run({ quick, log }) {
     const count = quick ? 3 : 20;
     const many = quick ? 16 : 160;
-    const dataDir = tempDir("relay-bench");
-    let relay: ListeningProcess | null = null;
+    const started: { relay: ListeningProcess; dataDir: string }[] = [];
+    const start = async (threads: number): Promise<ListeningProcess> => {
+      const s = await startBenchRelay(threads);
+      started.push(s);
+      return s.relay;
+    };
     try {
-      fixedRelayerKey(dataDir);
-      const configFile = path.join(dataDir, "bench-config.json");
-      writeFileSync(configFile, JSON.stringify({ verifier: { threads: VERIFIER_THREADS } }));
-      relay = await startRelayChild({ RELAY_DATA_DIR: dataDir, RELAY_CONFIG: configFile, RELAY_REQUIRE_RELAY_AUTH: "off" });
+      // Latency and get_proof under relays: the relay as configured by default (one verifier thread fewer than the cores).
+      const relay = await start(0);
       const url = relay.url;
       const { prepared: all, proved } = await prepareWithdrawals(url, count + many, log);
       const prepared = all.slice(0, count);
@@ -329,19 +341,29 @@ const relayCase: BenchCase = {
       const invalid = prepared.map((p) => JSON.stringify({ ...p.body, recipient: testRecipient("bench-someone-else") }));
       const relayPost: RelayPost = (body) => fetch(`${url}/relay`, { method: "POST", headers: { "content-type": "application/json" }, body });
       const latencies = await relaySequentially(relayPost, prepared, invalid, log);
+      const getProof = await getProofUnderRelays(url, quick, relayPost, invalid, log);
 
-      log(`${many} distinct withdrawals relayed by ${CLIENTS} clients at once, against the verifier pool alone before and after`);
-      const rest = all.slice(count);
+      // Sustained: a second relay with VERIFIER_THREADS, the same deposits in the same order (so the
+      // same roots, and the same proofs, all cached by now), against the pool with as many threads.
+      log(
+        `${many} distinct withdrawals relayed by ${CLIENTS} clients at once (relay with ${VERIFIER_THREADS} verifier threads), against the verifier pool alone before and after`,
+      );
+      const sustainedRelay = await start(VERIFIER_THREADS);
+      const rest = (await prepareWithdrawals(sustainedRelay.url, count + many, log)).prepared.slice(count);
+      // Its verifier threads warm first, as the pool's are (a proof for another recipient costs a whole verification).
+      for (const body of invalid.concat(invalid).slice(0, 4 * VERIFIER_THREADS)) {
+        await (await fetch(`${sustainedRelay.url}/relay`, { method: "POST", headers: { "content-type": "application/json" }, body })).text();
+      }
       const before = await poolPace(rest);
-      const relays = await sustainedRelays(relay, rest);
+      const relays = await sustainedRelays(sustainedRelay, rest);
       const after = await poolPace(rest);
       const pool = { perSec: (before.perSec + after.perSec) / 2, cpuMs: (before.cpuMs + after.cpuMs) / 2 };
-
-      const getProof = await getProofUnderRelays(url, quick, relayPost, invalid, log);
       return report(count, proved, latencies, verification, getProof, { relays, pool, poolRuns: [before.perSec, after.perSec], n: many });
     } finally {
-      await relay?.stop();
-      rmSync(dataDir, { recursive: true, force: true });
+      for (const s of started) {
+        await s.relay.stop();
+        rmSync(s.dataDir, { recursive: true, force: true });
+      }
     }
   },
 };
