@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { DurationSequencer } from "./tests/support/global-sequencer";
 
 export default defineConfig({
   test: {
@@ -11,5 +12,7 @@ export default defineConfig({
     maxWorkers: 2,
     // One PostgreSQL server for the run, started when the first file asks for it (issue 29, target 6).
     globalSetup: ["tests/support/global-postgres.ts"],
+    // A fresh clone's files start longest first, by a whole run's recorded durations (issue 29, target 6).
+    sequence: { sequencer: DurationSequencer },
   },
 });

@@ -1,12 +1,13 @@
 // Where a vitest run's time goes, file by file (issue 29, target 6): `npm run test:timings`.
 //
 //   node scripts/test-timings.mjs [report.json] [--top N] [--tests N] [--compare before.json]
+//   node scripts/test-timings.mjs [report.json] --write-durations scripts/test-durations.json
 //
 // The report is what scripts/vitest-timings-reporter.mjs writes (out/vitest-timings.json, the
 // default; `npm run test:all` writes it), or vitest's own `--reporter=json` output. Vitest's JSON
 // spans a file from its first test to its last, so there a file's import and beforeAll/afterAll
 // are missing (the "hooks" column stays empty): prefer the timings reporter's file.
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
@@ -18,6 +19,7 @@ const option = (name, fallback) => {
 const top = Number(option("--top", "25"));
 const topTests = Number(option("--tests", "15"));
 const compare = option("--compare", null);
+const writeDurations = option("--write-durations", null);
 const file = args[0] ?? "out/vitest-timings.json";
 
 /** Either report as { wallMs, workers, files: [{ file, ms, importMs, hooksMs, testsMs, tests: [{ name, ms }] }] }. */
@@ -60,6 +62,18 @@ function load(p) {
     };
   });
   return { wallMs: Math.max(...raw.testResults.map((r) => r.endTime)) - raw.startTime, workers: null, files };
+}
+
+if (writeDurations) {
+  // What tests/support/global-sequencer.ts orders a fresh clone's run by: each file's time, to 0.1 s.
+  const files = Object.fromEntries(
+    load(file)
+      .files.sort((a, b) => a.file.localeCompare(b.file))
+      .map((f) => [f.file, Math.round(f.ms / 100) * 100]),
+  );
+  writeFileSync(writeDurations, `${JSON.stringify({ from: "npm run test:timings -- --write-durations", files }, null, 1)}\n`);
+  console.log(`wrote ${Object.keys(files).length} files' durations to ${writeDurations}`);
+  process.exit(0);
 }
 
 const s = (ms) => (ms === null || ms === undefined ? "" : (ms / 1000).toFixed(1));
