@@ -37,6 +37,8 @@ interface Rounds {
 /**
  * Interleaved rounds (ours, peer, peer, ours, ...): other work on the machine drifts over tens of seconds.
  * Server CPU (user + system) spent in the timed rounds: a per-request cost that other load skews far less than req/s.
+ * Against bare express, and against the floor (Node's http server, no framework): on 2 cores autocannon
+ * measures itself near the floor, so there only CPU per request can tell (target 5).
  */
 async function interleavedRounds(load: Load, relay: ListeningProcess, bare: ListeningProcess, rounds: number, round: number): Promise<Rounds> {
   const ours: Result[] = [];
@@ -67,35 +69,6 @@ async function interleavedRounds(load: Load, relay: ListeningProcess, bare: List
   return { ours, peer, oursCpu, peerCpu, relayMem };
 }
 
-/**
- * The floor: Node's http server with no framework, more interleaved rounds. Server CPU per request is
- * what target 5 compares: on 2 cores autocannon measures itself near the floor, so req/s cannot tell.
- */
-async function floorRounds(
-  load: Load,
-  relay: ListeningProcess,
-  floor: ListeningProcess,
-  rounds: number,
-  round: number,
-): Promise<{ oursVsFloor: Result[]; floorRounds: Result[]; oursVsFloorCpu: number; floorCpu: number }> {
-  const oursVsFloor: Result[] = [];
-  const floorRounds: Result[] = [];
-  let oursVsFloorCpu = 0;
-  let floorCpu = 0;
-  const timed = async (p: ListeningProcess, into: Result[]): Promise<number> => {
-    const c0 = procCpuMs(p.pid);
-    into.push(await load(p.url, round));
-    const c1 = procCpuMs(p.pid);
-    return c0 !== null && c1 !== null ? c1 - c0 : NaN;
-  };
-  for (let r = 0; r < rounds; r++) {
-    if (r % 2) floorCpu += await timed(floor, floorRounds);
-    oursVsFloorCpu += await timed(relay, oursVsFloor);
-    if (!(r % 2)) floorCpu += await timed(floor, floorRounds);
-  }
-  return { oursVsFloor, floorRounds, oursVsFloorCpu, floorCpu };
-}
-
 function refuseFailures(runs: (readonly [string, Result])[]): void {
   for (const [who, r] of runs) {
     if (r.non2xx || r.errors || r.timeouts) throw new Error(`${who}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
@@ -109,14 +82,13 @@ interface Measured extends Rounds {
   body: string;
   cold: Result;
   coldPeer: Result;
-  oursVsFloor: Result[];
-  floorRounds: Result[];
-  oursVsFloorCpu: number;
-  floorCpu: number;
+  /** The same rounds against bare node:http: `peer` is the floor. */
+  floor: Rounds;
 }
 
 function report(m: Measured): CaseResult {
-  const { n, rounds, round, body, ours, peer, oursCpu, peerCpu, relayMem, cold, coldPeer, oursVsFloor, floorRounds, oursVsFloorCpu, floorCpu } = m;
+  const { n, rounds, round, body, ours, peer, oursCpu, peerCpu, relayMem, cold, coldPeer, floor } = m;
+  const { ours: oursVsFloor, peer: floorRounds, oursCpu: oursVsFloorCpu, peerCpu: floorCpu } = floor;
   const total = (rs: Result[]): number => rs.reduce((a, r) => a + r.requests.total, 0);
   const seconds = (rs: Result[]): number => rs.reduce((a, r) => a + r.duration, 0);
   const perSec = (rs: Result[]): number => total(rs) / seconds(rs);
@@ -236,16 +208,16 @@ const proofHttp: BenchCase = {
       const timed = await interleavedRounds(load, relay, bare, rounds, round);
       const cold = await load(relay.url, round, coldRequests);
       const coldPeer = await load(bare.url, round);
-      const againstFloor = await floorRounds(load, relay, floor, rounds, round);
+      const againstFloor = await interleavedRounds(load, relay, floor, rounds, round);
       refuseFailures([
         ...timed.ours.map((x) => ["relay", x] as const),
         ...timed.peer.map((x) => ["bare express", x] as const),
         ["relay (cold)", cold] as const,
         ["bare express", coldPeer] as const,
-        ...againstFloor.oursVsFloor.map((x) => ["relay", x] as const),
-        ...againstFloor.floorRounds.map((x) => ["bare node:http", x] as const),
+        ...againstFloor.ours.map((x) => ["relay", x] as const),
+        ...againstFloor.peer.map((x) => ["bare node:http", x] as const),
       ]);
-      return report({ n, rounds, round, body, ...timed, cold, coldPeer, ...againstFloor });
+      return report({ n, rounds, round, body, ...timed, cold, coldPeer, floor: againstFloor });
     } finally {
       await relay?.stop();
       await bare?.stop();
