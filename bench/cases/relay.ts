@@ -18,7 +18,7 @@ import { withdrawalPublicSignals } from "../../src-server/core/proof/public-inpu
 import { prepareWithdrawal, testRecipient, type PreparedWithdrawal } from "../../tests/support/proofs";
 import type { CaseResult, Metric } from "../lib/metric";
 import { procCpuMs, procMainThreadCpuMs, startRelayChild, type ListeningProcess } from "../lib/proc";
-import { relayAll } from "../lib/relay-load";
+import { inFlight, relayAll } from "../lib/relay-load";
 import { ROOT, tempDir } from "../lib/data";
 import { fmtNum, median, percentile, rate } from "../lib/stats";
 import type { BenchCase } from "../lib/bench-case";
@@ -131,16 +131,10 @@ async function poolPace(prepared: PreparedWithdrawal[]): Promise<Pace> {
   const signals = await signalsOf();
   const jobs = prepared.map((p) => ({ proof: Uint8Array.from(p.body.proof), signals: signals(p) }));
   const pool = await createGroth16Verifier(VKEY, { threads: VERIFIER_THREADS, maxQueue: 4096 });
-  const run = async (list: typeof jobs): Promise<void> => {
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: CLIENTS }, async () => {
-        for (let i = next++; i < list.length; i = next++) {
-          if (!(await pool.verify(list[i]!.proof, list[i]!.signals))) throw new Error("a prepared proof does not verify in the pool");
-        }
-      }),
-    );
-  };
+  const run = (list: typeof jobs): Promise<void> =>
+    inFlight(list, CLIENTS, async (job) => {
+      if (!(await pool.verify(job.proof, job.signals))) throw new Error("a prepared proof does not verify in the pool");
+    });
   try {
     await run(jobs.slice(0, 8 * VERIFIER_THREADS)); // the workers' wasm warm, as the relay's are by then
     const c0 = process.cpuUsage();
@@ -168,6 +162,10 @@ async function sustainedRelays(relay: ListeningProcess, prepared: PreparedWithdr
 }
 
 type RelayPost = (body: string) => Promise<Response>;
+const relayPoster =
+  (url: string): RelayPost =>
+  (body) =>
+    fetch(`${url}/relay`, { method: "POST", headers: { "content-type": "application/json" }, body });
 
 /** Each prepared withdrawal relayed one after another, after three invalid ones as a warm-up; their latencies. */
 async function relaySequentially(relayPost: RelayPost, prepared: PreparedWithdrawal[], invalid: string[], log: (msg: string) => void): Promise<number[]> {
@@ -339,7 +337,7 @@ const relayCase: BenchCase = {
 
       // Bodies whose proof no longer matches (another recipient): each costs a full verification, then InvalidProof.
       const invalid = prepared.map((p) => JSON.stringify({ ...p.body, recipient: testRecipient("bench-someone-else") }));
-      const relayPost: RelayPost = (body) => fetch(`${url}/relay`, { method: "POST", headers: { "content-type": "application/json" }, body });
+      const relayPost = relayPoster(url);
       const latencies = await relaySequentially(relayPost, prepared, invalid, log);
       const getProof = await getProofUnderRelays(url, quick, relayPost, invalid, log);
 
@@ -351,9 +349,8 @@ const relayCase: BenchCase = {
       const sustainedRelay = await start(VERIFIER_THREADS);
       const rest = (await prepareWithdrawals(sustainedRelay.url, count + many, log)).prepared.slice(count);
       // Its verifier threads warm first, as the pool's are (a proof for another recipient costs a whole verification).
-      for (const body of invalid.concat(invalid).slice(0, 4 * VERIFIER_THREADS)) {
-        await (await fetch(`${sustainedRelay.url}/relay`, { method: "POST", headers: { "content-type": "application/json" }, body })).text();
-      }
+      const warm = relayPoster(sustainedRelay.url);
+      for (const body of invalid.concat(invalid).slice(0, 4 * VERIFIER_THREADS)) await (await warm(body)).text();
       const before = await poolPace(rest);
       const relays = await sustainedRelays(sustainedRelay, rest);
       const after = await poolPace(rest);
