@@ -126,7 +126,7 @@ export function createApp(deps: AppDeps): RelayApp {
     begin: (req, res, route) => {
       // Held for the answer's own writeHead (http/respond.ts): the front door's reads answer through writeJson.
       deps.requestLog?.begin(req, res, route, holdHeader);
-      holdHeader(res, "X-Content-Type-Options", "nosniff");
+      commonHeaders(res, holdHeader);
     },
     admission: (endpoint) => limits.admission(endpoint),
     // The front door takes no query, so its path is the whole URL.
@@ -145,7 +145,10 @@ export function createApp(deps: AppDeps): RelayApp {
   return { app, handle, limits, metricsHandle };
 }
 
-const commonHeaders = (res: ServerResponse): void => void res.setHeader("X-Content-Type-Options", "nosniff");
+type HeaderSetter = (res: ServerResponse, name: string, value: string) => void;
+const setNow: HeaderSetter = (res, name, value) => void res.setHeader(name, value);
+/** The headers every answer carries besides the request id; `set`: how (the front door holds them for its writeHead). */
+const commonHeaders = (res: ServerResponse, set: HeaderSetter = setNow): void => set(res, "X-Content-Type-Options", "nosniff");
 const nosniff: RequestHandler = (_req, res, next) => {
   commonHeaders(res);
   next();
