@@ -27,6 +27,32 @@ function le256(bytes: Uint8Array, from: number, dropSign: boolean): bigint {
   return n;
 }
 
+/** The curve's d = -121665 / 121666 mod p. */
+const D = 37095705934669439343138083508754565189542113879843219016388785533085940283555n;
+
+function powMod(base: bigint, exp: bigint): bigint {
+  let result = 1n;
+  let b = base % P;
+  for (let e = exp; e > 0n; e >>= 1n) {
+    if (e & 1n) result = (result * b) % P;
+    b = (b * b) % P;
+  }
+  return result;
+}
+
+/** Whether 32 bytes decode to an ed25519 point: y below p, (y² − 1)/(d·y² + 1) a square, and not x = 0 with the sign bit set. */
+export function isOnEd25519Curve(bytes: Uint8Array): boolean {
+  if (bytes.length !== 32) return false;
+  const y = le256(bytes, 0, true);
+  if (y >= P) return false;
+  const y2 = (y * y) % P;
+  const u = (y2 - 1n + P) % P;
+  const v = (D * y2 + 1n) % P;
+  // u/v is a square exactly when u·v is (v is never 0); Euler's criterion.
+  if (u !== 0n && powMod(u * v, (P - 1n) / 2n) !== 1n) return false;
+  return !(u === 0n && (bytes[31]! & 0x80) !== 0);
+}
+
 /**
  * A point encoding `verify_strict` accepts as A or R: y below p (one encoding per point)
  * and not a small-order point. Whether it is on the curve at all is left to the

@@ -1,6 +1,7 @@
 import { PublicKey } from "@solana/web3.js";
 import { describe, expect, it } from "vitest";
-import { createProgramAddress, findProgramAddress, isOnEd25519Curve } from "./program-address";
+import { isOnEd25519Curve } from "../crypto/ed25519";
+import { createProgramAddress, findProgramAddress } from "./program-address";
 
 /** Deterministic bytes, so a failure names its case. */
 function bytes(seed: number, n: number): Uint8Array {

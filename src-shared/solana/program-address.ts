@@ -7,38 +7,11 @@
  * Browser-safe.
  */
 import { sha256 } from "../ceremony/sha256";
+import { isOnEd25519Curve } from "../crypto/ed25519";
 
 const MAX_SEED_LENGTH = 32;
 const MAX_SEEDS = 16;
 const MARKER = new TextEncoder().encode("ProgramDerivedAddress");
-
-const P = 2n ** 255n - 19n;
-/** The curve's d = -121665 / 121666 mod p. */
-const D = 37095705934669439343138083508754565189542113879843219016388785533085940283555n;
-
-function powMod(base: bigint, exp: bigint): bigint {
-  let result = 1n;
-  let b = base % P;
-  for (let e = exp; e > 0n; e >>= 1n) {
-    if (e & 1n) result = (result * b) % P;
-    b = (b * b) % P;
-  }
-  return result;
-}
-
-/** Whether 32 bytes decode to an ed25519 point: y below p, (y² − 1)/(d·y² + 1) a square, and not x = 0 with the sign bit set. */
-export function isOnEd25519Curve(bytes: Uint8Array): boolean {
-  if (bytes.length !== 32) return false;
-  let y = 0n;
-  for (let i = 31; i >= 0; i--) y = (y << 8n) | BigInt(i === 31 ? bytes[i]! & 0x7f : bytes[i]!);
-  if (y >= P) return false;
-  const y2 = (y * y) % P;
-  const u = (y2 - 1n + P) % P;
-  const v = (D * y2 + 1n) % P;
-  // u/v is a square exactly when u·v is (v is never 0); Euler's criterion.
-  if (u !== 0n && powMod(u * v, (P - 1n) / 2n) !== 1n) return false;
-  return !(u === 0n && (bytes[31]! & 0x80) !== 0);
-}
 
 /** PDA(seeds, bump) under `programId`, or null where that hash is on the curve. */
 export function createProgramAddress(seeds: readonly Uint8Array[], programId: Uint8Array): Uint8Array | null {
