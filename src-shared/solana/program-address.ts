@@ -8,6 +8,7 @@
  */
 import { sha256 } from "../ceremony/sha256";
 import { isOnEd25519Curve } from "../crypto/ed25519";
+import { concatBytes } from "../encoding/bytes";
 
 const MAX_SEED_LENGTH = 32;
 const MAX_SEEDS = 16;
@@ -16,19 +17,8 @@ const MARKER = new TextEncoder().encode("ProgramDerivedAddress");
 /** PDA(seeds, bump) under `programId`, or null where that hash is on the curve. */
 export function createProgramAddress(seeds: readonly Uint8Array[], programId: Uint8Array): Uint8Array | null {
   if (seeds.length > MAX_SEEDS) throw new Error("Max seed length exceeded");
-  let length = MARKER.length + programId.length;
-  for (const s of seeds) {
-    if (s.length > MAX_SEED_LENGTH) throw new TypeError("Max seed length exceeded");
-    length += s.length;
-  }
-  const buf = new Uint8Array(length);
-  let at = 0;
-  for (const s of seeds) {
-    buf.set(s, at);
-    at += s.length;
-  }
-  buf.set(programId, at);
-  buf.set(MARKER, at + programId.length);
+  for (const s of seeds) if (s.length > MAX_SEED_LENGTH) throw new TypeError("Max seed length exceeded");
+  const buf = concatBytes(...seeds, programId, MARKER);
   const hash = sha256(buf);
   return isOnEd25519Curve(hash) ? null : hash;
 }
