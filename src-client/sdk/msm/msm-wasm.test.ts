@@ -21,6 +21,7 @@ interface Group {
   neg(p: unknown): unknown;
   fromRprLEM(b: Uint8Array, offset: number): unknown;
   toRprLEM(b: Uint8Array, offset: number, p: unknown): void;
+  add(a: unknown, b: unknown): unknown;
 }
 /** The slice of ffjavascript's Fr used by the QAP reference below (elements are 32-byte Montgomery buffers). */
 interface ScalarField {
@@ -127,6 +128,24 @@ describe("BN254 MSM (msm.c in wasm)", () => {
     const sc = scalars(n, 7, [R - 1n, 1n]);
     for (const w of [1, 2, 5, 8, 10, 13, 15]) await expectSame("G1", g1.subarray(0, 64 * n), sc, w);
     for (const w of [1, 6, 11]) await expectSame("G2", g2.subarray(0, 128 * 200), sc.subarray(0, 32 * 200), w);
+  });
+
+  it("splits a sum by its windows: 2, 3, 7 and 40 parts (more parts than windows) add up to the whole, in G1 and G2", async () => {
+    for (const [group, points] of [
+      ["G1", g1.subarray(0, 64 * 3000)],
+      ["G2", g2.subarray(0, 128 * 1000)],
+    ] as const) {
+      const G = group === "G1" ? curve.G1 : curve.G2;
+      const set = await msm.load(group, points);
+      const sc = scalars(set.count, 31, [R - 1n, 1n, (1n << 256n) - 1n]);
+      const whole = await msm.multiExp(set, sc);
+      for (const parts of [2, 3, 7, 40]) {
+        let sum = G.fromRprLEM(new Uint8Array(POINT_BYTES[group]), 0);
+        for (let part = 0; part < parts; part++) sum = G.add(sum, G.fromRprLEM(await msm.multiExp(set, sc, 0, { part, parts }), 0));
+        expect(G.eq(sum, G.fromRprLEM(whole, 0)), `${group} in ${parts} parts`).toBe(true);
+      }
+      await expect(msm.multiExp(set, sc, 0, { part: 2, parts: 2 })).rejects.toThrow(RangeError);
+    }
   });
 
   it("adds repeated points and points with their negation (doublings and cancellations in the buckets)", async () => {

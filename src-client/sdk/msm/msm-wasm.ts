@@ -86,9 +86,10 @@ export interface BnMsm {
   /**
    * Σ scalar_k·P_k: `scalars` holds points.count 32-byte little-endian
    * integers in standard form. The answer is affine in the points' encoding
-   * (zeros for infinity). windowBits 0 lets the module choose.
+   * (zeros for infinity). windowBits 0 lets the module choose. With `slice`,
+   * only that part of the sum's windows: the parts' answers add up to the sum.
    */
-  multiExp(points: MsmPoints, scalars: Uint8Array, windowBits?: number): Promise<Uint8Array>;
+  multiExp(points: MsmPoints, scalars: Uint8Array, windowBits?: number, slice?: MsmSlice): Promise<Uint8Array>;
   /**
    * Copies a zkey's QAP into the module, for good: its coefficient section
    * without the count (nCoef × 44 bytes), and ω (a primitive domainSize-th
@@ -105,9 +106,38 @@ export interface MsmQap {
   readonly handle: number;
 }
 
+/** Part `part` (from 0) of `parts` of a sum's windows. */
+export interface MsmSlice {
+  part: number;
+  parts: number;
+}
+const WHOLE: MsmSlice = { part: 0, parts: 1 };
+
+const prefix = (g: MsmGroup): string => (g === "G1" ? "g1" : "g2");
+
+/** The call behind `multiExp`, checked; shared by the async API and the work-sharing loop (msm-share.ts), which calls the module directly. */
+export function msmCallSpec(points: MsmPoints, scalars: Uint8Array, windowBits: number, slice: MsmSlice): MsmCallSpec {
+  if (scalars.byteLength !== points.count * 32)
+    throw new RangeError(`${points.count} points take ${points.count * 32} bytes of scalars, not ${scalars.byteLength}`);
+  if (!Number.isInteger(windowBits) || windowBits < 0 || windowBits > 15) throw new RangeError("window bits are 1 to 15, or 0 for the module's choice");
+  const { part, parts } = slice;
+  if (!Number.isInteger(parts) || !Number.isInteger(part) || parts < 1 || part < 0 || part >= parts) throw new RangeError("a slice is part 0 to parts - 1 of parts");
+  return {
+    fn: `${prefix(points.group)}_msm`,
+    args: [points.handle, "in", "out", windowBits, part, parts],
+    input: scalars,
+    outSize: POINT_BYTES[points.group],
+  };
+}
+
+/** `multiExp`'s answer from the module's. */
+export function msmAnswer({ ret, out }: { ret: number; out: Uint8Array | null }): Uint8Array {
+  if (!ret || !out) throw new RangeError("the MSM module ran out of memory");
+  return out;
+}
+
 /** The module's G1/G2 operations over a way to call it. */
 export function bnMsmOver(call: MsmCall): BnMsm {
-  const prefix = (g: MsmGroup): string => (g === "G1" ? "g1" : "g2");
   return {
     async load(group, points) {
       const size = POINT_BYTES[group];
@@ -121,14 +151,8 @@ export function bnMsmOver(call: MsmCall): BnMsm {
       const { ret: finite } = await call({ fn: `${g}_set_size`, args: [handle] });
       return { group, count, finite, handle };
     },
-    async multiExp(points, scalars, windowBits = 0) {
-      if (scalars.byteLength !== points.count * 32)
-        throw new RangeError(`${points.count} points take ${points.count * 32} bytes of scalars, not ${scalars.byteLength}`);
-      if (!Number.isInteger(windowBits) || windowBits < 0 || windowBits > 15) throw new RangeError("window bits are 1 to 15, or 0 for the module's choice");
-      const size = POINT_BYTES[points.group];
-      const { ret, out } = await call({ fn: `${prefix(points.group)}_msm`, args: [points.handle, "in", "out", windowBits], input: scalars, outSize: size });
-      if (!ret || !out) throw new RangeError("the MSM module ran out of memory");
-      return out;
+    async multiExp(points, scalars, windowBits = 0, slice = WHOLE) {
+      return msmAnswer(await call(msmCallSpec(points, scalars, windowBits, slice)));
     },
     async loadQap(coeffs, domainSize, omega, g) {
       const logN = Math.log2(domainSize);
