@@ -14,19 +14,22 @@
  * - A, B and C on the domain are built by ffjavascript's wasm `qap_buildABC`
  *   in one call (fullProve's buildABC1 makes two JavaScript→wasm calls and
  *   three copies per coefficient).
- * With `threads`, a worker thread runs the B2 and C sums while the calling
- * thread runs H, A and B1. r and s are uniform in Fr from
- * crypto.getRandomValues (64 bytes reduced mod r). The answer is snarkjs's
- * JSON proof, so the wire encoding and every check behind it are unchanged.
- * Node only: it reads files and starts a worker thread.
+ * Where a second core and worker threads exist (Node), an MSM thread with its
+ * own copy of the points shares the five MSMs with the calling thread: each
+ * large sum is cut into slices of its windows and each thread takes the next
+ * slice as soon as it is free (msm/msm-share.ts), so a busy core only takes
+ * fewer. r and s are uniform in Fr from crypto.getRandomValues (64 bytes
+ * reduced mod r). The answer is snarkjs's JSON proof, so the wire encoding and
+ * every check behind it are unchanged. It reads its files with node:fs.
  */
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { buildBn128 } from "ffjavascript";
 import { FIELD_MODULUS } from "../../src-shared/encoding/field";
 import { BASE_FIELD_MODULUS, type SnarkjsProof } from "../../src-shared/zk/proof-codec";
-import { openBnMsm, type BnMsm, type MsmPoints, type MsmQap } from "./msm/msm-wasm";
-import { startMsmThread, type MsmThread } from "./msm/msm-thread";
+import { abandonJob, jobAnswers, jobDone, newShareJob, planShare, provideH, takePieces, type ShareSet, type SharePlan } from "./msm/msm-share";
+import type { MsmThread } from "./msm/msm-thread";
+import { bnMsmHere, instantiateMsm, type BnMsm, type MsmGroup, type MsmPoints, type MsmQap, type SyncMsmCall } from "./msm/msm-wasm";
 
 const N8 = 32;
 /** BN254's base field (coordinates) and scalar field (witness, r, s): the zkey header must name these. */
@@ -75,45 +78,76 @@ interface ProvingKey {
 }
 
 /**
- * A zkey's five point sets in MSM module instances of their own: H, A and B1
- * on the calling thread (`near`), B2 and C on `far`, which is a worker thread
- * when the prover has threads (the two halves cost about the same) and the
- * calling thread otherwise.
+ * A slice of a sum's windows is worth sharing at about this cost (G1 point
+ * additions, ~20 µs each here): B2 in 6, H in 4, A, C and B1 in 2 — small
+ * enough that the thread that finishes last waits ~80 ms at most, few enough
+ * that each slice's pass over the scalars stays cheap.
  */
-interface KeyMsm {
-  near: BnMsm;
-  /** The zkey's QAP (coefficients and roots of unity), on `near`. */
-  qap: MsmQap;
-  far: BnMsm;
-  thread: MsmThread | null;
-  a: MsmPoints;
-  b1: MsmPoints;
-  b2: MsmPoints;
-  c: MsmPoints;
-  h: MsmPoints;
+const PIECE_COST = 4000;
+
+/** The MSM thread of a key: the thread, and the numbers there of the key's sets, in the plan's order. */
+interface FarMsm {
+  thread: MsmThread;
+  sets: number[];
+  /** It loaded the sets once, so starting another after a failure is worth it. */
+  started: boolean;
 }
 
-async function loadKeyMsm(code: Uint8Array, key: ProvingKey, c: Engine, threads: boolean): Promise<KeyMsm> {
-  const near = await openBnMsm(code);
-  const thread = threads ? startMsmThread(code) : null;
-  const far = thread ?? near;
-  try {
-    // snarkjs's domain root and coset shift (the 2n-th root of unity, or ffjavascript's shift at the largest domain).
-    const { Fr } = c;
-    const shift = (key.power === Fr.s ? Fr.shift : Fr.w[key.power + 1]) as Uint8Array;
-    const [qap, a, b1, h, b2, cPts] = await Promise.all([
-      near.loadQap(key.coeffs, key.domainSize, Fr.w[key.power] as Uint8Array, shift),
-      near.load("G1", key.pointsA),
-      near.load("G1", key.pointsB1),
-      near.load("G1", key.pointsH),
-      far.load("G2", key.pointsB2),
-      far.load("G1", key.pointsC),
-    ]);
-    return { near, qap, far, thread, a, b1, b2, c: cPts, h };
-  } catch (e) {
-    await thread?.terminate();
-    throw e;
-  }
+/** A zkey's point sets and QAP in this thread's instance of msm.c's module, the plan that shares them, and the MSM thread if any. */
+interface KeyMsm {
+  near: BnMsm;
+  call: SyncMsmCall;
+  qap: MsmQap;
+  /** This thread's handles, in the plan's order (keySets). */
+  sets: MsmPoints[];
+  plan: SharePlan;
+  far: FarMsm | null;
+}
+
+type ThreadModule = typeof import("./msm/msm-thread");
+
+/** The zkey's sets in the order the plan names them: B2 first (the largest), H (its scalars come last), then A, C, B1. */
+function keySets(key: ProvingKey): { group: MsmGroup; points: Uint8Array; scalars: ShareSet["scalars"] }[] {
+  const all = { witnessOffset: 0 };
+  return [
+    { group: "G2", points: key.pointsB2, scalars: all },
+    { group: "G1", points: key.pointsH, scalars: "h" },
+    { group: "G1", points: key.pointsA, scalars: all },
+    { group: "G1", points: key.pointsC, scalars: { witnessOffset: (key.nPublic + 1) * N8 } },
+    { group: "G1", points: key.pointsB1, scalars: all },
+  ];
+}
+
+/** Starts an MSM thread and sends it the key's sets, without waiting for either. */
+function startFar(threads: ThreadModule, code: Uint8Array, key: ProvingKey): FarMsm {
+  const thread = threads.startMsmThread(code);
+  const sent = keySets(key).map((s) => thread.send(s.group, s.points));
+  const far: FarMsm = { thread, sets: sent.map((s) => s.id), started: false };
+  void Promise.all(sent.map((s) => s.loaded)).then(
+    () => (far.started = true),
+    () => undefined,
+  );
+  return far;
+}
+
+async function loadKeyMsm(code: Uint8Array, key: ProvingKey, c: Engine, threads: ThreadModule | null): Promise<KeyMsm> {
+  const call = await instantiateMsm(code);
+  const near = bnMsmHere(call);
+  // snarkjs's domain root and coset shift (the 2n-th root of unity, or ffjavascript's shift at the largest domain).
+  const { Fr } = c;
+  const shift = (key.power === Fr.s ? Fr.shift : Fr.w[key.power + 1]) as Uint8Array;
+  const described = keySets(key);
+  const [qap, ...sets] = await Promise.all([
+    near.loadQap(key.coeffs, key.domainSize, Fr.w[key.power] as Uint8Array, shift),
+    ...described.map((s) => near.load(s.group, s.points)),
+  ]);
+  const plan = planShare(
+    described.map((s, i) => ({ group: s.group, finite: sets[i]!.finite, scalars: s.scalars })),
+    key.nVars * N8,
+    key.domainSize * N8,
+    threads ? PIECE_COST : Infinity,
+  );
+  return { near, call, qap: qap as MsmQap, sets: sets as MsmPoints[], plan, far: threads ? startFar(threads, code, key) : null };
 }
 
 function le32ToBigInt(b: Uint8Array, off: number): bigint {
@@ -200,7 +234,13 @@ export function randomScalar(): bigint {
 }
 
 export interface FastProverOptions {
-  /** true (default): a worker thread per zkey runs two of the five MSMs (B2, C) while this thread runs the other three; false proves on the calling thread. */
+  /**
+   * Whether an MSM thread per zkey shares the MSMs with the calling thread.
+   * Default: where worker threads exist (Node) and os.availableParallelism()
+   * is 2 or more. true asks for it wherever worker threads exist; false
+   * proves on the calling thread alone. Without worker threads (a browser)
+   * the prover uses the calling thread whatever this says.
+   */
   threads?: boolean;
   /** msm.c's prebuilt module (default: resources/zk/msm-bn254.wasm of this repository). */
   msmWasm?: string;
@@ -219,12 +259,28 @@ export class FastProver {
   private msmCode: Promise<Uint8Array> | null = null;
   private readonly msmThreads = new Set<MsmThread>();
   private readonly calculators = new Map<string, Promise<WitnessCalculator>>();
-  private readonly threads: boolean;
+  private readonly threads: boolean | undefined;
+  private threadModule: Promise<ThreadModule | null> | null = null;
   private readonly msmWasm: string;
 
   constructor(options: FastProverOptions = {}) {
-    this.threads = options.threads ?? true;
+    this.threads = options.threads;
     this.msmWasm = options.msmWasm ?? MSM_WASM;
+  }
+
+  /** msm-thread.ts when this prover shares its MSMs with a thread; loaded only then, so that where worker threads are missing nothing fails. */
+  private threadsFor(): Promise<ThreadModule | null> {
+    this.threadModule ??= (async () => {
+      if (this.threads === false) return null;
+      try {
+        const os = await import("node:os");
+        if (this.threads === undefined && os.availableParallelism() < 2) return null;
+        return await import("./msm/msm-thread");
+      } catch {
+        return null;
+      }
+    })();
+    return this.threadModule;
   }
 
   private curve(): Promise<Engine> {
@@ -249,10 +305,10 @@ export class FastProver {
     if (!k) {
       k = (async () => {
         this.msmCode ??= readFile(this.msmWasm);
-        const [bytes, c, code] = await Promise.all([readFile(zkeyPath), this.curve(), this.msmCode]);
+        const [bytes, c, code, threads] = await Promise.all([readFile(zkeyPath), this.curve(), this.msmCode, this.threadsFor()]);
         const key = parseKey(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), c);
-        const msm = await loadKeyMsm(code, key, c, this.threads);
-        if (msm.thread) this.msmThreads.add(msm.thread);
+        const msm = await loadKeyMsm(code, key, c, threads);
+        if (msm.far) this.msmThreads.add(msm.far.thread);
         return { ...key, msm };
       })();
       k.catch(() => this.keys.delete(zkeyPath));
@@ -314,22 +370,13 @@ export class FastProver {
   ): Promise<{ proof: SnarkjsProof; publicSignals: string[]; qapMs: number; msmMs: number }> {
     if (witness.byteLength !== key.nVars * N8) throw new Error(`Invalid witness length. Circuit: ${key.nVars}, witness: ${witness.byteLength / N8}`);
     const { Fr, G1, G2 } = c;
-    const m = key.msm;
     const t0 = performance.now();
-    // With a thread, B2 and C are posted to it first and run while this thread builds the H scalars and sums the rest.
-    const far = m.thread ? [m.far.multiExp(m.b2, witness), m.far.multiExp(m.c, witness.subarray((key.nPublic + 1) * N8))] : null;
-    const hScalars = await m.near.qapH(m.qap, witness);
+    const sums = await this.multiExps(key, witness);
     const t1 = performance.now();
-    // msm.c's module takes the same points and standard-form scalars as ffjavascript's multiExpAffine, and answers affine points in the zkey's encoding.
-    const sums = await Promise.all([
-      far?.[0] ?? m.far.multiExp(m.b2, witness),
-      far?.[1] ?? m.far.multiExp(m.c, witness.subarray((key.nPublic + 1) * N8)),
-      m.near.multiExp(m.h, hScalars),
-      m.near.multiExp(m.a, witness),
-      m.near.multiExp(m.b1, witness),
-    ]);
-    const piB2 = G2.fromRprLEM(sums[0], 0);
-    const [piC0, resH, piA0, piB10] = sums.slice(1).map((s) => G1.fromRprLEM(s, 0) as unknown);
+    // The plan's order: B2, H, A, C, B1; each the sum of its slices, affine in the zkey's encoding.
+    const add = (G: Engine["G1"], parts: Uint8Array[]): unknown => parts.reduce((acc: unknown, p) => G.add(acc, G.fromRprLEM(p, 0)), G.zero);
+    const piB2 = add(G2, sums.answers[0]!);
+    const [resH, piA0, piC0, piB10] = sums.answers.slice(1).map((parts) => add(G1, parts));
     const t2 = performance.now();
 
     const r = Fr.e(randomScalar());
@@ -359,7 +406,50 @@ export class FastProver {
     };
     const publicSignals: string[] = [];
     for (let i = 1; i <= key.nPublic; i++) publicSignals.push(le32ToBigInt(witness, i * N8).toString());
-    return { proof, publicSignals, qapMs: t1 - t0, msmMs: t2 - t1 };
+    return { proof, publicSignals, qapMs: sums.qapMs, msmMs: t2 - t0 - sums.qapMs };
+  }
+
+  /**
+   * The five sums' slices for a witness: the MSM thread (if any) starts on
+   * the witness slices while this thread computes the H scalars, then both
+   * take slices until none is left. A thread that died with a slice in hand
+   * fails the proof; its replacement is started for the next one.
+   */
+  private async multiExps(key: LoadedKey, witness: Uint8Array): Promise<{ answers: Uint8Array[][]; qapMs: number }> {
+    const m = key.msm;
+    if (m.far?.thread.failed) await this.replaceFar(m, key);
+    const job = newShareJob(m.plan, witness);
+    const far = m.far?.thread.share(m.far.sets, job) ?? null;
+    const t0 = performance.now();
+    let h: Uint8Array;
+    try {
+      h = await m.near.qapH(m.qap, witness);
+    } catch (e) {
+      abandonJob(job);
+      throw e;
+    }
+    const qapMs = performance.now() - t0;
+    provideH(job, h);
+    takePieces(m.call, m.sets, job);
+    // Slices the thread took are summed when its loop ends; if it took none, there is nothing to wait for (it may still be starting).
+    if (!jobDone(job)) {
+      if (!far) throw new Error("the MSMs were left unfinished");
+      await far.wait();
+      if (!jobDone(job)) throw new Error("the MSM thread ended with slices unfinished");
+    }
+    return { answers: jobAnswers(job), qapMs };
+  }
+
+  /** A new MSM thread for a key whose thread failed, or none if it never got as far as loading the points (it would fail again). */
+  private async replaceFar(m: KeyMsm, key: LoadedKey): Promise<void> {
+    const old = m.far!;
+    m.far = null;
+    this.msmThreads.delete(old.thread);
+    void old.thread.terminate();
+    const [threads, code] = await Promise.all([old.started ? this.threadsFor() : null, this.msmCode]);
+    if (!threads || !code || m.far) return;
+    m.far = startFar(threads, code, key);
+    this.msmThreads.add(m.far.thread);
   }
 
   /** Ends the worker threads; the next proof starts new ones. */

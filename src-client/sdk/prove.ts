@@ -269,12 +269,13 @@ let sharedFastProver: FastProver | null = null;
 
 /**
  * The SDK's default prover (src-client/sdk/fast-prover.ts): the same proof as
- * {@link snarkjsProver}, on the calling thread, with the engine, zkey and
- * witness calculator kept between proofs. Worker threads (`new FastProver()`)
- * were not faster under load (docs/decisions.md, issue 29).
+ * {@link snarkjsProver}, with the engine, zkey and witness calculator kept
+ * between proofs, and its MSMs shared with a worker thread where there is a
+ * second core (`new FastProver({ threads: false })` proves on the calling
+ * thread alone).
  */
 export const fastProver: Prover = async (input, wasmPath, zkeyPath) => {
-  sharedFastProver ??= new FastProver({ threads: false });
+  sharedFastProver ??= new FastProver();
   const { proof, publicSignals } = await sharedFastProver.prove({ ...input }, wasmPath, zkeyPath);
   return { proof, publicSignals };
 };

@@ -1,90 +1,128 @@
 /**
- * msm.c's module on a worker thread of its own, so that two MSMs run at once
- * (the prover gives it G2's and one G1 set, and keeps the others). Node only.
- * The worker is a few lines of plain JavaScript evaluated in the thread (no
- * TypeScript loader needed there, under tsx, vitest or a bundle alike): it
- * instantiates the module and answers `MsmCall`s, each with the same calling
- * convention as msm-wasm.ts's `callOn`.
+ * msm.c's module on a worker thread of its own (msm-worker.ts), so that a
+ * proof's MSMs are shared between two cores (msm-share.ts). Node only. The
+ * worker is started as the server's are (src-shared/node/worker-entry.ts): from
+ * its .ts source under tsx or vitest, through a bootstrap that registers tsx
+ * in the thread, or from msm-worker.js beside a bundle of this file.
  */
 import { Worker } from "node:worker_threads";
-import { bnMsmOver, type BnMsm, type MsmCallSpec } from "./msm-wasm";
+import { workerModule, workerSpec } from "../../../src-shared/node/worker-entry";
+import type { ShareJob } from "./msm-share";
+import { bnMsmOver, type BnMsm, type MsmCallSpec, type MsmGroup, type MsmPoints } from "./msm-wasm";
 
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require("node:worker_threads");
-const ready = WebAssembly.instantiate(workerData.code, {}).then(({ instance }) => {
-  const w = instance.exports;
-  w.msm_init();
-  const alloc = (size) => {
-    const p = w.msm_alloc(size);
-    if (p === 0) throw new RangeError("the MSM module could not allocate " + size + " bytes");
-    return p;
-  };
-  return ({ fn, args, input, outSize, keep }) => {
-    const mark = w.msm_mark();
-    try {
-      const inPtr = input ? alloc(Math.max(input.byteLength, 16)) : 0;
-      const outPtr = outSize ? alloc(outSize) : 0;
-      if (input) new Uint8Array(w.memory.buffer).set(input, inPtr);
-      const ret = w[fn](...args.map((a) => (a === "in" ? inPtr : a === "out" ? outPtr : a)));
-      const out = outSize ? new Uint8Array(w.memory.buffer).slice(outPtr, outPtr + outSize) : null;
-      if (!keep) w.msm_release(mark);
-      return { ret, out };
-    } catch (e) {
-      w.msm_release(mark);
-      throw e;
-    }
-  };
-});
-parentPort.on("message", async ({ id, spec }) => {
-  try {
-    const call = await ready;
-    parentPort.postMessage({ id, result: call(spec) });
-  } catch (e) {
-    parentPort.postMessage({ id, error: String((e && e.message) || e) });
-  }
-});
-`;
+const WORKER_URL = workerModule("msm-worker", import.meta.url);
 
-/** The worker keeps the process alive only while a call is pending, so a CLI that proved once still exits. */
+/** What msm-worker.ts answers: one call into the module, a set to load, or a job to take slices of. */
+export type MsmThreadRequest = { id: number } & (
+  | { spec: MsmCallSpec }
+  | { load: { group: MsmGroup; points: Uint8Array } }
+  | { share: { sets: number[]; job: ShareJob } }
+);
+type Body = MsmThreadRequest extends infer R ? (R extends { id: number } ? Omit<R, "id"> : never) : never;
+
 export interface MsmThread extends BnMsm {
+  /**
+   * Sends a set to the thread without waiting for it: answers at once the
+   * number `share` names it by (the thread loads in the order sent), and a
+   * promise of the loaded set.
+   */
+  send(group: MsmGroup, points: Uint8Array): { id: number; loaded: Promise<MsmPoints> };
+  /**
+   * The thread takes slices of `job` over its sets `sets` (numbers from
+   * `send`), once it has loaded them. `wait()` answers how many it took; only
+   * while it is awaited does the thread keep the process alive, so a caller
+   * that finished every slice itself need not wait for a thread still starting.
+   */
+  share(sets: number[], job: ShareJob): { wait(): Promise<number> };
+  /** Why the thread stopped (it died or was terminated), or null while it runs. */
+  readonly failed: Error | null;
   terminate(): Promise<void>;
 }
 
-/** Starts a worker thread with its own instance of the module. */
+interface Pending {
+  resolve(v: unknown): void;
+  reject(e: Error): void;
+  held: boolean;
+  settled: boolean;
+}
+
+/** Starts a worker thread with its own instance of the module (`code`: msm-bn254.wasm's bytes). */
 export function startMsmThread(code: Uint8Array): MsmThread {
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { code } });
-  const pending = new Map<number, { resolve: (r: { ret: number; out: Uint8Array | null }) => void; reject: (e: Error) => void }>();
+  const spec = workerSpec(WORKER_URL);
+  const worker = new Worker(spec.entry, { eval: spec.eval, execArgv: spec.execArgv, workerData: { code } });
+  const pending = new Map<number, Pending>();
   let nextId = 0;
+  let nextSet = 0;
+  let held = 0;
   let failed: Error | null = null;
+  const hold = (p: Pending, on: boolean): void => {
+    if (p.held === on || (on && p.settled)) return;
+    p.held = on;
+    held += on ? 1 : -1;
+    if (on && held === 1) worker.ref();
+    if (!on && held === 0) worker.unref();
+  };
+  const settle = (p: Pending): void => {
+    hold(p, false);
+    p.settled = true;
+  };
   const fail = (e: Error): void => {
-    failed = e;
-    for (const p of pending.values()) p.reject(e);
+    failed ??= e;
+    for (const p of pending.values()) {
+      settle(p);
+      p.reject(failed);
+    }
     pending.clear();
   };
-  worker.on("message", (m: { id: number; result?: { ret: number; out: Uint8Array | null }; error?: string }) => {
+  worker.on("message", (m: { id: number; result?: unknown; error?: string }) => {
     const p = pending.get(m.id);
     if (!p) return;
     pending.delete(m.id);
-    if (pending.size === 0) worker.unref();
-    if (m.result) p.resolve(m.result);
-    else p.reject(new Error(m.error ?? "the MSM thread failed"));
+    settle(p);
+    if ("error" in m) p.reject(new Error(m.error ?? "the MSM thread failed"));
+    else p.resolve(m.result);
   });
   worker.on("error", (e) => fail(e));
-  worker.on("exit", (code) => fail(new Error(`the MSM thread exited (code ${code})`)));
+  worker.on("exit", (exitCode) => fail(new Error(`the MSM thread exited (code ${exitCode})`)));
   worker.unref();
-  const msm = bnMsmOver(
-    (spec: MsmCallSpec) =>
-      new Promise((resolve, reject) => {
-        if (failed) return reject(failed);
-        const id = nextId++;
-        if (pending.size === 0) worker.ref();
-        pending.set(id, { resolve, reject });
-        worker.postMessage({ id, spec });
-      }),
-  );
+  const request = <T>(body: Body, heldNow: boolean): { promise: Promise<T>; entry: Pending | null } => {
+    if (failed) return { promise: Promise.reject(failed), entry: null };
+    const id = nextId++;
+    let resolve!: (v: T) => void;
+    let reject!: (e: Error) => void;
+    const promise = new Promise<T>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    const entry: Pending = { resolve: resolve as (v: unknown) => void, reject, held: false, settled: false };
+    pending.set(id, entry);
+    hold(entry, heldNow);
+    worker.postMessage({ id, ...body });
+    // Nobody need await a send or a share: their failures reach whoever does.
+    promise.catch(() => undefined);
+    return { promise, entry };
+  };
+  const msm = bnMsmOver((s: MsmCallSpec) => request<{ ret: number; out: Uint8Array | null }>({ spec: s }, true).promise);
   return {
     ...msm,
+    send(group, points) {
+      const { promise } = request<MsmPoints>({ load: { group, points } }, false);
+      return { id: nextSet++, loaded: promise };
+    },
+    share(sets, job) {
+      const { promise, entry } = request<number>({ share: { sets, job } }, false);
+      return {
+        wait() {
+          if (entry) hold(entry, true);
+          return promise;
+        },
+      };
+    },
+    get failed() {
+      return failed;
+    },
     async terminate() {
+      fail(new Error("the MSM thread was terminated"));
       await worker.terminate();
     },
   };

@@ -4,7 +4,7 @@
  * of ffjavascript's `multiExpAffine`, the points loaded into the module once.
  * The module runs on the calling thread (`openBnMsm`, which takes its bytes,
  * so it runs wherever WebAssembly does) or on a worker thread of its own
- * (msm-thread.ts); both speak to it through one `MsmCall`.
+ * (msm-thread.ts, msm-worker.ts); both speak to it through `callOn`.
  */
 
 /** The part of the WebAssembly global used here (the SDK's TypeScript lib has no DOM types). */
@@ -179,10 +179,22 @@ export function bnMsmOver(call: MsmCall): BnMsm {
   };
 }
 
-/** The module on the calling thread. */
-export async function openBnMsm(code: Uint8Array): Promise<BnMsm> {
+/** `MsmCall` on the calling thread, synchronously: what the work-sharing loop (msm-share.ts) runs each piece with. */
+export type SyncMsmCall = ReturnType<typeof callOn>;
+
+/** A new instance of the module, initialised, and the way to call it on this thread. */
+export async function instantiateMsm(code: Uint8Array): Promise<SyncMsmCall> {
   const { instance } = await wasmApi.instantiate(code, {});
   (instance.exports as { msm_init(): void }).msm_init();
-  const call = callOn(instance.exports);
+  return callOn(instance.exports);
+}
+
+/** The module's API over a call on this thread. */
+export function bnMsmHere(call: SyncMsmCall): BnMsm {
   return bnMsmOver((spec) => Promise.resolve().then(() => call(spec)));
+}
+
+/** The module on the calling thread. */
+export async function openBnMsm(code: Uint8Array): Promise<BnMsm> {
+  return bnMsmHere(await instantiateMsm(code));
 }
