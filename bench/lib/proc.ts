@@ -1,6 +1,6 @@
 import { ensureServerBuilt, SERVER_ENTRY } from "../../scripts/build-server.mjs";
 import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { ROOT } from "./data";
 
 export interface ListeningProcess {
@@ -136,4 +136,33 @@ export function logMessage(line: string): string {
   } catch {
     return line;
   }
+}
+
+/** One thread of a live process: its id, its name (`comm`: "node" for all of Node's own; the relay names its workers, src-server/adapters/threads/name-worker-thread.ts) and its CPU so far. */
+export interface ThreadCpu {
+  tid: number;
+  name: string;
+  cpuMs: number;
+}
+
+/** Every thread of a live process with its CPU time (user + system, ms), in thread-id order; threads that exit while read are left out. */
+export function procThreadsCpu(pid: number): ThreadCpu[] {
+  let tids: number[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`).map(Number);
+  } catch {
+    return [];
+  }
+  const out: ThreadCpu[] = [];
+  for (const tid of tids.sort((a, b) => a - b)) {
+    const cpuMs = statCpuMs(`/proc/${pid}/task/${tid}/stat`);
+    let name: string;
+    try {
+      name = readFileSync(`/proc/${pid}/task/${tid}/comm`, "utf8").trim();
+    } catch {
+      continue;
+    }
+    if (cpuMs !== null) out.push({ tid, name, cpuMs });
+  }
+  return out;
 }

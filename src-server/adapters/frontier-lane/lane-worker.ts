@@ -6,6 +6,8 @@
  *        { kind: "insert", id, pool, leaf }
  *   out: once { ready: true } | { fatal }; then { id, pairs: ArrayBuffer (transferred) } | { id, error }
  */
+// First: names this thread (workerData.threadName) before the rest loads.
+import "../threads/name-worker-thread";
 import { parentPort, workerData } from "node:worker_threads";
 import type { FieldHasher } from "../../../src-shared/crypto/hasher";
 import { FrontierTree } from "../../core/merkle/frontier";
@@ -15,6 +17,8 @@ import { openFastPairHasher } from "../poseidon-fast/fast-hasher";
 export interface LaneInit {
   /** Where the fast Poseidon module may be (the relay's own list). */
   wasmPlaces: string[];
+  /** The OS thread's name (threads/name-worker-thread.ts). */
+  threadName?: string;
 }
 export type LaneRequest =
   { kind: "track"; pool: string; nextIndex: number; filled: Uint8Array } | { kind: "insert"; id: number; pool: string; leaf: Uint8Array };

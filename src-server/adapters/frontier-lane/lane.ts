@@ -23,6 +23,8 @@ import { workerModule, workerSpec } from "../threads/worker-entry";
 import type { LaneInit, LaneMessage, LaneRequest } from "./lane-worker";
 
 const WORKER_URL = workerModule("lane-worker", import.meta.url);
+/** What `top -H`, `ps -L` and the start-up bench call the lane's thread (threads/name-worker-thread.ts). */
+export const LANE_THREAD_NAME = "relay-lane";
 
 export interface FrontierLaneStats {
   state: "idle" | "starting" | "ready" | "down";
@@ -67,7 +69,7 @@ export class FrontierLane {
     if (this.state !== "idle") return;
     this.state = "starting";
     const spec = workerSpec(WORKER_URL);
-    const worker = new Worker(spec.entry, { eval: spec.eval, execArgv: spec.execArgv, workerData: this.init });
+    const worker = new Worker(spec.entry, { eval: spec.eval, execArgv: spec.execArgv, workerData: { threadName: LANE_THREAD_NAME, ...this.init } });
     this.worker = worker;
     liveWorkers++;
     let lastError: Error | null = null;

@@ -4,11 +4,15 @@
  *   in:  { id, buf: ArrayBuffer (256-byte proof ‖ n × 32-byte signals, transferred), n }
  *   out: { id, ok: boolean } | { id, error: string }   and once, at start: { ready: true } | { fatal: string }
  */
+// First: names this thread (workerData.threadName) before mcl-wasm loads.
+import "../threads/name-worker-thread";
 import { parentPort, workerData } from "node:worker_threads";
 import { Groth16MclVerifier } from "./groth16-mcl";
 
 export interface WorkerInit {
   vkeyPath: string;
+  /** The OS thread's name (threads/name-worker-thread.ts). */
+  threadName?: string;
 }
 export interface VerifyRequest {
   id: number;

@@ -42,6 +42,8 @@ const SIGNAL_BYTES = 32;
 
 /** The worker entry next to this module: .ts when run from sources (tsx, vitest), .js in the desktop bundle. */
 const WORKER_URL = workerModule("verify-worker", import.meta.url);
+/** What `top -H`, `ps -L` and the start-up bench call a verifier thread (threads/name-worker-thread.ts). */
+export const VERIFY_THREAD_NAME = "relay-verify";
 
 interface Job {
   id: number;
@@ -89,7 +91,7 @@ export class Groth16WorkerPool implements QueuedProofVerifier {
     const maxQueue = opts.maxQueue ?? 1024;
     if (!Number.isInteger(threads) || threads < 1) throw new RangeError("threads must be a positive integer");
     if (!Number.isInteger(maxQueue) || maxQueue < 0) throw new RangeError("maxQueue must be a non-negative integer");
-    const pool = new Groth16WorkerPool({ vkeyPath }, parsed.value.nPublic, threads, maxQueue);
+    const pool = new Groth16WorkerPool({ vkeyPath, threadName: VERIFY_THREAD_NAME }, parsed.value.nPublic, threads, maxQueue);
     try {
       await Promise.all(Array.from({ length: threads }, () => pool.spawn()));
     } catch (e) {
