@@ -7,7 +7,7 @@ import { encodeBase58 } from "../../src-shared/encoding/base58";
 import { decodeProof, toSnarkjs } from "../../src-shared/zk/proof-codec";
 import { FastProver, MSM_WASM, randomScalar } from "./fast-prover";
 import { withLeafIndex, type DepositNote } from "./note";
-import { DEFAULT_ARTIFACTS, proveWithdrawal, verifyWithdrawalProof, type Prover } from "./prove";
+import { DEFAULT_ARTIFACTS, buildWithdrawalInput, proveWithdrawal, verifyWithdrawalProof, type Prover } from "./prove";
 import { loadSnarkjs } from "./snarkjs";
 import { createNoteOrThrow, localTree } from "./test-support";
 
@@ -28,7 +28,8 @@ describe("FastProver", () => {
   let hasher: FieldHasher;
   let curve: Bn128Curve;
   let notes: DepositNote[];
-  const prover = new FastProver();
+  // Threads asked for, so that the shared path is tested on a one-core machine too.
+  const prover = new FastProver({ threads: true });
 
   beforeAll(async () => {
     hasher = await createPoseidonHasher();
@@ -43,6 +44,13 @@ describe("FastProver", () => {
     await curve?.terminate();
     await prover.close();
   });
+
+  /** A withdrawal's witness input, as proveWithdrawal hands it to its prover. */
+  const withdrawalInput = (): object => {
+    const built = buildWithdrawalInput(hasher, notes[0]!, localTree(hasher, [notes[0]!.commitment], 0), RECIPIENT, { relayer: RELAYER, fee: 0n });
+    if (!built.ok) throw new Error(built.error.message);
+    return built.value.input;
+  };
 
   it("draws r and s uniformly below r, never the same twice", () => {
     const r = 21888242871839275222246405745257275088548364400416034343698204186575808495617n;
@@ -119,6 +127,42 @@ describe("FastProver", () => {
     expect(await verifyWithdrawalProof(a.value.proof, a.value.publicSignals)).toEqual({ ok: true, value: true });
     expect(await verifyWithdrawalProof(b.value.proof, b.value.publicSignals)).toEqual({ ok: true, value: true });
     await single.close();
+  });
+
+  it("proves the same witness with its MSMs shared with a thread and on one thread: both verify with snarkjs, with the same public signals; one thread keeps the five sums whole", async () => {
+    const groth16 = await loadSnarkjs();
+    const input = withdrawalInput();
+    const single = new FastProver({ threads: false });
+    try {
+      const { wasmPath, zkeyPath } = DEFAULT_ARTIFACTS;
+      const shared = await prover.prove(input, wasmPath, zkeyPath);
+      const alone = await single.prove(input, wasmPath, zkeyPath);
+      expect(shared.publicSignals).toEqual(alone.publicSignals);
+      expect(shared.timings.slices).toBeGreaterThan(5);
+      expect(alone.timings).toMatchObject({ slices: 5, slicesOnThread: 0 });
+      for (const out of [shared, alone]) expect(await groth16.verify(vkey, out.publicSignals, out.proof)).toBe(true);
+    } finally {
+      await single.close();
+    }
+  });
+
+  it("a proof whose MSM thread is ended mid-way settles (proved or rejected, never left hanging), and the next proof starts a new thread and verifies", async () => {
+    const input = withdrawalInput();
+    const { wasmPath, zkeyPath } = DEFAULT_ARTIFACTS;
+    const p = new FastProver({ threads: true });
+    await p.warm(wasmPath, zkeyPath);
+    const inFlight = p.prove(input, wasmPath, zkeyPath).then(
+      () => "proved",
+      (e: unknown) => (e instanceof Error ? e.message : String(e)),
+    );
+    // Ended after the proof has handed out its slices (the witness is computed first).
+    await new Promise((r) => setTimeout(r, 60));
+    await p.close();
+    expect(await inFlight).toMatch(/^proved$|MSM thread/);
+    const again = await p.prove(input, wasmPath, zkeyPath);
+    const groth16 = await loadSnarkjs();
+    expect(await groth16.verify(vkey, again.publicSignals, again.proof)).toBe(true);
+    await p.close();
   });
 
   it("rejects when msm.c's module is not where it was told to look, and proves once it is", async () => {

@@ -46,6 +46,9 @@ export interface ProofTimings {
   proofMs: number;
   qapMs: number;
   msmMs: number;
+  /** Slices the MSMs were cut into (5 on one thread), and how many of them the MSM thread summed. */
+  slices: number;
+  slicesOnThread: number;
 }
 
 /** The slice of ffjavascript's bn128 engine used (it ships loose typings). */
@@ -360,14 +363,15 @@ export class FastProver {
     const t1 = performance.now();
     const out = await this.fromWitness(c, key, witness);
     const t2 = performance.now();
-    return { ...out, timings: { witnessMs: t1 - t0, proofMs: t2 - t1, qapMs: out.qapMs, msmMs: out.msmMs } };
+    const { qapMs, msmMs, slices, slicesOnThread } = out;
+    return { proof: out.proof, publicSignals: out.publicSignals, timings: { witnessMs: t1 - t0, proofMs: t2 - t1, qapMs, msmMs, slices, slicesOnThread } };
   }
 
   private async fromWitness(
     c: Engine,
     key: LoadedKey,
     witness: Uint8Array,
-  ): Promise<{ proof: SnarkjsProof; publicSignals: string[]; qapMs: number; msmMs: number }> {
+  ): Promise<{ proof: SnarkjsProof; publicSignals: string[] } & Omit<ProofTimings, "witnessMs" | "proofMs">> {
     if (witness.byteLength !== key.nVars * N8) throw new Error(`Invalid witness length. Circuit: ${key.nVars}, witness: ${witness.byteLength / N8}`);
     const { Fr, G1, G2 } = c;
     const t0 = performance.now();
@@ -406,7 +410,7 @@ export class FastProver {
     };
     const publicSignals: string[] = [];
     for (let i = 1; i <= key.nPublic; i++) publicSignals.push(le32ToBigInt(witness, i * N8).toString());
-    return { proof, publicSignals, qapMs: sums.qapMs, msmMs: t2 - t0 - sums.qapMs };
+    return { proof, publicSignals, qapMs: sums.qapMs, msmMs: t2 - t0 - sums.qapMs, slices: sums.slices, slicesOnThread: sums.slices - sums.slicesHere };
   }
 
   /**
@@ -415,7 +419,7 @@ export class FastProver {
    * take slices until none is left. A thread that died with a slice in hand
    * fails the proof; its replacement is started for the next one.
    */
-  private async multiExps(key: LoadedKey, witness: Uint8Array): Promise<{ answers: Uint8Array[][]; qapMs: number }> {
+  private async multiExps(key: LoadedKey, witness: Uint8Array): Promise<{ answers: Uint8Array[][]; qapMs: number; slices: number; slicesHere: number }> {
     const m = key.msm;
     if (m.far?.thread.failed) await this.replaceFar(m, key);
     const job = newShareJob(m.plan, witness);
@@ -430,14 +434,14 @@ export class FastProver {
     }
     const qapMs = performance.now() - t0;
     provideH(job, h);
-    takePieces(m.call, m.sets, job);
+    const slicesHere = takePieces(m.call, m.sets, job);
     // Slices the thread took are summed when its loop ends; if it took none, there is nothing to wait for (it may still be starting).
     if (!jobDone(job)) {
       if (!far) throw new Error("the MSMs were left unfinished");
       await far.wait();
       if (!jobDone(job)) throw new Error("the MSM thread ended with slices unfinished");
     }
-    return { answers: jobAnswers(job), qapMs };
+    return { answers: jobAnswers(job), qapMs, slices: m.plan.pieces.length, slicesHere };
   }
 
   /** A new MSM thread for a key whose thread failed, or none if it never got as far as loading the points (it would fail again). */

@@ -177,6 +177,12 @@ export function takePieces(call: SyncMsmCall, sets: readonly MsmPoints[], job: S
   return taken;
 }
 
+/** Slices taken so far (by either thread), summed or not. */
+export function slicesTaken(job: ShareJob): number {
+  const { ctl } = views(job);
+  return Math.min(Atomics.load(ctl, NEXT_WITNESS), job.plan.onWitness.length) + Math.min(Atomics.load(ctl, NEXT_H), job.plan.onH.length);
+}
+
 /** Every piece was summed (by either thread). */
 export function jobDone(job: ShareJob): boolean {
   const { ctl } = views(job);
