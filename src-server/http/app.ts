@@ -125,9 +125,10 @@ export function createApp(deps: AppDeps): RelayApp {
     accepts: (req) => (!host || host.accepts(req.headers.host)) && crossSite.refusal(req) === null,
     begin: (req, res, route) => {
       // Held for the answer's own writeHead (http/respond.ts): the front door's reads answer through writeJson.
-      deps.requestLog?.begin(req, res, route, holdHeader);
+      deps.requestLog?.begin(req, res, route, holdHeader, true);
       commonHeaders(res, holdHeader);
     },
+    settle: (res) => deps.requestLog?.settle(res),
     admission: (endpoint) => limits.admission(endpoint),
     // The front door takes no query, so its path is the whole URL.
     failed: (req, res, error) => answerError(req.method, req.url ?? "", error, res),

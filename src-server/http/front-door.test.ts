@@ -31,6 +31,7 @@ async function serve(overrides: Partial<FrontDoorDeps> = {}, routes?: DirectRout
       seen.push(`begin ${route}`);
       res.setHeader("X-Begun", route);
     },
+    settle: (res) => seen.push(`settle ${res.writableEnded ? "ended" : "open"}`),
     admission: () => null,
     failed: (_req, res, e) => {
       seen.push(`failed ${(e as Error).message}`);
@@ -60,7 +61,11 @@ describe("front door", () => {
     expect(r.status).toBe(200);
     expect(r.json).toEqual({ direct: { mint: "Mint111", depth: "32", index: "7", network: "mainnet" } });
     expect(r.headers["x-begun"]).toBe("/get_proof/:mint/:depth/:index/:network");
-    expect(seen).toEqual(["begin /get_proof/:mint/:depth/:index/:network", 'handle {"mint":"Mint111","depth":"32","index":"7","network":"mainnet"}']);
+    expect(seen).toEqual([
+      "begin /get_proof/:mint/:depth/:index/:network",
+      'handle {"mint":"Mint111","depth":"32","index":"7","network":"mainnet"}',
+      "settle ended",
+    ]);
   });
 
   it("takes an empty body announced with Content-Length: 0", async () => {
@@ -75,6 +80,10 @@ describe("front door", () => {
       ["/get_proof/M/32/7/mainnet", { method: "GET" }],
       ["/get_proof/M/32/7/mainnet?x=1", {}],
       ["/get_proof/M%31/32/7/mainnet", {}],
+      ["/get_proof/M/32/7/main%6Eet", {}],
+      ["/get_proof?/M/32/7/mainnet", {}],
+      ["/get_proof/M/32/7#/mainnet", {}],
+      ["/get_proof", {}],
       ["/GET_PROOF/M/32/7/mainnet", {}],
       ["/get_proof/M/32/7/mainnet/", {}],
       ["/get_proof/M//7/mainnet", {}],
@@ -95,7 +104,7 @@ describe("front door", () => {
     }
   });
 
-  it("runs the route's limit after the request is begun, and a refused request never reaches the handler", async () => {
+  it("runs the route's limit after the request is begun, and a refused request never reaches the handler but is settled", async () => {
     const { url, seen } = await serve({
       admission: (endpoint) => async (_req, res, params) => {
         seen.push(`admit ${endpoint} ${JSON.stringify(params)}`);
@@ -105,14 +114,18 @@ describe("front door", () => {
     });
     const r = await sendRaw(`${url}/get_proof/M/32/7/mainnet`);
     expect(r.status).toBe(429);
-    expect(seen).toEqual(["begin /get_proof/:mint/:depth/:index/:network", 'admit get_proof {"mint":"M","depth":"32","index":"7","network":"mainnet"}']);
+    expect(seen).toEqual([
+      "begin /get_proof/:mint/:depth/:index/:network",
+      'admit get_proof {"mint":"M","depth":"32","index":"7","network":"mainnet"}',
+      "settle ended",
+    ]);
   });
 
-  it("answers a route that throws with the error handler's answer and keeps serving", async () => {
+  it("answers a route that throws with the error handler's answer, settles it, and keeps serving", async () => {
     const { url, seen } = await serve();
     const r = await sendRaw(`${url}/get_merkle/M/32/mainnet`);
     expect(r.status).toBe(500);
-    expect(seen).toEqual(["begin /get_merkle/:mint/:depth/:network", "failed boom"]);
+    expect(seen).toEqual(["begin /get_merkle/:mint/:depth/:network", "failed boom", "settle ended"]);
     expect((await sendRaw(`${url}/get_proof/M/32/7/mainnet`)).status).toBe(200);
   });
 
@@ -128,6 +141,7 @@ const stubDeps: FrontDoorDeps = {
   routes: [],
   accepts: () => true,
   begin: () => {},
+  settle: () => {},
   admission: () => null,
   failed: () => {},
   express: () => {},

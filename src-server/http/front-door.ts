@@ -27,6 +27,8 @@ export interface FrontDoorDeps {
   accepts(req: IncomingMessage): boolean;
   /** What the app's first middleware does for every request (request id and log, common headers), for one the front door takes. */
   begin(req: IncomingMessage, res: ServerResponse, route: string): void;
+  /** The request's answer is written (or its stream has failed): what the app does when an answer finishes (count, log line). */
+  settle(res: ServerResponse): void;
   /** A route's rate limit; null with limits off. */
   admission(endpoint: RateLimitedEndpoint): Admission | null;
   /** A route threw: the answer and the log line of the app's error handler. */
@@ -34,6 +36,11 @@ export interface FrontDoorDeps {
   /** Every other request: the Express app. */
   express(req: IncomingMessage, res: ServerResponse): void;
 }
+
+const SLASH = 0x2f;
+const QUERY = 0x3f;
+const PERCENT = 0x25;
+const HASH = 0x23;
 
 interface Entry {
   route: DirectRoute;
@@ -66,18 +73,26 @@ export function frontDoor(deps: FrontDoorDeps): (req: IncomingMessage, res: Serv
     byFirst.set(first, { route, names: rest.map((s) => s.slice(1)), admit: deps.admission(route.endpoint) });
   }
 
-  const match = (url: string): { entry: Entry; params: Record<string, string> } | null => {
-    if (url.includes("?") || url.includes("%") || url.includes("#")) return null;
-    const parts = url.split("/");
-    const entry = byFirst.get(parts[1] ?? "");
-    if (!entry || parts[0] !== "" || parts.length !== entry.names.length + 2) return null;
-    const params: Record<string, string> = {};
+  // One pass over the URL, slicing segments as it goes: split() and three includes() were the
+  // largest share of the front door's own CPU per get_proof.
+  // The route, its parameters written into `params`; null when the front door does not take the URL.
+  const match = (url: string, params: Record<string, string>): Entry | null => {
+    if (url.charCodeAt(0) !== SLASH) return null;
+    const second = url.indexOf("/", 1);
+    const entry = second > 1 ? byFirst.get(url.slice(1, second)) : undefined;
+    if (!entry) return null;
+    let start = second + 1;
     for (let i = 0; i < entry.names.length; i++) {
-      const value = parts[i + 2]!;
-      if (value === "") return null;
-      params[entry.names[i]!] = value;
+      const end = i === entry.names.length - 1 ? url.length : url.indexOf("/", start);
+      if (end <= start) return null;
+      for (let k = start; k < end; k++) {
+        const c = url.charCodeAt(k);
+        if (c === QUERY || c === PERCENT || c === HASH || c === SLASH) return null;
+      }
+      params[entry.names[i]!] = url.slice(start, end);
+      start = end + 1;
     }
-    return { entry, params };
+    return entry;
   };
 
   // Defined once, not per request: the bundle names every closure it makes (keepNames).
@@ -87,16 +102,20 @@ export function frontDoor(deps: FrontDoorDeps): (req: IncomingMessage, res: Serv
     } catch (e) {
       deps.failed(req, res, e);
     }
+    deps.settle(res);
   };
   return (req, res) => {
-    const taken = req.method === "POST" && req.url !== undefined ? match(req.url) : null;
-    if (!taken || bodyAnnounced(req) !== "none" || !deps.accepts(req)) return deps.express(req, res);
-    const { entry, params } = taken;
+    const params: Record<string, string> = {};
+    const entry = req.method === "POST" && req.url !== undefined ? match(req.url, params) : null;
+    if (!entry || bodyAnnounced(req) !== "none" || !deps.accepts(req)) return deps.express(req, res);
     deps.begin(req, res, entry.route.pattern);
     if (!entry.admit) return answer(entry, params, req, res);
     entry.admit(req, res, params).then(
-      (admitted) => void (admitted && answer(entry, params, req, res)),
-      (e: unknown) => deps.failed(req, res, e),
+      (admitted) => (admitted ? answer(entry, params, req, res) : deps.settle(res)),
+      (e: unknown) => {
+        deps.failed(req, res, e);
+        deps.settle(res);
+      },
     );
   };
 }

@@ -29,11 +29,14 @@ export function holdHeader(res: ServerResponse, name: string, value: string): vo
   (held[HELD] ??= []).push(name, value);
 }
 
-function writeJsonText(res: ServerResponse, status: number, json: string | Buffer): void {
+function writeJsonText(res: ServerResponse, status: number, json: string | Uint8Array): void {
   const body = typeof json === "string" ? Buffer.from(json, "utf8") : json;
   const held = (res as Held)[HELD];
-  if (held) res.writeHead(status, ["Content-Type", "application/json; charset=utf-8", "Content-Length", String(body.length), ...held]);
-  else res.writeHead(status, { "Content-Type": "application/json; charset=utf-8", "Content-Length": body.length });
+  if (held) {
+    // The held list becomes writeHead's whole list: no second array per answer.
+    held.unshift("Content-Type", "application/json; charset=utf-8", "Content-Length", String(body.length));
+    res.writeHead(status, held);
+  } else res.writeHead(status, { "Content-Type": "application/json; charset=utf-8", "Content-Length": body.length });
   res.end(body);
 }
 
@@ -80,7 +83,7 @@ export function byteArrayJson(bytes: Uint8Array): string {
 }
 
 /** A 200 with a JSON text built by the route (the indexer's reads), written as {@link writeJson} writes. */
-export function sendJsonText(res: ServerResponse, json: string | Buffer): void {
+export function sendJsonText(res: ServerResponse, json: string | Uint8Array): void {
   writeJsonText(res, 200, json);
 }
 

@@ -36,6 +36,8 @@ const poolKey = (network: Network, mint: string): string => `${network}/${mint}`
  */
 export class IndexerService {
   private readonly pools = new Map<string, IndexedPool>();
+  /** The same pools by network then mint: get() (every indexer read) looks up the path's strings without building a key. */
+  private readonly byNetwork = new Map<Network, Map<string, IndexedPool>>();
   /** Pools being created and loaded, by key. */
   private readonly adopting = new Map<string, Promise<IndexedPool>>();
   private readonly locks = new Map<string, Promise<unknown>>();
@@ -76,7 +78,7 @@ export class IndexerService {
   }
 
   get(network: Network, mint: string): IndexedPool | null {
-    return this.pools.get(poolKey(network, mint)) ?? null;
+    return this.byNetwork.get(network)?.get(mint) ?? null;
   }
 
   list(): IndexedPool[] {
@@ -184,6 +186,9 @@ export class IndexerService {
     await this.store.loadTree(stored, tree);
     const pool: IndexedPool = { network: stored.network, mint: stored.mint, tree, address: this.addressOf(stored.network, stored.mint), stored, drift: null };
     this.pools.set(poolKey(stored.network, stored.mint), pool);
+    let mints = this.byNetwork.get(stored.network);
+    if (!mints) this.byNetwork.set(stored.network, (mints = new Map()));
+    mints.set(stored.mint, pool);
     return pool;
   }
 
@@ -333,6 +338,7 @@ export class IndexerService {
   private async reload(pool: IndexedPool): Promise<IndexedPool> {
     const key = poolKey(pool.network, pool.mint);
     this.pools.delete(key);
+    this.byNetwork.get(pool.network)?.delete(pool.mint);
     this.caughtUp.delete(key);
     const fresh = await this.adopt(pool.stored);
     if (pool.repairs) fresh.repairs = pool.repairs;

@@ -9,8 +9,8 @@ import type { Metric, Registry } from "prom-client";
 const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
 
 interface RouteTally {
-  /** method + status → answers. */
-  counts: Map<string, { method: string; status: number; n: number }>;
+  /** status → answers per method (keyed by the number: a method + status key was a new string to hash per request). */
+  counts: Map<number, { method: string; status: number; n: number }[]>;
   /** Observations per bucket (not cumulative; the last slot is +Inf). */
   buckets: number[];
   sum: number;
@@ -32,10 +32,12 @@ export class HttpRequestTally {
       t = { counts: new Map(), buckets: new Array<number>(BUCKETS.length + 1).fill(0), sum: 0, count: 0 };
       this.routes.set(route, t);
     }
-    const key = method + status;
-    const c = t.counts.get(key);
-    if (c) c.n++;
-    else t.counts.set(key, { method, status, n: 1 });
+    let byMethod = t.counts.get(status);
+    if (!byMethod) t.counts.set(status, (byMethod = []));
+    let i = 0;
+    while (i < byMethod.length && byMethod[i]!.method !== method) i++;
+    if (i < byMethod.length) byMethod[i]!.n++;
+    else byMethod.push({ method, status, n: 1 });
     let b = 0;
     while (b < BUCKETS.length && seconds > BUCKETS[b]!) b++;
     t.buckets[b]!++;
@@ -49,7 +51,8 @@ export class HttpRequestTally {
     registry.registerMetric(
       custom("relay_http_requests_total", "HTTP requests answered, by method, route pattern (never the path's own text) and status", "counter", () => {
         const values: Series[] = [];
-        for (const [route, t] of tally) for (const c of t.counts.values()) values.push({ labels: { method: c.method, route, status: c.status }, value: c.n });
+        for (const [route, t] of tally)
+          for (const byMethod of t.counts.values()) for (const c of byMethod) values.push({ labels: { method: c.method, route, status: c.status }, value: c.n });
         return values;
       }),
     );

@@ -92,7 +92,7 @@ export function indexerReads(deps: Pick<IndexerRouteDeps, "indexer" | "chains">)
         if (!index.ok) return fail(res, index.error);
         const answer = proofJsonOf(found.pool).answer(index.value);
         if (!answer) return sendError(res, 400, ErrorName.IndexOutOfRange, `leaf ${index.value} is not in the tree (nextIndex ${found.pool.tree.nextIndex})`);
-        sendJsonText(res, Buffer.from(answer.buffer, answer.byteOffset, answer.byteLength));
+        sendJsonText(res, answer);
       },
     },
     {
