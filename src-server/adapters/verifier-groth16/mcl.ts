@@ -6,15 +6,63 @@
  * wasm instance (curve, order checks, serialization mode) and the exact
  * conversions from integers, which must never reduce or mask silently.
  */
-import { createRequire } from "node:module";
+import { readFileSync } from "node:fs";
+import { createRequire, Module } from "node:module";
+import { dirname, join } from "node:path";
+import { Script } from "node:vm";
 import type * as Mcl from "mcl-wasm";
+
+const require = createRequire(import.meta.url);
+
+/** How mcl-wasm 2.x's glue (dist/mcl_c.js) turns its base64 wasm into bytes: a callback per byte. */
+const SLOW_DECODE = "Uint8Array.from(atob(wasmBase64), function (c) { return c.charCodeAt(0); })";
+
+/**
+ * mcl-wasm, with its glue's wasm decoded by Buffer. The glue carries the 436 KB module as
+ * base64 and decodes it at every init with SLOW_DECODE, 70 to 170 ms of each verifier thread's
+ * boot (profiled at start-up; Buffer decodes the same text in under a millisecond). So the glue
+ * is compiled here with that one expression replaced, and put in require's cache before
+ * mcl-wasm's index requires it. A version whose glue decodes otherwise is loaded as shipped.
+ */
+function requireMcl(): typeof Mcl {
+  const glue = mclGlue();
+  let source = "";
+  try {
+    source = require.cache[glue] ? "" : readFileSync(glue, "utf8");
+  } catch {
+    // Another layout: load the package as shipped.
+  }
+  if (source.includes(SLOW_DECODE)) {
+    const fast = source.replace(SLOW_DECODE, 'Buffer.from(wasmBase64, "base64")');
+    // The glue requires nothing and only sets module.exports; wrapped on its first line, its lines stay its own.
+    const run = new Script(`(function (module) {${fast}\n})`, { filename: glue }).runInThisContext() as (m: Module) => void;
+    const mod = new Module(glue);
+    mod.filename = glue;
+    run(mod);
+    mod.loaded = true;
+    require.cache[glue] = mod;
+  }
+  return require("mcl-wasm") as typeof Mcl;
+}
+
+/** The glue's file: beside the package's main (dist/index.js), which requires it as ./mcl_c.js. */
+function mclGlue(): string {
+  return join(dirname(require.resolve("mcl-wasm")), "mcl_c.js");
+}
+
+/** How the glue this thread loaded decodes its wasm (tests: the installed mcl-wasm must get the fast path). */
+export function mclGlueDecode(): "buffer" | "shipped" | "not loaded" {
+  const loaded = require.cache[mclGlue()]?.exports as unknown;
+  if (typeof loaded !== "function") return "not loaded";
+  return String(loaded).includes(SLOW_DECODE) ? "shipped" : "buffer";
+}
 
 /**
  * The CommonJS module object itself, not an ESM namespace: the namespace
  * snapshots `curveType` (a getter) at import time, and tsx, vitest and plain
  * Node would otherwise each apply their own CJS interop.
  */
-export const mcl = createRequire(import.meta.url)("mcl-wasm") as typeof Mcl;
+export const mcl = requireMcl();
 export type { Mcl };
 
 let ready: Promise<void> | null = null;
