@@ -146,22 +146,17 @@ describe("FastProver", () => {
     }
   });
 
-  it("a proof whose MSM thread is ended mid-way settles (proved or rejected, never left hanging), and the next proof starts a new thread and verifies", async () => {
+  it("a proof whose MSM thread is ended mid-way still proves (this thread sums what the thread held), and the next proof starts a new thread and verifies", async () => {
     const input = withdrawalInput();
     const { wasmPath, zkeyPath } = DEFAULT_ARTIFACTS;
+    const groth16 = await loadSnarkjs();
     const p = new FastProver({ threads: true });
     await p.warm(wasmPath, zkeyPath);
-    const inFlight = p.prove(input, wasmPath, zkeyPath).then(
-      () => "proved",
-      (e: unknown) => (e instanceof Error ? e.message : String(e)),
-    );
-    // Ended after the proof has handed out its slices (the witness is computed first).
+    const inFlight = p.prove(input, wasmPath, zkeyPath);
+    // Ended while the proof computes its witness or sums its slices.
     await new Promise((r) => setTimeout(r, 60));
     await p.close();
-    expect(await inFlight).toMatch(/^proved$|MSM thread/);
-    const again = await p.prove(input, wasmPath, zkeyPath);
-    const groth16 = await loadSnarkjs();
-    expect(await groth16.verify(vkey, again.publicSignals, again.proof)).toBe(true);
+    for (const out of [await inFlight, await p.prove(input, wasmPath, zkeyPath)]) expect(await groth16.verify(vkey, out.publicSignals, out.proof)).toBe(true);
     await p.close();
   });
 

@@ -5,29 +5,26 @@
  * combination), without what fullProve pays again on every call:
  * - the circuit's witness calculator (circom wasm) is compiled once per file;
  * - the zkey is read and split into its sections once per file, and its
- *   points are loaded once into msm.c's module (src-client/sdk/msm), which
- *   runs the five MSMs (A, B1, C, H in G1, B2 in G2) at about 2.5x less CPU
- *   than ffjavascript's multiExpAffine (docs/decisions.md);
- * - the bn128 engine (ffjavascript, for the QAP and FFTs) is built once per
- *   prover; fullProve builds a new one, and reads the wasm and zkey again,
- *   for every proof;
- * - A, B and C on the domain are built by ffjavascript's wasm `qap_buildABC`
- *   in one call (fullProve's buildABC1 makes two JavaScript→wasm calls and
- *   three copies per coefficient).
+ *   points and QAP are loaded once into msm.c's module (src-client/sdk/msm),
+ *   which computes the H scalars and runs the five MSMs (A, B1, C, H in G1, B2
+ *   in G2) at about 2.5x less CPU than ffjavascript (docs/decisions.md);
+ * - the bn128 engine (ffjavascript, for the final combination) is built once
+ *   per prover; fullProve builds a new one for every proof.
  * Where a second core and worker threads exist (Node), an MSM thread with its
  * own copy of the points shares the five MSMs with the calling thread: each
  * large sum is cut into slices of its windows and each thread takes the next
  * slice as soon as it is free (msm/msm-share.ts), so a busy core only takes
- * fewer. r and s are uniform in Fr from crypto.getRandomValues (64 bytes
- * reduced mod r). The answer is snarkjs's JSON proof, so the wire encoding and
- * every check behind it are unchanged. It reads its files with node:fs.
+ * fewer, and a slice the thread is slow to finish is summed again here. r and
+ * s are uniform in Fr from crypto.getRandomValues (64 bytes reduced mod r).
+ * The answer is snarkjs's JSON proof, so the wire encoding and every check
+ * behind it are unchanged. It reads its files with node:fs.
  */
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { buildBn128 } from "ffjavascript";
 import { FIELD_MODULUS } from "../../src-shared/encoding/field";
 import { BASE_FIELD_MODULUS, type SnarkjsProof } from "../../src-shared/zk/proof-codec";
-import { abandonJob, jobAnswers, jobDone, newShareJob, planShare, provideH, takePieces, type ShareSet, type SharePlan } from "./msm/msm-share";
+import { abandonJob, finishPieces, jobAnswers, jobDone, newShareJob, planShare, provideH, takePieces, type ShareSet, type SharePlan } from "./msm/msm-share";
 import type { MsmThread } from "./msm/msm-thread";
 import { bnMsmHere, instantiateMsm, type BnMsm, type MsmGroup, type MsmPoints, type MsmQap, type SyncMsmCall } from "./msm/msm-wasm";
 
@@ -92,8 +89,6 @@ const PIECE_COST = 4000;
 interface FarMsm {
   thread: MsmThread;
   sets: number[];
-  /** It loaded the sets once, so starting another after a failure is worth it. */
-  started: boolean;
 }
 
 /** A zkey's point sets and QAP in this thread's instance of msm.c's module, the plan that shares them, and the MSM thread if any. */
@@ -125,12 +120,7 @@ function keySets(key: ProvingKey): { group: MsmGroup; points: Uint8Array; scalar
 function startFar(threads: ThreadModule, code: Uint8Array, key: ProvingKey): FarMsm {
   const thread = threads.startMsmThread(code);
   const sent = keySets(key).map((s) => thread.send(s.group, s.points));
-  const far: FarMsm = { thread, sets: sent.map((s) => s.id), started: false };
-  void Promise.all(sent.map((s) => s.loaded)).then(
-    () => (far.started = true),
-    () => undefined,
-  );
-  return far;
+  return { thread, sets: sent.map((s) => s.id) };
 }
 
 async function loadKeyMsm(code: Uint8Array, key: ProvingKey, c: Engine, threads: ThreadModule | null): Promise<KeyMsm> {
@@ -416,14 +406,15 @@ export class FastProver {
   /**
    * The five sums' slices for a witness: the MSM thread (if any) starts on
    * the witness slices while this thread computes the H scalars, then both
-   * take slices until none is left. A thread that died with a slice in hand
-   * fails the proof; its replacement is started for the next one.
+   * take slices until none is left, and this thread sums again whatever the
+   * other has not finished in about a slice's time (msm/msm-share.ts). The
+   * proof never awaits the thread: one that died is replaced at the next proof.
    */
   private async multiExps(key: LoadedKey, witness: Uint8Array): Promise<{ answers: Uint8Array[][]; qapMs: number; slices: number; slicesHere: number }> {
     const m = key.msm;
     if (m.far?.thread.failed) await this.replaceFar(m, key);
     const job = newShareJob(m.plan, witness);
-    const far = m.far?.thread.share(m.far.sets, job) ?? null;
+    m.far?.thread.share(m.far.sets, job);
     const t0 = performance.now();
     let h: Uint8Array;
     try {
@@ -432,25 +423,22 @@ export class FastProver {
       abandonJob(job);
       throw e;
     }
-    const qapMs = performance.now() - t0;
+    const t1 = performance.now();
     provideH(job, h);
-    const slicesHere = takePieces(m.call, m.sets, job);
-    // Slices the thread took are summed when its loop ends; if it took none, there is nothing to wait for (it may still be starting).
-    if (!jobDone(job)) {
-      if (!far) throw new Error("the MSMs were left unfinished");
-      await far.wait();
-      if (!jobDone(job)) throw new Error("the MSM thread ended with slices unfinished");
-    }
-    return { answers: jobAnswers(job), qapMs, slices: m.plan.pieces.length, slicesHere };
+    const taken = takePieces(m.call, m.sets, job);
+    const perSlice = taken > 0 ? (performance.now() - t1) / taken : t1 - t0;
+    const slicesHere = taken + finishPieces(m.call, m.sets, job, perSlice);
+    if (!jobDone(job)) throw new Error("the MSMs were left unfinished");
+    return { answers: jobAnswers(job), qapMs: t1 - t0, slices: m.plan.pieces.length, slicesHere };
   }
 
-  /** A new MSM thread for a key whose thread failed, or none if it never got as far as loading the points (it would fail again). */
+  /** A new MSM thread for a key whose thread failed, or none if it never got as far as starting (another would fail the same way). */
   private async replaceFar(m: KeyMsm, key: LoadedKey): Promise<void> {
     const old = m.far!;
     m.far = null;
     this.msmThreads.delete(old.thread);
     void old.thread.terminate();
-    const [threads, code] = await Promise.all([old.started ? this.threadsFor() : null, this.msmCode]);
+    const [threads, code] = await Promise.all([old.thread.answered ? this.threadsFor() : null, this.msmCode]);
     if (!threads || !code || m.far) return;
     m.far = startFar(threads, code, key);
     this.msmThreads.add(m.far.thread);

@@ -3,7 +3,7 @@ import { buildBn128, type Bn128Curve } from "ffjavascript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MSM_WASM, readSections } from "../fast-prover";
 import { DEFAULT_ARTIFACTS } from "../prove";
-import { abandonJob, jobAnswers, jobDone, newShareJob, planShare, provideH, slicesTaken, takePieces, type ShareSet } from "./msm-share";
+import { abandonJob, finishPieces, jobAnswers, jobDone, newShareJob, planShare, provideH, slicesTaken, takePieces, type ShareSet } from "./msm-share";
 import { startMsmThread, type MsmThread } from "./msm-thread";
 import { bnMsmHere, instantiateMsm, POINT_BYTES, type MsmGroup, type MsmPoints, type SyncMsmCall } from "./msm-wasm";
 
@@ -104,7 +104,7 @@ describe("sharing MSM slices between this thread and the MSM thread", () => {
     expect(jobDone(job)).toBe(false);
   });
 
-  it("rejects the wait, instead of hanging, when the thread dies holding a slice, and when it has no such set", async () => {
+  it("finishes the job on this thread when the MSM thread dies holding a slice: same sums, and its wait rejects instead of hanging", async () => {
     const lost = startMsmThread(code);
     const ids = described.map((d) => lost.send(d.group, d.points).id);
     const job = newShareJob(plan(1000), witness);
@@ -113,7 +113,19 @@ describe("sharing MSM slices between this thread and the MSM thread", () => {
     await lost.terminate();
     await expect(far).rejects.toThrow(/terminated/);
     expect(jobDone(job)).toBe(false);
+    provideH(job, h);
+    const mine = takePieces(call, here, job);
+    expect(mine + finishPieces(call, here, job, 5)).toBeGreaterThan(mine);
+    expect(jobDone(job)).toBe(true);
+    const alone = newShareJob(plan(Infinity), witness);
+    provideH(alone, h);
+    takePieces(call, here, alone);
+    const [a, b] = [sums(jobAnswers(alone)), sums(jobAnswers(job))];
+    a.forEach((x, i) => expect((described[i]!.group === "G1" ? curve.G1 : curve.G2).eq(x, b[i]), `set ${i}`).toBe(true));
     await expect(lost.share(ids, newShareJob(plan(1000), witness)).wait()).rejects.toThrow(/terminated/);
+  });
+
+  it("rejects the wait when the thread is asked for a set it never loaded", async () => {
 
     const other = newShareJob(plan(1000), witness);
     provideH(other, h);

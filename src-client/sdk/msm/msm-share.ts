@@ -11,7 +11,10 @@
  * ready the MSM thread takes witness slices, and once it is, each thread takes
  * the larger of the two heads. The same loop (`takePieces`) runs on both
  * threads, each over its own instance of the module and its own copy of the
- * points.
+ * points. The calling thread never waits on the other for long
+ * (`finishPieces`): a slice still unfinished after about a slice's time is
+ * summed again on the calling thread, so sharing costs at most about two slices
+ * over one thread, even when the other core is busy or the thread has died.
  */
 import { msmAnswer, msmCallSpec, POINT_BYTES, type MsmGroup, type MsmPoints, type SyncMsmCall } from "./msm-wasm";
 
@@ -153,28 +156,57 @@ function nextPiece(plan: SharePlan, ctl: Int32Array): number {
   }
 }
 
+/** Sums piece i over this thread's sets into its answer slot. */
+function sumPiece(call: SyncMsmCall, sets: readonly MsmPoints[], job: ShareJob, v: JobViews, i: number): void {
+  const { plan } = job;
+  const piece = plan.pieces[i]!;
+  const points = sets[piece.set];
+  if (!points) throw new Error(`this thread has no point set ${piece.set}`);
+  const source = plan.sets[piece.set]!.scalars;
+  const from = source === "h" ? 0 : source.witnessOffset;
+  const scalars = (source === "h" ? v.h : v.witness).subarray(from, from + points.count * 32);
+  // Both threads may sum the same piece (finishPieces): they write the same bytes.
+  v.answers.set(msmAnswer(call(msmCallSpec(points, scalars, 0, piece))), i * ANSWER_BYTES);
+  Atomics.store(v.ctl, DONE + i, 1);
+  Atomics.notify(v.ctl, DONE + i);
+}
+
 /**
  * Takes and sums slices until none is left, over `sets` (this thread's
  * handles for the plan's sets); answers how many it summed. Synchronous: the
  * calling thread runs it after providing H, the MSM thread as a message.
  */
 export function takePieces(call: SyncMsmCall, sets: readonly MsmPoints[], job: ShareJob): number {
-  const { plan } = job;
   const v = views(job);
   let taken = 0;
-  for (let i = nextPiece(plan, v.ctl); i >= 0; i = nextPiece(plan, v.ctl)) {
-    const piece = plan.pieces[i]!;
-    const points = sets[piece.set];
-    if (!points) throw new Error(`this thread has no point set ${piece.set}`);
-    const source = plan.sets[piece.set]!.scalars;
-    const from = source === "h" ? 0 : source.witnessOffset;
-    const scalars = (source === "h" ? v.h : v.witness).subarray(from, from + points.count * 32);
-    const answer = msmAnswer(call(msmCallSpec(points, scalars, 0, piece)));
-    v.answers.set(answer, i * ANSWER_BYTES);
-    Atomics.store(v.ctl, DONE + i, 1);
+  for (let i = nextPiece(job.plan, v.ctl); i >= 0; i = nextPiece(job.plan, v.ctl)) {
+    sumPiece(call, sets, job, v, i);
     taken++;
   }
   return taken;
+}
+
+/**
+ * The calling thread, once the queues are empty: each slice the other thread
+ * took and has not finished is given up to `waitMs` (about one slice's time,
+ * enough for a thread running as fast as this one), then summed here. So a
+ * proof never waits on a thread whose core is busy for longer than that plus
+ * one slice, and a thread that died costs only the time to redo its slice.
+ * Answers how many it summed.
+ */
+export function finishPieces(call: SyncMsmCall, sets: readonly MsmPoints[], job: ShareJob, waitMs: number): number {
+  const v = views(job);
+  let redone = 0;
+  const deadline = performance.now() + waitMs;
+  for (let i = 0; i < job.plan.pieces.length; i++) {
+    if (Atomics.load(v.ctl, DONE + i) === 1) continue;
+    const left = deadline - performance.now();
+    if (left > 0 && Atomics.wait(v.ctl, DONE + i, 0, left) !== "timed-out") continue;
+    if (Atomics.load(v.ctl, DONE + i) === 1) continue;
+    sumPiece(call, sets, job, v, i);
+    redone++;
+  }
+  return redone;
 }
 
 /** Slices taken so far (by either thread), summed or not. */

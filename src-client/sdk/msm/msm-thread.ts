@@ -23,10 +23,11 @@ type Body = MsmThreadRequest extends infer R ? (R extends { id: number } ? Omit<
 export interface MsmThread extends BnMsm {
   /**
    * Sends a set to the thread without waiting for it: answers at once the
-   * number `share` names it by (the thread loads in the order sent), and a
-   * promise of the loaded set.
+   * number `share` names it by (the thread loads in the order sent);
+   * `loaded()` answers the set once loaded, keeping the process alive while
+   * awaited.
    */
-  send(group: MsmGroup, points: Uint8Array): { id: number; loaded: Promise<MsmPoints> };
+  send(group: MsmGroup, points: Uint8Array): { id: number; loaded(): Promise<MsmPoints> };
   /**
    * The thread takes slices of `job` over its sets `sets` (numbers from
    * `send`), once it has loaded them. `wait()` answers how many it took; only
@@ -36,6 +37,8 @@ export interface MsmThread extends BnMsm {
   share(sets: number[], job: ShareJob): { wait(): Promise<number> };
   /** Why the thread stopped (it died or was terminated), or null while it runs. */
   readonly failed: Error | null;
+  /** It answered a request: it got as far as starting. */
+  readonly answered: boolean;
   terminate(): Promise<void>;
 }
 
@@ -55,6 +58,7 @@ export function startMsmThread(code: Uint8Array): MsmThread {
   let nextSet = 0;
   let held = 0;
   let failed: Error | null = null;
+  let answered = false;
   const hold = (p: Pending, on: boolean): void => {
     if (p.held === on || (on && p.settled)) return;
     p.held = on;
@@ -78,6 +82,7 @@ export function startMsmThread(code: Uint8Array): MsmThread {
     const p = pending.get(m.id);
     if (!p) return;
     pending.delete(m.id);
+    answered = true;
     settle(p);
     if ("error" in m) p.reject(new Error(m.error ?? "the MSM thread failed"));
     else p.resolve(m.result);
@@ -102,24 +107,28 @@ export function startMsmThread(code: Uint8Array): MsmThread {
     promise.catch(() => undefined);
     return { promise, entry };
   };
+  /** A request that keeps the process alive only once its answer is asked for. */
+  const unheld = <T>(body: Body): (() => Promise<T>) => {
+    const { promise, entry } = request<T>(body, false);
+    return () => {
+      if (entry) hold(entry, true);
+      return promise;
+    };
+  };
   const msm = bnMsmOver((s: MsmCallSpec) => request<{ ret: number; out: Uint8Array | null }>({ spec: s }, true).promise);
   return {
     ...msm,
     send(group, points) {
-      const { promise } = request<MsmPoints>({ load: { group, points } }, false);
-      return { id: nextSet++, loaded: promise };
+      return { id: nextSet++, loaded: unheld<MsmPoints>({ load: { group, points } }) };
     },
     share(sets, job) {
-      const { promise, entry } = request<number>({ share: { sets, job } }, false);
-      return {
-        wait() {
-          if (entry) hold(entry, true);
-          return promise;
-        },
-      };
+      return { wait: unheld<number>({ share: { sets, job } }) };
     },
     get failed() {
       return failed;
+    },
+    get answered() {
+      return answered;
     },
     async terminate() {
       fail(new Error("the MSM thread was terminated"));
