@@ -80,7 +80,15 @@ async function threadStart(zkeyPath: string): Promise<{ ms: number; rssMb: numbe
   const t0 = performance.now();
   const thread = startMsmThread(readFileSync(MSM_WASM));
   try {
-    const sent = ([[7, "G2"], [9, "G1"], [5, "G1"], [8, "G1"], [6, "G1"]] as const).map(([t, g]) => thread.send(g, s.get(t)!).loaded());
+    const sent = (
+      [
+        [7, "G2"],
+        [9, "G1"],
+        [5, "G1"],
+        [8, "G1"],
+        [6, "G1"],
+      ] as const
+    ).map(([t, g]) => thread.send(g, s.get(t)!).loaded());
     await Promise.all(sent);
     return { ms: performance.now() - t0, rssMb: rssMb() - before };
   } finally {
@@ -90,7 +98,8 @@ async function threadStart(zkeyPath: string): Promise<{ ms: number; rssMb: numbe
 
 const proverCase: BenchCase = {
   name: "prover",
-  title: "proving a withdrawal: the SDK's default prover (msm.c, MSMs shared with a thread where there is a second core) and one thread, vs snarkjs fullProve (single-threaded)",
+  title:
+    "proving a withdrawal: the SDK's default prover (msm.c, MSMs shared with a thread where there is a second core) and one thread, vs snarkjs fullProve (single-threaded)",
   async run({ quick, log }) {
     const reps = quick ? 1 : 3;
     const { input, publicSignals } = await leafZeroWithdrawal();

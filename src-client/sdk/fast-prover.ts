@@ -366,7 +366,6 @@ export class FastProver {
     const { Fr, G1, G2 } = c;
     const t0 = performance.now();
     const sums = await this.multiExps(key, witness);
-    const t1 = performance.now();
     // The plan's order: B2, H, A, C, B1; each the sum of its slices, affine in the zkey's encoding.
     const add = (G: Engine["G1"], parts: Uint8Array[]): unknown => parts.reduce((acc: unknown, p) => G.add(acc, G.fromRprLEM(p, 0)), G.zero);
     const piB2 = add(G2, sums.answers[0]!);

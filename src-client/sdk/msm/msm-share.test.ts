@@ -126,7 +126,6 @@ describe("sharing MSM slices between this thread and the MSM thread", () => {
   });
 
   it("rejects the wait when the thread is asked for a set it never loaded", async () => {
-
     const other = newShareJob(plan(1000), witness);
     provideH(other, h);
     await expect(thread.share([99, 98, 97], other).wait()).rejects.toThrow(/not loaded/);

@@ -14,9 +14,7 @@ const WORKER_URL = workerModule("msm-worker", import.meta.url);
 
 /** What msm-worker.ts answers: one call into the module, a set to load, or a job to take slices of. */
 export type MsmThreadRequest = { id: number } & (
-  | { spec: MsmCallSpec }
-  | { load: { group: MsmGroup; points: Uint8Array } }
-  | { share: { sets: number[]; job: ShareJob } }
+  { spec: MsmCallSpec } | { load: { group: MsmGroup; points: Uint8Array } } | { share: { sets: number[]; job: ShareJob } }
 );
 type Body = MsmThreadRequest extends infer R ? (R extends { id: number } ? Omit<R, "id"> : never) : never;
 

@@ -121,7 +121,8 @@ export function msmCallSpec(points: MsmPoints, scalars: Uint8Array, windowBits: 
     throw new RangeError(`${points.count} points take ${points.count * 32} bytes of scalars, not ${scalars.byteLength}`);
   if (!Number.isInteger(windowBits) || windowBits < 0 || windowBits > 15) throw new RangeError("window bits are 1 to 15, or 0 for the module's choice");
   const { part, parts } = slice;
-  if (!Number.isInteger(parts) || !Number.isInteger(part) || parts < 1 || part < 0 || part >= parts) throw new RangeError("a slice is part 0 to parts - 1 of parts");
+  if (!Number.isInteger(parts) || !Number.isInteger(part) || parts < 1 || part < 0 || part >= parts)
+    throw new RangeError("a slice is part 0 to parts - 1 of parts");
   return {
     fn: `${prefix(points.group)}_msm`,
     args: [points.handle, "in", "out", windowBits, part, parts],
