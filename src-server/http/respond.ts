@@ -26,17 +26,20 @@ type Held = ServerResponse & { [HELD]?: string[] };
  */
 export function holdHeader(res: ServerResponse, name: string, value: string): void {
   const held = res as Held;
-  (held[HELD] ??= []).push(name, value);
+  // The answer's own two headers lead the list (their values filled in when it is written), so the
+  // list is writeHead's as it stands: no second array, no shifting, per answer.
+  (held[HELD] ??= ["Content-Type", JSON_CONTENT_TYPE, "Content-Length", ""]).push(name, value);
 }
+
+const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
 
 function writeJsonText(res: ServerResponse, status: number, json: string | Uint8Array): void {
   const body = typeof json === "string" ? Buffer.from(json, "utf8") : json;
   const held = (res as Held)[HELD];
   if (held) {
-    // The held list becomes writeHead's whole list: no second array per answer.
-    held.unshift("Content-Type", "application/json; charset=utf-8", "Content-Length", String(body.length));
+    held[3] = String(body.length);
     res.writeHead(status, held);
-  } else res.writeHead(status, { "Content-Type": "application/json; charset=utf-8", "Content-Length": body.length });
+  } else res.writeHead(status, { "Content-Type": JSON_CONTENT_TYPE, "Content-Length": body.length });
   res.end(body);
 }
 
