@@ -13,6 +13,7 @@ import { lockDataDir } from "../adapters/storage-sqljs/data-dir-lock";
 import { DurableDb } from "../adapters/storage-sqljs/durable-db";
 import { MIGRATIONS, SQL_FUNCTIONS } from "../adapters/storage-sqljs/schema-migrations";
 import { openSqlStores } from "../adapters/storage-sqljs/sql-stores";
+import { sqlJsModule } from "../adapters/storage-sqljs/sqljs-loader";
 import { deferredVerifier } from "../adapters/verifier-groth16/deferred-verifier";
 import { createGroth16Verifier } from "../adapters/verifier-groth16/worker-pool";
 import type { RelayConfig } from "../config/schema";
@@ -41,18 +42,27 @@ export function fastPoseidonPlaces(config: RelayConfig): string[] {
   return [path.join(path.dirname(config.verifier.vkeyPath), "poseidon-bn254-fast.wasm"), PREBUILT_POSEIDON_WASM];
 }
 
-/** The verifier's workers and the Poseidon wasm boot while the store opens and replays; a failure of any throws once all have settled. */
+/**
+ * The verifier's workers and the Poseidon wasm boot while the store opens and replays; a failure of any throws once all have
+ * settled. sql.js's and the fast Poseidon's wasm are compiled before the verifier's threads start: each compile raises V8's
+ * tier-up budget for a moment, which mcl-wasm compiled in a verifier thread at that moment would get too
+ * (src-server/adapters/threads/wasm-tiering.ts).
+ */
 export async function openStorage(config: RelayConfig, log: (line: string) => void, stack: TeardownStack, version: string): Promise<Storage> {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   // The data dir holds this instance's keys in both modes: one process per data dir.
   stack.defer("data dir lock", lockDataDir(config.dataDir));
+  if (config.storage.kind !== "postgres") compileSqlJsEarly();
+  const hasherLoading = createFastPoseidonHasher(fastPoseidonPlaces(config), log);
+  const storesOpening = openStores(config, log, version);
+  storesOpening.catch(() => {}); // handled below, once the hasher has settled too
+  await hasherLoading.catch(() => {}); // compiled (or failed: thrown below, once everything has settled)
   const verifierStarting = createGroth16Verifier(config.verifier.vkeyPath, {
     maxQueue: config.verifier.maxQueue,
     ...(config.verifier.threads > 0 ? { threads: config.verifier.threads } : {}),
   });
   verifierStarting.catch(() => {});
-  const hasherLoading = createFastPoseidonHasher(fastPoseidonPlaces(config), log);
-  const [hasherLoaded, storesOpened] = await Promise.allSettled([hasherLoading, openStores(config, log, version)]);
+  const [hasherLoaded, storesOpened] = await Promise.allSettled([hasherLoading, storesOpening]);
   // The store closes after the verifier (registered first), as a proof refused at close is still written to it.
   if (storesOpened.status === "fulfilled") {
     const { stores } = storesOpened.value;
@@ -64,6 +74,15 @@ export async function openStorage(config: RelayConfig, log: (line: string) => vo
   if (hasherLoaded.status === "rejected") throw hasherLoaded.reason;
   const { db, stores } = storesOpened.value;
   return { db, stores, hasher: hasherLoaded.value, verifierStarting, verifierPool };
+}
+
+/** sql.js's module, compiled now; a failure is left for the store's open to report (it compiles again and rejects). */
+function compileSqlJsEarly(): void {
+  try {
+    sqlJsModule();
+  } catch {
+    // openStores → DurableDb.open → loadSqlJs meets the same error and reports it.
+  }
 }
 
 /** The configured engine's stores: sql.js in the data dir (replayed from its journal), or the shared PostgreSQL database (migrated under its lock). */

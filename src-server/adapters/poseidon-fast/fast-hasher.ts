@@ -3,6 +3,7 @@ import path from "node:path";
 import type { FieldHasher } from "../../../src-shared/crypto/hasher";
 import { repoPath } from "../../repo-path";
 import { createLeanPoseidonHasher, PREBUILT_WASM as LEAN_PREBUILT_WASM } from "../poseidon-lean/lean-hasher";
+import { compileWithTieringBudget, TIERING_BUDGET_FOR_LONG_RUNS, type WasmModule } from "../threads/wasm-tiering";
 
 /**
  * poseidon.c compiled ahead of time (fast-hasher.test.ts rebuilds it with clang and compares bytes).
@@ -23,9 +24,20 @@ interface FastPoseidonExports {
 }
 /** The part of the WebAssembly global used here (the server's TypeScript lib has no DOM types). */
 interface WasmApi {
-  instantiate(code: Uint8Array, imports: Record<string, never>): Promise<{ instance: { exports: unknown } }>;
+  Instance: new (module: WasmModule, imports: Record<string, never>) => { exports: unknown };
 }
 const wasmApi = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+
+/**
+ * The fast module's exports. Compiled with the tier-up budget of a module the start runs briefly
+ * (threads/wasm-tiering.ts): a start's few hundred hashes (empty subtrees, pools' frontiers) made
+ * TurboFan compile its 37 KB hash function on every start (50-60 ms of CPU); deposits still get
+ * it within their first thousand hashes. (A second thread compiling the same bytes, the frontier
+ * lane, gets the same compiled code from V8's per-process module cache.)
+ */
+function fastExports(code: Uint8Array): FastPoseidonExports {
+  return new wasmApi.Instance(compileWithTieringBudget(code, TIERING_BUDGET_FOR_LONG_RUNS), {}).exports as FastPoseidonExports;
+}
 
 let shared: Promise<FieldHasher> | null = null;
 
@@ -57,8 +69,7 @@ export async function openFastPoseidonHasher(prebuilt: readonly string[] = [PREB
     warn?.(`poseidon: the fast module is in none of ${prebuilt.join(", ")}; hashing with circomlibjs's module instead (the same hashes, about 2.7x slower)`);
     return lean;
   }
-  const { instance } = await wasmApi.instantiate(code, {});
-  return fastHasher(instance.exports as FastPoseidonExports, lean);
+  return fastHasher(fastExports(code), lean);
 }
 
 /**
@@ -70,11 +81,10 @@ export async function openFastPoseidonHasher(prebuilt: readonly string[] = [PREB
 export async function openFastPairHasher(prebuilt: readonly string[] = [PREBUILT_WASM]): Promise<FieldHasher> {
   const code = await firstReadable(prebuilt);
   if (!code) throw new Error(`the fast Poseidon module is in none of ${prebuilt.join(", ")}`);
-  const { instance } = await wasmApi.instantiate(code, {});
   const none = (): never => {
     throw new RangeError("this hasher takes 2 or 3 inputs only");
   };
-  return fastHasher(instance.exports as FastPoseidonExports, { hash: none, hashPairs: none });
+  return fastHasher(fastExports(code), { hash: none, hashPairs: none });
 }
 
 async function firstReadable(files: readonly string[]): Promise<Uint8Array | null> {

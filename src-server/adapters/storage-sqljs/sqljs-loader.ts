@@ -1,17 +1,43 @@
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import initSqlJs, { type SqlJsStatic } from "sql.js";
+import { compileWithTieringBudget, TIERING_BUDGET_FOR_LONG_RUNS, type WasmModule } from "../threads/wasm-tiering";
 
 let loading: Promise<SqlJsStatic> | null = null;
+let compiled: WasmModule | null = null;
+
+/** The part of the WebAssembly global used here (the server's TypeScript lib has no wasm types). */
+const wasm = (globalThis as unknown as { WebAssembly: { Instance: new (module: WasmModule, imports: unknown) => object } }).WebAssembly;
+
+/**
+ * sql.js's wasm, compiled once per process, synchronously, with the tier-up budget of a module
+ * the start runs briefly (threads/wasm-tiering.ts: TurboFan compiled SQLite's largest functions
+ * at every start otherwise). The start calls it before the verifier threads exist (composition/storage.ts).
+ */
+export function sqlJsModule(): WasmModule {
+  compiled ??= compileWithTieringBudget(readFileSync(createRequire(import.meta.url).resolve("sql.js/dist/sql-wasm.wasm")), TIERING_BUDGET_FOR_LONG_RUNS);
+  return compiled;
+}
 
 /** One wasm instance per process: instantiation costs tens of ms and each instance holds its own heap. */
 export function loadSqlJs(): Promise<SqlJsStatic> {
   if (!loading) {
-    const wasmPath = createRequire(import.meta.url).resolve("sql.js/dist/sql-wasm.wasm");
-    loading = initSqlJs({ locateFile: () => wasmPath }).catch((err: unknown) => {
-      // Let a later open retry instead of caching the failure forever.
-      loading = null;
-      throw err;
-    });
+    loading = Promise.resolve()
+      .then(() => {
+        const module = sqlJsModule();
+        // Emscripten's hook: the module compiled above instead of sql.js's own compile of the file. A throw here rejects the init.
+        return initSqlJs({
+          instantiateWasm(imports, receive) {
+            receive(new wasm.Instance(module, imports));
+            return {};
+          },
+        });
+      })
+      .catch((err: unknown) => {
+        // Let a later open retry instead of caching the failure forever.
+        loading = null;
+        throw err;
+      });
   }
   return loading;
 }
