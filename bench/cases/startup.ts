@@ -89,17 +89,17 @@ function cpuByKind(threads: ThreadCpu[], pid: number, nodeOwn: number): Record<T
  * the start left running after "listening on" has finished: workers booting, background
  * compiles), at most `maxMs`; answers every thread's CPU then, and when (ms since spawn).
  */
-async function whenQuiet(p: ListeningProcess, quietMs = 600, maxMs = 10_000): Promise<{ atMs: number; threads: ThreadCpu[] }> {
-  const total = (ts: ThreadCpu[]): number => ts.reduce((sum, t) => sum + t.cpuMs, 0);
+async function whenQuiet(p: ListeningProcess, quietMs = 600, maxMs = 10_000): Promise<{ atMs: number; cpuMs: number; threads: ThreadCpu[] }> {
   const readings: { at: number; cpu: number }[] = [];
   const until = performance.now() + maxMs;
   for (;;) {
     const threads = procThreadsCpu(p.pid);
+    const cpuMs = procCpuMs(p.pid) ?? NaN;
     const at = performance.now();
-    readings.push({ at, cpu: total(threads) });
+    readings.push({ at, cpu: cpuMs });
     const windowStart = readings.find((r) => r.at >= at - quietMs)!;
-    const quiet = readings[0]!.at <= at - quietMs && total(threads) - windowStart.cpu <= 10;
-    if (quiet || at > until) return { atMs: p.readyMs + (at - readings[0]!.at), threads };
+    const quiet = readings[0]!.at <= at - quietMs && cpuMs - windowStart.cpu <= 10;
+    if (quiet || at > until) return { atMs: p.readyMs + (at - readings[0]!.at), cpuMs, threads };
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -111,7 +111,7 @@ async function sample(args: string[], env: Record<string, string>, check?: (p: L
   const threads = procThreadsCpu(p.pid);
   const mainCpuMs = threads.find((t) => t.tid === p.pid)?.cpuMs ?? NaN;
   let stop: { ms: number };
-  let warm: { atMs: number; threads: ThreadCpu[] };
+  let warm: { atMs: number; cpuMs: number; threads: ThreadCpu[] };
   try {
     warm = await whenQuiet(p);
     await check?.(p);
@@ -126,7 +126,7 @@ async function sample(args: string[], env: Record<string, string>, check?: (p: L
     cpuMs,
     mainCpuMs,
     threads,
-    warmCpuMs: warm.threads.reduce((sum, t) => sum + t.cpuMs, 0),
+    warmCpuMs: warm.cpuMs,
     warmAt: warm.atMs,
     warmThreads: warm.threads,
     rss: mem.rss,

@@ -145,7 +145,12 @@ export interface ThreadCpu {
   cpuMs: number;
 }
 
-/** Every thread of a live process with its CPU time (user + system, ms), in thread-id order; threads that exit while read are left out. */
+/**
+ * Every thread of a live process with its CPU time (ms), in thread-id order; threads that exit
+ * while read are left out. From the scheduler's nanoseconds (/proc/<pid>/task/<tid>/schedstat)
+ * where the kernel keeps them: each thread's stat ticks are rounded down to 10 ms apiece, which
+ * over a dozen threads loses tens of ms that the process's own total keeps.
+ */
 export function procThreadsCpu(pid: number): ThreadCpu[] {
   let tids: number[];
   try {
@@ -155,7 +160,7 @@ export function procThreadsCpu(pid: number): ThreadCpu[] {
   }
   const out: ThreadCpu[] = [];
   for (const tid of tids.sort((a, b) => a - b)) {
-    const cpuMs = statCpuMs(`/proc/${pid}/task/${tid}/stat`);
+    const cpuMs = schedCpuMs(`/proc/${pid}/task/${tid}/schedstat`) ?? statCpuMs(`/proc/${pid}/task/${tid}/stat`);
     let name: string;
     try {
       name = readFileSync(`/proc/${pid}/task/${tid}/comm`, "utf8").trim();
@@ -165,4 +170,14 @@ export function procThreadsCpu(pid: number): ThreadCpu[] {
     if (cpuMs !== null) out.push({ tid, name, cpuMs });
   }
   return out;
+}
+
+/** Time on a CPU (ms) from a schedstat file: its first field, in nanoseconds; null without one. */
+function schedCpuMs(file: string): number | null {
+  try {
+    const ns = Number(readFileSync(file, "utf8").split(" ")[0]);
+    return Number.isFinite(ns) ? ns / 1e6 : null;
+  } catch {
+    return null;
+  }
 }
