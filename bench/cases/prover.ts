@@ -8,8 +8,10 @@
  * reported apart, and msm.c's five MSMs are timed against ffjavascript's
  * multiExpAffine (what snarkjs runs) on the same points and scalars.
  */
+import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
+import { fileURLToPath } from "node:url";
 import { buildBn128 } from "ffjavascript";
 import { decodeProof, encodeProof, fromSnarkjs, toSnarkjs } from "../../src-shared/zk/proof-codec";
 import { FastProver, MSM_WASM, readSections, type ProofTimings } from "../../src-client/sdk/fast-prover";
@@ -71,12 +73,38 @@ async function msmPair(zkeyPath: string, witness: Uint8Array, reps: number): Pro
   }
 }
 
-const rssMb = (): number => process.memoryUsage().rss / 2 ** 20;
+/**
+ * A fresh process (node --import tsx) that proves `proofs` times with
+ * `new FastProver(options)`: its first proof, its later proofs (median) and its
+ * RSS after the last, so each prover pays its own first-proof costs in a
+ * process of its own.
+ */
+function freshProcess(options: string, proofs: number): { firstMs: number; laterMs: number; rssMb: number } {
+  const url = (p: string): string => JSON.stringify(new URL(`../../${p}`, import.meta.url).href);
+  const code = `
+    const { FastProver } = await import(${url("src-client/sdk/fast-prover.ts")});
+    const { leafZeroWithdrawal } = await import(${url("bench/lib/withdrawal-input.ts")});
+    const { DEFAULT_ARTIFACTS } = await import(${url("src-client/sdk/prove.ts")});
+    const { input } = await leafZeroWithdrawal();
+    const p = new FastProver(${options});
+    const ms = [];
+    for (let i = 0; i < ${proofs}; i++) {
+      const t0 = performance.now();
+      await p.prove(input, DEFAULT_ARTIFACTS.wasmPath, DEFAULT_ARTIFACTS.zkeyPath);
+      ms.push(performance.now() - t0);
+    }
+    console.log(JSON.stringify({ ms, rss: process.memoryUsage().rss }));
+    await p.close();`;
+  const cwd = fileURLToPath(new URL("../..", import.meta.url));
+  const run = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", code], { cwd, encoding: "utf8" });
+  if (run.status !== 0) throw new Error(`the fresh prover process failed: ${run.stderr}`);
+  const out = JSON.parse(run.stdout.trim().split("\n").pop()!) as { ms: number[]; rss: number };
+  return { firstMs: out.ms[0]!, laterMs: median(out.ms.slice(1)), rssMb: out.rss / 2 ** 20 };
+}
 
-/** Time for an MSM thread to start and load a zkey's five point sets (what the default prover's first proof does not wait for), and the RSS it adds. */
-async function threadStart(zkeyPath: string): Promise<{ ms: number; rssMb: number }> {
+/** Time for an MSM thread to start and load a zkey's five point sets (what the default prover's first proof does not wait for). */
+async function threadStart(zkeyPath: string): Promise<number> {
   const s = readSections(new Uint8Array(readFileSync(zkeyPath)));
-  const before = rssMb();
   const t0 = performance.now();
   const thread = startMsmThread(readFileSync(MSM_WASM));
   try {
@@ -90,7 +118,7 @@ async function threadStart(zkeyPath: string): Promise<{ ms: number; rssMb: numbe
       ] as const
     ).map(([t, g]) => thread.send(g, s.get(t)!).loaded());
     await Promise.all(sent);
-    return { ms: performance.now() - t0, rssMb: rssMb() - before };
+    return performance.now() - t0;
   } finally {
     await thread.terminate();
   }
@@ -128,14 +156,13 @@ const proverCase: BenchCase = {
     };
 
     try {
-      log("first proofs (ours: engine, zkey, witness calculator, MSM module and points loaded by this call)");
-      const rss0 = rssMb();
-      const coldSingle = await checked(single);
-      const rss1 = rssMb();
-      const coldDefault = await checked(sdkDefault);
-      await checked(sdkDefault); // its thread has its points by now (below: how long that takes)
-      const rss2 = rssMb();
+      log("first proofs, each prover in a fresh process of its own");
+      const freshDefault = freshProcess("", 3);
+      const freshSingle = freshProcess("{ threads: false }", 3);
       const started = await threadStart(zkeyPath);
+      await checked(sdkDefault);
+      await checked(sdkDefault); // its thread has its points by now
+      await checked(single);
       const peer: number[] = [];
       const ours: { ms: number; timings: ProofTimings }[] = [];
       const oursSingle: { ms: number; timings: ProofTimings }[] = [];
@@ -189,26 +216,26 @@ const proverCase: BenchCase = {
           detail: `best of ${reps}; ${msms.map((m) => `${m.name} ${m.ours.toFixed(0)}/${m.theirs.toFixed(0)}`).join(", ")} ms; speed-up ${(sum((m) => m.theirs) / sum((m) => m.ours)).toFixed(2)}x`,
         },
         {
-          name: "  first proof in a process, default prover (loads engine, zkey, witness wasm, MSM module and points; starts the thread)",
-          ours: coldDefault.ms,
+          name: "  first proof in a fresh process, default prover (loads engine, zkey, witness wasm, MSM module and points; starts the thread)",
+          ours: freshDefault.firstMs,
           unit: "ms",
-          peerLabel: "",
-          peer: null,
+          peerLabel: "one thread",
+          peer: freshSingle.firstMs,
           better: "lower",
           target: null,
           detail:
-            `one thread ${coldSingle.ms.toFixed(0)} ms; the MSM thread took ${coldDefault.timings.slicesOnThread} of its ${coldDefault.timings.slices} slices; ` +
-            `a thread's start and points load take ${started.ms.toFixed(0)} ms, which the first proof does not wait for`,
+            `then ${freshDefault.laterMs.toFixed(0)} ms a proof (one thread ${freshSingle.laterMs.toFixed(0)} ms); ` +
+            `a thread's start and points load take ${started.toFixed(0)} ms, which the first proof does not wait for`,
         },
         {
-          name: "  RSS added: one-thread prover / default prover (its own module and engine, and the thread with a copy of the points)",
-          ours: rss2 - rss1,
+          name: "  RSS of a process that proved 3 times, default prover",
+          ours: freshDefault.rssMb,
           unit: "MB",
-          peerLabel: "",
-          peer: null,
+          peerLabel: "one thread",
+          peer: freshSingle.rssMb,
           better: "lower",
           target: null,
-          detail: `one-thread prover +${(rss1 - rss0).toFixed(0)} MB; a thread alone with its points +${started.rssMb.toFixed(0)} MB; process RSS ${rss2.toFixed(0)} MB`,
+          detail: "the thread's own isolate, tsx's loader in it (from sources) and its copy of the points",
         },
       ];
       return { metrics, notes: [] };
