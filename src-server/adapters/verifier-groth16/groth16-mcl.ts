@@ -61,8 +61,9 @@ function keyG2(p: string[][], what: string): Mcl.G2 {
   const c = (i: number, j: number): bigint => coordinate(p[i]![j]!, `${what}[${i}][${j}]`);
   if (c(2, 0) !== 1n || c(2, 1) !== 0n) throw new Error(`${what}: not affine (z = 1)`);
   const pt = g2FromAffine([c(0, 0), c(0, 1)], [c(1, 0), c(1, 1)]);
-  // Both order checks (mcl's and Scott's): a key is loaded once, and a disagreement would be a bug to stop on.
-  if (!pt.isValid() || !pt.isValidOrder() || !isInG2(pt)) throw new Error(`${what}: not in the order-r subgroup of the twist`);
+  // Both order checks, mcl's (inside isValid: initMcl sets verifyOrderG2 and checks it works) and Scott's: a key is loaded once,
+  // and a disagreement would be a bug to stop on. (isValidOrder again would be the same multiplication by r a second time.)
+  if (!pt.isValid() || !isInG2(pt)) throw new Error(`${what}: not in the order-r subgroup of the twist`);
   return pt;
 }
 

@@ -172,13 +172,25 @@ export function g2FromFp2(x: Mcl.Fp2, y: Mcl.Fp2): Mcl.G2 {
  * the init self-check and by tests.
  */
 export function twistPointOutsideSubgroup(): Mcl.G2 {
+  // Found once per thread: both self-checks ask (a verifier thread's boot runs them in Liftoff code, each order test a multiplication by r).
+  if (outsideK !== null) return twistPointAt(fp2Int(outsideK, 1))!;
   for (let k = 1; k < 1000; k++) {
-    const x = new mcl.Fp2();
-    x.setInt(k, 1);
-    const q = twistPointAt(x);
-    if (q && !q.isValidOrder()) return q;
+    const q = twistPointAt(fp2Int(k, 1));
+    if (q && !q.isValidOrder()) {
+      outsideK = k;
+      return q;
+    }
   }
   throw new Error("no twist point outside the subgroup found");
+}
+
+/** The k of twistPointOutsideSubgroup's point x = k + u, once found. */
+let outsideK: number | null = null;
+
+function fp2Int(a: number, b: number): Mcl.Fp2 {
+  const x = new mcl.Fp2();
+  x.setInt(a, b);
+  return x;
 }
 
 /** b' = 3 / (9 + u): the twist is y² = x³ + b'. Computed once mcl is initialised. */
