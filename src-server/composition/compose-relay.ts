@@ -77,7 +77,7 @@ export function packageVersion(): string {
 }
 
 /** The start-up steps after which {@link ComposeOptions.afterStep} is called, in order. */
-export const START_STEPS = ["store", "sanctions", "chains", "indexer", "follower", "reconcile", "retention", "ops"] as const;
+export const START_STEPS = ["store", "chains", "indexer", "follower", "sanctions", "reconcile", "retention", "ops"] as const;
 export type StartStep = (typeof START_STEPS)[number];
 
 export interface ComposeOptions {
@@ -123,8 +123,10 @@ async function compose(config: RelayConfig, opts: ComposeOptions, stack: Teardow
   // Listening does not wait for the verifier's workers to boot; a proof waits for them. A key that cannot be read or parsed has failed by now and still stops the start.
   await Promise.race([verifierStarting, Promise.resolve(null)]);
   const verifier = new MemoizingVerifier(verifierPool);
-  const sanctions = await loadSanctions(config, stores.sanctionsOverrides, log, stack);
-  await step("sanctions");
+  // The list's first read waits for its file to sit still (200 ms, adapters/sanctions-file/file-source.ts), which would
+  // hold the start up: it loads while the chains connect and the indexer loads its trees, and is awaited where it is needed.
+  const sanctionsLoading = loadSanctions(config, stores.sanctionsOverrides, log, stack);
+  sanctionsLoading.catch(() => {}); // awaited below; a start that fails before then closes it (sanctions.ts)
 
   const connected = await connectChains({ config, db, hasher, relayer, verifier, ops, log, stack });
   const { programIds, chains, sandboxes, solanaNetworks } = connected;
@@ -144,9 +146,11 @@ async function compose(config: RelayConfig, opts: ComposeOptions, stack: Teardow
   const sandboxNetworks = new Set(sandboxes.keys());
   const admin = await prepareConsoleAdmin({ config, store: stores.console, db, secrets, sandboxNetworks, developmentKeyNetworks, log });
 
-  // Several instances on one store: each reads the operator's settings again, and one per network follows the chain.
-  startSettingsRefresh(stores, sharedSettings(admin, sanctions.list), log, stack);
+  // One instance per network follows the chain; several instances on one store each read the operator's settings again.
   const { election, indexer, follower } = await startIndexing({ stores, chains, connected, hasher, log, stack, step });
+  const sanctions = await sanctionsLoading;
+  await step("sanctions");
+  startSettingsRefresh(stores, sharedSettings(admin, sanctions.list), log, stack);
 
   const services = relayServices({ config, stores, hasher, indexer, chains, verifier, sanctions, complianceKey, admin, guard, swaps, ops, log });
   await services.relay.reconcileInterrupted(await liveInstances(stores));

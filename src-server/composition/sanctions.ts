@@ -20,8 +20,13 @@ export async function loadSanctions(config: RelayConfig, store: SanctionsStore, 
     intervalMs: (config.sanctions.url ? config.sanctions.refreshIntervalSec : config.sanctions.filePollSec) * 1000,
     log,
   });
-  stack.defer("sanctions refresh", () => list.stop());
-  await list.start();
+  // The start runs while other steps do (compose-relay.ts): a closer called meanwhile waits for it, or its timer would start after the stop.
+  const started = list.start();
+  stack.defer("sanctions refresh", async () => {
+    await started.catch(() => {});
+    list.stop();
+  });
+  await started;
   const listed = list.status();
   log(
     listed.version
