@@ -17,7 +17,8 @@ const bad = (error: ErrorNameValue, message: string): { ok: false; error: ParamE
 export function parseNetworkParam(value: unknown, enabled: (n: Network) => boolean): Result<Network, ParamError> {
   if (!isNetwork(value)) return bad(ErrorName.InvalidNetwork, "network must be mainnet or devnet");
   if (!enabled(value)) return bad(ErrorName.InvalidNetwork, `network ${value} is not enabled on this relay`);
-  return ok(value);
+  // The literal, not the path's copy of it: maps keyed by network then hash a string whose hash V8 keeps.
+  return ok(value === "mainnet" ? "mainnet" : "devnet");
 }
 
 export function parseDepthParam(value: unknown): Result<32, ParamError> {
@@ -32,8 +33,13 @@ export function parseMintParam(value: unknown): Result<{ mint: string; bytes: Ui
 
 /** A non-negative integer index below `limit`, from a path segment. */
 export function parseIndexParam(value: unknown, limit: number): Result<number, ParamError> {
-  if (typeof value !== "string" || !/^[0-9]{1,16}$/.test(value)) return bad(ErrorName.InvalidRequest, "index must be a non-negative integer");
-  const n = Number(value);
+  if (typeof value !== "string" || value.length === 0 || value.length > 16) return bad(ErrorName.InvalidRequest, "index must be a non-negative integer");
+  let n = 0;
+  for (let i = 0; i < value.length; i++) {
+    const d = value.charCodeAt(i) - 0x30;
+    if (d < 0 || d > 9) return bad(ErrorName.InvalidRequest, "index must be a non-negative integer");
+    n = n * 10 + d;
+  }
   if (!Number.isSafeInteger(n) || n >= limit) return bad(ErrorName.IndexOutOfRange, `index must be below ${limit}`);
   return ok(n);
 }

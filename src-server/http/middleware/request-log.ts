@@ -55,7 +55,15 @@ const POST_READ = /^\/(?:get_|is_logged\/)/;
  * them (relay_http_requests_total). Failures and everything that changes
  * state keep their line.
  */
-export const isSuccessfulRead = (r: RequestLine): boolean => r.status < 400 && (r.method === "GET" || r.method === "HEAD" || POST_READ.test(r.route));
+export const isSuccessfulRead = (r: RequestLine): boolean => r.status < 400 && (r.method === "GET" || r.method === "HEAD" || isPostRead(r.route));
+
+/** POST_READ's answer per route pattern: a handful of patterns, tested once each rather than once per request. */
+const postReads = new Map<string, boolean>();
+const isPostRead = (route: string): boolean => {
+  let read = postReads.get(route);
+  if (read === undefined && postReads.size < 256) postReads.set(route, (read = POST_READ.test(route)));
+  return read ?? POST_READ.test(route);
+};
 
 /** The line's message text, the same in the JSON line and in a plain log. */
 export const requestMessage = (r: RequestLine): string => `${r.method} ${r.route} ${r.status} ${r.ms} ms`;
