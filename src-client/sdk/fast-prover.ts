@@ -117,9 +117,15 @@ function keySets(key: ProvingKey): { group: MsmGroup; points: Uint8Array; scalar
   ];
 }
 
-/** Starts an MSM thread and sends it the key's sets, without waiting for either. */
-function startFar(threads: ThreadModule, code: Uint8Array, key: ProvingKey): FarMsm {
-  const thread = threads.startMsmThread(code);
+/** Starts an MSM thread and sends it the key's sets, without waiting for either; null when no thread can be made (the prover then uses this one). */
+function startFar(threads: ThreadModule, code: Uint8Array, key: ProvingKey): FarMsm | null {
+  let thread: MsmThread;
+  try {
+    thread = threads.startMsmThread(code);
+  } catch {
+    // e.g. a .ts worker with no tsx to load it: proving on one thread beats failing.
+    return null;
+  }
   const sent = keySets(key).map((s) => thread.send(s.group, s.points));
   return { thread, sets: sent.map((s) => s.id) };
 }
@@ -441,7 +447,7 @@ export class FastProver {
     const [threads, code] = await Promise.all([old.thread.answered ? this.threadsFor() : null, this.msmCode]);
     if (!threads || !code || m.far) return;
     m.far = startFar(threads, code, key);
-    this.msmThreads.add(m.far.thread);
+    if (m.far) this.msmThreads.add(m.far.thread);
   }
 
   /** Ends the worker threads; the next proof starts new ones. */
