@@ -61,6 +61,18 @@ describe("ProofJson", () => {
     [0, 1, 2, 3, 4].forEach((i) => expect(text(answers.answer(i))).not.toBe(before[i]));
   });
 
+  it("answers in the caller's copy of the bytes, never in its own reused buffer", () => {
+    const tree = new MerkleTree(hasher);
+    tree.append(leaves(0, 4));
+    const copies: Uint8Array[] = [];
+    const answers = new ProofJson(tree, ADDRESS, { maxAnswers: 0, copy: (b) => (copies.push(new Uint8Array(b)), copies.at(-1)!) });
+    const first = answers.answer(0)!;
+    answers.answer(3);
+    expect(copies).toHaveLength(2);
+    expect(first).toBe(copies[0]);
+    expect(text(first)).toBe(expected(tree, 0));
+  });
+
   it("has no answer for an index that is not a leaf yet", () => {
     const tree = new MerkleTree(hasher);
     const answers = new ProofJson(tree, ADDRESS);

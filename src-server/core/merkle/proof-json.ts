@@ -46,7 +46,14 @@ export interface ProofJsonOptions {
   maxAnswers?: number;
   /** Nodes at this level and above are kept as JSON text once their subtree is full. */
   segmentLevel?: number;
+  /**
+   * A copy of an answer's bytes in the caller's own type (the HTTP layer's: a Buffer, which its
+   * socket writes without wrapping each answer again); a plain Uint8Array copy by default.
+   */
+  copy?: (bytes: Uint8Array) => Uint8Array;
 }
+
+const plainCopy = (bytes: Uint8Array): Uint8Array => bytes.slice();
 
 /**
  * The get_proof answer of one tree as JSON bytes:
@@ -72,6 +79,7 @@ export class ProofJson {
   private answersAt = -1;
   private readonly maxAnswers: number;
   private readonly segmentLevel: number;
+  private readonly copy: (bytes: Uint8Array) => Uint8Array;
   private scratch: Uint8Array;
 
   constructor(
@@ -84,6 +92,7 @@ export class ProofJson {
     this.segments = Array.from({ length: tree.depth }, () => new Map<number, Uint8Array>());
     this.maxAnswers = opts.maxAnswers ?? 1024;
     this.segmentLevel = opts.segmentLevel ?? 6;
+    this.copy = opts.copy ?? plainCopy;
     this.scratch = new Uint8Array(this.prefix.length + tree.depth * (MAX_NODE_JSON + 1) + 32 + tree.depth * 2);
   }
 
@@ -133,7 +142,7 @@ export class ProofJson {
     out[pos++] = 0x7d; // }
     out[pos++] = 0x7d; // }
 
-    const text = out.slice(0, pos);
+    const text = this.copy(out.subarray(0, pos));
     if (this.maxAnswers > 0) {
       if (this.answers.size >= this.maxAnswers) this.answers.delete(this.answers.keys().next().value!);
       this.answers.set(leafIndex, text);

@@ -34,9 +34,11 @@ export function parseLeavesBody(body: unknown): Result<{ from: number; limit: nu
  * Keyed by the pool object: a pool rebuilt from the store after a failed write is a new object with a new tree.
  */
 const proofJson = new WeakMap<IndexedPool, ProofJson>();
+/** Answers as Buffers: the socket writes a Buffer as it is, and wraps any other Uint8Array in one per write. */
+const asBuffer = (bytes: Uint8Array): Uint8Array => Buffer.from(bytes);
 const proofJsonOf = (pool: IndexedPool): ProofJson => {
   let p = proofJson.get(pool);
-  if (!p) proofJson.set(pool, (p = new ProofJson(pool.tree, pool.address)));
+  if (!p) proofJson.set(pool, (p = new ProofJson(pool.tree, pool.address, { copy: asBuffer })));
   return p;
 };
 
