@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { trackOpenResources, type OpenResources } from "../tests/support/open-resources";
 import { loadConfig } from "./config/load";
 import { START_STEPS } from "./composition/compose-relay";
@@ -45,7 +45,8 @@ describe("a relay start that fails part-way", () => {
       expect(open.timers()).toBe(0);
       // The lock is released: the same data dir starts again, and stops with nothing left.
       const running = await startServer(configAt(), { log: () => {} });
-      expect(open.workers()).toBe(1); // the verifier's (the sandbox's frontier lane starts with the first deposit)
+      // The verifier's, which boots once the start is done (the sandbox's frontier lane starts with the first deposit).
+      await vi.waitFor(() => expect(open.workers()).toBe(1), { timeout: 10_000 });
       expect(open.intervalsCreated()).toBeGreaterThan(0);
       await running.stop();
       expect(open.workers()).toBe(0);

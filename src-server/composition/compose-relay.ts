@@ -116,12 +116,10 @@ async function compose(config: RelayConfig, opts: ComposeOptions, stack: Teardow
   // Metrics, alerts and the relay-state events (ops.ts; docs/operations.md).
   const ops = new Ops(config, log, opts.logger ?? null);
   const version = packageVersion();
-  const { db, stores, hasher, verifierStarting, verifierPool } = await openStorage(config, log, stack, version);
+  const { db, stores, hasher, verifierPool } = await openStorage(config, log, stack, version);
   await step("store");
   const { secrets, relayer, complianceKey } = loadKeys(config, opts.secrets, log);
 
-  // Listening does not wait for the verifier's workers to boot; a proof waits for them. A key that cannot be read or parsed has failed by now and still stops the start.
-  await Promise.race([verifierStarting, Promise.resolve(null)]);
   const verifier = new MemoizingVerifier(verifierPool);
   // The list's first read waits for its file to sit still (200 ms, adapters/sanctions-file/file-source.ts), which would
   // hold the start up: it loads while the chains connect and the indexer loads its trees, and is awaited where it is needed.
@@ -210,6 +208,10 @@ async function compose(config: RelayConfig, opts: ComposeOptions, stack: Teardow
   };
   await attachOps(ops, sources, stack);
   await step("ops");
+  // The verifier's workers boot once the start's own work is done, not beside it: their boot (a V8 isolate, mcl-wasm's init
+  // and the key's checks, TurboFan on mcl's hot functions; ~0.2 s of CPU) shared two cores with it. Behind the callbacks
+  // that follow (index.ts listens in them), so the relay listens first; a proof that comes sooner boots them and waits.
+  setImmediate(() => void verifierPool.boot().catch(() => {}));
 
   return {
     ...app,

@@ -13,11 +13,9 @@ import { lockDataDir } from "../adapters/storage-sqljs/data-dir-lock";
 import { DurableDb } from "../adapters/storage-sqljs/durable-db";
 import { MIGRATIONS, SQL_FUNCTIONS } from "../adapters/storage-sqljs/schema-migrations";
 import { openSqlStores } from "../adapters/storage-sqljs/sql-stores";
-import { sqlJsModule } from "../adapters/storage-sqljs/sqljs-loader";
-import { deferredVerifier } from "../adapters/verifier-groth16/deferred-verifier";
-import { createGroth16Verifier } from "../adapters/verifier-groth16/worker-pool";
+import { deferredVerifier, type DeferredVerifier } from "../adapters/verifier-groth16/deferred-verifier";
+import { createGroth16Verifier, readVerifierKey } from "../adapters/verifier-groth16/worker-pool";
 import type { RelayConfig } from "../config/schema";
-import type { QueuedProofVerifier } from "../ports/proof-verifier";
 import type { Stores } from "../ports/stores";
 import type { TeardownStack } from "../teardown";
 
@@ -27,10 +25,8 @@ export interface Storage {
   /** Every store the relay has, over that database. */
   stores: Stores;
   hasher: FieldHasher;
-  /** The worker pool while it boots: a key that cannot be read or parsed rejects it early. */
-  verifierStarting: Promise<QueuedProofVerifier>;
-  /** The verifier the relay uses: requests wait for the workers to boot; `pending` is its queue (metrics). */
-  verifierPool: QueuedProofVerifier;
+  /** The verifier the relay uses: its workers boot when the start asks (compose-relay.ts) or a proof does, which waits for them; `pending` is its queue (metrics). */
+  verifierPool: DeferredVerifier;
 }
 
 /**
@@ -43,46 +39,30 @@ export function fastPoseidonPlaces(config: RelayConfig): string[] {
 }
 
 /**
- * The verifier's workers and the Poseidon wasm boot while the store opens and replays; a failure of any throws once all have
- * settled. sql.js's and the fast Poseidon's wasm are compiled before the verifier's threads start: each compile raises V8's
- * tier-up budget for a moment, which mcl-wasm compiled in a verifier thread at that moment would get too
- * (src-server/adapters/threads/wasm-tiering.ts).
+ * The Poseidon wasm loads while the store opens and replays; a failure of either throws once both have settled. The
+ * verification key is read and checked first (one that cannot be read or parsed stops the start); the verifier's workers
+ * boot later, when asked (adapters/verifier-groth16/deferred-verifier.ts), so that no verifier thread compiles mcl-wasm
+ * while this start compiles sql.js and the fast Poseidon with a raised tier-up budget (adapters/threads/wasm-tiering.ts).
  */
 export async function openStorage(config: RelayConfig, log: (line: string) => void, stack: TeardownStack, version: string): Promise<Storage> {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   // The data dir holds this instance's keys in both modes: one process per data dir.
   stack.defer("data dir lock", lockDataDir(config.dataDir));
-  if (config.storage.kind !== "postgres") compileSqlJsEarly();
+  readVerifierKey(config.verifier.vkeyPath);
   const hasherLoading = createFastPoseidonHasher(fastPoseidonPlaces(config), log);
-  const storesOpening = openStores(config, log, version);
-  storesOpening.catch(() => {}); // handled below, once the hasher has settled too
-  await hasherLoading.catch(() => {}); // compiled (or failed: thrown below, once everything has settled)
-  const verifierStarting = createGroth16Verifier(config.verifier.vkeyPath, {
-    maxQueue: config.verifier.maxQueue,
-    ...(config.verifier.threads > 0 ? { threads: config.verifier.threads } : {}),
-  });
-  verifierStarting.catch(() => {});
-  const [hasherLoaded, storesOpened] = await Promise.allSettled([hasherLoading, storesOpening]);
+  const [hasherLoaded, storesOpened] = await Promise.allSettled([hasherLoading, openStores(config, log, version)]);
   // The store closes after the verifier (registered first), as a proof refused at close is still written to it.
   if (storesOpened.status === "fulfilled") {
     const { stores } = storesOpened.value;
     stack.defer("store", () => stores.close());
   }
-  const verifierPool = deferredVerifier(verifierStarting, log);
+  const threads = config.verifier.threads > 0 ? { threads: config.verifier.threads } : {};
+  const verifierPool = deferredVerifier(() => createGroth16Verifier(config.verifier.vkeyPath, { maxQueue: config.verifier.maxQueue, ...threads }), log);
   stack.defer("verifier workers", () => verifierPool.close());
   if (storesOpened.status === "rejected") throw storesOpened.reason;
   if (hasherLoaded.status === "rejected") throw hasherLoaded.reason;
   const { db, stores } = storesOpened.value;
-  return { db, stores, hasher: hasherLoaded.value, verifierStarting, verifierPool };
-}
-
-/** sql.js's module, compiled now; a failure is left for the store's open to report (it compiles again and rejects). */
-function compileSqlJsEarly(): void {
-  try {
-    sqlJsModule();
-  } catch {
-    // openStores → DurableDb.open → loadSqlJs meets the same error and reports it.
-  }
+  return { db, stores, hasher: hasherLoaded.value, verifierPool };
 }
 
 /** The configured engine's stores: sql.js in the data dir (replayed from its journal), or the shared PostgreSQL database (migrated under its lock). */

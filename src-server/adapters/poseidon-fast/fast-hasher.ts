@@ -24,19 +24,22 @@ interface FastPoseidonExports {
 }
 /** The part of the WebAssembly global used here (the server's TypeScript lib has no DOM types). */
 interface WasmApi {
+  Module: new (code: Uint8Array) => WasmModule;
   Instance: new (module: WasmModule, imports: Record<string, never>) => { exports: unknown };
 }
 const wasmApi = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
 
 /**
- * The fast module's exports. Compiled with the tier-up budget of a module the start runs briefly
- * (threads/wasm-tiering.ts): a start's few hundred hashes (empty subtrees, pools' frontiers) made
- * TurboFan compile its 37 KB hash function on every start (50-60 ms of CPU); deposits still get
- * it within their first thousand hashes. (A second thread compiling the same bytes, the frontier
- * lane, gets the same compiled code from V8's per-process module cache.)
+ * The fast module's exports. The relay's own (the main thread's) is compiled with the tier-up
+ * budget of a module the start runs briefly (threads/wasm-tiering.ts): a start's few hundred
+ * hashes (empty subtrees, pools' frontiers) made TurboFan compile its 37 KB hash function on every
+ * start (50-60 ms of CPU); deposits still get it within their first thousand hashes. Another
+ * thread's (the frontier lane's) compiles as usual, without touching the process-wide flag: V8's
+ * per-process module cache hands it the main thread's compiled code for the same bytes anyway.
  */
-function fastExports(code: Uint8Array): FastPoseidonExports {
-  return new wasmApi.Instance(compileWithTieringBudget(code, TIERING_BUDGET_FOR_LONG_RUNS), {}).exports as FastPoseidonExports;
+function fastExports(code: Uint8Array, startBudget: boolean): FastPoseidonExports {
+  const module = startBudget ? compileWithTieringBudget(code, TIERING_BUDGET_FOR_LONG_RUNS) : new wasmApi.Module(code);
+  return new wasmApi.Instance(module, {}).exports as FastPoseidonExports;
 }
 
 let shared: Promise<FieldHasher> | null = null;
@@ -69,7 +72,7 @@ export async function openFastPoseidonHasher(prebuilt: readonly string[] = [PREB
     warn?.(`poseidon: the fast module is in none of ${prebuilt.join(", ")}; hashing with circomlibjs's module instead (the same hashes, about 2.7x slower)`);
     return lean;
   }
-  return fastHasher(fastExports(code), lean);
+  return fastHasher(fastExports(code, true), lean);
 }
 
 /**
@@ -84,7 +87,7 @@ export async function openFastPairHasher(prebuilt: readonly string[] = [PREBUILT
   const none = (): never => {
     throw new RangeError("this hasher takes 2 or 3 inputs only");
   };
-  return fastHasher(fastExports(code), { hash: none, hashPairs: none });
+  return fastHasher(fastExports(code, false), { hash: none, hashPairs: none });
 }
 
 async function firstReadable(files: readonly string[]): Promise<Uint8Array | null> {

@@ -12,9 +12,9 @@ const wasm = (globalThis as unknown as { WebAssembly: { Instance: new (module: W
 /**
  * sql.js's wasm, compiled once per process, synchronously, with the tier-up budget of a module
  * the start runs briefly (threads/wasm-tiering.ts: TurboFan compiled SQLite's largest functions
- * at every start otherwise). The start calls it before the verifier threads exist (composition/storage.ts).
+ * at every start otherwise). On the main thread, during the start: the verifier threads boot after it.
  */
-export function sqlJsModule(): WasmModule {
+function sqlJsModule(): WasmModule {
   compiled ??= compileWithTieringBudget(readFileSync(createRequire(import.meta.url).resolve("sql.js/dist/sql-wasm.wasm")), TIERING_BUDGET_FOR_LONG_RUNS);
   return compiled;
 }

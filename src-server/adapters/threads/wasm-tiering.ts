@@ -14,8 +14,9 @@
  * the default. With TIERING_BUDGET_FOR_LONG_RUNS a function is compiled by TurboFan after tens
  * of milliseconds of Liftoff time instead (measured: the fast Poseidon's hash after under 1,000
  * hashes), which a relay under load reaches at once. The flag is process-wide: a module another
- * thread compiled in the same moment would get the larger budget too, so callers compile before
- * the verifier threads start (composition/storage.ts).
+ * thread compiled in the same moment would get the larger budget too, so only the main thread
+ * compiles this way, during the start, and the verifier threads boot after it
+ * (src-server/composition/storage.ts, src-server/adapters/verifier-groth16/deferred-verifier.ts).
  */
 import { setFlagsFromString } from "node:v8";
 

@@ -85,13 +85,12 @@ export class Groth16WorkerPool implements QueuedProofVerifier {
 
   /** Starts `threads` workers and waits until each has loaded mcl and the key; rejects (and stops them) if any cannot. */
   static async start(vkeyPath: string, opts: Groth16VerifierOptions = {}): Promise<Groth16WorkerPool> {
-    const parsed = parseVerificationKey(JSON.parse(readFileSync(vkeyPath, "utf8")) as unknown);
-    if (!parsed.ok) throw new Error(`${vkeyPath}: ${parsed.error}`);
+    const { nPublic } = readVerifierKey(vkeyPath);
     const threads = opts.threads ?? Math.max(1, availableParallelism() - 1);
     const maxQueue = opts.maxQueue ?? 1024;
     if (!Number.isInteger(threads) || threads < 1) throw new RangeError("threads must be a positive integer");
     if (!Number.isInteger(maxQueue) || maxQueue < 0) throw new RangeError("maxQueue must be a non-negative integer");
-    const pool = new Groth16WorkerPool({ vkeyPath, threadName: VERIFY_THREAD_NAME }, parsed.value.nPublic, threads, maxQueue);
+    const pool = new Groth16WorkerPool({ vkeyPath, threadName: VERIFY_THREAD_NAME }, nPublic, threads, maxQueue);
     try {
       await Promise.all(Array.from({ length: threads }, () => pool.spawn()));
     } catch (e) {
@@ -240,6 +239,13 @@ export class Groth16WorkerPool implements QueuedProofVerifier {
       slot.worker.postMessage(req, [job.buf]);
     }
   }
+}
+
+/** The key's public-input count; throws when the file cannot be read or is not a Groth16 key (what the workers load). */
+export function readVerifierKey(vkeyPath: string): { nPublic: number } {
+  const parsed = parseVerificationKey(JSON.parse(readFileSync(vkeyPath, "utf8")) as unknown);
+  if (!parsed.ok) throw new Error(`${vkeyPath}: ${parsed.error}`);
+  return { nPublic: parsed.value.nPublic };
 }
 
 /** The ProofVerifier for the withdraw circuit's key (resources/zk/verification_key.json). */
