@@ -178,6 +178,27 @@ function imageMiB(dir: string): number {
   return image ? statSync(path.join(dir, image)).size / 2 ** 20 : 0;
 }
 
+/**
+ * One untimed relay start on an empty data dir warms the page cache; then the empty-pool reference (a fresh data dir
+ * each: the first start of a data dir creates its keys and store, as an operator's first `npm start` does), `reps` of
+ * them; and once through the launcher, `node scripts/start.mjs`, as `npm start` runs it.
+ */
+async function emptyDirStarts(reps: number): Promise<{ empties: Sample[]; launcher: Sample }> {
+  const empties: Sample[] = [];
+  const used: string[] = [];
+  const emptyDir = (): string => {
+    used.push(tempDir("startup-empty"));
+    return used.at(-1)!;
+  };
+  try {
+    for (let r = 0; r < reps + 1; r++) empties.push(await sample(RELAY_ARGS, { ...RELAY_ENV, RELAY_DATA_DIR: emptyDir() }));
+    empties.shift();
+    return { empties, launcher: await sample(START_ARGS, { ...RELAY_ENV, RELAY_DATA_DIR: emptyDir() }) };
+  } finally {
+    for (const d of used) rmSync(d, { recursive: true, force: true });
+  }
+}
+
 const startup: BenchCase = {
   name: "startup",
   title: "Start-up time and RSS",
@@ -195,24 +216,7 @@ const startup: BenchCase = {
     for (let r = 0; r < reps + 1; r++) bare.push(await sample(BARE_ARGS, {}));
     bare.shift();
 
-    // One untimed relay start on an empty data dir warms the page cache; then the empty-pool reference (a fresh data dir
-    // each: the first start of a data dir creates its keys and store, as an operator's first `npm start` does), median of
-    // `reps`; and once through the launcher, `node scripts/start.mjs`, as `npm start` runs it.
-    const empties: Sample[] = [];
-    let launcher: Sample;
-    const emptyDir = (): string => tempDir("startup-empty");
-    const used: string[] = [];
-    try {
-      for (let r = 0; r < reps + 1; r++) {
-        used.push(emptyDir());
-        empties.push(await sample(RELAY_ARGS, { ...RELAY_ENV, RELAY_DATA_DIR: used.at(-1)! }));
-      }
-      empties.shift();
-      used.push(emptyDir());
-      launcher = await sample(START_ARGS, { ...RELAY_ENV, RELAY_DATA_DIR: used.at(-1)! });
-    } finally {
-      for (const d of used) rmSync(d, { recursive: true, force: true });
-    }
+    const { empties, launcher } = await emptyDirStarts(reps);
 
     log(`${reps} relay start(s) on a copy of the ${fmtNum(n)}-leaf pool (${fmtNum(dataBytes / 2 ** 20, 1)} MiB)`);
     const ours: Sample[] = [];

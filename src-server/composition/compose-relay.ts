@@ -6,6 +6,7 @@ import { loadOrCreateSigner } from "../adapters/keys/stored-signer";
 import type { RelayLogger } from "../adapters/log-pino/relay-logger";
 import type { ReloadingSanctionsList } from "../adapters/sanctions-file/sanctions-list";
 import type { DurableDb } from "../adapters/storage-sqljs/durable-db";
+import type { DeferredVerifier } from "../adapters/verifier-groth16/deferred-verifier";
 import { MemoizingVerifier } from "../adapters/verifier-groth16/memoizing-verifier";
 import type { RelayConfig } from "../config/schema";
 import type { RelayApp } from "../http/app";
@@ -34,7 +35,7 @@ import { relayApp } from "./relay-app";
 import { relayServices } from "./relay-services";
 import { checkSharedKeys } from "./shared-keys";
 import { sharedSettings, startSettingsRefresh } from "./shared-settings";
-import { loadSanctions } from "./sanctions";
+import { loadSanctionsMeanwhile } from "./sanctions";
 import { liveInstances, startOrphanSweep } from "./instances";
 import { openStorage } from "./storage";
 
@@ -106,6 +107,15 @@ export async function composeRelay(config: RelayConfig, opts: ComposeOptions): P
   }
 }
 
+/**
+ * The verifier's workers boot once the start's own work is done, not beside it: their boot (a V8 isolate, mcl-wasm's init
+ * and the key's checks, TurboFan on mcl's hot functions; ~0.2 s of CPU) shared two cores with it. Behind the callbacks
+ * that follow (index.ts listens in them), so the relay listens first; a proof that comes sooner boots them and waits.
+ */
+function bootAfterStart(verifier: DeferredVerifier): void {
+  setImmediate(() => void verifier.boot().catch(() => {}));
+}
+
 async function compose(config: RelayConfig, opts: ComposeOptions, stack: TeardownStack): Promise<Relay> {
   const { log } = opts;
   const step = async (name: StartStep): Promise<void> => {
@@ -121,11 +131,8 @@ async function compose(config: RelayConfig, opts: ComposeOptions, stack: Teardow
   const { secrets, relayer, complianceKey } = loadKeys(config, opts.secrets, log);
 
   const verifier = new MemoizingVerifier(verifierPool);
-  // The list's first read waits for its file to sit still (200 ms, adapters/sanctions-file/file-source.ts), which would
-  // hold the start up: it loads while the chains connect and the indexer loads its trees, and is awaited where it is needed.
-  const sanctionsLoading = loadSanctions(config, stores.sanctionsOverrides, log, stack);
-  sanctionsLoading.catch(() => {}); // awaited below; a start that fails before then closes it (sanctions.ts)
-
+  // Its first read waits 200 ms for the file to sit still (adapters/sanctions-file/file-source.ts): it loads meanwhile.
+  const sanctionsLoading = loadSanctionsMeanwhile(config, stores.sanctionsOverrides, log, stack);
   const connected = await connectChains({ config, db, hasher, relayer, verifier, ops, log, stack });
   const { programIds, chains, sandboxes, solanaNetworks } = connected;
   await checkSharedKeys(stores.coordination, { compliance: complianceKey.address, relayers: new Map([...chains].map(([n, c]) => [n, c.feePayer])) });
@@ -208,10 +215,7 @@ async function compose(config: RelayConfig, opts: ComposeOptions, stack: Teardow
   };
   await attachOps(ops, sources, stack);
   await step("ops");
-  // The verifier's workers boot once the start's own work is done, not beside it: their boot (a V8 isolate, mcl-wasm's init
-  // and the key's checks, TurboFan on mcl's hot functions; ~0.2 s of CPU) shared two cores with it. Behind the callbacks
-  // that follow (index.ts listens in them), so the relay listens first; a proof that comes sooner boots them and waits.
-  setImmediate(() => void verifierPool.boot().catch(() => {}));
+  bootAfterStart(verifierPool);
 
   return {
     ...app,

@@ -35,3 +35,13 @@ export async function loadSanctions(config: RelayConfig, store: SanctionsStore, 
   );
   return { list, overrides: new SanctionsOverrides(store, () => list.reloadOverrides()) };
 }
+
+/**
+ * loadSanctions, started now and awaited later, while other start steps run: its rejection is
+ * not unhandled meanwhile (whoever awaits it still gets it; a start that fails first closes it).
+ */
+export function loadSanctionsMeanwhile(...args: Parameters<typeof loadSanctions>): Promise<Sanctions> {
+  const loading = loadSanctions(...args);
+  loading.catch(() => {});
+  return loading;
+}
