@@ -15,35 +15,34 @@ function fakePool(): QueuedProofVerifier & { closed: boolean } {
   return pool;
 }
 
+/** A deferred verifier over fake pools, and how many times it started one. */
+function countingVerifier(): { v: ReturnType<typeof deferredVerifier>; starts: () => number } {
+  let starts = 0;
+  const v = deferredVerifier(
+    async () => {
+      starts++;
+      return fakePool();
+    },
+    () => {},
+  );
+  return { v, starts: () => starts };
+}
+
 describe("deferredVerifier", () => {
   it("boots on the first proof if nothing booted it, and the proof waits for the pool", async () => {
-    let starts = 0;
-    const v = deferredVerifier(
-      async () => {
-        starts++;
-        return fakePool();
-      },
-      () => {},
-    );
-    expect(starts).toBe(0);
+    const { v, starts } = countingVerifier();
+    expect(starts()).toBe(0);
     await expect(v.verify(new Uint8Array(256), [])).resolves.toBe(true);
     await v.boot();
-    expect(starts).toBe(1);
+    expect(starts()).toBe(1);
   });
 
   it("never starts once closed, and a boot after close is refused", async () => {
-    let starts = 0;
-    const v = deferredVerifier(
-      async () => {
-        starts++;
-        return fakePool();
-      },
-      () => {},
-    );
+    const { v, starts } = countingVerifier();
     await v.close();
     await expect(v.boot()).rejects.toBeInstanceOf(VerifierClosedError);
     await expect(v.verify(new Uint8Array(256), [])).rejects.toBeInstanceOf(VerifierClosedError);
-    expect(starts).toBe(0);
+    expect(starts()).toBe(0);
   });
 
   it("closes a pool that is still booting once it is up", async () => {
