@@ -172,6 +172,7 @@ async function compose(config: RelayConfig, opts: ComposeOptions, stack: Teardow
     election,
     sanctions: sanctions.list,
     guard,
+    verifier: verifierPool,
   });
   const app = relayApp({
     config,

@@ -1,6 +1,7 @@
 /** The relay's health checks (GET /health and /health/detail), registered for the composition root (compose-relay.ts). */
 import type { Network } from "../../src-shared/networks";
 import type { SandboxChain } from "../adapters/chain-sandbox/sandbox-chain";
+import type { VerifierBootStatus } from "../adapters/verifier-groth16/deferred-verifier";
 import type { ReloadingSanctionsList } from "../adapters/sanctions-file/sanctions-list";
 import type { ChainBackend } from "../ports/chain";
 import type { Stores } from "../ports/stores";
@@ -25,6 +26,8 @@ export function healthChecks(deps: {
   sanctions: ReloadingSanctionsList;
   /** The deployed program check (services/program-guard.ts), when a Solana network runs one. */
   guard: ProgramGuard | null;
+  /** The proof verifier's workers, which boot after the start (adapters/verifier-groth16/deferred-verifier.ts). */
+  verifier: { status(): VerifierBootStatus };
 }): HealthService {
   const { stores, chains, sandboxes, indexer, follower, sanctions, guard } = deps;
   const { faults, pauses } = deps.admin;
@@ -59,6 +62,12 @@ export function healthChecks(deps: {
         })),
     );
   }
+  health.add("verifier", () => {
+    const s = deps.verifier.status();
+    // Booting is a start's first second, not a fault: a proof that comes meanwhile waits for the workers.
+    const detail = { waiting: "workers boot once the start is done", booting: "workers booting", ready: "workers ready" };
+    return [{ name: "verifier", ok: s.state !== "failed", detail: s.state === "failed" ? `workers failed to start: ${s.error}; every proof is refused` : detail[s.state] }];
+  });
   health.add("paused", () => pauses.health());
   health.add("sanctions", () => {
     const s = sanctions.status();

@@ -105,6 +105,16 @@ describe("/health and /health/detail against the relay process", () => {
     expect(networks.json).toEqual({ networks: detail.networks });
   });
 
+  it("names the verifier's workers in /health/detail, healthy while they wait, boot or are ready", async () => {
+    // The report is cached per 5 s window, so it may be from the start's first second (workers booting).
+    const detail = (await get(`${relay.url}/health/detail`, asOperator)).json as { checks: { name: string; ok: boolean; detail: string }[] };
+    expect(detail.checks.find((c) => c.name === "verifier")).toEqual({
+      name: "verifier",
+      ok: true,
+      detail: expect.stringMatching(/^(workers ready|workers booting|workers boot once the start is done)$/),
+    });
+  });
+
   it("serves many requests from one report per 5 s window (the same checkedAt)", async () => {
     const t0 = Date.now();
     const answers = await Promise.all(Array.from({ length: 50 }, () => get(`${relay.url}/health/detail`, asOperator)));

@@ -69,5 +69,17 @@ describe("deferredVerifier", () => {
     await expect(v.boot()).rejects.toThrow("no mcl");
     await expect(v.verify(new Uint8Array(256), [])).rejects.toThrow("no mcl");
     expect(lines).toEqual(["verifier: workers failed to start: no mcl; proofs are refused until restart"]);
+    expect(v.status()).toEqual({ state: "failed", error: "no mcl" });
+  });
+
+  it("tells the health check whether its workers wait, boot, are ready or failed", async () => {
+    let up!: (p: QueuedProofVerifier) => void;
+    const v = deferredVerifier(() => new Promise<QueuedProofVerifier>((r) => (up = r)), () => {});
+    expect(v.status()).toEqual({ state: "waiting" });
+    const booted = v.boot();
+    expect(v.status()).toEqual({ state: "booting" });
+    up(fakePool());
+    await booted;
+    expect(v.status()).toEqual({ state: "ready" });
   });
 });

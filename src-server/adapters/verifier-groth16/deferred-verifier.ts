@@ -5,7 +5,11 @@ import { VerifierClosedError } from "./worker-pool";
 export interface DeferredVerifier extends QueuedProofVerifier {
   /** Starts the workers now, unless started or closed already, and answers the pool once it is ready. */
   boot(): Promise<QueuedProofVerifier>;
+  /** For the health check: whether the workers have booted, and why not when they failed. */
+  status(): VerifierBootStatus;
 }
+
+export type VerifierBootStatus = { state: "waiting" | "booting" | "ready" } | { state: "failed"; error: string };
 
 /**
  * The verifier whose workers boot when asked: the relay asks once its start is done
@@ -19,6 +23,7 @@ export interface DeferredVerifier extends QueuedProofVerifier {
 export function deferredVerifier(start: () => Promise<QueuedProofVerifier>, log: (line: string) => void): DeferredVerifier {
   let starting: Promise<QueuedProofVerifier> | null = null;
   let pool: QueuedProofVerifier | null = null;
+  let failure: string | null = null;
   let closed = false;
   const boot = (): Promise<QueuedProofVerifier> => {
     if (starting) return starting;
@@ -28,7 +33,10 @@ export function deferredVerifier(start: () => Promise<QueuedProofVerifier>, log:
       (p) => {
         pool = p;
       },
-      (e: unknown) => log(`verifier: workers failed to start: ${(e as Error).message}; proofs are refused until restart`),
+      (e: unknown) => {
+        failure = (e as Error).message;
+        log(`verifier: workers failed to start: ${failure}; proofs are refused until restart`);
+      },
     );
     return starting;
   };
@@ -37,6 +45,7 @@ export function deferredVerifier(start: () => Promise<QueuedProofVerifier>, log:
       return pool?.pending ?? 0;
     },
     boot,
+    status: () => (failure !== null ? { state: "failed", error: failure } : { state: pool ? "ready" : starting ? "booting" : "waiting" }),
     verify: (proof, publicSignals) => (pool ? pool.verify(proof, publicSignals) : boot().then((p) => p.verify(proof, publicSignals))),
     close: async () => {
       closed = true;
