@@ -118,9 +118,7 @@ function bootAfterStart(verifier: DeferredVerifier): void {
 
 async function compose(config: RelayConfig, opts: ComposeOptions, stack: TeardownStack): Promise<Relay> {
   const { log } = opts;
-  const step = async (name: StartStep): Promise<void> => {
-    await opts.afterStep?.(name);
-  };
+  const step = async (name: StartStep): Promise<void> => void (await opts.afterStep?.(name));
   // docs/security.md: the development key's warnings, and what the deployed program must hash to.
   const keyCheck = checkVerifyingKeys(config, log);
   // Metrics, alerts and the relay-state events (ops.ts; docs/operations.md).
