@@ -66,7 +66,13 @@ export function healthChecks(deps: {
     const s = deps.verifier.status();
     // Booting is a start's first second, not a fault: a proof that comes meanwhile waits for the workers.
     const detail = { waiting: "workers boot once the start is done", booting: "workers booting", ready: "workers ready" };
-    return [{ name: "verifier", ok: s.state !== "failed", detail: s.state === "failed" ? `workers failed to start: ${s.error}; every proof is refused` : detail[s.state] }];
+    return [
+      {
+        name: "verifier",
+        ok: s.state !== "failed",
+        detail: s.state === "failed" ? `workers failed to start: ${s.error}; every proof is refused` : detail[s.state],
+      },
+    ];
   });
   health.add("paused", () => pauses.health());
   health.add("sanctions", () => {

@@ -52,7 +52,8 @@ export class HttpRequestTally {
       custom("relay_http_requests_total", "HTTP requests answered, by method, route pattern (never the path's own text) and status", "counter", () => {
         const values: Series[] = [];
         for (const [route, t] of tally)
-          for (const byMethod of t.counts.values()) for (const c of byMethod) values.push({ labels: { method: c.method, route, status: c.status }, value: c.n });
+          for (const byMethod of t.counts.values())
+            for (const c of byMethod) values.push({ labels: { method: c.method, route, status: c.status }, value: c.n });
         return values;
       }),
     );

@@ -74,7 +74,10 @@ describe("deferredVerifier", () => {
 
   it("tells the health check whether its workers wait, boot, are ready or failed", async () => {
     let up!: (p: QueuedProofVerifier) => void;
-    const v = deferredVerifier(() => new Promise<QueuedProofVerifier>((r) => (up = r)), () => {});
+    const v = deferredVerifier(
+      () => new Promise<QueuedProofVerifier>((r) => (up = r)),
+      () => {},
+    );
     expect(v.status()).toEqual({ state: "waiting" });
     const booted = v.boot();
     expect(v.status()).toEqual({ state: "booting" });
