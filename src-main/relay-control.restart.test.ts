@@ -43,7 +43,8 @@ describe("the desktop relay controller over a real in-process relay", () => {
       failNext = false;
       await ctrl.start();
       expect(ctrl.phase()).toBe("running");
-      expect(open.workers()).toBe(1); // the verifier's (the frontier lane starts with the first sandbox deposit)
+      // The verifier's, which boots once the start is done (the frontier lane starts with the first sandbox deposit).
+      await vi.waitFor(() => expect(open.workers()).toBe(1), { timeout: 10_000 });
       expect(open.timers()).toBeGreaterThan(0);
 
       await ctrl.stop();
