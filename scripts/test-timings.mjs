@@ -71,7 +71,7 @@ if (writeDurations) {
       .files.sort((a, b) => a.file.localeCompare(b.file))
       .map((f) => [f.file, Math.round(f.ms / 100) * 100]),
   );
-  writeFileSync(writeDurations, `${JSON.stringify({ from: "npm run test:timings -- --write-durations", files }, null, 1)}\n`);
+  writeFileSync(writeDurations, `${JSON.stringify({ from: "npm run test:timings -- --write-durations", files }, null, 2)}\n`); // as Prettier lays JSON out
   console.log(`wrote ${Object.keys(files).length} files' durations to ${writeDurations}`);
   process.exit(0);
 }
