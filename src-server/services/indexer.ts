@@ -35,9 +35,8 @@ const poolKey = (network: Network, mint: string): string => `${network}/${mint}`
  * persisted atomically with the cursor, then checked against the chain's own root.
  */
 export class IndexerService {
-  private readonly pools = new Map<string, IndexedPool>();
-  /** The same pools by network then mint: get() (every indexer read) looks up the path's strings without building a key. */
-  private readonly byNetwork = new Map<Network, Map<string, IndexedPool>>();
+  /** By network then mint: get() (every indexer read) looks up the path's strings without building a key. */
+  private readonly pools = new Map<Network, Map<string, IndexedPool>>();
   /** Pools being created and loaded, by key. */
   private readonly adopting = new Map<string, Promise<IndexedPool>>();
   private readonly locks = new Map<string, Promise<unknown>>();
@@ -74,15 +73,15 @@ export class IndexerService {
       if (!this.leads(network)) continue;
       for (const mint of await chain.listPools()) await this.ensurePool(network, mint);
     }
-    for (const p of this.pools.values()) await this.sync(p.network, p.mint).catch(() => {}); // logged by syncNow
+    for (const p of this.list()) await this.sync(p.network, p.mint).catch(() => {}); // logged by syncNow
   }
 
   get(network: Network, mint: string): IndexedPool | null {
-    return this.byNetwork.get(network)?.get(mint) ?? null;
+    return this.pools.get(network)?.get(mint) ?? null;
   }
 
   list(): IndexedPool[] {
-    return [...this.pools.values()];
+    return [...this.pools.values()].flatMap((mints) => [...mints.values()]);
   }
 
   /** Whether this instance follows `network`'s chain and writes its trees now (else it reads them from the store). */
@@ -174,7 +173,7 @@ export class IndexerService {
         ok: drifted.length === 0 && this.lastSyncError === null,
         detail: drifted.length
           ? `root drift in ${drifted.map((p) => poolKey(p.network, p.mint)).join(", ")}`
-          : (this.lastSyncError ?? `${this.pools.size} pools in sync`),
+          : (this.lastSyncError ?? `${this.list().length} pools in sync`),
       },
     ];
     return checks;
@@ -185,9 +184,8 @@ export class IndexerService {
     const tree = new MerkleTree(memoReadingHasher(this.hasher));
     await this.store.loadTree(stored, tree);
     const pool: IndexedPool = { network: stored.network, mint: stored.mint, tree, address: this.addressOf(stored.network, stored.mint), stored, drift: null };
-    this.pools.set(poolKey(stored.network, stored.mint), pool);
-    let mints = this.byNetwork.get(stored.network);
-    if (!mints) this.byNetwork.set(stored.network, (mints = new Map()));
+    let mints = this.pools.get(stored.network);
+    if (!mints) this.pools.set(stored.network, (mints = new Map()));
     mints.set(stored.mint, pool);
     return pool;
   }
@@ -337,8 +335,7 @@ export class IndexerService {
   /** Replaces the pool's tree with the store's (which also moves its StoredPool to the stored size and cursor). */
   private async reload(pool: IndexedPool): Promise<IndexedPool> {
     const key = poolKey(pool.network, pool.mint);
-    this.pools.delete(key);
-    this.byNetwork.get(pool.network)?.delete(pool.mint);
+    this.pools.get(pool.network)?.delete(pool.mint);
     this.caughtUp.delete(key);
     const fresh = await this.adopt(pool.stored);
     if (pool.repairs) fresh.repairs = pool.repairs;
