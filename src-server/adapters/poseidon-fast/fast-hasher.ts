@@ -3,7 +3,7 @@ import path from "node:path";
 import type { FieldHasher } from "../../../src-shared/crypto/hasher";
 import { repoPath } from "../../repo-path";
 import { createLeanPoseidonHasher, PREBUILT_WASM as LEAN_PREBUILT_WASM } from "../poseidon-lean/lean-hasher";
-import { compileWithTieringBudget, TIERING_BUDGET_FOR_LONG_RUNS, type WasmModule } from "../threads/wasm-tiering";
+import { compileWasm, compileWithTieringBudget, instantiateWasm, TIERING_BUDGET_FOR_LONG_RUNS } from "../threads/wasm-tiering";
 
 /**
  * poseidon.c compiled ahead of time (fast-hasher.test.ts rebuilds it with clang and compares bytes).
@@ -22,13 +22,6 @@ interface FastPoseidonExports {
   hash3(pIn: number, pOut: number): void;
   hash_pairs(pIn: number, count: number, pOut: number): void;
 }
-/** The part of the WebAssembly global used here (the server's TypeScript lib has no DOM types). */
-interface WasmApi {
-  Module: new (code: Uint8Array) => WasmModule;
-  Instance: new (module: WasmModule, imports: Record<string, never>) => { exports: unknown };
-}
-const wasmApi = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
-
 /**
  * The fast module's exports. The relay's own (the main thread's) is compiled with the tier-up
  * budget of a module the start runs briefly (threads/wasm-tiering.ts): a start's few hundred
@@ -38,8 +31,8 @@ const wasmApi = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
  * per-process module cache hands it the main thread's compiled code for the same bytes anyway.
  */
 function fastExports(code: Uint8Array, startBudget: boolean): FastPoseidonExports {
-  const module = startBudget ? compileWithTieringBudget(code, TIERING_BUDGET_FOR_LONG_RUNS) : new wasmApi.Module(code);
-  return new wasmApi.Instance(module, {}).exports as FastPoseidonExports;
+  const module = startBudget ? compileWithTieringBudget(code, TIERING_BUDGET_FOR_LONG_RUNS) : compileWasm(code);
+  return instantiateWasm(module, {}).exports as FastPoseidonExports;
 }
 
 let shared: Promise<FieldHasher> | null = null;

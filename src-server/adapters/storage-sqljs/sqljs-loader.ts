@@ -1,13 +1,10 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import initSqlJs, { type SqlJsStatic } from "sql.js";
-import { compileWithTieringBudget, TIERING_BUDGET_FOR_LONG_RUNS, type WasmModule } from "../threads/wasm-tiering";
+import { compileWithTieringBudget, instantiateWasm, TIERING_BUDGET_FOR_LONG_RUNS, type WasmModule } from "../threads/wasm-tiering";
 
 let loading: Promise<SqlJsStatic> | null = null;
 let compiled: WasmModule | null = null;
-
-/** The part of the WebAssembly global used here (the server's TypeScript lib has no wasm types). */
-const wasm = (globalThis as unknown as { WebAssembly: { Instance: new (module: WasmModule, imports: unknown) => object } }).WebAssembly;
 
 /**
  * sql.js's wasm, compiled once per process, synchronously, with the tier-up budget of a module
@@ -28,7 +25,7 @@ export function loadSqlJs(): Promise<SqlJsStatic> {
         // Emscripten's hook: the module compiled above instead of sql.js's own compile of the file. A throw here rejects the init.
         return initSqlJs({
           instantiateWasm(imports, receive) {
-            receive(new wasm.Instance(module, imports));
+            receive(instantiateWasm(module, imports));
             return {};
           },
         });

@@ -39,8 +39,22 @@ export function processTieringBudget(execArgv: readonly string[] = process.execA
 
 /** A compiled WebAssembly.Module, for WebAssembly.Instance or a worker (the server's TypeScript lib has no wasm types). */
 export type WasmModule = object;
-/** The part of the WebAssembly global used here. */
-const wasm = (globalThis as unknown as { WebAssembly: { Module: new (bytes: Uint8Array) => WasmModule } }).WebAssembly;
+/** The part of the WebAssembly global used here and by the modules compiled with it. */
+const wasm = (
+  globalThis as unknown as {
+    WebAssembly: { Module: new (bytes: Uint8Array) => WasmModule; Instance: new (module: WasmModule, imports: unknown) => { exports: unknown } };
+  }
+).WebAssembly;
+
+/** An instance of a module compiled here (the server's TypeScript lib has no wasm types). */
+export function instantiateWasm(module: WasmModule, imports: unknown): { exports: unknown } {
+  return new wasm.Instance(module, imports);
+}
+
+/** A module compiled with the process's own budget, without touching the flag. */
+export function compileWasm(bytes: Uint8Array): WasmModule {
+  return new wasm.Module(bytes);
+}
 
 /** Compiles `bytes` (synchronously: the flag must hold only while V8 builds this module) with `budget` for each of its functions. */
 export function compileWithTieringBudget(bytes: Uint8Array, budget: number): WasmModule {
