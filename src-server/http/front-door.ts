@@ -75,9 +75,9 @@ export function frontDoor(deps: FrontDoorDeps): (req: IncomingMessage, res: Serv
     entries.push({ route, literal: first, names: rest.map((s) => s.slice(1)), admit: deps.admission(route.endpoint) });
   }
 
+  // The route, its parameters written into `params`; null when the front door does not take the URL.
   // One pass over the URL, slicing segments as it goes: split() and three includes() were the
   // largest share of the front door's own CPU per get_proof.
-  // The route, its parameters written into `params`; null when the front door does not take the URL.
   const match = (url: string, params: Record<string, string>): Entry | null => {
     if (url.charCodeAt(0) !== SLASH) return null;
     // A few literals compared in place: slicing the segment to look it up hashed a new string per request.
